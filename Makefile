@@ -1,0 +1,111 @@
+# harness: build, test, sanitizer, fuzz, bench and demo targets.
+#
+#   make            build bin/harness (./harness/ holds the sources)
+#   make test       build and run every test (unit + end-to-end)
+#   make asan       the same tests under -fsanitize=address,undefined
+#   make fuzz       run the spec-parser fuzzer for FUZZ_SECONDS (clang libFuzzer)
+#   make bench      measure the load engine against wrk / httperf / nginx
+#   make demo       run the example benchmark and render its report
+#
+# Dependencies are Debian packages; `make` installs missing ones with
+# apt-get when run as root (and says so), otherwise names them and stops.
+
+CC       ?= cc
+BUILD    ?= build/release
+VERSION  := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+WARN      = -Wall -Wextra -Werror -Wno-unused-parameter
+CFLAGS_BASE = -std=gnu11 -g $(WARN) -Iharness -Igates -D_GNU_SOURCE -pthread \
+	      -DHARNESS_VERSION='"$(VERSION)"' -MMD -MP
+OPT      ?= -O2
+SAN      ?=
+CFLAGS_ALL = $(CFLAGS_BASE) $(OPT) $(SAN) $(EXTRA_CFLAGS)
+LIBS      = -lcurl -lyaml -lsqlite3 -lgit2 -ljansson -lhttp_parser -lm -pthread
+
+# Debian packages: header -> package
+DEPS = curl/curl.h:libcurl4-openssl-dev yaml.h:libyaml-dev sqlite3.h:libsqlite3-dev \
+       git2.h:libgit2-dev jansson.h:libjansson-dev http_parser.h:libhttp-parser-dev
+TOOLS = jq:jq sqlite3:sqlite3 python3:python3
+
+SRCS     := $(wildcard harness/*.c) $(wildcard gates/*.c)
+OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(SRCS))
+LIBOBJS  := $(filter-out $(BUILD)/harness/main.o,$(OBJS))
+UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+HELPERS  := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(wildcard tests/helpers/*.c))
+BIN      := $(BUILD)/bin/harness
+
+.PHONY: all test asan clean deps fuzz bench demo unit install
+
+# The binary is bin/harness: ./harness is the source directory.
+all: deps bin/harness
+
+bin/harness: $(BIN)
+	@mkdir -p bin
+	@if [ "$(BUILD)" = build/release ]; then cp $(BIN) bin/harness; fi
+
+PREFIX ?= /usr/local
+install: all
+	install -D -m 0755 bin/harness $(DESTDIR)$(PREFIX)/bin/harness
+
+deps:
+	@missing=""; for d in $(DEPS); do h=$${d%%:*}; p=$${d##*:}; \
+	  if ! echo "#include <$$h>" | $(CC) -E -x c - >/dev/null 2>&1; then missing="$$missing $$p"; fi; done; \
+	for d in $(TOOLS); do t=$${d%%:*}; p=$${d##*:}; \
+	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "make: installing missing Debian packages:$$missing"; \
+	    (apt-get update -qq >/dev/null 2>&1 || true); \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	  else echo "make: missing Debian packages:$$missing (run as root, or apt-get install them)"; exit 1; fi; \
+	fi
+
+$(BIN): $(OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/t.h $(LIBOBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIBOBJS) $(LIBS)
+
+$(BUILD)/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBS)
+
+# Every test: unit binaries, then end-to-end scripts against the real binary.
+test: deps $(BIN) bin/harness $(UNITS) $(HELPERS)
+	@BUILD=$(BUILD) HARNESS=$(abspath $(BIN)) HELPERS=$(abspath $(BUILD)/helpers) \
+	  UNITS="$(UNITS)" bash tests/run.sh
+
+unit: deps $(UNITS)
+	@BUILD=$(BUILD) HARNESS=$(abspath $(BIN)) HELPERS=$(abspath $(BUILD)/helpers) \
+	  UNITS="$(UNITS)" E2E=none bash tests/run.sh
+
+asan:
+	@$(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@command -v clang >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq clang >/dev/null; }
+	@mkdir -p build/fuzz
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Iharness -Igates -D_GNU_SOURCE \
+	  -DHARNESS_VERSION='"fuzz"' -o build/fuzz/fuzz_spec tests/fuzz/fuzz_spec.c \
+	  $(filter-out harness/main.c,$(SRCS)) $(LIBS)
+	@mkdir -p build/fuzz/corpus
+	build/fuzz/fuzz_spec -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	  build/fuzz/corpus tests/fuzz/corpus
+
+bench: deps bin/harness
+	bash bench/bench.sh
+
+demo: deps bin/harness
+	bash examples/demo.sh
+
+clean:
+	rm -rf build bin
+
+-include $(OBJS:.o=.d)

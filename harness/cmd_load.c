@@ -1,0 +1,10 @@
+/* cmd_load: placeholder until its issue lands; exits 2 with a clear line. */
+#include "cmd.h"
+#include "util.h"
+
+int cmd_load(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return error("load: this subcommand is not built yet") ? EXIT_USAGE : EXIT_USAGE;
+}

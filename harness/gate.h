@@ -1,0 +1,148 @@
+/*
+ * gate: the interface every gate in gates/ implements, and the registry.
+ *
+ * A gate is a pure function of a struct gate_input (data the runner
+ * measured and stored) and its spec parameters, returning pass / fail /
+ * not_evaluable with its statistic, threshold and a short evidence string.
+ * Pure matters: `harness audit --recheck` rebuilds the input from the run
+ * database and must reach the same verdict.
+ *
+ * A gate that lacks the data it needs (no stats endpoint, a missing signal,
+ * an accounting backend without that figure, too few seconds) returns
+ * GATE_NOT_EVALUABLE, never GATE_PASS. What the runner does with
+ * not_evaluable is its policy (it rejects the window, and says so).
+ *
+ * Adding a gate: one file gates/<name>.c defining `const struct gate_def
+ * gate_<name>` and one line in gates/registry.c.
+ */
+#ifndef HARNESS_GATE_H
+#define HARNESS_GATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spec.h"
+
+enum gate_status { GATE_PASS = 0, GATE_FAIL = 1, GATE_NOT_EVALUABLE = 2 };
+const char *gate_status_name(enum gate_status s); /* "pass" | "fail" | "not_evaluable" */
+
+enum gate_phase { GATE_PHASE_WARMUP = 1, GATE_PHASE_WINDOW = 2 };
+
+/* One numeric runtime-stats signal over time (t in seconds from the start
+ * of the phase). Polls where the signal was missing or not a number are
+ * left out of t/v and counted in nmissing. */
+struct gate_series {
+	const char *signal;
+	size_t n;
+	const double *t;
+	const double *v;
+	size_t nmissing;
+};
+
+/* A signal whose value is an object of counters (per-request-name calls),
+ * as read at the last successful poll. ok = 0 when never read. */
+struct gate_counters {
+	const char *signal;
+	int ok;
+	size_t n;
+	const char *const *keys;
+	const double *values;
+};
+
+enum load_status_class { ST_2XX, ST_3XX, ST_4XX, ST_5XX, ST_CLASSES };
+
+struct gate_input {
+	enum gate_phase phase;
+	const struct spec *spec;
+	const struct spec_impl *impl;
+
+	/* Per-second latency series from the load engine (from intended send
+	 * time). Warm-up: the trailing `trailing_s` seconds; window: the
+	 * measured seconds. NaN for a second with no completion. */
+	size_t nsec;
+	const double *p99_ms;
+	const double *p999_ms;
+
+	/* Totals over the phase (warm-up: since the warm-up started). */
+	double duration_s;
+	double offered_rps;
+	double achieved_rps;      /* completed (any status) / duration */
+	uint64_t sent, completed, errors, dropped;
+	uint64_t status[ST_CLASSES];
+	double lateness_p99_ms;
+	double generator_cpu_pct; /* generator CPU / wall time, % of one core */
+
+	/* Requests sent per workload request name (same order as the spec). */
+	size_t nreq;
+	const char *const *req_names;
+	const uint64_t *req_sent;
+
+	/* Kernel accounting over the phase; has_* = 0 when the backend does
+	 * not provide that figure. */
+	const char *acct_backend;    /* "cgroup2" | "cgroup1" | "procfs" | NULL */
+	int has_throttle, has_oom, has_majfault;
+	uint64_t nr_throttled, throttled_usec;
+	uint64_t oom_events, oom_kills;
+	uint64_t major_faults;
+
+	/* The implementation exited during the phase. */
+	int sut_exited;
+
+	/* Runtime-stats signals (only those the implementation declares). */
+	size_t nseries;
+	const struct gate_series *series;
+	size_t ncounters;
+	const struct gate_counters *counters;
+};
+
+struct gate_result {
+	enum gate_status status;
+	double statistic;      /* the primary statistic, NaN when none */
+	double threshold;      /* what it was compared against, NaN when none */
+	char stat_name[32];    /* e.g. "mk_p", "error_rate", "lateness_p99_ms" */
+	char evidence[512];    /* one line a human can read */
+};
+
+enum gate_param_type {
+	GP_NUM,      /* a number within [min, max] */
+	GP_BOOL,
+	GP_SIGNAL,   /* the name of a declared runtime-stats signal */
+	GP_NUM_MAP,  /* a map of name -> number (min_calls.min) */
+};
+
+struct gate_param {
+	const char *name;
+	enum gate_param_type type;
+	double def;            /* default for GP_NUM / GP_BOOL */
+	double min, max;       /* inclusive range for GP_NUM */
+	int required;          /* the spec must give it (no default) */
+	const char *help;      /* one line, for specs/README.md and the schema */
+};
+
+struct gate_def {
+	const char *name;
+	const char *help;      /* one line: what it checks */
+	unsigned phases;       /* GATE_PHASE_* where it may be declared */
+	const struct gate_param *params; /* terminated by { NULL } */
+	void (*eval)(const struct spec_gate *cfg, const struct gate_input *in,
+		     struct gate_result *out);
+};
+
+/* The registry (gates/registry.c). */
+extern const struct gate_def *const gate_registry[];
+extern const size_t gate_registry_count;
+const struct gate_def *gate_find(const char *name);
+
+/* Evaluate gate `name` with the spec's parameters; out is always filled
+ * (an unknown gate or missing parameters are not_evaluable). */
+void gate_eval(const struct spec *spec, const char *name,
+	       const struct gate_input *in, struct gate_result *out);
+
+/* Helpers for gate files. */
+void gate_resultf(struct gate_result *r, enum gate_status st, const char *stat_name,
+		  double statistic, double threshold, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+const struct gate_series *gate_input_series(const struct gate_input *in, const char *signal);
+const struct gate_counters *gate_input_counters(const struct gate_input *in, const char *signal);
+
+#endif

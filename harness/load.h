@@ -1,0 +1,108 @@
+/*
+ * load: the open-loop load engine.
+ *
+ * Requests are due on an absolute schedule (constant: start + k/rate;
+ * poisson: exponential gaps from a seeded PRNG), independent of responses.
+ * A due request with no free connection waits in a bounded backlog; past
+ * backlog_max it is counted as dropped. Latency is measured from the
+ * intended send time, service time from the actual send, lateness is
+ * actual - intended send.
+ *
+ * One event loop per thread; each thread owns its connections and its slice
+ * of the schedule (thread i sends requests k with k % threads == i); the
+ * coordinating thread merges per-second results and calls on_second.
+ *
+ * Two transports behind one interface: native (epoll + libhttp-parser,
+ * plain HTTP/1.1) and curl (libcurl multi: HTTPS, HTTP/2, everything else).
+ */
+#ifndef HARNESS_LOAD_H
+#define HARNESS_LOAD_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "spec.h"
+
+enum load_error_kind {
+	LERR_CONNECT,   /* connection refused / unreachable / connect timeout */
+	LERR_RESET,     /* connection reset or closed before a full response */
+	LERR_TIMEOUT,   /* no full response within timeout_ms */
+	LERR_PARSE,     /* the response was not valid HTTP */
+	LERR_OTHER,
+	LERR_KINDS
+};
+const char *load_error_name(enum load_error_kind k); /* "connect", "reset", ... */
+
+struct load_counts {
+	uint64_t sent;              /* requests written to a connection */
+	uint64_t completed;         /* full responses, any status */
+	uint64_t status[4];         /* 2xx, 3xx, 4xx, 5xx (1xx and others in 5xx? no: see other) */
+	uint64_t status_other;      /* status outside 200..599 */
+	uint64_t errors[LERR_KINDS];
+	uint64_t dropped;           /* backlog full: never sent */
+	uint64_t due;               /* requests the schedule made due */
+};
+uint64_t load_counts_errors(const struct load_counts *c);
+void load_counts_add(struct load_counts *dst, const struct load_counts *src);
+
+/* Results of one second (index = seconds since the load started) or of
+ * a whole run. Histograms are indexed like the config's requests;
+ * `latency` is all requests merged. A request is attributed to the second
+ * in which it completed (or failed). */
+struct load_stats {
+	size_t nreq;
+	struct load_counts counts;
+	struct load_counts *req_counts;  /* [nreq] */
+	struct hist latency;             /* from intended send, all requests */
+	struct hist service;             /* from actual send */
+	struct hist lateness;            /* actual - intended send, per sent request */
+	struct hist *req_latency;        /* [nreq] */
+};
+void load_stats_init(struct load_stats *s, size_t nreq);
+void load_stats_release(struct load_stats *s);
+void load_stats_reset(struct load_stats *s);
+void load_stats_merge(struct load_stats *dst, const struct load_stats *src);
+
+struct load_config {
+	const char *url;            /* base, e.g. "http://127.0.0.1:8080"; request paths appended */
+	const struct spec_request *requests;
+	size_t nrequests;
+	double rate;                /* requests per second, > 0 */
+	double duration_s;          /* > 0 */
+	enum arrival arrival;
+	uint64_t seed;
+	int connections;
+	int backlog_max;
+	int timeout_ms;
+	int threads;
+	enum transport transport;
+	const char *cpus;           /* pin generator threads, or NULL */
+
+	/* Called on the calling thread after each whole second with that
+	 * second's stats. Return non-zero to stop the run early. May be NULL. */
+	int (*on_second)(void *ctx, unsigned index, const struct load_stats *sec);
+	void *ctx;
+	/* When non-NULL and set non-zero (e.g. by a signal handler), the run
+	 * stops at the next tick. */
+	volatile sig_atomic_t *stop;
+};
+
+struct load_result {
+	struct load_stats total;
+	double elapsed_s;           /* wall time from schedule start to end */
+	double offered_rps;         /* due / elapsed */
+	double achieved_rps;        /* completed / elapsed */
+	double generator_cpu_s;     /* CPU of the engine's threads (thread clocks) */
+	unsigned seconds;           /* number of on_second calls made */
+	int stopped_early;
+};
+
+/* Run the load. Fills res (caller releases with load_result_release).
+ * Returns 0, or -1 with an error() for a setup failure (bad URL, no such
+ * transport); failures of requests are counted, never returned. */
+int load_run(const struct load_config *cfg, struct load_result *res);
+void load_result_release(struct load_result *res);
+
+#endif

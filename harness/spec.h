@@ -1,0 +1,220 @@
+/*
+ * spec: the frozen benchmark spec (YAML, libyaml) as a validated struct.
+ *
+ * spec_load() parses and validates a file; every problem is reported as one
+ * line "FILE:LINE:COL: key.path: what is wrong" and the call fails (the
+ * caller exits 2). spec_parse() does the same from bytes already in memory
+ * (resume and rerun use the spec text stored in the run, never the file).
+ *
+ * Ownership: a struct spec owns every string and array it points to;
+ * spec_free() releases all of it. Paths (repo, body_file) are resolved
+ * against the spec file's directory (base_dir) at load time.
+ *
+ * Defaults are filled in by the parser, so consumers never re-apply them;
+ * specs/README.md is the reference for every key, its default and range.
+ */
+#ifndef HARNESS_SPEC_H
+#define HARNESS_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum restart_policy { RESTART_PER_WINDOW, RESTART_PER_BLOCK, RESTART_NEVER };
+enum arrival { ARRIVAL_CONSTANT, ARRIVAL_POISSON };
+enum transport { TRANSPORT_AUTO, TRANSPORT_NATIVE, TRANSPORT_CURL };
+enum acct_backend { ACCT_AUTO, ACCT_CGROUP2, ACCT_CGROUP1, ACCT_PROCFS };
+
+/* A string -> string pair (env, headers). */
+struct spec_kv {
+	char *key;
+	char *value;
+};
+
+/* A declared runtime-stats signal: name -> RFC 6901 JSON pointer. */
+struct spec_signal {
+	char *name;
+	char *pointer;
+};
+
+struct spec_impl {
+	char *name;
+	char *repo;          /* absolute path of its git work tree */
+	char **build;        /* NULL-terminated argv, or NULL when none */
+	char **start;        /* NULL-terminated argv; may contain "{port}" */
+	struct spec_kv *env; /* added on top of the minimal environment */
+	size_t nenv;
+	char *health_url;    /* may contain "{port}" */
+	double health_timeout_s;        /* default 30 */
+	char *stats_url;     /* NULL when no stats endpoint; may contain "{port}" */
+	double stats_poll_hz;           /* default 1 */
+	struct spec_signal *signals;
+	size_t nsignals;
+	char *cpus;          /* cpu list ("0-2,4") or NULL */
+	enum restart_policy restart;    /* default per_window */
+	/* Limits for the implementation's cgroup (0 = none). */
+	uint64_t memory_max_bytes;
+	uint64_t pids_max;
+	int line, col;       /* where it was declared, for messages */
+};
+
+struct spec_request {
+	char *name;
+	double weight;       /* > 0 */
+	char *method;        /* default GET */
+	char *path;          /* starts with '/' */
+	struct spec_kv *headers;
+	size_t nheaders;
+	char *body;          /* bytes (body, or body_file's contents), or NULL */
+	size_t body_len;
+	char *body_file;     /* absolute path when the body came from a file */
+};
+
+struct spec_workload {
+	enum arrival arrival;           /* default constant */
+	int connections;                /* default 64, 1..100000 */
+	int backlog_max;                /* default 10000, >= 0 */
+	int timeout_ms;                 /* default 5000 */
+	int threads;                    /* generator threads, default 1 */
+	char *cpus;                     /* generator pinning or NULL */
+	enum transport transport;       /* default auto (native for http://) */
+	struct spec_request *requests;
+	size_t nrequests;
+};
+
+struct spec_ladder {
+	double start_rps, step, max_rps;
+	int reps;                       /* default 3 */
+	double window_s, discard_s;
+	int rungs_past_knee;            /* stop.rungs_past_knee, default 1 */
+};
+
+struct spec_confirm {
+	int present;
+	int reps;                       /* default 10 */
+	double window_s, discard_s;
+	/* at: knee_bracket (the only mode) */
+};
+
+struct spec_soak {
+	int present;
+	double window_s, discard_s;     /* discard default 0 */
+	double at_knee_fraction;        /* (0,1], default 0.8 */
+};
+
+struct spec_warmup {
+	/* rate: exactly one of fixed_rps (> 0) or knee_fraction (> 0) */
+	double fixed_rps;               /* 0 when knee_fraction is used */
+	double knee_fraction;           /* default 0.5 */
+	double min_rps;                 /* default 100 */
+	double min_s, max_s, trailing_s;/* defaults 20, 180, 30 */
+	char **gates;                   /* NULL-terminated gate names */
+	size_t ngates;
+};
+
+/* One parameter value of a gate, as written in the spec. */
+enum spec_value_type { SPEC_NUM, SPEC_BOOL, SPEC_STR, SPEC_MAP };
+struct spec_value {
+	char *key;
+	enum spec_value_type type;
+	double num;                     /* SPEC_NUM, SPEC_BOOL (0/1) */
+	char *str;                      /* SPEC_STR */
+	struct spec_kv *map;            /* SPEC_MAP: key -> number as text */
+	size_t nmap;
+};
+
+/* The parameters of one gate (the `gates:` map), defaults filled in. */
+struct spec_gate {
+	char *name;
+	int enforce;                    /* default 1; 0 = record only */
+	struct spec_value *values;
+	size_t nvalues;
+};
+
+struct spec_slo {
+	double percentile;              /* (0,100), default 99 */
+	double threshold_ms;            /* > 0, required */
+	double error_rate_max;          /* [0,1], default 0.001 */
+};
+
+struct spec_accounting {
+	enum acct_backend backend;      /* default auto */
+	int sample_ms;                  /* default 50, 10..10000 */
+};
+
+enum compare_metric { CMP_P99 = 1, CMP_CPU_PER_REQUEST = 2 };
+struct spec_compare {
+	double margin_pct;              /* default 5 */
+	unsigned metrics;               /* bit set of compare_metric; default both */
+	double alpha;                   /* default 0.05 (95% intervals) */
+};
+
+/* Untrusted builds (harness rerun). */
+struct spec_sandbox {
+	char *user;                     /* default "harness-sut" */
+	double build_timeout_s;         /* default 600 */
+	uint64_t memory_max_bytes;      /* default 4 GiB */
+	uint64_t pids_max;              /* default 4096 */
+};
+
+struct spec {
+	int version;                    /* must be 1 */
+	char *name;
+	uint64_t seed;
+	char *path;                     /* the file it came from (for messages) */
+	char *base_dir;                 /* absolute directory of that file */
+	struct spec_slo slo;
+	struct spec_impl *impls;
+	size_t nimpls;                  /* >= 2 */
+	struct spec_workload workload;
+	struct spec_ladder ladder;
+	struct spec_confirm confirm;
+	struct spec_soak soak;
+	struct spec_warmup warmup;
+	struct spec_gate *gates;        /* parameters of every gate named anywhere */
+	size_t ngates;
+	char **window_gates;            /* NULL-terminated */
+	size_t nwindow_gates;
+	struct spec_accounting accounting;
+	struct spec_compare compare;
+	struct spec_sandbox sandbox;
+
+	/* Freezing: the spec's bytes and SHA-256 over them and every
+	 * referenced file (see spec_hash in spec.c for the order). */
+	char *text;
+	size_t text_len;
+	char hash[65];
+};
+
+/* Parse and validate the file at path. On failure prints every problem
+ * found (one line each) and returns NULL. */
+struct spec *spec_load(const char *path);
+
+/* Parse and validate text; `path` names it in messages and its directory
+ * resolves relative paths (it need not exist when base_dir is given). */
+struct spec *spec_parse(const char *text, size_t len, const char *path,
+			const char *base_dir);
+
+void spec_free(struct spec *s);
+
+/* Lookups; NULL when absent. */
+const struct spec_impl *spec_impl_find(const struct spec *s, const char *name);
+const struct spec_gate *spec_gate_find(const struct spec *s, const char *gate);
+
+/* A gate parameter as a number / string / map, with the gate's default
+ * already applied by the parser. */
+double spec_gate_num(const struct spec_gate *g, const char *key, double def);
+const char *spec_gate_str(const struct spec_gate *g, const char *key);
+const struct spec_value *spec_gate_value(const struct spec_gate *g, const char *key);
+
+/* The ladder's rates, start_rps * step^k up to max_rps inclusive.
+ * Returns the count; *rates is malloc'd (caller frees). */
+size_t spec_ladder_rungs(const struct spec *s, double **rates);
+
+/* Replace every "{port}" in tmpl; returns a malloc'd string. */
+char *spec_subst_port(const char *tmpl, int port);
+
+/* Print the JSON Schema of the spec language to sb. */
+struct sbuf;
+void spec_schema_json(struct sbuf *sb);
+
+#endif

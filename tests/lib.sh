@@ -1,0 +1,76 @@
+# Sourced by every tests/e2e/*.sh (`. "$(dirname "$0")/../lib.sh"`). Each check prints "ok - <script>: <what>"
+# or "not ok - ..." (tests/run.sh counts them). $HARNESS is the binary under
+# test, $HELPERS the directory of built helper servers, $T a scratch
+# directory removed at exit, along with every process the script started.
+set -u
+HARNESS=${HARNESS:-$(cd "$(dirname "$0")/../.." && pwd)/bin/harness}
+HELPERS=${HELPERS:-$(cd "$(dirname "$0")/../.." && pwd)/build/release/helpers}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d /tmp/harness-e2e.XXXXXX)
+_script=$(basename "$0" .sh)
+_pids=()
+
+_cleanup() {
+	local p
+	for p in "${_pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${_pids[@]}"; do wait "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap _cleanup EXIT
+
+ok()   { echo "ok - $_script: $*"; }
+fail() { echo "not ok - $_script: $*"; }
+
+# check "what" command...: passes when the command exits 0.
+check() {
+	local what=$1; shift
+	if "$@" >/dev/null 2>&1; then ok "$what"; else fail "$what"; fi
+}
+
+# near "what" got want tol "why": |got - want| <= tol.
+near() {
+	if awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= t) }'; then
+		ok "$1 ($2 ~ $3 +- $4)"
+	else
+		fail "$1: got '$2', want $3 +- $4 ($5)"
+	fi
+}
+
+# cmp_num "what" got op bound: e.g. cmp_num "p99" "$p99" ">=" 800
+cmp_num() {
+	if awk -v g="$2" -v b="$4" -v op="$3" 'BEGIN {
+		if (g == "") exit 1;
+		if (op == ">=") exit !(g >= b); if (op == "<=") exit !(g <= b);
+		if (op == ">") exit !(g > b); if (op == "<") exit !(g < b);
+		if (op == "==") exit !(g == b); exit 1 }'; then
+		ok "$1 ($2 $3 $4)"
+	else
+		fail "$1: got '$2', want $3 $4"
+	fi
+}
+
+# expect_exit "what" code command...: the command exits with code.
+expect_exit() {
+	local what=$1 want=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"; local rc=$?
+	if [ "$rc" -eq "$want" ]; then ok "$what (exit $rc)"; else
+		fail "$what: exit $rc, want $want; stderr: $(head -c 300 "$T/err")"; fi
+}
+
+# Start a background process, remembered for cleanup; its pid in $!.
+bg() { "$@" & _pids+=($!); }
+
+# A free TCP port on 127.0.0.1.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# Wait until something listens on 127.0.0.1:$1 (at most 5 s).
+wait_port() {
+	local i
+	for i in $(seq 1 100); do
+		(exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}

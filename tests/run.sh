@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every unit-test program ($UNITS) and every end-to-end script in
+# tests/e2e/*.sh (or those named in $E2E; "none" for none), counts the
+# "ok - " / "not ok - " lines they print, and ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+export HARNESS HELPERS BUILD
+export HARNESS_TEST_TMP="${HARNESS_TEST_TMP:-$(mktemp -d /tmp/harness-test.XXXXXX)}"
+log="$HARNESS_TEST_TMP/test.log"
+: > "$log"
+passed=0; failed=0; failures=()
+
+run_one() { # name, command...
+	local name=$1; shift
+	local out rc
+	echo "== $name" >&2
+	out=$("$@" 2>>"$log"); rc=$?
+	printf '%s\n' "$out"
+	local p f
+	p=$(printf '%s\n' "$out" | grep -c '^ok - ' || true)
+	f=$(printf '%s\n' "$out" | grep -c '^not ok - ' || true)
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $name: exited with status $rc"
+		f=1
+	fi
+	passed=$((passed + p)); failed=$((failed + f))
+	[ "$f" -gt 0 ] && failures+=("$name")
+}
+
+for u in ${UNITS:-}; do
+	run_one "$(basename "$u")" "$u"
+done
+if [ "${E2E:-}" != none ]; then
+	for s in ${E2E:-tests/e2e/*.sh}; do
+		[ -f "$s" ] || continue
+		run_one "$(basename "$s")" bash "$s"
+	done
+fi
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "# failing: ${failures[*]} (stderr in $log)"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
