@@ -1,0 +1,402 @@
+/* store: sqlite run database, migrations, bound-parameter row writer. */
+#include "store.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int store_schema_version(void)
+{
+	int n = 0;
+
+	while (store_migrations[n])
+		n++;
+	return n;
+}
+
+static int migrate(struct store *st)
+{
+	sqlite3_stmt *s = NULL;
+	int have = 0, want = store_schema_version(), ret = -1;
+	struct sbuf sql = SBUF_INIT;
+
+	s = store_prepare(st, "PRAGMA user_version");
+	if (!s)
+		goto out;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		have = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	s = NULL;
+	if (have > want) {
+		error("%s: schema version %d is newer than this harness (%d)",
+		      st->path, have, want);
+		goto out;
+	}
+	for (; have < want; have++) {
+		if (store_begin(st))
+			goto out;
+		sbuf_reset(&sql);
+		sbuf_addf(&sql, "%s; PRAGMA user_version = %d;", store_migrations[have], have + 1);
+		if (store_exec(st, sql.buf)) {
+			store_rollback(st);
+			goto out;
+		}
+		if (store_commit(st))
+			goto out;
+	}
+	ret = 0;
+out:
+	sbuf_release(&sql);
+	return ret;
+}
+
+int store_open(struct store *st, const char *path, int create)
+{
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	struct stat sb;
+
+	st->db = NULL;
+	st->path = xstrdup(path);
+	if (!create && stat(path, &sb) < 0) {
+		error("%s: no run database: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+		error("%s: cannot open database: %s", path,
+		      st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, 10000);
+	if (store_exec(st, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
+			   "PRAGMA synchronous = NORMAL;"))
+		goto fail;
+	if (migrate(st))
+		goto fail;
+	return 0;
+fail:
+	store_close(st);
+	return -1;
+}
+
+void store_close(struct store *st)
+{
+	if (st->db)
+		sqlite3_close(st->db);
+	st->db = NULL;
+	free(st->path);
+	st->path = NULL;
+}
+
+int store_exec(struct store *st, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		error("%s: %s", st->path, msg ? msg : sqlite3_errmsg(st->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int store_begin(struct store *st)
+{
+	return store_exec(st, "BEGIN IMMEDIATE");
+}
+
+int store_commit(struct store *st)
+{
+	return store_exec(st, "COMMIT");
+}
+
+void store_rollback(struct store *st)
+{
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+sqlite3_stmt *store_prepare(struct store *st, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		error("%s: %s (in: %.80s)", st->path, sqlite3_errmsg(st->db), sql);
+		return NULL;
+	}
+	return s;
+}
+
+double store_col_real(sqlite3_stmt *s, int i)
+{
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		return NAN;
+	return sqlite3_column_double(s, i);
+}
+
+int64_t store_col_int(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_int64(s, i);
+}
+
+const char *store_col_text(sqlite3_stmt *s, int i)
+{
+	return (const char *)sqlite3_column_text(s, i);
+}
+
+/* ------------------------------------------------------------ row writer */
+
+void store_row_init(struct store_row *r, const char *table)
+{
+	r->table = table;
+	r->n = 0;
+}
+
+static size_t row_slot(struct store_row *r, const char *col)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(r->cols[i], col))
+			return i;
+	if (r->n == STORE_ROW_MAX) {
+		/* A programming error (too many columns), not a user's. */
+		error("store_row: more than %d columns for %s", STORE_ROW_MAX, r->table);
+		abort();
+	}
+	r->cols[r->n] = col;
+	return r->n++;
+}
+
+void store_row_int(struct store_row *r, const char *col, int64_t v)
+{
+	size_t i = row_slot(r, col);
+
+	r->v[i].type = SV_INT;
+	r->v[i].i = v;
+}
+
+void store_row_real(struct store_row *r, const char *col, double v)
+{
+	size_t i = row_slot(r, col);
+
+	r->v[i].type = isnan(v) || isinf(v) ? SV_NULL : SV_REAL;
+	r->v[i].d = v;
+}
+
+void store_row_text(struct store_row *r, const char *col, const char *v)
+{
+	size_t i = row_slot(r, col);
+
+	r->v[i].type = v ? SV_TEXT : SV_NULL;
+	r->v[i].p = v;
+	r->v[i].len = v ? strlen(v) : 0;
+}
+
+void store_row_blob(struct store_row *r, const char *col, const void *p, size_t len)
+{
+	size_t i = row_slot(r, col);
+
+	r->v[i].type = SV_BLOB;
+	r->v[i].p = p;
+	r->v[i].len = len;
+}
+
+void store_row_null(struct store_row *r, const char *col)
+{
+	r->v[row_slot(r, col)].type = SV_NULL;
+}
+
+static int bind_row(sqlite3_stmt *s, const struct store_row *r)
+{
+	size_t i;
+	int rc = SQLITE_OK;
+
+	for (i = 0; i < r->n && rc == SQLITE_OK; i++) {
+		int k = (int)i + 1;
+		switch (r->v[i].type) {
+		case SV_NULL: rc = sqlite3_bind_null(s, k); break;
+		case SV_INT: rc = sqlite3_bind_int64(s, k, r->v[i].i); break;
+		case SV_REAL: rc = sqlite3_bind_double(s, k, r->v[i].d); break;
+		case SV_TEXT:
+			rc = sqlite3_bind_text(s, k, r->v[i].p, (int)r->v[i].len, SQLITE_TRANSIENT);
+			break;
+		case SV_BLOB:
+			rc = sqlite3_bind_blob(s, k, r->v[i].p ? r->v[i].p : "", (int)r->v[i].len,
+					       SQLITE_TRANSIENT);
+			break;
+		}
+	}
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+static int run_row(struct store *st, const char *sql, const struct store_row *r,
+		   int64_t key, int with_key)
+{
+	sqlite3_stmt *s = store_prepare(st, sql);
+	int ret = -1;
+
+	if (!s)
+		return -1;
+	if (bind_row(s, r) ||
+	    (with_key && sqlite3_bind_int64(s, (int)r->n + 1, key) != SQLITE_OK)) {
+		error("%s: cannot bind values for %s: %s", st->path, r->table,
+		      sqlite3_errmsg(st->db));
+		goto out;
+	}
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		error("%s: writing %s: %s", st->path, r->table, sqlite3_errmsg(st->db));
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static int insert(struct store *st, const struct store_row *r, const char *verb,
+		  int64_t *rowid)
+{
+	struct sbuf sql = SBUF_INIT;
+	size_t i;
+	int ret;
+
+	sbuf_addf(&sql, "%s INTO %s (", verb, r->table);
+	for (i = 0; i < r->n; i++)
+		sbuf_addf(&sql, "%s%s", i ? ", " : "", r->cols[i]);
+	sbuf_adds(&sql, ") VALUES (");
+	for (i = 0; i < r->n; i++)
+		sbuf_adds(&sql, i ? ", ?" : "?");
+	sbuf_adds(&sql, ")");
+	ret = run_row(st, sql.buf, r, 0, 0);
+	if (!ret && rowid)
+		*rowid = sqlite3_last_insert_rowid(st->db);
+	sbuf_release(&sql);
+	return ret;
+}
+
+int store_row_insert(struct store *st, const struct store_row *r, int64_t *rowid)
+{
+	return insert(st, r, "INSERT", rowid);
+}
+
+int store_row_upsert(struct store *st, const struct store_row *r)
+{
+	return insert(st, r, "INSERT OR REPLACE", NULL);
+}
+
+int store_row_update(struct store *st, const struct store_row *r,
+		     const char *key_col, int64_t key)
+{
+	struct sbuf sql = SBUF_INIT;
+	size_t i;
+	int ret;
+
+	sbuf_addf(&sql, "UPDATE %s SET ", r->table);
+	for (i = 0; i < r->n; i++)
+		sbuf_addf(&sql, "%s%s = ?", i ? ", " : "", r->cols[i]);
+	sbuf_addf(&sql, " WHERE %s = ?", key_col);
+	ret = run_row(st, sql.buf, r, key, 1);
+	sbuf_release(&sql);
+	return ret;
+}
+
+int store_event(struct store *st, const char *run_id, int64_t window_id,
+		const char *kind, const char *fmt, ...)
+{
+	struct store_row r;
+	struct sbuf detail = SBUF_INIT;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	sbuf_vaddf(&detail, fmt, ap);
+	va_end(ap);
+	store_row_init(&r, "events");
+	store_row_text(&r, "run_id", run_id);
+	if (window_id >= 0)
+		store_row_int(&r, "window_id", window_id);
+	store_row_real(&r, "t", now_wall());
+	store_row_text(&r, "kind", kind);
+	store_row_text(&r, "detail", detail.buf);
+	ret = store_row_insert(st, &r, NULL);
+	sbuf_release(&detail);
+	return ret;
+}
+
+/* --------------------------------------------------------- run lookups */
+
+const char *store_runs_dir(const char *opt)
+{
+	const char *env;
+
+	if (opt && *opt)
+		return opt;
+	env = getenv("HARNESS_RUNS_DIR");
+	if (env && *env)
+		return env;
+	return "runs";
+}
+
+static int has_db(const char *dir)
+{
+	struct sbuf p = SBUF_INIT;
+	int ok;
+
+	sbuf_addf(&p, "%s/run.db", dir);
+	ok = access(p.buf, R_OK) == 0;
+	sbuf_release(&p);
+	return ok;
+}
+
+int store_run_dir(const char *runs_dir, const char *run, struct sbuf *dir)
+{
+	sbuf_reset(dir);
+	if (!run || !*run)
+		return error("no run given");
+	if (!strchr(run, '/')) {
+		sbuf_addf(dir, "%s/%s", runs_dir, run);
+		if (has_db(dir->buf))
+			return 0;
+		sbuf_reset(dir);
+	}
+	sbuf_adds(dir, run);
+	while (dir->len > 1 && dir->buf[dir->len - 1] == '/')
+		dir->buf[--dir->len] = '\0';
+	if (has_db(dir->buf))
+		return 0;
+	return error("%s: no such run (looked in %s/ and for %s/run.db)", run, runs_dir, run);
+}
+
+int store_open_run(struct store *st, const char *runs_dir, const char *run,
+		   struct sbuf *dir, struct sbuf *run_id)
+{
+	struct sbuf db = SBUF_INIT;
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	if (store_run_dir(runs_dir, run, dir))
+		goto out;
+	sbuf_addf(&db, "%s/run.db", dir->buf);
+	if (store_open(st, db.buf, 0))
+		goto out;
+	s = store_prepare(st, "SELECT id FROM runs LIMIT 1");
+	if (!s || sqlite3_step(s) != SQLITE_ROW) {
+		error("%s: database holds no run", db.buf);
+		store_close(st);
+		goto out;
+	}
+	sbuf_reset(run_id);
+	sbuf_adds(run_id, store_col_text(s, 0));
+	ret = 0;
+out:
+	if (s)
+		sqlite3_finalize(s);
+	sbuf_release(&db);
+	return ret;
+}

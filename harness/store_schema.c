@@ -1,0 +1,149 @@
+/*
+ * store_schema: the run database's schema, version by version.
+ *
+ * Migrations are applied in order inside one transaction each; the version
+ * reached is kept in PRAGMA user_version. Never edit a released migration:
+ * add a new one. runs/README.md documents every table for people querying
+ * a run with the sqlite3 shell.
+ */
+#include "store.h"
+
+const char *const store_migrations[] = {
+	/* version 1 */
+	"CREATE TABLE runs ("
+	"  id TEXT PRIMARY KEY,"
+	"  spec_name TEXT NOT NULL,"
+	"  spec_path TEXT NOT NULL,"         /* as given on the command line */
+	"  spec_text BLOB NOT NULL,"         /* the frozen bytes */
+	"  spec_hash TEXT NOT NULL,"         /* sha-256, spec + referenced files */
+	"  seed INTEGER NOT NULL,"
+	"  stages TEXT NOT NULL,"            /* e.g. 'ladder,confirm,soak' */
+	"  created_at REAL NOT NULL,"        /* unix seconds */
+	"  finished_at REAL,"
+	"  status TEXT NOT NULL,"            /* running|finished|failed|interrupted */
+	"  failure TEXT,"                    /* why, when failed */
+	"  exploratory INTEGER NOT NULL DEFAULT 0," /* dirty spec with --allow-dirty */
+	"  forced INTEGER NOT NULL DEFAULT 0,"      /* resume --force after a mismatch */
+	"  harness_version TEXT NOT NULL,"
+	"  parent_run TEXT,"                 /* rerun: the run whose spec this is */
+	"  sandbox_user TEXT,"               /* rerun: the unprivileged user */
+	"  spec_repo TEXT, spec_commit TEXT, spec_branch TEXT, spec_dirty INTEGER"
+	");"
+	"CREATE TABLE impls ("
+	"  run_id TEXT NOT NULL REFERENCES runs(id),"
+	"  name TEXT NOT NULL,"
+	"  ord INTEGER NOT NULL,"            /* position in the spec */
+	"  repo TEXT,"                       /* work tree path */
+	"  commit_id TEXT, branch TEXT,"
+	"  dirty INTEGER,"                   /* uncommitted changes in repo */
+	"  diff_hash TEXT,"                  /* sha-256 of the uncommitted diff */
+	"  ref_asked TEXT, remote_url TEXT," /* rerun: what was fetched */
+	"  src_dir TEXT,"                    /* rerun: checkout directory */
+	"  baseline_of TEXT,"                /* rerun --with-baseline: '<impl>' */
+	"  knee_rps REAL, knee_crossed INTEGER," /* ladder result (for confirm/soak) */
+	"  PRIMARY KEY (run_id, name)"
+	");"
+	"CREATE TABLE host_facts ("
+	"  run_id TEXT NOT NULL REFERENCES runs(id),"
+	"  key TEXT NOT NULL, value TEXT,"
+	"  PRIMARY KEY (run_id, key)"
+	");"
+	"CREATE TABLE blocks ("
+	"  run_id TEXT NOT NULL REFERENCES runs(id),"
+	"  stage TEXT NOT NULL,"             /* ladder|confirm|soak */
+	"  rung INTEGER NOT NULL,"           /* ladder rung index (confirm: rung of that rate; soak: -1) */
+	"  block INTEGER NOT NULL,"          /* 0.. within the stage */
+	"  rate REAL NOT NULL,"
+	"  order_json TEXT NOT NULL,"        /* impl names in run order */
+	"  PRIMARY KEY (run_id, stage, block)"
+	");"
+	"CREATE TABLE windows ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id TEXT NOT NULL REFERENCES runs(id),"
+	"  stage TEXT NOT NULL, rung INTEGER NOT NULL, block INTEGER NOT NULL,"
+	"  slot INTEGER NOT NULL,"           /* position in the block's order */
+	"  impl TEXT NOT NULL,"
+	"  rate REAL NOT NULL,"              /* offered, req/s */
+	"  state TEXT NOT NULL,"             /* planned|running|done */
+	"  status TEXT,"                     /* accepted|rejected (done windows) */
+	"  reasons TEXT,"                    /* comma list of failing gates, or sut_exited, under_warmed */
+	"  attempts INTEGER NOT NULL DEFAULT 0," /* >1: re-run after a crash */
+	"  warm INTEGER,"                    /* warm-up gates all passed */
+	"  warmup_s REAL, warmup_rate REAL,"
+	"  started_at REAL, ended_at REAL,"  /* unix seconds of the measured part */
+	"  duration_s REAL,"                 /* measured seconds */
+	"  offered_rps REAL, achieved_rps REAL,"
+	"  due INTEGER, sent INTEGER, completed INTEGER, dropped INTEGER,"
+	"  s2xx INTEGER, s3xx INTEGER, s4xx INTEGER, s5xx INTEGER, s_other INTEGER,"
+	"  err_connect INTEGER, err_reset INTEGER, err_timeout INTEGER, err_parse INTEGER, err_other INTEGER,"
+	"  p50_ms REAL, p90_ms REAL, p99_ms REAL, p999_ms REAL, max_ms REAL,"
+	"  service_p50_ms REAL, service_p99_ms REAL,"
+	"  lateness_p50_ms REAL, lateness_p99_ms REAL, lateness_max_ms REAL,"
+	"  latency_hist BLOB, service_hist BLOB, lateness_hist BLOB," /* hist_serialize() */
+	"  gen_cpu_s REAL,"                  /* load generator CPU over the measured part */
+	"  acct_backend TEXT,"
+	"  cpu_s REAL, cpu_user_s REAL, cpu_system_s REAL,"
+	"  nr_throttled INTEGER, throttled_usec INTEGER,"  /* NULL: backend has none */
+	"  anon_p50 REAL, anon_p99 REAL, anon_max REAL,"   /* bytes */
+	"  mem_peak INTEGER, mem_peak_scope TEXT,"
+	"  oom INTEGER, oom_kill INTEGER, pgmajfault INTEGER,"
+	"  sampler_cpu_s REAL,"
+	"  sut_exited INTEGER NOT NULL DEFAULT 0,"
+	"  UNIQUE (run_id, stage, block, impl)"
+	");"
+	"CREATE INDEX windows_run ON windows(run_id, stage, state);"
+	"CREATE TABLE window_requests ("      /* per workload request name */
+	"  window_id INTEGER NOT NULL REFERENCES windows(id),"
+	"  phase TEXT NOT NULL,"             /* warmup|measured */
+	"  name TEXT NOT NULL,"
+	"  sent INTEGER, completed INTEGER, errors INTEGER,"
+	"  p99_ms REAL, hist BLOB,"
+	"  PRIMARY KEY (window_id, phase, name)"
+	");"
+	"CREATE TABLE seconds ("              /* per-second series */
+	"  window_id INTEGER NOT NULL REFERENCES windows(id),"
+	"  phase TEXT NOT NULL,"             /* warmup|discard|measured */
+	"  idx INTEGER NOT NULL,"            /* seconds since the phase started */
+	"  rate REAL,"
+	"  due INTEGER, sent INTEGER, completed INTEGER, errors INTEGER, dropped INTEGER, s5xx INTEGER,"
+	"  p50_ms REAL, p99_ms REAL, p999_ms REAL, max_ms REAL," /* NULL when none completed */
+	"  lateness_p99_ms REAL,"
+	"  hist BLOB,"                       /* latency, all requests */
+	"  PRIMARY KEY (window_id, phase, idx)"
+	");"
+	"CREATE TABLE acct_samples ("
+	"  window_id INTEGER NOT NULL REFERENCES windows(id),"
+	"  t_ms REAL NOT NULL, anon_bytes REAL, cpu_s REAL"
+	");"
+	"CREATE INDEX acct_samples_w ON acct_samples(window_id);"
+	"CREATE TABLE rtstats ("               /* one row per signal per poll */
+	"  window_id INTEGER NOT NULL REFERENCES windows(id),"
+	"  phase TEXT NOT NULL,"             /* warmup|measured */
+	"  t_s REAL NOT NULL,"               /* seconds since the phase started */
+	"  signal TEXT NOT NULL,"            /* '' for a failed poll */
+	"  key TEXT,"                        /* counter name for object signals */
+	"  value REAL,"                      /* NULL: missing or not a number */
+	"  error TEXT"                       /* http_500, timeout, malformed, missing... */
+	");"
+	"CREATE INDEX rtstats_w ON rtstats(window_id, phase);"
+	"CREATE TABLE gate_results ("
+	"  window_id INTEGER NOT NULL REFERENCES windows(id),"
+	"  phase TEXT NOT NULL,"             /* warmup (final evaluation) | window */
+	"  gate TEXT NOT NULL,"
+	"  status TEXT NOT NULL,"            /* pass|fail|not_evaluable */
+	"  enforced INTEGER NOT NULL,"
+	"  stat_name TEXT, statistic REAL, threshold REAL,"
+	"  evidence TEXT,"
+	"  evaluations INTEGER,"             /* warm-up: times evaluated */
+	"  PRIMARY KEY (window_id, phase, gate)"
+	");"
+	"CREATE TABLE events ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id TEXT NOT NULL REFERENCES runs(id),"
+	"  window_id INTEGER REFERENCES windows(id),"
+	"  t REAL NOT NULL,"                 /* unix seconds */
+	"  kind TEXT NOT NULL,"              /* host_drift, sut_exited, sut_restart, window_retry, resume, ... */
+	"  detail TEXT"
+	");",
+	NULL,
+};
