@@ -1,0 +1,58 @@
+/*
+ * runner: a whole run, window by window (DESIGN.md, "Data flow of one
+ * window"): plan -> sut start -> health -> warm-up with gates -> discard ->
+ * measured window (load + accounting + runtime stats) -> window gates ->
+ * one sqlite transaction -> sut stop/keep -> next.
+ *
+ * `harness run`, `harness resume` and `harness rerun` all end up here.
+ */
+#ifndef HARNESS_RUNNER_H
+#define HARNESS_RUNNER_H
+
+#include <stddef.h>
+
+enum stage_bits { STAGE_LADDER = 1, STAGE_CONFIRM = 2, STAGE_SOAK = 4 };
+/* Parse "ladder,confirm,soak"; -1 on an unknown name. */
+int runner_parse_stages(const char *s, unsigned *out);
+
+/*
+ * A rerun replaces an implementation's source (same name, new work tree)
+ * or adds an arm cloned from one (new name, e.g. "go@base"), interleaved
+ * in the same blocks as every other arm.
+ */
+struct run_arm {
+	const char *name;        /* arm name */
+	const char *clone_of;    /* NULL: replaces the implementation `name` */
+	const char *src_dir;     /* work tree to build and start in */
+	const char *commit;      /* recorded commit id */
+	const char *ref_asked;   /* the ref the user asked for, or NULL */
+	const char *remote_url;  /* credentials already stripped, or NULL */
+	int untrusted;           /* build and run as the sandbox user */
+};
+
+struct run_opts {
+	const char *runs_dir;    /* NULL: store_runs_dir() default */
+	const char *run_id;      /* NULL: generated (UTC timestamp + host) */
+	unsigned stages;         /* 0: every stage the spec declares */
+	int allow_dirty;         /* accept a dirty spec; stamp exploratory */
+
+	/* The spec: a file, or text stored in another run (rerun). */
+	const char *spec_path;
+	const char *spec_text;   /* when non-NULL, used instead of the file */
+	size_t spec_len;
+	const char *spec_base_dir;
+	const char *parent_run;  /* rerun: the run the spec text came from */
+
+	const struct run_arm *arms;
+	size_t narms;
+};
+
+/* Start a new run; prints the run id as the first line of stdout.
+ * Returns an exit code (enum exit_code). */
+int runner_run(const struct run_opts *o);
+
+/* Continue the run in dir (resume). force: accept a changed spec hash or
+ * commit, stamping the run. Returns an exit code. */
+int runner_resume(const char *run_dir, int force);
+
+#endif
