@@ -1,0 +1,41 @@
+/*
+ * plan: which windows a run measures, and in what order.
+ *
+ * Orders within blocks are counterbalanced with a Williams design (a
+ * balanced Latin square: every arm appears in every position equally often
+ * and, for even N, precedes every other arm equally often; odd N needs the
+ * square and its mirror image, 2N rows). Rows are used in an order shuffled
+ * with the spec's seed; after all rows are used, a new shuffle starts.
+ *
+ * The stages' rates (ladder rungs, confirm brackets, soak rates) are pure
+ * functions of the spec and the accepted windows, so `resume` re-derives
+ * the same plan from the database.
+ */
+#ifndef HARNESS_PLAN_H
+#define HARNESS_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Rows of the Williams design for n arms: n rows when n is even (or 1),
+ * 2n when odd. rows[r * n + k] is the arm at position k of row r.
+ * Returns the row count; *rows is malloc'd. */
+size_t plan_williams(size_t n, int **rows);
+
+/* The order of n arms in block `block` of a stage (stage_id separates the
+ * stages' sequences), seeded. order[] receives n arm indices. */
+void plan_block_order(size_t n, uint64_t seed, unsigned stage_id, unsigned block,
+		      int *order);
+
+/*
+ * Bracketing rungs around a knee: given the ladder's rates and whether/where
+ * an implementation crossed, the two rung indices to confirm at:
+ *   crossed: the highest rung below the knee and the lowest at or above it
+ *            (a knee at or below the first rung: rungs 0 and 1);
+ *   not crossed: the two highest rungs measured.
+ * Writes up to two indices; returns how many (1 when only one rung).
+ */
+size_t plan_bracket(const double *rates, size_t nrungs, int crossed,
+		    double knee_rps, size_t out[2]);
+
+#endif

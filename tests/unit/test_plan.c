@@ -1,0 +1,91 @@
+/* Unit tests of plan: Williams designs are balanced; orders are seeded. */
+#include <stdlib.h>
+
+#include "plan.h"
+#include "t.h"
+
+/* Every arm appears in every position equally often, and every ordered
+ * pair (a immediately before b, a != b) appears equally often: the two
+ * defining properties of a Williams design (Williams 1949). */
+static void check_balanced(size_t n)
+{
+	int *rows = NULL;
+	size_t nrows = plan_williams(n, &rows), r, k;
+	int pos[8][8] = { { 0 } }, pair[8][8] = { { 0 } };
+
+	for (r = 0; r < nrows; r++)
+		for (k = 0; k < n; k++) {
+			pos[rows[r * n + k]][k]++;
+			if (k + 1 < n)
+				pair[rows[r * n + k]][rows[r * n + k + 1]]++;
+		}
+	for (r = 0; r < n; r++)
+		for (k = 0; k < n; k++) {
+			CHECK(pos[r][k] == (int)(nrows / n));
+			if (r != k && n > 1)
+				CHECK(pair[r][k] == (int)(nrows * (n - 1) / (n * (n - 1))));
+		}
+	free(rows);
+}
+
+TEST(williams_is_balanced_for_2_to_6_arms)
+{
+	size_t n;
+
+	for (n = 2; n <= 6; n++)
+		check_balanced(n);
+}
+
+TEST(williams_row_counts)
+{
+	int *rows = NULL;
+
+	CHECK(plan_williams(2, &rows) == 2);
+	CHECK(rows[0] == 0 && rows[1] == 1 && rows[2] == 1 && rows[3] == 0);
+	free(rows);
+	CHECK(plan_williams(3, &rows) == 6);
+	free(rows);
+	CHECK(plan_williams(4, &rows) == 4);
+	free(rows);
+}
+
+TEST(block_orders_are_seeded_and_counterbalanced)
+{
+	int a[3], b[3], first[3] = { 0 };
+	unsigned blk;
+
+	plan_block_order(3, 42, 1, 5, a);
+	plan_block_order(3, 42, 1, 5, b);
+	CHECK(!memcmp(a, b, sizeof(a)));
+	/* Over one full cycle of 6 rows each arm is first exactly twice. */
+	for (blk = 0; blk < 6; blk++) {
+		plan_block_order(3, 42, 1, blk, a);
+		first[a[0]]++;
+	}
+	CHECK(first[0] == 2 && first[1] == 2 && first[2] == 2);
+}
+
+TEST(brackets)
+{
+	double rates[] = { 500, 600, 720, 864 };
+	size_t out[2];
+
+	CHECK(plan_bracket(rates, 4, 1, 650, out) == 2);
+	CHECK(out[0] == 1 && out[1] == 2);
+	CHECK(plan_bracket(rates, 4, 1, 400, out) == 2);
+	CHECK(out[0] == 0 && out[1] == 1);
+	CHECK(plan_bracket(rates, 4, 0, 0, out) == 2);
+	CHECK(out[0] == 2 && out[1] == 3);
+	CHECK(plan_bracket(rates, 4, 1, 720, out) == 2);
+	CHECK(out[0] == 1 && out[1] == 2);
+	CHECK(plan_bracket(rates, 1, 1, 720, out) == 1);
+}
+
+int main(void)
+{
+	RUN(williams_is_balanced_for_2_to_6_arms);
+	RUN(williams_row_counts);
+	RUN(block_orders_are_seeded_and_counterbalanced);
+	RUN(brackets);
+	return t_done();
+}
