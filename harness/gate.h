@@ -145,4 +145,31 @@ void gate_resultf(struct gate_result *r, enum gate_status st, const char *stat_n
 const struct gate_series *gate_input_series(const struct gate_input *in, const char *signal);
 const struct gate_counters *gate_input_counters(const struct gate_input *in, const char *signal);
 
+/*
+ * Parameter lookup for gate files (added by the gates engineer). cfg may be
+ * NULL (the spec declares the gate without parameters). A GP_NUM/GP_BOOL
+ * parameter absent from cfg reads as def's default from the gate's params
+ * table; a default of NAN means "derived by the gate" (see its help).
+ */
+double gate_param_num(const struct spec_gate *cfg, const struct gate_def *def,
+		      const char *key);
+/* A GP_SIGNAL value; NULL when absent. */
+const char *gate_param_str(const struct spec_gate *cfg, const char *key);
+/* Any value as written (GP_NUM_MAP); NULL when absent. */
+const struct spec_value *gate_param_value(const struct spec_gate *cfg, const char *key);
+/* The declaration of parameter key of def, or NULL. */
+const struct gate_param *gate_param_find(const struct gate_def *def, const char *key);
+
+/*
+ * The trend verdict shared by p99_flat, p999_flat and stationarity:
+ * Mann-Kendall (one-sided, upward) on y[0..n) sampled every dt_s seconds
+ * (NaN entries skipped, their time kept), Theil-Sen slope converted to
+ * units per minute. Parameters read from cfg/def: alpha,
+ * min_slope_ms_per_min, min_points. Fails only when p < alpha AND slope >
+ * min_slope; fewer than min_points finite values -> not_evaluable.
+ */
+void gate_eval_trend(const struct spec_gate *cfg, const struct gate_def *def,
+		     const double *y, size_t n, double dt_s, const char *what,
+		     struct gate_result *out);
+
 #endif

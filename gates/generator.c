@@ -1,0 +1,55 @@
+/*
+ * generator: the load generator itself kept its schedule: its send
+ * lateness p99 <= lateness_p99_ms AND its CPU per generator thread <=
+ * cpu_max_pct. A saturated generator sends late, which looks exactly like
+ * a slow server; this gate is what stops that from passing.
+ */
+#include <math.h>
+
+#include "gate.h"
+
+extern const struct gate_def gate_generator;
+
+static const struct gate_param params[] = {
+	{ "lateness_p99_ms", GP_NUM, 1.0, 0, 1e6, 0,
+	  "p99 of (actual - intended send time) allowed, ms" },
+	{ "cpu_max_pct", GP_NUM, 90, 1, 100, 0,
+	  "generator CPU allowed, percent of one core per generator thread" },
+	{ NULL },
+};
+
+static void eval(const struct spec_gate *cfg, const struct gate_input *in,
+		 struct gate_result *out)
+{
+	double lmax = gate_param_num(cfg, &gate_generator, "lateness_p99_ms");
+	double cmax = gate_param_num(cfg, &gate_generator, "cpu_max_pct");
+	int threads = in->spec && in->spec->workload.threads > 0 ? in->spec->workload.threads : 1;
+	double cpu = in->generator_cpu_pct / threads;
+	int late, busy;
+
+	if (!isfinite(in->lateness_p99_ms) || !isfinite(in->generator_cpu_pct)) {
+		gate_resultf(out, GATE_NOT_EVALUABLE, "lateness_p99_ms", NAN, lmax,
+			     "generator lateness p99 %g ms, CPU %g%%: not measured",
+			     in->lateness_p99_ms, in->generator_cpu_pct);
+		return;
+	}
+	late = in->lateness_p99_ms > lmax;
+	busy = cpu > cmax;
+	if (busy && !late)
+		gate_resultf(out, GATE_FAIL, "generator_cpu_pct", cpu, cmax,
+			     "generator CPU %.1f%% per thread (%d threads) > %g%%; lateness p99 %.3f ms (max %g)",
+			     cpu, threads, cmax, in->lateness_p99_ms, lmax);
+	else
+		gate_resultf(out, late ? GATE_FAIL : GATE_PASS, "lateness_p99_ms",
+			     in->lateness_p99_ms, lmax,
+			     "lateness p99 %.3f ms (max %g); generator CPU %.1f%% per thread (%d threads, max %g%%)",
+			     in->lateness_p99_ms, lmax, cpu, threads, cmax);
+}
+
+const struct gate_def gate_generator = {
+	.name = "generator",
+	.help = "the generator kept its schedule: lateness p99 and CPU per thread within bounds",
+	.phases = GATE_PHASE_WARMUP | GATE_PHASE_WINDOW,
+	.params = params,
+	.eval = eval,
+};

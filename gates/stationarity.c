@@ -1,0 +1,35 @@
+/*
+ * stationarity: window: no upward trend in the per-second p99 over the measured window (Mann-Kendall + Theil-Sen).
+ * Fails only when the one-sided Mann-Kendall p < alpha AND the Theil-Sen
+ * slope exceeds min_slope_ms_per_min (DESIGN.md); a trend too small to
+ * matter, or a slope that is not significant, passes.
+ */
+#include <math.h>
+
+#include "gate.h"
+
+extern const struct gate_def gate_stationarity;
+
+static const struct gate_param params[] = {
+	{ "alpha", GP_NUM, 0.05, 1e-9, 0.5, 0,
+	  "significance level of the one-sided Mann-Kendall test for an upward trend" },
+	{ "min_slope_ms_per_min", GP_NUM, 1.0, 0, 1e9, 0,
+	  "a significant trend fails only if its Theil-Sen slope exceeds this (ms per minute)" },
+	{ "min_points", GP_NUM, 10, 3, 1e9, 0,
+	  "seconds with a value needed to judge (fewer: not_evaluable)" },
+	{ NULL },
+};
+
+static void eval(const struct spec_gate *cfg, const struct gate_input *in,
+		 struct gate_result *out)
+{
+	gate_eval_trend(cfg, &gate_stationarity, in->p99_ms, in->nsec, 1.0, "per-second p99", out);
+}
+
+const struct gate_def gate_stationarity = {
+	.name = "stationarity",
+	.help = "window: no upward trend in the per-second p99 over the measured window (Mann-Kendall + Theil-Sen)",
+	.phases = GATE_PHASE_WINDOW,
+	.params = params,
+	.eval = eval,
+};
