@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
+#include "rng.h"
 #include "util.h"
 
 /* ---- Mann-Kendall and Theil-Sen ---- */
@@ -118,4 +120,580 @@ double stat_theil_sen(const double *t, const double *y, size_t n)
 	r = stat_median(sl, k);
 	free(sl);
 	return r;
+}
+
+/* ---- distributions ---- */
+
+/*
+ * Acklam's rational approximation of the normal quantile (relative error
+ * 1.15e-9), refined by one Halley step against erfc, which brings it to
+ * machine precision.
+ */
+double stat_norm_quantile(double p)
+{
+	static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02,
+		-2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01,
+		2.506628277459239e+00 };
+	static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02,
+		-1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01 };
+	static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01,
+		-2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00,
+		2.938163982698783e+00 };
+	static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01,
+		2.445134137142996e+00, 3.754408661907416e+00 };
+	double q, r, x, e, u;
+
+	if (!(p > 0 && p < 1))
+		return NAN;
+	if (p < 0.02425) {
+		q = sqrt(-2 * log(p));
+		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	} else if (p <= 1 - 0.02425) {
+		q = p - 0.5;
+		r = q * q;
+		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+	} else {
+		q = sqrt(-2 * log(1 - p));
+		x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	}
+	e = stat_norm_cdf(x) - p;
+	u = e * sqrt(2 * M_PI) * exp(x * x / 2);
+	return x - u / (1 + x * u / 2);
+}
+
+/* Continued fraction of the regularized incomplete beta (modified Lentz). */
+static double betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d, h, aa, del;
+	int m, m2;
+
+	d = 1 - qab * x / qap;
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (m = 1; m <= 10000; m++) {
+		m2 = 2 * m;
+		aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* Regularized incomplete beta I_x(a, b). */
+static double inc_beta(double a, double b, double x)
+{
+	double bt;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return bt * betacf(a, b, x) / a;
+	return 1 - bt * betacf(b, a, 1 - x) / b;
+}
+
+/* P(T > t) for t >= 0 with df degrees of freedom. */
+static double t_upper(double t, double df)
+{
+	return 0.5 * inc_beta(df / 2, 0.5, df / (df + t * t));
+}
+
+/*
+ * The t quantile by bisection on the exact CDF (incomplete beta): slower
+ * than a closed-form approximation but exact to ~1e-12, which the tests
+ * check against the printed tables (12.706 at df 1, 2.228 at df 10).
+ */
+double stat_t_quantile(double p, double df)
+{
+	double tail, lo = 0, hi = 1, mid;
+	int i;
+
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	if (p == 0.5)
+		return 0;
+	tail = p > 0.5 ? 1 - p : p;
+	while (t_upper(hi, df) > tail && hi < 1e12)
+		hi *= 2;
+	for (i = 0; i < 200 && hi - lo > 1e-13 * (1 + hi); i++) {
+		mid = 0.5 * (lo + hi);
+		if (t_upper(mid, df) > tail)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	mid = 0.5 * (lo + hi);
+	return p > 0.5 ? mid : -mid;
+}
+
+/* ---- isotonic regression and the knee ---- */
+
+void stat_pava(const double *y, const double *w, size_t n, double *fit)
+{
+	/* Blocks of pooled entries: value, weight, first index. */
+	double *bv = xmalloc((n ? n : 1) * sizeof(*bv));
+	double *bw = xmalloc((n ? n : 1) * sizeof(*bw));
+	size_t *bs = xmalloc((n ? n : 1) * sizeof(*bs));
+	size_t nb = 0, i, k, end;
+	double last = NAN;
+
+	for (i = 0; i < n; i++) {
+		if (!(w[i] > 0) || !isfinite(y[i]))
+			continue;
+		bv[nb] = y[i];
+		bw[nb] = w[i];
+		bs[nb] = i;
+		nb++;
+		/* Pool adjacent violators backwards until non-decreasing. */
+		while (nb > 1 && bv[nb - 2] > bv[nb - 1]) {
+			double ww = bw[nb - 2] + bw[nb - 1];
+
+			bv[nb - 2] = (bv[nb - 2] * bw[nb - 2] + bv[nb - 1] * bw[nb - 1]) / ww;
+			bw[nb - 2] = ww;
+			nb--;
+		}
+	}
+	/* Expand: block k covers [bs[k], bs[k+1]); entries before the first
+	 * block (zero weight) take the first block's value. */
+	for (k = 0; k < nb; k++) {
+		end = k + 1 < nb ? bs[k + 1] : n;
+		for (i = k ? bs[k] : 0; i < end; i++)
+			fit[i] = bv[k];
+		last = bv[k];
+	}
+	if (!nb)
+		for (i = 0; i < n; i++)
+			fit[i] = last;
+	free(bv);
+	free(bw);
+	free(bs);
+}
+
+/* Rung order by rate (a permutation; the caller's array is not touched). */
+static int cmp_rung(const void *a, const void *b, void *base)
+{
+	const struct knee_rung *r = base;
+	double x = r[*(const size_t *)a].rate, y = r[*(const size_t *)b].rate;
+
+	return (x > y) - (x < y);
+}
+
+/* The knee from per-rung means and weights already sorted by rate. */
+static void knee_from_means(const double *rate, const double *mean, const double *wt,
+			    size_t m, double thr, double *fit, struct knee_fit *out)
+{
+	size_t i;
+
+	stat_pava(mean, wt, m, fit);
+	out->rungs = m;
+	out->highest_rung_rps = m ? rate[m - 1] : NAN;
+	out->crossed = 0;
+	out->at_first_rung = 0;
+	out->knee_rps = NAN;
+	out->lo = out->hi = m ? m - 1 : 0;
+	for (i = 0; i < m; i++) {
+		if (fit[i] < thr)
+			continue;
+		out->crossed = 1;
+		if (i == 0) {
+			/* Above the SLO already at the first rung: the knee is at
+			 * or below it; we never extrapolate below the ladder. */
+			out->at_first_rung = 1;
+			out->knee_rps = rate[0];
+			out->lo = out->hi = 0;
+		} else {
+			out->knee_rps = rate[i - 1] + (thr - fit[i - 1]) / (fit[i] - fit[i - 1]) *
+							      (rate[i] - rate[i - 1]);
+			out->lo = i - 1;
+			out->hi = i;
+		}
+		return;
+	}
+}
+
+/* Rung mean p99 weighted by window counts, and the rung's total weight. */
+static void rung_mean(const struct knee_rung *r, const size_t *pick, double *mean,
+		      double *wt)
+{
+	double sw = 0, swy = 0, w;
+	size_t i, j;
+
+	for (i = 0; i < r->nwin; i++) {
+		j = pick ? pick[i] : i;
+		w = r->weight ? r->weight[j] : 1.0;
+		sw += w;
+		swy += w * r->p99_ms[j];
+	}
+	*mean = sw > 0 ? swy / sw : NAN;
+	*wt = sw;
+}
+
+/* Shared between stat_knee and the bootstrap: the used rungs in order. */
+struct knee_work {
+	size_t m;
+	size_t *idx;       /* rungs index of the k-th used rung */
+	double *rate, *mean, *wt, *fit;
+};
+
+static int knee_work_init(struct knee_work *kw, const struct knee_rung *rungs, size_t n)
+{
+	size_t i, *all = xmalloc((n ? n : 1) * sizeof(*all));
+
+	memset(kw, 0, sizeof(*kw));
+	for (i = 0; i < n; i++)
+		all[i] = i;
+	qsort_r(all, n, sizeof(*all), cmp_rung, (void *)rungs);
+	kw->idx = xmalloc((n ? n : 1) * sizeof(*kw->idx));
+	for (i = 0; i < n; i++)
+		if (rungs[all[i]].nwin > 0)
+			kw->idx[kw->m++] = all[i];
+	free(all);
+	kw->rate = xmalloc((kw->m ? kw->m : 1) * sizeof(double));
+	kw->mean = xmalloc((kw->m ? kw->m : 1) * sizeof(double));
+	kw->wt = xmalloc((kw->m ? kw->m : 1) * sizeof(double));
+	kw->fit = xmalloc((kw->m ? kw->m : 1) * sizeof(double));
+	for (i = 0; i < kw->m; i++)
+		kw->rate[i] = rungs[kw->idx[i]].rate;
+	return kw->m ? 0 : -1;
+}
+
+static void knee_work_release(struct knee_work *kw)
+{
+	free(kw->idx);
+	free(kw->rate);
+	free(kw->mean);
+	free(kw->wt);
+	free(kw->fit);
+}
+
+int stat_knee(const struct knee_rung *rungs, size_t nrungs, double threshold_ms,
+	      struct knee_fit *out)
+{
+	struct knee_work kw;
+	size_t i;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->knee_rps = NAN;
+	out->highest_rung_rps = NAN;
+	if (knee_work_init(&kw, rungs, nrungs) < 0)
+		goto out;
+	for (i = 0; i < kw.m; i++)
+		rung_mean(&rungs[kw.idx[i]], NULL, &kw.mean[i], &kw.wt[i]);
+	knee_from_means(kw.rate, kw.mean, kw.wt, kw.m, threshold_ms, kw.fit, out);
+	ret = 0;
+out:
+	knee_work_release(&kw);
+	return ret;
+}
+
+/* Type-7 (linear interpolation) quantile of sorted v[0..n). */
+static double sorted_quantile(const double *v, size_t n, double q)
+{
+	double h = (double)(n - 1) * q, f = floor(h);
+	size_t i = (size_t)f;
+
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (h - f) * (v[i + 1] - v[i]);
+}
+
+int stat_knee_bootstrap(const struct knee_rung *rungs, size_t nrungs,
+			double threshold_ms, size_t nboot, double level,
+			uint64_t seed, size_t min_reps, struct knee_interval *out)
+{
+	struct knee_work kw;
+	struct knee_fit point, f;
+	struct rng rng;
+	double *knees = NULL;
+	size_t b, i, j, maxwin = 0, *pick = NULL;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->lo = out->hi = NAN;
+	if (stat_knee(rungs, nrungs, threshold_ms, &point) < 0 || !nboot)
+		return -1;
+	if (knee_work_init(&kw, rungs, nrungs) < 0)
+		goto out;
+	for (i = 0; i < kw.m; i++)
+		if (rungs[kw.idx[i]].nwin > maxwin)
+			maxwin = rungs[kw.idx[i]].nwin;
+	pick = xmalloc(maxwin * sizeof(*pick));
+	knees = xmalloc(nboot * sizeof(*knees));
+	rng_seed(&rng, seed, 0x6b6e6565); /* "knee": its own stream of the seed */
+	for (b = 0; b < nboot; b++) {
+		for (i = 0; i < kw.m; i++) {
+			const struct knee_rung *r = &rungs[kw.idx[i]];
+
+			for (j = 0; j < r->nwin; j++)
+				pick[j] = (size_t)rng_below(&rng, r->nwin);
+			rung_mean(r, pick, &kw.mean[i], &kw.wt[i]);
+		}
+		knee_from_means(kw.rate, kw.mean, kw.wt, kw.m, threshold_ms, kw.fit, &f);
+		if (f.crossed)
+			out->ncrossed++;
+		/* No crossing in this resample: the knee is beyond the ladder,
+		 * counted at the highest rung (a bound, not an extrapolation). */
+		knees[b] = f.crossed ? f.knee_rps : f.highest_rung_rps;
+	}
+	qsort(knees, nboot, sizeof(*knees), cmp_double);
+	out->nboot = nboot;
+	out->lo = sorted_quantile(knees, nboot, (1 - level) / 2);
+	out->hi = sorted_quantile(knees, nboot, (1 + level) / 2);
+	out->inferential = rungs[kw.idx[point.lo]].nwin >= min_reps &&
+			   rungs[kw.idx[point.hi]].nwin >= min_reps;
+	ret = 0;
+out:
+	free(pick);
+	free(knees);
+	knee_work_release(&kw);
+	return ret;
+}
+
+/* ---- percentiles from histogram counts ---- */
+
+/* log P(B = k), B ~ Binomial(n, p). */
+static double binom_logpmf(uint64_t n, uint64_t k, double p)
+{
+	return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1) +
+	       (double)k * log(p) + (double)(n - k) * log1p(-p);
+}
+
+/*
+ * Ranks (1-based) of the order statistics bracketing the q-quantile with
+ * coverage >= level: [X_(l), X_(u)] covers it with probability
+ * P(l <= B <= u - 1), B ~ Binomial(n, q) the number of samples below it.
+ * Exact (summing the pmf) up to n = 1000, where each tail is given at most
+ * (1 - level) / 2; the normal approximation of B above, rounded outwards.
+ */
+static void quantile_ranks(uint64_t n, double q, double level, uint64_t *l, uint64_t *u,
+			   int *exact)
+{
+	double tail = (1 - level) / 2;
+
+	if (n <= 1000) {
+		double cdf = 0, *pmf = xmalloc((n + 1) * sizeof(*pmf));
+		uint64_t k;
+
+		for (k = 0; k <= n; k++)
+			pmf[k] = exp(binom_logpmf(n, k, q));
+		/* l: the largest with P(B <= l - 1) <= tail. */
+		*l = 0;
+		for (k = 0; k <= n; k++) {
+			cdf += pmf[k];
+			if (cdf > tail)
+				break;
+			*l = k + 1;
+		}
+		/* u: the smallest with P(B >= u) <= tail. */
+		cdf = 0;
+		*u = n + 1;
+		for (k = n + 1; k-- > 0;) {
+			cdf += pmf[k];
+			if (cdf > tail)
+				break;
+			*u = k;
+		}
+		free(pmf);
+		*exact = 1;
+	} else {
+		double z = stat_norm_quantile(1 - tail), mu = (double)n * q;
+		double sd = sqrt((double)n * q * (1 - q));
+		double fl = floor(mu - z * sd), fu = ceil(mu + z * sd) + 1;
+
+		*l = fl < 0 ? 0 : (uint64_t)fl;
+		*u = fu > (double)n + 1 ? n + 1 : (uint64_t)fu;
+		*exact = 0;
+	}
+	/* Ranks outside 1..n mean the sample cannot give that coverage: the
+	 * interval is clamped to the extreme order statistics. */
+	if (*l < 1)
+		*l = 1;
+	if (*u > n)
+		*u = n;
+}
+
+/* The value of the order statistic of rank r (1-based). */
+static uint64_t rank_value(const uint64_t *counts, size_t nb, uint64_t r, uint64_t min,
+			   uint64_t max)
+{
+	uint64_t seen = 0, v;
+	size_t i;
+
+	for (i = 0; i < nb; i++) {
+		seen += counts[i];
+		if (seen >= r)
+			break;
+	}
+	if (i >= nb - 1)
+		return max ? max : hist_bucket_value(nb - 1);
+	v = hist_bucket_value(i);
+	if (v < min)
+		v = min;
+	if (max && v > max)
+		v = max;
+	return v;
+}
+
+static int counts_ci(const uint64_t *counts, size_t nb, double p, double level,
+		     uint64_t min, uint64_t max, struct pct_ci *out)
+{
+	uint64_t n = 0, rank;
+	size_t i;
+	double q = p / 100.0;
+
+	memset(out, 0, sizeof(*out));
+	out->value_ns = out->lo_ns = out->hi_ns = NAN;
+	for (i = 0; i < nb; i++)
+		n += counts[i];
+	if (!n || !(q > 0 && q < 1))
+		return -1;
+	rank = (uint64_t)ceil(q * (double)n);
+	if (rank < 1)
+		rank = 1;
+	quantile_ranks(n, q, level, &out->rank_lo, &out->rank_hi, &out->exact);
+	out->value_ns = (double)rank_value(counts, nb, rank, min, max);
+	out->lo_ns = (double)rank_value(counts, nb, out->rank_lo, min, max);
+	out->hi_ns = (double)rank_value(counts, nb, out->rank_hi, min, max);
+	return 0;
+}
+
+int stat_counts_pct_ci(const uint64_t *counts, size_t nb, double p, double level,
+		       struct pct_ci *out)
+{
+	return counts_ci(counts, nb, p, level, 0, 0, out);
+}
+
+int stat_hist_pct_ci(const struct hist *h, double p, double level, struct pct_ci *out)
+{
+	return counts_ci(h->counts, hist_nbuckets(), p, level, h->total ? h->min : 0,
+			 h->max, out);
+}
+
+/* ---- differences between two arms ---- */
+
+const char *stat_verdict_name(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_TIE:
+		return "tie";
+	case VERDICT_A_LOWER:
+		return "A lower";
+	case VERDICT_B_LOWER:
+		return "B lower";
+	case VERDICT_INCONCLUSIVE:
+		break;
+	}
+	return "inconclusive";
+}
+
+/*
+ * Equivalence first: an interval inside (-margin, margin) is a tie even if
+ * it excludes 0 (a difference too small to matter). Otherwise an interval
+ * wholly below 0 says a - b < 0 (A lower), wholly above says B lower, and
+ * anything else is inconclusive.
+ */
+static enum verdict verdict_of(double lo, double hi, double margin)
+{
+	if (!isfinite(lo) || !isfinite(hi))
+		return VERDICT_INCONCLUSIVE;
+	if (lo > -margin && hi < margin)
+		return VERDICT_TIE;
+	if (hi < 0)
+		return VERDICT_A_LOWER;
+	if (lo > 0)
+		return VERDICT_B_LOWER;
+	return VERDICT_INCONCLUSIVE;
+}
+
+static void mean_var(const double *x, size_t n, double *mean, double *var)
+{
+	double s = 0, ss = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += x[i];
+	*mean = n ? s / (double)n : NAN;
+	for (i = 0; i < n; i++)
+		ss += (x[i] - *mean) * (x[i] - *mean);
+	*var = n > 1 ? ss / (double)(n - 1) : NAN;
+}
+
+int stat_paired_diff(const double *a, const double *b, size_t n, double level,
+		     double margin, struct diff_ci *out)
+{
+	double *d = xmalloc((n ? n : 1) * sizeof(*d)), var, half;
+	size_t i, k = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++)
+		if (isfinite(a[i]) && isfinite(b[i]))
+			d[k++] = a[i] - b[i];
+	out->n = k;
+	mean_var(d, k, &out->mean, &var);
+	free(d);
+	out->lo = out->hi = out->df = NAN;
+	out->verdict = VERDICT_INCONCLUSIVE;
+	if (k < 2)
+		return -1;
+	out->df = (double)(k - 1);
+	half = stat_t_quantile((1 + level) / 2, out->df) * sqrt(var / (double)k);
+	out->lo = out->mean - half;
+	out->hi = out->mean + half;
+	out->verdict = verdict_of(out->lo, out->hi, margin);
+	return 0;
+}
+
+int stat_welch_diff(const double *a, size_t na, const double *b, size_t nb,
+		    double level, double margin, struct diff_ci *out)
+{
+	double ma, va, mb, vb, sa, sb, se, half;
+
+	memset(out, 0, sizeof(*out));
+	out->n = na + nb;
+	out->lo = out->hi = out->df = out->mean = NAN;
+	out->verdict = VERDICT_INCONCLUSIVE;
+	if (na < 2 || nb < 2)
+		return -1;
+	mean_var(a, na, &ma, &va);
+	mean_var(b, nb, &mb, &vb);
+	sa = va / (double)na;
+	sb = vb / (double)nb;
+	se = sqrt(sa + sb);
+	out->mean = ma - mb;
+	/* Welch-Satterthwaite; with no spread at all, the pooled df. */
+	out->df = se > 0 ? (sa + sb) * (sa + sb) /
+				   (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1))
+			 : (double)(na + nb - 2);
+	half = stat_t_quantile((1 + level) / 2, out->df) * se;
+	out->lo = out->mean - half;
+	out->hi = out->mean + half;
+	out->verdict = verdict_of(out->lo, out->hi, margin);
+	return 0;
 }

@@ -26,9 +26,9 @@ double stat_norm_cdf(double z);
 /* Standard normal quantile (Acklam's rational approximation refined by one
  * Halley step; |error| < 1e-12 over (0,1)). NAN outside (0,1). */
 double stat_norm_quantile(double p);
-/* Student t quantile for df >= 1 (exact closed forms for df 1 and 2,
- * Hill's 1970 algorithm 396 otherwise; |error| < 1e-4 vs tables).
- * Non-integer df (Welch) is accepted. */
+/* Student t quantile for df > 0 (non-integer df, for Welch, accepted):
+ * bisection on the exact CDF through the regularized incomplete beta;
+ * |error| < 1e-9. NAN outside (0,1). */
 double stat_t_quantile(double p, double df);
 
 /* ---- Mann-Kendall and Theil-Sen ---- */
@@ -136,13 +136,14 @@ struct diff_ci {
 };
 
 /* Paired difference a[i] - b[i] (pairs with a NaN are skipped: a block
- * pairs only when both windows were accepted). Verdict with margin m
- * (same unit as a, b; absolute): [lo,hi] inside (-m, m) -> tie; hi < -m?
- * no: hi < 0 and not a tie -> A lower; lo > 0 -> B lower; otherwise
- * inconclusive. Fewer than 2 pairs -> inconclusive, interval NAN. */
+ * pairs only when both arms' windows were accepted), t interval at level.
+ * Verdict with margin m (absolute, same unit as a and b): [lo,hi] inside
+ * (-m, m) -> tie; else hi < 0 -> A lower; else lo > 0 -> B lower; else
+ * inconclusive. Fewer than 2 pairs -> inconclusive, interval NAN, -1. */
 int stat_paired_diff(const double *a, const double *b, size_t n, double level,
 		     double margin, struct diff_ci *out);
-/* Welch's unpaired interval for mean(a) - mean(b). */
+/* Welch's unpaired interval for mean(a) - mean(b) (Welch-Satterthwaite
+ * df), same verdict rule; -1 when either side has fewer than 2. */
 int stat_welch_diff(const double *a, size_t na, const double *b, size_t nb,
 		    double level, double margin, struct diff_ci *out);
 

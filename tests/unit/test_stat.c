@@ -1,0 +1,299 @@
+/* test_stat: Mann-Kendall, Theil-Sen, PAVA, knee, bootstrap, percentile and
+ * difference intervals against published or hand-computed values. */
+#include <stdlib.h>
+
+#include "hist.h"
+#include "stat.h"
+#include "t.h"
+
+/*
+ * Published example with a tie: "A Mann-Kendall Example (By Hand)",
+ * J. Little, Holy Cross (mathcs.holycross.edu/~little/Montserrat/
+ * MannKendallByHand.txt), following Gilbert (1987) ch. 16: 14 values, one
+ * tied pair (12.9), S = 54, V = (14*13*33 - 2*1*9)/18 = 332.667,
+ * Z = (S-1)/sqrt(V) = 2.9058, one-sided p ~ .0018.
+ */
+TEST(mk_published_with_tie)
+{
+	const double x[] = { 12.9, 14.8, 13.2, 15.7, 13.8, 15.6, 12.9,
+			     11.0, 17.3, 15.9, 19.0, 18.3, 20.1, 21.7 };
+	struct mk_result r;
+
+	CHECK(stat_mann_kendall(x, 14, &r) == 0);
+	CHECK(r.n == 14);
+	NEAR(r.s, 54, 0, "S is an exact count");
+	NEAR(r.var_s, (14.0 * 13 * 33 - 2 * 1 * 9) / 18, 1e-9, "closed form");
+	NEAR(r.z, 2.9058, 1e-4, "published to 4 decimals");
+	NEAR(r.p, 0.0018, 5e-5, "published as .0018 (1 - Phi(2.9058) = .00183)");
+}
+
+/* Hand-computed: 1..5 is a perfect upward run: S = 10, Var = 5*4*15/18,
+ * Z = 9/sqrt(16.667) = 2.20454, p = 1 - Phi(Z) = 0.013745. */
+TEST(mk_hand_monotone)
+{
+	const double x[] = { 1, 2, 3, 4, 5 };
+	struct mk_result r;
+
+	CHECK(stat_mann_kendall(x, 5, &r) == 0);
+	NEAR(r.s, 10, 0, "exact");
+	NEAR(r.var_s, 100.0 / 6, 1e-12, "exact");
+	NEAR(r.z, 9 / sqrt(100.0 / 6), 1e-12, "continuity correction S-1");
+	NEAR(r.p, 0.013745, 2e-6, "normal table");
+}
+
+/* Hand-computed ties: [1,2,2,3]: S = 5, Var = (4*3*13 - 2*1*9)/18 = 7.6667,
+ * Z = 4/sqrt(7.6667) = 1.44463; a downward run gives p > 0.5; NaN skipped;
+ * all equal -> no trend (p = 0.5). */
+TEST(mk_ties_nan_and_flat)
+{
+	const double x[] = { 1, 2, NAN, 2, 3 };
+	const double down[] = { 5, 4, 3, 2, 1 };
+	const double flat[] = { 7, 7, 7, 7 };
+	struct mk_result r;
+
+	CHECK(stat_mann_kendall(x, 5, &r) == 0);
+	CHECK(r.n == 4);
+	NEAR(r.s, 5, 0, "exact");
+	NEAR(r.var_s, 138.0 / 18, 1e-12, "tie-corrected");
+	NEAR(r.z, 4 / sqrt(138.0 / 18), 1e-12, "S-1 over sd");
+	CHECK(stat_mann_kendall(down, 5, &r) == 0);
+	NEAR(r.s, -10, 0, "exact");
+	NEAR(r.z, -9 / sqrt(100.0 / 6), 1e-12, "S+1 over sd");
+	CHECK(r.p > 0.98);
+	CHECK(stat_mann_kendall(flat, 4, &r) == 0);
+	NEAR(r.p, 0.5, 0, "no information either way");
+	CHECK(stat_mann_kendall(x, 2, &r) < 0);
+}
+
+/* Hand-computed Theil-Sen: t = 0..4, y = 1 3 2 5 4: the ten pairwise
+ * slopes sorted are -1 -1 1/3 1/2 3/4 1 1 4/3 2 3, median (3/4+1)/2. */
+TEST(theil_sen_hand)
+{
+	const double t[] = { 0, 1, 2, 3, 4 }, y[] = { 1, 3, 2, 5, 4 };
+	const double t2[] = { 0, 1, 2, 3 }, y2[] = { 0, NAN, 2, 3 };
+
+	NEAR(stat_theil_sen(t, y, 5), 0.875, 1e-12, "exact");
+	/* NaN pairs skipped: slopes 1, 1, 1 -> 1. */
+	NEAR(stat_theil_sen(t2, y2, 4), 1, 1e-12, "exact");
+	CHECK(isnan(stat_theil_sen(t, y, 1)));
+}
+
+/* Printed tables (e.g. NIST/SEMATECH e-Handbook 1.3.6.7.2). */
+TEST(quantiles_vs_tables)
+{
+	NEAR(stat_norm_quantile(0.975), 1.959964, 1e-6, "table");
+	NEAR(stat_norm_quantile(0.01), -2.326348, 1e-6, "table");
+	NEAR(stat_norm_cdf(1.959964), 0.975, 1e-6, "table");
+	NEAR(stat_t_quantile(0.975, 1), 12.706, 1e-3, "table, 3 decimals");
+	NEAR(stat_t_quantile(0.975, 2), 4.303, 1e-3, "table");
+	NEAR(stat_t_quantile(0.975, 3), 3.182, 1e-3, "table");
+	NEAR(stat_t_quantile(0.975, 10), 2.228, 1e-3, "table");
+	NEAR(stat_t_quantile(0.975, 30), 2.042, 1e-3, "table");
+	NEAR(stat_t_quantile(0.95, 4), 2.132, 1e-3, "table");
+	NEAR(stat_t_quantile(0.025, 10), -2.228, 1e-3, "symmetry");
+	NEAR(stat_t_quantile(0.975, 1e6), 1.959964, 1e-5, "tends to the normal");
+}
+
+TEST(pava_hand)
+{
+	const double y1[] = { 1, 3, 2, 4 }, w1[] = { 1, 1, 1, 1 };
+	const double y2[] = { 1, 3, 2 }, w2[] = { 1, 1, 3 };
+	const double y3[] = { 5, 4, 3, 2, 1 }, w3[] = { 1, 1, 1, 1, 1 };
+	const double y4[] = { 9, 1, 3 }, w4[] = { 0, 1, 1 };
+	double f[5];
+
+	stat_pava(y1, w1, 4, f);
+	NEAR(f[0], 1, 0, "untouched");
+	NEAR(f[1], 2.5, 1e-12, "pooled (3+2)/2");
+	NEAR(f[2], 2.5, 1e-12, "pooled");
+	NEAR(f[3], 4, 0, "untouched");
+	stat_pava(y2, w2, 3, f);
+	NEAR(f[1], 2.25, 1e-12, "weighted (3*1 + 2*3)/4");
+	NEAR(f[2], 2.25, 1e-12, "weighted");
+	stat_pava(y3, w3, 5, f);
+	NEAR(f[0], 3, 1e-12, "all pooled to the mean");
+	NEAR(f[4], 3, 1e-12, "all pooled to the mean");
+	stat_pava(y4, w4, 3, f);
+	NEAR(f[0], 1, 0, "zero weight takes the first fitted value");
+	NEAR(f[2], 3, 0, "untouched");
+}
+
+static void rungs_from(struct knee_rung *r, const double *rate, const double *p99,
+		       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		r[i].rate = rate[i];
+		r[i].nwin = 1;
+		r[i].p99_ms = &p99[i];
+		r[i].weight = NULL;
+	}
+}
+
+TEST(knee_interpolation)
+{
+	/* p99 2 ms up to 1000 req/s then +10 ms per 100 req/s: the SLO of
+	 * 20 ms is crossed at 1180 (given out of order on purpose). */
+	const double rate[] = { 1200, 800, 1000, 1100 }, p99[] = { 22, 2, 2, 12 };
+	/* Non-monotone: PAVA pools 25 and 15 to 20; crossing 18 between 800
+	 * (5) and 900 (20): 800 + 13/15 * 100. */
+	const double rate2[] = { 800, 900, 1000, 1100 }, p2[] = { 5, 25, 15, 30 };
+	const double low[] = { 1, 2, 3, 4 };
+	struct knee_rung r[4];
+	struct knee_fit f;
+
+	rungs_from(r, rate, p99, 4);
+	CHECK(stat_knee(r, 4, 20, &f) == 0);
+	CHECK(f.crossed && !f.at_first_rung);
+	NEAR(f.knee_rps, 1180, 1e-9, "linear interpolation is exact here");
+	NEAR(f.highest_rung_rps, 1200, 0, "exact");
+	CHECK(f.rungs == 4 && f.lo == 2 && f.hi == 3);
+
+	rungs_from(r, rate2, p2, 4);
+	CHECK(stat_knee(r, 4, 18, &f) == 0);
+	NEAR(f.knee_rps, 800 + 1300.0 / 15, 1e-9, "isotonic fit, then interpolation");
+
+	rungs_from(r, rate2, low, 4);
+	CHECK(stat_knee(r, 4, 18, &f) == 0);
+	CHECK(!f.crossed);
+	CHECK(isnan(f.knee_rps));
+	NEAR(f.highest_rung_rps, 1100, 0, ">= highest rung, never extrapolated");
+
+	rungs_from(r, rate2, p2, 4);
+	CHECK(stat_knee(r, 4, 4, &f) == 0);
+	CHECK(f.crossed && f.at_first_rung);
+	NEAR(f.knee_rps, 800, 0, "at or below the first rung");
+}
+
+TEST(knee_weights_and_empty_rungs)
+{
+	/* Rung 1000 has two windows (p99 10 with 3000 requests, 30 with 1000):
+	 * weighted mean 15, not 20. Rung 1100 has no accepted window. */
+	const double p1000[] = { 10, 30 }, w1000[] = { 3000, 1000 };
+	const double p900[] = { 5 }, p1200[] = { 25 };
+	struct knee_rung r[4] = {
+		{ 900, 1, p900, NULL }, { 1000, 2, p1000, w1000 },
+		{ 1100, 0, NULL, NULL }, { 1200, 1, p1200, NULL },
+	};
+	struct knee_fit f;
+
+	CHECK(stat_knee(r, 4, 20, &f) == 0);
+	CHECK(f.rungs == 3);
+	NEAR(f.knee_rps, 1000 + 5.0 / 10 * 200, 1e-9, "count-weighted rung mean 15");
+	CHECK(stat_knee(r + 2, 1, 20, &f) < 0);
+}
+
+TEST(bootstrap_deterministic)
+{
+	const double a[] = { 2, 2.5, 1.8, 2.2 }, b[] = { 9, 14, 11, 12 }, c[] = { 25, 31, 22, 28 };
+	struct knee_rung r[3] = { { 1000, 4, a, NULL }, { 1100, 4, b, NULL }, { 1200, 4, c, NULL } };
+	struct knee_interval i1, i2, i3;
+	struct knee_fit f;
+
+	CHECK(stat_knee(r, 3, 20, &f) == 0);
+	CHECK(stat_knee_bootstrap(r, 3, 20, 2000, 0.95, 42, 4, &i1) == 0);
+	CHECK(stat_knee_bootstrap(r, 3, 20, 2000, 0.95, 42, 4, &i2) == 0);
+	CHECK(stat_knee_bootstrap(r, 3, 20, 2000, 0.95, 43, 4, &i3) == 0);
+	NEAR(i1.lo, i2.lo, 0, "same seed, same interval");
+	NEAR(i1.hi, i2.hi, 0, "same seed, same interval");
+	CHECK(i1.lo != i3.lo || i1.hi != i3.hi);
+	CHECK(i1.lo <= f.knee_rps && f.knee_rps <= i1.hi);
+	CHECK(i1.lo >= 1100 && i1.hi <= 1200); /* every resample crosses there */
+	CHECK(i1.nboot == 2000 && i1.ncrossed == 2000);
+	CHECK(i1.inferential);
+	CHECK(stat_knee_bootstrap(r, 3, 20, 2000, 0.95, 42, 5, &i2) == 0);
+	CHECK(!i2.inferential); /* bracketing rungs have 4 < 5 windows */
+}
+
+/* Exact binomial ranks for the median of n = 100 at 95%: (40, 61), the
+ * classic table value (e.g. Conover, Practical Nonparametric Statistics,
+ * table A3; coverage 0.9648). */
+TEST(order_statistic_ci)
+{
+	size_t nb = hist_nbuckets(), i;
+	uint64_t *counts = calloc(nb, sizeof(*counts));
+	struct pct_ci ci;
+
+	for (i = 0; i < 100; i++)
+		counts[i + 10] = 1;
+	CHECK(stat_counts_pct_ci(counts, nb, 50, 0.95, &ci) == 0);
+	CHECK(ci.exact);
+	CHECK(ci.rank_lo == 40 && ci.rank_hi == 61);
+	NEAR(ci.value_ns, (double)hist_bucket_value(10 + 49), 0, "rank 50");
+	NEAR(ci.lo_ns, (double)hist_bucket_value(10 + 39), 0, "rank 40");
+	NEAR(ci.hi_ns, (double)hist_bucket_value(10 + 60), 0, "rank 61");
+	/* p99 of 100: the upper rank runs past n and is clamped to the max. */
+	CHECK(stat_counts_pct_ci(counts, nb, 99, 0.95, &ci) == 0);
+	CHECK(ci.rank_hi == 100 && ci.rank_lo <= 97);
+	/* Normal approximation, n = 10000, p99: mu = 9900, sd = sqrt(99),
+	 * z = 1.959964: l = floor(9880.5) = 9880, u = ceil(9919.5) + 1 = 9921. */
+	memset(counts, 0, nb * sizeof(*counts));
+	counts[100] = 10000;
+	CHECK(stat_counts_pct_ci(counts, nb, 99, 0.95, &ci) == 0);
+	CHECK(!ci.exact);
+	CHECK(ci.rank_lo == 9880 && ci.rank_hi == 9921);
+	memset(counts, 0, nb * sizeof(*counts));
+	CHECK(stat_counts_pct_ci(counts, nb, 99, 0.95, &ci) < 0);
+	free(counts);
+}
+
+/* Hand-computed: d = 1 2 1 2, mean 1.5, sd = sqrt(1/3), se = 0.288675,
+ * t(0.975, 3) = 3.182446 -> 1.5 +- 0.918689. */
+TEST(paired_ci)
+{
+	const double a[] = { 10, 12, 11, 13, 99 }, b[] = { 9, 10, 10, 11, NAN };
+	const double c[] = { 1, -1, 2, -2 }, z[] = { 0, 0, 0, 0 };
+	struct diff_ci d;
+
+	CHECK(stat_paired_diff(a, b, 5, 0.95, 0.1, &d) == 0);
+	CHECK(d.n == 4); /* the unpaired block is left out */
+	NEAR(d.mean, 1.5, 1e-12, "exact");
+	NEAR(d.lo, 1.5 - 3.182446 * sqrt(1.0 / 3) / 2, 1e-5, "t table to 6 digits");
+	NEAR(d.hi, 1.5 + 3.182446 * sqrt(1.0 / 3) / 2, 1e-5, "t table to 6 digits");
+	CHECK(d.verdict == VERDICT_B_LOWER); /* a - b > 0 */
+	CHECK(stat_paired_diff(b, a, 4, 0.95, 0.1, &d) == 0);
+	CHECK(d.verdict == VERDICT_A_LOWER);
+	CHECK(stat_paired_diff(a, b, 4, 0.95, 5, &d) == 0);
+	CHECK(d.verdict == VERDICT_TIE);
+	CHECK_STR(stat_verdict_name(d.verdict), "tie");
+	CHECK(stat_paired_diff(c, z, 4, 0.95, 0.5, &d) == 0);
+	CHECK(d.verdict == VERDICT_INCONCLUSIVE);
+	CHECK(stat_paired_diff(a, b, 1, 0.95, 0.5, &d) < 0);
+	CHECK(d.verdict == VERDICT_INCONCLUSIVE && d.n == 1);
+}
+
+/* Hand-computed Welch: a = 1..4 (mean 2.5, var 5/3), b = 2,4,..,10 (mean 6,
+ * var 10): se^2 = 5/12 + 2 = 2.416667, df = se^4 / ((5/12)^2/3 + 2^2/4)
+ * = 5.840278 / 1.057870 = 5.520788. */
+TEST(welch_ci)
+{
+	const double a[] = { 1, 2, 3, 4 }, b[] = { 2, 4, 6, 8, 10 };
+	struct diff_ci d;
+	double se = sqrt(5.0 / 12 + 2), t;
+
+	CHECK(stat_welch_diff(a, 4, b, 5, 0.95, 1, &d) == 0);
+	NEAR(d.mean, -3.5, 1e-12, "exact");
+	NEAR(d.df, 5.520788, 1e-5, "Welch-Satterthwaite by hand");
+	t = (d.hi - d.mean) / se;
+	CHECK(t > 2.4469 && t < 2.5706); /* between the table's df 6 and df 5 */
+	CHECK(d.verdict == VERDICT_INCONCLUSIVE); /* -3.5 +- 3.9 spans 0 */
+	CHECK(stat_welch_diff(a, 1, b, 5, 0.95, 1, &d) < 0);
+}
+
+int main(void)
+{
+	RUN(mk_published_with_tie);
+	RUN(mk_hand_monotone);
+	RUN(mk_ties_nan_and_flat);
+	RUN(theil_sen_hand);
+	RUN(quantiles_vs_tables);
+	RUN(pava_hand);
+	RUN(knee_interpolation);
+	RUN(knee_weights_and_empty_rungs);
+	RUN(bootstrap_deterministic);
+	RUN(order_statistic_ci);
+	RUN(paired_ci);
+	RUN(welch_ci);
+	return t_done();
+}
