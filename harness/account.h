@@ -1,0 +1,168 @@
+/*
+ * account: kernel accounting of one implementation (its whole process
+ * tree), so no runtime grades its own homework.
+ *
+ * One interface, three backends (accounting.backend in the spec):
+ *
+ *   cgroup2  a harness-owned cgroup <v2 root>/harness/<dir>; cpu.stat
+ *            usage/user/system and nr_throttled/throttled_usec deltas,
+ *            memory.stat anon sampled, memory.peak (reset per window by
+ *            writing to it where the kernel allows: scope "window", else
+ *            "lifetime"), memory.events oom/oom_kill deltas, memory.stat
+ *            pgmajfault delta.
+ *   cgroup1  one harness-owned cgroup per v1 hierarchy (cpu, cpuacct,
+ *            memory, and pids/cpuset when mounted): cpuacct.usage (cpu_s)
+ *            and cpuacct.stat (user/system, USER_HZ ticks), memory.stat
+ *            total_rss as anon, memory.max_usage_in_bytes as the peak
+ *            (reset per window by writing 0; note it is usage, anon plus
+ *            page cache), memory.oom_control oom_kill (v1 has no separate
+ *            "oom" count: oom = oom_kill), cpu.stat nr_throttled /
+ *            throttled_time, memory.stat total_pgmajfault.
+ *   procfs   no privileges: the process tree below the root pid (found by
+ *            scanning /proc for parent links; rescanned every 10 samples and
+ *            at window edges) summing utime+stime+cutime+cstime from
+ *            /proc/PID/stat (so reaped children count through their
+ *            parent) and RssAnon (statm resident - shared) per process.
+ *            Clock-tick resolution (10 ms per process). No throttling, no
+ *            OOM counts, no peak (anon_max is the sampled peak).
+ *
+ * `auto` picks cgroup2 when the v2 hierarchy has the cpu and memory
+ * controllers available and is writable, else cgroup1 when the cpuacct and
+ * memory v1 controllers are mounted and writable, else procfs. Every window
+ * records the backend that produced it.
+ *
+ * Cgroup directory names carry their owner, "h<pid>_<starttime>_<label>",
+ * so account_reap_leftovers() can tell a dead harness's cgroup from a
+ * running one's (PID reuse is ruled out by the start time).
+ *
+ * Threads: the sampler runs on its own thread between window_begin and
+ * window_end; every other call is made from one thread (the owner's).
+ */
+#ifndef HARNESS_ACCOUNT_H
+#define HARNESS_ACCOUNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "spec.h"
+
+struct rusage;
+
+const char *account_backend_name(enum acct_backend b); /* "cgroup2", ... */
+/* "auto|cgroup2|cgroup1|procfs" -> enum; -1 when unknown. */
+int account_backend_parse(const char *s, enum acct_backend *out);
+/* What `auto` resolves to on this machine (never ACCT_AUTO). */
+enum acct_backend account_detect(void);
+/* 1 when the backend can be used here (procfs: always). */
+int account_available(enum acct_backend b);
+
+struct account_limits {
+	uint64_t memory_max_bytes;      /* 0: none */
+	uint64_t pids_max;              /* 0: none */
+	const char *cpus;               /* cpu list for the cgroup's cpuset, or NULL */
+};
+
+struct account;
+
+/*
+ * Create the accounting context for one implementation: for the cgroup
+ * backends, the harness-owned cgroup (limits and cpuset applied; cpuset
+ * only where the cpuset controller is there: account_has_cpuset()).
+ * `label` names it (sanitised to [A-Za-z0-9._-]). backend ACCT_AUTO is
+ * resolved with account_detect(). NULL after one error() line.
+ */
+struct account *account_create(enum acct_backend backend, const char *label,
+			       const struct account_limits *lim, int sample_ms);
+
+/*
+ * Tests and tools: account over existing directories, which are neither
+ * created nor removed. cgroup2: dirs[0] is the cgroup. cgroup1: dirs are
+ * the cpuacct, memory and (optional, NULL) cpu directories. procfs: no
+ * dirs; call account_attach().
+ */
+struct account *account_open_dirs(enum acct_backend backend, const char *const *dirs,
+				  size_t ndirs, int sample_ms);
+
+enum acct_backend account_backend(const struct account *a);
+int account_has_cpuset(const struct account *a);
+
+/*
+ * In a forked child, before exec: move the calling process into the
+ * cgroup(s). Async-signal-safe (the files were opened by account_create).
+ * Returns 0 or -errno. No-op for procfs. The descriptors stay open (close-
+ * on-exec) for the context's lifetime, so it can be called for each child.
+ */
+int account_child_place(const struct account *a);
+
+/* The root process of the tree (procfs walks from it; cgroups ignore it). */
+void account_attach(struct account *a, pid_t root);
+/* The root was reaped with this rusage (procfs keeps its final CPU). */
+void account_note_reaped(struct account *a, const struct rusage *ru);
+
+/*
+ * For the watchdog process (async-signal-safe use after fork): a
+ * cgroup.procs file listing every process of the cgroup, and the v2
+ * cgroup.kill file; NULL when not applicable.
+ */
+const char *account_procs_path(const struct account *a);
+const char *account_kill_path(const struct account *a);
+/* Directories to rmdir, deepest first; *n set. */
+const char *const *account_dirs(const struct account *a, size_t *n);
+
+/* Number of processes in the cgroup (procfs: in the tree); -1 unknown. */
+int account_nprocs(struct account *a);
+/* SIGKILL every process of the cgroup (cgroup.kill in v2) until it is
+ * empty or timeout_s passed; 0 when empty. procfs: the tree. */
+int account_kill_all(struct account *a, double timeout_s);
+
+/* Remove the cgroup(s) this context created (after they emptied) and free. */
+void account_free(struct account *a);
+
+/* ------------------------------------------------------------ windows */
+
+struct account_sample {
+	double t_ms;                    /* from the window's start */
+	uint64_t anon;                  /* bytes */
+	double cpu_s;                   /* cumulative since the window's start */
+};
+
+struct account_window {
+	const char *backend;            /* static string */
+	double duration_s;
+	double cpu_s, user_s, system_s;
+	int has_throttle;
+	uint64_t nr_throttled, throttled_usec;
+	double anon_p50, anon_p99, anon_max;   /* bytes, over the samples */
+	struct account_sample *samples; /* owned; account_window_release() */
+	size_t nsamples;
+	int has_peak;
+	uint64_t mem_peak;
+	const char *peak_scope;         /* "window" or "lifetime" (static) */
+	int has_oom;
+	uint64_t oom, oom_kill;
+	int has_majfault;
+	uint64_t pgmajfault;
+	double sampler_cpu_s;           /* the sampler thread's own CPU */
+};
+
+/*
+ * Start a window: read the counters, reset the peak where possible and start
+ * the sampler thread (every sample_ms). 0, or -1 with an error().
+ */
+int account_window_begin(struct account *a);
+/* End it: stop the sampler, read the counters and fill out (deltas). */
+int account_window_end(struct account *a, struct account_window *out);
+void account_window_release(struct account_window *w);
+
+/* Nearest-rank quantile (q in [0,1]) of the samples' anon bytes. */
+double account_anon_quantile(const struct account_sample *s, size_t n, double q);
+
+/*
+ * Start-up: SIGKILL the processes of every harness-owned cgroup whose owner
+ * is no longer alive, and remove those cgroups. Returns the number of
+ * cgroups reaped (a warning() names each).
+ */
+int account_reap_leftovers(void);
+
+#endif
