@@ -124,7 +124,7 @@ void gate_eval(const struct spec *spec, const char *name,
 			     "unknown gate '%s'", name ? name : "(null)");
 		return;
 	}
-	cfg = find_cfg(spec ? spec : in->spec, name);
+	cfg = find_cfg(spec ? spec : in ? in->spec : NULL, name);
 	for (p = def->params; p && p->name; p++) {
 		if (p->required && !gate_param_value(cfg, p->name)) {
 			gate_resultf(out, GATE_NOT_EVALUABLE, "", NAN, NAN,

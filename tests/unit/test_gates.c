@@ -1,0 +1,393 @@
+/* test_gates: every gate in the registry gives pass, fail and
+ * not_evaluable on inputs built by hand, with its statistic. */
+#include <stdlib.h>
+
+#include "gate.h"
+#include "util.h"
+#include "t.h"
+
+/* A spec holding one gate's parameters (values[] filled by the test). */
+static struct spec spec;
+static struct spec_gate cfg;
+static struct spec_value vals[8];
+static struct gate_input in;
+static struct gate_result res;
+
+static void reset(const char *gate)
+{
+	memset(&spec, 0, sizeof(spec));
+	memset(&cfg, 0, sizeof(cfg));
+	memset(vals, 0, sizeof(vals));
+	memset(&in, 0, sizeof(in));
+	cfg.name = (char *)gate;
+	cfg.enforce = 1;
+	cfg.values = vals;
+	spec.gates = &cfg;
+	spec.ngates = 1;
+	spec.slo.error_rate_max = 0.001;
+	spec.slo.threshold_ms = 20;
+	spec.workload.threads = 1;
+	in.spec = &spec;
+	in.phase = GATE_PHASE_WINDOW;
+	in.lateness_p99_ms = NAN;
+	in.generator_cpu_pct = NAN;
+}
+
+static void num(const char *key, double v)
+{
+	vals[cfg.nvalues].key = (char *)key;
+	vals[cfg.nvalues].type = SPEC_NUM;
+	vals[cfg.nvalues].num = v;
+	cfg.nvalues++;
+}
+
+static void str(const char *key, const char *v)
+{
+	vals[cfg.nvalues].key = (char *)key;
+	vals[cfg.nvalues].type = SPEC_STR;
+	vals[cfg.nvalues].str = (char *)v;
+	cfg.nvalues++;
+}
+
+static enum gate_status eval(const char *gate)
+{
+	gate_eval(&spec, gate, &in, &res);
+	return res.status;
+}
+
+TEST(registry_complete)
+{
+	static const char *names[] = { "p99_flat", "p999_flat", "gc_steady", "pools_warm",
+		"min_calls", "hot_set_touched", "major_faults_equal", "error_rate",
+		"achieved_vs_offered", "stationarity", "throttled", "oom", "generator",
+		"sut_alive" };
+	size_t i;
+	const struct gate_param *p;
+
+	CHECK(gate_registry_count == ARRAY_SIZE(names));
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		const struct gate_def *d = gate_find(names[i]);
+
+		CHECK(d != NULL);
+		if (!d)
+			continue;
+		CHECK(d->eval && d->help && d->phases && d->params);
+		for (p = d->params; p->name; p++)
+			CHECK(p->help != NULL);
+	}
+	CHECK(gate_find("no_such_gate") == NULL);
+	reset("x");
+	CHECK(eval("no_such_gate") == GATE_NOT_EVALUABLE);
+	CHECK_STR(gate_status_name(GATE_PASS), "pass");
+	CHECK_STR(gate_status_name(GATE_FAIL), "fail");
+	CHECK_STR(gate_status_name(GATE_NOT_EVALUABLE), "not_evaluable");
+}
+
+/* 30 seconds: flat with noise, or rising 0.5 ms per second = 30 ms/min. */
+static double flat30[30], rise30[30], slow30[30];
+
+static void series_init(void)
+{
+	size_t i;
+
+	for (i = 0; i < 30; i++) {
+		flat30[i] = 5.0 + (i % 3) * 0.1 - (i % 5) * 0.05;
+		rise30[i] = 5.0 + 0.5 * i + (i % 3) * 0.1;
+		slow30[i] = 5.0 + 0.001 * i; /* significant but 0.06 ms/min */
+	}
+}
+
+TEST(trend_gates)
+{
+	static const char *g[] = { "p99_flat", "p999_flat", "stationarity" };
+	size_t k;
+
+	series_init();
+	for (k = 0; k < 3; k++) {
+		reset(g[k]);
+		in.nsec = 30;
+		in.p99_ms = in.p999_ms = flat30;
+		CHECK(eval(g[k]) == GATE_PASS);
+		CHECK_STR(res.stat_name, "mk_p");
+		CHECK(res.statistic >= 0.05);
+		NEAR(res.threshold, 0.05, 0, "default alpha");
+		in.p99_ms = in.p999_ms = rise30;
+		CHECK(eval(g[k]) == GATE_FAIL);
+		CHECK(res.statistic < 1e-6);
+		CHECK(strstr(res.evidence, "+30.") != NULL); /* ms/min in evidence */
+		/* Significant but below min_slope (1 ms/min default): pass. */
+		in.p99_ms = in.p999_ms = slow30;
+		CHECK(eval(g[k]) == GATE_PASS);
+		CHECK(res.statistic < 0.05);
+		/* Raising min_slope lets even the steep rise pass. */
+		num("min_slope_ms_per_min", 100);
+		in.p99_ms = in.p999_ms = rise30;
+		CHECK(eval(g[k]) == GATE_PASS);
+		/* Too few seconds, or no series at all. */
+		in.nsec = 5;
+		CHECK(eval(g[k]) == GATE_NOT_EVALUABLE);
+		in.nsec = 30;
+		in.p99_ms = in.p999_ms = NULL;
+		CHECK(eval(g[k]) == GATE_NOT_EVALUABLE);
+	}
+	/* NaN seconds are skipped, not counted as points. */
+	reset("p99_flat");
+	{
+		double few[12];
+		size_t i;
+
+		for (i = 0; i < 12; i++)
+			few[i] = i % 2 ? NAN : 5.0 + i;
+		in.nsec = 12;
+		in.p99_ms = few;
+		CHECK(eval("p99_flat") == GATE_NOT_EVALUABLE); /* 6 < min_points 10 */
+		num("min_points", 5);
+		CHECK(eval("p99_flat") == GATE_FAIL); /* 6 rising points, 60 ms/min */
+	}
+}
+
+static double tt[20], gc_flat[20], gc_accel[20], heap_flat[20], heap_grow[20];
+static struct gate_series ser[2];
+
+static void gc_input(const double *gc, const double *heap)
+{
+	ser[0] = (struct gate_series){ "gc", 20, tt, gc, 0 };
+	ser[1] = (struct gate_series){ "heap", 20, tt, heap, 0 };
+	in.series = ser;
+	in.nseries = 2;
+}
+
+TEST(gc_steady)
+{
+	size_t i;
+
+	for (i = 0; i < 20; i++) {
+		tt[i] = i;
+		gc_flat[i] = 2.0 * i;             /* 2 GCs per second, steady */
+		gc_accel[i] = 0.1 * i * i;        /* GC rate rising */
+		heap_flat[i] = 1e8 + (i % 2) * 1e5;
+		heap_grow[i] = 1e8 + 1e7 * i;     /* +10%/s of 1e8 */
+	}
+	reset("gc_steady");
+	str("count", "gc");
+	str("committed", "heap");
+	gc_input(gc_flat, heap_flat);
+	CHECK(eval("gc_steady") == GATE_PASS);
+	gc_input(gc_accel, heap_flat);
+	CHECK(eval("gc_steady") == GATE_FAIL);
+	CHECK(res.statistic < 0.05);
+	gc_input(gc_flat, heap_grow);
+	CHECK(eval("gc_steady") == GATE_FAIL);
+	CHECK(strstr(res.evidence, "heap") != NULL);
+	/* A tiny but significant heap growth within the % bound passes. */
+	num("committed_slope_pct_per_min", 1e6);
+	CHECK(eval("gc_steady") == GATE_PASS);
+	/* Missing signal, too few polls, a counter going backwards. */
+	gc_input(gc_flat, heap_flat);
+	in.nseries = 1;
+	CHECK(eval("gc_steady") == GATE_NOT_EVALUABLE);
+	gc_input(gc_flat, heap_flat);
+	ser[0].n = 3;
+	CHECK(eval("gc_steady") == GATE_NOT_EVALUABLE);
+	gc_input(gc_flat, heap_flat);
+	gc_flat[10] = 0;
+	CHECK(eval("gc_steady") == GATE_NOT_EVALUABLE);
+	CHECK(strstr(res.evidence, "backwards") != NULL);
+	/* Required parameters missing. */
+	reset("gc_steady");
+	gc_input(gc_flat, heap_flat);
+	CHECK(eval("gc_steady") == GATE_NOT_EVALUABLE);
+	CHECK(strstr(res.evidence, "required") != NULL);
+}
+
+TEST(pools_warm)
+{
+	double t[2] = { 0, 1 }, total[2] = { 4, 8 }, max[2] = { 8, 8 };
+	struct gate_series s[2] = { { "pt", 2, t, total, 0 }, { "pm", 2, t, max, 0 } };
+
+	reset("pools_warm");
+	str("total", "pt");
+	str("max", "pm");
+	in.series = s;
+	in.nseries = 2;
+	CHECK(eval("pools_warm") == GATE_PASS);
+	NEAR(res.statistic, 8, 0, "last total");
+	total[1] = 6;
+	CHECK(eval("pools_warm") == GATE_FAIL);
+	NEAR(res.statistic, 6, 0, "last total");
+	NEAR(res.threshold, 8, 0, "last max");
+	in.nseries = 1;
+	CHECK(eval("pools_warm") == GATE_NOT_EVALUABLE);
+}
+
+TEST(min_calls)
+{
+	struct spec_kv m[2] = { { "echo", "100" }, { "health", "10" } };
+	const char *keys[2] = { "echo", "health" };
+	double v[2] = { 150, 10 };
+	struct gate_counters c = { "calls", 1, 2, keys, v };
+	const char *names[2] = { "echo", "health" };
+	uint64_t sent[2] = { 200, 5 };
+
+	reset("min_calls");
+	str("counters", "calls");
+	vals[cfg.nvalues] = (struct spec_value){ .key = "min", .type = SPEC_MAP, .map = m, .nmap = 2 };
+	cfg.nvalues++;
+	in.counters = &c;
+	in.ncounters = 1;
+	in.nreq = 2;
+	in.req_names = names;
+	in.req_sent = sent;
+	CHECK(eval("min_calls") == GATE_PASS);
+	v[0] = 99;
+	CHECK(eval("min_calls") == GATE_FAIL);
+	NEAR(res.statistic, 99, 0, "the short counter");
+	NEAR(res.threshold, 100, 0, "its minimum");
+	c.ok = 0;
+	CHECK(eval("min_calls") == GATE_NOT_EVALUABLE);
+	/* No such signal from this implementation: the generator's counts. */
+	in.ncounters = 0;
+	CHECK(eval("min_calls") == GATE_FAIL); /* health sent 5 < 10 */
+	NEAR(res.statistic, 5, 0, "generator count");
+	sent[1] = 10;
+	CHECK(eval("min_calls") == GATE_PASS);
+	m[1].key = "nope";
+	CHECK(eval("min_calls") == GATE_NOT_EVALUABLE);
+	m[1].key = "health";
+	m[1].value = "ten";
+	CHECK(eval("min_calls") == GATE_NOT_EVALUABLE);
+}
+
+TEST(hot_set_touched)
+{
+	const char *names[3] = { "a", "b", "c" };
+	uint64_t sent[3] = { 5, 1, 9 };
+
+	reset("hot_set_touched");
+	in.nreq = 3;
+	in.req_names = names;
+	in.req_sent = sent;
+	CHECK(eval("hot_set_touched") == GATE_PASS);
+	sent[1] = 0;
+	CHECK(eval("hot_set_touched") == GATE_FAIL);
+	NEAR(res.statistic, 1, 0, "one cold name");
+	CHECK(strstr(res.evidence, "b") != NULL);
+	in.nreq = 0;
+	CHECK(eval("hot_set_touched") == GATE_NOT_EVALUABLE);
+}
+
+TEST(major_faults_throttled_oom)
+{
+	reset("major_faults_equal");
+	CHECK(eval("major_faults_equal") == GATE_NOT_EVALUABLE);
+	in.has_majfault = 1;
+	CHECK(eval("major_faults_equal") == GATE_PASS);
+	in.major_faults = 3;
+	CHECK(eval("major_faults_equal") == GATE_FAIL);
+	num("max", 3);
+	CHECK(eval("major_faults_equal") == GATE_PASS);
+
+	reset("throttled");
+	CHECK(eval("throttled") == GATE_NOT_EVALUABLE);
+	in.has_throttle = 1;
+	CHECK(eval("throttled") == GATE_PASS);
+	in.nr_throttled = 2;
+	CHECK(eval("throttled") == GATE_FAIL);
+	NEAR(res.statistic, 2, 0, "periods");
+	num("max_periods", 2);
+	CHECK(eval("throttled") == GATE_PASS);
+
+	reset("oom");
+	CHECK(eval("oom") == GATE_NOT_EVALUABLE);
+	in.has_oom = 1;
+	CHECK(eval("oom") == GATE_PASS);
+	in.oom_kills = 1;
+	CHECK(eval("oom") == GATE_FAIL);
+	in.oom_kills = 0;
+	in.oom_events = 2;
+	CHECK(eval("oom") == GATE_FAIL);
+	NEAR(res.statistic, 2, 0, "events + kills");
+}
+
+TEST(error_rate)
+{
+	reset("error_rate");
+	CHECK(eval("error_rate") == GATE_NOT_EVALUABLE); /* nothing happened */
+	in.completed = 10000;
+	in.status[ST_2XX] = 9995;
+	in.status[ST_5XX] = 5;
+	in.errors = 3;
+	in.dropped = 2;
+	/* (3 + 5 + 2) / (10000 + 3 + 2) = 9.995e-4 <= slo 0.001 */
+	CHECK(eval("error_rate") == GATE_PASS);
+	NEAR(res.statistic, 10.0 / 10005, 1e-12, "exact ratio");
+	NEAR(res.threshold, 0.001, 0, "default from slo.error_rate_max");
+	in.dropped = 4;
+	CHECK(eval("error_rate") == GATE_FAIL);
+	num("max", 0.01);
+	CHECK(eval("error_rate") == GATE_PASS);
+	NEAR(res.threshold, 0.01, 0, "explicit max");
+}
+
+TEST(achieved_vs_offered)
+{
+	reset("achieved_vs_offered");
+	CHECK(eval("achieved_vs_offered") == GATE_NOT_EVALUABLE);
+	in.duration_s = 10;
+	in.offered_rps = 1000;
+	in.achieved_rps = 985;
+	CHECK(eval("achieved_vs_offered") == GATE_PASS);
+	NEAR(res.statistic, 1.5, 1e-9, "|985-1000|/1000 %");
+	in.achieved_rps = 1025;
+	CHECK(eval("achieved_vs_offered") == GATE_FAIL);
+	NEAR(res.statistic, 2.5, 1e-9, "overshoot counts too");
+}
+
+TEST(generator)
+{
+	reset("generator");
+	CHECK(eval("generator") == GATE_NOT_EVALUABLE);
+	in.lateness_p99_ms = 0.4;
+	in.generator_cpu_pct = 50;
+	CHECK(eval("generator") == GATE_PASS);
+	in.lateness_p99_ms = 3;
+	CHECK(eval("generator") == GATE_FAIL);
+	CHECK_STR(res.stat_name, "lateness_p99_ms");
+	in.lateness_p99_ms = 0.4;
+	in.generator_cpu_pct = 97;
+	CHECK(eval("generator") == GATE_FAIL); /* saturated, even if on time */
+	CHECK_STR(res.stat_name, "generator_cpu_pct");
+	spec.workload.threads = 2; /* 97% of one core over 2 threads */
+	CHECK(eval("generator") == GATE_PASS);
+}
+
+TEST(sut_alive)
+{
+	struct spec_impl impl = { .name = "evloop" };
+
+	reset("sut_alive");
+	in.impl = &impl;
+	CHECK(eval("sut_alive") == GATE_PASS);
+	in.sut_exited = 1;
+	CHECK(eval("sut_alive") == GATE_FAIL);
+	CHECK(strstr(res.evidence, "evloop") != NULL);
+	/* Always evaluable, except without any input at all. */
+	gate_eval(&spec, "sut_alive", NULL, &res);
+	CHECK(res.status == GATE_NOT_EVALUABLE);
+}
+
+int main(void)
+{
+	RUN(registry_complete);
+	RUN(trend_gates);
+	RUN(gc_steady);
+	RUN(pools_warm);
+	RUN(min_calls);
+	RUN(hot_set_touched);
+	RUN(major_faults_throttled_oom);
+	RUN(error_rate);
+	RUN(achieved_vs_offered);
+	RUN(generator);
+	RUN(sut_alive);
+	return t_done();
+}
