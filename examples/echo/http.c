@@ -1,0 +1,138 @@
+/* See http.h. Deliberately small: the examples are about the servers'
+ * concurrency models, not about HTTP. */
+#define _GNU_SOURCE
+#include "http.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+/* Value of header `name` in [p, end), or NULL; *vlen is its length. */
+static const char *header(const char *p, const char *end, const char *name, size_t *vlen)
+{
+	size_t nl = strlen(name);
+
+	while (p < end) {
+		const char *eol = memmem(p, (size_t)(end - p), "\r\n", 2);
+
+		if (!eol)
+			eol = end;
+		if ((size_t)(eol - p) > nl && p[nl] == ':' && !strncasecmp(p, name, nl)) {
+			const char *v = p + nl + 1;
+
+			while (v < eol && (*v == ' ' || *v == '\t'))
+				v++;
+			*vlen = (size_t)(eol - v);
+			return v;
+		}
+		p = eol + 2;
+	}
+	return NULL;
+}
+
+static int starts(const char *p, size_t n, const char *word)
+{
+	size_t wl = strlen(word);
+
+	return n >= wl && !memcmp(p, word, wl);
+}
+
+int http_parse(const char *buf, size_t len, struct http_req *r)
+{
+	const char *hend = memmem(buf, len, "\r\n\r\n", 4), *line_end, *sp1, *sp2, *v;
+	size_t vlen, hlen, plen, blen = 0;
+
+	if (!hend)
+		return len > HTTP_MAX_HEADER ? -1 : 0;
+	hlen = (size_t)(hend - buf) + 4;
+	line_end = memmem(buf, hlen, "\r\n", 2);
+	sp1 = memchr(buf, ' ', (size_t)(line_end - buf));
+	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(line_end - sp1 - 1)) : NULL;
+	if (!sp2)
+		return -1;
+
+	/* route on method and path (query string ignored) */
+	plen = (size_t)(sp2 - sp1 - 1);
+	{
+		const char *q = memchr(sp1 + 1, '?', plen);
+
+		if (q)
+			plen = (size_t)(q - sp1 - 1);
+	}
+#define PATH_IS(s) (plen == sizeof(s) - 1 && !memcmp(sp1 + 1, s, plen))
+	if (starts(buf, (size_t)(sp1 - buf), "POST") && PATH_IS("/echo"))
+		r->route = ROUTE_ECHO;
+	else if (starts(buf, (size_t)(sp1 - buf), "GET") && PATH_IS("/healthz"))
+		r->route = ROUTE_HEALTHZ;
+	else if (starts(buf, (size_t)(sp1 - buf), "GET") && PATH_IS("/runtime-stats"))
+		r->route = ROUTE_STATS;
+	else
+		r->route = ROUTE_OTHER;
+#undef PATH_IS
+
+	r->keep = !memmem(sp2, (size_t)(line_end - sp2), "HTTP/1.0", 8);
+	if ((v = header(line_end + 2, hend + 2, "Connection", &vlen))) {
+		if (vlen >= 5 && !strncasecmp(v, "close", 5))
+			r->keep = 0;
+		else if (vlen >= 10 && !strncasecmp(v, "keep-alive", 10))
+			r->keep = 1;
+	}
+	if (header(line_end + 2, hend + 2, "Transfer-Encoding", &vlen))
+		return -1;
+	if ((v = header(line_end + 2, hend + 2, "Content-Length", &vlen))) {
+		char tmp[24], *end;
+
+		if (vlen == 0 || vlen >= sizeof(tmp))
+			return -1;
+		memcpy(tmp, v, vlen);
+		tmp[vlen] = 0;
+		blen = strtoul(tmp, &end, 10);
+		if (*end || blen > HTTP_MAX_BODY)
+			return -1;
+	}
+	if (len < hlen + blen)
+		return 0;
+	r->body_off = hlen;
+	r->body_len = blen;
+	r->total = hlen + blen;
+	return 1;
+}
+
+size_t http_response(char *out, int status, const char *ctype, const char *body,
+		     size_t blen, int keep)
+{
+	const char *reason = status == 200 ? "OK" : status == 404 ? "Not Found" : "Bad Request";
+	int n = snprintf(out, HTTP_HEAD_MAX,
+			 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s\r\n",
+			 status, reason, ctype, blen, keep ? "" : "Connection: close\r\n");
+
+	memcpy(out + n, body, blen);
+	return (size_t)n + blen;
+}
+
+int http_write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+				if (poll(&pfd, 1, 5000) <= 0)
+					return -1;
+				continue;
+			}
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
