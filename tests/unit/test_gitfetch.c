@@ -1,0 +1,70 @@
+/*
+ * test_gitfetch: argument parsing and credential stripping. Fetching
+ * itself is tested end to end (tests/e2e/rerun.sh) against repositories
+ * made with git.
+ */
+#include "t.h"
+#include "gitfetch.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+static void strip_is(const char *in, const char *want)
+{
+	char *got = gitfetch_strip_credentials(in);
+	CHECK_STR(got, want);
+	free(got);
+}
+
+TEST(strips_credentials)
+{
+	strip_is("https://user:secret@example.com/o/r.git", "https://example.com/o/r.git");
+	strip_is("https://token@example.com/o/r", "https://example.com/o/r");
+	strip_is("https://u:p@ss@example.com:8443/x", "https://example.com:8443/x");
+	strip_is("https://example.com/a@b", "https://example.com/a@b"); /* '@' in the path */
+	strip_is("file:///tmp/repo", "file:///tmp/repo");
+	strip_is("/tmp/repo", "/tmp/repo");
+	strip_is("git@example.com:o/r.git", "git@example.com:o/r.git"); /* no secret */
+}
+
+TEST(parses_impl_args)
+{
+	char *n, *r, *f;
+
+	CHECK(gitfetch_parse_arg("go=/tmp/repo#feature/x", &n, &r, &f) == 0);
+	CHECK_STR(n, "go");
+	CHECK_STR(r, "/tmp/repo");
+	CHECK_STR(f, "feature/x");
+	free(n), free(r), free(f);
+
+	CHECK(gitfetch_parse_arg("go=https://h/r#x#refs/pull/42/head", &n, &r, &f) == 0);
+	CHECK_STR(r, "https://h/r#x");   /* the last '#' splits */
+	CHECK_STR(f, "refs/pull/42/head");
+	free(n), free(r), free(f);
+
+	CHECK(gitfetch_parse_arg("go=file:///tmp/r", &n, &r, &f) == 0);
+	CHECK(f == NULL);
+	free(n), free(r);
+
+	CHECK(gitfetch_parse_arg("go", &n, &r, &f) == -1);
+	CHECK(gitfetch_parse_arg("=repo#x", &n, &r, &f) == -1);
+	CHECK(gitfetch_parse_arg("go=", &n, &r, &f) == -1);
+	CHECK(gitfetch_parse_arg("go=#x", &n, &r, &f) == -1);
+	CHECK(gitfetch_parse_arg("go=repo#", &n, &r, &f) == -1);
+	CHECK(n == NULL && r == NULL && f == NULL);
+}
+
+TEST(missing_repository_fails)
+{
+	struct gitfetch_result res;
+	CHECK(gitfetch("/nonexistent/repo", "main", "/tmp/test_gitfetch.never", &res) == -1);
+	CHECK(res.commit == NULL);
+}
+
+int main(void)
+{
+	RUN(strips_credentials);
+	RUN(parses_impl_args);
+	RUN(missing_repository_fails);
+	return t_done();
+}
