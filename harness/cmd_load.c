@@ -1,10 +1,454 @@
-/* cmd_load: placeholder until its issue lands; exits 2 with a clear line. */
+/*
+ * cmd_load: `harness load URL ...` and `harness load spec.yaml --impl NAME
+ * --url URL ...`: drive open-loop load with the engine in load.c and print
+ * what it measured (text, or --json for scripts).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
 #include "cmd.h"
+#include "load.h"
+#include "load_internal.h"
+#include "spec.h"
 #include "util.h"
+
+static const char usage_text[] =
+"usage: harness load URL --rate R --duration D [options]\n"
+"       harness load SPEC.yaml --impl NAME --url URL --rate R --duration D [options]\n"
+"\n"
+"Open-loop load: request k is due at start + k/R (constant) or after\n"
+"exponential gaps (poisson), whatever the server does. Latency is measured\n"
+"from that intended send time (a stalled server shows its stall), service\n"
+"time from the actual send; lateness (actual - intended send) is the\n"
+"generator's own health. A due request with no free connection waits in a\n"
+"backlog of --backlog-max; beyond it, it is counted as dropped.\n"
+"\n"
+"Accounting: every due request (\"requests\") ends as completed (by status\n"
+"class), an error (connect, reset, timeout, parse, other) or dropped. When\n"
+"the duration is over, requests still in flight or in the backlog get up\n"
+"to --timeout-ms more to finish; the rest are counted as timeout errors.\n"
+"A request is attributed to the second in which it completed or failed.\n"
+"\n"
+"options:\n"
+"  --rate R              requests per second (> 0)\n"
+"  --duration D          seconds (> 0; suffix ms, s or m allowed)\n"
+"  --arrival A           constant (default) or poisson\n"
+"  --connections C       connection cap (default 64)\n"
+"  --threads T           generator threads, one event loop each (default 1)\n"
+"  --transport X         native (http://, default) or curl (anything);\n"
+"                        https:// uses curl\n"
+"  --method M            request method (default GET, POST with --body)\n"
+"  --header 'K: V'       add a header (repeatable)\n"
+"  --body B | @FILE      request body, literal or read from FILE\n"
+"  --timeout-ms N        per-request timeout (default 5000)\n"
+"  --backlog-max N       backlog bound (default 10000)\n"
+"  --seed N              PRNG seed for arrivals and the mix (default 1)\n"
+"  --cpus LIST           pin generator threads (e.g. 0 or 2-3)\n"
+"  --impl NAME           with a spec: the implementation to target\n"
+"  --url URL             with a spec: where that implementation listens\n"
+"  --json                print the result as JSON (times in ms)\n"
+"\n"
+"With a spec, the workload (requests, arrival, connections, backlog_max,\n"
+"timeout_ms, threads, transport, seed) comes from the spec; options given\n"
+"on the command line override it. Progress is printed to stderr each\n"
+"second when stderr is a terminal. Exit: 0 when the run happened (errors\n"
+"are reported, not fatal), 2 bad arguments, 3 setup failure.\n";
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	stop_flag = 1;
+}
+
+struct opts {
+	const char *target, *url, *impl, *method, *body, *transport, *arrival;
+	const char *cpus, *send_times;
+	double rate, duration;
+	long connections, threads, timeout_ms, backlog_max, seed;
+	int json;
+	struct spec_kv *headers;
+	size_t nheaders, aheaders;
+};
+
+static int bad(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "harness: load: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+static int parse_duration(const char *s, double *out)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	double mul = 1;
+
+	if (!n || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n + 1);
+	if (n > 2 && !strcmp(buf + n - 2, "ms")) {
+		mul = 1e-3;
+		buf[n - 2] = 0;
+	} else if (buf[n - 1] == 's') {
+		buf[n - 1] = 0;
+	} else if (buf[n - 1] == 'm') {
+		mul = 60;
+		buf[n - 1] = 0;
+	}
+	if (parse_double(buf, out))
+		return -1;
+	*out *= mul;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	int i;
+
+	o->connections = o->threads = o->timeout_ms = o->backlog_max = o->seed = -1;
+	o->rate = o->duration = -1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		long *lp = NULL;
+
+		if (!strcmp(a, "--json")) {
+			o->json = 1;
+			continue;
+		}
+		if (a[0] != '-' || !a[1]) {
+			if (o->target)
+				return bad("unexpected argument '%s'%s", a, "");
+			o->target = a;
+			continue;
+		}
+		if (!v)
+			return bad("%s needs a value%s", a, "");
+		i++;
+		if (!strcmp(a, "--rate")) {
+			if (parse_double(v, &o->rate) || !(o->rate > 0) || o->rate > 1e7)
+				return bad("--rate: want a number of requests per second > 0, got '%s'%s", v, "");
+		} else if (!strcmp(a, "--duration")) {
+			if (parse_duration(v, &o->duration) || !(o->duration > 0) || o->duration > 1e7)
+				return bad("--duration: want seconds > 0, got '%s'%s", v, "");
+		} else if (!strcmp(a, "--arrival")) {
+			if (strcmp(v, "constant") && strcmp(v, "poisson"))
+				return bad("--arrival: want constant or poisson, got '%s'%s", v, "");
+			o->arrival = v;
+		} else if (!strcmp(a, "--transport")) {
+			if (strcmp(v, "native") && strcmp(v, "curl") && strcmp(v, "auto"))
+				return bad("--transport: want native or curl, got '%s'%s", v, "");
+			o->transport = v;
+		} else if (!strcmp(a, "--connections")) {
+			lp = &o->connections;
+		} else if (!strcmp(a, "--threads")) {
+			lp = &o->threads;
+		} else if (!strcmp(a, "--timeout-ms")) {
+			lp = &o->timeout_ms;
+		} else if (!strcmp(a, "--backlog-max")) {
+			lp = &o->backlog_max;
+		} else if (!strcmp(a, "--seed")) {
+			lp = &o->seed;
+		} else if (!strcmp(a, "--method")) {
+			if (!*v || strpbrk(v, " \t\r\n:/"))
+				return bad("--method: bad method '%s'%s", v, "");
+			o->method = v;
+		} else if (!strcmp(a, "--header")) {
+			const char *colon = strchr(v, ':');
+			struct spec_kv *kv;
+
+			if (!colon || colon == v || strpbrk(v, "\r\n"))
+				return bad("--header: want 'Name: value', got '%s'%s", v, "");
+			XGROW(o->headers, o->aheaders, o->nheaders + 1);
+			kv = &o->headers[o->nheaders++];
+			kv->key = xstrndup(v, (size_t)(colon - v));
+			colon++;
+			while (*colon == ' ' || *colon == '\t')
+				colon++;
+			kv->value = xstrdup(colon);
+		} else if (!strcmp(a, "--body")) {
+			o->body = v;
+		} else if (!strcmp(a, "--url")) {
+			o->url = v;
+		} else if (!strcmp(a, "--impl")) {
+			o->impl = v;
+		} else if (!strcmp(a, "--cpus")) {
+			o->cpus = v;
+		} else if (!strcmp(a, "--dump-send-times")) {
+			o->send_times = v;   /* hidden: for the arrival-process tests */
+		} else {
+			return bad("unknown option '%s'%s", a, "");
+		}
+		if (lp) {
+			long min = lp == &o->seed || lp == &o->backlog_max ? 0 : 1;
+
+			if (parse_long(v, lp) || *lp < min || *lp > 100000000)
+				return bad("%s: want an integer >= %s", a,
+					   min ? "1" : "0");
+		}
+	}
+	if (!o->target)
+		return bad("no URL or spec given (see harness load --help)%s%s", "", "");
+	if (o->rate < 0)
+		return bad("--rate is required%s%s", "", "");
+	if (o->duration < 0)
+		return bad("--duration is required%s%s", "", "");
+	if (o->connections > 100000)
+		return bad("--connections: at most 100000%s%s", "", "");
+	if (o->threads > 256)
+		return bad("--threads: at most 256%s%s", "", "");
+	return 0;
+}
+
+/* ----------------------------------------------------------- printing */
+
+static void add_pcts(struct sbuf *sb, const char *key, const struct hist *h, int full)
+{
+	sbuf_addf(sb, "\"%s\":{\"p50\":%.3f,", key, hist_percentile_ms(h, 50));
+	if (full)
+		sbuf_addf(sb, "\"p90\":%.3f,", hist_percentile_ms(h, 90));
+	sbuf_addf(sb, "\"p99\":%.3f,", hist_percentile_ms(h, 99));
+	if (full)
+		sbuf_addf(sb, "\"p999\":%.3f,", hist_percentile_ms(h, 99.9));
+	sbuf_addf(sb, "\"max\":%.3f}", (double)h->max / 1e6 * (h->total > 0));
+}
+
+static void add_errors(struct sbuf *sb, const struct load_counts *c)
+{
+	int k;
+
+	sbuf_adds(sb, "\"errors\":{");
+	for (k = 0; k < LERR_KINDS; k++)
+		sbuf_addf(sb, "%s\"%s\":%llu", k ? "," : "", load_error_name(k),
+			  (unsigned long long)c->errors[k]);
+	sbuf_adds(sb, "}");
+}
+
+static void print_json(const struct load_config *cfg, const struct load_result *r,
+		       const char *transport)
+{
+	const struct load_stats *t = &r->total;
+	const struct load_counts *c = &t->counts;
+	struct sbuf sb = SBUF_INIT;
+	size_t i;
+
+	sbuf_addf(&sb, "{\"requests\":%llu,\"completed\":%llu,\"sent\":%llu,",
+		  (unsigned long long)c->due, (unsigned long long)c->completed,
+		  (unsigned long long)c->sent);
+	sbuf_addf(&sb, "\"offered_rps\":%.3f,\"achieved_rps\":%.3f,\"target_rps\":%.3f,"
+		  "\"elapsed_s\":%.3f,", r->offered_rps, r->achieved_rps, cfg->rate, r->elapsed_s);
+	add_pcts(&sb, "latency_ms", &t->latency, 1);
+	sbuf_adds(&sb, ",");
+	add_pcts(&sb, "service_ms", &t->service, 0);
+	sbuf_adds(&sb, ",");
+	add_pcts(&sb, "lateness_ms", &t->lateness, 0);
+	sbuf_adds(&sb, ",");
+	add_errors(&sb, c);
+	sbuf_addf(&sb, ",\"status\":{\"2xx\":%llu,\"3xx\":%llu,\"4xx\":%llu,\"5xx\":%llu,\"other\":%llu}",
+		  (unsigned long long)c->status[0], (unsigned long long)c->status[1],
+		  (unsigned long long)c->status[2], (unsigned long long)c->status[3],
+		  (unsigned long long)c->status_other);
+	sbuf_addf(&sb, ",\"dropped\":%llu,\"generator_cpu_s\":%.6f,\"cpu_us_per_request\":%.3f",
+		  (unsigned long long)c->dropped, r->generator_cpu_s,
+		  c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed : 0.0);
+	sbuf_addf(&sb, ",\"transport\":\"%s\",\"threads\":%d,\"connections\":%d,"
+		  "\"stopped_early\":%s,\"by_request\":{", transport, cfg->threads,
+		  cfg->connections, r->stopped_early ? "true" : "false");
+	for (i = 0; i < t->nreq; i++) {
+		const struct load_counts *rc = &t->req_counts[i];
+
+		if (i)
+			sbuf_adds(&sb, ",");
+		sbuf_add_json_str(&sb, cfg->requests[i].name ? cfg->requests[i].name : "request");
+		sbuf_addf(&sb, ":{\"requests\":%llu,\"completed\":%llu,\"dropped\":%llu,",
+			  (unsigned long long)rc->due, (unsigned long long)rc->completed,
+			  (unsigned long long)rc->dropped);
+		sbuf_addf(&sb, "\"status\":{\"2xx\":%llu,\"3xx\":%llu,\"4xx\":%llu,\"5xx\":%llu},",
+			  (unsigned long long)rc->status[0], (unsigned long long)rc->status[1],
+			  (unsigned long long)rc->status[2], (unsigned long long)rc->status[3]);
+		add_errors(&sb, rc);
+		sbuf_adds(&sb, ",");
+		add_pcts(&sb, "latency_ms", &t->req_latency[i], 1);
+		sbuf_adds(&sb, "}");
+	}
+	sbuf_adds(&sb, "}}\n");
+	fwrite(sb.buf, 1, sb.len, stdout);
+	sbuf_release(&sb);
+}
+
+static void print_text(const struct load_config *cfg, const struct load_result *r,
+		       const char *transport)
+{
+	const struct load_stats *t = &r->total;
+	const struct load_counts *c = &t->counts;
+	int k;
+
+	printf("%s, %s arrivals, %d connections, %d thread%s, transport %s\n", cfg->url,
+	       cfg->arrival == ARRIVAL_POISSON ? "poisson" : "constant", cfg->connections,
+	       cfg->threads, cfg->threads == 1 ? "" : "s", transport);
+	printf("requests    %llu due, %llu sent, %llu completed, %llu dropped%s\n",
+	       (unsigned long long)c->due, (unsigned long long)c->sent,
+	       (unsigned long long)c->completed, (unsigned long long)c->dropped,
+	       r->stopped_early ? " (stopped early)" : "");
+	printf("rate        offered %.1f req/s, achieved %.1f req/s over %.2f s\n",
+	       r->offered_rps, r->achieved_rps, r->elapsed_s);
+	printf("latency ms  p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f\n",
+	       hist_percentile_ms(&t->latency, 50), hist_percentile_ms(&t->latency, 90),
+	       hist_percentile_ms(&t->latency, 99), hist_percentile_ms(&t->latency, 99.9),
+	       hist_percentile_ms(&t->latency, 100));
+	printf("service ms  p50 %.3f  p99 %.3f  max %.3f\n",
+	       hist_percentile_ms(&t->service, 50), hist_percentile_ms(&t->service, 99),
+	       hist_percentile_ms(&t->service, 100));
+	printf("lateness ms p50 %.3f  p99 %.3f  max %.3f\n",
+	       hist_percentile_ms(&t->lateness, 50), hist_percentile_ms(&t->lateness, 99),
+	       hist_percentile_ms(&t->lateness, 100));
+	printf("status      2xx %llu  3xx %llu  4xx %llu  5xx %llu  other %llu\n",
+	       (unsigned long long)c->status[0], (unsigned long long)c->status[1],
+	       (unsigned long long)c->status[2], (unsigned long long)c->status[3],
+	       (unsigned long long)c->status_other);
+	printf("errors     ");
+	for (k = 0; k < LERR_KINDS; k++)
+		printf(" %s %llu", load_error_name(k), (unsigned long long)c->errors[k]);
+	printf("\ngenerator   %.3f s CPU, %.2f us per completed request\n", r->generator_cpu_s,
+	       c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed : 0.0);
+}
+
+struct progress {
+	double duration;
+	int tty;
+};
+
+static int on_second(void *ctx, unsigned index, const struct load_stats *s)
+{
+	struct progress *p = ctx;
+
+	if (!p->tty)
+		return 0;
+	fprintf(stderr, "\r[%3u/%.0f s] %6llu done  p99 %8.3f ms  errors %llu  dropped %llu   ",
+		index + 1, p->duration, (unsigned long long)s->counts.completed,
+		hist_percentile_ms(&s->latency, 99),
+		(unsigned long long)load_counts_errors(&s->counts),
+		(unsigned long long)s->counts.dropped);
+	return 0;
+}
+
+/* --------------------------------------------------------------- main */
 
 int cmd_load(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("load: this subcommand is not built yet") ? EXIT_USAGE : EXIT_USAGE;
+	struct opts o;
+	struct load_config cfg;
+	struct load_result res;
+	struct spec_request req;
+	struct load_url u;
+	struct progress prog;
+	struct sbuf body = SBUF_INIT;
+	struct sigaction sa, old_int, old_term;
+	const char *why = "", *tname;
+	int ret = EXIT_USAGE, is_url;
+	size_t i;
+
+	if (cmd_wants_help(argc, argv)) {
+		fputs(usage_text, stdout);
+		return EXIT_OK;
+	}
+	memset(&o, 0, sizeof(o));
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&req, 0, sizeof(req));
+	if (parse_args(argc, argv, &o))
+		goto out;
+	is_url = !strncasecmp(o.target, "http://", 7) || !strncasecmp(o.target, "https://", 8) ||
+		 strstr(o.target, "://") != NULL || !strchr(o.target, '.');
+	if (!is_url) {
+		/* A spec: its workload needs the spec module (spec_load). */
+		if (!o.impl || !o.url) {
+			bad("%s: with a spec, give --impl NAME and --url URL (where it listens)%s",
+			    o.target, "");
+			goto out;
+		}
+		bad("%s: spec workloads are not supported by this build yet%s", o.target, "");
+		goto out;
+	}
+	if (o.impl || o.url) {
+		bad("--impl and --url go with a spec file, not a URL%s%s", "", "");
+		goto out;
+	}
+	if (load_url_parse(o.target, &u, &why)) {
+		bad("bad URL '%s': %s", o.target, why);
+		goto out;
+	}
+	load_url_release(&u);
+	if (o.body && o.body[0] == '@') {
+		if (read_file(o.body + 1, &body, 0))
+			goto out;
+		req.body = body.buf;
+		req.body_len = body.len;
+	} else if (o.body) {
+		req.body = (char *)o.body;
+		req.body_len = strlen(o.body);
+	}
+	req.name = (char *)"request";
+	req.weight = 1;
+	req.method = (char *)(o.method ? o.method : o.body ? "POST" : "GET");
+	req.path = NULL;
+	req.headers = o.headers;
+	req.nheaders = o.nheaders;
+
+	cfg.url = o.target;
+	cfg.requests = &req;
+	cfg.nrequests = 1;
+	cfg.rate = o.rate;
+	cfg.duration_s = o.duration;
+	cfg.arrival = o.arrival && !strcmp(o.arrival, "poisson") ? ARRIVAL_POISSON : ARRIVAL_CONSTANT;
+	cfg.seed = o.seed >= 0 ? (uint64_t)o.seed : 1;
+	cfg.connections = o.connections > 0 ? (int)o.connections : 64;
+	cfg.backlog_max = o.backlog_max >= 0 ? (int)o.backlog_max : 10000;
+	cfg.timeout_ms = o.timeout_ms > 0 ? (int)o.timeout_ms : 5000;
+	cfg.threads = o.threads > 0 ? (int)o.threads : 1;
+	cfg.transport = !o.transport || !strcmp(o.transport, "auto") ? TRANSPORT_AUTO :
+			!strcmp(o.transport, "curl") ? TRANSPORT_CURL : TRANSPORT_NATIVE;
+	cfg.cpus = o.cpus;
+	cfg.send_times_path = o.send_times;
+	if (cfg.threads > cfg.connections)
+		cfg.threads = cfg.connections;
+	tname = cfg.transport == TRANSPORT_CURL ? "curl" :
+		cfg.transport == TRANSPORT_NATIVE ? "native" :
+		!strncasecmp(o.target, "https://", 8) ? "curl" : "native";
+
+	prog.duration = o.duration;
+	prog.tty = stderr_is_tty();
+	cfg.on_second = on_second;
+	cfg.ctx = &prog;
+	cfg.stop = &stop_flag;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (load_run(&cfg, &res)) {
+		ret = EXIT_ENV;
+	} else {
+		if (prog.tty)
+			fputc('\n', stderr);
+		if (o.json)
+			print_json(&cfg, &res, tname);
+		else
+			print_text(&cfg, &res, tname);
+		ret = EXIT_OK;
+	}
+	load_result_release(&res);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+out:
+	for (i = 0; i < o.nheaders; i++) {
+		free(o.headers[i].key);
+		free(o.headers[i].value);
+	}
+	free(o.headers);
+	sbuf_release(&body);
+	return ret;
 }

@@ -87,6 +87,10 @@ struct load_config {
 	/* When non-NULL and set non-zero (e.g. by a signal handler), the run
 	 * stops at the next tick. */
 	volatile sig_atomic_t *stop;
+	/* When non-NULL, the actual send time of every request (ns after the
+	 * schedule's start, one per line, sorted) is written there at the
+	 * end; for tests of the arrival process. */
+	const char *send_times_path;
 };
 
 struct load_result {

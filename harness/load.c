@@ -1,0 +1,624 @@
+/*
+ * load: the open-loop engine's schedule, threads and per-second merging.
+ *
+ * Each worker thread runs one event loop (its transport's epoll) over its
+ * own connections and its own slice of the schedule: with T threads,
+ * constant arrivals give thread i the requests k = i, i+T, i+2T... due at
+ * start + k/rate; Poisson arrivals give each thread an independent Poisson
+ * process of rate/T (their superposition is Poisson at the full rate).
+ * Nothing is shared on the hot path.
+ *
+ * Per-second results. A worker records into slot[sec % LOAD_NSLOT]. When its
+ * clock passes the end of second `sec` it publishes sec (release store) and
+ * moves on; the coordinator (the caller of load_run) waits until every
+ * worker has published second s, merges their slots, resets them, marks s
+ * consumed, and calls on_second. A worker only reuses a slot once the
+ * coordinator has consumed it (it waits otherwise, which needs the
+ * coordinator to fall LOAD_NSLOT-1 seconds behind).
+ *
+ * End of the run. At start + duration scheduling stops; requests in flight
+ * or in the backlog get up to timeout_ms more to finish (the backlog keeps
+ * being sent); whatever is left then is counted as a timeout error, so
+ * every due request ends as completed, an error, or dropped.
+ */
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "load_internal.h"
+#include "util.h"
+
+/* ---------------------------------------------------------------- stats */
+
+static const char *const error_names[LERR_KINDS] = {
+	[LERR_CONNECT] = "connect",
+	[LERR_RESET] = "reset",
+	[LERR_TIMEOUT] = "timeout",
+	[LERR_PARSE] = "parse",
+	[LERR_OTHER] = "other",
+};
+
+const char *load_error_name(enum load_error_kind k)
+{
+	return (unsigned)k < LERR_KINDS ? error_names[k] : "?";
+}
+
+uint64_t load_counts_errors(const struct load_counts *c)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = 0; k < LERR_KINDS; k++)
+		n += c->errors[k];
+	return n;
+}
+
+void load_counts_add(struct load_counts *d, const struct load_counts *s)
+{
+	int k;
+
+	d->sent += s->sent;
+	d->completed += s->completed;
+	for (k = 0; k < 4; k++)
+		d->status[k] += s->status[k];
+	d->status_other += s->status_other;
+	for (k = 0; k < LERR_KINDS; k++)
+		d->errors[k] += s->errors[k];
+	d->dropped += s->dropped;
+	d->due += s->due;
+}
+
+void load_stats_init(struct load_stats *s, size_t nreq)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->nreq = nreq;
+	s->req_counts = xcalloc(nreq ? nreq : 1, sizeof(*s->req_counts));
+	s->req_latency = xcalloc(nreq ? nreq : 1, sizeof(*s->req_latency));
+	hist_init(&s->latency);
+	hist_init(&s->service);
+	hist_init(&s->lateness);
+	for (i = 0; i < nreq; i++)
+		hist_init(&s->req_latency[i]);
+}
+
+void load_stats_release(struct load_stats *s)
+{
+	size_t i;
+
+	if (!s->req_counts)
+		return;
+	hist_release(&s->latency);
+	hist_release(&s->service);
+	hist_release(&s->lateness);
+	for (i = 0; i < s->nreq; i++)
+		hist_release(&s->req_latency[i]);
+	free(s->req_latency);
+	free(s->req_counts);
+	memset(s, 0, sizeof(*s));
+}
+
+void load_stats_reset(struct load_stats *s)
+{
+	size_t i;
+
+	memset(&s->counts, 0, sizeof(s->counts));
+	memset(s->req_counts, 0, s->nreq * sizeof(*s->req_counts));
+	hist_reset(&s->latency);
+	hist_reset(&s->service);
+	hist_reset(&s->lateness);
+	for (i = 0; i < s->nreq; i++)
+		hist_reset(&s->req_latency[i]);
+}
+
+void load_stats_merge(struct load_stats *d, const struct load_stats *s)
+{
+	size_t i;
+
+	load_counts_add(&d->counts, &s->counts);
+	hist_merge(&d->latency, &s->latency);
+	hist_merge(&d->service, &s->service);
+	hist_merge(&d->lateness, &s->lateness);
+	for (i = 0; i < d->nreq && i < s->nreq; i++) {
+		load_counts_add(&d->req_counts[i], &s->req_counts[i]);
+		hist_merge(&d->req_latency[i], &s->req_latency[i]);
+	}
+}
+
+void load_result_release(struct load_result *res)
+{
+	load_stats_release(&res->total);
+}
+
+/* ------------------------------------------------- recording (hot path) */
+
+static void wait_slot(struct load_thread *th)
+{
+	/* Slot sec % NSLOT last held second sec - NSLOT: it must be consumed. */
+	while ((int64_t)th->sec - LOAD_NSLOT >
+	       atomic_load_explicit(&th->consumed, memory_order_acquire)) {
+		struct timespec ts = { 0, 200000 };
+
+		nanosleep(&ts, NULL);
+	}
+	th->cur = &th->slot[th->sec % LOAD_NSLOT];
+}
+
+void load_tick(struct load_thread *th, uint64_t now)
+{
+	while (now >= th->sec_end) {
+		atomic_store_explicit(&th->published, (int64_t)th->sec, memory_order_release);
+		th->sec++;
+		th->sec_end += 1000000000ull;
+		wait_slot(th);
+	}
+}
+
+void load_on_sent(struct load_thread *th, const struct load_due *d, uint64_t now)
+{
+	struct load_stats *s;
+
+	load_tick(th, now);
+	s = th->cur;
+	s->counts.sent++;
+	s->req_counts[d->req].sent++;
+	hist_record(&s->lateness, now > d->intended ? now - d->intended : 0);
+	if (th->sh->cfg->send_times_path) {
+		XGROW(th->sends, th->sends_alloc, th->nsends + 1);
+		th->sends[th->nsends++] = now - th->sh->start_ns;
+	}
+}
+
+void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
+		  uint64_t sent, uint64_t now, int status)
+{
+	struct load_stats *s;
+	uint64_t lat = now > intended ? now - intended : 0;
+
+	load_tick(th, now);
+	s = th->cur;
+	s->counts.completed++;
+	s->req_counts[req].completed++;
+	if (status >= 200 && status <= 599) {
+		s->counts.status[status / 100 - 2]++;
+		s->req_counts[req].status[status / 100 - 2]++;
+	} else {
+		s->counts.status_other++;
+		s->req_counts[req].status_other++;
+	}
+	hist_record(&s->latency, lat);
+	hist_record(&s->req_latency[req], lat);
+	hist_record(&s->service, now > sent ? now - sent : 0);
+}
+
+void load_on_error(struct load_thread *th, uint32_t req, enum load_error_kind k,
+		   uint64_t now)
+{
+	load_tick(th, now);
+	th->cur->counts.errors[k]++;
+	th->cur->req_counts[req].errors[k]++;
+}
+
+int load_epoll_wait(int epfd, struct epoll_event *ev, int max, uint64_t deadline)
+{
+	uint64_t now = now_ns();
+	struct timespec ts = { 0, 0 };
+
+	if (deadline > now) {
+		uint64_t d = deadline - now;
+
+		ts.tv_sec = (time_t)(d / 1000000000ull);
+		ts.tv_nsec = (long)(d % 1000000000ull);
+	}
+	return epoll_pwait2(epfd, ev, max, &ts, NULL);
+}
+
+/* ------------------------------------------------------------- schedule */
+
+static void schedule_next(struct load_thread *th)
+{
+	const struct load_config *cfg = th->sh->cfg;
+	double t;
+
+	if (cfg->arrival == ARRIVAL_POISSON) {
+		th->next_rel += rng_exp(&th->rng, 1e9 * th->sh->nthreads / cfg->rate);
+		t = th->next_rel;
+	} else {
+		double k = (double)th->j * th->sh->nthreads + th->id;
+
+		t = k * 1e9 / cfg->rate;
+	}
+	th->j++;
+	th->next_due = th->sh->start_ns + (uint64_t)t;
+}
+
+/* A request became due at `intended`: send it, queue it, or drop it. */
+static void make_due(struct load_thread *th, uint64_t intended, uint64_t now)
+{
+	struct load_due d;
+	struct load_stats *s = th->cur;
+
+	d.intended = intended;
+	d.req = load_pick(th->sh, &th->rng);
+	s->counts.due++;
+	s->req_counts[d.req].due++;
+	if (!th->bl_len && !th->sh->tr->dispatch(th, &d, now))
+		return;
+	if (th->bl_len >= th->bl_cap) {
+		th->cur->counts.dropped++;
+		th->cur->req_counts[d.req].dropped++;
+		return;
+	}
+	th->bl[(th->bl_head + th->bl_len) % th->bl_cap] = d;
+	th->bl_len++;
+}
+
+static void drain_backlog(struct load_thread *th, uint64_t now)
+{
+	while (th->bl_len && !th->sh->tr->dispatch(th, &th->bl[th->bl_head], now)) {
+		th->bl_head = (th->bl_head + 1) % th->bl_cap;
+		th->bl_len--;
+	}
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static void pin_thread(const char *cpus, int id)
+{
+	int list[1024], n = 0;
+	const char *p = cpus;
+	cpu_set_t set;
+
+	while (*p && n < 1024) {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+
+		if (end == p)
+			return;
+		b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (; a <= b && n < 1024; a++)
+			list[n++] = (int)a;
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return;
+	}
+	if (!n)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(list[id % n], &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *worker(void *arg)
+{
+	struct load_thread *th = arg;
+	struct load_shared *sh = th->sh;
+	const struct load_transport *tr = sh->tr;
+	uint64_t now, deadline, drain_end = 0, exp;
+	struct timespec cpu;
+
+	if (sh->cfg->cpus)
+		pin_thread(sh->cfg->cpus, th->id);
+	/* Wake on time, not up to 50 us late (the default timer slack). */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	sleep_until_ns(sh->start_ns);
+	for (;;) {
+		now = now_ns();
+		load_tick(th, now);
+		if (th->scheduling) {
+			if (now >= sh->end_ns || atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+				th->scheduling = 0;
+				th->sched_end = min_u64(now, sh->end_ns);
+				drain_end = now + sh->timeout_ns;
+			} else {
+				while (th->next_due <= now && th->next_due < sh->end_ns) {
+					make_due(th, th->next_due, now);
+					schedule_next(th);
+				}
+			}
+		}
+		drain_backlog(th, now);
+		exp = tr->expire(th, now);
+		if (!th->scheduling) {
+			if (!th->bl_len && !tr->inflight(th))
+				break;
+			if (now >= drain_end) {
+				/* Still waiting after the grace period: timeouts. */
+				while (th->bl_len) {
+					load_on_error(th, th->bl[th->bl_head].req, LERR_TIMEOUT, now);
+					th->bl_head = (th->bl_head + 1) % th->bl_cap;
+					th->bl_len--;
+				}
+				tr->abort_all(th, now);
+				break;
+			}
+		}
+		deadline = min_u64(th->sec_end, exp);
+		if (th->scheduling)
+			deadline = min_u64(deadline, min_u64(th->next_due, sh->end_ns));
+		else
+			deadline = min_u64(deadline, drain_end);
+		/* Check the stop flag at least every 50 ms. */
+		deadline = min_u64(deadline, now + 50000000ull);
+		tr->poll(th, deadline);
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+	th->cpu_s = (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9;
+	atomic_store_explicit(&th->published, (int64_t)th->sec, memory_order_release);
+	atomic_store_explicit(&th->done, 1, memory_order_release);
+	return NULL;
+}
+
+/* ---------------------------------------------------------- coordinator */
+
+static int validate(const struct load_config *cfg)
+{
+	if (!cfg->url)
+		return error("load: no URL");
+	if (!cfg->requests || !cfg->nrequests)
+		return error("load: no requests");
+	if (!(cfg->rate > 0) || !isfinite(cfg->rate))
+		return error("load: rate must be > 0, got %g", cfg->rate);
+	if (!(cfg->duration_s > 0) || !isfinite(cfg->duration_s) || cfg->duration_s > 1e7)
+		return error("load: duration must be > 0 s, got %g", cfg->duration_s);
+	if (cfg->connections < 1)
+		return error("load: connections must be >= 1, got %d", cfg->connections);
+	if (cfg->backlog_max < 0)
+		return error("load: backlog_max must be >= 0, got %d", cfg->backlog_max);
+	if (cfg->timeout_ms < 1)
+		return error("load: timeout_ms must be >= 1, got %d", cfg->timeout_ms);
+	if (cfg->threads < 1 || cfg->threads > 256)
+		return error("load: threads must be 1..256, got %d", cfg->threads);
+	return 0;
+}
+
+static int write_send_times(const char *path, struct load_thread *ths, int n)
+{
+	struct sbuf sb = SBUF_INIT;
+	uint64_t *all = NULL;
+	size_t total = 0, alloc = 0, i;
+	int t, ret;
+
+	for (t = 0; t < n; t++) {
+		XGROW(all, alloc, total + ths[t].nsends + 1);
+		memcpy(all + total, ths[t].sends, ths[t].nsends * sizeof(*all));
+		total += ths[t].nsends;
+	}
+	/* Threads interleave: sort (insertion is fine for nearly-sorted). */
+	for (i = 1; i < total; i++) {
+		uint64_t v = all[i];
+		size_t j = i;
+
+		while (j && all[j - 1] > v) {
+			all[j] = all[j - 1];
+			j--;
+		}
+		all[j] = v;
+	}
+	for (i = 0; i < total; i++)
+		sbuf_addf(&sb, "%llu\n", (unsigned long long)all[i]);
+	ret = write_file(path, sb.buf, sb.len);
+	sbuf_release(&sb);
+	free(all);
+	return ret;
+}
+
+static double thread_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleep until t, but wake early when every worker has finished. */
+static void nap_until(struct load_thread *ths, int n, uint64_t t)
+{
+	for (;;) {
+		uint64_t now = now_ns();
+		int i;
+
+		if (now >= t)
+			return;
+		for (i = 0; i < n; i++)
+			if (!atomic_load_explicit(&ths[i].done, memory_order_acquire))
+				break;
+		if (i == n)
+			return;
+		sleep_until_ns(min_u64(t, now + 10000000ull));
+	}
+}
+
+int load_run(const struct load_config *cfg, struct load_result *res)
+{
+	struct load_shared sh;
+	struct load_thread *ths = NULL;
+	struct load_stats sec;
+	const char *why = "";
+	int nth = 0, started = 0, i, k, ret = -1;
+	unsigned whole;
+	int64_t s;
+	double coord_cpu = 0, c0;
+
+	memset(res, 0, sizeof(*res));
+	memset(&sh, 0, sizeof(sh));
+	sh.cfg = cfg;
+	load_stats_init(&res->total, cfg->nrequests);
+	load_stats_init(&sec, cfg->nrequests);
+	if (validate(cfg))
+		goto out_early;
+	if (load_url_parse(cfg->url, &sh.url, &why)) {
+		error("load: bad URL '%s': %s", cfg->url, why);
+		goto out_early;
+	}
+	switch (cfg->transport) {
+	case TRANSPORT_NATIVE:
+		if (sh.url.https) {
+			error("load: %s: the native transport speaks plain http:// only; use --transport curl",
+			      cfg->url);
+			goto out_early;
+		}
+		sh.tr = &load_native_transport;
+		break;
+	case TRANSPORT_CURL:
+		sh.tr = &load_curl_transport;
+		break;
+	default:
+		sh.tr = sh.url.https ? &load_curl_transport : &load_native_transport;
+	}
+	if (sh.tr == &load_curl_transport)
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (load_shared_prepare(&sh))
+		goto out_early;
+
+	nth = cfg->threads < cfg->connections ? cfg->threads : cfg->connections;
+	sh.nthreads = nth;
+	sh.timeout_ns = (uint64_t)cfg->timeout_ms * 1000000ull;
+	ths = xcalloc((size_t)nth, sizeof(*ths));
+	for (i = 0; i < nth; i++) {
+		struct load_thread *th = &ths[i];
+
+		th->id = i;
+		th->sh = &sh;
+		th->epfd = -1;
+		th->conns = cfg->connections / nth + (i < cfg->connections % nth);
+		th->bl_cap = (size_t)(cfg->backlog_max / nth + (i < cfg->backlog_max % nth));
+		th->bl = xcalloc(th->bl_cap ? th->bl_cap : 1, sizeof(*th->bl));
+		rng_seed(&th->rng, cfg->seed, 0x10ad0000u + (uint64_t)i);
+		for (k = 0; k < LOAD_NSLOT; k++)
+			load_stats_init(&th->slot[k], cfg->nrequests);
+		th->cur = &th->slot[0];
+		atomic_init(&th->published, -1);
+		atomic_init(&th->consumed, -1);
+		atomic_init(&th->done, 0);
+		th->scheduling = 1;
+		if (sh.tr->init(th))
+			goto out;
+	}
+
+	/* Start a little in the future so every thread is waiting on time. */
+	sh.start_ns = now_ns() + 20000000ull;
+	sh.end_ns = sh.start_ns + (uint64_t)(cfg->duration_s * 1e9);
+	for (i = 0; i < nth; i++) {
+		ths[i].sec_end = sh.start_ns + 1000000000ull;
+		ths[i].next_due = sh.start_ns;
+		ths[i].j = 0;
+		schedule_next(&ths[i]);
+	}
+	for (i = 0; i < nth; i++) {
+		if (pthread_create(&ths[i].tid, NULL, worker, &ths[i])) {
+			error("load: cannot start generator thread %d", i);
+			atomic_store(&sh.stop, 1);
+			goto join;
+		}
+		started++;
+	}
+
+	whole = (unsigned)floor(cfg->duration_s + 1e-9);
+	for (s = 0;; s++) {
+		int all_done, any;
+
+		nap_until(ths, nth, sh.start_ns + (uint64_t)(s + 1) * 1000000000ull + 1000000ull);
+		/* Wait for every worker to publish second s (or finish). */
+		for (;;) {
+			all_done = 1;
+			any = 0;
+			for (i = 0; i < nth; i++) {
+				int64_t p = atomic_load_explicit(&ths[i].published, memory_order_acquire);
+				int d = atomic_load_explicit(&ths[i].done, memory_order_acquire);
+
+				if (p < s && !d)
+					break;
+				all_done &= d;
+				any |= p >= s;
+			}
+			if (i == nth)
+				break;
+			if (cfg->stop && *cfg->stop)
+				atomic_store(&sh.stop, 1);
+			{
+				struct timespec ts = { 0, 200000 };
+
+				nanosleep(&ts, NULL);
+			}
+		}
+		if (!any && all_done)
+			break;
+		c0 = thread_cpu_now();
+		load_stats_reset(&sec);
+		for (i = 0; i < nth; i++) {
+			struct load_stats *slot = &ths[i].slot[s % LOAD_NSLOT];
+
+			if (atomic_load_explicit(&ths[i].published, memory_order_acquire) < s)
+				continue;
+			load_stats_merge(&sec, slot);
+			load_stats_reset(slot);
+			atomic_store_explicit(&ths[i].consumed, s, memory_order_release);
+		}
+		load_stats_merge(&res->total, &sec);
+		coord_cpu += thread_cpu_now() - c0;
+		if ((unsigned)s < whole && !res->stopped_early && !atomic_load(&sh.stop)) {
+			res->seconds++;
+			if (cfg->on_second && cfg->on_second(cfg->ctx, (unsigned)s, &sec)) {
+				res->stopped_early = 1;
+				atomic_store(&sh.stop, 1);
+			}
+		}
+		if (cfg->stop && *cfg->stop) {
+			res->stopped_early = 1;
+			atomic_store(&sh.stop, 1);
+		}
+	}
+	ret = 0;
+join:
+	for (i = 0; i < started; i++)
+		pthread_join(ths[i].tid, NULL);
+	if (ret)
+		goto out;
+	{
+		uint64_t sched_end = sh.start_ns;
+
+		for (i = 0; i < nth; i++) {
+			res->generator_cpu_s += ths[i].cpu_s;
+			if (ths[i].sched_end > sched_end)
+				sched_end = ths[i].sched_end;
+		}
+		res->generator_cpu_s += coord_cpu;
+		res->elapsed_s = (double)(sched_end - sh.start_ns) / 1e9;
+		if (res->elapsed_s <= 0)
+			res->elapsed_s = cfg->duration_s;
+		res->offered_rps = (double)res->total.counts.due / res->elapsed_s;
+		res->achieved_rps = (double)res->total.counts.completed / res->elapsed_s;
+	}
+	if (cfg->send_times_path && write_send_times(cfg->send_times_path, ths, nth))
+		ret = -1;
+out:
+	for (i = 0; i < nth && ths; i++) {
+		if (ths[i].sh)
+			sh.tr->release(&ths[i]);
+		for (k = 0; k < LOAD_NSLOT; k++)
+			load_stats_release(&ths[i].slot[k]);
+		free(ths[i].bl);
+		free(ths[i].sends);
+	}
+	free(ths);
+out_early:
+	load_stats_release(&sec);
+	load_shared_release(&sh);
+	return ret;
+}

@@ -1,0 +1,343 @@
+/*
+ * load_curl: the libcurl transport (HTTPS, HTTP/2, anything the native one
+ * does not speak; selectable for any workload).
+ *
+ * libcurl's multi "socket" interface on the thread's own epoll: curl tells
+ * us which sockets to watch (socket callback) and when to call it back
+ * (timer callback); we wait with nanosecond precision like the native path
+ * and hand curl only the sockets that are ready. One easy handle per
+ * connection slot; a transfer is added to the multi handle only when a slot
+ * is free, so libcurl's own pending queue stays empty (it would otherwise be
+ * scanned on every call). The easy handle is reached from a finished
+ * transfer through CURLINFO_PRIVATE (curl's tool_operate does the same).
+ *
+ * Service time runs from the hand-off to libcurl (curl writes the request
+ * during that same call or the next socket action).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "load_internal.h"
+#include "util.h"
+
+#define MAX_EVENTS 256
+
+struct cxfer {
+	CURL *easy;
+	struct load_thread *th;
+	struct load_due due;
+	uint64_t sent;
+	int configured;             /* request kind the handle is set up for, -1 none */
+	int busy;
+	struct cxfer *next_free;
+};
+
+struct ccurl {
+	CURLM *multi;
+	struct cxfer *x;
+	int n;
+	struct cxfer *free;
+	unsigned inflight;
+	uint64_t timer;             /* when curl wants a timeout action; UINT64_MAX none */
+	struct curl_slist **hdrs;   /* per request kind */
+	struct epoll_event ev[MAX_EVENTS];
+};
+
+static size_t discard(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+	return size * nmemb;
+}
+
+static int sock_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *sockp)
+{
+	struct load_thread *th = userp;
+	struct ccurl *cc = th->tr;
+	struct epoll_event ev;
+
+	if (what == CURL_POLL_REMOVE) {
+		epoll_ctl(th->epfd, EPOLL_CTL_DEL, s, NULL);
+		curl_multi_assign(cc->multi, s, NULL);
+		return 0;
+	}
+	ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
+	ev.data.fd = s;
+	if (sockp) {
+		epoll_ctl(th->epfd, EPOLL_CTL_MOD, s, &ev);
+	} else {
+		if (epoll_ctl(th->epfd, EPOLL_CTL_ADD, s, &ev) && errno == EEXIST)
+			epoll_ctl(th->epfd, EPOLL_CTL_MOD, s, &ev);
+		curl_multi_assign(cc->multi, s, (void *)1);
+	}
+	return 0;
+}
+
+static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct load_thread *th = userp;
+	struct ccurl *cc = th->tr;
+
+	cc->timer = timeout_ms < 0 ? UINT64_MAX : now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	return 0;
+}
+
+static enum load_error_kind map_error(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_SSL_CONNECT_ERROR:
+		return LERR_CONNECT;
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_HTTP2_STREAM:
+		return LERR_RESET;
+	case CURLE_OPERATION_TIMEDOUT:
+		return LERR_TIMEOUT;
+	case CURLE_WEIRD_SERVER_REPLY:
+	case CURLE_BAD_CONTENT_ENCODING:
+	case CURLE_HTTP2:
+		return LERR_PARSE;
+	default:
+		return LERR_OTHER;
+	}
+}
+
+/* Collect finished transfers. */
+static void harvest(struct load_thread *th)
+{
+	struct ccurl *cc = th->tr;
+	CURLMsg *m;
+	int left;
+
+	while ((m = curl_multi_info_read(cc->multi, &left))) {
+		struct cxfer *x = NULL;
+		uint64_t now;
+
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+		now = now_ns();
+		if (m->data.result == CURLE_OK) {
+			long status = 0;
+
+			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+			load_on_done(th, x->due.req, x->due.intended, x->sent, now, (int)status);
+		} else {
+			load_on_error(th, x->due.req, map_error(m->data.result), now);
+		}
+		curl_multi_remove_handle(cc->multi, x->easy);
+		cc->inflight--;
+		x->busy = 0;
+		x->next_free = cc->free;
+		cc->free = x;
+	}
+}
+
+static void configure(struct load_thread *th, struct cxfer *x, uint32_t req)
+{
+	const struct spec_request *r = &th->sh->cfg->requests[req];
+	const char *method = r->method && *r->method ? r->method : "GET";
+	struct ccurl *cc = th->tr;
+	CURL *e = x->easy;
+
+	curl_easy_setopt(e, CURLOPT_URL, th->sh->wire[req].url);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, cc->hdrs[req]);
+	curl_easy_setopt(e, CURLOPT_NOBODY, 0L);
+	curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
+	if (!strcasecmp(method, "HEAD")) {
+		curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+	} else if (r->body || strcasecmp(method, "GET")) {
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(r->body ? r->body_len : 0));
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body ? r->body : "");
+		if (strcasecmp(method, "POST"))
+			curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+	}
+	x->configured = (int)req;
+}
+
+static int curl_init_thread(struct load_thread *th)
+{
+	const struct load_config *cfg = th->sh->cfg;
+	struct ccurl *cc = xcalloc(1, sizeof(*cc));
+	size_t r, h;
+	int i;
+
+	th->tr = cc;
+	cc->timer = UINT64_MAX;
+	th->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (th->epfd < 0)
+		return error("load: epoll_create1: %s", strerror(errno));
+	cc->multi = curl_multi_init();
+	if (!cc->multi)
+		return error("load: curl_multi_init failed");
+	curl_multi_setopt(cc->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
+	curl_multi_setopt(cc->multi, CURLMOPT_SOCKETDATA, th);
+	curl_multi_setopt(cc->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+	curl_multi_setopt(cc->multi, CURLMOPT_TIMERDATA, th);
+	curl_multi_setopt(cc->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)th->conns);
+	curl_multi_setopt(cc->multi, CURLMOPT_MAXCONNECTS, (long)th->conns);
+	cc->hdrs = xcalloc(cfg->nrequests, sizeof(*cc->hdrs));
+	for (r = 0; r < cfg->nrequests; r++) {
+		const struct spec_request *rq = &cfg->requests[r];
+		struct sbuf sb = SBUF_INIT;
+
+		/* No "Expect: 100-continue" round trip for bodies. */
+		cc->hdrs[r] = curl_slist_append(NULL, "Expect:");
+		for (h = 0; h < rq->nheaders; h++) {
+			sbuf_reset(&sb);
+			sbuf_addf(&sb, "%s: %s", rq->headers[h].key, rq->headers[h].value);
+			cc->hdrs[r] = curl_slist_append(cc->hdrs[r], sb.buf);
+		}
+		sbuf_release(&sb);
+	}
+	cc->n = th->conns;
+	cc->x = xcalloc((size_t)cc->n, sizeof(*cc->x));
+	for (i = cc->n - 1; i >= 0; i--) {
+		struct cxfer *x = &cc->x[i];
+		CURL *e = curl_easy_init();
+
+		if (!e)
+			return error("load: curl_easy_init failed");
+		x->easy = e;
+		x->th = th;
+		x->configured = -1;
+		curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)x);
+		curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
+		curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)cfg->timeout_ms);
+		curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)cfg->timeout_ms);
+		curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+		curl_easy_setopt(e, CURLOPT_USERAGENT, "harness");
+		x->next_free = cc->free;
+		cc->free = x;
+	}
+	return 0;
+}
+
+static int curl_dispatch(struct load_thread *th, const struct load_due *d, uint64_t now)
+{
+	struct ccurl *cc = th->tr;
+	struct cxfer *x = cc->free;
+
+	if (!x)
+		return 1;
+	cc->free = x->next_free;
+	if (x->configured != (int)d->req)
+		configure(th, x, d->req);
+	x->due = *d;
+	x->sent = now_ns();
+	load_on_sent(th, d, x->sent);
+	cc->inflight++;
+	x->busy = 1;
+	if (curl_multi_add_handle(cc->multi, x->easy) != CURLM_OK) {
+		cc->inflight--;
+		x->busy = 0;
+		load_on_error(th, d->req, LERR_OTHER, now_ns());
+		x->next_free = cc->free;
+		cc->free = x;
+	}
+	return 0;
+}
+
+static void curl_poll(struct load_thread *th, uint64_t deadline)
+{
+	struct ccurl *cc = th->tr;
+	int n, i, running;
+
+	if (cc->timer < deadline)
+		deadline = cc->timer;
+	n = load_epoll_wait(th->epfd, cc->ev, MAX_EVENTS, deadline);
+	for (i = 0; i < n; i++) {
+		uint32_t e = cc->ev[i].events;
+		int flags = (e & EPOLLIN ? CURL_CSELECT_IN : 0) |
+			    (e & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+			    (e & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+
+		curl_multi_socket_action(cc->multi, cc->ev[i].data.fd, flags, &running);
+	}
+	if (cc->timer <= now_ns()) {
+		cc->timer = UINT64_MAX;
+		curl_multi_socket_action(cc->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	}
+	harvest(th);
+}
+
+static uint64_t curl_expire(struct load_thread *th, uint64_t now)
+{
+	/* libcurl enforces CURLOPT_TIMEOUT_MS through its timer. */
+	return ((struct ccurl *)th->tr)->timer;
+}
+
+static unsigned curl_inflight(struct load_thread *th)
+{
+	return ((struct ccurl *)th->tr)->inflight;
+}
+
+static void curl_abort_all(struct load_thread *th, uint64_t now)
+{
+	struct ccurl *cc = th->tr;
+	int i;
+
+	harvest(th);
+	for (i = 0; i < cc->n; i++) {
+		struct cxfer *x = &cc->x[i];
+
+		if (!x->busy)
+			continue;
+		load_on_error(th, x->due.req, LERR_TIMEOUT, now);
+		curl_multi_remove_handle(cc->multi, x->easy);
+		cc->inflight--;
+		x->busy = 0;
+		x->next_free = cc->free;
+		cc->free = x;
+	}
+}
+
+static void curl_release(struct load_thread *th)
+{
+	struct ccurl *cc = th->tr;
+	size_t r;
+	int i;
+
+	if (cc) {
+		for (i = 0; i < cc->n && cc->x; i++) {
+			if (!cc->x[i].easy)
+				continue;
+			if (cc->multi)
+				curl_multi_remove_handle(cc->multi, cc->x[i].easy);
+			curl_easy_cleanup(cc->x[i].easy);
+		}
+		if (cc->multi)
+			curl_multi_cleanup(cc->multi);
+		for (r = 0; cc->hdrs && r < th->sh->cfg->nrequests; r++)
+			curl_slist_free_all(cc->hdrs[r]);
+		free(cc->hdrs);
+		free(cc->x);
+		free(cc);
+	}
+	th->tr = NULL;
+	if (th->epfd >= 0)
+		close(th->epfd);
+	th->epfd = -1;
+}
+
+const struct load_transport load_curl_transport = {
+	.name = "curl",
+	.init = curl_init_thread,
+	.dispatch = curl_dispatch,
+	.poll = curl_poll,
+	.expire = curl_expire,
+	.inflight = curl_inflight,
+	.abort_all = curl_abort_all,
+	.release = curl_release,
+};

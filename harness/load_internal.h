@@ -1,0 +1,142 @@
+/*
+ * load_internal: what the load engine's files share (load.c: schedule,
+ * threads, per-second merging; load_req.c: URL, request bytes, mix;
+ * load_native.c and load_curl.c: the two transports). Not for other modules.
+ *
+ * Threading: struct load_shared is written before the worker threads start
+ * and only read after (except `stop`). Each struct load_thread belongs to
+ * its worker; the coordinator touches only its per-second slots, through
+ * the published/consumed handshake described in load.c.
+ */
+#ifndef HARNESS_LOAD_INTERNAL_H
+#define HARNESS_LOAD_INTERNAL_H
+
+#include <netdb.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "load.h"
+#include "rng.h"
+
+/* Per-second slots per thread: the coordinator may lag this many seconds
+ * behind a worker before the worker waits for it. */
+#define LOAD_NSLOT 8
+
+struct load_url {
+	int https;
+	char *host;         /* without brackets */
+	char *port;         /* decimal */
+	char *hostport;     /* as written in the Host header */
+	char *origin;       /* scheme://host[:port] */
+	char *path;         /* path and query, "" when none; no trailing '/' for a base */
+};
+
+/* Parse an http:// or https:// URL. 0, or -1 with *why set to a static
+ * message. Fills u (release with load_url_release). */
+int load_url_parse(const char *url, struct load_url *u, const char **why);
+void load_url_release(struct load_url *u);
+
+/* One request kind ready to send. */
+struct load_wire {
+	char *bytes;        /* native: the whole HTTP/1.1 request */
+	size_t len;
+	int head;           /* HEAD: the response has no body */
+	char *url;          /* curl: origin + base path + request path */
+};
+
+/* A due request: its intended send time (ns, monotonic) and kind. */
+struct load_due {
+	uint64_t intended;
+	uint32_t req;
+};
+
+struct load_thread;
+
+/*
+ * A transport. dispatch() starts one request on a free connection and
+ * returns 0 (the request now belongs to the transport: it will end in
+ * load_on_done or load_on_error), or 1 when no connection is free.
+ * poll() waits for events until `deadline` (absolute ns) and handles them.
+ * expire() fails requests older than timeout_ms and returns the next
+ * expiry time (UINT64_MAX when none). abort_all() fails everything still
+ * in flight as a timeout.
+ */
+struct load_transport {
+	const char *name;
+	int (*init)(struct load_thread *th);
+	int (*dispatch)(struct load_thread *th, const struct load_due *d, uint64_t now);
+	void (*poll)(struct load_thread *th, uint64_t deadline);
+	uint64_t (*expire)(struct load_thread *th, uint64_t now);
+	unsigned (*inflight)(struct load_thread *th);
+	void (*abort_all)(struct load_thread *th, uint64_t now);
+	void (*release)(struct load_thread *th);
+};
+extern const struct load_transport load_native_transport;
+extern const struct load_transport load_curl_transport;
+
+struct load_shared {
+	const struct load_config *cfg;
+	const struct load_transport *tr;
+	struct load_url url;
+	struct addrinfo *addr;      /* native: resolved once */
+	struct load_wire *wire;     /* [cfg->nrequests] */
+	double *cum_weight;         /* [cfg->nrequests], cumulative */
+	uint64_t start_ns, end_ns;  /* the schedule's window */
+	uint64_t timeout_ns;
+	int nthreads;
+	atomic_int stop;
+};
+
+/* Build wire forms, weights; resolve the host for native. */
+int load_shared_prepare(struct load_shared *sh);
+void load_shared_release(struct load_shared *sh);
+/* Choose a request kind by weight. */
+uint32_t load_pick(const struct load_shared *sh, struct rng *r);
+
+struct load_thread {
+	int id;
+	struct load_shared *sh;
+	pthread_t tid;
+	int conns;                  /* this thread's connection cap */
+	int epfd;
+	void *tr;                   /* transport state */
+
+	/* Schedule: this thread's slice. */
+	struct rng rng;
+	uint64_t j;                 /* index within the slice */
+	double next_rel;            /* poisson: next due, ns after start */
+	uint64_t next_due;
+	int scheduling;
+	uint64_t sched_end;         /* when scheduling stopped */
+
+	/* Backlog: a ring of due requests waiting for a connection. */
+	struct load_due *bl;
+	size_t bl_cap, bl_head, bl_len;
+
+	/* Per-second results: slot[sec % LOAD_NSLOT] is being written. */
+	struct load_stats slot[LOAD_NSLOT];
+	struct load_stats *cur;
+	uint64_t sec, sec_end;
+	_Atomic int64_t published;  /* seconds <= this are complete */
+	_Atomic int64_t consumed;   /* seconds <= this are merged and reset */
+	atomic_int done;
+
+	double cpu_s;
+	uint64_t *sends;            /* actual send times (ns after start), for the dump */
+	size_t nsends, sends_alloc;
+};
+
+/* Called by transports. `now` is a fresh now_ns(). */
+void load_tick(struct load_thread *th, uint64_t now);
+void load_on_sent(struct load_thread *th, const struct load_due *d, uint64_t now);
+void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
+		  uint64_t sent, uint64_t now, int status);
+void load_on_error(struct load_thread *th, uint32_t req, enum load_error_kind k,
+		   uint64_t now);
+
+/* epoll_pwait2 until deadline (absolute ns); returns its result. */
+struct epoll_event;
+int load_epoll_wait(int epfd, struct epoll_event *ev, int max, uint64_t deadline);
+
+#endif
