@@ -23,7 +23,9 @@
  *            at window edges) summing utime+stime+cutime+cstime from
  *            /proc/PID/stat (so reaped children count through their
  *            parent) and RssAnon (statm resident - shared) per process.
- *            Clock-tick resolution (10 ms per process). No throttling, no
+ *            Samples have clock-tick resolution (10 ms per process); window
+ *            totals refine live processes with their threads' schedstat
+ *            run time. No throttling, no
  *            OOM counts, no peak (anon_max is the sampled peak).
  *
  * `auto` picks cgroup2 when the v2 hierarchy has the cpu and memory

@@ -1,0 +1,462 @@
+/*
+ * test_account: the accounting backends.
+ *
+ * cgroup2 and cgroup1 parsing and deltas against fake cgroup directories
+ * (files with known contents); then every backend this machine has, for
+ * real, plus procfs always: a 0.5 s CPU burner (within 5%), 100 MiB of
+ * touched anonymous memory (within 10%), a forking tree, and the reaping of
+ * a dead harness's leftover cgroup.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "account.h"
+#include "account_backend.h"
+#include "t.h"
+#include "util.h"
+
+static char helpers[1024];
+
+static void put(const char *dir, const char *file, const char *text)
+{
+	char path[2048], tmp[2100];
+	FILE *f;
+
+	/* rename: the sampler thread never sees a half-written file */
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+	rename(tmp, path);
+}
+
+static char *fake_dir(const char *name)
+{
+	char *d = xmalloc(256);
+
+	snprintf(d, 256, "/tmp/test_account.%d.%s", (int)getpid(), name);
+	mkdir(d, 0755);
+	return d;
+}
+
+static void rm_dir(char *d)
+{
+	static const char *files[] = { "cpu.stat", "memory.stat", "memory.events", "memory.peak",
+				       "cgroup.procs", "cpuacct.usage", "cpuacct.stat",
+				       "memory.oom_control", "memory.max_usage_in_bytes" };
+	char path[512];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", d, files[i]);
+		unlink(path);
+	}
+	rmdir(d);
+	free(d);
+}
+
+TEST(cgroup2_fake_deltas)
+{
+	char *d = fake_dir("cg2");
+	const char *dirs[] = { d };
+	struct account *a;
+	struct account_window w;
+
+	put(d, "cpu.stat", "usage_usec 1000000\nuser_usec 600000\nsystem_usec 400000\n"
+			   "nr_periods 10\nnr_throttled 2\nthrottled_usec 5000\n");
+	put(d, "memory.stat", "anon 1048576\nfile 4096\nkernel 0\npgfault 10\npgmajfault 3\n");
+	put(d, "memory.events", "low 0\nhigh 0\nmax 0\noom 1\noom_kill 1\noom_group_kill 0\n");
+	put(d, "memory.peak", "2097152\n");
+	put(d, "cgroup.procs", "");
+	a = account_open_dirs(ACCT_CGROUP2, dirs, 1, 10);
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	CHECK(account_window_begin(a) == 0);
+	usleep(30000);
+	put(d, "memory.stat", "anon 3145728\nfile 4096\nkernel 0\npgfault 10\npgmajfault 7\n");
+	put(d, "cpu.stat", "usage_usec 3500000\nuser_usec 2100000\nsystem_usec 1400000\n"
+			   "nr_periods 20\nnr_throttled 5\nthrottled_usec 9000\n");
+	usleep(30000);
+	put(d, "memory.events", "low 0\nhigh 0\nmax 3\noom 3\noom_kill 2\noom_group_kill 0\n");
+	/* in place, not renamed: the backend reads through the fd it reset */
+	{
+		FILE *f;
+		char path[512];
+		snprintf(path, sizeof(path), "%s/memory.peak", d);
+		f = fopen(path, "w");
+		if (f) {
+			fputs("4194304\n", f);
+			fclose(f);
+		}
+	}
+	CHECK(account_window_end(a, &w) == 0);
+	CHECK_STR(w.backend, "cgroup2");
+	NEAR(w.cpu_s, 2.5, 1e-9, "usage_usec delta, exact");
+	NEAR(w.user_s, 1.5, 1e-9, "user_usec delta, exact");
+	NEAR(w.system_s, 1.0, 1e-9, "system_usec delta, exact");
+	CHECK(w.has_throttle && w.nr_throttled == 3 && w.throttled_usec == 4000);
+	CHECK(w.has_oom && w.oom == 2 && w.oom_kill == 1);
+	CHECK(w.has_majfault && w.pgmajfault == 4);
+	CHECK(w.has_peak && w.mem_peak == 4194304);
+	CHECK_STR(w.peak_scope, "window");
+	CHECK(w.nsamples >= 3);
+	NEAR(w.anon_max, 3145728, 0, "the largest anon written");
+	CHECK(w.samples[0].anon == 1048576);
+	NEAR(w.samples[w.nsamples - 1].cpu_s, 2.5, 1e-9, "cumulative cpu of the last sample");
+	account_window_release(&w);
+
+	/* the cpu controller not enabled: no throttling figures, never zeros */
+	put(d, "cpu.stat", "usage_usec 3500000\nuser_usec 2100000\nsystem_usec 1400000\n");
+	CHECK(account_window_begin(a) == 0);
+	CHECK(account_window_end(a, &w) == 0);
+	CHECK(!w.has_throttle);
+	NEAR(w.cpu_s, 0, 1e-9, "no change");
+	account_window_release(&w);
+	account_free(a);
+	rm_dir(d);
+}
+
+TEST(cgroup1_fake_deltas)
+{
+	char *ca = fake_dir("cpuacct"), *m = fake_dir("memory"), *c = fake_dir("cpu");
+	const char *dirs[] = { ca, m, c };
+	struct account *a;
+	struct account_window w;
+	long hz = sysconf(_SC_CLK_TCK);
+	char buf[128];
+
+	put(ca, "cpuacct.usage", "2000000000\n");
+	snprintf(buf, sizeof(buf), "user %ld\nsystem %ld\n", 3 * hz, 1 * hz);
+	put(ca, "cpuacct.stat", buf);
+	put(m, "memory.stat", "cache 0\nrss 0\ntotal_rss 52428800\ntotal_pgmajfault 5\n");
+	put(m, "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
+	put(m, "memory.max_usage_in_bytes", "60000000\n");
+	put(c, "cpu.stat", "nr_periods 0\nnr_throttled 1\nthrottled_time 1000000\n");
+	a = account_open_dirs(ACCT_CGROUP1, dirs, 3, 10);
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	CHECK(account_window_begin(a) == 0);
+	usleep(30000);
+	put(ca, "cpuacct.usage", "2750000000\n");
+	snprintf(buf, sizeof(buf), "user %ld\nsystem %ld\n", 3 * hz + hz / 2, 1 * hz + hz / 4);
+	put(ca, "cpuacct.stat", buf);
+	put(m, "memory.stat", "cache 0\nrss 0\ntotal_rss 104857600\ntotal_pgmajfault 9\n");
+	put(m, "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n");
+	put(m, "memory.max_usage_in_bytes", "110000000\n");
+	put(c, "cpu.stat", "nr_periods 4\nnr_throttled 3\nthrottled_time 4000000\n");
+	usleep(30000);
+	CHECK(account_window_end(a, &w) == 0);
+	CHECK_STR(w.backend, "cgroup1");
+	NEAR(w.cpu_s, 0.75, 1e-9, "cpuacct.usage delta in ns, exact");
+	NEAR(w.user_s, 0.5, 1.0 / hz, "cpuacct.stat ticks");
+	NEAR(w.system_s, 0.25, 1.0 / hz, "cpuacct.stat ticks");
+	CHECK(w.has_throttle && w.nr_throttled == 2 && w.throttled_usec == 3000);
+	CHECK(w.has_oom && w.oom_kill == 1 && w.oom == 1);
+	CHECK(w.has_majfault && w.pgmajfault == 4);
+	CHECK(w.has_peak && w.mem_peak == 110000000);
+	CHECK_STR(w.peak_scope, "window");
+	NEAR(w.anon_max, 104857600, 0, "total_rss written last");
+	account_window_release(&w);
+	account_free(a);
+	rm_dir(ca);
+	rm_dir(m);
+	rm_dir(c);
+}
+
+TEST(quantiles_nearest_rank)
+{
+	struct account_sample s[100];
+	size_t i;
+
+	for (i = 0; i < 100; i++)
+		s[i].anon = 100 - i;   /* 1..100, unsorted */
+	NEAR(account_anon_quantile(s, 100, 0.5), 50, 0, "nearest rank");
+	NEAR(account_anon_quantile(s, 100, 0.99), 99, 0, "nearest rank");
+	NEAR(account_anon_quantile(s, 100, 1.0), 100, 0, "max");
+	NEAR(account_anon_quantile(s, 1, 0.5), 100, 0, "one sample");
+	NEAR(account_anon_quantile(s, 0, 0.5), 0, 0, "no samples");
+}
+
+TEST(backend_names)
+{
+	enum acct_backend b;
+
+	CHECK(!account_backend_parse("cgroup1", &b) && b == ACCT_CGROUP1);
+	CHECK(!account_backend_parse("auto", &b) && b == ACCT_AUTO);
+	CHECK(account_backend_parse("cgroup3", &b) == -1);
+	CHECK_STR(account_backend_name(ACCT_PROCFS), "procfs");
+	CHECK(account_detect() != ACCT_AUTO);
+	CHECK(account_available(ACCT_PROCFS));
+}
+
+/* ------------------------------------------------------------ real */
+
+/* Fork, join the account's cgroup, exec the helper with stdout to a pipe. */
+static pid_t spawn(struct account *a, const char *helper, char **args, int *outfd)
+{
+	char path[1200];
+	char *argv[16];
+	int p[2], i;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/%s", helpers, helper);
+	argv[0] = path;
+	for (i = 0; args[i] && i < 14; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		if (account_child_place(a))
+			_exit(126);
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		execv(path, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	*outfd = p[0];
+	account_attach(a, pid);
+	return pid;
+}
+
+/* Read the helper's "done ..." line (at most 20 s). */
+static int wait_done(int fd)
+{
+	char buf[256];
+	size_t got = 0;
+	ssize_t n;
+	uint64_t deadline = now_ns() + 20000000000ull;
+
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (now_ns() < deadline) {
+		n = read(fd, buf + got, sizeof(buf) - 1 - got);
+		if (n > 0) {
+			got += n;
+			buf[got] = '\0';
+			if (strstr(buf, "done"))
+				return 0;
+		} else if (n == 0)
+			return -1;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static void finish(struct account *a, pid_t pid, int fd)
+{
+	int st;
+
+	CHECK(account_kill_all(a, 2.0) == 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	close(fd);
+	account_free(a);
+}
+
+static void real_burn(enum acct_backend b)
+{
+	char *args[] = { "--cpu", "0.5", "--delay-ms", "300", "--linger", NULL };
+	struct account *a = account_create(b, "test-burn", NULL, 50);
+	struct account_window w;
+	pid_t pid;
+	int fd;
+
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	pid = spawn(a, "burn", args, &fd);
+	CHECK(pid > 0);
+	usleep(150000); /* past exec and dynamic loading, before the burn */
+	CHECK(account_window_begin(a) == 0);
+	CHECK(wait_done(fd) == 0);
+	usleep(20000);
+	CHECK(account_window_end(a, &w) == 0);
+	printf("# %s: burn 0.5 s -> cpu_s %.4f (user %.3f sys %.3f), %zu samples, sampler %.5f s over %.2f s\n",
+	       w.backend, w.cpu_s, w.user_s, w.system_s, w.nsamples, w.sampler_cpu_s, w.duration_s);
+	CHECK_STR(w.backend, account_backend_name(b));
+	NEAR(w.cpu_s, 0.5, 0.025, "acceptance: within 5% of the 0.5 s burnt");
+	NEAR(w.user_s + w.system_s, w.cpu_s, 0.03, "user+system in clock ticks vs the total");
+	CHECK(w.nsamples >= 5);
+	if (w.nsamples)
+		NEAR(w.samples[w.nsamples - 1].cpu_s, w.cpu_s, 0.03, "last sample's cumulative cpu");
+	CHECK(w.sampler_cpu_s < 0.01 * w.duration_s);
+	account_window_release(&w);
+	finish(a, pid, fd);
+}
+
+static void real_alloc(enum acct_backend b)
+{
+	char *args[] = { "--mb", "100", "--delay-ms", "200", "--linger", NULL };
+	struct account *a = account_create(b, "test-alloc", NULL, 20);
+	struct account_window w;
+	pid_t pid;
+	int fd;
+
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	pid = spawn(a, "alloc", args, &fd);
+	CHECK(pid > 0);
+	CHECK(account_window_begin(a) == 0);
+	CHECK(wait_done(fd) == 0);
+	usleep(100000);
+	CHECK(account_window_end(a, &w) == 0);
+	printf("# %s: alloc 100 MiB -> anon p50 %.1f MiB max %.1f MiB, peak %s %.1f MiB\n", w.backend,
+	       w.anon_p50 / 1048576, w.anon_max / 1048576, w.has_peak ? w.peak_scope : "-",
+	       w.mem_peak / 1048576.0);
+	NEAR(w.anon_max, 104857600, 10485760, "acceptance: within 10% of the 100 MiB touched");
+	if (w.nsamples)
+		NEAR(w.samples[w.nsamples - 1].anon, 104857600, 10485760, "last sample");
+	if (b != ACCT_PROCFS) {
+		CHECK(w.has_peak);
+		CHECK(w.mem_peak >= 100 * 1048576ull);
+	}
+	account_window_release(&w);
+	finish(a, pid, fd);
+}
+
+static void real_forker(enum acct_backend b, int linger_children)
+{
+	char *args[] = { "--children", "4", "--cpu", "0.125", "--delay-ms", "300", "--linger",
+			 linger_children ? "--linger-children" : NULL, NULL };
+	struct account *a = account_create(b, "test-forker", NULL, 50);
+	struct account_window w;
+	pid_t pid;
+	int fd;
+
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	pid = spawn(a, "forker", args, &fd);
+	usleep(150000);
+	CHECK(account_window_begin(a) == 0);
+	CHECK(wait_done(fd) == 0);
+	usleep(50000);
+	CHECK(account_window_end(a, &w) == 0);
+	printf("# %s: forker 4 x 0.125 s (%s) -> cpu_s %.4f, processes now %d\n", w.backend,
+	       linger_children ? "children alive" : "children reaped", w.cpu_s,
+	       account_nprocs(a));
+	NEAR(w.cpu_s, 0.5, 0.025, "the whole tree, within 5%");
+	if (linger_children)
+		CHECK(account_nprocs(a) == 5);
+	account_window_release(&w);
+	finish(a, pid, fd);
+}
+
+TEST(real_backends)
+{
+	enum acct_backend all[] = { ACCT_CGROUP2, ACCT_CGROUP1, ACCT_PROCFS };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(all); i++) {
+		if (!account_available(all[i])) {
+			printf("# %s: not available here, skipped\n", account_backend_name(all[i]));
+			continue;
+		}
+		real_burn(all[i]);
+		real_alloc(all[i]);
+		real_forker(all[i], 0);
+		real_forker(all[i], 1);
+	}
+}
+
+/* The procfs backend keeps the root's final CPU once it is reaped. */
+TEST(procfs_root_reaped)
+{
+	char *args[] = { "--cpu", "0.3", "--delay-ms", "300", NULL };
+	struct account *a = account_create(ACCT_PROCFS, "x", NULL, 50);
+	struct account_window w;
+	struct rusage ru;
+	int fd, st;
+	pid_t pid;
+
+	pid = spawn(a, "burn", args, &fd);
+	usleep(100000);
+	CHECK(account_window_begin(a) == 0);
+	CHECK(wait4(pid, &st, 0, &ru) == pid);
+	account_note_reaped(a, &ru);
+	CHECK(account_window_end(a, &w) == 0);
+	NEAR(w.cpu_s, 0.3, 0.015, "within 5%, from the reaped root's rusage");
+	account_window_release(&w);
+	close(fd);
+	account_free(a);
+}
+
+/* A cgroup named for a dead owner, holding a live process, is reaped. */
+TEST(reap_leftovers)
+{
+	char *args[] = { "--cpu", "0", "--linger", NULL };
+	struct account *probe;
+	char *mnt, *parent, *dir, name[128], procs[1024];
+	pid_t dead, pid;
+	int fd, st;
+
+	if (!account_available(ACCT_CGROUP1) && !account_available(ACCT_CGROUP2)) {
+		printf("# no cgroup backend here, skipped\n");
+		return;
+	}
+	dead = fork();
+	if (!dead)
+		_exit(0);
+	waitpid(dead, &st, 0);
+	snprintf(name, sizeof(name), "h%d_12345_leftover", (int)dead);
+	if (account_available(ACCT_CGROUP2))
+		mnt = acct_find_mount("cgroup2", NULL);
+	else
+		mnt = acct_find_mount("cgroup", "cpuacct");
+	parent = acct_mkdir(mnt, "harness");
+	dir = parent ? acct_mkdir(parent, name) : NULL;
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+	{
+		const char *dirs[] = { dir, dir };
+		probe = account_open_dirs(account_available(ACCT_CGROUP2) ? ACCT_CGROUP2 : ACCT_CGROUP1,
+					  dirs, 2, 50);
+	}
+	CHECK(acct_add_dir(probe, dir, 1) == 0);
+	pid = spawn(probe, "burn", args, &fd);
+	usleep(100000);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	CHECK(acct_count_procs(procs) == 1);
+	CHECK(account_reap_leftovers() >= 1);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	CHECK(access(dir, F_OK) != 0);
+	close(fd);
+	account_free(probe);
+	free(mnt);
+	free(parent);
+	free(dir);
+}
+
+int main(void)
+{
+	const char *h = getenv("HELPERS");
+
+	snprintf(helpers, sizeof(helpers), "%s", h ? h : "build/release/helpers");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	RUN(cgroup2_fake_deltas);
+	RUN(cgroup1_fake_deltas);
+	RUN(quantiles_nearest_rank);
+	RUN(backend_names);
+	RUN(real_backends);
+	RUN(procfs_root_reaped);
+	RUN(reap_leftovers);
+	return t_done();
+}
