@@ -15,6 +15,18 @@ void evidence_init(struct evidence *e, enum gate_phase phase)
 	e->lateness_p99_ms = NAN;
 }
 
+void evidence_release_stats(struct evidence *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nstats; i++) {
+		free(e->stats[i].signal);
+		free(e->stats[i].key);
+		free(e->stats[i].error);
+	}
+	e->nstats = 0;
+}
+
 void evidence_release(struct evidence *e)
 {
 	size_t i;
@@ -26,11 +38,7 @@ void evidence_release(struct evidence *e)
 	free(e->req_names);
 	free(e->req_sent);
 	free(e->acct_backend);
-	for (i = 0; i < e->nstats; i++) {
-		free(e->stats[i].signal);
-		free(e->stats[i].key);
-		free(e->stats[i].error);
-	}
+	evidence_release_stats(e);
 	free(e->stats);
 	evidence_init(e, e->phase);
 }

@@ -69,6 +69,8 @@ struct evidence_scratch {
 void evidence_init(struct evidence *e, enum gate_phase phase);
 void evidence_release(struct evidence *e);
 void evidence_add_second(struct evidence *e, double p99_ms, double p999_ms);
+/* Drop every runtime-stats row (the warm-up re-reads them each second). */
+void evidence_release_stats(struct evidence *e);
 /* Copies signal/key/error. */
 void evidence_add_stat(struct evidence *e, double t, const char *signal,
 		       const char *key, double value, const char *error);
