@@ -1,10 +1,296 @@
-/* cmd_check: placeholder until its issue lands; exits 2 with a clear line. */
+/*
+ * cmd_check: `harness check SPEC`: validate a spec and print the plan a
+ * user needs before an overnight run: implementations, stages, the
+ * ladder's rungs, windows per stage (worst case), an estimate of the wall
+ * time with warm-ups, and the spec hash. --json prints the same for
+ * scripts. Exit 0 when valid, 2 when not (every problem on stderr).
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "spec.h"
 #include "util.h"
+
+static const char usage_text[] =
+	"usage: harness check [--json] [--quiet] SPEC\n"
+	"\n"
+	"Validate SPEC (YAML, see specs/README.md) and print the plan: implementations,\n"
+	"stages, the ladder's rungs, windows per stage (worst case), an estimate of\n"
+	"the total wall time including warm-ups, and the spec hash that freezes it.\n"
+	"Every problem is printed as FILE:LINE:COL: key.path: what is wrong.\n"
+	"\n"
+	"  --json     print the plan as JSON (keys: spec_hash, implementations,\n"
+	"             rungs_rps, windows, estimated_seconds, estimated_seconds_max, ...)\n"
+	"  -q, --quiet  validate only: print nothing when the spec is valid\n"
+	"  -h, --help   this text\n"
+	"\n"
+	"Exit status: 0 valid, 2 invalid spec or usage error.\n";
+
+struct plan {
+	double *rungs;
+	size_t nrungs;
+	size_t w_ladder, w_confirm, w_soak;
+	size_t confirm_rates;
+	double est, est_max;
+};
+
+/* Windows per stage, worst case; seconds with warm-ups at min_s (expected)
+ * and at max_s (worst). window_s already includes discard_s. */
+static void plan_compute(const struct spec *s, struct plan *p)
+{
+	size_t n = s->nimpls;
+
+	memset(p, 0, sizeof(*p));
+	p->nrungs = spec_ladder_rungs(s, &p->rungs);
+	p->w_ladder = p->nrungs * (size_t)s->ladder.reps * n;
+	if (s->confirm.present) {
+		p->confirm_rates = 2 * n < p->nrungs ? 2 * n : p->nrungs;
+		p->w_confirm = p->confirm_rates * (size_t)s->confirm.reps * n;
+	}
+	if (s->soak.present)
+		p->w_soak = n;
+	p->est = p->w_ladder * (s->warmup.min_s + s->ladder.window_s) +
+		 p->w_confirm * (s->warmup.min_s + s->confirm.window_s) +
+		 p->w_soak * (s->warmup.min_s + s->soak.window_s);
+	p->est_max = p->w_ladder * (s->warmup.max_s + s->ladder.window_s) +
+		     p->w_confirm * (s->warmup.max_s + s->confirm.window_s) +
+		     p->w_soak * (s->warmup.max_s + s->soak.window_s);
+}
+
+static void fmt_duration(char *buf, size_t n, double sec)
+{
+	long s = lround(sec);
+
+	if (s >= 86400)
+		snprintf(buf, n, "%ldd %ldh %02ldm", s / 86400, s % 86400 / 3600, s % 3600 / 60);
+	else if (s >= 3600)
+		snprintf(buf, n, "%ldh %02ldm %02lds", s / 3600, s % 3600 / 60, s % 60);
+	else
+		snprintf(buf, n, "%ldm %02lds", s / 60, s % 60);
+}
+
+static const char *const restart_names[] = { "per_window", "per_block", "never" };
+static const char *const arrival_names[] = { "constant", "poisson" };
+static const char *const transport_names[] = { "auto", "native", "curl" };
+
+static void print_list(const char *label, char **v)
+{
+	size_t i;
+
+	printf("%s", label);
+	if (!v || !v[0])
+		printf(" (none)");
+	for (i = 0; v && v[i]; i++)
+		printf("%s%s", i ? ", " : " ", v[i]);
+	printf("\n");
+}
+
+static void print_argv(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		printf("%s%s", i ? " " : "", v[i]);
+}
+
+static void print_text(const struct spec *s, const struct plan *p)
+{
+	char a[64], b[64];
+	double wsum = 0;
+	size_t i;
+
+	printf("spec:       %s\n", s->path);
+	printf("name:       %s\n", s->name);
+	printf("hash:       %s\n", s->hash);
+	printf("seed:       %llu\n", (unsigned long long)s->seed);
+	printf("slo:        p%g <= %g ms, error rate <= %g\n", s->slo.percentile,
+	       s->slo.threshold_ms, s->slo.error_rate_max);
+	printf("implementations (%zu):\n", s->nimpls);
+	for (i = 0; i < s->nimpls; i++) {
+		const struct spec_impl *im = &s->impls[i];
+		printf("  %-12s start: ", im->name);
+		print_argv(im->start);
+		printf("\n  %-12s restart %s%s%s\n", "", restart_names[im->restart],
+		       im->cpus ? ", cpus " : "", im->cpus ? im->cpus : "");
+	}
+	for (i = 0; i < s->workload.nrequests; i++)
+		wsum += s->workload.requests[i].weight;
+	printf("workload:   %s arrival, %d connections, backlog %d, timeout %d ms, %d thread%s, transport %s\n",
+	       arrival_names[s->workload.arrival], s->workload.connections,
+	       s->workload.backlog_max, s->workload.timeout_ms, s->workload.threads,
+	       s->workload.threads == 1 ? "" : "s", transport_names[s->workload.transport]);
+	for (i = 0; i < s->workload.nrequests; i++) {
+		const struct spec_request *r = &s->workload.requests[i];
+		printf("  %-12s %5.1f%%  %s %s%s\n", r->name, 100 * r->weight / wsum, r->method,
+		       r->path, r->body_file ? "  (body_file)" : r->body ? "  (body)" : "");
+	}
+	printf("stages:\n");
+	printf("  ladder     start %g rps, step %g, max %g rps: %zu rungs x %d reps;"
+	       " window %g s (%g s discarded, %g s measured)\n",
+	       s->ladder.start_rps, s->ladder.step, s->ladder.max_rps, p->nrungs, s->ladder.reps,
+	       s->ladder.window_s, s->ladder.discard_s, s->ladder.window_s - s->ladder.discard_s);
+	printf("  rungs_rps ");
+	for (i = 0; i < p->nrungs; i++)
+		printf(" %.0f", p->rungs[i]);
+	printf("\n");
+	if (s->confirm.present)
+		printf("  confirm    %d reps at each implementation's knee bracket;"
+		       " window %g s (%g s discarded, %g s measured)\n",
+		       s->confirm.reps, s->confirm.window_s, s->confirm.discard_s,
+		       s->confirm.window_s - s->confirm.discard_s);
+	else
+		printf("  confirm    (not in this spec)\n");
+	if (s->soak.present)
+		printf("  soak       one window per implementation at %g x its knee;"
+		       " window %g s (%g s discarded, %g s measured)\n",
+		       s->soak.at_knee_fraction, s->soak.window_s, s->soak.discard_s,
+		       s->soak.window_s - s->soak.discard_s);
+	else
+		printf("  soak       (not in this spec)\n");
+	if (s->warmup.fixed_rps > 0)
+		printf("warm-up:    before every window at %g rps", s->warmup.fixed_rps);
+	else
+		printf("warm-up:    before every window at %g x its rate (at least %g rps)",
+		       s->warmup.knee_fraction, s->warmup.min_rps);
+	printf("; min %g s, max %g s, gates judge the trailing %g s\n", s->warmup.min_s,
+	       s->warmup.max_s, s->warmup.trailing_s);
+	print_list("  warm-up gates:", s->warmup.gates);
+	print_list("  window gates: ", s->window_gates);
+	printf("windows (worst case):\n");
+	printf("  ladder   %6zu  (%zu rungs x %d reps x %zu implementations; fewer when the ladder"
+	       " stops %d rung%s past each knee)\n",
+	       p->w_ladder, p->nrungs, s->ladder.reps, s->nimpls, s->ladder.rungs_past_knee,
+	       s->ladder.rungs_past_knee == 1 ? "" : "s");
+	printf("  confirm  %6zu  (%zu bracketing rates x %d reps x %zu implementations)\n",
+	       p->w_confirm, p->confirm_rates, s->confirm.present ? s->confirm.reps : 0, s->nimpls);
+	printf("  soak     %6zu  (one per implementation)\n", p->w_soak);
+	printf("  total    %6zu\n", p->w_ladder + p->w_confirm + p->w_soak);
+	fmt_duration(a, sizeof(a), p->est);
+	fmt_duration(b, sizeof(b), p->est_max);
+	printf("estimated wall time: %s (%.0f s) with warm-ups of min_s = %g s;"
+	       " worst case %s (%.0f s) with warm-ups of max_s = %g s.\n",
+	       a, p->est, s->warmup.min_s, b, p->est_max, s->warmup.max_s);
+	printf("  (each window costs its warm-up + window_s, which includes discard_s;"
+	       " builds and restarts not counted)\n");
+}
+
+static json_t *str_array(char **v)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static int print_json(const struct spec *s, const struct plan *p)
+{
+	json_t *o = json_object(), *a, *w, *st;
+	char *text;
+	size_t i;
+	int ret;
+
+	json_object_set_new(o, "spec", json_string(s->path));
+	json_object_set_new(o, "name", json_string(s->name));
+	json_object_set_new(o, "spec_hash", json_string(s->hash));
+	a = json_array();
+	for (i = 0; i < s->nimpls; i++)
+		json_array_append_new(a, json_string(s->impls[i].name));
+	json_object_set_new(o, "implementations", a);
+	a = json_array();
+	for (i = 0; i < p->nrungs; i++)
+		json_array_append_new(a, json_integer((json_int_t)llround(p->rungs[i])));
+	json_object_set_new(o, "rungs_rps", a);
+	w = json_object();
+	json_object_set_new(w, "ladder", json_integer((json_int_t)p->w_ladder));
+	json_object_set_new(w, "confirm", json_integer((json_int_t)p->w_confirm));
+	json_object_set_new(w, "soak", json_integer((json_int_t)p->w_soak));
+	json_object_set_new(w, "total", json_integer((json_int_t)(p->w_ladder + p->w_confirm + p->w_soak)));
+	json_object_set_new(o, "windows", w);
+	json_object_set_new(o, "estimated_seconds", json_integer((json_int_t)llround(p->est)));
+	json_object_set_new(o, "estimated_seconds_max", json_integer((json_int_t)llround(p->est_max)));
+	st = json_object();
+	w = json_object();
+	json_object_set_new(w, "start_rps", json_real(s->ladder.start_rps));
+	json_object_set_new(w, "step", json_real(s->ladder.step));
+	json_object_set_new(w, "max_rps", json_real(s->ladder.max_rps));
+	json_object_set_new(w, "reps", json_integer(s->ladder.reps));
+	json_object_set_new(w, "window_s", json_real(s->ladder.window_s));
+	json_object_set_new(w, "discard_s", json_real(s->ladder.discard_s));
+	json_object_set_new(st, "ladder", w);
+	if (s->confirm.present) {
+		w = json_object();
+		json_object_set_new(w, "reps", json_integer(s->confirm.reps));
+		json_object_set_new(w, "window_s", json_real(s->confirm.window_s));
+		json_object_set_new(w, "discard_s", json_real(s->confirm.discard_s));
+		json_object_set_new(st, "confirm", w);
+	}
+	if (s->soak.present) {
+		w = json_object();
+		json_object_set_new(w, "window_s", json_real(s->soak.window_s));
+		json_object_set_new(w, "discard_s", json_real(s->soak.discard_s));
+		json_object_set_new(w, "at_knee_fraction", json_real(s->soak.at_knee_fraction));
+		json_object_set_new(st, "soak", w);
+	}
+	json_object_set_new(o, "stages", st);
+	w = json_object();
+	json_object_set_new(w, "min_s", json_real(s->warmup.min_s));
+	json_object_set_new(w, "max_s", json_real(s->warmup.max_s));
+	json_object_set_new(w, "gates", str_array(s->warmup.gates));
+	json_object_set_new(o, "warmup", w);
+	json_object_set_new(o, "window_gates", str_array(s->window_gates));
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	ret = text && puts(text) >= 0 ? EXIT_OK : EXIT_ENV;
+	free(text);
+	json_decref(o);
+	return ret;
+}
 
 int cmd_check(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("check: this subcommand is not built yet") ? EXIT_USAGE : EXIT_USAGE;
+	const char *path = NULL;
+	int json = 0, quiet = 0, i, ret;
+	struct spec *s;
+	struct plan p;
+
+	if (cmd_wants_help(argc, argv)) {
+		fputs(usage_text, stdout);
+		return EXIT_OK;
+	}
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
+			quiet = 1;
+		else if (!strcmp(argv[i], "--") && i + 1 < argc && !path)
+			path = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1])
+			return error("check: unknown option '%s'; see 'harness check --help'", argv[i]),
+			       EXIT_USAGE;
+		else if (!path)
+			path = argv[i];
+		else
+			return error("check: one spec at a time; see 'harness check --help'"), EXIT_USAGE;
+	}
+	if (!path) {
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	s = spec_load(path);
+	if (!s)
+		return EXIT_USAGE;
+	plan_compute(s, &p);
+	ret = EXIT_OK;
+	if (json)
+		ret = print_json(s, &p);
+	else if (!quiet)
+		print_text(s, &p);
+	free(p.rungs);
+	spec_free(s);
+	return ret;
 }

@@ -194,6 +194,13 @@ struct spec *spec_load(const char *path);
 struct spec *spec_parse(const char *text, size_t len, const char *path,
 			const char *base_dir);
 
+/* The same, appending the messages (one line each, "\n"-terminated) to
+ * errs instead of printing them; errs NULL prints to stderr. */
+struct sbuf;
+struct spec *spec_load_diag(const char *path, struct sbuf *errs);
+struct spec *spec_parse_diag(const char *text, size_t len, const char *path,
+			     const char *base_dir, struct sbuf *errs);
+
 void spec_free(struct spec *s);
 
 /* Lookups; NULL when absent. */
@@ -214,7 +221,8 @@ size_t spec_ladder_rungs(const struct spec *s, double **rates);
 char *spec_subst_port(const char *tmpl, int port);
 
 /* Print the JSON Schema of the spec language to sb. */
-struct sbuf;
 void spec_schema_json(struct sbuf *sb);
+/* The markdown key reference (the generated part of specs/README.md). */
+void spec_reference_md(struct sbuf *sb);
 
 #endif

@@ -1,0 +1,406 @@
+/*
+ * spec: the public API of spec.h: load/parse (spec_yaml.c builds the node
+ * tree, spec_validate.c fills struct spec), the hash that freezes a spec,
+ * lookups, the ladder's rungs and {port} substitution.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spec_internal.h"
+#include "util.h"
+
+/* ----------------------------------------------------------- diagnostics */
+
+void spec_diag_add(struct spec_diags *d, int line, int col, const char *path,
+		   const char *fmt, ...)
+{
+	struct sbuf sb = SBUF_INIT;
+	va_list ap;
+
+	if (d->n >= SPEC_MAX_DIAGS) {
+		d->more++;
+		return;
+	}
+	sbuf_addf(&sb, "%s: ", path && *path ? path : "spec");
+	va_start(ap, fmt);
+	sbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	XGROW(d->v, d->alloc, d->n + 1);
+	d->v[d->n].line = line;
+	d->v[d->n].col = col;
+	d->v[d->n].msg = sbuf_detach(&sb, NULL);
+	d->n++;
+}
+
+static int diag_cmp(const void *a, const void *b)
+{
+	const struct spec_diag *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	/* msg holds the index of discovery here (see spec_diags_format) */
+	return (uintptr_t)x->msg < (uintptr_t)y->msg ? -1 : (uintptr_t)x->msg > (uintptr_t)y->msg;
+}
+
+void spec_diags_format(struct spec_diags *d, const char *file, struct sbuf *sb)
+{
+	struct spec_diag *tmp;
+	size_t i, j;
+
+	/* stable sort by position: qsort is not stable, so sort an index */
+	tmp = xmalloc((d->n + 1) * sizeof(*tmp));
+	for (i = 0; i < d->n; i++) {
+		tmp[i] = d->v[i];
+		tmp[i].msg = (char *)(uintptr_t)i; /* order of discovery breaks ties */
+	}
+	qsort(tmp, d->n, sizeof(*tmp), diag_cmp);
+	for (i = 0; i < d->n; i++) {
+		j = (size_t)(uintptr_t)tmp[i].msg;
+		sbuf_addf(sb, "%s:%d:%d: %s\n", file, d->v[j].line, d->v[j].col, d->v[j].msg);
+	}
+	if (d->more)
+		sbuf_addf(sb, "%s: %zu more errors not shown\n", file, d->more);
+	free(tmp);
+}
+
+void spec_diags_release(struct spec_diags *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->v[i].msg);
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+/* ------------------------------------------------------------- freeing */
+
+static void free_argv(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void free_kv(struct spec_kv *kv, size_t n)
+{
+	size_t i;
+
+	for (i = 0; kv && i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+void spec_free(struct spec *s)
+{
+	size_t i, j;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nimpls; i++) {
+		struct spec_impl *im = &s->impls[i];
+		free(im->name);
+		free(im->repo);
+		free_argv(im->build);
+		free_argv(im->start);
+		free_kv(im->env, im->nenv);
+		free(im->health_url);
+		free(im->stats_url);
+		for (j = 0; j < im->nsignals; j++) {
+			free(im->signals[j].name);
+			free(im->signals[j].pointer);
+		}
+		free(im->signals);
+		free(im->cpus);
+	}
+	free(s->impls);
+	for (i = 0; i < s->workload.nrequests; i++) {
+		struct spec_request *r = &s->workload.requests[i];
+		free(r->name);
+		free(r->method);
+		free(r->path);
+		free_kv(r->headers, r->nheaders);
+		free(r->body);
+		free(r->body_file);
+	}
+	free(s->workload.requests);
+	free(s->workload.cpus);
+	for (i = 0; i < s->ngates; i++) {
+		struct spec_gate *g = &s->gates[i];
+		for (j = 0; j < g->nvalues; j++) {
+			free(g->values[j].key);
+			free(g->values[j].str);
+			free_kv(g->values[j].map, g->values[j].nmap);
+		}
+		free(g->values);
+		free(g->name);
+	}
+	free(s->gates);
+	free_argv(s->warmup.gates);
+	free_argv(s->window_gates);
+	free(s->sandbox.user);
+	free(s->name);
+	free(s->path);
+	free(s->base_dir);
+	free(s->text);
+	free(s);
+}
+
+/* ------------------------------------------------------------- parsing */
+
+/* The hash that freezes a spec: SHA-256 over the spec's bytes, then the
+ * bytes of each request's body_file in request order (specs/README.md). */
+static void spec_hash(struct spec *s)
+{
+	struct sha256 c;
+	size_t i;
+
+	sha256_init(&c);
+	sha256_update(&c, s->text, s->text_len);
+	for (i = 0; i < s->workload.nrequests; i++) {
+		const struct spec_request *r = &s->workload.requests[i];
+		if (r->body_file && r->body)
+			sha256_update(&c, r->body, r->body_len);
+	}
+	sha256_final_hex(&c, s->hash);
+}
+
+static char *dir_of(const char *path)
+{
+	char *slash, *d, *abs, cwd[PATH_MAX];
+	struct sbuf sb = SBUF_INIT;
+
+	d = xstrdup(path);
+	slash = strrchr(d, '/');
+	if (slash == d)
+		d[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else {
+		free(d);
+		d = xstrdup(".");
+	}
+	abs = realpath(d, NULL);
+	if (abs) {
+		free(d);
+		return abs;
+	}
+	if (d[0] == '/')
+		return d;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return d;
+	sbuf_addf(&sb, "%s/%s", cwd, d);
+	free(d);
+	return sbuf_detach(&sb, NULL);
+}
+
+struct spec *spec_parse_diag(const char *text, size_t len, const char *path,
+			     const char *base_dir, struct sbuf *errs)
+{
+	struct spec_diags d = { 0 };
+	struct ydoc doc;
+	struct spec *s = xcalloc(1, sizeof(*s));
+	struct sbuf out = SBUF_INIT;
+	const char *file = path ? path : "spec";
+
+	s->path = xstrdup(file);
+	s->base_dir = base_dir ? xstrdup(base_dir) : dir_of(file);
+	s->text = xmalloc(len + 1);
+	memcpy(s->text, text, len);
+	s->text[len] = '\0';
+	s->text_len = len;
+
+	if (ydoc_parse(&doc, text, len, &d) == 0)
+		spec_validate(s, doc.root, &d);
+	ydoc_release(&doc);
+	if (d.n || d.more) {
+		spec_diags_format(&d, file, &out);
+		if (errs)
+			sbuf_add(errs, out.buf, out.len);
+		else
+			fputs(out.buf, stderr);
+		sbuf_release(&out);
+		spec_diags_release(&d);
+		spec_free(s);
+		return NULL;
+	}
+	spec_diags_release(&d);
+	spec_hash(s);
+	return s;
+}
+
+struct spec *spec_parse(const char *text, size_t len, const char *path, const char *base_dir)
+{
+	return spec_parse_diag(text, len, path, base_dir, NULL);
+}
+
+struct spec *spec_load_diag(const char *path, struct sbuf *errs)
+{
+	struct sbuf sb = SBUF_INIT;
+	struct spec *s = NULL;
+	struct stat st;
+	char buf[65536];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (errs)
+			sbuf_addf(errs, "harness: %s: cannot read: %s\n", path, strerror(errno));
+		else
+			error("%s: cannot read: %s", path, strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (errs)
+			sbuf_addf(errs, "harness: %s: is a directory, not a spec file\n", path);
+		else
+			error("%s: is a directory, not a spec file", path);
+		goto out;
+	}
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			if (errs)
+				sbuf_addf(errs, "harness: %s: read error: %s\n", path, strerror(errno));
+			else
+				error("%s: read error: %s", path, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		sbuf_add(&sb, buf, (size_t)n);
+		if (sb.len > SPEC_MAX_BYTES) {
+			/* say how big it is without reading all of it */
+			size_t size = S_ISREG(st.st_mode) && (size_t)st.st_size > sb.len ?
+				(size_t)st.st_size : sb.len;
+			struct spec_diags d = { 0 };
+			struct sbuf o = SBUF_INIT;
+			spec_diag_add(&d, 1, 1, "yaml", "the file is %zu bytes; a spec may be at most 1 MiB",
+				      size);
+			spec_diags_format(&d, path, &o);
+			if (errs)
+				sbuf_add(errs, o.buf, o.len);
+			else
+				fputs(o.buf, stderr);
+			sbuf_release(&o);
+			spec_diags_release(&d);
+			goto out;
+		}
+	}
+	s = spec_parse_diag(sb.buf, sb.len, path, NULL, errs);
+out:
+	if (fd >= 0)
+		close(fd);
+	sbuf_release(&sb);
+	return s;
+}
+
+struct spec *spec_load(const char *path)
+{
+	return spec_load_diag(path, NULL);
+}
+
+/* -------------------------------------------------------------- lookups */
+
+const struct spec_impl *spec_impl_find(const struct spec *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; s && name && i < s->nimpls; i++)
+		if (!strcmp(s->impls[i].name, name))
+			return &s->impls[i];
+	return NULL;
+}
+
+const struct spec_gate *spec_gate_find(const struct spec *s, const char *gate)
+{
+	size_t i;
+
+	for (i = 0; s && gate && i < s->ngates; i++)
+		if (!strcmp(s->gates[i].name, gate))
+			return &s->gates[i];
+	return NULL;
+}
+
+const struct spec_value *spec_gate_value(const struct spec_gate *g, const char *key)
+{
+	size_t i;
+
+	for (i = 0; g && key && i < g->nvalues; i++)
+		if (!strcmp(g->values[i].key, key))
+			return &g->values[i];
+	return NULL;
+}
+
+double spec_gate_num(const struct spec_gate *g, const char *key, double def)
+{
+	const struct spec_value *v = spec_gate_value(g, key);
+
+	return v && (v->type == SPEC_NUM || v->type == SPEC_BOOL) ? v->num : def;
+}
+
+const char *spec_gate_str(const struct spec_gate *g, const char *key)
+{
+	const struct spec_value *v = spec_gate_value(g, key);
+
+	return v && v->type == SPEC_STR ? v->str : NULL;
+}
+
+/* ---------------------------------------------------------------- rungs */
+
+size_t spec_ladder_rungs(const struct spec *s, double **rates)
+{
+	const struct spec_ladder *l = &s->ladder;
+	double *r = NULL, x;
+	size_t n = 0, alloc = 0;
+
+	*rates = NULL;
+	if (!(l->start_rps > 0) || !(l->step > 1) || !(l->max_rps >= l->start_rps))
+		return 0;
+	/* the exact product start * step^k, compared with a tiny relative
+	 * epsilon so that max_rps = start * step^k itself is a rung */
+	for (;;) {
+		x = l->start_rps * pow(l->step, (double)n);
+		if (x > l->max_rps * (1 + 1e-9) || n >= 1000)
+			break;
+		XGROW(r, alloc, n + 1);
+		r[n++] = x;
+	}
+	*rates = r;
+	return n;
+}
+
+/* ---------------------------------------------------------------- {port} */
+
+char *spec_subst_port(const char *tmpl, int port)
+{
+	struct sbuf sb = SBUF_INIT;
+	const char *p = tmpl, *q;
+
+	if (!tmpl)
+		return NULL;
+	while ((q = strstr(p, "{port}"))) {
+		sbuf_add(&sb, p, (size_t)(q - p));
+		sbuf_addf(&sb, "%d", port);
+		p = q + 6;
+	}
+	sbuf_adds(&sb, p);
+	return sbuf_detach(&sb, NULL);
+}

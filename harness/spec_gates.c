@@ -1,0 +1,400 @@
+/*
+ * spec_gates: the gates: map and the gate lists (warmup.gates,
+ * window_gates), checked against the gate registry (gates/registry.c):
+ * names, phases, parameter names, types and ranges. Every gate a list
+ * names gets a struct spec_gate with every default filled in, so
+ * consumers only ever call spec_gate_find() + spec_gate_num().
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+#include "spec_internal.h"
+#include "util.h"
+
+/* The lists used when the spec does not give one (DESIGN.md's sketch,
+ * minus the gates that need runtime-stats signals). */
+const char *const spec_default_warmup_gates[] = { "p99_flat", "p999_flat", "hot_set_touched", NULL };
+const char *const spec_default_window_gates[] = {
+	"error_rate", "achieved_vs_offered", "stationarity", "throttled", "oom",
+	"generator", "sut_alive", NULL,
+};
+
+#define AT(base, off, type) ((type *)((char *)(base) + (off)))
+
+static char *path_idx(const char *parent, size_t i)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	sbuf_addf(&sb, "%s[%zu]", parent, i);
+	return sbuf_detach(&sb, NULL);
+}
+
+static char *path_key(const char *parent, const char *key)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	sbuf_addf(&sb, "%s.%s", parent, key);
+	return sbuf_detach(&sb, NULL);
+}
+
+static void known_gates(struct sbuf *sb)
+{
+	size_t i;
+
+	for (i = 0; i < gate_registry_count; i++)
+		sbuf_addf(sb, "%s%s", i ? ", " : "", gate_registry[i]->name);
+}
+
+static void unknown_gate(struct vctx *v, const struct ynode *n, const char *path, const char *name)
+{
+	const char *names[128] = { 0 };
+	struct sbuf sb = SBUF_INIT;
+	size_t i, k = 0;
+	const char *sugg;
+
+	for (i = 0; i < gate_registry_count && k < ARRAY_SIZE(names); i++)
+		names[k++] = gate_registry[i]->name;
+	sugg = spec_suggest(name, names, k);
+	known_gates(&sb);
+	if (sugg)
+		VERR(v, n, path, "unknown gate \"%.60s\" (did you mean %s?); known gates: %s",
+		     name, sugg, sb.buf);
+	else
+		VERR(v, n, path, "unknown gate \"%.60s\"; known gates: %s", name, sb.buf);
+	sbuf_release(&sb);
+}
+
+static const char *phase_name(unsigned phase)
+{
+	return phase == GATE_PHASE_WARMUP ? "warm-up" : "window";
+}
+
+void spec_read_gatelist(struct vctx *v, const struct field *f, void *base,
+			const struct ynode *n, const char *path)
+{
+	char **names;
+	size_t i, j, k = 0;
+	const struct gate_def *g;
+
+	if (ynode_is_null(n)) {
+		*AT(base, f->off, char **) = xcalloc(1, sizeof(char *));
+		return;
+	}
+	if (n->kind != Y_SEQ) {
+		struct sbuf sb = SBUF_INIT;
+		ynode_describe(n, &sb);
+		VERR(v, n, path, "must be a list of gate names, got %s", sb.buf);
+		sbuf_release(&sb);
+		return;
+	}
+	names = xcalloc(n->n + 1, sizeof(*names));
+	for (i = 0; i < n->n; i++) {
+		const struct ynode *e = n->vals[i];
+		char *p = path_idx(path, i);
+
+		if (e->kind != Y_SCALAR || ynode_is_null(e) || strlen(e->str) != e->len) {
+			VERR(v, e, p, "must be a gate name");
+		} else if (!(g = gate_find(e->str))) {
+			unknown_gate(v, e, p, e->str);
+		} else if (!(g->phases & f->phase)) {
+			VERR(v, e, p, "%s is not a %s gate (it runs on %s)", g->name,
+			     phase_name(f->phase),
+			     f->phase == GATE_PHASE_WARMUP ? "measured windows" : "warm-ups");
+		} else {
+			for (j = 0; j < k; j++)
+				if (!strcmp(names[j], g->name))
+					break;
+			if (j < k)
+				VERR(v, e, p, "%s is listed twice", g->name);
+			else
+				names[k++] = xstrdup(g->name);
+		}
+		free(p);
+	}
+	*AT(base, f->off, char **) = names;
+	*AT(base, f->off2, size_t) = k;
+}
+
+static struct spec_gate *gate_add(struct spec *s, const char *name)
+{
+	struct spec_gate *g;
+
+	s->gates = xrealloc(s->gates, (s->ngates + 1) * sizeof(*s->gates));
+	g = &s->gates[s->ngates++];
+	memset(g, 0, sizeof(*g));
+	g->name = xstrdup(name);
+	g->enforce = 1;
+	return g;
+}
+
+static struct spec_value *value_add(struct spec_gate *g, const char *key)
+{
+	struct spec_value *val;
+
+	g->values = xrealloc(g->values, (g->nvalues + 1) * sizeof(*g->values));
+	val = &g->values[g->nvalues++];
+	memset(val, 0, sizeof(*val));
+	val->key = xstrdup(key);
+	return val;
+}
+
+static void unknown_param(struct vctx *v, const struct gate_def *def, const struct ynode *k,
+			  const char *path)
+{
+	const char *names[64] = { 0 };
+	struct sbuf sb = SBUF_INIT;
+	const struct gate_param *p;
+	size_t n = 0;
+	const char *sugg;
+
+	names[n++] = "enforce";
+	for (p = def->params; p && p->name && n < ARRAY_SIZE(names); p++)
+		names[n++] = p->name;
+	sugg = spec_suggest(k->str, names, n);
+	if (sugg) {
+		VERR(v, k, path, "unknown parameter of gate %s (did you mean %s?)", def->name, sugg);
+	} else {
+		size_t i;
+		for (i = 0; i < n; i++)
+			sbuf_addf(&sb, "%s%s", i ? ", " : "", names[i]);
+		VERR(v, k, path, "unknown parameter of gate %s; it takes: %s", def->name, sb.buf);
+	}
+	sbuf_release(&sb);
+}
+
+static void read_num_map(struct vctx *v, const struct gate_param *gp, struct spec_gate *g,
+			 const struct ynode *n, const char *path)
+{
+	struct spec_value *val;
+	size_t i;
+	double d;
+
+	if (n->kind != Y_MAP) {
+		struct sbuf sb = SBUF_INIT;
+		ynode_describe(n, &sb);
+		VERR(v, n, path, "must be a map of name: number, got %s", sb.buf);
+		sbuf_release(&sb);
+		return;
+	}
+	val = value_add(g, gp->name);
+	val->type = SPEC_MAP;
+	val->map = xcalloc(n->n + 1, sizeof(*val->map));
+	for (i = 0; i < n->n; i++) {
+		char *p = path_key(path, n->keys[i]->str);
+		if (!spec_read_number(v, n->vals[i], p, &d) &&
+		    !spec_check_range(v, n->vals[i], p, d, F_MIN | F_MAX, gp->min, gp->max, 0)) {
+			val->map[val->nmap].key = xstrdup(n->keys[i]->str);
+			val->map[val->nmap].value = xstrdup(n->vals[i]->str);
+			val->nmap++;
+		}
+		free(p);
+	}
+}
+
+static void read_param(struct vctx *v, const struct gate_param *gp, struct spec_gate *g,
+		       const struct ynode *n, const char *path)
+{
+	struct spec_value *val;
+	double d;
+	int b;
+
+	switch (gp->type) {
+	case GP_NUM:
+		if (spec_read_number(v, n, path, &d) ||
+		    spec_check_range(v, n, path, d, F_MIN | F_MAX, gp->min, gp->max, 0))
+			return;
+		val = value_add(g, gp->name);
+		val->type = SPEC_NUM;
+		val->num = d;
+		return;
+	case GP_BOOL:
+		if (spec_read_bool(v, n, path, &b))
+			return;
+		val = value_add(g, gp->name);
+		val->type = SPEC_BOOL;
+		val->num = b;
+		return;
+	case GP_SIGNAL:
+		if (n->kind != Y_SCALAR || ynode_is_null(n) || strlen(n->str) != n->len ||
+		    !spec_is_ident(n->str)) {
+			struct sbuf sb = SBUF_INIT;
+			ynode_describe(n, &sb);
+			VERR(v, n, path, "must name a runtime-stats signal (letters, digits, '_', '.' or '-'), got %s",
+			     sb.buf);
+			sbuf_release(&sb);
+			return;
+		}
+		val = value_add(g, gp->name);
+		val->type = SPEC_STR;
+		val->str = xstrdup(n->str);
+		return;
+	case GP_NUM_MAP:
+		read_num_map(v, gp, g, n, path);
+		return;
+	}
+}
+
+void spec_read_gates(struct vctx *v, const struct ynode *n, const char *path)
+{
+	size_t i, j;
+
+	if (ynode_is_null(n))
+		return;
+	if (n->kind != Y_MAP) {
+		struct sbuf sb = SBUF_INIT;
+		ynode_describe(n, &sb);
+		VERR(v, n, path, "must be a map of gate name: parameters, got %s", sb.buf);
+		sbuf_release(&sb);
+		return;
+	}
+	for (i = 0; i < n->n; i++) {
+		const struct ynode *k = n->keys[i], *m = n->vals[i];
+		const struct gate_def *def = gate_find(k->str);
+		char *p = path_key(path, k->str);
+		struct spec_gate *g;
+
+		if (!def) {
+			unknown_gate(v, k, p, k->str);
+			free(p);
+			continue;
+		}
+		g = gate_add(v->s, def->name);
+		if (!ynode_is_null(m) && m->kind != Y_MAP) {
+			struct sbuf sb = SBUF_INIT;
+			ynode_describe(m, &sb);
+			VERR(v, m, p, "must be a map of parameters, got %s", sb.buf);
+			sbuf_release(&sb);
+		} else if (!ynode_is_null(m)) {
+			for (j = 0; j < m->n; j++) {
+				const struct ynode *pk = m->keys[j];
+				const struct gate_param *gp;
+				char *pp = path_key(p, pk->str);
+
+				if (!strcmp(pk->str, "enforce")) {
+					spec_read_bool(v, m->vals[j], pp, &g->enforce);
+				} else {
+					for (gp = def->params; gp && gp->name; gp++)
+						if (!strcmp(gp->name, pk->str))
+							break;
+					if (gp && gp->name)
+						read_param(v, gp, g, m->vals[j], pp);
+					else
+						unknown_param(v, def, pk, pp);
+				}
+				free(pp);
+			}
+		}
+		free(p);
+	}
+}
+
+static char **default_list(const char *const *names, unsigned phase, size_t *count)
+{
+	char **out = xcalloc(16, sizeof(*out));
+	size_t i, k = 0;
+	const struct gate_def *g;
+
+	for (i = 0; names[i] && k < 15; i++) {
+		g = gate_find(names[i]);
+		if (g && (g->phases & phase))
+			out[k++] = xstrdup(names[i]);
+	}
+	*count = k;
+	return out;
+}
+
+/* Where gate `name` is first named in a list, for messages about it. */
+static int find_use(struct vctx *v, const char *name, char *path, size_t n)
+{
+	const struct spec *s = v->s;
+	size_t i;
+
+	for (i = 0; i < s->warmup.ngates; i++) {
+		if (!strcmp(s->warmup.gates[i], name)) {
+			snprintf(path, n, "warmup.gates[%zu]", i);
+			return 1;
+		}
+	}
+	for (i = 0; i < s->nwindow_gates; i++) {
+		if (!strcmp(s->window_gates[i], name)) {
+			snprintf(path, n, "window_gates[%zu]", i);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int has_value(const struct spec_gate *g, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < g->nvalues; i++)
+		if (!strcmp(g->values[i].key, key))
+			return 1;
+	return 0;
+}
+
+static void ensure(struct spec *s, char **names)
+{
+	size_t i;
+
+	for (i = 0; names && names[i]; i++)
+		if (!spec_gate_find(s, names[i]))
+			gate_add(s, names[i]);
+}
+
+void spec_finish_gates(struct vctx *v)
+{
+	struct spec *s = v->s;
+	size_t i;
+
+	if (!spec_node_at(v->root, "warmup.gates") && !s->warmup.gates)
+		s->warmup.gates = default_list(spec_default_warmup_gates, GATE_PHASE_WARMUP,
+					       &s->warmup.ngates);
+	if (!spec_node_at(v->root, "window_gates") && !s->window_gates)
+		s->window_gates = default_list(spec_default_window_gates, GATE_PHASE_WINDOW,
+					       &s->nwindow_gates);
+	if (!s->warmup.gates)
+		s->warmup.gates = xcalloc(1, sizeof(char *));
+	if (!s->window_gates)
+		s->window_gates = xcalloc(1, sizeof(char *));
+	ensure(s, s->warmup.gates);
+	ensure(s, s->window_gates);
+
+	for (i = 0; i < s->ngates; i++) {
+		struct spec_gate *g = &s->gates[i];
+		const struct gate_def *def = gate_find(g->name);
+		const struct gate_param *gp;
+
+		for (gp = def ? def->params : NULL; gp && gp->name; gp++) {
+			char entry[128], use[64], p[192];
+			int line, col;
+
+			if (has_value(g, gp->name))
+				continue;
+			if (!gp->required) {
+				struct spec_value *val;
+				if ((gp->type != GP_NUM && gp->type != GP_BOOL) || isnan(gp->def))
+					continue; /* no default: the gate resolves it */
+				val = value_add(g, gp->name);
+				val->type = gp->type == GP_NUM ? SPEC_NUM : SPEC_BOOL;
+				val->num = gp->def;
+				continue;
+			}
+			snprintf(entry, sizeof(entry), "gates.%s", g->name);
+			snprintf(p, sizeof(p), "gates.%s.%s", g->name, gp->name);
+			if (spec_node_at(v->root, entry)) {
+				spec_path_pos(v, entry, &line, &col);
+				spec_diag_add(v->d, line, col, p, "required parameter missing");
+			} else if (find_use(v, g->name, use, sizeof(use))) {
+				spec_path_pos(v, use, &line, &col);
+				spec_diag_add(v->d, line, col, p,
+					      "required parameter missing (%s names gate %s, which has no default for it)",
+					      use, g->name);
+			}
+		}
+	}
+}

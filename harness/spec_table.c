@@ -1,0 +1,270 @@
+/*
+ * spec_table: every key of the spec language, its type, range, default and
+ * one line of help. The validator (spec_validate.c) and the JSON Schema
+ * (spec_schema.c) both read these tables, so they cannot drift apart;
+ * specs/README.md is checked against them by tests/e2e/spec.sh.
+ */
+#include <stddef.h>
+
+#include "gate.h"
+#include "spec_internal.h"
+
+#define O(type, member) offsetof(type, member)
+
+static const char *const restart_names[] = { "per_window", "per_block", "never", NULL };
+static const char *const arrival_names[] = { "constant", "poisson", NULL };
+static const char *const transport_names[] = { "auto", "native", "curl", NULL };
+static const char *const backend_names[] = { "auto", "cgroup2", "cgroup1", "procfs", NULL };
+static const char *const at_names[] = { "knee_bracket", NULL };
+/* bit i of spec_compare.metrics = 1 << i; CMP_P99 = 1, CMP_CPU_PER_REQUEST = 2 */
+static const char *const metric_names[] = { "p99", "cpu_per_request", NULL };
+
+/* ------------------------------------------------------- implementations */
+
+static const struct field health_fields[] = {
+	{ "url", FT_STR, F_REQ | F_PORT | F_URL, O(struct spec_impl, health_url), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "URL polled until it answers 2xx after start; {port} is substituted" },
+	{ "timeout_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_impl, health_timeout_s), 0, 0, 3600, 30, NULL, NULL, NULL, 0, 0, 0,
+	  "seconds to wait for a healthy answer before the start counts as failed" },
+	FIELD_END
+};
+
+static const struct field stats_fields[] = {
+	{ "url", FT_STR, F_REQ | F_PORT | F_URL, O(struct spec_impl, stats_url), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "runtime-stats endpoint returning JSON; {port} is substituted" },
+	{ "poll_hz", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_impl, stats_poll_hz), 0, 0, 100, 1, NULL, NULL, NULL, 0, 0, 0,
+	  "polls per second during warm-up and windows" },
+	{ "signals", FT_SIGNALS, 0, O(struct spec_impl, signals), O(struct spec_impl, nsignals), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "signal name -> RFC 6901 JSON pointer into the stats document" },
+	FIELD_END
+};
+
+static const struct field limits_fields[] = {
+	{ "memory_mb", FT_MB, F_DEF | F_MIN | F_MAX, O(struct spec_impl, memory_max_bytes), 0, 0, 16777216, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "memory limit of the implementation's cgroup in MiB (0: none)" },
+	{ "pids", FT_U64, F_DEF | F_MIN | F_MAX, O(struct spec_impl, pids_max), 0, 0, 4194304, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "process/thread limit of the implementation's cgroup (0: none)" },
+	FIELD_END
+};
+
+static const struct field impl_fields[] = {
+	{ "name", FT_STR, F_REQ | F_IDENT, O(struct spec_impl, name), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "unique name of the arm (letters, digits, _ . -)" },
+	{ "repo", FT_STR, F_DEF, O(struct spec_impl, repo), 0, 0, 0, 0, ".", NULL, NULL, 0, 0, 0,
+	  "its git work tree, relative to the spec's directory: recorded for provenance, working directory of build and start" },
+	{ "build", FT_ARGV, 0, O(struct spec_impl, build), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "build command as an argv list (never a shell string), run in repo" },
+	{ "start", FT_ARGV, F_REQ | F_PORT, O(struct spec_impl, start), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "start command as an argv list, run in repo; \"{port}\" is replaced by the port it must listen on" },
+	{ "env", FT_KV, F_PORT | F_ENVNAME, O(struct spec_impl, env), O(struct spec_impl, nenv), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "environment variables added to a minimal environment; values may use {port}" },
+	{ "health", FT_OBJ, F_REQ, 0, 0, 0, 0, 0, NULL, NULL, health_fields, 0, 0, 0,
+	  "health check" },
+	{ "stats", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, stats_fields, 0, 0, 0,
+	  "runtime-stats endpoint (optional): polled during warm-up and windows, feeds the signal gates" },
+	{ "cpus", FT_SCALAR, F_CPUS, O(struct spec_impl, cpus), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "cpu list the implementation is pinned to, e.g. \"2-3\" (default: not pinned)" },
+	{ "restart", FT_ENUM, F_DEF, O(struct spec_impl, restart), 0, 0, 0, RESTART_PER_WINDOW, NULL, restart_names, NULL, 0, 0, 0,
+	  "when the implementation is restarted" },
+	{ "limits", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, limits_fields, 0, 0, 0,
+	  "cgroup limits" },
+	FIELD_END
+};
+
+/* -------------------------------------------------------------- workload */
+
+static const struct field request_fields[] = {
+	{ "name", FT_STR, F_REQ | F_IDENT, O(struct spec_request, name), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "unique name of the request (letters, digits, _ . -)" },
+	{ "weight", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_request, weight), 0, 0, 1e9, 1, NULL, NULL, NULL, 0, 0, 0,
+	  "relative share of the mix" },
+	{ "method", FT_STR, F_DEF | F_TOKEN, O(struct spec_request, method), 0, 0, 0, 0, "GET", NULL, NULL, 0, 0, 0,
+	  "HTTP method" },
+	{ "path", FT_STR, F_REQ | F_PATH, O(struct spec_request, path), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "request target, starting with /" },
+	{ "headers", FT_KV, F_HDRNAME, O(struct spec_request, headers), O(struct spec_request, nheaders), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "header name -> value" },
+	{ "body", FT_SCALAR, 0, O(struct spec_request, body), O(struct spec_request, body_len), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "request body (exclusive with body_file)" },
+	{ "body_file", FT_STR, 0, O(struct spec_request, body_file), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "file holding the body, relative to the spec's directory; must exist; its bytes are hashed" },
+	FIELD_END
+};
+
+static const struct field workload_fields[] = {
+	{ "arrival", FT_ENUM, F_DEF, O(struct spec_workload, arrival), 0, 0, 0, ARRIVAL_CONSTANT, NULL, arrival_names, NULL, 0, 0, 0,
+	  "open-loop schedule: evenly spaced or Poisson (seeded)" },
+	{ "connections", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_workload, connections), 0, 1, 100000, 64, NULL, NULL, NULL, 0, 0, 0,
+	  "most connections open at once" },
+	{ "backlog_max", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_workload, backlog_max), 0, 0, 10000000, 10000, NULL, NULL, NULL, 0, 0, 0,
+	  "requests due but waiting for a free connection; beyond it they are counted as dropped" },
+	{ "timeout_ms", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_workload, timeout_ms), 0, 1, 3600000, 5000, NULL, NULL, NULL, 0, 0, 0,
+	  "a request unanswered after this long is an error" },
+	{ "threads", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_workload, threads), 0, 1, 256, 1, NULL, NULL, NULL, 0, 0, 0,
+	  "load generator threads (each owns its connections and slice of the schedule)" },
+	{ "cpus", FT_SCALAR, F_CPUS, O(struct spec_workload, cpus), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "cpu list the load generator is pinned to (default: not pinned)" },
+	{ "transport", FT_ENUM, F_DEF, O(struct spec_workload, transport), 0, 0, 0, TRANSPORT_AUTO, NULL, transport_names, NULL, 0, 0, 0,
+	  "load engine: native (epoll + http-parser, HTTP/1.1), curl (libcurl multi), auto (native for http://)" },
+	{ "requests", FT_LIST, F_REQ, O(struct spec_workload, requests), O(struct spec_workload, nrequests), 0, 0, 0, NULL, NULL, request_fields,
+	  sizeof(struct spec_request), 1, 0, "the weighted request mix" },
+	FIELD_END
+};
+
+/* ---------------------------------------------------------------- stages */
+
+static const struct field stop_fields[] = {
+	{ "rungs_past_knee", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_ladder, rungs_past_knee), 0, 0, 100, 1, NULL, NULL, NULL, 0, 0, 0,
+	  "stop the ladder for an implementation this many rungs after its p99 crossed the SLO" },
+	FIELD_END
+};
+
+static const struct field ladder_fields[] = {
+	{ "start_rps", FT_NUM, F_REQ | F_MIN | F_MINX | F_MAX, O(struct spec_ladder, start_rps), 0, 0, 1e7, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "offered rate of the first rung, requests per second" },
+	{ "step", FT_NUM, F_REQ | F_MIN | F_MINX | F_MAX, O(struct spec_ladder, step), 0, 1, 100, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "factor between rungs: rung k offers start_rps * step^k" },
+	{ "max_rps", FT_NUM, F_REQ | F_MIN | F_MINX | F_MAX, O(struct spec_ladder, max_rps), 0, 0, 1e7, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "highest rate offered (inclusive), >= start_rps" },
+	{ "reps", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_ladder, reps), 0, 1, 1000, 3, NULL, NULL, NULL, 0, 0, 0,
+	  "blocks per rung (each block runs every implementation once)" },
+	{ "window_s", FT_NUM, F_REQ | F_MIN | F_MINX | F_MAX, O(struct spec_ladder, window_s), 0, 0, 86400, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "seconds of load per window, discard_s included (measured = window_s - discard_s)" },
+	{ "discard_s", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct spec_ladder, discard_s), 0, 0, 86400, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "seconds at the head of each window thrown away, < window_s" },
+	{ "stop", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, stop_fields, 0, 0, 0,
+	  "when to stop climbing" },
+	FIELD_END
+};
+
+static const struct field confirm_fields[] = {
+	{ "reps", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_confirm, reps), 0, 1, 1000, 10, NULL, NULL, NULL, 0, 0, 0,
+	  "blocks at each bracketing rate" },
+	{ "window_s", FT_NUM, F_MIN | F_MINX | F_MAX, O(struct spec_confirm, window_s), 0, 0, 86400, 0, "stages.ladder.window_s", NULL, NULL, 0, 0, 0,
+	  "seconds per window, discard_s included" },
+	{ "discard_s", FT_NUM, F_MIN | F_MAX, O(struct spec_confirm, discard_s), 0, 0, 86400, 0, "stages.ladder.discard_s", NULL, NULL, 0, 0, 0,
+	  "seconds discarded at the head of each window, < window_s" },
+	{ "at", FT_ENUM, F_DEF | F_NOSTORE, 0, 0, 0, 0, 0, NULL, at_names, NULL, 0, 0, 0,
+	  "where: the two ladder rungs bracketing each implementation's knee" },
+	FIELD_END
+};
+
+static const struct field soak_fields[] = {
+	{ "window_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_soak, window_s), 0, 0, 604800, 600, NULL, NULL, NULL, 0, 0, 0,
+	  "seconds of the single soak window per implementation, discard_s included" },
+	{ "discard_s", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct spec_soak, discard_s), 0, 0, 604800, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "seconds discarded at its head, < window_s" },
+	{ "at_knee_fraction", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_soak, at_knee_fraction), 0, 0, 1, 0.8, NULL, NULL, NULL, 0, 0, 0,
+	  "offered rate as a fraction of each implementation's own knee" },
+	FIELD_END
+};
+
+static const struct field stages_fields[] = {
+	{ "ladder", FT_OBJ, F_REQ, O(struct spec, ladder), 0, 0, 0, 0, NULL, NULL, ladder_fields, 0, 0, 0,
+	  "the rate ladder (required)" },
+	{ "confirm", FT_OBJ, F_PRESENT, O(struct spec, confirm), O(struct spec_confirm, present), 0, 0, 0, NULL, NULL, confirm_fields, 0, 0, 0,
+	  "extra blocks at the rungs bracketing each knee (optional)" },
+	{ "soak", FT_OBJ, F_PRESENT, O(struct spec, soak), O(struct spec_soak, present), 0, 0, 0, NULL, NULL, soak_fields, 0, 0, 0,
+	  "one long window per implementation below its knee (optional)" },
+	FIELD_END
+};
+
+/* ---------------------------------------------------------------- warm-up */
+
+static const struct field rate_fields[] = {
+	{ "knee_fraction", FT_NUM, F_MIN | F_MINX | F_MAX, O(struct spec_warmup, knee_fraction), 0, 0, 1, 0.5, "0.5 unless fixed_rps is given", NULL, NULL, 0, 0, 0,
+	  "warm up at this fraction of the window's offered rate" },
+	{ "min_rps", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_warmup, min_rps), 0, 0, 1e7, 100, NULL, NULL, NULL, 0, 0, 0,
+	  "floor of the knee_fraction rate" },
+	{ "fixed_rps", FT_NUM, F_MIN | F_MINX | F_MAX, O(struct spec_warmup, fixed_rps), 0, 0, 1e7, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "warm up at this fixed rate instead (exclusive with knee_fraction and min_rps)" },
+	FIELD_END
+};
+
+static const struct field warmup_fields[] = {
+	{ "rate", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, rate_fields, 0, 0, 0,
+	  "warm-up rate" },
+	{ "min_s", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct spec_warmup, min_s), 0, 0, 86400, 20, NULL, NULL, NULL, 0, 0, 0,
+	  "warm up at least this long" },
+	{ "max_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_warmup, max_s), 0, 0, 86400, 180, NULL, NULL, NULL, 0, 0, 0,
+	  "hard cap: past it the window runs and is marked under-warmed; >= min_s" },
+	{ "trailing_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_warmup, trailing_s), 0, 0, 86400, 30, NULL, NULL, NULL, 0, 0, 0,
+	  "the gates judge the trailing seconds of the warm-up; <= max_s" },
+	{ "gates", FT_GATELIST, 0, O(struct spec_warmup, gates), O(struct spec_warmup, ngates), 0, 0, 0,
+	  "every warm-up gate with no required parameter", NULL, NULL, 0, 0, GATE_PHASE_WARMUP,
+	  "gates that must all pass, polled each second, before a window starts" },
+	FIELD_END
+};
+
+/* ------------------------------------------------------------- the rest */
+
+static const struct field slo_fields[] = {
+	{ "percentile", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX | F_MAXX, O(struct spec_slo, percentile), 0, 0, 100, 99, NULL, NULL, NULL, 0, 0, 0,
+	  "the latency percentile the promise is about, in (0, 100)" },
+	{ "threshold_ms", FT_NUM, F_REQ | F_MIN | F_MINX | F_MAX, O(struct spec_slo, threshold_ms), 0, 0, 3600000, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "the promise: that percentile at or under this many milliseconds" },
+	{ "error_rate_max", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct spec_slo, error_rate_max), 0, 0, 1, 0.001, NULL, NULL, NULL, 0, 0, 0,
+	  "fraction of failed requests the promise tolerates" },
+	FIELD_END
+};
+
+static const struct field accounting_fields[] = {
+	{ "backend", FT_ENUM, F_DEF, O(struct spec_accounting, backend), 0, 0, 0, ACCT_AUTO, NULL, backend_names, NULL, 0, 0, 0,
+	  "where CPU and memory are read from (auto: cgroup2, then cgroup1, then procfs)" },
+	{ "sample_ms", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_accounting, sample_ms), 0, 10, 10000, 50, NULL, NULL, NULL, 0, 0, 0,
+	  "accounting sample period" },
+	FIELD_END
+};
+
+static const struct field compare_fields[] = {
+	{ "margin_pct", FT_NUM, F_DEF | F_MIN | F_MAX | F_MAXX, O(struct spec_compare, margin_pct), 0, 0, 100, 5, NULL, NULL, NULL, 0, 0, 0,
+	  "a change smaller than this percentage is not a regression" },
+	{ "metric", FT_ENUMSET, F_DEF, O(struct spec_compare, metrics), 0, 0, 0, CMP_P99 | CMP_CPU_PER_REQUEST, NULL, metric_names, NULL, 0, 1, 0,
+	  "metrics harness compare judges" },
+	{ "alpha", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_compare, alpha), 0, 0, 0.5, 0.05, NULL, NULL, NULL, 0, 0, 0,
+	  "1 - confidence of the intervals (0.05: 95%)" },
+	FIELD_END
+};
+
+static const struct field sandbox_fields[] = {
+	{ "user", FT_STR, F_DEF | F_IDENT, O(struct spec_sandbox, user), 0, 0, 0, 0, "harness-sut", NULL, NULL, 0, 0, 0,
+	  "unprivileged user that builds and runs untrusted code (harness rerun)" },
+	{ "build_timeout_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_sandbox, build_timeout_s), 0, 0, 86400, 600, NULL, NULL, NULL, 0, 0, 0,
+	  "a build running longer is killed" },
+	{ "memory_mb", FT_MB, F_DEF | F_MIN | F_MAX, O(struct spec_sandbox, memory_max_bytes), 0, 0, 16777216, 4096, NULL, NULL, NULL, 0, 0, 0,
+	  "memory limit of untrusted builds in MiB (0: none)" },
+	{ "pids", FT_U64, F_DEF | F_MIN | F_MAX, O(struct spec_sandbox, pids_max), 0, 0, 4194304, 4096, NULL, NULL, NULL, 0, 0, 0,
+	  "process limit of untrusted builds (0: none)" },
+	FIELD_END
+};
+
+const struct field spec_root_fields[] = {
+	{ "version", FT_INT, F_REQ | F_MIN | F_MAX, O(struct spec, version), 0, 1, 1, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "spec language version; must be 1" },
+	{ "name", FT_STR, F_REQ, O(struct spec, name), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "name of the benchmark" },
+	{ "seed", FT_U64, F_DEF | F_MIN | F_MAX, O(struct spec, seed), 0, 0, 18446744073709551615.0, 1, NULL, NULL, NULL, 0, 0, 0,
+	  "seeds block orders, Poisson arrivals and the bootstrap" },
+	{ "slo", FT_OBJ, F_REQ, O(struct spec, slo), 0, 0, 0, 0, NULL, NULL, slo_fields, 0, 0, 0,
+	  "the latency promise that defines the knee" },
+	{ "implementations", FT_LIST, F_REQ, O(struct spec, impls), O(struct spec, nimpls), 0, 0, 0, NULL, NULL, impl_fields,
+	  sizeof(struct spec_impl), 2, 0, "the arms compared (at least 2), interleaved in every block" },
+	{ "workload", FT_OBJ, F_REQ, O(struct spec, workload), 0, 0, 0, 0, NULL, NULL, workload_fields, 0, 0, 0,
+	  "the open-loop load" },
+	{ "stages", FT_OBJ, F_REQ, 0, 0, 0, 0, 0, NULL, NULL, stages_fields, 0, 0, 0,
+	  "ladder, confirm, soak" },
+	{ "warmup", FT_OBJ, 0, O(struct spec, warmup), 0, 0, 0, 0, NULL, NULL, warmup_fields, 0, 0, 0,
+	  "warm-up before every window" },
+	{ "gates", FT_GATES, 0, O(struct spec, gates), O(struct spec, ngates), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "gate name -> parameters (every gate has enforce: true|false, default true)" },
+	{ "window_gates", FT_GATELIST, 0, O(struct spec, window_gates), O(struct spec, nwindow_gates), 0, 0, 0,
+	  "every window gate with no required parameter", NULL, NULL, 0, 0, GATE_PHASE_WINDOW,
+	  "gates judged on every measured window; a failing enforced gate rejects it" },
+	{ "accounting", FT_OBJ, 0, O(struct spec, accounting), 0, 0, 0, 0, NULL, NULL, accounting_fields, 0, 0, 0,
+	  "kernel CPU and memory accounting" },
+	{ "compare", FT_OBJ, 0, O(struct spec, compare), 0, 0, 0, 0, NULL, NULL, compare_fields, 0, 0, 0,
+	  "what harness compare calls a regression" },
+	{ "sandbox", FT_OBJ, 0, O(struct spec, sandbox), 0, 0, 0, 0, NULL, NULL, sandbox_fields, 0, 0, 0,
+	  "limits for untrusted code (harness rerun)" },
+	FIELD_END
+};
