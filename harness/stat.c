@@ -493,13 +493,13 @@ static double binom_logpmf(uint64_t n, uint64_t k, double p)
  * (1 - level) / 2; the normal approximation of B above, rounded outwards.
  */
 static void quantile_ranks(uint64_t n, double q, double level, uint64_t *l, uint64_t *u,
-			   int *exact)
+			   int *exact, double *coverage)
 {
 	double tail = (1 - level) / 2;
+	uint64_t k;
 
 	if (n <= 1000) {
 		double cdf = 0, *pmf = xmalloc((n + 1) * sizeof(*pmf));
-		uint64_t k;
 
 		for (k = 0; k <= n; k++)
 			pmf[k] = exp(binom_logpmf(n, k, q));
@@ -520,6 +520,13 @@ static void quantile_ranks(uint64_t n, double q, double level, uint64_t *l, uint
 				break;
 			*u = k;
 		}
+		if (*l < 1)
+			*l = 1;
+		if (*u > n)
+			*u = n;
+		*coverage = 0;
+		for (k = *l; k < *u; k++)
+			*coverage += pmf[k];
 		free(pmf);
 		*exact = 1;
 	} else {
@@ -527,16 +534,16 @@ static void quantile_ranks(uint64_t n, double q, double level, uint64_t *l, uint
 		double sd = sqrt((double)n * q * (1 - q));
 		double fl = floor(mu - z * sd), fu = ceil(mu + z * sd) + 1;
 
-		*l = fl < 0 ? 0 : (uint64_t)fl;
-		*u = fu > (double)n + 1 ? n + 1 : (uint64_t)fu;
+		*l = fl < 1 ? 1 : (uint64_t)fl;
+		*u = fu > (double)n ? n : (uint64_t)fu;
+		/* P(l <= B <= u - 1), continuity-corrected. */
+		*coverage = stat_norm_cdf(((double)*u - 0.5 - mu) / sd) -
+			    stat_norm_cdf(((double)*l - 0.5 - mu) / sd);
 		*exact = 0;
 	}
 	/* Ranks outside 1..n mean the sample cannot give that coverage: the
-	 * interval is clamped to the extreme order statistics. */
-	if (*l < 1)
-		*l = 1;
-	if (*u > n)
-		*u = n;
+	 * interval is clamped to the extreme order statistics, and coverage
+	 * says what it really is. */
 }
 
 /* The value of the order statistic of rank r (1-based). */
@@ -577,7 +584,7 @@ static int counts_ci(const uint64_t *counts, size_t nb, double p, double level,
 	rank = (uint64_t)ceil(q * (double)n);
 	if (rank < 1)
 		rank = 1;
-	quantile_ranks(n, q, level, &out->rank_lo, &out->rank_hi, &out->exact);
+	quantile_ranks(n, q, level, &out->rank_lo, &out->rank_hi, &out->exact, &out->coverage);
 	out->value_ns = (double)rank_value(counts, nb, rank, min, max);
 	out->lo_ns = (double)rank_value(counts, nb, out->rank_lo, min, max);
 	out->hi_ns = (double)rank_value(counts, nb, out->rank_hi, min, max);

@@ -109,6 +109,8 @@ struct pct_ci {
 	double lo_ns, hi_ns; /* distribution-free interval for the quantile */
 	uint64_t rank_lo, rank_hi; /* 1-based order statistics used */
 	int exact;           /* exact binomial ranks (small n) */
+	double coverage;     /* P(X_(lo) <= q <= X_(hi)); below level when the
+				sample is too small (ranks clamped to 1..n) */
 };
 
 /* Confidence interval (coverage >= level) for the p-th percentile of the
