@@ -1,0 +1,502 @@
+/*
+ * sut: build, start, health, exit detection and stop of an implementation
+ * (see sut.h for the contract; process creation is in sut_spawn.c).
+ */
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpuset.h"
+#include "sut.h"
+#include "sut_spawn.h"
+#include "util.h"
+
+#define TAIL_LINES 10
+
+struct sut {
+	char *name;
+	pid_t pid;                      /* also the process group id */
+	pid_t watchdog;
+	int wd_fd;
+	int port;
+	char url[64];
+	char *health_url, *stats_url;
+	char *out_path, *err_path;
+	long err_off;                   /* where this start's stderr begins */
+	struct account *acct;
+	int exited, status, stopped;
+	char *cpus;
+	const char *cpus_method;
+	double grace_s;
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static int free_port(void)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (!bind(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    !getsockname(fd, (struct sockaddr *)&sa, &len))
+		port = ntohs(sa.sin_port);
+	close(fd);
+	return port;
+}
+
+static int open_log(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		error("cannot open log %s: %s", path, strerror(errno));
+	return fd;
+}
+
+void sut_print_tail(const char *path, long from, int lines)
+{
+	char buf[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t size, start;
+	ssize_t n;
+	char *p, *line, *save = NULL, *v[64];
+	int nv = 0, i;
+
+	if (fd < 0)
+		return;
+	size = lseek(fd, 0, SEEK_END);
+	start = size - (off_t)sizeof(buf) + 1;
+	if (start < from)
+		start = from;
+	if (start < 0)
+		start = 0;
+	n = pread(fd, buf, sizeof(buf) - 1, start);
+	close(fd);
+	if (n <= 0) {
+		fprintf(stderr, "harness:   | (%s is empty)\n", path);
+		return;
+	}
+	buf[n] = '\0';
+	p = buf;
+	if (start > from && (p = strchr(buf, '\n')))   /* skip a partial first line */
+		p++;
+	else
+		p = buf;
+	for (line = strtok_r(p, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (nv == (int)ARRAY_SIZE(v)) {
+			memmove(v, v + 1, sizeof(v[0]) * (ARRAY_SIZE(v) - 1));
+			nv--;
+		}
+		v[nv++] = line;
+	}
+	for (i = nv > lines ? nv - lines : 0; i < nv; i++)
+		fprintf(stderr, "harness:   | %s\n", v[i]);
+}
+
+static const char *desc_status(int st, char *buf, size_t n)
+{
+	if (WIFEXITED(st))
+		snprintf(buf, n, "exited with status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, n, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, n, "wait status %#x", st);
+	return buf;
+}
+
+/* Kill the group and the cgroup, reap the leader. */
+static void kill_all(pid_t pgid, struct account *acct)
+{
+	if (pgid > 0)
+		kill(-pgid, SIGKILL);
+	if (acct && account_kill_all(acct, 2.0))
+		warning("processes still alive in %s's cgroup after SIGKILL",
+			account_backend_name(account_backend(acct)));
+}
+
+/* ------------------------------------------------------------ build */
+
+int sut_build(const struct sut_build_config *cfg)
+{
+	const struct spec_impl *impl = cfg->impl;
+	const char *wd = cfg->workdir ? cfg->workdir : impl->repo;
+	struct account_limits lim = { cfg->memory_max_bytes, cfg->pids_max, NULL };
+	struct account *acct = NULL;
+	struct spawn sp;
+	struct sbuf label = SBUF_INIT;
+	char **env = NULL, **argv = NULL, desc[128];
+	int fd = -1, ret = -1, st = 0, wd_fd = -1, timed_out = 0;
+	long off;
+	pid_t pid = -1, wdog = -1;
+	uint64_t t0 = now_ns(), deadline;
+
+	if (!impl->build)
+		return 0;
+	fd = open_log(cfg->log_path);
+	if (fd < 0)
+		return -1;
+	off = (long)lseek(fd, 0, SEEK_END);
+	dprintf(fd, "=== harness: build of %s in %s\n", impl->name, wd);
+	if (cfg->backend != ACCT_PROCFS) {
+		if (cfg->cgroup_name)
+			sbuf_adds(&label, cfg->cgroup_name);
+		else
+			sbuf_addf(&label, "%s.build", impl->name);
+		acct = account_create(cfg->backend, label.buf, &lim, 1000);
+		if (!acct)
+			goto out;
+	}
+	env = spawn_env(impl, 0, cfg->uid, wd);
+	argv = spawn_argv(impl->build, 0);
+	memset(&sp, 0, sizeof(sp));
+	sp.argv = argv;
+	sp.envp = env;
+	sp.cwd = wd;
+	sp.out_fd = fd;
+	sp.err_fd = fd;
+	sp.acct = acct;
+	sp.uid = cfg->uid;
+	sp.gid = cfg->gid;
+	sbuf_reset(&label);
+	sbuf_addf(&label, "impl %s: build", impl->name);
+	sp.what = label.buf;
+	pid = spawn_run(&sp);
+	if (pid < 0)
+		goto out;
+	wdog = spawn_watchdog(pid, acct, &wd_fd);
+	deadline = cfg->timeout_s > 0 ? t0 + (uint64_t)(cfg->timeout_s * 1e9) : 0;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			error("impl %s: build: waitpid: %s", impl->name, strerror(errno));
+			goto out;
+		}
+		if (deadline && now_ns() > deadline) {
+			timed_out = 1;
+			kill_all(pid, acct);
+			waitpid(pid, &st, 0);
+			break;
+		}
+		usleep(20000);
+	}
+	pid = -1;
+	/* what the build left running (a daemon, a stray compiler) goes too */
+	kill_all(-1, acct);
+	if (timed_out)
+		error("impl %s: build (%s) timed out after %.0f s (wall-clock limit); %s ends:",
+		      impl->name, impl->build[0], cfg->timeout_s, cfg->log_path);
+	else if (!WIFEXITED(st) || WEXITSTATUS(st))
+		error("impl %s: build (%s) failed: %s after %.1f s; %s ends:", impl->name,
+		      impl->build[0], desc_status(st, desc, sizeof(desc)), (now_ns() - t0) / 1e9,
+		      cfg->log_path);
+	else
+		ret = 0;
+	if (ret)
+		sut_print_tail(cfg->log_path, off, TAIL_LINES);
+out:
+	if (pid > 0)
+		kill_all(pid, acct);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	spawn_watchdog_release(wdog, wd_fd);
+	account_free(acct);
+	spawn_strv_free(env);
+	spawn_strv_free(argv);
+	sbuf_release(&label);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* ------------------------------------------------------------ start */
+
+struct sut *sut_start(const struct sut_config *cfg)
+{
+	const struct spec_impl *impl = cfg->impl;
+	const char *wd = cfg->workdir ? cfg->workdir : impl->repo;
+	struct account_limits lim;
+	struct sut *s = xcalloc(1, sizeof(*s));
+	struct spawn sp;
+	struct sbuf sb = SBUF_INIT;
+	char **env = NULL, **argv = NULL;
+	int out = -1, err = -1;
+	cpu_set_t cpus;
+	struct stat st;
+
+	s->pid = -1;
+	s->watchdog = -1;
+	s->wd_fd = -1;
+	s->name = xstrdup(impl->name);
+	s->grace_s = cfg->stop_grace_s > 0 ? cfg->stop_grace_s : 3.0;
+	s->cpus_method = "none";
+	if (!impl->start || !impl->start[0]) {
+		error("impl %s: no start command", impl->name);
+		goto fail;
+	}
+	if (!wd || stat(wd, &st) || !S_ISDIR(st.st_mode)) {
+		error("impl %s: working directory %s does not exist", impl->name, wd ? wd : "(none)");
+		goto fail;
+	}
+	if (impl->cpus && cpuset_parse(impl->cpus, &cpus, impl->name))
+		goto fail;
+	s->port = cfg->port > 0 ? cfg->port : free_port();
+	if (s->port <= 0) {
+		error("impl %s: no free port on 127.0.0.1: %s", impl->name, strerror(errno));
+		goto fail;
+	}
+	snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%d", s->port);
+	s->health_url = impl->health_url ? spawn_subst_port(impl->health_url, s->port) : NULL;
+	s->stats_url = impl->stats_url ? spawn_subst_port(impl->stats_url, s->port) : NULL;
+
+	if (mkdir_p(cfg->log_dir, 0755))
+		goto fail;
+	sbuf_addf(&sb, "%s/%s.stdout.log", cfg->log_dir, impl->name);
+	s->out_path = sbuf_detach(&sb, NULL);
+	sbuf_addf(&sb, "%s/%s.stderr.log", cfg->log_dir, impl->name);
+	s->err_path = sbuf_detach(&sb, NULL);
+	if ((out = open_log(s->out_path)) < 0 || (err = open_log(s->err_path)) < 0)
+		goto fail;
+	dprintf(out, "=== harness: start of %s on port %d at %.3f\n", impl->name, s->port, now_wall());
+	s->err_off = (long)lseek(err, 0, SEEK_END);
+
+	lim.memory_max_bytes = cfg->memory_max_bytes ? cfg->memory_max_bytes : impl->memory_max_bytes;
+	lim.pids_max = cfg->pids_max ? cfg->pids_max : impl->pids_max;
+	lim.cpus = impl->cpus;
+	s->acct = account_create(cfg->backend, cfg->cgroup_name ? cfg->cgroup_name : impl->name,
+				 &lim, cfg->sample_ms);
+	if (!s->acct)
+		goto fail;
+
+	env = spawn_env(impl, s->port, cfg->run_as_uid, wd);
+	argv = spawn_argv(impl->start, s->port);
+	memset(&sp, 0, sizeof(sp));
+	sp.argv = argv;
+	sp.envp = env;
+	sp.cwd = wd;
+	sp.out_fd = out;
+	sp.err_fd = err;
+	sp.acct = s->acct;
+	if (impl->cpus && !account_has_cpuset(s->acct))
+		sp.cpus = &cpus;
+	sp.uid = cfg->run_as_uid;
+	sp.gid = cfg->run_as_gid;
+	sbuf_addf(&sb, "impl %s: start", impl->name);
+	sp.what = sb.buf;
+	s->pid = spawn_run(&sp);
+	if (s->pid < 0)
+		goto fail;
+	account_attach(s->acct, s->pid);
+	s->watchdog = spawn_watchdog(s->pid, s->acct, &s->wd_fd);
+	if (s->watchdog < 0)
+		warning("impl %s: no watchdog process (%s): a killed harness may leave it running",
+			impl->name, strerror(errno));
+	if (impl->cpus) {
+		s->cpus_method = account_has_cpuset(s->acct)
+			? (account_backend(s->acct) == ACCT_CGROUP2 ? "cgroup2 cpuset" : "cgroup1 cpuset")
+			: "sched_setaffinity";
+	}
+	s->cpus = cpuset_readback(s->pid);
+	goto out;
+fail:
+	sut_free(s);
+	s = NULL;
+out:
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+	spawn_strv_free(env);
+	spawn_strv_free(argv);
+	sbuf_release(&sb);
+	return s;
+}
+
+/* ------------------------------------------------------------ health */
+
+static size_t discard(char *p, size_t sz, size_t n, void *ud)
+{
+	return sz * n;
+}
+
+int sut_wait_healthy(struct sut *s, double timeout_s)
+{
+	CURL *c = NULL;
+	uint64_t t0 = now_ns(), deadline;
+	long code = 0;
+	CURLcode rc = CURLE_OK;
+	char desc[128];
+	int ret = -1;
+
+	if (timeout_s <= 0)
+		timeout_s = 30;
+	deadline = t0 + (uint64_t)(timeout_s * 1e9);
+	if (!s->health_url) {
+		if (!sut_exited(s))
+			return 0;
+		error("impl %s %s right after start; %s ends:", s->name,
+		      desc_status(s->status, desc, sizeof(desc)), s->err_path);
+		sut_print_tail(s->err_path, s->err_off, TAIL_LINES);
+		return -1;
+	}
+	c = curl_easy_init();
+	if (!c)
+		return error("impl %s: cannot initialise libcurl", s->name);
+	curl_easy_setopt(c, CURLOPT_URL, s->health_url);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
+	curl_easy_setopt(c, CURLOPT_PROXY, "");
+	for (;;) {
+		long left_ms = (long)((deadline - now_ns()) / 1000000);
+		if (sut_exited(s)) {
+			error("impl %s %s before becoming healthy at %s; %s ends:", s->name,
+			      desc_status(s->status, desc, sizeof(desc)), s->health_url, s->err_path);
+			break;
+		}
+		if (now_ns() >= deadline) {
+			if (rc != CURLE_OK)
+				error("impl %s: not healthy after %.1f s at %s (last try: %s); %s ends:",
+				      s->name, timeout_s, s->health_url, curl_easy_strerror(rc),
+				      s->err_path);
+			else
+				error("impl %s: not healthy after %.1f s at %s (last answer: HTTP %ld); %s ends:",
+				      s->name, timeout_s, s->health_url, code, s->err_path);
+			break;
+		}
+		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, left_ms < 1000 ? (left_ms > 10 ? left_ms : 10) : 1000L);
+		rc = curl_easy_perform(c);
+		code = 0;
+		if (rc == CURLE_OK)
+			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+		if (rc == CURLE_OK && code >= 200 && code < 300) {
+			ret = 0;
+			break;
+		}
+		usleep(50000);
+	}
+	if (ret)
+		sut_print_tail(s->err_path, s->err_off, TAIL_LINES);
+	curl_easy_cleanup(c);
+	return ret;
+}
+
+/* ------------------------------------------------------------ state */
+
+int sut_port(const struct sut *s) { return s->port; }
+const char *sut_url(const struct sut *s) { return s->url; }
+const char *sut_health_url(const struct sut *s) { return s->health_url; }
+const char *sut_stats_url(const struct sut *s) { return s->stats_url; }
+pid_t sut_pid(const struct sut *s) { return s->pid; }
+const char *sut_stdout_path(const struct sut *s) { return s->out_path; }
+const char *sut_stderr_path(const struct sut *s) { return s->err_path; }
+int sut_exit_status(const struct sut *s) { return s->status; }
+const char *sut_cpus(const struct sut *s) { return s->cpus; }
+const char *sut_cpus_method(const struct sut *s) { return s->cpus_method; }
+struct account *sut_account(struct sut *s) { return s->acct; }
+
+const char *sut_exit_desc(const struct sut *s, char *buf, size_t n)
+{
+	if (!s->exited) {
+		snprintf(buf, n, "running");
+		return buf;
+	}
+	return desc_status(s->status, buf, n);
+}
+
+/* Reap the leader if it has exited (block: wait for it). */
+static int reap(struct sut *s, int block)
+{
+	struct rusage ru;
+	int st;
+	pid_t r;
+
+	if (s->exited || s->pid <= 0)
+		return s->exited;
+	do
+		r = wait4(s->pid, &st, block ? 0 : WNOHANG, &ru);
+	while (r < 0 && errno == EINTR);
+	if (r == s->pid) {
+		s->exited = 1;
+		s->status = st;
+		account_note_reaped(s->acct, &ru);
+	} else if (r < 0 && errno == ECHILD) {
+		s->exited = 1;          /* reaped elsewhere: status unknown */
+		s->status = 0;
+	}
+	return s->exited;
+}
+
+int sut_exited(struct sut *s)
+{
+	if (s->stopped)
+		return 0;
+	return reap(s, 0);
+}
+
+void sut_stop(struct sut *s)
+{
+	uint64_t deadline;
+	int n;
+
+	if (!s || s->stopped || s->pid <= 0)
+		return;
+	if (!reap(s, 0) || (s->acct && account_nprocs(s->acct) > 0)) {
+		kill(-s->pid, SIGTERM);
+		deadline = now_ns() + (uint64_t)(s->grace_s * 1e9);
+		while (now_ns() < deadline) {
+			reap(s, 0);
+			n = s->acct ? account_nprocs(s->acct) : 0;
+			/* procfs lists the reaped leader no more: n counts the rest */
+			if (s->exited && n <= 0)
+				break;
+			usleep(10000);
+		}
+	}
+	kill_all(s->pid, s->acct);
+	reap(s, 1);
+	s->stopped = 1;
+	spawn_watchdog_release(s->watchdog, s->wd_fd);
+	s->watchdog = -1;
+	s->wd_fd = -1;
+}
+
+void sut_free(struct sut *s)
+{
+	if (!s)
+		return;
+	sut_stop(s);
+	spawn_watchdog_release(s->watchdog, s->wd_fd);
+	account_free(s->acct);
+	free(s->name);
+	free(s->health_url);
+	free(s->stats_url);
+	free(s->out_path);
+	free(s->err_path);
+	free(s->cpus);
+	free(s);
+}
+
+void sut_reap_leftovers(void)
+{
+	account_reap_leftovers();
+}

@@ -1,0 +1,428 @@
+/*
+ * sut_spawn: fork/execve for the sut module, and the watchdog.
+ *
+ * Between fork and execve the child of a multi-threaded harness may only
+ * make async-signal-safe calls: everything it needs (resolved path, env,
+ * open descriptors, cgroup.procs descriptors) is prepared before fork, and
+ * a failing step is reported as {step, errno} through a close-on-exec pipe
+ * that reads end-of-file when execve succeeded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sut_spawn.h"
+#include "util.h"
+
+/* ------------------------------------------------------------ env, argv */
+
+char *spawn_subst_port(const char *tmpl, int port)
+{
+	struct sbuf sb = SBUF_INIT;
+	const char *p = tmpl, *q;
+
+	if (port <= 0)
+		return xstrdup(tmpl);
+	while ((q = strstr(p, "{port}"))) {
+		sbuf_add(&sb, p, (size_t)(q - p));
+		sbuf_addf(&sb, "%d", port);
+		p = q + 6;
+	}
+	sbuf_adds(&sb, p);
+	return sbuf_detach(&sb, NULL);
+}
+
+void spawn_strv_free(char **v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+char **spawn_argv(char *const *argv, int port)
+{
+	size_t n = 0, i;
+	char **v;
+
+	while (argv && argv[n])
+		n++;
+	v = xcalloc(n + 1, sizeof(*v));
+	for (i = 0; i < n; i++)
+		v[i] = spawn_subst_port(argv[i], port);
+	return v;
+}
+
+static void env_set(char ***env, size_t *n, size_t *alloc, const char *key, const char *val)
+{
+	size_t klen = strlen(key), i;
+	struct sbuf sb = SBUF_INIT;
+
+	sbuf_addf(&sb, "%s=%s", key, val);
+	for (i = 0; i < *n; i++) {
+		if (!strncmp((*env)[i], key, klen) && (*env)[i][klen] == '=') {
+			free((*env)[i]);
+			(*env)[i] = sbuf_detach(&sb, NULL);
+			return;
+		}
+	}
+	XGROW(*env, *alloc, *n + 2);
+	(*env)[(*n)++] = sbuf_detach(&sb, NULL);
+	(*env)[*n] = NULL;
+}
+
+char **spawn_env(const struct spec_impl *impl, int port, int uid, const char *workdir)
+{
+	static const char *inherit[] = { "PATH", "HOME", "USER", "LOGNAME", "LANG",
+					 "LC_ALL", "TZ", "TMPDIR" };
+	char **env = NULL;
+	size_t n = 0, alloc = 0, i;
+	const char *v;
+
+	XGROW(env, alloc, 1);
+	env[0] = NULL;
+	for (i = 0; i < ARRAY_SIZE(inherit); i++) {
+		if (uid >= 0 && !strcmp(inherit[i], "TMPDIR"))
+			continue;
+		v = getenv(inherit[i]);
+		if (v)
+			env_set(&env, &n, &alloc, inherit[i], v);
+	}
+	if (!getenv("PATH"))
+		env_set(&env, &n, &alloc, "PATH",
+			"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	if (uid >= 0) {
+		struct passwd *pw = getpwuid((uid_t)uid);
+		struct stat st;
+		if (pw) {
+			env_set(&env, &n, &alloc, "USER", pw->pw_name);
+			env_set(&env, &n, &alloc, "LOGNAME", pw->pw_name);
+		}
+		env_set(&env, &n, &alloc, "HOME",
+			pw && pw->pw_dir && !stat(pw->pw_dir, &st) ? pw->pw_dir : workdir);
+	}
+	for (i = 0; impl && i < impl->nenv; i++) {
+		char *val = spawn_subst_port(impl->env[i].value, port);
+		env_set(&env, &n, &alloc, impl->env[i].key, val);
+		free(val);
+	}
+	return env;
+}
+
+/* argv[0] as execve will need it: a path with '/' is taken relative to the
+ * working directory; a bare name is searched in the child's PATH. */
+static char *resolve(const char *arg0, const char *cwd, char *const *envp)
+{
+	struct sbuf sb = SBUF_INIT;
+	const char *path = NULL, *p, *colon;
+	size_t i;
+
+	if (strchr(arg0, '/')) {
+		if (arg0[0] == '/' || !cwd)
+			return xstrdup(arg0);
+		sbuf_addf(&sb, "%s/%s", cwd, arg0);
+		return sbuf_detach(&sb, NULL);
+	}
+	for (i = 0; envp[i]; i++)
+		if (!strncmp(envp[i], "PATH=", 5))
+			path = envp[i] + 5;
+	for (p = path; p && *p; p = colon ? colon + 1 : NULL) {
+		colon = strchr(p, ':');
+		sbuf_reset(&sb);
+		if (colon == p || !*p)
+			sbuf_adds(&sb, ".");
+		else
+			sbuf_add(&sb, p, colon ? (size_t)(colon - p) : strlen(p));
+		sbuf_addf(&sb, "/%s", arg0);
+		if (sb.buf[0] != '/' && cwd) {
+			char *rel = sbuf_detach(&sb, NULL);
+			sbuf_addf(&sb, "%s/%s", cwd, rel);
+			free(rel);
+		}
+		if (!access(sb.buf, X_OK))
+			return sbuf_detach(&sb, NULL);
+		if (!colon)
+			break;
+	}
+	sbuf_release(&sb);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ spawn */
+
+enum step { ST_PGID = 1, ST_CGROUP, ST_CPUS, ST_CHDIR, ST_STDIO, ST_SETGID, ST_SETUID, ST_EXEC };
+
+static const char *step_name(int s)
+{
+	switch (s) {
+	case ST_PGID: return "setpgid";
+	case ST_CGROUP: return "joining its cgroup";
+	case ST_CPUS: return "sched_setaffinity";
+	case ST_CHDIR: return "chdir to its working directory";
+	case ST_STDIO: return "redirecting stdout/stderr";
+	case ST_SETGID: return "setgid/setgroups";
+	case ST_SETUID: return "setuid";
+	case ST_EXEC: return "execve";
+	}
+	return "?";
+}
+
+static _Noreturn void child_fail(int fd, int step)
+{
+	int msg[2] = { step, errno };
+
+	if (write(fd, msg, sizeof(msg)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* Mark every descriptor >= 3 close-on-exec (the harness's database,
+ * sockets, pipes must not reach untrusted code). */
+static void cloexec_from(int lo)
+{
+	int fd;
+
+#ifdef SYS_close_range
+	if (!syscall(SYS_close_range, (unsigned)lo, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */))
+		return;
+#endif
+	for (fd = lo; fd < 4096; fd++)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+static _Noreturn void child(const struct spawn *sp, const char *path, int errfd, pid_t parent,
+			    int devnull)
+{
+	sigset_t all;
+	int sig;
+
+	if (setpgid(0, 0))
+		child_fail(errfd, ST_PGID);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);     /* the harness died before prctl */
+	if (sp->acct && account_child_place(sp->acct)) {
+		errno = -account_child_place(sp->acct);
+		child_fail(errfd, ST_CGROUP);
+	}
+	if (sp->cpus && sched_setaffinity(0, sizeof(*sp->cpus), sp->cpus))
+		child_fail(errfd, ST_CPUS);
+	if (sp->cwd && chdir(sp->cwd))
+		child_fail(errfd, ST_CHDIR);
+	if (dup2(devnull, 0) < 0 || dup2(sp->out_fd, 1) < 0 || dup2(sp->err_fd, 2) < 0)
+		child_fail(errfd, ST_STDIO);
+	cloexec_from(3);
+	for (sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	if (sp->gid >= 0) {
+		gid_t g = (gid_t)sp->gid;
+		if (setgroups(1, &g) || setgid(g))
+			child_fail(errfd, ST_SETGID);
+	}
+	if (sp->uid >= 0) {
+		if (setuid((uid_t)sp->uid))
+			child_fail(errfd, ST_SETUID);
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	}
+	execve(path, sp->argv, sp->envp);
+	child_fail(errfd, ST_EXEC);
+}
+
+pid_t spawn_run(const struct spawn *sp)
+{
+	char *path = NULL;
+	int p[2] = { -1, -1 }, msg[2], devnull = -1, st;
+	pid_t pid = -1, parent = getpid();
+	ssize_t n;
+
+	if (!sp->argv || !sp->argv[0] || !*sp->argv[0]) {
+		error("%s: no command (empty argv)", sp->what);
+		return -1;
+	}
+	path = resolve(sp->argv[0], sp->cwd, sp->envp);
+	if (!path) {
+		error("%s: '%s' not found in PATH of its environment", sp->what, sp->argv[0]);
+		return -1;
+	}
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0 || pipe2(p, O_CLOEXEC)) {
+		error("%s: %s", sp->what, strerror(errno));
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		error("%s: fork: %s", sp->what, strerror(errno));
+		goto out;
+	}
+	if (!pid)
+		child(sp, path, p[1], parent, devnull);
+	/* the parent sets the group too, so no signal can race the child's */
+	setpgid(pid, pid);
+	close(p[1]);
+	p[1] = -1;
+	do
+		n = read(p[0], msg, sizeof(msg));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(msg)) {
+		if (msg[0] == ST_EXEC)
+			error("%s: cannot execute '%s' (%s): %s", sp->what, sp->argv[0], path,
+			      strerror(msg[1]));
+		else
+			error("%s: %s failed before exec of '%s': %s", sp->what,
+			      step_name(msg[0]), sp->argv[0], strerror(msg[1]));
+		waitpid(pid, &st, 0);
+		pid = -1;
+	}
+out:
+	if (p[0] >= 0)
+		close(p[0]);
+	if (p[1] >= 0)
+		close(p[1]);
+	if (devnull >= 0)
+		close(devnull);
+	free(path);
+	return pid;
+}
+
+/* ------------------------------------------------------------ watchdog */
+
+static void wd_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Kill every pid listed in a cgroup.procs file; 1 while any was listed. */
+static int wd_kill_listed(const char *procs)
+{
+	static char buf[65536];
+	ssize_t n, got = 0;
+	int fd = open(procs, O_RDONLY | O_CLOEXEC), any = 0;
+	long v = 0;
+	int in = 0;
+
+	if (fd < 0)
+		return 0;
+	while (got < (ssize_t)sizeof(buf) && (n = read(fd, buf + got, sizeof(buf) - got)) > 0)
+		got += n;
+	close(fd);
+	for (n = 0; n <= got; n++) {
+		if (n < got && buf[n] >= '0' && buf[n] <= '9') {
+			v = v * 10 + (buf[n] - '0');
+			in = 1;
+		} else if (in) {
+			kill((pid_t)v, SIGKILL);
+			any = 1;
+			v = 0;
+			in = 0;
+		}
+	}
+	return any;
+}
+
+static _Noreturn void watchdog(int rd, pid_t pgid, const char *procs, const char *killf,
+			       const char *const *dirs, size_t ndirs)
+{
+	struct sigaction sa;
+	char c;
+	ssize_t n;
+	int i, fd;
+	size_t d;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	setsid();
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	if (dup2(rd, 0) < 0)
+		_exit(1);
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3U, ~0U, 0))
+#endif
+		for (i = 3; i < 4096; i++)
+			close(i);
+	do
+		n = read(0, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n == 1 && c == 'q')
+		_exit(0);
+	/* the harness is gone: nothing of the implementation may outlive it */
+	kill(-pgid, SIGKILL);
+	if (killf) {
+		fd = open(killf, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (write(fd, "1", 1) < 0)
+				(void)0;
+			close(fd);
+		}
+	}
+	for (i = 0; procs && i < 400 && wd_kill_listed(procs); i++)
+		wd_sleep_ms(5);
+	for (d = 0; d < ndirs; d++)
+		for (i = 0; i < 100 && rmdir(dirs[d]) && errno == EBUSY; i++)
+			wd_sleep_ms(10);
+	_exit(0);
+}
+
+pid_t spawn_watchdog(pid_t pgid, const struct account *acct, int *fd)
+{
+	int p[2];
+	pid_t pid;
+	size_t ndirs = 0;
+	const char *const *dirs = acct ? account_dirs(acct, &ndirs) : NULL;
+	const char *procs = acct ? account_procs_path(acct) : NULL;
+	const char *killf = acct ? account_kill_path(acct) : NULL;
+
+	*fd = -1;
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (!pid)
+		watchdog(p[0], pgid, procs, killf, dirs, ndirs);
+	close(p[0]);
+	*fd = p[1];
+	return pid;
+}
+
+void spawn_watchdog_release(pid_t wd, int fd)
+{
+	int st;
+
+	if (fd >= 0) {
+		if (write(fd, "q", 1) < 0)
+			(void)0;
+		close(fd);
+	}
+	if (wd > 0)
+		waitpid(wd, &st, 0);
+}

@@ -1,0 +1,44 @@
+/*
+ * sut_spawn: process creation for sut.c (internal to the sut module):
+ * environment, argv[0] resolution, fork/execve with the child's set-up
+ * steps reported back through a close-on-exec pipe, and the watchdog.
+ */
+#ifndef HARNESS_SUT_SPAWN_H
+#define HARNESS_SUT_SPAWN_H
+
+#include <sched.h>
+#include <sys/types.h>
+
+#include "account.h"
+#include "spec.h"
+
+/* The minimal environment + impl env ({port} substituted when port > 0).
+ * NULL-terminated, malloc'd strings; free with spawn_strv_free(). */
+char **spawn_env(const struct spec_impl *impl, int port, int uid, const char *workdir);
+void spawn_strv_free(char **v);
+/* Copy argv substituting {port} (port > 0). */
+char **spawn_argv(char *const *argv, int port);
+char *spawn_subst_port(const char *tmpl, int port);
+
+struct spawn {
+	char *const *argv;              /* argv[0] as written in the spec */
+	char *const *envp;
+	const char *cwd;
+	int out_fd, err_fd;
+	const struct account *acct;     /* join its cgroup; NULL: none */
+	const cpu_set_t *cpus;          /* sched_setaffinity; NULL: none */
+	int uid, gid;                   /* -1: unchanged */
+	const char *what;               /* "impl go: start" for messages */
+};
+
+/* Fork and exec. The pid (leader of its own process group), or -1 after
+ * one error() line saying which step failed. */
+pid_t spawn_run(const struct spawn *sp);
+
+/* Fork the watchdog for a process group and an account; returns its pid
+ * and the pipe's write end in *fd (close-on-exec). */
+pid_t spawn_watchdog(pid_t pgid, const struct account *acct, int *fd);
+/* Tell the watchdog all is cleaned up, and reap it. */
+void spawn_watchdog_release(pid_t wd, int fd);
+
+#endif
