@@ -1,0 +1,397 @@
+/* rtstats: the runtime-stats poller (see rtstats.h). */
+#include <curl/curl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "jsonptr.h"
+#include "rtstats.h"
+#include "util.h"
+
+#define MAX_BODY (4u << 20)
+
+struct rtstats {
+	char *url;
+	double hz;
+	int timeout_ms;
+	struct spec_signal *signals;
+	size_t nsignals;
+
+	pthread_t thread;
+	int running;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;
+	struct rtstats_poll *polls;     /* guarded by mu */
+	size_t npolls, alloc;
+};
+
+const char *rtstats_status_name(enum rts_status s)
+{
+	switch (s) {
+	case RTS_OK: return "ok";
+	case RTS_HTTP_ERROR: return "http_error";
+	case RTS_TIMEOUT: return "timeout";
+	case RTS_CONNECT: return "connect";
+	case RTS_MALFORMED: return "malformed";
+	case RTS_ERROR: return "error";
+	}
+	return "?";
+}
+
+const char *rtstats_kind_name(enum rts_kind k)
+{
+	switch (k) {
+	case RTV_MISSING: return "missing";
+	case RTV_NOT_NUMERIC: return "not_numeric";
+	case RTV_NUMBER: return "number";
+	case RTV_COUNTERS: return "counters";
+	}
+	return "?";
+}
+
+/* ------------------------------------------------------------ extraction */
+
+void rtstats_extract(json_t *doc, const struct spec_signal *signals, size_t n,
+		     struct rtstats_value *out)
+{
+	size_t i, k;
+	json_t *v, *m;
+	const char *key;
+
+	for (i = 0; i < n; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		v = doc ? jsonptr_get(doc, signals[i].pointer) : NULL;
+		if (!v) {
+			out[i].kind = RTV_MISSING;
+		} else if (json_is_number(v)) {
+			out[i].kind = RTV_NUMBER;
+			out[i].num = json_number_value(v);
+		} else if (json_is_object(v)) {
+			out[i].kind = RTV_COUNTERS;
+			json_object_foreach(v, key, m) {
+				if (!json_is_number(m)) {
+					out[i].kind = RTV_NOT_NUMERIC;
+					break;
+				}
+			}
+			if (out[i].kind != RTV_COUNTERS)
+				continue;
+			out[i].ncounters = json_object_size(v);
+			out[i].counters = xcalloc(out[i].ncounters ? out[i].ncounters : 1,
+						  sizeof(*out[i].counters));
+			k = 0;
+			json_object_foreach(v, key, m) {
+				out[i].counters[k].name = xstrdup(key);
+				out[i].counters[k].value = json_number_value(m);
+				k++;
+			}
+		} else {
+			out[i].kind = RTV_NOT_NUMERIC;
+		}
+	}
+}
+
+int rtstats_parse(const char *body, size_t len, const struct spec_signal *signals, size_t n,
+		  struct rtstats_value *out, char **err)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(body, len, JSON_DECODE_ANY, &je);
+	struct sbuf sb = SBUF_INIT;
+
+	if (!doc) {
+		rtstats_extract(NULL, signals, n, out);
+		sbuf_addf(&sb, "not JSON at line %d column %d: %s", je.line, je.column, je.text);
+		*err = sbuf_detach(&sb, NULL);
+		return -1;
+	}
+	rtstats_extract(doc, signals, n, out);
+	json_decref(doc);
+	return 0;
+}
+
+void rtstats_values_release(struct rtstats_value *v, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; v && i < n; i++) {
+		for (k = 0; k < v[i].ncounters; k++)
+			free(v[i].counters[k].name);
+		free(v[i].counters);
+		v[i].counters = NULL;
+		v[i].ncounters = 0;
+	}
+}
+
+static void copy_poll(struct rtstats_poll *dst, const struct rtstats_poll *src)
+{
+	size_t i, k;
+
+	*dst = *src;
+	dst->error = src->error ? xstrdup(src->error) : NULL;
+	dst->values = xcalloc(src->nvalues ? src->nvalues : 1, sizeof(*dst->values));
+	for (i = 0; i < src->nvalues; i++) {
+		dst->values[i] = src->values[i];
+		if (!src->values[i].counters)
+			continue;
+		dst->values[i].counters = xcalloc(src->values[i].ncounters ? src->values[i].ncounters : 1,
+						  sizeof(struct rtstats_counter));
+		for (k = 0; k < src->values[i].ncounters; k++) {
+			dst->values[i].counters[k].name = xstrdup(src->values[i].counters[k].name);
+			dst->values[i].counters[k].value = src->values[i].counters[k].value;
+		}
+	}
+}
+
+static void poll_release(struct rtstats_poll *p)
+{
+	rtstats_values_release(p->values, p->nvalues);
+	free(p->values);
+	free(p->error);
+}
+
+void rtstats_polls_free(struct rtstats_poll *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; p && i < n; i++)
+		poll_release(&p[i]);
+	free(p);
+}
+
+/* ------------------------------------------------------------ polling */
+
+struct body {
+	struct sbuf sb;
+	int too_big;
+};
+
+static size_t on_body(char *p, size_t sz, size_t n, void *ud)
+{
+	struct body *b = ud;
+
+	if (b->sb.len + sz * n > MAX_BODY) {
+		b->too_big = 1;
+		return 0;
+	}
+	sbuf_add(&b->sb, p, sz * n);
+	return sz * n;
+}
+
+static void poll_once(struct rtstats *r, CURL *c, struct rtstats_poll *p)
+{
+	struct body b = { SBUF_INIT, 0 };
+	struct sbuf sb = SBUF_INIT;
+	CURLcode rc;
+
+	memset(p, 0, sizeof(*p));
+	p->t_ns = now_ns();
+	p->wall = now_wall();
+	p->nvalues = r->nsignals;
+	p->values = xcalloc(r->nsignals ? r->nsignals : 1, sizeof(*p->values));
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	rc = curl_easy_perform(c);
+	p->latency_ms = (now_ns() - p->t_ns) / 1e6;
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &p->http_status);
+	if (rc == CURLE_OPERATION_TIMEDOUT) {
+		p->status = RTS_TIMEOUT;
+		sbuf_addf(&sb, "no answer within %d ms", r->timeout_ms);
+	} else if (rc == CURLE_COULDNT_CONNECT) {
+		p->status = RTS_CONNECT;
+		sbuf_adds(&sb, curl_easy_strerror(rc));
+	} else if (rc == CURLE_WRITE_ERROR && b.too_big) {
+		p->status = RTS_ERROR;
+		sbuf_addf(&sb, "body larger than %u bytes", MAX_BODY);
+	} else if (rc != CURLE_OK) {
+		p->status = RTS_ERROR;
+		sbuf_adds(&sb, curl_easy_strerror(rc));
+	} else if (p->http_status < 200 || p->http_status >= 300) {
+		p->status = RTS_HTTP_ERROR;
+		sbuf_addf(&sb, "HTTP %ld", p->http_status);
+	} else if (rtstats_parse(b.sb.buf, b.sb.len, r->signals, r->nsignals, p->values,
+				 &p->error)) {
+		p->status = RTS_MALFORMED;
+	} else {
+		p->status = RTS_OK;
+	}
+	if (sb.len)
+		p->error = sbuf_detach(&sb, NULL);
+	sbuf_release(&sb);
+	sbuf_release(&b.sb);
+}
+
+static void *poller_main(void *arg)
+{
+	struct rtstats *r = arg;
+	CURL *c = curl_easy_init();
+	uint64_t period = (uint64_t)(1e9 / r->hz), next = now_ns();
+	struct rtstats_poll p;
+	struct timespec ts;
+
+	if (c) {
+		curl_easy_setopt(c, CURLOPT_URL, r->url);
+		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)r->timeout_ms);
+		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)r->timeout_ms);
+		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+		curl_easy_setopt(c, CURLOPT_PROXY, "");
+	}
+	pthread_mutex_lock(&r->mu);
+	while (!r->stop) {
+		pthread_mutex_unlock(&r->mu);
+		if (c)
+			poll_once(r, c, &p);
+		else {
+			memset(&p, 0, sizeof(p));
+			p.t_ns = now_ns();
+			p.wall = now_wall();
+			p.status = RTS_ERROR;
+			p.error = xstrdup("cannot initialise libcurl");
+			p.nvalues = r->nsignals;
+			p.values = xcalloc(r->nsignals ? r->nsignals : 1, sizeof(*p.values));
+		}
+		pthread_mutex_lock(&r->mu);
+		XGROW(r->polls, r->alloc, r->npolls + 1);
+		r->polls[r->npolls++] = p;
+		next += period;
+		if (next < now_ns())     /* a slow poll: skip ticks, never burst */
+			next = now_ns() + period;
+		ts.tv_sec = next / 1000000000ull;
+		ts.tv_nsec = next % 1000000000ull;
+		while (!r->stop && pthread_cond_timedwait(&r->cv, &r->mu, &ts) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&r->mu);
+	if (c)
+		curl_easy_cleanup(c);
+	return NULL;
+}
+
+struct rtstats *rtstats_start_timeout(const char *url, double hz,
+				      const struct spec_signal *signals, size_t n, int timeout_ms)
+{
+	struct rtstats *r;
+	pthread_condattr_t ca;
+	size_t i;
+	int err;
+
+	if (!(hz > 0))
+		return error("stats: poll_hz must be > 0, got %g", hz), NULL;
+	for (i = 0; i < n; i++)
+		if (jsonptr_valid(signals[i].pointer))
+			return error("stats: signal %s: '%s' is not a JSON pointer (RFC 6901)",
+				     signals[i].name, signals[i].pointer), NULL;
+	r = xcalloc(1, sizeof(*r));
+	r->url = xstrdup(url);
+	r->hz = hz;
+	if (timeout_ms <= 0) {
+		timeout_ms = (int)(800.0 / hz);
+		if (timeout_ms < 100)
+			timeout_ms = 100;
+		if (timeout_ms > 5000)
+			timeout_ms = 5000;
+	}
+	r->timeout_ms = timeout_ms;
+	r->nsignals = n;
+	r->signals = xcalloc(n ? n : 1, sizeof(*r->signals));
+	for (i = 0; i < n; i++) {
+		r->signals[i].name = xstrdup(signals[i].name);
+		r->signals[i].pointer = xstrdup(signals[i].pointer);
+	}
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	err = pthread_create(&r->thread, NULL, poller_main, r);
+	if (err) {
+		error("stats: cannot start the poller thread: %s", strerror(err));
+		rtstats_free(r);
+		return NULL;
+	}
+	r->running = 1;
+	return r;
+}
+
+struct rtstats *rtstats_start(const char *url, double hz, const struct spec_signal *signals,
+			      size_t n)
+{
+	return rtstats_start_timeout(url, hz, signals, n, 0);
+}
+
+size_t rtstats_since(struct rtstats *r, uint64_t since_ns, struct rtstats_poll **out)
+{
+	size_t i, first, n;
+
+	*out = NULL;
+	pthread_mutex_lock(&r->mu);
+	for (first = 0; first < r->npolls && r->polls[first].t_ns < since_ns; first++)
+		;
+	n = r->npolls - first;
+	if (n) {
+		*out = xcalloc(n, sizeof(**out));
+		for (i = 0; i < n; i++)
+			copy_poll(&(*out)[i], &r->polls[first + i]);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return n;
+}
+
+void rtstats_forget_before(struct rtstats *r, uint64_t t_ns)
+{
+	size_t i, k;
+
+	pthread_mutex_lock(&r->mu);
+	for (k = 0; k < r->npolls && r->polls[k].t_ns < t_ns; k++)
+		poll_release(&r->polls[k]);
+	for (i = k; i < r->npolls; i++)
+		r->polls[i - k] = r->polls[i];
+	r->npolls -= k;
+	pthread_mutex_unlock(&r->mu);
+}
+
+size_t rtstats_count(struct rtstats *r)
+{
+	size_t n;
+
+	pthread_mutex_lock(&r->mu);
+	n = r->npolls;
+	pthread_mutex_unlock(&r->mu);
+	return n;
+}
+
+void rtstats_stop(struct rtstats *r)
+{
+	if (!r || !r->running)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->stop = 1;
+	pthread_cond_signal(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	pthread_join(r->thread, NULL);
+	r->running = 0;
+}
+
+void rtstats_free(struct rtstats *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	rtstats_stop(r);
+	for (i = 0; i < r->npolls; i++)
+		poll_release(&r->polls[i]);
+	free(r->polls);
+	for (i = 0; i < r->nsignals; i++) {
+		free(r->signals[i].name);
+		free(r->signals[i].pointer);
+	}
+	free(r->signals);
+	free(r->url);
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->cv);
+	free(r);
+}
