@@ -41,13 +41,19 @@ struct mk_result {
 	double p;       /* one-sided p for an upward trend: 1 - Phi(z) */
 };
 
-/* Mann-Kendall on x[0..n); NaN entries are skipped. Returns -1 (and
- * out->p = NAN) when fewer than 3 finite values remain. */
+/* Mann-Kendall on x[0..n); NaN entries are skipped; O(n log n). Returns
+ * -1 (and out->p = NAN) when fewer than 3 finite values remain. */
 int stat_mann_kendall(const double *x, size_t n, struct mk_result *out);
 
 /* Theil-Sen slope: the median of (y_j - y_i) / (t_j - t_i) over i < j with
- * t_j != t_i; pairs with a NaN are skipped. NAN when no pair. */
+ * t_j != t_i; points with a NaN are skipped. NAN when no pair. O(n log n)
+ * memory and time per bisection step above 2048 points (see stat.c). */
 double stat_theil_sen(const double *t, const double *y, size_t n);
+
+/* For tests: Theil-Sen on finite, strictly increasing t by one method
+ * (0: enumerate the pairs, 1: bisection with merge-sort pair counts,
+ * which stat_theil_sen uses above 2048 points). */
+double stat_theil_sen_method(const double *t, const double *y, size_t n, int method);
 
 /* Median of x[0..n) (copies; NaN skipped). NAN when empty. */
 double stat_median(const double *x, size_t n);
