@@ -1,0 +1,201 @@
+/*
+ * test_rtstats: extraction by pointer from the test server's nested
+ * document; then the poller against tests/helpers/testsrv in each
+ * --stats-mode: ok, malformed, 500 and hang are each recorded per poll
+ * and polling goes on.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rtstats.h"
+#include "t.h"
+#include "util.h"
+
+static char helpers[1024];
+
+static struct spec_signal sigs[] = {
+	{ "gc_count", "/gc/collections" },
+	{ "heap", "/gc/heap_committed_bytes" },
+	{ "calls", "/endpoint_calls" },
+	{ "deep", "/nested/a/b/2/c" },
+	{ "tilde", "/nested/tilde~0key" },
+	{ "slash", "/nested/slash~1key" },
+	{ "str", "/nested/str" },
+	{ "absent", "/no/such" },
+	{ "array", "/nested/a/b" },
+	{ "mixed", "/nested" },
+};
+#define NSIGNALS (sizeof(sigs) / sizeof(sigs[0]))
+
+TEST(extracts_by_pointer)
+{
+	const char *doc = "{\"gc\":{\"collections\":12,\"heap_committed_bytes\":67108864},"
+			  "\"pool\":{\"total\":3,\"max\":8},"
+			  "\"endpoint_calls\":{\"echo\":40,\"healthz\":2,\"other\":1},"
+			  "\"requests\":43,\"nested\":{\"a\":{\"b\":[1,2,{\"c\":3}]},\"str\":\"x\","
+			  "\"tilde~key\":7,\"slash/key\":8}}";
+	struct rtstats_value v[NSIGNALS];
+	char *err = NULL;
+
+	CHECK(rtstats_parse(doc, strlen(doc), sigs, NSIGNALS, v, &err) == 0);
+	CHECK(v[0].kind == RTV_NUMBER && v[0].num == 12);
+	CHECK(v[1].kind == RTV_NUMBER && v[1].num == 67108864);
+	CHECK(v[2].kind == RTV_COUNTERS && v[2].ncounters == 3);
+	if (v[2].ncounters == 3) {
+		CHECK_STR(v[2].counters[0].name, "echo");
+		CHECK(v[2].counters[0].value == 40);
+		CHECK_STR(v[2].counters[2].name, "other");
+		CHECK(v[2].counters[2].value == 1);
+	}
+	CHECK(v[3].kind == RTV_NUMBER && v[3].num == 3);
+	CHECK(v[4].kind == RTV_NUMBER && v[4].num == 7);
+	CHECK(v[5].kind == RTV_NUMBER && v[5].num == 8);
+	CHECK(v[6].kind == RTV_NOT_NUMERIC);
+	CHECK(v[7].kind == RTV_MISSING);
+	CHECK(v[8].kind == RTV_NOT_NUMERIC);   /* an array is not counters */
+	CHECK(v[9].kind == RTV_NOT_NUMERIC);   /* an object with non-number members */
+	rtstats_values_release(v, NSIGNALS);
+
+	CHECK(rtstats_parse("{\"gc\":", 6, sigs, NSIGNALS, v, &err) == -1);
+	CHECK(err != NULL);
+	CHECK(v[0].kind == RTV_MISSING);
+	free(err);
+	rtstats_values_release(v, NSIGNALS);
+}
+
+static pid_t testsrv(int port, const char *mode)
+{
+	char path[1200], p[16];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/testsrv", helpers);
+	snprintf(p, sizeof(p), "%d", port);
+	pid = fork();
+	if (!pid) {
+		execl(path, path, "--port", p, "--stats-mode", mode, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int pick_port(void)
+{
+	return 20000 + (getpid() % 20000);
+}
+
+/* Poll one mode for ~0.6 s at 10 Hz; return the polls. */
+static size_t run_mode(const char *mode, int port, struct rtstats_poll **out)
+{
+	char url[128];
+	pid_t pid = mode ? testsrv(port, mode) : -1;
+	struct rtstats *r;
+	size_t n;
+	int st;
+
+	usleep(300000);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/runtime-stats", port);
+	r = rtstats_start_timeout(url, 10, sigs, NSIGNALS, 150);
+	usleep(650000);
+	rtstats_stop(r);
+	n = rtstats_since(r, 0, out);
+	rtstats_free(r);
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, &st, 0);
+	}
+	return n;
+}
+
+TEST(poller_modes)
+{
+	struct rtstats_poll *p;
+	size_t n, i;
+	int port = pick_port(), all;
+
+	n = run_mode("ok", port, &p);
+	printf("# ok: %zu polls\n", n);
+	CHECK(n >= 4 && n <= 8);      /* 10 Hz for 0.65 s: 7, with scheduling slack */
+	for (i = 0, all = 1; i < n; i++)
+		all &= p[i].status == RTS_OK && p[i].http_status == 200 &&
+		       p[i].values[3].kind == RTV_NUMBER && p[i].values[3].num == 3 &&
+		       p[i].values[2].kind == RTV_COUNTERS;
+	CHECK(all);
+	for (i = 1; i < n; i++)
+		CHECK(p[i].t_ns > p[i - 1].t_ns);
+	rtstats_polls_free(p, n);
+
+	n = run_mode("malformed", port + 1, &p);
+	CHECK(n >= 4);
+	for (i = 0, all = 1; i < n; i++)
+		all &= p[i].status == RTS_MALFORMED && p[i].values[0].kind == RTV_MISSING;
+	CHECK(all);
+	if (n)
+		printf("# malformed: %s: %s\n", rtstats_status_name(p[0].status), p[0].error);
+	rtstats_polls_free(p, n);
+
+	n = run_mode("500", port + 2, &p);
+	CHECK(n >= 4);
+	for (i = 0, all = 1; i < n; i++)
+		all &= p[i].status == RTS_HTTP_ERROR && p[i].http_status == 500;
+	CHECK(all);
+	rtstats_polls_free(p, n);
+
+	n = run_mode("hang", port + 3, &p);
+	/* each poll waits its 150 ms timeout, then the next tick: >= 3 in 0.65 s */
+	CHECK(n >= 3);
+	for (i = 0, all = 1; i < n; i++)
+		all &= p[i].status == RTS_TIMEOUT && p[i].latency_ms >= 140 && p[i].latency_ms < 400;
+	CHECK(all);
+	if (n)
+		printf("# hang: %zu polls, %s after %.0f ms\n", n, rtstats_status_name(p[0].status),
+		       p[0].latency_ms);
+	rtstats_polls_free(p, n);
+
+	/* nothing listening: connect errors, polling goes on */
+	n = run_mode(NULL, port + 4, &p);
+	CHECK(n >= 4);
+	for (i = 0, all = 1; i < n; i++)
+		all &= p[i].status == RTS_CONNECT;
+	CHECK(all);
+	rtstats_polls_free(p, n);
+}
+
+TEST(since_and_forget)
+{
+	struct rtstats_poll *p;
+	struct rtstats *r;
+	char url[128];
+	uint64_t mid;
+	size_t n, all;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:1/x");
+	r = rtstats_start_timeout(url, 20, sigs, 1, 50);
+	usleep(200000);
+	mid = now_ns();
+	usleep(200000);
+	rtstats_stop(r);
+	all = rtstats_count(r);
+	n = rtstats_since(r, mid, &p);
+	CHECK(n > 0 && n < all);
+	CHECK(n == 0 || p[0].t_ns >= mid);
+	rtstats_polls_free(p, n);
+	rtstats_forget_before(r, mid);
+	CHECK(rtstats_count(r) == n);
+	rtstats_free(r);
+	CHECK(rtstats_start("http://x/", 1, (struct spec_signal[]){ { "bad", "nope" } }, 1) == NULL);
+}
+
+int main(void)
+{
+	const char *h = getenv("HELPERS");
+
+	snprintf(helpers, sizeof(helpers), "%s", h ? h : "build/release/helpers");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	RUN(extracts_by_pointer);
+	RUN(poller_modes);
+	RUN(since_and_forget);
+	return t_done();
+}
