@@ -136,6 +136,11 @@ void gate_eval(const struct spec *spec, const char *name,
 		gate_resultf(out, GATE_NOT_EVALUABLE, "", NAN, NAN, "%s: no input", name);
 		return;
 	}
+	if (in->phase && !(def->phases & in->phase)) {
+		gate_resultf(out, GATE_NOT_EVALUABLE, "", NAN, NAN, "%s is not a %s gate", name,
+			     in->phase == GATE_PHASE_WARMUP ? "warm-up" : "window");
+		return;
+	}
 	def->eval(cfg, in, out);
 }
 

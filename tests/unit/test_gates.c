@@ -78,6 +78,10 @@ TEST(registry_complete)
 	CHECK(gate_find("no_such_gate") == NULL);
 	reset("x");
 	CHECK(eval("no_such_gate") == GATE_NOT_EVALUABLE);
+	/* A warm-up-only gate asked about a window is not evaluable. */
+	in.phase = GATE_PHASE_WINDOW;
+	CHECK(eval("p99_flat") == GATE_NOT_EVALUABLE);
+	CHECK(strstr(res.evidence, "not a window gate") != NULL);
 	CHECK_STR(gate_status_name(GATE_PASS), "pass");
 	CHECK_STR(gate_status_name(GATE_FAIL), "fail");
 	CHECK_STR(gate_status_name(GATE_NOT_EVALUABLE), "not_evaluable");
@@ -105,6 +109,7 @@ TEST(trend_gates)
 	series_init();
 	for (k = 0; k < 3; k++) {
 		reset(g[k]);
+		in.phase = k < 2 ? GATE_PHASE_WARMUP : GATE_PHASE_WINDOW;
 		in.nsec = 30;
 		in.p99_ms = in.p999_ms = flat30;
 		CHECK(eval(g[k]) == GATE_PASS);
@@ -132,6 +137,7 @@ TEST(trend_gates)
 	}
 	/* NaN seconds are skipped, not counted as points. */
 	reset("p99_flat");
+	in.phase = GATE_PHASE_WARMUP;
 	{
 		double few[12];
 		size_t i;
@@ -169,6 +175,7 @@ TEST(gc_steady)
 		heap_grow[i] = 1e8 + 1e7 * i;     /* +10%/s of 1e8 */
 	}
 	reset("gc_steady");
+	in.phase = GATE_PHASE_WARMUP;
 	str("count", "gc");
 	str("committed", "heap");
 	gc_input(gc_flat, heap_flat);
@@ -195,6 +202,7 @@ TEST(gc_steady)
 	CHECK(strstr(res.evidence, "backwards") != NULL);
 	/* Required parameters missing. */
 	reset("gc_steady");
+	in.phase = GATE_PHASE_WARMUP;
 	gc_input(gc_flat, heap_flat);
 	CHECK(eval("gc_steady") == GATE_NOT_EVALUABLE);
 	CHECK(strstr(res.evidence, "required") != NULL);
@@ -206,6 +214,7 @@ TEST(pools_warm)
 	struct gate_series s[2] = { { "pt", 2, t, total, 0 }, { "pm", 2, t, max, 0 } };
 
 	reset("pools_warm");
+	in.phase = GATE_PHASE_WARMUP;
 	str("total", "pt");
 	str("max", "pm");
 	in.series = s;
@@ -230,6 +239,7 @@ TEST(min_calls)
 	uint64_t sent[2] = { 200, 5 };
 
 	reset("min_calls");
+	in.phase = GATE_PHASE_WARMUP;
 	str("counters", "calls");
 	vals[cfg.nvalues] = (struct spec_value){ .key = "min", .type = SPEC_MAP, .map = m, .nmap = 2 };
 	cfg.nvalues++;
@@ -264,6 +274,7 @@ TEST(hot_set_touched)
 	uint64_t sent[3] = { 5, 1, 9 };
 
 	reset("hot_set_touched");
+	in.phase = GATE_PHASE_WARMUP;
 	in.nreq = 3;
 	in.req_names = names;
 	in.req_sent = sent;
