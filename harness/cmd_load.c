@@ -68,7 +68,7 @@ struct opts {
 	const char *target, *url, *impl, *method, *body, *transport, *arrival;
 	const char *cpus, *send_times;
 	double rate, duration;
-	long connections, threads, timeout_ms, backlog_max, seed;
+	long connections, threads, timeout_ms, backlog_max, seed, batch_us;
 	int json;
 	struct spec_kv *headers;
 	size_t nheaders, aheaders;
@@ -178,6 +178,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->impl = v;
 		} else if (!strcmp(a, "--cpus")) {
 			o->cpus = v;
+		} else if (!strcmp(a, "--batch-us")) {
+			/* hidden: wake-up policy, see load.h */
+			if (parse_long(v, &o->batch_us) || o->batch_us < -1 || o->batch_us > 100000)
+				return bad("--batch-us: want -1, 0 or a tick in us, got '%s'%s", v, "");
 		} else if (!strcmp(a, "--dump-send-times")) {
 			o->send_times = v;   /* hidden: for the arrival-process tests */
 		} else {
@@ -413,6 +417,7 @@ int cmd_load(int argc, char **argv)
 			!strcmp(o.transport, "curl") ? TRANSPORT_CURL : TRANSPORT_NATIVE;
 	cfg.cpus = o.cpus;
 	cfg.send_times_path = o.send_times;
+	cfg.batch_us = (int)o.batch_us;
 	if (cfg.threads > cfg.connections)
 		cfg.threads = cfg.connections;
 	tname = cfg.transport == TRANSPORT_CURL ? "curl" :

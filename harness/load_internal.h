@@ -23,6 +23,11 @@
  * behind a worker before the worker waits for it. */
 #define LOAD_NSLOT 8
 
+/* Per-thread rate above which the worker wakes on a fixed tick of
+ * LOAD_BATCH_NS instead of for every event (see batch_ns() in load.c). */
+#define LOAD_BATCH_RATE 4000.0
+#define LOAD_BATCH_NS 200000ull
+
 struct load_url {
 	int https;
 	char *host;         /* without brackets */
@@ -84,6 +89,7 @@ struct load_shared {
 	double *cum_weight;         /* [cfg->nrequests], cumulative */
 	uint64_t start_ns, end_ns;  /* the schedule's window */
 	uint64_t timeout_ns;
+	uint64_t batch_ns;          /* 0: wake per event; else the tick */
 	int nthreads;
 	atomic_int stop;
 };

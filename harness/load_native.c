@@ -23,9 +23,12 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <http_parser.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
 
 #include "load_internal.h"
 #include "util.h"
@@ -57,6 +60,8 @@ struct native {
 	int n;
 	struct nlist idle, busy, closed;
 	unsigned inflight;
+	int tstamp;                  /* batched: use kernel receive timestamps */
+	int64_t real_minus_mono;     /* for converting them, refreshed per poll */
 	char *rbuf;
 	http_parser_settings settings;
 	struct epoll_event ev[MAX_EVENTS];
@@ -213,6 +218,11 @@ static void conn_start(struct native *nt, struct nconn *c, const struct load_due
 		}
 		c->fd = fd;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (nt->tstamp) {
+			int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+
+			setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags));
+		}
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS) {
 			conn_fail(nt, c, LERR_CONNECT);
 			return;
@@ -242,13 +252,53 @@ static void conn_done(struct native *nt, struct nconn *c, uint64_t now, int extr
 	list_push_front(&nt->idle, c);
 }
 
+/*
+ * recv() that also returns the kernel's software receive timestamp of the
+ * data (SO_TIMESTAMPING works on TCP: the stamp of the last segment read),
+ * converted to the monotonic clock; *arrival is 0 when there was none.
+ * Used when the worker is batched (load.c), so a response read up to one
+ * tick after it arrived is still timed when it arrived.
+ */
+static ssize_t recv_stamped(struct native *nt, int fd, uint64_t *arrival)
+{
+	char control[CMSG_SPACE(sizeof(struct scm_timestamping))];
+	struct iovec iov = { nt->rbuf, RBUF_SIZE };
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = control;
+	mh.msg_controllen = sizeof(control);
+	n = recvmsg(fd, &mh, 0);
+	*arrival = 0;
+	if (n <= 0)
+		return n;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		struct scm_timestamping ts;
+		int64_t real;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SO_TIMESTAMPING)
+			continue;
+		memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+		real = (int64_t)ts.ts[0].tv_sec * 1000000000 + ts.ts[0].tv_nsec;
+		if (real > nt->real_minus_mono)
+			*arrival = (uint64_t)(real - nt->real_minus_mono);
+	}
+	return n;
+}
+
 static void conn_readable(struct native *nt, struct nconn *c)
 {
+	uint64_t arrival = 0;
 	size_t parsed;
 	ssize_t n;
 
 	for (;;) {
-		n = recv(c->fd, nt->rbuf, RBUF_SIZE, 0);
+		n = nt->tstamp ? recv_stamped(nt, c->fd, &arrival) :
+				 recv(c->fd, nt->rbuf, RBUF_SIZE, 0);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -269,7 +319,13 @@ static void conn_readable(struct native *nt, struct nconn *c)
 		parsed = http_parser_execute(&c->parser, &nt->settings, nt->rbuf, (size_t)n);
 		if (c->complete) {
 			http_parser_pause(&c->parser, 0);
-			conn_done(nt, c, now_ns(), parsed < (size_t)n);
+			uint64_t now = now_ns();
+
+			/* The kernel's stamp of the last segment, when it is
+			 * plausible; else the time we looked. */
+			if (!arrival || arrival > now || arrival < c->sent)
+				arrival = now;
+			conn_done(nt, c, arrival, parsed < (size_t)n);
 			return;
 		}
 		if (n == 0) {
@@ -327,6 +383,7 @@ static int native_init(struct load_thread *th)
 	if (th->epfd < 0)
 		return error("load: epoll_create1: %s", strerror(errno));
 	nt->n = th->conns;
+	nt->tstamp = th->sh->batch_ns != 0;
 	nt->c = xcalloc((size_t)nt->n, sizeof(*nt->c));
 	nt->rbuf = xmalloc(RBUF_SIZE);
 	list_init(&nt->idle);
@@ -366,6 +423,14 @@ static void native_poll(struct load_thread *th, uint64_t deadline)
 	struct native *nt = th->tr;
 	int n, i;
 
+	if (nt->tstamp) {
+		struct timespec r, m;
+
+		clock_gettime(CLOCK_REALTIME, &r);
+		clock_gettime(CLOCK_MONOTONIC, &m);
+		nt->real_minus_mono = ((int64_t)r.tv_sec - m.tv_sec) * 1000000000 +
+				      (r.tv_nsec - m.tv_nsec);
+	}
 	n = load_epoll_wait(th->epfd, nt->ev, MAX_EVENTS, deadline);
 	for (i = 0; i < n; i++)
 		conn_event(nt, nt->ev[i].data.ptr, nt->ev[i].events);
