@@ -1,10 +1,162 @@
-/* cmd_report: placeholder until its issue lands; exits 2 with a clear line. */
+/*
+ * cmd_report: harness report RUN [--format md|html|json|csv|all] [-o DIR]
+ * [--runs-dir D]. Reads the run database, writes the chosen formats into
+ * runs/<id>/report/ (or DIR) and prints that directory on stdout.
+ */
+#include <stdio.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "report.h"
+#include "store.h"
 #include "util.h"
+
+static const char usage[] =
+	"usage: harness report RUN [--format md|html|json|csv|all] [-o DIR] [--runs-dir D]\n"
+	"\n"
+	"Write the report of RUN (a run id under --runs-dir, default ./runs or\n"
+	"$HARNESS_RUNS_DIR, or a path to a run directory) into RUN/report/ or DIR:\n"
+	"  report.md     the tables\n"
+	"  report.html   one self-contained file: the tables and inline SVG charts\n"
+	"  report.json   every number the other formats show, and every window\n"
+	"  windows.csv   one row per finished window; its first columns are what\n"
+	"                `harness knee --windows` reads:\n"
+	"                impl,stage,offered_rps,block,p99_ms,requests,errors,achieved_rps,warm\n"
+	"Default: all formats. Prints the report directory on standard output.\n"
+	"\n"
+	"Only accepted windows feed a number, and every number carries its counts.\n"
+	"Percentiles across windows come from merged histograms, never averages.\n"
+	"A run stamped exploratory (dirty spec) or forced shows the stamp in every\n"
+	"format. Exit: 0 written, 2 unknown run or unreadable spec, 3 write error.\n";
+
+enum { F_MD = 1, F_HTML = 2, F_JSON = 4, F_CSV = 8, F_ALL = 15 };
+
+static int parse_formats(const char *s, unsigned *out)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "md", F_MD }, { "html", F_HTML }, { "json", F_JSON }, { "csv", F_CSV },
+		{ "all", F_ALL },
+	};
+	const char *p = s;
+
+	*out = 0;
+	while (*p) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < ARRAY_SIZE(names); i++)
+			if (strlen(names[i].name) == len && !strncmp(names[i].name, p, len))
+				break;
+		if (i == ARRAY_SIZE(names))
+			return error("report: --format %s: expected md, html, json, csv or all", s);
+		*out |= names[i].bit;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return *out ? 0 : error("report: --format: empty");
+}
+
+static int write_one(const char *dir, const char *name, const struct report *r,
+		     void (*fn)(const struct report *, struct sbuf *))
+{
+	struct sbuf path = SBUF_INIT, body = SBUF_INIT;
+	int ret;
+
+	fn(r, &body);
+	sbuf_addf(&path, "%s/%s", dir, name);
+	ret = write_file(path.buf, body.buf, body.len);
+	sbuf_release(&path);
+	sbuf_release(&body);
+	return ret;
+}
 
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("report: this subcommand is not built yet") ? EXIT_USAGE : EXIT_USAGE;
+	const char *run = NULL, *outdir = NULL, *runs_opt = NULL;
+	struct sbuf dir = SBUF_INIT, run_id = SBUF_INIT, target = SBUF_INIT;
+	struct store st = { 0 };
+	struct report r;
+	unsigned formats = F_ALL;
+	int i, ret = EXIT_USAGE, loaded = 0, opened = 0;
+
+	if (cmd_wants_help(argc, argv)) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if ((!strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--runs-dir") ||
+		     !strcmp(a, "--output")) && i + 1 >= argc) {
+			error("report: %s needs a value", a);
+			goto usage;
+		}
+		if (!strcmp(a, "--format")) {
+			if (parse_formats(argv[++i], &formats))
+				goto usage;
+		} else if (!strncmp(a, "--format=", 9)) {
+			if (parse_formats(a + 9, &formats))
+				goto usage;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			outdir = argv[++i];
+		} else if (!strcmp(a, "--runs-dir")) {
+			runs_opt = argv[++i];
+		} else if (!strncmp(a, "--runs-dir=", 11)) {
+			runs_opt = a + 11;
+		} else if (a[0] == '-' && a[1]) {
+			error("report: unknown option '%s'", a);
+			goto usage;
+		} else if (!run) {
+			run = a;
+		} else {
+			error("report: more than one RUN ('%s' and '%s')", run, a);
+			goto usage;
+		}
+	}
+	if (!run) {
+		error("report: no RUN given");
+		goto usage;
+	}
+	if (store_open_run(&st, store_runs_dir(runs_opt), run, &dir, &run_id))
+		goto out;
+	opened = 1;
+	if (report_load(&r, &st, run_id.buf)) {
+		report_release(&r);
+		goto out;
+	}
+	loaded = 1;
+	if (outdir)
+		sbuf_adds(&target, outdir);
+	else
+		sbuf_addf(&target, "%s/report", dir.buf);
+	ret = EXIT_ENV;
+	if (mkdir_p(target.buf, 0755))
+		goto out;
+	if (((formats & F_MD) && write_one(target.buf, "report.md", &r, report_md)) ||
+	    ((formats & F_HTML) && write_one(target.buf, "report.html", &r, report_html)) ||
+	    ((formats & F_JSON) && write_one(target.buf, "report.json", &r, report_json)) ||
+	    ((formats & F_CSV) && write_one(target.buf, "windows.csv", &r, report_csv)))
+		goto out;
+	if (r.accepted == 0)
+		warning("report: run %s has no accepted window: the report holds counts only",
+			r.run_id);
+	printf("%s\n", target.buf);
+	if (fflush(stdout) || ferror(stdout)) {
+		error("report: cannot write to standard output");
+		goto out;
+	}
+	ret = EXIT_OK;
+	goto out;
+usage:
+	fputs(usage, stderr);
+	ret = EXIT_USAGE;
+out:
+	if (loaded)
+		report_release(&r);
+	if (opened)
+		store_close(&st);
+	sbuf_release(&dir);
+	sbuf_release(&run_id);
+	sbuf_release(&target);
+	return ret;
 }

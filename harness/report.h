@@ -1,0 +1,213 @@
+/*
+ * report: a run's roll-ups, read from its database into an in-memory model
+ * that every output format (md, html + svg, json, csv) renders.
+ *
+ * Rules the numbers follow (DESIGN.md, "Definitions that must be exact"):
+ *   - only accepted windows (windows.status = 'accepted') feed a roll-up,
+ *     and every roll-up carries its counts (accepted / total, and why the
+ *     others were rejected);
+ *   - percentiles across windows come from MERGED histograms, never from
+ *     averaged percentiles, with order-statistic confidence intervals;
+ *   - cost per request is sum(cpu_s) / sum(completed) over accepted windows,
+ *     always printed with its rate;
+ *   - knees are per implementation (stat_knee over ladder windows), with a
+ *     bootstrap interval labelled non-inferential when a bracketing rung
+ *     holds fewer accepted windows than the spec's confirm.reps;
+ *   - paired verdicts pair two implementations' windows of the same block
+ *     only when both were accepted.
+ *
+ * A window's "errors" are every request that was due and did not get a
+ * 2xx/3xx answer: 4xx + 5xx + other statuses + transport errors (connect,
+ * reset, timeout, parse, other) + dropped (backlog full). Its "requests"
+ * are the requests due in the measured window.
+ *
+ * Ownership: struct report owns everything it points to; report_release()
+ * frees it. The writers append to a caller's sbuf and never fail (they
+ * only format); report_write_dir() writes the files.
+ */
+#ifndef HARNESS_REPORT_H
+#define HARNESS_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "stat.h"
+
+struct sbuf;
+struct store;
+struct spec;
+
+struct report_kv {
+	char *key;
+	char *value;
+};
+
+/* A reason (gate name, sut_exited, under_warmed, ...) and how many
+ * windows it rejected; `recorded` counts failures of gates with
+ * enforce: false (recorded, not rejecting). */
+struct report_reason {
+	char *name;
+	size_t rejected;
+	size_t recorded;
+};
+
+struct report_window {
+	int64_t id;
+	char *stage, *impl, *status, *reasons;  /* status: accepted|rejected|"" (not done) */
+	char *recorded;              /* gates that failed with enforce: false, or NULL */
+	int impl_idx;                /* index into report.impls, -1 unknown */
+	int rung, block, slot;
+	int done, accepted, warm, attempts, sut_exited;
+	double rate;                 /* offered (planned) req/s */
+	double offered_rps, achieved_rps, duration_s, started_at;
+	int64_t due, sent, completed, dropped, errors;
+	double p50_ms, p90_ms, p99_ms, p999_ms, max_ms;  /* as stored */
+	double pslo_ms;              /* the SLO percentile, from latency_hist */
+	double lateness_p99_ms, gen_cpu_s;
+	double cpu_s, anon_p99;      /* NAN when not accounted */
+	double cpu_ms_per_req;       /* cpu_s * 1000 / completed */
+	int has_hist;
+	struct hist lat;             /* latency_hist (initialised only when has_hist) */
+	double *anon;                /* acct_samples.anon_bytes (accepted windows) */
+	size_t nanon;
+	double *sec_p99;             /* measured per-second p99, NAN when none */
+	size_t nsec;
+};
+
+/* A percentile read from a merged histogram, with its interval. */
+struct report_pct {
+	double ms, lo_ms, hi_ms;     /* NAN when no data */
+};
+
+/* One (implementation, stage, rate) group of windows. */
+struct report_rung {
+	int impl;                    /* index into report.impls */
+	const char *stage;           /* "ladder" | "confirm" | "soak" | other */
+	double rate;
+	int rung;
+	size_t total, accepted, not_done;
+	struct report_reason *reasons;  /* why the rejected ones were rejected */
+	size_t nreasons;
+	uint64_t requests, completed;   /* sums over accepted windows */
+	struct report_pct p50, p99, p999, pslo;  /* merged histograms */
+	double mean_pslo_ms;         /* count-weighted mean of windows' pslo (knee input) */
+	double fit_ms;               /* ladder: isotonic fit of mean_pslo (NAN otherwise) */
+	double cpu_ms_per_req;       /* sum cpu / sum completed; NAN without accounting */
+	double anon_p99;             /* bytes, p99 of pooled samples (or max of windows' p99) */
+	double worst_pslo_ms;        /* worst accepted window */
+	size_t under_slo;            /* accepted windows with pslo <= threshold */
+};
+
+struct report_impl {
+	char *name;
+	int ord;
+	char *repo, *commit, *branch, *diff_hash, *ref_asked, *remote_url, *baseline_of;
+	int dirty;                   /* -1 unknown */
+	size_t total, accepted, not_done;
+	struct report_reason *reasons;  /* over all stages */
+	size_t nreasons;
+	int has_knee;                /* ladder had at least one accepted window */
+	struct knee_fit knee;
+	struct knee_interval knee_ci;
+	int has_knee_ci;
+	double cpu_cv;               /* CV of ladder rungs' CPU ms/request (NAN < 2 rungs) */
+	size_t cpu_cv_rungs;
+};
+
+/* impl / base at the same stage and rate. */
+struct report_ratio {
+	const char *stage;
+	double rate;
+	int impl, base;
+	double pslo, cpu, anon;      /* NAN when a side is missing */
+};
+
+struct report_verdict {
+	const char *stage;
+	double rate;
+	int a, b;                    /* impl indices; difference is a - b */
+	const char *metric;          /* "p99_ms" (the SLO percentile) | "cpu_ms_per_req" */
+	size_t blocks;               /* blocks in which both ran */
+	double margin;               /* absolute, in the metric's unit */
+	double mean_a, mean_b;       /* over the pairs */
+	struct diff_ci ci;
+};
+
+struct report_event {
+	char *kind;
+	size_t count;
+};
+
+struct report {
+	/* provenance */
+	char *run_id, *spec_name, *spec_path, *spec_hash, *stages, *status, *failure;
+	char *run_harness_version, *parent_run, *sandbox_user;
+	char *spec_repo, *spec_commit, *spec_branch;
+	int spec_dirty;              /* -1 unknown */
+	int exploratory, forced;
+	uint64_t seed;
+	double created_at, finished_at;
+	const char *report_version;  /* this binary's harness_version */
+	struct report_kv *host;
+	size_t nhost;
+	struct report_event *events;
+	size_t nevents;
+
+	/* from the stored spec */
+	double slo_pct, slo_ms, error_rate_max;
+	char slo_label[16];          /* "p99", "p99.9", ... */
+	size_t min_reps;             /* confirm.reps (ladder.reps without confirm) */
+	double margin_pct, level;    /* compare.margin_pct, 1 - compare.alpha */
+	unsigned metrics;            /* compare.metrics bit set */
+	size_t nboot;
+
+	struct report_impl *impls;
+	size_t nimpls;
+	struct report_window *windows;  /* ordered by id */
+	size_t nwindows;
+	struct report_rung *rungs;   /* by impl, stage (ladder, confirm, soak), rate */
+	size_t nrungs;
+	struct report_ratio *ratios;
+	size_t nratios;
+	struct report_verdict *verdicts;
+	size_t nverdicts;
+	struct report_reason *gate_fails; /* per gate over all impls (html chart) */
+	size_t ngate_fails;
+	size_t total, accepted, not_done;
+};
+
+/* Read RUN's database (opened with store_open_run) and compute every
+ * roll-up. Fails with an error() naming the database or the stored spec. */
+int report_load(struct report *r, struct store *st, const char *run_id);
+void report_release(struct report *r);
+
+/* Reasons a window was rejected, per impl or per rung; NULL when absent. */
+const struct report_reason *report_reason_find(const struct report_reason *v, size_t n,
+						const char *name);
+
+/* The writers: each appends one whole file to out. */
+void report_md(const struct report *r, struct sbuf *out);
+void report_html(const struct report *r, struct sbuf *out);
+void report_json(const struct report *r, struct sbuf *out);
+void report_csv(const struct report *r, struct sbuf *out);
+
+/* The charts of report.html, one inline <svg> each (report_svg.c). */
+size_t report_nchart(void);
+const char *report_chart_title(size_t i);
+void report_chart(const struct report *r, size_t i, struct sbuf *out);
+
+/* Formatting helpers shared by the writers. */
+const char *report_stamp(const struct report *r);  /* "" or "EXPLORATORY..." */
+void report_fmt_num(struct sbuf *out, double v, int prec); /* NAN -> "-" */
+void report_fmt_sig(struct sbuf *out, double v);          /* 3 significant figures */
+void report_fmt_time(struct sbuf *out, double unix_s);    /* UTC */
+void report_fmt_mib(struct sbuf *out, double bytes);
+void report_fmt_rate(struct sbuf *out, double rps);
+void report_fmt_knee(struct sbuf *out, const struct report_impl *im);
+void report_fmt_knee_ci(struct sbuf *out, const struct report *r, const struct report_impl *im);
+const char *report_dirty_text(int dirty);                 /* clean|dirty|unknown */
+const char *report_verdict_text(const struct report *r, const struct report_verdict *v,
+				char *buf, size_t len);
+
+#endif

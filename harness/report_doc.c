@@ -1,0 +1,476 @@
+/*
+ * report_doc: what the report says, section by section, as blocks that
+ * report_md.c and report_html.c render. Numbers come from struct report
+ * (report_rollup.c); this file only words and arranges them.
+ */
+#include "report_doc.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+/* ------------------------------------------------------------ builder */
+
+static struct rdoc_block *add(struct rdoc *d, enum rdoc_kind kind, const char *text)
+{
+	struct rdoc_block *b;
+
+	XGROW(d->b, d->alloc, d->n + 1);
+	b = &d->b[d->n++];
+	memset(b, 0, sizeof(*b));
+	b->kind = kind;
+	b->text = text ? xstrdup(text) : NULL;
+	return b;
+}
+
+static void addf(struct rdoc *d, enum rdoc_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void addf(struct rdoc *d, enum rdoc_kind kind, const char *fmt, ...)
+{
+	struct sbuf sb = SBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	add(d, kind, sb.buf);
+	sbuf_release(&sb);
+}
+
+static void push_cell(struct rdoc_block *t, const char *s)
+{
+	t->cells = xrealloc(t->cells, (t->ncells + 1) * sizeof(*t->cells));
+	t->cells[t->ncells++] = xstrdup(s ? s : "");
+}
+
+/* Push the scratch buffer as the next cell and empty it. */
+static void cell(struct rdoc_block *t, struct sbuf *c)
+{
+	push_cell(t, c->buf);
+	sbuf_reset(c);
+}
+
+static void cellf(struct rdoc_block *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cellf(struct rdoc_block *t, const char *fmt, ...)
+{
+	struct sbuf sb = SBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	push_cell(t, sb.buf);
+	sbuf_release(&sb);
+}
+
+static struct rdoc_block *table(struct rdoc *d, const char *id, size_t ncols, ...)
+{
+	struct rdoc_block *t = add(d, RDOC_TABLE, id);
+	va_list ap;
+	size_t i;
+
+	t->ncols = ncols;
+	va_start(ap, ncols);
+	for (i = 0; i < ncols; i++)
+		push_cell(t, va_arg(ap, const char *));
+	va_end(ap);
+	return t;
+}
+
+void rdoc_release(struct rdoc *d)
+{
+	size_t i, k;
+
+	for (i = 0; i < d->n; i++) {
+		free(d->b[i].text);
+		for (k = 0; k < d->b[i].ncells; k++)
+			free(d->b[i].cells[k]);
+		free(d->b[i].cells);
+	}
+	free(d->b);
+	memset(d, 0, sizeof(*d));
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static void pct(struct sbuf *c, const struct report_pct *p)
+{
+	report_fmt_sig(c, p->ms);
+	if (isfinite(p->lo_ms)) {
+		sbuf_adds(c, " [");
+		report_fmt_sig(c, p->lo_ms);
+		sbuf_adds(c, ", ");
+		report_fmt_sig(c, p->hi_ms);
+		sbuf_adds(c, "]");
+	}
+}
+
+static void reasons(struct sbuf *c, const struct report_reason *v, size_t n)
+{
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!v[i].rejected)
+			continue;
+		sbuf_addf(c, "%s%s %zu", any ? ", " : "", v[i].name, v[i].rejected);
+		any = 1;
+	}
+	if (!any)
+		sbuf_adds(c, "-");
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+/* ------------------------------------------------------------ sections */
+
+static void provenance(const struct report *r, struct rdoc *d)
+{
+	struct sbuf c = SBUF_INIT;
+	struct rdoc_block *t;
+	size_t i;
+
+	add(d, RDOC_H2, "Provenance");
+	t = table(d, "provenance", 2, "", "");
+	cellf(t, "run");
+	cellf(t, "%s", or_dash(r->run_id));
+	cellf(t, "status");
+	cellf(t, "%s%s%s", or_dash(r->status), r->failure ? ": " : "", r->failure ? r->failure : "");
+	cellf(t, "spec");
+	cellf(t, "%s (%s)", or_dash(r->spec_name), or_dash(r->spec_path));
+	cellf(t, "spec hash");
+	cellf(t, "%s", or_dash(r->spec_hash));
+	cellf(t, "spec commit");
+	cellf(t, "%s (%s%s%s)", or_dash(r->spec_commit), report_dirty_text(r->spec_dirty),
+	      r->spec_branch ? ", branch " : "", r->spec_branch ? r->spec_branch : "");
+	cellf(t, "spec repository");
+	cellf(t, "%s", or_dash(r->spec_repo));
+	cellf(t, "seed");
+	cellf(t, "%llu", (unsigned long long)r->seed);
+	cellf(t, "stages");
+	cellf(t, "%s", or_dash(r->stages));
+	cellf(t, "started");
+	report_fmt_time(&c, r->created_at);
+	cell(t, &c);
+	cellf(t, "finished");
+	report_fmt_time(&c, r->finished_at);
+	cell(t, &c);
+	cellf(t, "harness (run)");
+	cellf(t, "%s", or_dash(r->run_harness_version));
+	cellf(t, "harness (report)");
+	cellf(t, "%s", or_dash(r->report_version));
+	cellf(t, "exploratory");
+	cellf(t, "%s", r->exploratory ? RDOC_STRONG "yes" : "no");
+	cellf(t, "forced");
+	cellf(t, "%s", r->forced ? RDOC_STRONG "yes" : "no");
+	if (r->parent_run) {
+		cellf(t, "rerun of");
+		cellf(t, "%s", r->parent_run);
+	}
+
+	t = table(d, "implementations", 6, "implementation", "commit", "branch", "tree",
+		  "diff hash", "repository");
+	for (i = 0; i < r->nimpls; i++) {
+		const struct report_impl *im = &r->impls[i];
+
+		cellf(t, "%s", im->name);
+		cellf(t, "%s", or_dash(im->commit));
+		cellf(t, "%s", or_dash(im->branch));
+		cellf(t, "%s%s", im->dirty > 0 ? RDOC_STRONG : "", report_dirty_text(im->dirty));
+		cellf(t, "%s", or_dash(im->diff_hash));
+		cellf(t, "%s%s%s", or_dash(im->remote_url ? im->remote_url : im->repo),
+		      im->ref_asked ? " @ " : "", im->ref_asked ? im->ref_asked : "");
+	}
+	if (r->nhost) {
+		t = table(d, "host", 2, "host fact", "value");
+		for (i = 0; i < r->nhost; i++) {
+			cellf(t, "%s", r->host[i].key);
+			cellf(t, "%s", or_dash(r->host[i].value));
+		}
+	}
+	if (r->nevents) {
+		sbuf_adds(&c, "Events recorded during the run: ");
+		for (i = 0; i < r->nevents; i++)
+			sbuf_addf(&c, "%s%s %zu", i ? ", " : "", r->events[i].kind, r->events[i].count);
+		sbuf_adds(&c, ".");
+		add(d, RDOC_P, c.buf);
+		sbuf_reset(&c);
+	}
+	sbuf_release(&c);
+}
+
+static void knees(const struct report *r, struct rdoc *d)
+{
+	struct sbuf c = SBUF_INIT;
+	struct rdoc_block *t;
+	size_t i;
+
+	addf(d, RDOC_H2, "Knees (SLO: %s <= %g ms, error rate <= %g)", r->slo_label, r->slo_ms,
+	     r->error_rate_max);
+	addf(d, RDOC_P, "Per implementation, never pooled: isotonic (PAVA) fit of the rung-mean %s "
+	     "over accepted ladder windows, weighted by requests; the knee is the first crossing of "
+	     "the SLO, interpolated between rungs. Interval: %.0f%% bootstrap over the accepted "
+	     "windows within each rung (%zu resamples, seed %llu); inferential only when both "
+	     "bracketing rungs hold at least %zu accepted windows (confirm.reps).",
+	     r->slo_label, r->level * 100, r->nboot, (unsigned long long)r->seed, r->min_reps);
+	t = table(d, "knees", 6, "implementation", "knee", "interval", "ladder rungs used",
+		  "windows accepted/total", "CPU ms/req CV across ladder rungs");
+	for (i = 0; i < r->nimpls; i++) {
+		const struct report_impl *im = &r->impls[i];
+
+		cellf(t, "%s", im->name);
+		report_fmt_knee(&c, im);
+		cell(t, &c);
+		report_fmt_knee_ci(&c, r, im);
+		cell(t, &c);
+		cellf(t, "%zu", im->has_knee ? im->knee.rungs : 0);
+		sbuf_addf(&c, "%zu/%zu", im->accepted, im->total);
+		if (im->not_done)
+			sbuf_addf(&c, " (+%zu not run)", im->not_done);
+		cell(t, &c);
+		if (isfinite(im->cpu_cv))
+			cellf(t, "%.1f%% (%zu rungs)", im->cpu_cv * 100, im->cpu_cv_rungs);
+		else
+			cellf(t, "- (%zu rungs)", im->cpu_cv_rungs);
+	}
+	sbuf_release(&c);
+}
+
+static void promise(const struct report *r, struct rdoc *d)
+{
+	struct sbuf c = SBUF_INIT;
+	struct rdoc_block *t = NULL;
+	size_t i;
+
+	addf(d, RDOC_H2, "Latency promise (%s <= %g ms), confirm stage", r->slo_label, r->slo_ms);
+	for (i = 0; i < r->nrungs; i++) {
+		const struct report_rung *g = &r->rungs[i];
+
+		if (strcmp(g->stage, "confirm"))
+			continue;
+		if (!t) {
+			sbuf_addf(&c, "%s of the merged accepted windows [CI]", r->slo_label);
+			t = table(d, "promise", 7, "implementation", "rate (req/s)", c.buf, "holds",
+				  "worst window (ms)", "windows under SLO", "accepted/total");
+			sbuf_reset(&c);
+		}
+		cellf(t, "%s", r->impls[g->impl].name);
+		report_fmt_rate(&c, g->rate);
+		cell(t, &c);
+		pct(&c, &g->pslo);
+		cell(t, &c);
+		cellf(t, "%s", !isfinite(g->pslo.ms) ? "-" : g->pslo.ms <= r->slo_ms ? "yes" :
+			       RDOC_STRONG "no");
+		report_fmt_sig(&c, g->worst_pslo_ms);
+		cell(t, &c);
+		cellf(t, "%zu/%zu", g->under_slo, g->accepted);
+		cellf(t, "%zu/%zu", g->accepted, g->total);
+	}
+	if (!t)
+		add(d, RDOC_P, "No confirm windows in this run.");
+	sbuf_release(&c);
+}
+
+static void rungs(const struct report *r, struct rdoc *d)
+{
+	struct sbuf c = SBUF_INIT;
+	struct rdoc_block *t;
+	size_t i;
+
+	add(d, RDOC_H2, "Rungs");
+	addf(d, RDOC_P, "Accepted windows only. Percentiles (ms) from the merged histogram of the "
+	     "group's accepted windows (never averaged), with %.0f%% order-statistic intervals; "
+	     "CPU = sum of CPU / sum of completed requests; memory = p99 of the pooled anon samples.",
+	     r->level * 100);
+	sbuf_addf(&c, "isotonic fit of mean %s", r->slo_label);
+	t = table(d, "rungs", 11, "implementation", "stage", "rate (req/s)", "accepted/total",
+		  "rejected by", "p50", "p99 [CI]", "p99.9 [CI]", c.buf, "CPU ms/req",
+		  "anon p99 (MiB)");
+	sbuf_reset(&c);
+	for (i = 0; i < r->nrungs; i++) {
+		const struct report_rung *g = &r->rungs[i];
+
+		cellf(t, "%s", r->impls[g->impl].name);
+		cellf(t, "%s", g->stage);
+		report_fmt_rate(&c, g->rate);
+		cell(t, &c);
+		sbuf_addf(&c, "%zu/%zu", g->accepted, g->total);
+		if (g->not_done)
+			sbuf_addf(&c, " (+%zu not run)", g->not_done);
+		cell(t, &c);
+		reasons(&c, g->reasons, g->nreasons);
+		cell(t, &c);
+		report_fmt_sig(&c, g->p50.ms);
+		cell(t, &c);
+		pct(&c, &g->p99);
+		cell(t, &c);
+		pct(&c, &g->p999);
+		cell(t, &c);
+		report_fmt_sig(&c, g->fit_ms);
+		cell(t, &c);
+		report_fmt_sig(&c, g->cpu_ms_per_req);
+		cell(t, &c);
+		report_fmt_mib(&c, g->anon_p99);
+		cell(t, &c);
+	}
+	sbuf_release(&c);
+}
+
+static void ratios(const struct report *r, struct rdoc *d)
+{
+	struct sbuf c = SBUF_INIT;
+	struct rdoc_block *t;
+	size_t i;
+
+	if (!r->nratios)
+		return;
+	addf(d, RDOC_H2, "Ratios to %s, each stamped with its rate", r->impls[0].name);
+	add(d, RDOC_P, "A ratio is a curve, not a number: > 1 means more than the base at that "
+	    "stage and rate (merged percentiles, pooled CPU and memory of accepted windows).");
+	t = table(d, "ratios", 6, "implementation / base", "stage", "rate (req/s)", r->slo_label,
+		  "CPU ms/req", "anon p99");
+	for (i = 0; i < r->nratios; i++) {
+		const struct report_ratio *q = &r->ratios[i];
+
+		cellf(t, "%s / %s", r->impls[q->impl].name, r->impls[q->base].name);
+		cellf(t, "%s", q->stage);
+		report_fmt_rate(&c, q->rate);
+		cell(t, &c);
+		report_fmt_num(&c, q->pslo, 2);
+		cell(t, &c);
+		report_fmt_num(&c, q->cpu, 2);
+		cell(t, &c);
+		report_fmt_num(&c, q->anon, 2);
+		cell(t, &c);
+	}
+	sbuf_release(&c);
+}
+
+static void verdicts(const struct report *r, struct rdoc *d)
+{
+	struct sbuf c = SBUF_INIT;
+	struct rdoc_block *t;
+	char buf[128];
+	size_t i;
+
+	if (!r->nverdicts)
+		return;
+	add(d, RDOC_H2, "Paired verdicts");
+	addf(d, RDOC_P, "Over blocks: a block pairs only when both implementations' windows were "
+	     "accepted. Difference = A - B with a %.0f%% t interval; a tie when the interval lies "
+	     "within +-%g%% of the pairs' mean (compare.margin_pct); fewer than 2 pairs is "
+	     "inconclusive.", r->level * 100, r->margin_pct);
+	t = table(d, "verdicts", 10, "stage", "rate (req/s)", "A", "B", "metric", "pairs/blocks",
+		  "mean A", "mean B", "A - B [CI]", "verdict");
+	for (i = 0; i < r->nverdicts; i++) {
+		const struct report_verdict *v = &r->verdicts[i];
+
+		cellf(t, "%s", v->stage);
+		report_fmt_rate(&c, v->rate);
+		cell(t, &c);
+		cellf(t, "%s", r->impls[v->a].name);
+		cellf(t, "%s", r->impls[v->b].name);
+		cellf(t, "%s", strcmp(v->metric, "p99_ms") ? "CPU ms/req" : r->slo_label);
+		cellf(t, "%zu/%zu", v->ci.n, v->blocks);
+		report_fmt_sig(&c, v->mean_a);
+		cell(t, &c);
+		report_fmt_sig(&c, v->mean_b);
+		cell(t, &c);
+		report_fmt_sig(&c, v->ci.n ? v->ci.mean : NAN);
+		if (isfinite(v->ci.lo)) {
+			sbuf_adds(&c, " [");
+			report_fmt_sig(&c, v->ci.lo);
+			sbuf_adds(&c, ", ");
+			report_fmt_sig(&c, v->ci.hi);
+			sbuf_adds(&c, "]");
+		}
+		cell(t, &c);
+		cellf(t, "%s%s", v->ci.verdict == VERDICT_INCONCLUSIVE ? "" : RDOC_STRONG,
+		      report_verdict_text(r, v, buf, sizeof(buf)));
+	}
+	sbuf_release(&c);
+}
+
+static void rejections(const struct report *r, struct rdoc *d)
+{
+	struct sbuf c = SBUF_INIT;
+	struct rdoc_block *t;
+	size_t i, k;
+
+	add(d, RDOC_H2, "Rejections per gate per implementation");
+	sbuf_addf(&c, "%zu of %zu finished windows accepted", r->accepted, r->total);
+	if (r->not_done)
+		sbuf_addf(&c, "; %zu planned windows not run", r->not_done);
+	sbuf_adds(&c, ". A window can fail several gates; \"recorded\" counts failures of gates "
+		      "with enforce: false, which reject nothing.");
+	add(d, RDOC_P, c.buf);
+	sbuf_reset(&c);
+	if (!r->ngate_fails) {
+		add(d, RDOC_P, "No window was rejected.");
+		sbuf_release(&c);
+		return;
+	}
+	t = add(d, RDOC_TABLE, "rejections");
+	t->ncols = r->nimpls + 1;
+	push_cell(t, "gate");
+	for (k = 0; k < r->nimpls; k++)
+		push_cell(t, r->impls[k].name);
+	for (i = 0; i < r->ngate_fails; i++) {
+		push_cell(t, r->gate_fails[i].name);
+		for (k = 0; k < r->nimpls; k++) {
+			const struct report_impl *im = &r->impls[k];
+			const struct report_reason *q =
+				report_reason_find(im->reasons, im->nreasons, r->gate_fails[i].name);
+
+			sbuf_addf(&c, "%zu/%zu", q ? q->rejected : 0, im->total);
+			if (q && q->recorded)
+				sbuf_addf(&c, " (+%zu recorded)", q->recorded);
+			cell(t, &c);
+		}
+	}
+	push_cell(t, RDOC_STRONG "rejected (any gate)");
+	for (k = 0; k < r->nimpls; k++) {
+		const struct report_impl *im = &r->impls[k];
+
+		cellf(t, "%s%zu/%zu (%.0f%%)", RDOC_STRONG, im->total - im->accepted, im->total,
+		      im->total ? 100.0 * (double)(im->total - im->accepted) / (double)im->total : 0.0);
+	}
+	sbuf_release(&c);
+}
+
+static void chart(struct rdoc *d, size_t i)
+{
+	add(d, RDOC_CHART, report_chart_title(i))->chart = i;
+}
+
+void report_doc_build(const struct report *r, struct rdoc *d)
+{
+	const char *stamp = report_stamp(r);
+
+	memset(d, 0, sizeof(*d));
+	addf(d, RDOC_TITLE, "%s: run %s", or_dash(r->spec_name), or_dash(r->run_id));
+	if (*stamp)
+		add(d, RDOC_STAMP, stamp);
+	provenance(r, d);
+	knees(r, d);
+	chart(d, 0);
+	promise(r, d);
+	rungs(r, d);
+	chart(d, 1);
+	chart(d, 2);
+	ratios(r, d);
+	verdicts(r, d);
+	rejections(r, d);
+	chart(d, 3);
+	add(d, RDOC_H2, "Per-second latency of every window");
+	chart(d, 4);
+	if (*stamp)
+		add(d, RDOC_STAMP, stamp);
+}

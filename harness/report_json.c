@@ -1,0 +1,290 @@
+/*
+ * report_json: report.json, every number the other formats show (and the
+ * windows), built with jansson. Missing numbers are null; times are unix
+ * seconds, latencies milliseconds, rates requests per second, memory bytes.
+ */
+#include "report.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *jtri(int v)
+{
+	return v < 0 ? json_null() : json_boolean(v);
+}
+
+static json_t *pct(const struct report_pct *p)
+{
+	return json_pack("{s:o, s:[o,o]}", "value", jnum(p->ms), "ci", jnum(p->lo_ms),
+			 jnum(p->hi_ms));
+}
+
+static json_t *reasons(const struct report_reason *v, size_t n)
+{
+	json_t *o = json_object();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_object_set_new(o, v[i].name,
+				    json_pack("{s:I, s:I}", "rejected", (json_int_t)v[i].rejected,
+					      "recorded", (json_int_t)v[i].recorded));
+	return o;
+}
+
+static json_t *run_obj(const struct report *r)
+{
+	json_t *o = json_object(), *host = json_object(), *ev = json_object();
+	size_t i;
+
+	json_object_set_new(o, "id", jstr(r->run_id));
+	json_object_set_new(o, "spec_name", jstr(r->spec_name));
+	json_object_set_new(o, "spec_path", jstr(r->spec_path));
+	json_object_set_new(o, "spec_hash", jstr(r->spec_hash));
+	json_object_set_new(o, "spec_repo", jstr(r->spec_repo));
+	json_object_set_new(o, "spec_commit", jstr(r->spec_commit));
+	json_object_set_new(o, "spec_branch", jstr(r->spec_branch));
+	json_object_set_new(o, "spec_dirty", jtri(r->spec_dirty));
+	json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
+	json_object_set_new(o, "stages", jstr(r->stages));
+	json_object_set_new(o, "status", jstr(r->status));
+	json_object_set_new(o, "failure", jstr(r->failure));
+	json_object_set_new(o, "created_at", jnum(r->created_at));
+	json_object_set_new(o, "finished_at", jnum(r->finished_at));
+	json_object_set_new(o, "exploratory", json_boolean(r->exploratory));
+	json_object_set_new(o, "forced", json_boolean(r->forced));
+	json_object_set_new(o, "stamp", *report_stamp(r) ? json_string(report_stamp(r)) : json_null());
+	json_object_set_new(o, "harness_version", jstr(r->run_harness_version));
+	json_object_set_new(o, "parent_run", jstr(r->parent_run));
+	json_object_set_new(o, "sandbox_user", jstr(r->sandbox_user));
+	for (i = 0; i < r->nhost; i++)
+		json_object_set_new(host, r->host[i].key, jstr(r->host[i].value));
+	json_object_set_new(o, "host", host);
+	for (i = 0; i < r->nevents; i++)
+		json_object_set_new(ev, r->events[i].kind, json_integer((json_int_t)r->events[i].count));
+	json_object_set_new(o, "events", ev);
+	return o;
+}
+
+static json_t *impl_obj(const struct report *r, const struct report_impl *im)
+{
+	json_t *o = json_object(), *k;
+
+	json_object_set_new(o, "name", jstr(im->name));
+	json_object_set_new(o, "ord", json_integer(im->ord));
+	json_object_set_new(o, "repo", jstr(im->repo));
+	json_object_set_new(o, "commit", jstr(im->commit));
+	json_object_set_new(o, "branch", jstr(im->branch));
+	json_object_set_new(o, "dirty", jtri(im->dirty));
+	json_object_set_new(o, "diff_hash", jstr(im->diff_hash));
+	json_object_set_new(o, "ref_asked", jstr(im->ref_asked));
+	json_object_set_new(o, "remote_url", jstr(im->remote_url));
+	json_object_set_new(o, "baseline_of", jstr(im->baseline_of));
+	json_object_set_new(o, "windows",
+			    json_pack("{s:I, s:I, s:I, s:I}", "total", (json_int_t)im->total,
+				      "accepted", (json_int_t)im->accepted, "rejected",
+				      (json_int_t)(im->total - im->accepted), "not_done",
+				      (json_int_t)im->not_done));
+	json_object_set_new(o, "rejections", reasons(im->reasons, im->nreasons));
+	if (im->has_knee) {
+		k = json_object();
+		json_object_set_new(k, "crossed", json_boolean(im->knee.crossed));
+		json_object_set_new(k, "at_first_rung", json_boolean(im->knee.at_first_rung));
+		json_object_set_new(k, "knee_rps", im->knee.crossed ? jnum(im->knee.knee_rps) : json_null());
+		json_object_set_new(k, "highest_rung_rps", jnum(im->knee.highest_rung_rps));
+		json_object_set_new(k, "rungs", json_integer((json_int_t)im->knee.rungs));
+		if (im->has_knee_ci) {
+			json_object_set_new(k, "interval_rps",
+					    json_pack("[o,o]", jnum(im->knee_ci.lo), jnum(im->knee_ci.hi)));
+			json_object_set_new(k, "level", jnum(r->level));
+			json_object_set_new(k, "inferential", json_boolean(im->knee_ci.inferential));
+			json_object_set_new(k, "nboot", json_integer((json_int_t)im->knee_ci.nboot));
+			json_object_set_new(k, "ncrossed", json_integer((json_int_t)im->knee_ci.ncrossed));
+		}
+		json_object_set_new(o, "knee", k);
+	} else {
+		json_object_set_new(o, "knee", json_null());
+	}
+	json_object_set_new(o, "cpu_ms_per_req_cv", jnum(im->cpu_cv));
+	json_object_set_new(o, "cpu_ms_per_req_cv_rungs", json_integer((json_int_t)im->cpu_cv_rungs));
+	return o;
+}
+
+static json_t *rung_obj(const struct report *r, const struct report_rung *g)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "impl", jstr(r->impls[g->impl].name));
+	json_object_set_new(o, "stage", jstr(g->stage));
+	json_object_set_new(o, "rate_rps", jnum(g->rate));
+	json_object_set_new(o, "rung", json_integer(g->rung));
+	json_object_set_new(o, "windows",
+			    json_pack("{s:I, s:I, s:I, s:I}", "total", (json_int_t)g->total,
+				      "accepted", (json_int_t)g->accepted, "rejected",
+				      (json_int_t)(g->total - g->accepted), "not_done",
+				      (json_int_t)g->not_done));
+	json_object_set_new(o, "rejections", reasons(g->reasons, g->nreasons));
+	json_object_set_new(o, "requests", json_integer((json_int_t)g->requests));
+	json_object_set_new(o, "completed", json_integer((json_int_t)g->completed));
+	json_object_set_new(o, "p50_ms", pct(&g->p50));
+	json_object_set_new(o, "p99_ms", pct(&g->p99));
+	json_object_set_new(o, "p999_ms", pct(&g->p999));
+	json_object_set_new(o, "slo_percentile_ms", pct(&g->pslo));
+	json_object_set_new(o, "mean_window_slo_percentile_ms", jnum(g->mean_pslo_ms));
+	json_object_set_new(o, "isotonic_fit_ms", jnum(g->fit_ms));
+	json_object_set_new(o, "cpu_ms_per_req", jnum(g->cpu_ms_per_req));
+	json_object_set_new(o, "anon_p99_bytes", jnum(g->anon_p99));
+	json_object_set_new(o, "worst_window_ms", jnum(g->worst_pslo_ms));
+	json_object_set_new(o, "windows_under_slo", json_integer((json_int_t)g->under_slo));
+	return o;
+}
+
+static json_t *window_obj(const struct report *r, const struct report_window *w)
+{
+	json_t *o = json_object(), *sec = json_array();
+	size_t i;
+
+	json_object_set_new(o, "id", json_integer(w->id));
+	json_object_set_new(o, "impl", jstr(w->impl));
+	json_object_set_new(o, "stage", jstr(w->stage));
+	json_object_set_new(o, "rung", json_integer(w->rung));
+	json_object_set_new(o, "block", json_integer(w->block));
+	json_object_set_new(o, "slot", json_integer(w->slot));
+	json_object_set_new(o, "rate_rps", jnum(w->rate));
+	json_object_set_new(o, "done", json_boolean(w->done));
+	json_object_set_new(o, "status", jstr(w->status));
+	json_object_set_new(o, "reasons", jstr(w->reasons));
+	json_object_set_new(o, "recorded_fails", jstr(w->recorded));
+	json_object_set_new(o, "warm", jtri(w->warm));
+	json_object_set_new(o, "attempts", json_integer(w->attempts));
+	json_object_set_new(o, "offered_rps", jnum(w->offered_rps));
+	json_object_set_new(o, "achieved_rps", jnum(w->achieved_rps));
+	json_object_set_new(o, "duration_s", jnum(w->duration_s));
+	json_object_set_new(o, "requests", json_integer(w->due));
+	json_object_set_new(o, "completed", json_integer(w->completed));
+	json_object_set_new(o, "errors", json_integer(w->errors));
+	json_object_set_new(o, "dropped", json_integer(w->dropped));
+	json_object_set_new(o, "p50_ms", jnum(w->p50_ms));
+	json_object_set_new(o, "p99_ms", jnum(w->p99_ms));
+	json_object_set_new(o, "p999_ms", jnum(w->p999_ms));
+	json_object_set_new(o, "slo_percentile_ms", jnum(w->pslo_ms));
+	json_object_set_new(o, "cpu_s", jnum(w->cpu_s));
+	json_object_set_new(o, "cpu_ms_per_req", jnum(w->cpu_ms_per_req));
+	json_object_set_new(o, "anon_p99_bytes", jnum(w->anon_p99));
+	for (i = 0; i < w->nsec; i++)
+		json_array_append_new(sec, jnum(w->sec_p99[i]));
+	json_object_set_new(o, "second_p99_ms", sec);
+	return o;
+}
+
+void report_json(const struct report *r, struct sbuf *out)
+{
+	json_t *root = json_object(), *a;
+	char *text, buf[128];
+	size_t i;
+
+	json_object_set_new(root, "format", json_integer(1));
+	json_object_set_new(root, "report_harness_version", jstr(r->report_version));
+	json_object_set_new(root, "stamp", *report_stamp(r) ? json_string(report_stamp(r)) : json_null());
+	json_object_set_new(root, "run", run_obj(r));
+	json_object_set_new(root, "slo",
+			    json_pack("{s:o, s:o, s:o, s:s}", "percentile", jnum(r->slo_pct),
+				      "threshold_ms", jnum(r->slo_ms), "error_rate_max",
+				      jnum(r->error_rate_max), "label", r->slo_label));
+	json_object_set_new(root, "analysis",
+			    json_pack("{s:I, s:I, s:o, s:o, s:s}", "min_reps", (json_int_t)r->min_reps,
+				      "nboot", (json_int_t)r->nboot, "level", jnum(r->level),
+				      "margin_pct", jnum(r->margin_pct), "only",
+				      "accepted windows; percentiles from merged histograms"));
+	json_object_set_new(root, "windows_count",
+			    json_pack("{s:I, s:I, s:I, s:I}", "total", (json_int_t)r->total,
+				      "accepted", (json_int_t)r->accepted, "rejected",
+				      (json_int_t)(r->total - r->accepted), "not_done",
+				      (json_int_t)r->not_done));
+	a = json_array();
+	for (i = 0; i < r->nimpls; i++)
+		json_array_append_new(a, impl_obj(r, &r->impls[i]));
+	json_object_set_new(root, "impls", a);
+	a = json_array();
+	for (i = 0; i < r->nrungs; i++)
+		json_array_append_new(a, rung_obj(r, &r->rungs[i]));
+	json_object_set_new(root, "rungs", a);
+
+	a = json_array();
+	for (i = 0; i < r->nrungs; i++) {
+		const struct report_rung *g = &r->rungs[i];
+
+		if (strcmp(g->stage, "confirm"))
+			continue;
+		json_array_append_new(a, json_pack(
+			"{s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
+			"impl", r->impls[g->impl].name, "rate_rps", jnum(g->rate),
+			"merged_ms", jnum(g->pslo.ms), "slo_ms", jnum(r->slo_ms),
+			"holds", isfinite(g->pslo.ms) ? json_boolean(g->pslo.ms <= r->slo_ms) : json_null(),
+			"worst_window_ms", jnum(g->worst_pslo_ms),
+			"windows_under_slo", (json_int_t)g->under_slo,
+			"windows_accepted", (json_int_t)g->accepted,
+			"windows_total", (json_int_t)g->total));
+	}
+	json_object_set_new(root, "promise", a);
+
+	a = json_array();
+	for (i = 0; i < r->nratios; i++) {
+		const struct report_ratio *q = &r->ratios[i];
+
+		json_array_append_new(a, json_pack(
+			"{s:s, s:o, s:s, s:s, s:o, s:o, s:o}", "stage", q->stage,
+			"rate_rps", jnum(q->rate), "impl", r->impls[q->impl].name,
+			"base", r->impls[q->base].name, "slo_percentile", jnum(q->pslo),
+			"cpu_ms_per_req", jnum(q->cpu), "anon_p99", jnum(q->anon)));
+	}
+	json_object_set_new(root, "ratios", a);
+
+	a = json_array();
+	for (i = 0; i < r->nverdicts; i++) {
+		const struct report_verdict *v = &r->verdicts[i];
+
+		json_array_append_new(a, json_pack(
+			"{s:s, s:o, s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:[o,o], s:o, s:o, s:s, s:s}",
+			"stage", v->stage, "rate_rps", jnum(v->rate), "a", r->impls[v->a].name,
+			"b", r->impls[v->b].name, "metric", v->metric,
+			"blocks", (json_int_t)v->blocks, "pairs", (json_int_t)v->ci.n,
+			"mean_a", jnum(v->mean_a), "mean_b", jnum(v->mean_b),
+			"diff_mean", jnum(v->ci.n ? v->ci.mean : NAN),
+			"interval", jnum(v->ci.lo), jnum(v->ci.hi), "level", jnum(r->level),
+			"margin", jnum(v->margin), "verdict", stat_verdict_name(v->ci.verdict),
+			"verdict_text", report_verdict_text(r, v, buf, sizeof(buf))));
+	}
+	json_object_set_new(root, "verdicts", a);
+
+	json_object_set_new(root, "rejections", reasons(r->gate_fails, r->ngate_fails));
+	a = json_array();
+	for (i = 0; i < report_nchart(); i++)
+		json_array_append_new(a, json_string(report_chart_title(i)));
+	json_object_set_new(root, "charts", a);
+	a = json_array();
+	for (i = 0; i < r->nwindows; i++)
+		json_array_append_new(a, window_obj(r, &r->windows[i]));
+	json_object_set_new(root, "windows", a);
+
+	text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	if (text) {
+		sbuf_adds(out, text);
+		sbuf_adds(out, "\n");
+		free(text);
+	}
+	json_decref(root);
+}

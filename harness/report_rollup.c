@@ -1,0 +1,554 @@
+/*
+ * report_rollup: the numbers of a report, from the windows report.c read.
+ *
+ * Groups: (implementation, stage, rate). Only accepted windows feed a
+ * number; every group keeps its counts and the reasons of its rejections.
+ * Percentiles come from merged histograms (hist_merge), knees and
+ * intervals from stat.c, so nothing here re-implements a statistic.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+#include "util.h"
+
+static int stage_order(const char *s)
+{
+	if (!strcmp(s, "ladder"))
+		return 0;
+	if (!strcmp(s, "confirm"))
+		return 1;
+	if (!strcmp(s, "soak"))
+		return 2;
+	return 3;
+}
+
+static int same_rate(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-12;
+}
+
+static const struct report *sort_ctx;
+
+static int cmp_window(const void *pa, const void *pb)
+{
+	const struct report_window *a = &sort_ctx->windows[*(const size_t *)pa];
+	const struct report_window *b = &sort_ctx->windows[*(const size_t *)pb];
+	int d;
+
+	if (a->impl_idx != b->impl_idx)
+		return a->impl_idx - b->impl_idx;
+	d = stage_order(a->stage) - stage_order(b->stage);
+	if (d)
+		return d;
+	d = strcmp(a->stage, b->stage);
+	if (d)
+		return d;
+	if (!same_rate(a->rate, b->rate))
+		return a->rate < b->rate ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void count_reason(struct report_reason **v, size_t *n, const char *name,
+			 size_t len, int recorded)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (strlen((*v)[i].name) == len && !strncmp((*v)[i].name, name, len))
+			break;
+	if (i == *n) {
+		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+		(*v)[i].name = xstrndup(name, len);
+		(*v)[i].rejected = (*v)[i].recorded = 0;
+		(*n)++;
+	}
+	if (recorded)
+		(*v)[i].recorded++;
+	else
+		(*v)[i].rejected++;
+}
+
+/* Count a window's reasons (rejected windows) and recorded-only failures. */
+static void count_window(struct report_reason **v, size_t *n, const struct report_window *w)
+{
+	const char *lists[2] = { w->done && !w->accepted ? w->reasons : NULL, w->recorded };
+	int k;
+
+	if (w->done && !w->accepted && !*w->reasons)
+		count_reason(v, n, "unspecified", strlen("unspecified"), 0);
+	for (k = 0; k < 2; k++) {
+		const char *p = lists[k];
+
+		while (p && *p) {
+			size_t len;
+
+			while (*p == ',' || *p == ' ')
+				p++;
+			len = strcspn(p, ",");
+			while (len && p[len - 1] == ' ')
+				len--;
+			if (len)
+				count_reason(v, n, p, len, k);
+			p += strcspn(p, ",");
+		}
+	}
+}
+
+static void pct_from(const struct hist *h, double p, double level, struct report_pct *out)
+{
+	struct pct_ci ci;
+
+	out->ms = out->lo_ms = out->hi_ms = NAN;
+	if (!h->total || stat_hist_pct_ci(h, p, level, &ci))
+		return;
+	out->ms = ci.value_ns / 1e6;
+	out->lo_ms = ci.lo_ns / 1e6;
+	out->hi_ms = ci.hi_ns / 1e6;
+}
+
+/* p99 (nearest rank) of the pooled anon samples; without samples, the
+ * largest of the windows' stored anon_p99 (an upper bound, not a merge). */
+static double pooled_anon_p99(const struct report *r, const size_t *idx, size_t n)
+{
+	double *all = NULL, worst = NAN, v;
+	size_t i, k, m = 0, alloc = 0, rank;
+
+	for (i = 0; i < n; i++) {
+		const struct report_window *w = &r->windows[idx[i]];
+
+		if (!w->accepted)
+			continue;
+		for (k = 0; k < w->nanon; k++) {
+			XGROW(all, alloc, m + 1);
+			all[m++] = w->anon[k];
+		}
+		if (isfinite(w->anon_p99) && !(w->anon_p99 <= worst))
+			worst = w->anon_p99;
+	}
+	if (!m)
+		return worst;
+	qsort(all, m, sizeof(*all), cmp_double);
+	rank = (size_t)ceil(0.99 * (double)m);
+	v = all[rank ? rank - 1 : 0];
+	free(all);
+	return v;
+}
+
+static void rollup_group(struct report *r, struct report_rung *g, const size_t *idx, size_t n)
+{
+	struct hist m;
+	double cpu = 0, cpu_done = 0, wsum = 0, wp = 0;
+	int have_cpu = 0;
+	size_t i;
+
+	hist_init(&m);
+	g->worst_pslo_ms = NAN;
+	g->fit_ms = NAN;
+	for (i = 0; i < n; i++) {
+		const struct report_window *w = &r->windows[idx[i]];
+
+		count_window(&g->reasons, &g->nreasons, w);
+		if (!w->done) {
+			g->not_done++;
+			continue;
+		}
+		g->total++;
+		if (!w->accepted)
+			continue;
+		g->accepted++;
+		g->requests += (uint64_t)(w->due > 0 ? w->due : 0);
+		g->completed += (uint64_t)(w->completed > 0 ? w->completed : 0);
+		if (w->has_hist)
+			hist_merge(&m, &w->lat);
+		if (isfinite(w->cpu_s) && w->completed > 0) {
+			cpu += w->cpu_s;
+			cpu_done += (double)w->completed;
+			have_cpu = 1;
+		}
+		if (isfinite(w->pslo_ms)) {
+			double wt = w->completed > 0 ? (double)w->completed : 1;
+
+			wp += wt * w->pslo_ms;
+			wsum += wt;
+			if (!(w->pslo_ms <= g->worst_pslo_ms))
+				g->worst_pslo_ms = w->pslo_ms;
+			if (w->pslo_ms <= r->slo_ms)
+				g->under_slo++;
+		}
+	}
+	pct_from(&m, 50, r->level, &g->p50);
+	pct_from(&m, 99, r->level, &g->p99);
+	pct_from(&m, 99.9, r->level, &g->p999);
+	pct_from(&m, r->slo_pct, r->level, &g->pslo);
+	g->mean_pslo_ms = wsum > 0 ? wp / wsum : NAN;
+	g->cpu_ms_per_req = have_cpu && cpu_done > 0 ? cpu * 1000.0 / cpu_done : NAN;
+	g->anon_p99 = pooled_anon_p99(r, idx, n);
+	hist_release(&m);
+}
+
+static void build_groups(struct report *r)
+{
+	size_t *idx = xmalloc((r->nwindows ? r->nwindows : 1) * sizeof(*idx));
+	size_t i, j, alloc = 0;
+
+	for (i = 0; i < r->nwindows; i++)
+		idx[i] = i;
+	sort_ctx = r;
+	qsort(idx, r->nwindows, sizeof(*idx), cmp_window);
+	sort_ctx = NULL;
+	for (i = 0; i < r->nwindows; i = j) {
+		const struct report_window *w = &r->windows[idx[i]];
+		struct report_rung *g;
+
+		for (j = i + 1; j < r->nwindows; j++) {
+			const struct report_window *x = &r->windows[idx[j]];
+
+			if (x->impl_idx != w->impl_idx || strcmp(x->stage, w->stage) ||
+			    !same_rate(x->rate, w->rate))
+				break;
+		}
+		XGROW(r->rungs, alloc, r->nrungs + 1);
+		g = &r->rungs[r->nrungs++];
+		memset(g, 0, sizeof(*g));
+		g->impl = w->impl_idx;
+		g->stage = w->stage;
+		g->rate = w->rate;
+		g->rung = w->rung;
+		rollup_group(r, g, idx + i, j - i);
+	}
+	free(idx);
+}
+
+/* ------------------------------------------------------------ per impl */
+
+static void rollup_impl(struct report *r, int k)
+{
+	struct report_impl *im = &r->impls[k];
+	struct knee_rung *kr = NULL;
+	struct report_rung **used = NULL;
+	double *y = NULL, *wt = NULL, *fit = NULL, sum = 0, sq = 0;
+	size_t i, j, nk = 0, nu = 0, nc = 0;
+
+	for (i = 0; i < r->nwindows; i++) {
+		const struct report_window *w = &r->windows[i];
+
+		if (w->impl_idx != k)
+			continue;
+		count_window(&im->reasons, &im->nreasons, w);
+		if (!w->done) {
+			im->not_done++;
+			continue;
+		}
+		im->total++;
+		im->accepted += w->accepted;
+	}
+
+	/* Knee over this implementation's ladder rungs. */
+	for (i = 0; i < r->nrungs; i++) {
+		struct report_rung *g = &r->rungs[i];
+		double *p, *wv;
+		size_t n = 0;
+
+		if (g->impl != k || strcmp(g->stage, "ladder"))
+			continue;
+		if (isfinite(g->cpu_ms_per_req)) {
+			sum += g->cpu_ms_per_req;
+			sq += g->cpu_ms_per_req * g->cpu_ms_per_req;
+			nc++;
+		}
+		if (!g->accepted)
+			continue;
+		kr = xrealloc(kr, (nk + 1) * sizeof(*kr));
+		p = xmalloc(g->accepted * sizeof(*p));
+		wv = xmalloc(g->accepted * sizeof(*wv));
+		for (j = 0; j < r->nwindows; j++) {
+			const struct report_window *w = &r->windows[j];
+
+			if (w->impl_idx != k || !w->accepted || strcmp(w->stage, "ladder") ||
+			    !same_rate(w->rate, g->rate) || !isfinite(w->pslo_ms))
+				continue;
+			p[n] = w->pslo_ms;
+			wv[n] = w->completed > 0 ? (double)w->completed : 1;
+			n++;
+		}
+		if (!n) {
+			free(p);
+			free(wv);
+			continue;
+		}
+		kr[nk].rate = g->rate;
+		kr[nk].nwin = n;
+		kr[nk].p99_ms = p;
+		kr[nk].weight = wv;
+		nk++;
+		used = xrealloc(used, (nu + 1) * sizeof(*used));
+		used[nu++] = g;
+	}
+	if (nc >= 2) {
+		double mean = sum / (double)nc;
+		double var = (sq - (double)nc * mean * mean) / (double)(nc - 1);
+
+		im->cpu_cv = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : NAN;
+		im->cpu_cv_rungs = nc;
+	}
+	if (nk && !stat_knee(kr, nk, r->slo_ms, &im->knee)) {
+		im->has_knee = 1;
+		if (!stat_knee_bootstrap(kr, nk, r->slo_ms, r->nboot, r->level, r->seed,
+					 r->min_reps, &im->knee_ci))
+			im->has_knee_ci = 1;
+		/* The isotonic fit drawn in the chart: the same PAVA stat_knee
+		 * runs, over the rung means weighted by their counts. */
+		y = xmalloc(nu * sizeof(*y));
+		wt = xmalloc(nu * sizeof(*wt));
+		fit = xmalloc(nu * sizeof(*fit));
+		for (i = 0; i < nu; i++) {
+			y[i] = used[i]->mean_pslo_ms;
+			wt[i] = (double)used[i]->completed > 0 ? (double)used[i]->completed : 1;
+		}
+		stat_pava(y, wt, nu, fit);
+		for (i = 0; i < nu; i++)
+			used[i]->fit_ms = fit[i];
+	}
+	for (i = 0; i < nk; i++) {
+		free((void *)kr[i].p99_ms);
+		free((void *)kr[i].weight);
+	}
+	free(kr);
+	free(used);
+	free(y);
+	free(wt);
+	free(fit);
+}
+
+/* ------------------------------------------------------------ between impls */
+
+static const struct report_rung *find_rung(const struct report *r, int impl,
+					   const char *stage, double rate)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrungs; i++)
+		if (r->rungs[i].impl == impl && !strcmp(r->rungs[i].stage, stage) &&
+		    same_rate(r->rungs[i].rate, rate))
+			return &r->rungs[i];
+	return NULL;
+}
+
+static double ratio(double a, double b)
+{
+	return isfinite(a) && isfinite(b) && b > 0 ? a / b : NAN;
+}
+
+static void build_ratios(struct report *r)
+{
+	size_t i, alloc = 0;
+
+	if (r->nimpls < 2)
+		return;
+	for (i = 0; i < r->nrungs; i++) {
+		const struct report_rung *g = &r->rungs[i], *b;
+		struct report_ratio *q;
+
+		if (g->impl == 0 || !g->accepted)
+			continue;
+		b = find_rung(r, 0, g->stage, g->rate);
+		if (!b || !b->accepted)
+			continue;
+		XGROW(r->ratios, alloc, r->nratios + 1);
+		q = &r->ratios[r->nratios++];
+		q->stage = g->stage;
+		q->rate = g->rate;
+		q->impl = g->impl;
+		q->base = 0;
+		q->pslo = ratio(g->pslo.ms, b->pslo.ms);
+		q->cpu = ratio(g->cpu_ms_per_req, b->cpu_ms_per_req);
+		q->anon = ratio(g->anon_p99, b->anon_p99);
+	}
+}
+
+static const struct report_window *block_window(const struct report *r, const char *stage,
+						int block, int impl)
+{
+	size_t i;
+
+	for (i = 0; i < r->nwindows; i++) {
+		const struct report_window *w = &r->windows[i];
+
+		if (w->impl_idx == impl && w->block == block && !strcmp(w->stage, stage))
+			return w;
+	}
+	return NULL;
+}
+
+static double metric_of(const struct report_window *w, int cpu)
+{
+	return cpu ? w->cpu_ms_per_req : w->pslo_ms;
+}
+
+/* Paired verdicts: for each stage and rate, each pair of implementations
+ * (a before b in spec order), over the blocks in which both ran; a block
+ * pairs only when both windows were accepted. margin = margin_pct of the
+ * mean over both arms' paired values (symmetric in a and b). */
+static void verdicts_for(struct report *r, const char *stage, double rate, size_t *alloc)
+{
+	int *blocks = NULL;
+	size_t nb = 0, balloc = 0, i, a, b;
+	int cpu;
+
+	for (i = 0; i < r->nwindows; i++) {
+		const struct report_window *w = &r->windows[i];
+		size_t k;
+
+		if (strcmp(w->stage, stage) || !same_rate(w->rate, rate))
+			continue;
+		for (k = 0; k < nb && blocks[k] != w->block; k++)
+			;
+		if (k == nb) {
+			XGROW(blocks, balloc, nb + 1);
+			blocks[nb++] = w->block;
+		}
+	}
+	for (a = 0; a < r->nimpls; a++)
+		for (b = a + 1; b < r->nimpls; b++)
+			for (cpu = 0; cpu < 2; cpu++) {
+				struct report_verdict *v;
+				double *xa, *xb, sa = 0, sb = 0;
+				size_t np = 0, both = 0;
+
+				if (!(r->metrics & (cpu ? CMP_CPU_PER_REQUEST : CMP_P99)))
+					continue;
+				xa = xmalloc((nb ? nb : 1) * sizeof(*xa));
+				xb = xmalloc((nb ? nb : 1) * sizeof(*xb));
+				for (i = 0; i < nb; i++) {
+					const struct report_window *wa, *wb;
+
+					wa = block_window(r, stage, blocks[i], (int)a);
+					wb = block_window(r, stage, blocks[i], (int)b);
+					if (!wa || !wb || !wa->done || !wb->done)
+						continue;
+					both++;
+					if (!wa->accepted || !wb->accepted ||
+					    !isfinite(metric_of(wa, cpu)) ||
+					    !isfinite(metric_of(wb, cpu)))
+						continue;
+					xa[np] = metric_of(wa, cpu);
+					xb[np] = metric_of(wb, cpu);
+					sa += xa[np];
+					sb += xb[np];
+					np++;
+				}
+				if (!both) {
+					free(xa);
+					free(xb);
+					continue;
+				}
+				XGROW(r->verdicts, *alloc, r->nverdicts + 1);
+				v = &r->verdicts[r->nverdicts++];
+				memset(v, 0, sizeof(*v));
+				v->stage = stage;
+				v->rate = rate;
+				v->a = (int)a;
+				v->b = (int)b;
+				v->metric = cpu ? "cpu_ms_per_req" : "p99_ms";
+				v->blocks = both;
+				v->mean_a = np ? sa / (double)np : NAN;
+				v->mean_b = np ? sb / (double)np : NAN;
+				v->margin = np ? r->margin_pct / 100.0 * (sa + sb) / (2.0 * (double)np) : NAN;
+				stat_paired_diff(xa, xb, np, r->level, np ? v->margin : 0, &v->ci);
+				if (np < 2)
+					v->ci.verdict = VERDICT_INCONCLUSIVE;
+				v->ci.n = np;
+				free(xa);
+				free(xb);
+			}
+	free(blocks);
+}
+
+static void build_verdicts(struct report *r)
+{
+	size_t i, alloc = 0, done_alloc = 0, ndone = 0;
+	struct { const char *stage; double rate; } *done = NULL;
+
+	for (i = 0; i < r->nrungs; i++) {
+		const struct report_rung *g = &r->rungs[i];
+		size_t k;
+
+		for (k = 0; k < ndone; k++)
+			if (!strcmp(done[k].stage, g->stage) && same_rate(done[k].rate, g->rate))
+				break;
+		if (k < ndone)
+			continue;
+		XGROW(done, done_alloc, ndone + 1);
+		done[ndone].stage = g->stage;
+		done[ndone].rate = g->rate;
+		ndone++;
+	}
+	/* In stage order, then rate: the rungs are sorted by impl first. */
+	for (i = 0; i < ndone; i++) {
+		size_t k, best = i;
+
+		for (k = i + 1; k < ndone; k++) {
+			int d = stage_order(done[k].stage) - stage_order(done[best].stage);
+
+			if (d < 0 || (d == 0 && done[k].rate < done[best].rate))
+				best = k;
+		}
+		if (best != i) {
+			__typeof__(*done) t = done[i];
+
+			done[i] = done[best];
+			done[best] = t;
+		}
+		verdicts_for(r, done[i].stage, done[i].rate, &alloc);
+	}
+	free(done);
+}
+
+int report_rollup(struct report *r)
+{
+	size_t i, k;
+
+	build_groups(r);
+	for (i = 0; i < r->nimpls; i++)
+		rollup_impl(r, (int)i);
+	build_ratios(r);
+	build_verdicts(r);
+	for (i = 0; i < r->nwindows; i++) {
+		r->total += r->windows[i].done;
+		r->accepted += r->windows[i].accepted;
+		r->not_done += !r->windows[i].done;
+	}
+	/* The union of reasons over implementations, for the rejection chart. */
+	for (i = 0; i < r->nimpls; i++)
+		for (k = 0; k < r->impls[i].nreasons; k++) {
+			const struct report_reason *src = &r->impls[i].reasons[k];
+			struct report_reason *d;
+			size_t j;
+
+			for (j = 0; j < r->ngate_fails; j++)
+				if (!strcmp(r->gate_fails[j].name, src->name))
+					break;
+			if (j == r->ngate_fails) {
+				r->gate_fails = xrealloc(r->gate_fails,
+							 (j + 1) * sizeof(*r->gate_fails));
+				r->gate_fails[j].name = xstrdup(src->name);
+				r->gate_fails[j].rejected = r->gate_fails[j].recorded = 0;
+				r->ngate_fails++;
+			}
+			d = &r->gate_fails[j];
+			d->rejected += src->rejected;
+			d->recorded += src->recorded;
+		}
+	return 0;
+}

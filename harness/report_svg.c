@@ -1,0 +1,644 @@
+/*
+ * report_svg: the charts of report.html, each one inline <svg> with no
+ * script and no external resource. Hover details use SVG <title>
+ * elements, which every browser shows as a tooltip.
+ *
+ *   0 latency: SLO percentile vs offered rate per implementation (accepted
+ *     windows as dots, rejected as crosses, rung means joined by the
+ *     isotonic fit, the SLO line, each knee and its interval)
+ *   1 CPU milliseconds per request vs rate
+ *   2 anon memory p99 vs rate
+ *   3 rejected windows per gate per implementation
+ *   4 per-second p99 of every window, a small multiple
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char *const palette[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
+};
+#define SLO_COLOR "#d62728"
+
+static const char *color(int i)
+{
+	return palette[(size_t)(i < 0 ? 0 : i) % ARRAY_SIZE(palette)];
+}
+
+static const char *const titles[] = {
+	"Tail latency vs offered rate",
+	"CPU per request vs offered rate",
+	"Memory (anon p99) vs offered rate",
+	"Rejected windows per gate",
+	"Per-second p99 of every window",
+};
+
+size_t report_nchart(void)
+{
+	return ARRAY_SIZE(titles);
+}
+
+const char *report_chart_title(size_t i)
+{
+	return i < ARRAY_SIZE(titles) ? titles[i] : "";
+}
+
+/* ------------------------------------------------------------ primitives */
+
+static void esc(struct sbuf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': sbuf_adds(out, "&amp;"); break;
+		case '<': sbuf_adds(out, "&lt;"); break;
+		case '>': sbuf_adds(out, "&gt;"); break;
+		case '"': sbuf_adds(out, "&quot;"); break;
+		default: sbuf_add(out, s, 1);
+		}
+	}
+}
+
+struct axis {
+	double lo, hi;   /* data range */
+	int log;
+	double p0, p1;   /* pixel range */
+};
+
+static double amap(const struct axis *a, double v)
+{
+	double f;
+
+	if (a->log)
+		f = (log(v) - log(a->lo)) / (log(a->hi) - log(a->lo));
+	else
+		f = (v - a->lo) / (a->hi - a->lo);
+	return a->p0 + f * (a->p1 - a->p0);
+}
+
+/* Up to 16 tick values: 1-2-5 steps (log: 1, 2, 5 per decade). */
+static size_t ticks(const struct axis *a, double *t)
+{
+	size_t n = 0;
+
+	if (a->log) {
+		double d = pow(10, floor(log10(a->lo)));
+		static const double mult[] = { 1, 2, 5 };
+		size_t k;
+
+		for (; d <= a->hi && n < 16; d *= 10)
+			for (k = 0; k < 3 && n < 16; k++)
+				if (d * mult[k] >= a->lo && d * mult[k] <= a->hi)
+					t[n++] = d * mult[k];
+	} else {
+		double raw = (a->hi - a->lo) / 5, mag = pow(10, floor(log10(raw))), step, v;
+
+		step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
+		for (v = ceil(a->lo / step) * step; v <= a->hi + step * 1e-9 && n < 16; v += step)
+			t[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+	}
+	return n;
+}
+
+static void tick_label(struct sbuf *out, double v)
+{
+	if (fabs(v) >= 10000 && fmod(v, 1000) == 0)
+		sbuf_addf(out, "%gk", v / 1000);
+	else
+		sbuf_addf(out, "%g", v);
+}
+
+struct plot {
+	struct axis x, y;
+	double w, h;
+};
+
+#define ML 64.0
+#define MR 150.0
+#define MT 36.0
+#define MB 48.0
+
+static void svg_open(struct sbuf *out, size_t idx, double w, double h)
+{
+	sbuf_addf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"svg-%zu\" "
+		  "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		  "font-family=\"sans-serif\" font-size=\"12\">\n", idx, w, h, w, h);
+	sbuf_addf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n", w, h);
+	sbuf_adds(out, "<text x=\"8\" y=\"20\" font-size=\"15\" font-weight=\"bold\">");
+	esc(out, titles[idx]);
+	sbuf_adds(out, "</text>\n");
+}
+
+static void frame(struct sbuf *out, const struct plot *p, const char *xlabel, const char *ylabel)
+{
+	double t[16];
+	size_t n, i;
+
+	sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" "
+		  "stroke=\"#999\"/>\n", p->x.p0, p->y.p1, p->x.p1 - p->x.p0, p->y.p0 - p->y.p1);
+	n = ticks(&p->x, t);
+	for (i = 0; i < n; i++) {
+		double x = amap(&p->x, t[i]);
+
+		sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#444\">",
+			  x, p->y.p1, x, p->y.p0, x, p->y.p0 + 16);
+		tick_label(out, t[i]);
+		sbuf_adds(out, "</text>\n");
+	}
+	n = ticks(&p->y, t);
+	for (i = 0; i < n; i++) {
+		double y = amap(&p->y, t[i]);
+
+		sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#444\">",
+			  p->x.p0, y, p->x.p1, y, p->x.p0 - 6, y + 4);
+		tick_label(out, t[i]);
+		sbuf_adds(out, "</text>\n");
+	}
+	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (p->x.p0 + p->x.p1) / 2,
+		  p->h - 10);
+	esc(out, xlabel);
+	sbuf_addf(out, "</text>\n<text transform=\"translate(16,%.1f) rotate(-90)\" "
+		  "text-anchor=\"middle\">", (p->y.p0 + p->y.p1) / 2);
+	esc(out, ylabel);
+	sbuf_adds(out, "</text>\n");
+}
+
+static void legend(struct sbuf *out, const struct report *r, const struct plot *p, int slo)
+{
+	double x = p->x.p1 + 14, y = p->y.p1 + 8;
+	size_t i;
+
+	for (i = 0; i < r->nimpls; i++, y += 20) {
+		sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" fill=\"%s\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\">", x, y + 4, color((int)i), x + 20, y + 9);
+		esc(out, r->impls[i].name);
+		sbuf_adds(out, "</text>\n");
+	}
+	if (slo) {
+		sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			  "stroke-dasharray=\"5,3\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">"
+			  "SLO %g ms</text>\n", x, y + 6, x + 14, y + 6, SLO_COLOR, x + 20, y + 10, r->slo_ms);
+		y += 20;
+		sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#777\" fill-opacity=\"0.5\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\">accepted window</text>\n", x + 7, y + 6, x + 20, y + 10);
+		y += 20;
+		sbuf_addf(out, "<path d=\"M%.1f %.1fl6 6m0 -6l-6 6\" stroke=\"#777\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\">rejected window</text>\n", x + 4, y + 3, x + 20, y + 10);
+		y += 20;
+		sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#fff\" stroke=\"#777\" "
+			  "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">rung, merged</text>\n",
+			  x + 7, y + 6, x + 20, y + 10);
+		y += 20;
+		sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"#777\" "
+			  "fill-opacity=\"0.15\"/><text x=\"%.1f\" y=\"%.1f\">knee interval</text>\n",
+			  x, y + 1, x + 20, y + 10);
+	}
+}
+
+/* The x axis over every rate present (log when the rates span > 3x). */
+static void rate_axis(const struct report *r, struct axis *a, double w)
+{
+	double lo = INFINITY, hi = 0;
+	size_t i;
+
+	for (i = 0; i < r->nrungs; i++) {
+		if (r->rungs[i].rate > 0 && r->rungs[i].rate < lo)
+			lo = r->rungs[i].rate;
+		if (r->rungs[i].rate > hi)
+			hi = r->rungs[i].rate;
+	}
+	if (!(hi > 0)) {
+		lo = 1;
+		hi = 10;
+	}
+	a->log = hi / lo > 3;
+	if (a->log) {
+		a->lo = lo / 1.15;
+		a->hi = hi * 1.15;
+	} else {
+		double pad = hi > lo ? (hi - lo) * 0.08 : lo * 0.5;
+
+		a->lo = lo - pad > 0 ? lo - pad : 0;
+		a->hi = hi + pad;
+	}
+	a->p0 = ML;
+	a->p1 = w - MR;
+}
+
+static void value_axis(struct axis *a, double lo, double hi, double h)
+{
+	if (!(hi > 0))
+		hi = 1;
+	a->log = lo > 0 && hi / lo > 50;
+	if (a->log) {
+		a->lo = lo / 1.3;
+		a->hi = hi * 1.3;
+	} else {
+		a->lo = 0;
+		a->hi = hi * 1.1;
+	}
+	a->p0 = h - MB;
+	a->p1 = MT;
+}
+
+static int in_axis(const struct axis *a, double v)
+{
+	return isfinite(v) && v >= a->lo && v <= a->hi && (!a->log || v > 0);
+}
+
+/* ------------------------------------------------------------ chart 0 */
+
+static void chart_latency(const struct report *r, struct sbuf *out)
+{
+	struct plot p = { .w = 760, .h = 400 };
+	double lo = INFINITY, hi = r->slo_ms * 1.2;
+	size_t i, k;
+
+	for (i = 0; i < r->nwindows; i++) {
+		const struct report_window *w = &r->windows[i];
+
+		if (!w->done || !isfinite(w->pslo_ms) || w->pslo_ms <= 0)
+			continue;
+		if (w->pslo_ms > hi)
+			hi = w->pslo_ms;
+		if (w->pslo_ms < lo)
+			lo = w->pslo_ms;
+	}
+	if (r->slo_ms < lo)
+		lo = r->slo_ms;
+	rate_axis(r, &p.x, p.w);
+	value_axis(&p.y, isfinite(lo) ? lo : 0, hi, p.h);
+	svg_open(out, 0, p.w, p.h);
+	frame(out, &p, "offered rate (req/s)", r->slo_pct == 99 ? "p99 (ms)" : "SLO percentile (ms)");
+
+	/* Knee intervals under everything else. */
+	for (k = 0; k < r->nimpls; k++) {
+		const struct report_impl *im = &r->impls[k];
+		double a, b;
+
+		if (!im->has_knee_ci || !in_axis(&p.x, im->knee_ci.lo) || !in_axis(&p.x, im->knee_ci.hi))
+			continue;
+		a = amap(&p.x, im->knee_ci.lo);
+		b = amap(&p.x, im->knee_ci.hi);
+		sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+			  "fill-opacity=\"0.12\"><title>", a, p.y.p1, b - a > 1 ? b - a : 1,
+			  p.y.p0 - p.y.p1, color((int)k));
+		esc(out, im->name);
+		sbuf_addf(out, ": knee interval %.0f..%.0f req/s (%s)</title></rect>\n",
+			  im->knee_ci.lo, im->knee_ci.hi,
+			  im->knee_ci.inferential ? "inferential" : "non-inferential");
+	}
+	if (in_axis(&p.y, r->slo_ms)) {
+		double y = amap(&p.y, r->slo_ms);
+
+		sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			  "stroke-width=\"2\" stroke-dasharray=\"6,4\"><title>SLO %s %g ms</title></line>\n",
+			  p.x.p0, y, p.x.p1, y, SLO_COLOR, r->slo_label, r->slo_ms);
+	}
+	/* Windows: accepted dots, rejected crosses. */
+	for (i = 0; i < r->nwindows; i++) {
+		const struct report_window *w = &r->windows[i];
+		double x, y;
+
+		if (!w->done || !in_axis(&p.y, w->pslo_ms) || !in_axis(&p.x, w->rate))
+			continue;
+		/* Spread the implementations a little so their dots do not hide each other. */
+		x = amap(&p.x, w->rate) + ((double)w->impl_idx - ((double)r->nimpls - 1) / 2) * 5;
+		y = amap(&p.y, w->pslo_ms);
+		if (w->accepted)
+			sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" "
+				  "fill-opacity=\"0.5\">", x, y, color(w->impl_idx));
+		else
+			sbuf_addf(out, "<path d=\"M%.1f %.1fl6 6m0 -6l-6 6\" stroke=\"%s\" "
+				  "stroke-opacity=\"0.7\">", x - 3, y - 3, color(w->impl_idx));
+		sbuf_adds(out, "<title>");
+		esc(out, w->impl);
+		sbuf_addf(out, " window %lld, %s %.0f req/s block %d: %s %.3g ms, %s", (long long)w->id,
+			  w->stage, w->rate, w->block, r->slo_label, w->pslo_ms, w->status);
+		if (!w->accepted && *w->reasons) {
+			sbuf_adds(out, " (");
+			esc(out, w->reasons);
+			sbuf_adds(out, ")");
+		}
+		sbuf_addf(out, "</title></%s>\n", w->accepted ? "circle" : "path");
+	}
+	/* Ladder rung means joined by the isotonic fit, and the knee. */
+	for (k = 0; k < r->nimpls; k++) {
+		const struct report_impl *im = &r->impls[k];
+		int first = 1;
+
+		sbuf_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" points=\"",
+			  color((int)k));
+		for (i = 0; i < r->nrungs; i++) {
+			const struct report_rung *g = &r->rungs[i];
+
+			if (g->impl != (int)k || strcmp(g->stage, "ladder") || !in_axis(&p.y, g->fit_ms))
+				continue;
+			sbuf_addf(out, "%s%.1f,%.1f", first ? "" : " ", amap(&p.x, g->rate),
+				  amap(&p.y, g->fit_ms));
+			first = 0;
+		}
+		sbuf_adds(out, "\"><title>");
+		esc(out, im->name);
+		sbuf_adds(out, ": isotonic fit of rung means</title></polyline>\n");
+		for (i = 0; i < r->nrungs; i++) {
+			const struct report_rung *g = &r->rungs[i];
+
+			if (g->impl != (int)k || strcmp(g->stage, "ladder") ||
+			    !in_axis(&p.y, g->pslo.ms))
+				continue;
+			sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#fff\" "
+				  "stroke=\"%s\" stroke-width=\"2\"><title>", amap(&p.x, g->rate),
+				  amap(&p.y, g->pslo.ms), color((int)k));
+			esc(out, im->name);
+			sbuf_addf(out, " %.0f req/s: merged %s %.3g ms [%.3g, %.3g], fit %.3g ms, "
+				  "%zu/%zu windows accepted</title></circle>\n", g->rate, r->slo_label,
+				  g->pslo.ms, g->pslo.lo_ms, g->pslo.hi_ms, g->fit_ms, g->accepted, g->total);
+		}
+		if (im->has_knee) {
+			double kx = im->knee.crossed ? im->knee.knee_rps : im->knee.highest_rung_rps;
+			double x, ty = p.y.p1 + 14 + 14 * (double)k;
+
+			if (!in_axis(&p.x, kx))
+				continue;
+			x = amap(&p.x, kx);
+			sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+				  "stroke-width=\"1.5\" stroke-dasharray=\"2,3\"/>\n", x, p.y.p1, x, p.y.p0,
+				  color((int)k));
+			sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\" text-anchor=\"%s\" "
+				  "font-weight=\"bold\">", x + (x > (p.x.p0 + p.x.p1) / 2 ? -4 : 4), ty,
+				  color((int)k), x > (p.x.p0 + p.x.p1) / 2 ? "end" : "start");
+			esc(out, im->name);
+			if (im->knee.crossed)
+				sbuf_addf(out, " knee %s%.0f", im->knee.at_first_rung ? "<= " : "",
+					  im->knee.knee_rps);
+			else
+				sbuf_addf(out, " >= %.0f (no knee)", im->knee.highest_rung_rps);
+			sbuf_adds(out, "</text>\n");
+		}
+	}
+	legend(out, r, &p, 1);
+	sbuf_adds(out, "</svg>\n");
+}
+
+/* ------------------------------------------------------------ charts 1, 2 */
+
+static double rung_value(const struct report_rung *g, int mem)
+{
+	return mem ? g->anon_p99 / 1048576.0 : g->cpu_ms_per_req;
+}
+
+static void chart_cost(const struct report *r, struct sbuf *out, size_t idx, int mem)
+{
+	struct plot p = { .w = 760, .h = 340 };
+	double hi = 0;
+	size_t i, k;
+
+	for (i = 0; i < r->nrungs; i++) {
+		double v = rung_value(&r->rungs[i], mem);
+
+		if (isfinite(v) && v > hi)
+			hi = v;
+	}
+	rate_axis(r, &p.x, p.w);
+	value_axis(&p.y, 0, hi, p.h);
+	p.y.log = 0;
+	svg_open(out, idx, p.w, p.h);
+	frame(out, &p, "offered rate (req/s)", mem ? "anon memory p99 (MiB)" : "CPU ms per request");
+	if (!(hi > 0))
+		sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#888\">"
+			  "no accounting data in accepted windows</text>\n", (p.x.p0 + p.x.p1) / 2,
+			  (p.y.p0 + p.y.p1) / 2);
+	for (k = 0; k < r->nimpls; k++) {
+		int first = 1;
+
+		sbuf_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+			  color((int)k));
+		for (i = 0; i < r->nrungs; i++) {
+			const struct report_rung *g = &r->rungs[i];
+			double v = rung_value(g, mem);
+
+			if (g->impl != (int)k || strcmp(g->stage, "ladder") || !in_axis(&p.y, v) ||
+			    !in_axis(&p.x, g->rate))
+				continue;
+			sbuf_addf(out, "%s%.1f,%.1f", first ? "" : " ", amap(&p.x, g->rate), amap(&p.y, v));
+			first = 0;
+		}
+		sbuf_adds(out, "\"/>\n");
+		for (i = 0; i < r->nrungs; i++) {
+			const struct report_rung *g = &r->rungs[i];
+			double v = rung_value(g, mem);
+			int ladder = !strcmp(g->stage, "ladder");
+
+			if (g->impl != (int)k || !in_axis(&p.y, v) || !in_axis(&p.x, g->rate))
+				continue;
+			sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\" stroke=\"%s\" "
+				  "stroke-width=\"2\"><title>", amap(&p.x, g->rate), amap(&p.y, v),
+				  ladder ? "3.5" : "5", ladder ? color((int)k) : "#fff", color((int)k));
+			esc(out, r->impls[k].name);
+			sbuf_addf(out, " %s %.0f req/s: %.4g %s (%zu/%zu windows accepted)</title></circle>\n",
+				  g->stage, g->rate, v, mem ? "MiB" : "ms/req", g->accepted, g->total);
+		}
+	}
+	legend(out, r, &p, 0);
+	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">filled: ladder</text>"
+		  "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">hollow: confirm/soak</text>\n",
+		  p.x.p1 + 14, p.y.p1 + 20 * (double)r->nimpls + 22, p.x.p1 + 14,
+		  p.y.p1 + 20 * (double)r->nimpls + 40);
+	sbuf_adds(out, "</svg>\n");
+}
+
+/* ------------------------------------------------------------ chart 3 */
+
+static void chart_rejections(const struct report *r, struct sbuf *out)
+{
+	double bar = 14, row = bar * (double)(r->nimpls ? r->nimpls : 1) + 12;
+	double w = 760, left = 170, right = 150;
+	double h = MT + 30 + row * (double)(r->ngate_fails ? r->ngate_fails : 1) + 20;
+	size_t i, k, max = 1;
+
+	for (k = 0; k < r->nimpls; k++)
+		if (r->impls[k].total > max)
+			max = r->impls[k].total;
+	svg_open(out, 3, w, h);
+	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">windows rejected by each gate "
+		  "(of each implementation's finished windows; a window can fail several)</text>\n",
+		  8.0, MT + 6);
+	if (!r->ngate_fails)
+		sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#888\">no window was rejected</text>\n",
+			  left, MT + 40);
+	for (i = 0; i < r->ngate_fails; i++) {
+		double y0 = MT + 24 + row * (double)i;
+
+		sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", left - 8,
+			  y0 + row / 2);
+		esc(out, r->gate_fails[i].name);
+		sbuf_adds(out, "</text>\n");
+		for (k = 0; k < r->nimpls; k++) {
+			const struct report_impl *im = &r->impls[k];
+			const struct report_reason *q =
+				report_reason_find(im->reasons, im->nreasons, r->gate_fails[i].name);
+			size_t n = q ? q->rejected : 0, rec = q ? q->recorded : 0;
+			double bw = (w - left - right) * (double)n / (double)max;
+			double y = y0 + bar * (double)k;
+
+			sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				  "fill=\"%s\"><title>", left, y, bw > 0 ? bw : 0.5, bar - 2, color((int)k));
+			esc(out, im->name);
+			sbuf_adds(out, ": ");
+			esc(out, r->gate_fails[i].name);
+			sbuf_addf(out, " rejected %zu of %zu windows", n, im->total);
+			if (rec)
+				sbuf_addf(out, "; %zu more recorded (enforce: false)", rec);
+			sbuf_addf(out, "</title></rect><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%zu/%zu",
+				  left + bw + 4, y + bar - 4, n, im->total);
+			if (rec)
+				sbuf_addf(out, " (+%zu recorded)", rec);
+			sbuf_adds(out, "</text>\n");
+		}
+	}
+	for (k = 0; k < r->nimpls; k++) {
+		double x = w - right + 14, y = MT + 24 + 20 * (double)k;
+
+		sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\">", x, y, color((int)k), x + 20, y + 9);
+		esc(out, r->impls[k].name);
+		sbuf_adds(out, "</text>\n");
+	}
+	sbuf_adds(out, "</svg>\n");
+}
+
+/* ------------------------------------------------------------ chart 4 */
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One common y scale for every cell, so a stall stands out: up to the
+ * larger of 1.5 x SLO and the 99th percentile of all per-second p99s
+ * (higher seconds are drawn clipped at the top, in red). */
+static double sec_scale(const struct report *r)
+{
+	double *all = NULL, top;
+	size_t i, k, n = 0, alloc = 0;
+
+	for (i = 0; i < r->nwindows; i++)
+		for (k = 0; k < r->windows[i].nsec; k++)
+			if (isfinite(r->windows[i].sec_p99[k])) {
+				XGROW(all, alloc, n + 1);
+				all[n++] = r->windows[i].sec_p99[k];
+			}
+	top = r->slo_ms * 1.5;
+	if (n) {
+		qsort(all, n, sizeof(*all), cmp_d);
+		if (all[(size_t)(0.99 * (double)(n - 1))] > top)
+			top = all[(size_t)(0.99 * (double)(n - 1))];
+	}
+	free(all);
+	return top > 0 ? top : 1;
+}
+
+static void chart_seconds(const struct report *r, struct sbuf *out)
+{
+	const double cw = 118, ch = 54, gap = 6, left = 8, cols = 6;
+	double w = left * 2 + cols * (cw + gap), y = MT + 28, top = sec_scale(r);
+	size_t k, i, j, col;
+	struct sbuf body = SBUF_INIT;
+
+	for (k = 0; k < r->nimpls; k++) {
+		sbuf_addf(&body, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\" fill=\"%s\">", left,
+			  y + 12, color((int)k));
+		esc(&body, r->impls[k].name);
+		sbuf_adds(&body, "</text>\n");
+		y += 20;
+		col = 0;
+		for (i = 0; i < r->nrungs; i++) {
+			const struct report_rung *g = &r->rungs[i];
+
+			if (g->impl != (int)k)
+				continue;
+			for (j = 0; j < r->nwindows; j++) {
+				const struct report_window *wn = &r->windows[j];
+				double x0, sy, slo_y;
+				size_t s;
+				int first = 1;
+
+				if (wn->impl_idx != (int)k || !wn->done || strcmp(wn->stage, g->stage) ||
+				    fabs(wn->rate - g->rate) > 1e-9 * (wn->rate + g->rate))
+					continue;
+				if (col == (size_t)cols) {
+					col = 0;
+					y += ch + gap;
+				}
+				x0 = left + (double)col * (cw + gap);
+				col++;
+				sbuf_addf(&body, "<g><title>");
+				esc(&body, wn->impl);
+				sbuf_addf(&body, " window %lld: %s %.0f req/s, block %d, %s%s", (long long)wn->id,
+					  wn->stage, wn->rate, wn->block, wn->status,
+					  wn->accepted ? "" : " by ");
+				if (!wn->accepted)
+					esc(&body, *wn->reasons ? wn->reasons : "unspecified");
+				sbuf_addf(&body, "; window %s %.3g ms; %zu seconds</title>\n", r->slo_label,
+					  wn->pslo_ms, wn->nsec);
+				sbuf_addf(&body, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+					  "fill=\"%s\" stroke=\"#ccc\"/>\n", x0, y, cw, ch,
+					  wn->accepted ? "#f3faf3" : "#fdf0f0");
+				slo_y = y + ch - 12 - (ch - 16) * (r->slo_ms / top);
+				if (r->slo_ms <= top)
+					sbuf_addf(&body, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+						  "stroke=\"%s\" stroke-dasharray=\"3,2\" stroke-width=\"0.8\"/>\n",
+						  x0, slo_y, x0 + cw, slo_y, SLO_COLOR);
+				sbuf_addf(&body, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\" "
+					  "points=\"", color((int)k));
+				for (s = 0; s < wn->nsec; s++) {
+					double v = wn->sec_p99[s];
+
+					if (!isfinite(v))
+						continue;
+					sy = y + ch - 12 - (ch - 16) * ((v > top ? top : v) / top);
+					sbuf_addf(&body, "%s%.1f,%.1f", first ? "" : " ",
+						  x0 + 2 + (cw - 4) * ((double)s + 0.5) / (double)wn->nsec, sy);
+					first = 0;
+				}
+				sbuf_adds(&body, "\"/>\n");
+				for (s = 0; s < wn->nsec; s++)
+					if (isfinite(wn->sec_p99[s]) && wn->sec_p99[s] > top)
+						sbuf_addf(&body, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>",
+							  x0 + 2 + (cw - 4) * ((double)s + 0.5) / (double)wn->nsec,
+							  y + 4, SLO_COLOR);
+				sbuf_addf(&body, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#333\">"
+					  "%c %.0f/s b%d %.3gms</text>\n</g>\n", x0 + 3, y + ch - 2,
+					  wn->stage[0] ? wn->stage[0] : '?', wn->rate, wn->block, wn->pslo_ms);
+			}
+		}
+		y += ch + gap + 8;
+	}
+	svg_open(out, 4, w, y + 8);
+	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">one cell per window "
+		  "(green: accepted, red: rejected); common scale 0..%.3g ms, SLO dashed; "
+		  "label: stage, rate, block, window %s</text>\n", left, MT + 6, top, r->slo_label);
+	sbuf_add(out, body.buf, body.len);
+	sbuf_adds(out, "</svg>\n");
+	sbuf_release(&body);
+}
+
+void report_chart(const struct report *r, size_t i, struct sbuf *out)
+{
+	switch (i) {
+	case 0: chart_latency(r, out); break;
+	case 1: chart_cost(r, out, 1, 0); break;
+	case 2: chart_cost(r, out, 2, 1); break;
+	case 3: chart_rejections(r, out); break;
+	case 4: chart_seconds(r, out); break;
+	default: break;
+	}
+}
