@@ -387,6 +387,39 @@ TEST(sut_alive)
 	CHECK(res.status == GATE_NOT_EVALUABLE);
 }
 
+/* gates/README.md documents every gate and every parameter (it is the
+ * reference users read; the registry is the truth it must follow). */
+TEST(readme_covers_registry)
+{
+	FILE *f = fopen("gates/README.md", "r");
+	static char text[65536];
+	size_t n, i;
+	const struct gate_param *p;
+	char needle[96];
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	for (i = 0; i < gate_registry_count; i++) {
+		snprintf(needle, sizeof(needle), "`%s`", gate_registry[i]->name);
+		if (!strstr(text, needle)) {
+			printf("#   gates/README.md lacks %s\n", needle);
+			CHECK(0);
+		}
+		for (p = gate_registry[i]->params; p->name; p++) {
+			snprintf(needle, sizeof(needle), "| %s |", p->name);
+			if (!strstr(text, needle)) {
+				printf("#   gates/README.md lacks parameter %s of %s\n", p->name,
+				       gate_registry[i]->name);
+				CHECK(0);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	RUN(registry_complete);
@@ -400,5 +433,6 @@ int main(void)
 	RUN(achieved_vs_offered);
 	RUN(generator);
 	RUN(sut_alive);
+	RUN(readme_covers_registry);
 	return t_done();
 }
