@@ -13,7 +13,7 @@ extern const struct gate_def gate_achieved_vs_offered;
 static const struct gate_param params[] = {
 	{ "tolerance_pct", GP_NUM, 2.0, 0, 100, 0,
 	  "allowed deviation of the achieved rate from the offered rate, percent" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static void eval(const struct spec_gate *cfg, const struct gate_input *in,

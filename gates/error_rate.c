@@ -13,7 +13,7 @@ extern const struct gate_def gate_error_rate;
 static const struct gate_param params[] = {
 	{ "max", GP_NUM, NAN, 0, 1, 0,
 	  "highest error rate allowed, 0..1 (default: slo.error_rate_max)" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static void eval(const struct spec_gate *cfg, const struct gate_input *in,

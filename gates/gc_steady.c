@@ -26,7 +26,7 @@ static const struct gate_param params[] = {
 	  "a significant heap trend fails only above this slope, % of the median heap per minute" },
 	{ "min_points", GP_NUM, 5, 3, 1e9, 0,
 	  "polls of each signal needed to judge (fewer: not_evaluable)" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static void eval(const struct spec_gate *cfg, const struct gate_input *in,

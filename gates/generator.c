@@ -15,7 +15,7 @@ static const struct gate_param params[] = {
 	  "p99 of (actual - intended send time) allowed, ms" },
 	{ "cpu_max_pct", GP_NUM, 90, 1, 100, 0,
 	  "generator CPU allowed, percent of one core per generator thread" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static void eval(const struct spec_gate *cfg, const struct gate_input *in,

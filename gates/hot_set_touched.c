@@ -8,7 +8,7 @@
 #include "util.h"
 
 static const struct gate_param params[] = {
-	{ NULL },
+	{ .name = NULL },
 };
 
 static void eval(const struct spec_gate *cfg, const struct gate_input *in,

@@ -11,7 +11,7 @@ extern const struct gate_def gate_major_faults_equal;
 
 static const struct gate_param params[] = {
 	{ "max", GP_NUM, 0, 0, 1e15, 0, "major page faults allowed in the phase" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static void eval(const struct spec_gate *cfg, const struct gate_input *in,

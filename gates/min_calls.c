@@ -17,7 +17,7 @@ static const struct gate_param params[] = {
 	  "runtime-stats signal holding an object of per-endpoint call counters (else: generator counts)" },
 	{ "min", GP_NUM_MAP, 0, 0, 1e15, 1,
 	  "map of name -> minimum calls (names are counter keys, or workload request names)" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static int lookup(const struct gate_counters *c, const struct gate_input *in,

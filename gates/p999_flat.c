@@ -17,7 +17,7 @@ static const struct gate_param params[] = {
 	  "a significant trend fails only if its Theil-Sen slope exceeds this (ms per minute)" },
 	{ "min_points", GP_NUM, 10, 3, 1e9, 0,
 	  "seconds with a value needed to judge (fewer: not_evaluable)" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static void eval(const struct spec_gate *cfg, const struct gate_input *in,

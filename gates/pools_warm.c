@@ -10,7 +10,7 @@
 static const struct gate_param params[] = {
 	{ "total", GP_SIGNAL, 0, 0, 0, 1, "runtime-stats signal with the pool's current size" },
 	{ "max", GP_SIGNAL, 0, 0, 0, 1, "runtime-stats signal with the pool's maximum size" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static void eval(const struct spec_gate *cfg, const struct gate_input *in,

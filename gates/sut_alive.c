@@ -5,7 +5,7 @@
 #include "gate.h"
 
 static const struct gate_param params[] = {
-	{ NULL },
+	{ .name = NULL },
 };
 
 static void eval(const struct spec_gate *cfg, const struct gate_input *in,

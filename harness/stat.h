@@ -61,9 +61,9 @@ double stat_median(const double *x, size_t n);
 /* ---- isotonic regression and the knee ---- */
 
 /* Weighted PAVA, non-decreasing: fit[i] minimises sum w_i (y_i - fit_i)^2
- * subject to fit non-decreasing in i. Entries with w <= 0 get the fit of
- * their block but do not influence it (a leading zero-weight entry takes
- * the first fitted value). fit may alias y. */
+ * subject to fit non-decreasing in i. Entries with w <= 0 or a NaN y get
+ * the fit of the entry before them but do not influence it (leading ones
+ * take the first fitted value). fit may alias y. */
 void stat_pava(const double *y, const double *w, size_t n, double *fit);
 
 /* One rung of an implementation's ladder: its offered rate and the
