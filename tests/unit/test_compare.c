@@ -1,0 +1,354 @@
+/*
+ * test_compare: compare_runs on run databases this test writes with the
+ * store (real schema) and real serialised histograms, so every expected
+ * number is known exactly: a window "at v ms" holds 1000 requests all of
+ * latency v, so its p99 is v within the histogram's bucket error (< 1%,
+ * hist.h), and the merged p99 of windows at v1 < v2 < v3 is v3.
+ */
+#include "t.h"
+#include "compare.h"
+#include "hist.h"
+#include "store.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpl[] = "/tmp/test_compare.XXXXXX";
+static char *root;
+
+static const char spec_text[] =
+	"version: 1\n"
+	"name: cmp\n"
+	"seed: 7\n"
+	"slo: { threshold_ms: 20 }\n"
+	"implementations:\n"
+	"  - { name: a, start: [./a, '{port}'], health: { url: 'http://127.0.0.1:{port}/' } }\n"
+	"  - { name: b, start: [./b, '{port}'], health: { url: 'http://127.0.0.1:{port}/' } }\n"
+	"workload:\n"
+	"  requests: [ { name: root, path: / } ]\n"
+	"stages:\n"
+	"  ladder: { start_rps: 100, step: 2, max_rps: 800, window_s: 2, reps: 3 }\n"
+	"compare: { margin_pct: 10 }\n";
+
+struct fx {
+	struct store st;
+	const char *id;
+	int next_block;
+};
+
+static void fx_open(struct fx *f, const char *id, const char *const *impls)
+{
+	struct sbuf p = SBUF_INIT;
+	struct store_row r;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	f->id = id;
+	sbuf_addf(&p, "%s/%s", root, id);
+	mkdir_p(p.buf, 0755);
+	sbuf_adds(&p, "/run.db");
+	if (store_open(&f->st, p.buf, 1))
+		abort();
+	store_row_init(&r, "runs");
+	store_row_text(&r, "id", id);
+	store_row_text(&r, "spec_name", "cmp");
+	store_row_text(&r, "spec_path", "spec.yaml");
+	store_row_blob(&r, "spec_text", spec_text, strlen(spec_text));
+	store_row_text(&r, "spec_hash", "feedface");
+	store_row_int(&r, "seed", 7);
+	store_row_text(&r, "stages", "ladder");
+	store_row_real(&r, "created_at", 1e9);
+	store_row_text(&r, "status", "finished");
+	store_row_text(&r, "harness_version", "test");
+	if (store_row_insert(&f->st, &r, NULL))
+		abort();
+	for (i = 0; impls[i]; i++) {
+		store_row_init(&r, "impls");
+		store_row_text(&r, "run_id", id);
+		store_row_text(&r, "name", impls[i]);
+		store_row_int(&r, "ord", (int64_t)i);
+		store_row_text(&r, "commit_id", "0123456789abcdef0123456789abcdef01234567");
+		if (store_row_insert(&f->st, &r, NULL))
+			abort();
+	}
+	sbuf_release(&p);
+}
+
+/* One accepted window of impl at rate: 1000 requests at ms each, cpu_s. */
+static void fx_win(struct fx *f, const char *impl, const char *stage, int rung, int block,
+		   double rate, double ms, double cpu_s)
+{
+	struct store_row r;
+	struct hist h;
+	struct sbuf blob = SBUF_INIT;
+	int i;
+
+	hist_init(&h);
+	for (i = 0; i < 1000; i++)
+		hist_record(&h, (uint64_t)(ms * 1e6));
+	hist_serialize(&h, &blob);
+	store_row_init(&r, "windows");
+	store_row_text(&r, "run_id", f->id);
+	store_row_text(&r, "stage", stage);
+	store_row_int(&r, "rung", rung);
+	store_row_int(&r, "block", block);
+	store_row_int(&r, "slot", 0);
+	store_row_text(&r, "impl", impl);
+	store_row_real(&r, "rate", rate);
+	store_row_text(&r, "state", "done");
+	store_row_text(&r, "status", "accepted");
+	store_row_int(&r, "completed", 1000);
+	store_row_real(&r, "cpu_s", cpu_s);
+	store_row_real(&r, "p99_ms", ms);
+	store_row_blob(&r, "latency_hist", blob.buf, blob.len);
+	if (store_row_insert(&f->st, &r, NULL))
+		abort();
+	/* A rejected window must be ignored whatever it holds. */
+	store_row_init(&r, "windows");
+	store_row_text(&r, "run_id", f->id);
+	store_row_text(&r, "stage", "rejects");
+	store_row_int(&r, "rung", rung);
+	store_row_int(&r, "block", f->next_block++);
+	store_row_int(&r, "slot", 0);
+	store_row_text(&r, "impl", impl);
+	store_row_real(&r, "rate", rate);
+	store_row_text(&r, "state", "done");
+	store_row_text(&r, "status", "rejected");
+	store_row_int(&r, "completed", 1000);
+	store_row_real(&r, "cpu_s", 100.0);
+	store_row_real(&r, "p99_ms", 9999);
+	if (store_row_insert(&f->st, &r, NULL))
+		abort();
+	hist_release(&h);
+	sbuf_release(&blob);
+}
+
+static void fx_close(struct fx *f)
+{
+	store_close(&f->st);
+}
+
+static const double jitter[3] = { 0.95, 1.0, 1.05 };
+
+/* Three ladder blocks at 100 and 200 req/s for each impl; `scale` per
+ * impl multiplies latency, `cpu` is us per request. */
+static void fill(struct fx *f, const char *impl, double ms, double cpu_us, int swap_jitter)
+{
+	int k;
+	for (k = 0; k < 3; k++) {
+		double j = jitter[swap_jitter ? 2 - k : k];
+		fx_win(f, impl, "ladder", 0, k, 100, ms * j, cpu_us * j * 1000 / 1e6);
+		fx_win(f, impl, "ladder", 1, 10 + k, 200, ms * j * 1.5, cpu_us * j * 1000 / 1e6);
+	}
+}
+
+static void make(void)
+{
+	static const char *const ab[] = { "a", "b", NULL };
+	static const char *const ab_base[] = { "a", "b", "a@base", NULL };
+	struct fx f;
+
+	/* base: a at 1 ms, 50 us/request; b at 2 ms. */
+	fx_open(&f, "base", ab);
+	fill(&f, "a", 1.0, 50, 0);
+	fill(&f, "b", 2.0, 80, 0);
+	fx_close(&f);
+
+	/* slow: a +5 ms; b unchanged (jitter order swapped). */
+	fx_open(&f, "slow", ab);
+	fill(&f, "a", 6.0, 50, 0);
+	fill(&f, "b", 2.0, 80, 1);
+	fx_close(&f);
+
+	/* paired: a slower by 0.5 ms in every block vs a@base. */
+	fx_open(&f, "paired", ab_base);
+	fill(&f, "a@base", 1.0, 50, 0);
+	{
+		int k;
+		for (k = 0; k < 3; k++) {
+			fx_win(&f, "a", "ladder", 0, k, 100, jitter[k] + 0.5, 50e-3 * jitter[k]);
+			fx_win(&f, "a", "ladder", 1, 10 + k, 200, 1.5 * jitter[k] + 0.5,
+			       50e-3 * jitter[k]);
+		}
+	}
+	fill(&f, "b", 2.0, 80, 0);
+	fx_close(&f);
+
+	/* knee: a crosses the 20 ms SLO between 200 (10 ms) and 400 (30 ms). */
+	fx_open(&f, "knee", ab);
+	{
+		int k;
+		for (k = 0; k < 3; k++) {
+			fx_win(&f, "a", "ladder", 0, k, 100, 5, 0.05);
+			fx_win(&f, "a", "ladder", 1, 10 + k, 200, 10, 0.05);
+			fx_win(&f, "a", "ladder", 2, 20 + k, 400, 30, 0.05);
+			fx_win(&f, "b", "ladder", 0, k, 100, 5, 0.05);
+		}
+	}
+	fx_close(&f);
+}
+
+static int load2(struct compare *c, const char *b, const char *n, const char *only)
+{
+	struct cmp_run rb, rn;
+	if (cmp_run_load(&rb, root, b))
+		return -2;
+	if (cmp_run_load(&rn, root, n)) {
+		cmp_run_release(&rb);
+		return -2;
+	}
+	return compare_runs(c, &rb, &rn, only);
+}
+
+static const struct cmp_impl *find(const struct compare *c, const char *name)
+{
+	size_t i;
+	for (i = 0; i < c->nimpls; i++)
+		if (!strcmp(c->impls[i].name, name))
+			return &c->impls[i];
+	return NULL;
+}
+
+TEST(unpaired_regression)
+{
+	struct compare c;
+	const struct cmp_impl *a, *b;
+
+	CHECK(load2(&c, "base", "slow", NULL) == 0);
+	CHECK(c.same_spec);
+	NEAR(c.margin_pct, 10, 0, "the spec's compare.margin_pct");
+	CHECK(c.nimpls == 2);
+	CHECK(c.regressions == 1);
+	a = find(&c, "a");
+	b = find(&c, "b");
+	CHECK(a && b);
+	if (a && b) {
+		CHECK(!a->paired);
+		CHECK(a->verdict == CMP_REGRESSION);
+		CHECK(a->nrates == 2);
+		/* merged p99 = the largest window's value (1.05 ms / 6.3 ms) */
+		NEAR(a->rates[0].p99.base, 1.05, 1.05 * 0.01, "hist bucket error < 1%");
+		NEAR(a->rates[0].p99.new_, 6.30, 6.30 * 0.01, "hist bucket error < 1%");
+		CHECK(a->rates[0].p99.verdict == CMP_REGRESSION);
+		/* CPU: sum cpu / sum completed = 50 us exactly (jitter averages 1) */
+		NEAR(a->rates[0].cpu.base, 50, 1e-9, "exact sums");
+		NEAR(a->rates[0].cpu.new_, 50, 1e-9, "exact sums");
+		CHECK(a->rates[0].cpu.verdict == CMP_NO_CHANGE);
+		CHECK(a->rates[0].p99.nbase == 3 && a->rates[0].p99.nnew == 3);
+		/* Welch over windows: mean diff 5 ms at 100 req/s */
+		NEAR(a->rates[0].p99.ci.mean, 5.0, 0.1, "bucket error on 1 and 6 ms");
+		CHECK(b->verdict == CMP_NO_CHANGE);
+		NEAR(b->rates[1].p99.base, 3.15, 3.15 * 0.01, "2 ms * 1.5 * 1.05");
+	}
+	compare_release(&c);
+}
+
+TEST(identical_runs_no_change)
+{
+	struct compare c;
+	CHECK(load2(&c, "base", "base", NULL) == 0);
+	CHECK(c.regressions == 0);
+	CHECK(c.nimpls == 2 && c.impls[0].verdict == CMP_NO_CHANGE);
+	compare_release(&c);
+}
+
+TEST(paired_by_block)
+{
+	struct compare c;
+	const struct cmp_impl *a;
+
+	CHECK(load2(&c, "base", "paired", "a") == 0);
+	CHECK(c.nimpls == 1);
+	a = find(&c, "a");
+	CHECK(a != NULL);
+	if (a) {
+		CHECK(a->paired);
+		CHECK(a->nrates == 2);
+		CHECK(a->rates[0].p99.nnew == 3);
+		/* +0.5 ms in every block: the paired interval is tight around 0.5
+		 * although the windows spread by 10% (Welch could not see it). */
+		NEAR(a->rates[0].p99.ci.mean, 0.5, 0.02, "bucket error on ~1.5 ms");
+		CHECK(a->rates[0].p99.ci.hi - a->rates[0].p99.ci.lo < 0.2);
+		CHECK(a->rates[0].p99.verdict == CMP_REGRESSION);
+		CHECK(a->verdict == CMP_REGRESSION);
+	}
+	compare_release(&c);
+}
+
+TEST(knee_and_shift)
+{
+	struct compare c;
+	const struct cmp_impl *a;
+
+	CHECK(load2(&c, "base", "knee", "a") == 0);
+	a = find(&c, "a");
+	if (a) {
+		CHECK(a->knew.has && a->knew.fit.crossed);
+		/* 10 ms at 200, 30 ms at 400: 20 ms at 300 req/s */
+		NEAR(a->knew.fit.knee_rps, 300, 3, "1% bucket error on 10 and 30 ms");
+		CHECK(a->kbase.has && !a->kbase.fit.crossed);
+		NEAR(a->kbase.fit.highest_rung_rps, 200, 0, "base ladder tops at 200");
+		CHECK(a->knew.has_ci);
+		/* only rates measured on both sides are compared */
+		CHECK(a->nrates == 2);
+	}
+	compare_release(&c);
+}
+
+TEST(bad_input)
+{
+	struct compare c;
+	struct cmp_run r;
+
+	CHECK(load2(&c, "base", "slow", "zzz") == -1);
+	compare_release(&c);
+	CHECK(cmp_run_load(&r, root, "no-such-run") == -1);
+}
+
+TEST(writers)
+{
+	struct compare c;
+	struct sbuf md = SBUF_INIT, js = SBUF_INIT, ju = SBUF_INIT;
+
+	CHECK(load2(&c, "base", "slow", NULL) == 0);
+	compare_md(&c, &md);
+	compare_json(&c, &js);
+	compare_junit(&c, &ju);
+	CHECK(strstr(md.buf, "### `a`: **regression**") != NULL);
+	CHECK(strstr(md.buf, "unpaired (Welch)") != NULL);
+	CHECK(strstr(md.buf, "**Result: regression** (exit 1)") != NULL);
+	CHECK(strstr(js.buf, "\"regressions\":1") != NULL);
+	CHECK(strstr(ju.buf, "failures=\"3\"") != NULL); /* verdict + p99 at 2 rates */
+	CHECK(strstr(ju.buf, "<failure type=\"regression\"") != NULL);
+	compare_release(&c);
+	sbuf_release(&md);
+	sbuf_release(&js);
+	sbuf_release(&ju);
+}
+
+int main(void)
+{
+	root = mkdtemp(tmpl);
+	if (!root)
+		return 1;
+	make();
+	RUN(unpaired_regression);
+	RUN(identical_runs_no_change);
+	RUN(paired_by_block);
+	RUN(knee_and_shift);
+	RUN(bad_input);
+	RUN(writers);
+	{
+		pid_t pid = fork();
+		if (pid == 0) {
+			char *argv[] = { "rm", "-rf", root, NULL };
+			execv("/bin/rm", argv);
+			_exit(127);
+		}
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+	return t_done();
+}
