@@ -1,0 +1,21 @@
+/*
+ * audit: re-deriving a run's verdicts from its stored raw data.
+ */
+#ifndef HARNESS_AUDIT_H
+#define HARNESS_AUDIT_H
+
+#include <stdint.h>
+
+#include "spec.h"
+#include "store.h"
+
+struct sbuf;
+
+/* Recompute every stored gate result of the run (warm-up and window
+ * phases, every done window, or only window_id when >= 0) from the stored
+ * series, and describe each mismatch in `report` (one line each; JSON
+ * objects when json). Returns the number of mismatches, -1 on error. */
+int audit_recheck(struct store *st, const char *run_id, const struct spec *spec,
+		  int64_t window_id, int json, struct sbuf *report, long *checked);
+
+#endif

@@ -1,0 +1,626 @@
+/*
+ * runner: setting up a run (directory, database, provenance, builds) and
+ * resuming one; the stages live in runner_stages.c, a window in
+ * runner_window.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "account.h"
+#include "prov.h"
+#include "runner_internal.h"
+#include "sandbox.h"
+#include "sut.h"
+#include "util.h"
+
+volatile sig_atomic_t runner_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	runner_stop = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+int runner_parse_stages(const char *s, unsigned *out)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL;
+	int ret = 0;
+
+	*out = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "ladder"))
+			*out |= STAGE_LADDER;
+		else if (!strcmp(tok, "confirm"))
+			*out |= STAGE_CONFIRM;
+		else if (!strcmp(tok, "soak"))
+			*out |= STAGE_SOAK;
+		else
+			ret = -1;
+	}
+	free(copy);
+	return *out ? ret : -1;
+}
+
+static const char *stages_text(unsigned st, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s%s%s%s", st & STAGE_LADDER ? "ladder" : "",
+		 (st & STAGE_LADDER) && (st & (STAGE_CONFIRM | STAGE_SOAK)) ? "," : "",
+		 st & STAGE_CONFIRM ? "confirm" : "",
+		 (st & STAGE_CONFIRM) && (st & STAGE_SOAK) ? "," : "",
+		 st & STAGE_SOAK ? "soak" : "");
+	return buf;
+}
+
+/* ------------------------------------------------------------ progress */
+
+void runner_progress(struct run_ctx *rc, const char *what)
+{
+	double el = now_wall() - rc->started;
+	double per = rc->done ? el / (double)rc->done : 0;
+	double eta = rc->planned > rc->done ? per * (double)(rc->planned - rc->done) : 0;
+	char p99[32] = "-";
+
+	if (!isnan(rc->last_p99_ms) && rc->last_p99_ms > 0)
+		snprintf(p99, sizeof(p99), "%.2f ms", rc->last_p99_ms);
+	if (stderr_is_tty())
+		fprintf(stderr, "\r\033[K%s rung %d  window %zu/%zu (max)  ETA %.0f min  last p99 %s"
+				"  accepted %zu rejected %zu  %s",
+			rc->cur_stage ? rc->cur_stage : "", rc->cur_rung, rc->done + 1,
+			rc->planned, eta / 60, p99, rc->accepted, rc->rejected, what);
+	else if (strcmp(what, "warm-up") && strcmp(what, "measuring"))
+		fprintf(stderr, "harness: %s rung %d window %zu/%zu: %s (p99 %s; accepted %zu, rejected %zu)\n",
+			rc->cur_stage ? rc->cur_stage : "", rc->cur_rung, rc->done, rc->planned,
+			what, p99, rc->accepted, rc->rejected);
+}
+
+/* Worst-case window count of the requested stages (for progress/ETA). */
+static size_t planned_windows(const struct run_ctx *rc)
+{
+	const struct spec *s = rc->spec;
+	size_t n = 0;
+
+	if (rc->stages & STAGE_LADDER)
+		n += rc->nrungs * (size_t)s->ladder.reps * rc->narms;
+	if ((rc->stages & STAGE_CONFIRM) && s->confirm.present)
+		n += 2 * rc->narms * (size_t)s->confirm.reps * rc->narms;
+	if ((rc->stages & STAGE_SOAK) && s->soak.present)
+		n += rc->narms;
+	return n;
+}
+
+static void count_done(struct run_ctx *rc)
+{
+	sqlite3_stmt *s = store_prepare(&rc->st,
+		"SELECT COUNT(*), SUM(status = 'accepted'), SUM(status = 'rejected')"
+		" FROM windows WHERE run_id = ? AND state = 'done'");
+
+	if (!s)
+		return;
+	sqlite3_bind_text(s, 1, rc->run_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		rc->done = (size_t)store_col_int(s, 0);
+		rc->accepted = (size_t)store_col_int(s, 1);
+		rc->rejected = (size_t)store_col_int(s, 2);
+	}
+	sqlite3_finalize(s);
+}
+
+/* ----------------------------------------------------------------- arms */
+
+static void arm_from_impl(struct arm *a, const struct spec_impl *impl, const char *name,
+			  const char *workdir)
+{
+	a->impl = *impl;
+	a->name = xstrdup(name);
+	a->impl.name = a->name;
+	a->workdir = xstrdup(workdir ? workdir : impl->repo);
+	a->last_block = -1;
+}
+
+static int make_arms(struct run_ctx *rc, const struct run_arm *extra, size_t nextra)
+{
+	const struct spec *s = rc->spec;
+	size_t i, k, n = s->nimpls;
+
+	rc->arms = xcalloc(s->nimpls + nextra, sizeof(*rc->arms));
+	for (i = 0; i < s->nimpls; i++)
+		arm_from_impl(&rc->arms[i], &s->impls[i], s->impls[i].name, NULL);
+	for (k = 0; k < nextra; k++) {
+		const struct run_arm *ra = &extra[k];
+		const struct spec_impl *base = spec_impl_find(s, ra->clone_of ? ra->clone_of : ra->name);
+		struct arm *a;
+
+		if (!base)
+			return error("%s: no implementation named '%s' in the spec", s->path,
+				     ra->clone_of ? ra->clone_of : ra->name);
+		if (ra->clone_of) {
+			a = &rc->arms[n++];
+		} else {
+			for (i = 0; i < s->nimpls; i++)
+				if (!strcmp(rc->arms[i].name, ra->name))
+					break;
+			a = &rc->arms[i];
+			free(a->name);
+			free(a->workdir);
+		}
+		arm_from_impl(a, base, ra->name, ra->src_dir);
+		a->untrusted = ra->untrusted;
+	}
+	rc->narms = n;
+	return 0;
+}
+
+static void run_ctx_release(struct run_ctx *rc)
+{
+	size_t i;
+
+	runner_stop_all(rc);
+	for (i = 0; i < rc->narms; i++) {
+		free(rc->arms[i].name);
+		free(rc->arms[i].workdir);
+	}
+	free(rc->arms);
+	free(rc->rungs);
+	hostfacts_release(&rc->facts);
+	if (rc->st.db)
+		store_close(&rc->st);
+	if (rc->spec)
+		spec_free(rc->spec);
+	free(rc->run_id);
+	free(rc->dir);
+	free(rc->logs_dir);
+}
+
+/* ---------------------------------------------------------- provenance */
+
+static int record_impls(struct run_ctx *rc, const struct run_opts *o)
+{
+	size_t i, k;
+
+	for (i = 0; i < rc->narms; i++) {
+		struct arm *a = &rc->arms[i];
+		struct prov_repo pr;
+		struct store_row row;
+		const struct run_arm *ra = NULL;
+
+		for (k = 0; o && k < o->narms; k++)
+			if (!strcmp(o->arms[k].name, a->name))
+				ra = &o->arms[k];
+		memset(&pr, 0, sizeof(pr));
+		prov_repo_read(a->workdir, &pr);
+		store_row_init(&row, "impls");
+		store_row_text(&row, "run_id", rc->run_id);
+		store_row_text(&row, "name", a->name);
+		store_row_int(&row, "ord", (int64_t)i);
+		store_row_text(&row, "repo", pr.path ? pr.path : a->workdir);
+		store_row_text(&row, "commit_id", ra && ra->commit ? ra->commit : pr.commit);
+		store_row_text(&row, "branch", pr.branch);
+		store_row_int(&row, "dirty", pr.dirty);
+		store_row_text(&row, "diff_hash", pr.diff_hash[0] ? pr.diff_hash : NULL);
+		if (ra) {
+			store_row_text(&row, "ref_asked", ra->ref_asked);
+			store_row_text(&row, "remote_url", ra->remote_url);
+			store_row_text(&row, "src_dir", ra->src_dir);
+			store_row_text(&row, "baseline_of", ra->clone_of);
+		}
+		if (store_row_insert(&rc->st, &row, NULL)) {
+			prov_repo_release(&pr);
+			return -1;
+		}
+		prov_repo_release(&pr);
+	}
+	return 0;
+}
+
+static int record_facts(struct run_ctx *rc)
+{
+	size_t i;
+
+	for (i = 0; i < rc->facts.n; i++) {
+		struct store_row row;
+		store_row_init(&row, "host_facts");
+		store_row_text(&row, "run_id", rc->run_id);
+		store_row_text(&row, "key", rc->facts.keys[i]);
+		store_row_text(&row, "value", rc->facts.values[i]);
+		if (store_row_upsert(&rc->st, &row))
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- run ids */
+
+static char *new_run_id(const char *runs_dir)
+{
+	char host[64] = "host", stamp[32], *dot;
+	struct sbuf id = SBUF_INIT, path = SBUF_INIT;
+	time_t t = time(NULL);
+	struct tm tm;
+	int n;
+
+	gethostname(host, sizeof(host) - 1);
+	if ((dot = strchr(host, '.')))
+		*dot = '\0';
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	for (n = 1;; n++) {
+		sbuf_reset(&id);
+		sbuf_addf(&id, "%s-%s", stamp, host);
+		if (n > 1)
+			sbuf_addf(&id, "-%d", n);
+		sbuf_reset(&path);
+		sbuf_addf(&path, "%s/%s", runs_dir, id.buf);
+		if (access(path.buf, F_OK) < 0)
+			break;
+	}
+	sbuf_release(&path);
+	return sbuf_detach(&id, NULL);
+}
+
+/* One harness process per run directory at a time. */
+static int lock_run_dir(const char *dir)
+{
+	struct sbuf p = SBUF_INIT;
+	int fd;
+
+	sbuf_addf(&p, "%s/.lock", dir);
+	fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		error("%s: another harness process is using this run", dir);
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	sbuf_release(&p);
+	return fd; /* kept open (and locked) until the process exits */
+}
+
+static int set_run_status(struct run_ctx *rc, const char *status, const char *failure)
+{
+	struct sqlite3_stmt *s = store_prepare(&rc->st,
+		"UPDATE runs SET status = ?, failure = ?, finished_at = ? WHERE id = ?");
+	int ret;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, status, -1, SQLITE_STATIC);
+	if (failure)
+		sqlite3_bind_text(s, 2, failure, -1, SQLITE_STATIC);
+	if (strcmp(status, "running"))
+		sqlite3_bind_double(s, 3, now_wall());
+	sqlite3_bind_text(s, 4, rc->run_id, -1, SQLITE_STATIC);
+	ret = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static int ensure_sandbox(struct run_ctx *rc)
+{
+	size_t i;
+
+	rc->sandbox_uid = rc->sandbox_gid = -1;
+	for (i = 0; i < rc->narms; i++)
+		if (rc->arms[i].untrusted)
+			break;
+	if (i == rc->narms)
+		return 0;
+	if (sandbox_user_ensure(rc->spec->sandbox.user, &rc->sandbox_uid, &rc->sandbox_gid))
+		return -1;
+	for (i = 0; i < rc->narms; i++)
+		if (rc->arms[i].untrusted &&
+		    (sandbox_give(rc->arms[i].workdir, rc->sandbox_uid, rc->sandbox_gid, 1) ||
+		     sandbox_reachable(rc->arms[i].workdir, rc->sandbox_uid, rc->sandbox_gid)))
+			return -1;
+	return sandbox_give(rc->logs_dir, rc->sandbox_uid, rc->sandbox_gid, 0);
+}
+
+/* Build, then run the stages; sets the run's final status. */
+static int build_and_run(struct run_ctx *rc)
+{
+	int code;
+
+	rc->started = now_wall();
+	rc->last_p99_ms = NAN;
+	rc->planned = planned_windows(rc);
+	count_done(rc);
+	sut_reap_leftovers();
+	if (ensure_sandbox(rc)) {
+		set_run_status(rc, "failed", "sandbox user could not be prepared");
+		return EXIT_ENV;
+	}
+	if (runner_build_all(rc)) {
+		set_run_status(rc, "failed", "build failed");
+		return EXIT_ENV;
+	}
+	code = runner_stages(rc);
+	runner_stop_all(rc);
+	if (stderr_is_tty())
+		fputc('\n', stderr);
+	if (runner_stop) {
+		set_run_status(rc, "interrupted", "interrupted by a signal");
+		error("%s: interrupted; continue with: harness resume %s", rc->run_id, rc->run_id);
+		return EXIT_NEGATIVE;
+	}
+	if (rc->fatal || code == EXIT_ENV) {
+		set_run_status(rc, "failed", "environment error (see the message above)");
+		return EXIT_ENV;
+	}
+	set_run_status(rc, "finished", code == EXIT_NEGATIVE ? "a stage measured nothing usable" : NULL);
+	fprintf(stderr, "harness: %s finished: %zu windows, %zu accepted, %zu rejected\n",
+		rc->run_id, rc->done, rc->accepted, rc->rejected);
+	return code;
+}
+
+static char *abs_path(const char *p)
+{
+	char buf[PATH_MAX];
+
+	if (realpath(p, buf))
+		return xstrdup(buf);
+	return xstrdup(p);
+}
+
+int runner_run(const struct run_opts *o)
+{
+	struct run_ctx rc;
+	struct store_row row;
+	struct sbuf p = SBUF_INIT;
+	const char *runs_dir = store_runs_dir(o->runs_dir);
+	char stages[64], *spec_abs = NULL;
+	int ret = EXIT_USAGE, dirty = 0, lockfd = -1;
+	struct prov_repo spec_repo;
+
+	memset(&rc, 0, sizeof(rc));
+	memset(&spec_repo, 0, sizeof(spec_repo));
+	install_signals();
+	if (o->spec_text)
+		rc.spec = spec_parse(o->spec_text, o->spec_len, o->spec_path, o->spec_base_dir);
+	else
+		rc.spec = spec_load(o->spec_path);
+	if (!rc.spec)
+		goto out;
+	rc.stages = o->stages ? o->stages : STAGE_LADDER | STAGE_CONFIRM | STAGE_SOAK;
+	rc.nrungs = spec_ladder_rungs(rc.spec, &rc.rungs);
+	if (make_arms(&rc, o->arms, o->narms))
+		goto out;
+
+	if (!o->spec_text) {
+		spec_abs = abs_path(o->spec_path);
+		dirty = prov_file_dirty(spec_abs);
+		prov_repo_read(spec_abs, &spec_repo);
+		if (!spec_repo.commit)
+			dirty = 1; /* no commit to trace it to */
+		if (dirty && !o->allow_dirty) {
+			error("%s: the spec has uncommitted changes (or is not in a git repository);"
+			      " commit it, or pass --allow-dirty to stamp the run exploratory",
+			      o->spec_path);
+			goto out;
+		}
+	} else {
+		spec_abs = xstrdup(o->spec_path);
+	}
+
+	if (mkdir_p(runs_dir, 0755)) {
+		ret = EXIT_ENV;
+		goto out;
+	}
+	rc.run_id = o->run_id ? xstrdup(o->run_id) : new_run_id(runs_dir);
+	sbuf_addf(&p, "%s/%s", runs_dir, rc.run_id);
+	rc.dir = xstrdup(p.buf);
+	sbuf_addf(&p, "/logs");
+	rc.logs_dir = xstrdup(p.buf);
+	sbuf_reset(&p);
+	sbuf_addf(&p, "%s/run.db", rc.dir);
+	if (!access(p.buf, F_OK)) {
+		error("%s: run %s already exists", rc.dir, rc.run_id);
+		goto out;
+	}
+	ret = EXIT_ENV;
+	if (mkdir_p(rc.logs_dir, 0755) || (lockfd = lock_run_dir(rc.dir)) < 0 ||
+	    store_open(&rc.st, p.buf, 1))
+		goto out;
+	if (hostfacts_read(&rc.facts))
+		warning("host facts could not all be read");
+
+	if (store_begin(&rc.st))
+		goto out;
+	store_row_init(&row, "runs");
+	store_row_text(&row, "id", rc.run_id);
+	store_row_text(&row, "spec_name", rc.spec->name);
+	store_row_text(&row, "spec_path", spec_abs);
+	store_row_blob(&row, "spec_text", rc.spec->text, rc.spec->text_len);
+	store_row_text(&row, "spec_hash", rc.spec->hash);
+	store_row_int(&row, "seed", (int64_t)rc.spec->seed);
+	store_row_text(&row, "stages", stages_text(rc.stages, stages, sizeof(stages)));
+	store_row_real(&row, "created_at", now_wall());
+	store_row_text(&row, "status", "running");
+	store_row_int(&row, "exploratory", dirty);
+	store_row_text(&row, "harness_version", harness_version);
+	store_row_text(&row, "parent_run", o->parent_run);
+	store_row_text(&row, "spec_repo", spec_repo.path);
+	store_row_text(&row, "spec_commit", spec_repo.commit);
+	store_row_text(&row, "spec_branch", spec_repo.branch);
+	store_row_int(&row, "spec_dirty", spec_repo.dirty);
+	if (store_row_insert(&rc.st, &row, NULL) || record_impls(&rc, o) || record_facts(&rc)) {
+		store_rollback(&rc.st);
+		goto out;
+	}
+	if (store_commit(&rc.st))
+		goto out;
+	if (dirty)
+		store_event(&rc.st, rc.run_id, -1, "exploratory",
+			    "spec %s has uncommitted changes; run stamped exploratory", spec_abs);
+
+	/* The first line of standard output is the run id. */
+	printf("%s\n", rc.run_id);
+	fflush(stdout);
+	ret = build_and_run(&rc);
+out:
+	prov_repo_release(&spec_repo);
+	free(spec_abs);
+	sbuf_release(&p);
+	run_ctx_release(&rc);
+	if (lockfd >= 0)
+		close(lockfd);
+	return ret;
+}
+
+/* -------------------------------------------------------------- resume */
+
+int runner_resume(const char *run_dir, int force)
+{
+	struct run_ctx rc;
+	struct sbuf p = SBUF_INIT, dir_copy = SBUF_INIT;
+	sqlite3_stmt *s = NULL;
+	char *spec_path = NULL, *spec_hash = NULL, *base = NULL, *stages = NULL, *status = NULL;
+	struct spec *ondisk = NULL;
+	int ret = EXIT_USAGE, lockfd = -1, mismatch = 0, from_file = 1;
+	size_t i;
+
+	memset(&rc, 0, sizeof(rc));
+	install_signals();
+	rc.dir = xstrdup(run_dir);
+	sbuf_addf(&p, "%s/logs", run_dir);
+	rc.logs_dir = xstrdup(p.buf);
+	sbuf_reset(&p);
+	sbuf_addf(&p, "%s/run.db", run_dir);
+	if ((lockfd = lock_run_dir(run_dir)) < 0 || store_open(&rc.st, p.buf, 0))
+		goto out;
+	s = store_prepare(&rc.st, "SELECT id, spec_path, spec_text, spec_hash, stages, status,"
+				  " parent_run FROM runs LIMIT 1");
+	if (!s || sqlite3_step(s) != SQLITE_ROW) {
+		error("%s: holds no run", p.buf);
+		goto out;
+	}
+	rc.run_id = xstrdup(store_col_text(s, 0));
+	spec_path = xstrdup(store_col_text(s, 1));
+	spec_hash = xstrdup(store_col_text(s, 3));
+	stages = xstrdup(store_col_text(s, 4));
+	status = xstrdup(store_col_text(s, 5));
+	from_file = sqlite3_column_type(s, 6) == SQLITE_NULL;
+	sbuf_add(&dir_copy, spec_path, strlen(spec_path));
+	base = xstrdup(dirname(dir_copy.buf));
+	rc.spec = spec_parse(sqlite3_column_blob(s, 2), (size_t)sqlite3_column_bytes(s, 2),
+			     spec_path, base);
+	sqlite3_finalize(s);
+	s = NULL;
+	if (!rc.spec)
+		goto out;
+	if (!strcmp(status, "finished")) {
+		error("%s: run is already finished", rc.run_id);
+		goto out;
+	}
+
+	/* The spec on disk must still be the frozen one (a rerun's spec came
+	 * from another run's database, not from a file). */
+	ondisk = from_file ? spec_load(spec_path) : NULL;
+	if (from_file && (!ondisk || strcmp(ondisk->hash, spec_hash))) {
+		error("%s: spec %s %s since the run started (hash %.12s, now %.12s)%s",
+		      rc.run_id, spec_path, ondisk ? "changed" : "cannot be read", spec_hash,
+		      ondisk ? ondisk->hash : "-", force ? "; continuing (--force)" : "; pass --force to continue anyway");
+		mismatch = 1;
+	}
+	runner_parse_stages(stages, &rc.stages);
+	rc.nrungs = spec_ladder_rungs(rc.spec, &rc.rungs);
+	rc.narms = 0;
+
+	/* Arms from the impls table (names, work trees, commits). */
+	s = store_prepare(&rc.st, "SELECT name, repo, commit_id, src_dir, baseline_of"
+				  " FROM impls WHERE run_id = ? ORDER BY ord");
+	if (!s)
+		goto out;
+	sqlite3_bind_text(s, 1, rc.run_id, -1, SQLITE_STATIC);
+	rc.arms = xcalloc(rc.spec->nimpls * 2 + 8, sizeof(*rc.arms));
+	while (sqlite3_step(s) == SQLITE_ROW && rc.narms < rc.spec->nimpls * 2 + 8) {
+		const char *name = store_col_text(s, 0), *commit = store_col_text(s, 2);
+		const char *src = store_col_text(s, 3), *clone = store_col_text(s, 4);
+		const struct spec_impl *impl = spec_impl_find(rc.spec, clone ? clone : name);
+		struct arm *a = &rc.arms[rc.narms];
+		struct prov_repo pr;
+
+		if (!impl) {
+			error("%s: implementation %s is not in the stored spec", rc.run_id, name);
+			goto out;
+		}
+		arm_from_impl(a, impl, name, src);
+		a->untrusted = src != NULL;
+		rc.narms++;
+		memset(&pr, 0, sizeof(pr));
+		prov_repo_read(a->workdir, &pr);
+		if (commit && (!pr.commit || strcmp(pr.commit, commit))) {
+			error("%s: implementation %s is at commit %.12s, the run started at %.12s%s",
+			      rc.run_id, name, pr.commit ? pr.commit : "(none)", commit,
+			      force ? "; continuing (--force)" : "; pass --force to continue anyway");
+			mismatch = 1;
+		}
+		prov_repo_release(&pr);
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (mismatch && !force)
+		goto out;
+	ret = EXIT_ENV;
+	if (hostfacts_read(&rc.facts))
+		warning("host facts could not all be read");
+	if (mismatch)
+		store_exec(&rc.st, "UPDATE runs SET forced = 1");
+	/* Windows that were in flight when the harness died run again. */
+	s = store_prepare(&rc.st, "SELECT id, impl FROM windows WHERE run_id = ? AND state = 'running'");
+	if (!s)
+		goto out;
+	sqlite3_bind_text(s, 1, rc.run_id, -1, SQLITE_STATIC);
+	while (sqlite3_step(s) == SQLITE_ROW)
+		store_event(&rc.st, rc.run_id, store_col_int(s, 0), "window_retry",
+			    "%s: in flight when the harness stopped; discarded and run again",
+			    store_col_text(s, 1));
+	sqlite3_finalize(s);
+	s = NULL;
+	store_exec(&rc.st, "UPDATE windows SET state = 'planned' WHERE state = 'running'");
+	store_event(&rc.st, rc.run_id, -1, "resume", "resumed%s", mismatch ? " with --force" : "");
+	set_run_status(&rc, "running", NULL);
+	printf("%s\n", rc.run_id);
+	fflush(stdout);
+	for (i = 0; i < rc.narms; i++)
+		rc.arms[i].last_block = -1;
+	ret = build_and_run(&rc);
+out:
+	if (s)
+		sqlite3_finalize(s);
+	if (ondisk)
+		spec_free(ondisk);
+	free(spec_path);
+	free(spec_hash);
+	free(base);
+	free(stages);
+	free(status);
+	sbuf_release(&p);
+	sbuf_release(&dir_copy);
+	run_ctx_release(&rc);
+	if (lockfd >= 0)
+		close(lockfd);
+	return ret;
+}

@@ -1,0 +1,92 @@
+/*
+ * runner_internal: state shared by runner.c (setup, resume), runner_stages.c
+ * (ladder, confirm, soak, blocks) and runner_window.c (one window).
+ */
+#ifndef HARNESS_RUNNER_INTERNAL_H
+#define HARNESS_RUNNER_INTERNAL_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "hostfacts.h"
+#include "runner.h"
+#include "spec.h"
+#include "stat.h"
+#include "store.h"
+
+struct sut;
+struct rtstats;
+
+/* One arm of the run: an implementation of the spec, or a clone of one
+ * (rerun --with-baseline) with its own work tree. */
+struct arm {
+	char *name;
+	struct spec_impl impl;   /* shallow copy of the spec's; name and repo
+				    point at this arm's own strings */
+	char *workdir;           /* where build and start run */
+	int untrusted;           /* build/run as the sandbox user */
+	struct sut *sut;         /* running instance, or NULL */
+	struct rtstats *rts;     /* its runtime-stats poller, or NULL */
+	unsigned starts;         /* times started in this invocation */
+	int64_t last_block;      /* for restart: per_block */
+	struct knee_fit knee;    /* from the ladder's accepted windows */
+	int knee_known;
+};
+
+struct run_ctx {
+	struct spec *spec;
+	struct store st;
+	char *run_id;
+	char *dir;               /* runs/<id> */
+	char *logs_dir;          /* runs/<id>/logs */
+	struct arm *arms;
+	size_t narms;
+	unsigned stages;
+	double *rungs;
+	size_t nrungs;
+	struct hostfacts facts;  /* read at start; drift is checked per window */
+	int sandbox_uid, sandbox_gid;
+
+	/* progress */
+	size_t planned, done, accepted, rejected;
+	double started;          /* wall seconds */
+	double last_p99_ms;
+	const char *cur_stage;
+	int cur_rung;
+
+	/* fatal: an environment error (exit 3) stopped the run */
+	int fatal;
+};
+
+/* Set by SIGINT/SIGTERM; the load engine polls it every tick. */
+extern volatile sig_atomic_t runner_stop;
+
+/* runner_stages.c: plan and run every requested stage. Returns an exit
+ * code: 0, 1 (a stage measured nothing usable / interrupted), 3 (env). */
+int runner_stages(struct run_ctx *rc);
+/* The knee of an arm from its accepted ladder windows at rungs <= max_rung. */
+int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_fit *fit);
+
+/* runner_window.c */
+struct window_plan {
+	int64_t id;
+	const char *stage;
+	int rung;
+	int block;
+	int slot;
+	struct arm *arm;
+	double rate;
+};
+/* Run one window to completion and store it in one transaction.
+ * 0: stored; 1: interrupted (nothing stored, window back to planned);
+ * -1: environment error (message printed, rc->fatal set). */
+int runner_window(struct run_ctx *rc, const struct window_plan *wp);
+/* Stop every arm's implementation. */
+void runner_stop_all(struct run_ctx *rc);
+/* Build every arm once (logs/build-<arm>.log). -1 after one error line. */
+int runner_build_all(struct run_ctx *rc);
+
+/* Progress line on stderr (redrawn on a terminal, plain otherwise). */
+void runner_progress(struct run_ctx *rc, const char *what);
+
+#endif
