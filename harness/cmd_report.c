@@ -70,6 +70,17 @@ static int write_one(const char *dir, const char *name, const struct report *r,
 	return ret;
 }
 
+/* Local rather than cmd_wants_help() (main.c), which unit tests do not link. */
+static int wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	const char *run = NULL, *outdir = NULL, *runs_opt = NULL;
@@ -79,7 +90,7 @@ int cmd_report(int argc, char **argv)
 	unsigned formats = F_ALL;
 	int i, ret = EXIT_USAGE, loaded = 0, opened = 0;
 
-	if (cmd_wants_help(argc, argv)) {
+	if (wants_help(argc, argv)) {
 		fputs(usage, stdout);
 		return EXIT_OK;
 	}

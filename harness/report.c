@@ -136,7 +136,8 @@ static int load_impls(struct report *r, struct store *st, size_t *alloc)
 		return -1;
 	sqlite3_bind_text(s, 1, r->run_id, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct report_impl *im = &r->impls[add_impl(r, store_col_text(s, 0), alloc)];
+		int k = add_impl(r, store_col_text(s, 0) ? store_col_text(s, 0) : "", alloc);
+		struct report_impl *im = &r->impls[k];	/* after add_impl's realloc */
 
 		im->repo = dup_col(s, 2);
 		im->commit = dup_col(s, 3);
