@@ -1,10 +1,439 @@
-/* cmd_probe: placeholder until its issue lands; exits 2 with a clear line. */
+/*
+ * cmd_probe: `harness probe SPEC --impl NAME`: build, start, wait healthy,
+ * optionally drive open-loop load, print every second the kernel's
+ * accounting figures (with their backend) and every runtime-stats signal,
+ * then stop cleanly. How a user checks a new implementation block before
+ * trusting it overnight.
+ */
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "account.h"
 #include "cmd.h"
+#include "load.h"
+#include "rtstats.h"
+#include "spec.h"
+#include "sut.h"
 #include "util.h"
+
+static const char usage_text[] =
+	"usage: harness probe SPEC --impl NAME [--seconds N] [--rate R] [--runs-dir D]\n"
+	"                     [--backend auto|cgroup2|cgroup1|procfs] [--no-build] [--json]\n"
+	"\n"
+	"Build the implementation NAME of SPEC, start it on a free loopback port,\n"
+	"wait until its health URL answers, then for N seconds (default 10) print\n"
+	"every second its CPU (user/system), anonymous memory, peak, throttling,\n"
+	"OOM kills and major faults as the kernel accounts them (the backend is\n"
+	"named on every line), and every runtime-stats signal of the spec. With\n"
+	"--rate R it drives open-loop load at R requests/s with the spec's\n"
+	"workload meanwhile and prints the second's requests and p99. Then it\n"
+	"stops the implementation (SIGTERM, grace, SIGKILL) and exits.\n"
+	"\n"
+	"  --impl NAME      the implementation to probe (required)\n"
+	"  --seconds N      how long to watch it (default 10)\n"
+	"  --rate R         drive load at R requests per second\n"
+	"  --runs-dir D     logs go to D/probe-<time>-<pid>/logs (default ./runs,\n"
+	"                   or $HARNESS_RUNS_DIR)\n"
+	"  --backend B      accounting backend (default: the spec's accounting.backend)\n"
+	"  --no-build       skip the implementation's build command\n"
+	"  --json           one JSON object per second on stdout instead of text\n"
+	"\n"
+	"Exit status: 0 done, 2 usage or spec error, 3 the implementation failed to\n"
+	"build, start or become healthy, or exited during the probe.\n";
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	stop_flag = 1;
+}
+
+struct probe {
+	const struct spec *spec;
+	const struct spec_impl *impl;
+	struct sut *sut;
+	struct rtstats *rts;
+	struct account *acct;
+	int json;
+	unsigned second;
+	uint64_t sec_start;
+	int failed;                     /* the implementation exited */
+};
+
+static void mib(struct sbuf *sb, const char *label, double bytes)
+{
+	sbuf_addf(sb, " %s %.1f MiB", label, bytes / 1048576.0);
+}
+
+static void add_signals_text(struct sbuf *sb, const struct probe *p,
+			     const struct rtstats_poll *polls, size_t n)
+{
+	const struct rtstats_poll *last = n ? &polls[n - 1] : NULL;
+	size_t i, k, bad = 0;
+
+	for (i = 0; i < n; i++)
+		bad += polls[i].status != RTS_OK;
+	sbuf_adds(sb, " | stats:");
+	if (!last) {
+		sbuf_adds(sb, " no poll this second");
+		return;
+	}
+	if (bad)
+		sbuf_addf(sb, " %zu of %zu polls failed (last: %s%s%s)", bad, n,
+			  rtstats_status_name(last->status), last->error ? ": " : "",
+			  last->error ? last->error : "");
+	for (i = 0; i < last->nvalues; i++) {
+		const struct rtstats_value *v = &last->values[i];
+		sbuf_addf(sb, " %s=", p->impl->signals[i].name);
+		switch (v->kind) {
+		case RTV_NUMBER:
+			sbuf_addf(sb, "%.15g", v->num);
+			break;
+		case RTV_COUNTERS:
+			sbuf_adds(sb, "{");
+			for (k = 0; k < v->ncounters; k++)
+				sbuf_addf(sb, "%s%s:%.15g", k ? " " : "", v->counters[k].name,
+					  v->counters[k].value);
+			sbuf_adds(sb, "}");
+			break;
+		default:
+			sbuf_addf(sb, "(%s)", rtstats_kind_name(v->kind));
+		}
+	}
+}
+
+static json_t *signals_json(const struct probe *p, const struct rtstats_poll *polls, size_t n)
+{
+	const struct rtstats_poll *last = n ? &polls[n - 1] : NULL;
+	json_t *o = json_object(), *sig = json_object(), *st = json_array();
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(st, json_string(rtstats_status_name(polls[i].status)));
+	json_object_set_new(o, "polls", st);
+	if (last && last->error)
+		json_object_set_new(o, "last_error", json_string(last->error));
+	for (i = 0; last && i < last->nvalues; i++) {
+		const struct rtstats_value *v = &last->values[i];
+		json_t *c;
+		switch (v->kind) {
+		case RTV_NUMBER:
+			json_object_set_new(sig, p->impl->signals[i].name, json_real(v->num));
+			break;
+		case RTV_COUNTERS:
+			c = json_object();
+			for (k = 0; k < v->ncounters; k++)
+				json_object_set_new(c, v->counters[k].name, json_real(v->counters[k].value));
+			json_object_set_new(sig, p->impl->signals[i].name, c);
+			break;
+		default:
+			json_object_set_new(sig, p->impl->signals[i].name,
+					    json_string(rtstats_kind_name(v->kind)));
+		}
+	}
+	json_object_set_new(o, "signals", sig);
+	return o;
+}
+
+/* One second is over: close its accounting window, print, open the next. */
+static int tick(struct probe *p, const struct load_stats *sec)
+{
+	struct account_window w;
+	struct rtstats_poll *polls = NULL;
+	size_t npolls = 0;
+	struct sbuf sb = SBUF_INIT;
+	uint64_t now = now_ns();
+	int ok;
+
+	ok = !account_window_end(p->acct, &w);
+	if (p->rts) {
+		npolls = rtstats_since(p->rts, p->sec_start, &polls);
+		rtstats_forget_before(p->rts, now);
+	}
+	p->second++;
+	if (p->json) {
+		json_t *o = json_object();
+		char *text;
+		json_object_set_new(o, "t_s", json_integer(p->second));
+		if (ok) {
+			json_object_set_new(o, "backend", json_string(w.backend));
+			json_object_set_new(o, "cpu_s", json_real(w.cpu_s));
+			json_object_set_new(o, "user_s", json_real(w.user_s));
+			json_object_set_new(o, "system_s", json_real(w.system_s));
+			json_object_set_new(o, "anon_p50_bytes", json_real(w.anon_p50));
+			json_object_set_new(o, "anon_max_bytes", json_real(w.anon_max));
+			json_object_set_new(o, "samples", json_integer((json_int_t)w.nsamples));
+			if (w.has_peak) {
+				json_object_set_new(o, "mem_peak_bytes", json_integer((json_int_t)w.mem_peak));
+				json_object_set_new(o, "peak_scope", json_string(w.peak_scope));
+			}
+			if (w.has_throttle) {
+				json_object_set_new(o, "nr_throttled", json_integer((json_int_t)w.nr_throttled));
+				json_object_set_new(o, "throttled_usec", json_integer((json_int_t)w.throttled_usec));
+			}
+			if (w.has_oom) {
+				json_object_set_new(o, "oom", json_integer((json_int_t)w.oom));
+				json_object_set_new(o, "oom_kill", json_integer((json_int_t)w.oom_kill));
+			}
+			if (w.has_majfault)
+				json_object_set_new(o, "pgmajfault", json_integer((json_int_t)w.pgmajfault));
+			json_object_set_new(o, "sampler_cpu_s", json_real(w.sampler_cpu_s));
+		}
+		json_object_set_new(o, "processes", json_integer(account_nprocs(p->acct)));
+		if (p->rts)
+			json_object_set_new(o, "stats", signals_json(p, polls, npolls));
+		if (sec) {
+			json_t *l = json_object();
+			json_object_set_new(l, "sent", json_integer((json_int_t)sec->counts.sent));
+			json_object_set_new(l, "completed", json_integer((json_int_t)sec->counts.completed));
+			json_object_set_new(l, "errors", json_integer((json_int_t)load_counts_errors(&sec->counts)));
+			json_object_set_new(l, "p99_ms", json_real(hist_percentile_ms(&sec->latency, 99)));
+			json_object_set_new(o, "load", l);
+		}
+		text = json_dumps(o, JSON_COMPACT);
+		printf("%s\n", text);
+		free(text);
+		json_decref(o);
+	} else {
+		sbuf_addf(&sb, "[%3us]", p->second);
+		if (ok) {
+			sbuf_addf(&sb, " %s: cpu %.3f s (user %.3f sys %.3f)", w.backend, w.cpu_s,
+				  w.user_s, w.system_s);
+			mib(&sb, "anon p50", w.anon_p50);
+			mib(&sb, "max", w.anon_max);
+			if (w.has_peak) {
+				mib(&sb, "peak", (double)w.mem_peak);
+				sbuf_addf(&sb, " (%s)", w.peak_scope);
+			}
+			if (w.has_throttle)
+				sbuf_addf(&sb, " throttled %llu (%.1f ms)", (unsigned long long)w.nr_throttled,
+					  w.throttled_usec / 1000.0);
+			if (w.has_oom)
+				sbuf_addf(&sb, " oom_kill %llu", (unsigned long long)w.oom_kill);
+			if (w.has_majfault)
+				sbuf_addf(&sb, " majflt %llu", (unsigned long long)w.pgmajfault);
+		} else
+			sbuf_adds(&sb, " accounting unavailable");
+		if (sec)
+			sbuf_addf(&sb, " | load: sent %llu done %llu errors %llu p99 %.2f ms",
+				  (unsigned long long)sec->counts.sent,
+				  (unsigned long long)sec->counts.completed,
+				  (unsigned long long)load_counts_errors(&sec->counts),
+				  hist_percentile_ms(&sec->latency, 99));
+		if (p->rts)
+			add_signals_text(&sb, p, polls, npolls);
+		printf("%s\n", sb.buf);
+	}
+	fflush(stdout);
+	sbuf_release(&sb);
+	rtstats_polls_free(polls, npolls);
+	if (ok)
+		account_window_release(&w);
+	p->sec_start = now;
+	if (sut_exited(p->sut)) {
+		char desc[128];
+		error("probe: impl %s %s during the probe (second %u); %s ends:", p->impl->name,
+		      sut_exit_desc(p->sut, desc, sizeof(desc)), p->second, sut_stderr_path(p->sut));
+		sut_print_tail(sut_stderr_path(p->sut), 0, 10);
+		p->failed = 1;
+		return 1;
+	}
+	if (account_window_begin(p->acct))
+		return 1;
+	return stop_flag ? 1 : 0;
+}
+
+static int on_second(void *ctx, unsigned index, const struct load_stats *sec)
+{
+	return tick(ctx, sec);
+}
+
+static int drive(struct probe *p, double seconds, double rate)
+{
+	const struct spec_workload *wl = &p->spec->workload;
+	struct load_config lc;
+	struct load_result res;
+	unsigned i;
+
+	if (account_window_begin(p->acct))
+		return -1;
+	p->sec_start = now_ns();
+	if (rate > 0) {
+		memset(&lc, 0, sizeof(lc));
+		lc.url = sut_url(p->sut);
+		lc.requests = wl->requests;
+		lc.nrequests = wl->nrequests;
+		lc.rate = rate;
+		lc.duration_s = seconds;
+		lc.arrival = wl->arrival;
+		lc.seed = p->spec->seed;
+		lc.connections = wl->connections;
+		lc.backlog_max = wl->backlog_max;
+		lc.timeout_ms = wl->timeout_ms;
+		lc.threads = wl->threads;
+		lc.transport = wl->transport;
+		lc.cpus = wl->cpus;
+		lc.on_second = on_second;
+		lc.ctx = p;
+		lc.stop = &stop_flag;
+		memset(&res, 0, sizeof(res));
+		if (load_run(&lc, &res))
+			return -1;
+		fprintf(stderr, "probe: load offered %.1f/s achieved %.1f/s, generator cpu %.3f s\n",
+			res.offered_rps, res.achieved_rps, res.generator_cpu_s);
+		load_result_release(&res);
+	} else {
+		for (i = 0; i < (unsigned)(seconds + 0.5); i++) {
+			sleep_until_ns(p->sec_start + 1000000000ull);
+			while (!stop_flag && now_ns() < p->sec_start + 1000000000ull)
+				sleep_until_ns(p->sec_start + 1000000000ull);
+			if (tick(p, NULL))
+				break;
+		}
+	}
+	return 0;
+}
 
 int cmd_probe(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("probe: this subcommand is not built yet") ? EXIT_USAGE : EXIT_USAGE;
+	const char *spec_path = NULL, *impl_name = NULL, *runs_dir = NULL, *backend_s = NULL;
+	double seconds = 10, rate = 0;
+	int json = 0, no_build = 0, i, ret = EXIT_ENV;
+	struct spec *spec = NULL;
+	struct probe p;
+	struct sut_config sc;
+	struct sut_build_config bc;
+	struct sbuf dir = SBUF_INIT, label = SBUF_INIT, blog = SBUF_INIT;
+	enum acct_backend backend;
+	struct sigaction sa;
+	char stamp[32];
+	time_t now = time(NULL);
+
+	if (cmd_wants_help(argc, argv)) {
+		fputs(usage_text, stdout);
+		return EXIT_OK;
+	}
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--impl") && i + 1 < argc)
+			impl_name = argv[++i];
+		else if (!strcmp(a, "--seconds") && i + 1 < argc) {
+			if (parse_double(argv[++i], &seconds) || !(seconds > 0) || seconds > 86400)
+				return error("probe: --seconds: want a number in (0, 86400], got '%s'", argv[i]), EXIT_USAGE;
+		} else if (!strcmp(a, "--rate") && i + 1 < argc) {
+			if (parse_double(argv[++i], &rate) || !(rate > 0))
+				return error("probe: --rate: want a number > 0, got '%s'", argv[i]), EXIT_USAGE;
+		} else if (!strcmp(a, "--runs-dir") && i + 1 < argc)
+			runs_dir = argv[++i];
+		else if (!strcmp(a, "--backend") && i + 1 < argc)
+			backend_s = argv[++i];
+		else if (!strcmp(a, "--json"))
+			json = 1;
+		else if (!strcmp(a, "--no-build"))
+			no_build = 1;
+		else if (a[0] == '-' || spec_path)
+			return error("probe: unexpected argument '%s'; see 'harness probe --help'", a), EXIT_USAGE;
+		else
+			spec_path = a;
+	}
+	if (!spec_path || !impl_name)
+		return error("probe: need SPEC and --impl NAME; see 'harness probe --help'"), EXIT_USAGE;
+	spec = spec_load(spec_path);
+	if (!spec)
+		return EXIT_USAGE;
+	memset(&p, 0, sizeof(p));
+	p.spec = spec;
+	p.json = json;
+	p.impl = spec_impl_find(spec, impl_name);
+	if (!p.impl) {
+		error("probe: %s: no implementation named '%s'", spec_path, impl_name);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	backend = spec->accounting.backend;
+	if (backend_s && account_backend_parse(backend_s, &backend)) {
+		error("probe: --backend: want auto, cgroup2, cgroup1 or procfs, got '%s'", backend_s);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (backend != ACCT_AUTO && !account_available(backend)) {
+		error("probe: accounting backend %s is not available on this host",
+		      account_backend_name(backend));
+		goto out;
+	}
+	sut_reap_leftovers();
+
+	if (!runs_dir)
+		runs_dir = getenv("HARNESS_RUNS_DIR") ? getenv("HARNESS_RUNS_DIR") : "runs";
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+	sbuf_addf(&dir, "%s/probe-%s-%d/logs", runs_dir, stamp, (int)getpid());
+	if (mkdir_p(dir.buf, 0755))
+		goto out;
+	sbuf_addf(&label, "probe.%d.%s", (int)getpid(), p.impl->name);
+
+	if (!no_build && p.impl->build) {
+		memset(&bc, 0, sizeof(bc));
+		bc.impl = p.impl;
+		bc.workdir = p.impl->repo ? p.impl->repo : spec->base_dir;
+		sbuf_addf(&blog, "%s/%s.build.log", dir.buf, p.impl->name);
+		bc.log_path = blog.buf;
+		bc.timeout_s = spec->sandbox.build_timeout_s;
+		bc.uid = bc.gid = -1;
+		bc.backend = backend;
+		fprintf(stderr, "probe: building %s (log %s)\n", p.impl->name, blog.buf);
+		if (sut_build(&bc))
+			goto out;
+	}
+
+	memset(&sc, 0, sizeof(sc));
+	sc.impl = p.impl;
+	sc.workdir = p.impl->repo ? p.impl->repo : spec->base_dir;
+	sc.log_dir = dir.buf;
+	sc.cgroup_name = label.buf;
+	sc.backend = backend;
+	sc.sample_ms = spec->accounting.sample_ms;
+	sc.run_as_uid = sc.run_as_gid = -1;
+	p.sut = sut_start(&sc);
+	if (!p.sut)
+		goto out;
+	p.acct = sut_account(p.sut);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (sut_wait_healthy(p.sut, p.impl->health_timeout_s))
+		goto out;
+	fprintf(stderr, "probe: %s healthy: pid %d at %s, accounting %s every %d ms, cpus %s (%s), logs %s\n",
+		p.impl->name, (int)sut_pid(p.sut), sut_url(p.sut),
+		account_backend_name(account_backend(p.acct)), spec->accounting.sample_ms,
+		sut_cpus(p.sut) ? sut_cpus(p.sut) : "?", sut_cpus_method(p.sut), dir.buf);
+	if (sut_stats_url(p.sut)) {
+		p.rts = rtstats_start(sut_stats_url(p.sut), p.impl->stats_poll_hz, p.impl->signals,
+				      p.impl->nsignals);
+		if (!p.rts)
+			goto out;
+	}
+	if (drive(&p, seconds, rate))
+		goto out;
+	ret = p.failed ? EXIT_ENV : EXIT_OK;
+out:
+	rtstats_free(p.rts);
+	if (p.sut) {
+		sut_stop(p.sut);
+		if (ret == EXIT_OK)
+			fprintf(stderr, "probe: %s stopped\n", p.impl->name);
+	}
+	sut_free(p.sut);
+	spec_free(spec);
+	sbuf_release(&dir);
+	sbuf_release(&label);
+	sbuf_release(&blog);
+	return ret;
 }
