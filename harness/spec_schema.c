@@ -263,6 +263,14 @@ static json_t *field_schema(const struct field *f)
 		json_object_set_new(o, "properties", t);
 		break;
 	}
+	/* the validator reads "key:" with no value as an empty map or list */
+	if (f->type == FT_OBJ || f->type == FT_KV || f->type == FT_SIGNALS ||
+	    f->type == FT_GATES || f->type == FT_GATELIST) {
+		json_t *types = json_array();
+		json_array_append_new(types, json_string(f->type == FT_GATELIST ? "array" : "object"));
+		json_array_append_new(types, json_string("null"));
+		json_object_set_new(o, "type", types);
+	}
 	{
 		struct sbuf sb = SBUF_INIT;
 		sbuf_adds(&sb, f->help ? f->help : "");
@@ -323,6 +331,17 @@ void spec_schema_json(struct sbuf *sb)
 
 /* ------------------------------------------------------------- markdown */
 
+/* Table cells: a '|' would end the cell. */
+static void md_text(struct sbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			sbuf_adds(sb, "\\|");
+		else
+			sbuf_add(sb, s, 1);
+	}
+}
+
 static void md_type(struct sbuf *sb, const struct field *f)
 {
 	static const char *const names[] = {
@@ -355,7 +374,7 @@ static void md_range(struct sbuf *sb, const struct field *f)
 {
 	if (f->type == FT_LIST || f->type == FT_ARGV) {
 		if (f->min_items)
-			sbuf_addf(sb, ">= %zu entries", f->min_items);
+			sbuf_addf(sb, ">= %zu entr%s", f->min_items, f->min_items == 1 ? "y" : "ies");
 		return;
 	}
 	if (!(f->flags & (F_MIN | F_MAX)))
@@ -438,8 +457,9 @@ static void md_table(struct sbuf *sb, const struct field *tab, const char *prefi
 		md_default(sb, f);
 		sbuf_adds(sb, " | ");
 		md_range(sb, f);
-		sbuf_addf(sb, " | %s%s |\n", f->help ? f->help : "",
-			  (f->flags & F_PORT) ? " ({port} allowed)" : "");
+		sbuf_adds(sb, " | ");
+		md_text(sb, f->help);
+		sbuf_addf(sb, "%s |\n", (f->flags & F_PORT) ? " ({port} allowed)" : "");
 		if (f->type == FT_OBJ)
 			md_table(sb, f->sub, p.buf);
 		if (f->type == FT_LIST) {
@@ -464,8 +484,9 @@ void spec_reference_md(struct sbuf *sb)
 		const struct gate_def *g = gate_registry[i];
 		const char *ph = (g->phases & GATE_PHASE_WARMUP) && (g->phases & GATE_PHASE_WINDOW) ?
 			"warm-up, window" : (g->phases & GATE_PHASE_WARMUP) ? "warm-up" : "window";
-		sbuf_addf(sb, "| `%s` | %s | `enforce` | bool | true | | %s |\n", g->name, ph,
-			  g->help ? g->help : "");
+		sbuf_addf(sb, "| `%s` | %s | `enforce` | bool | true | | ", g->name, ph);
+		md_text(sb, g->help);
+		sbuf_adds(sb, " |\n");
 		for (gp = g->params; gp && gp->name; gp++) {
 			sbuf_addf(sb, "| `%s` | | `%s` | %s | ", g->name, gp->name,
 				  gp->type == GP_NUM ? "number" : gp->type == GP_BOOL ? "bool" :
@@ -484,7 +505,9 @@ void spec_reference_md(struct sbuf *sb)
 				md_num(sb, gp->max);
 				sbuf_adds(sb, "]");
 			}
-			sbuf_addf(sb, " | %s |\n", gp->help ? gp->help : "");
+			sbuf_adds(sb, " | ");
+			md_text(sb, gp->help);
+			sbuf_adds(sb, " |\n");
 		}
 	}
 }

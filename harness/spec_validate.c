@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gate.h"
@@ -131,24 +132,29 @@ static size_t min3(size_t a, size_t b, size_t c)
 	return m < c ? m : c;
 }
 
+/* Optimal string alignment distance: Levenshtein plus adjacent
+ * transpositions ("stpe" is one edit from "step"). */
 size_t spec_edit_distance(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b), i, j, prev, cur[65];
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t d[33][33];
 
-	if (la > 64 || lb > 64)
+	if (la > 32 || lb > 32)
 		return 99;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
 	for (j = 0; j <= lb; j++)
-		cur[j] = j;
+		d[0][j] = j;
 	for (i = 1; i <= la; i++) {
-		prev = cur[0];
-		cur[0] = i;
 		for (j = 1; j <= lb; j++) {
-			size_t t = cur[j];
-			cur[j] = min3(cur[j] + 1, cur[j - 1] + 1, prev + (a[i - 1] != b[j - 1]));
-			prev = t;
+			d[i][j] = min3(d[i - 1][j] + 1, d[i][j - 1] + 1,
+				       d[i - 1][j - 1] + (a[i - 1] != b[j - 1]));
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < d[i][j])
+				d[i][j] = d[i - 2][j - 2] + 1;
 		}
 	}
-	return cur[lb];
+	return d[la][lb];
 }
 
 const char *spec_suggest(const char *word, const char *const *cands, size_t n)
@@ -607,7 +613,8 @@ static void read_list(struct vctx *v, const struct field *f, void *base,
 		return;
 	}
 	if (n->n < f->min_items) {
-		VERR(v, n, path, "needs at least %zu entries, got %zu", f->min_items, n->n);
+		VERR(v, n, path, "needs at least %zu entr%s, got %zu", f->min_items,
+		     f->min_items == 1 ? "y" : "ies", n->n);
 		if (!n->n)
 			return;
 	}
@@ -954,10 +961,17 @@ static int read_ref_file(struct vctx *v, const char *abs, struct sbuf *sb, size_
 	int fd, ret = -1;
 	ssize_t n;
 
-	fd = open(abs, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
+	/* O_NONBLOCK: a FIFO must not hang `harness check` */
+	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		err_at(v, path, "cannot read \"%s\": %s", as_written, strerror(errno));
 		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		err_at(v, path, "\"%s\" is not a regular file", as_written);
+		goto out;
 	}
 	for (;;) {
 		n = read(fd, buf, sizeof(buf));

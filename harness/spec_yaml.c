@@ -192,9 +192,11 @@ static void parser_error(yaml_parser_t *p, const char *text, size_t len, struct 
 		return;
 	}
 	if (p->context)
-		spec_diag_add(d, line, col, "yaml", "%s (%s at line %d, column %d)", problem,
+		spec_diag_add(d, line, col, "yaml", "%s (%s at line %d, column %d)%s", problem,
 			      p->context, (int)p->context_mark.line + 1,
-			      (int)p->context_mark.column + 1);
+			      (int)p->context_mark.column + 1,
+			      strstr(problem, "did not find expected") &&
+			      strstr(p->context, "block") ? "; check the indentation" : "");
 	else
 		spec_diag_add(d, line, col, "yaml", "%s", problem);
 }
