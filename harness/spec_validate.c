@@ -839,7 +839,9 @@ static void walk_obj(struct vctx *v, const struct field *tab, void *base,
 					spec_path_pos(v, path, &line, &col);
 				spec_diag_add(v->d, line, col, p, "required key missing");
 			}
-			if (f->flags & F_DEF)
+			/* An F_NOSTORE field has no storage: its offset 0 would
+			 * clobber the struct's first member (confirm.present). */
+			if ((f->flags & F_DEF) && !(f->flags & F_NOSTORE))
 				set_default(f, base);
 			if (f->type == FT_OBJ && !(f->flags & F_PRESENT))
 				walk_obj(v, f->sub, AT(base, f->off, char), NULL, p, 0);
