@@ -27,19 +27,6 @@ static const struct cmd_struct commands[] = {
 	{ "runs", cmd_runs, "list runs with id, spec, date, commits, status" },
 };
 
-int cmd_wants_help(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-	}
-	return 0;
-}
-
 static void usage(FILE *f)
 {
 	size_t i;
