@@ -203,7 +203,7 @@ int sut_build(const struct sut_build_config *cfg)
 	/* what the build left running (a daemon, a stray compiler) goes too */
 	kill_all(-1, acct);
 	if (timed_out)
-		error("impl %s: build (%s) timed out after %.0f s (wall-clock limit); %s ends:",
+		error("impl %s: build (%s) timed out after %g s (wall-clock limit); %s ends:",
 		      impl->name, impl->build[0], cfg->timeout_s, cfg->log_path);
 	else if (!WIFEXITED(st) || WEXITSTATUS(st))
 		error("impl %s: build (%s) failed: %s after %.1f s; %s ends:", impl->name,
