@@ -100,7 +100,7 @@ check "cpu accounted by the kernel per window" test -n "$(q "$id" "SELECT cpu_s 
 check "host facts recorded" test "$(q "$id" "SELECT COUNT(*) FROM host_facts")" -ge 5
 "$HARNESS" audit "$id" --runs-dir "$RUNS" --window 1 >"$T/w1.out" 2>&1
 check "audit --window shows the Mann-Kendall figures" grep -q "Mann-Kendall" "$T/w1.out"
-check "no implementation left running" bash -c "! pgrep -f '$SRV' >/dev/null"
+cmp_num "no implementation left running" "$(pgrep -f "$SRV" | wc -l)" "==" 0
 
 # ------------------------------------------------- kill -9 and resume
 write_spec "$T/kill.yaml" e2e-kill '--delay-ms, "8"' \
