@@ -385,6 +385,12 @@ int cmd_load(int argc, char **argv)
 		bad("bad URL '%s': %s", o.target, why);
 		goto out;
 	}
+	if (u.https && o.transport && !strcmp(o.transport, "native")) {
+		load_url_release(&u);
+		bad("%s: the native transport speaks plain http:// only; use --transport curl%s",
+		    o.target, "");
+		goto out;
+	}
 	load_url_release(&u);
 	if (o.body && o.body[0] == '@') {
 		if (read_file(o.body + 1, &body, 0))

@@ -355,7 +355,9 @@ static void *worker(void *arg)
 			deadline = min_u64(deadline, drain_end);
 		/* Check the stop flag at least every 50 ms. */
 		deadline = min_u64(deadline, now + 50000000ull);
-		if (!sh->batch_ns) {
+		/* Requests waiting for a connection: wake for each response,
+		 * or each connection would carry only one request per tick. */
+		if (!sh->batch_ns || th->bl_len) {
 			tr->poll(th, deadline);
 			continue;
 		}
@@ -440,7 +442,8 @@ static double thread_cpu_now(void)
  * virtual machine: the timer and the halt exit to the hypervisor), and an
  * open-loop generator that wakes for each send and each response pays it
  * twice per request. Above LOAD_BATCH_RATE requests per second per thread
- * the worker wakes on a fixed tick instead and handles everything due and
+ * the worker wakes on a fixed tick instead (long enough for about
+ * LOAD_BATCH_PER_TICK requests, 200..800 us) and handles everything due and
  * everything received in one pass: requests are sent up to one tick late
  * (visible as lateness, and in latency, which is measured from the intended
  * send), and responses are seen up to one tick late (the native transport
@@ -448,11 +451,19 @@ static double thread_cpu_now(void)
  */
 static uint64_t batch_ns(const struct load_config *cfg, int nth)
 {
+	double t;
+
 	if (cfg->batch_us > 0)
 		return (uint64_t)cfg->batch_us * 1000ull;
 	if (cfg->batch_us < 0 || cfg->rate / nth < LOAD_BATCH_RATE)
 		return 0;
-	return LOAD_BATCH_NS;
+	/* About LOAD_BATCH_PER_TICK requests per tick, within bounds. */
+	t = LOAD_BATCH_PER_TICK * 1e9 / (cfg->rate / nth);
+	if (t < LOAD_BATCH_MIN_NS)
+		t = LOAD_BATCH_MIN_NS;
+	if (t > LOAD_BATCH_MAX_NS)
+		t = LOAD_BATCH_MAX_NS;
+	return (uint64_t)t;
 }
 
 /* Sleep until t, but wake early when every worker has finished. */

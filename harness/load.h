@@ -91,9 +91,9 @@ struct load_config {
 	 * schedule's start, one per line, sorted) is written there at the
 	 * end; for tests of the arrival process. */
 	const char *send_times_path;
-	/* Wake-up policy: 0 = automatic (per event at low rates, a 200 us
-	 * tick above 4000 req/s per thread), > 0 = always this tick (us),
-	 * < 0 = always per event. */
+	/* Wake-up policy: 0 = automatic (per event below 4000 req/s per
+	 * thread, above it a tick of ~4 requests, 200..800 us), > 0 = always
+	 * this tick (us), < 0 = always per event. */
 	int batch_us;
 };
 
