@@ -138,7 +138,7 @@ static void provenance(const struct report *r, struct rdoc *d)
 	size_t i;
 
 	add(d, RDOC_H2, "Provenance");
-	t = table(d, "provenance", 2, "", "");
+	t = table(d, "provenance", 2, "field", "value");
 	cellf(t, "run");
 	cellf(t, "%s", or_dash(r->run_id));
 	cellf(t, "status");

@@ -66,6 +66,8 @@ struct axis {
 	double lo, hi;   /* data range */
 	int log;
 	double p0, p1;   /* pixel range */
+	const double *at;  /* explicit ticks (the rung rates), or NULL */
+	size_t nat;
 };
 
 static double amap(const struct axis *a, double v)
@@ -84,6 +86,11 @@ static size_t ticks(const struct axis *a, double *t)
 {
 	size_t n = 0;
 
+	if (a->at) {
+		for (n = 0; n < a->nat && n < 16; n++)
+			t[n] = a->at[n];
+		return n;
+	}
 	if (a->log) {
 		double d = pow(10, floor(log10(a->lo)));
 		static const double mult[] = { 1, 2, 5 };
@@ -200,18 +207,41 @@ static void legend(struct sbuf *out, const struct report *r, const struct plot *
 	}
 }
 
-/* The x axis over every rate present (log when the rates span > 3x). */
+/* The x axis over every rate present (log when the rates span > 3x);
+ * ticks at the rates themselves when there are at most 10 of them. */
+static double rate_ticks[10];
+
 static void rate_axis(const struct report *r, struct axis *a, double w)
 {
 	double lo = INFINITY, hi = 0;
-	size_t i;
+	size_t i, k, n = 0;
+	int many = 0;
 
 	for (i = 0; i < r->nrungs; i++) {
-		if (r->rungs[i].rate > 0 && r->rungs[i].rate < lo)
-			lo = r->rungs[i].rate;
-		if (r->rungs[i].rate > hi)
-			hi = r->rungs[i].rate;
+		double v = r->rungs[i].rate;
+
+		if (v > 0 && v < lo)
+			lo = v;
+		if (v > hi)
+			hi = v;
+		for (k = 0; k < n && fabs(rate_ticks[k] - v) > 1e-9 * v; k++)
+			;
+		if (k == n && !many) {
+			if (n == ARRAY_SIZE(rate_ticks))
+				many = 1;
+			else
+				rate_ticks[n++] = v;
+		}
 	}
+	for (i = 1; i < n; i++)   /* insertion sort: the rungs are sorted per impl only */
+		for (k = i; k > 0 && rate_ticks[k - 1] > rate_ticks[k]; k--) {
+			double t = rate_ticks[k];
+
+			rate_ticks[k] = rate_ticks[k - 1];
+			rate_ticks[k - 1] = t;
+		}
+	a->at = many || !n ? NULL : rate_ticks;
+	a->nat = n;
 	if (!(hi > 0)) {
 		lo = 1;
 		hi = 10;
@@ -274,7 +304,9 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 	rate_axis(r, &p.x, p.w);
 	value_axis(&p.y, isfinite(lo) ? lo : 0, hi, p.h);
 	svg_open(out, 0, p.w, p.h);
-	frame(out, &p, "offered rate (req/s)", r->slo_pct == 99 ? "p99 (ms)" : "SLO percentile (ms)");
+	frame(out, &p, p.x.log ? "offered rate (req/s, log scale)" : "offered rate (req/s)",
+	      p.y.log ? (r->slo_pct == 99 ? "p99 (ms, log scale)" : "SLO percentile (ms, log scale)")
+		      : (r->slo_pct == 99 ? "p99 (ms)" : "SLO percentile (ms)"));
 
 	/* Knee intervals under everything else. */
 	for (k = 0; k < r->nimpls; k++) {
@@ -327,21 +359,34 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 		}
 		sbuf_addf(out, "</title></%s>\n", w->accepted ? "circle" : "path");
 	}
-	/* Ladder rung means joined by the isotonic fit, and the knee. */
+	/* Ladder rung means joined by the isotonic fit, and the knee. The fit
+	 * is interpolated linearly in rate and milliseconds, as the knee is,
+	 * and drawn in small steps so that on log axes it still crosses the
+	 * SLO line exactly at the knee. */
 	for (k = 0; k < r->nimpls; k++) {
 		const struct report_impl *im = &r->impls[k];
+		const struct report_rung *prev = NULL;
 		int first = 1;
 
 		sbuf_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" points=\"",
 			  color((int)k));
 		for (i = 0; i < r->nrungs; i++) {
 			const struct report_rung *g = &r->rungs[i];
+			int step, nstep = prev ? 24 : 1;
 
-			if (g->impl != (int)k || strcmp(g->stage, "ladder") || !in_axis(&p.y, g->fit_ms))
+			if (g->impl != (int)k || strcmp(g->stage, "ladder") || !isfinite(g->fit_ms))
 				continue;
-			sbuf_addf(out, "%s%.1f,%.1f", first ? "" : " ", amap(&p.x, g->rate),
-				  amap(&p.y, g->fit_ms));
-			first = 0;
+			for (step = 1; step <= nstep; step++) {
+				double f = (double)step / nstep;
+				double x = prev ? prev->rate + f * (g->rate - prev->rate) : g->rate;
+				double y = prev ? prev->fit_ms + f * (g->fit_ms - prev->fit_ms) : g->fit_ms;
+
+				if (!in_axis(&p.y, y) || !in_axis(&p.x, x))
+					continue;
+				sbuf_addf(out, "%s%.1f,%.1f", first ? "" : " ", amap(&p.x, x), amap(&p.y, y));
+				first = 0;
+			}
+			prev = g;
 		}
 		sbuf_adds(out, "\"><title>");
 		esc(out, im->name);
@@ -409,7 +454,8 @@ static void chart_cost(const struct report *r, struct sbuf *out, size_t idx, int
 	value_axis(&p.y, 0, hi, p.h);
 	p.y.log = 0;
 	svg_open(out, idx, p.w, p.h);
-	frame(out, &p, "offered rate (req/s)", mem ? "anon memory p99 (MiB)" : "CPU ms per request");
+	frame(out, &p, p.x.log ? "offered rate (req/s, log scale)" : "offered rate (req/s)",
+	      mem ? "anon memory p99 (MiB)" : "CPU ms per request");
 	if (!(hi > 0))
 		sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#888\">"
 			  "no accounting data in accepted windows</text>\n", (p.x.p0 + p.x.p1) / 2,
@@ -430,16 +476,17 @@ static void chart_cost(const struct report *r, struct sbuf *out, size_t idx, int
 			first = 0;
 		}
 		sbuf_adds(out, "\"/>\n");
-		for (i = 0; i < r->nrungs; i++) {
-			const struct report_rung *g = &r->rungs[i];
+		for (i = 0; i < 2 * r->nrungs; i++) {   /* confirm/soak first, ladder on top */
+			const struct report_rung *g = &r->rungs[i % r->nrungs];
 			double v = rung_value(g, mem);
 			int ladder = !strcmp(g->stage, "ladder");
 
-			if (g->impl != (int)k || !in_axis(&p.y, v) || !in_axis(&p.x, g->rate))
+			if (g->impl != (int)k || ladder != (i >= r->nrungs) || !in_axis(&p.y, v) ||
+			    !in_axis(&p.x, g->rate))
 				continue;
 			sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\" stroke=\"%s\" "
 				  "stroke-width=\"2\"><title>", amap(&p.x, g->rate), amap(&p.y, v),
-				  ladder ? "3.5" : "5", ladder ? color((int)k) : "#fff", color((int)k));
+				  ladder ? "3.5" : "7", ladder ? color((int)k) : "#fff", color((int)k));
 			esc(out, r->impls[k].name);
 			sbuf_addf(out, " %s %.0f req/s: %.4g %s (%zu/%zu windows accepted)</title></circle>\n",
 				  g->stage, g->rate, v, mem ? "MiB" : "ms/req", g->accepted, g->total);
@@ -447,7 +494,7 @@ static void chart_cost(const struct report *r, struct sbuf *out, size_t idx, int
 	}
 	legend(out, r, &p, 0);
 	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">filled: ladder</text>"
-		  "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">hollow: confirm/soak</text>\n",
+		  "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">rings: confirm/soak</text>\n",
 		  p.x.p1 + 14, p.y.p1 + 20 * (double)r->nimpls + 22, p.x.p1 + 14,
 		  p.y.p1 + 20 * (double)r->nimpls + 40);
 	sbuf_adds(out, "</svg>\n");
@@ -515,41 +562,22 @@ static void chart_rejections(const struct report *r, struct sbuf *out)
 
 /* ------------------------------------------------------------ chart 4 */
 
-static int cmp_d(const void *a, const void *b)
+/* The largest finite per-second p99 of a window (0 when none). */
+static double sec_max(const struct report_window *w)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	double m = 0;
+	size_t s;
 
-	return (x > y) - (x < y);
-}
-
-/* One common y scale for every cell, so a stall stands out: up to the
- * larger of 1.5 x SLO and the 99th percentile of all per-second p99s
- * (higher seconds are drawn clipped at the top, in red). */
-static double sec_scale(const struct report *r)
-{
-	double *all = NULL, top;
-	size_t i, k, n = 0, alloc = 0;
-
-	for (i = 0; i < r->nwindows; i++)
-		for (k = 0; k < r->windows[i].nsec; k++)
-			if (isfinite(r->windows[i].sec_p99[k])) {
-				XGROW(all, alloc, n + 1);
-				all[n++] = r->windows[i].sec_p99[k];
-			}
-	top = r->slo_ms * 1.5;
-	if (n) {
-		qsort(all, n, sizeof(*all), cmp_d);
-		if (all[(size_t)(0.99 * (double)(n - 1))] > top)
-			top = all[(size_t)(0.99 * (double)(n - 1))];
-	}
-	free(all);
-	return top > 0 ? top : 1;
+	for (s = 0; s < w->nsec; s++)
+		if (isfinite(w->sec_p99[s]) && w->sec_p99[s] > m)
+			m = w->sec_p99[s];
+	return m;
 }
 
 static void chart_seconds(const struct report *r, struct sbuf *out)
 {
 	const double cw = 118, ch = 54, gap = 6, left = 8, cols = 6;
-	double w = left * 2 + cols * (cw + gap), y = MT + 28, top = sec_scale(r);
+	double w = left * 2 + cols * (cw + gap), y = MT + 30;
 	size_t k, i, j, col;
 	struct sbuf body = SBUF_INIT;
 
@@ -567,7 +595,7 @@ static void chart_seconds(const struct report *r, struct sbuf *out)
 				continue;
 			for (j = 0; j < r->nwindows; j++) {
 				const struct report_window *wn = &r->windows[j];
-				double x0, sy, slo_y;
+				double x0, sy, slo_y, top = sec_max(wn) * 1.15;
 				size_t s;
 				int first = 1;
 
@@ -592,7 +620,9 @@ static void chart_seconds(const struct report *r, struct sbuf *out)
 				sbuf_addf(&body, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 					  "fill=\"%s\" stroke=\"#ccc\"/>\n", x0, y, cw, ch,
 					  wn->accepted ? "#f3faf3" : "#fdf0f0");
-				slo_y = y + ch - 12 - (ch - 16) * (r->slo_ms / top);
+				if (!(top > 0))
+					top = 1;
+				slo_y = y + ch - 13 - (ch - 28) * (r->slo_ms / top);
 				if (r->slo_ms <= top)
 					sbuf_addf(&body, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 						  "stroke=\"%s\" stroke-dasharray=\"3,2\" stroke-width=\"0.8\"/>\n",
@@ -604,17 +634,14 @@ static void chart_seconds(const struct report *r, struct sbuf *out)
 
 					if (!isfinite(v))
 						continue;
-					sy = y + ch - 12 - (ch - 16) * ((v > top ? top : v) / top);
+					sy = y + ch - 13 - (ch - 28) * (v / top);
 					sbuf_addf(&body, "%s%.1f,%.1f", first ? "" : " ",
 						  x0 + 2 + (cw - 4) * ((double)s + 0.5) / (double)wn->nsec, sy);
 					first = 0;
 				}
 				sbuf_adds(&body, "\"/>\n");
-				for (s = 0; s < wn->nsec; s++)
-					if (isfinite(wn->sec_p99[s]) && wn->sec_p99[s] > top)
-						sbuf_addf(&body, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>",
-							  x0 + 2 + (cw - 4) * ((double)s + 0.5) / (double)wn->nsec,
-							  y + 4, SLO_COLOR);
+				sbuf_addf(&body, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"#777\">"
+					  "max %.3g</text>\n", x0 + 3, y + 10, sec_max(wn));
 				sbuf_addf(&body, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#333\">"
 					  "%c %.0f/s b%d %.3gms</text>\n</g>\n", x0 + 3, y + ch - 2,
 					  wn->stage[0] ? wn->stage[0] : '?', wn->rate, wn->block, wn->pslo_ms);
@@ -624,8 +651,10 @@ static void chart_seconds(const struct report *r, struct sbuf *out)
 	}
 	svg_open(out, 4, w, y + 8);
 	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">one cell per window "
-		  "(green: accepted, red: rejected); common scale 0..%.3g ms, SLO dashed; "
-		  "label: stage, rate, block, window %s</text>\n", left, MT + 6, top, r->slo_label);
+		  "(green: accepted, red: rejected), each on its own scale from 0 to its max "
+		  "(ms, top left); SLO dashed when in range;</text>\n<text x=\"%.1f\" y=\"%.1f\" "
+		  "fill=\"#555\">label: stage (l ladder, c confirm, s soak), rate, block, window %s</text>\n",
+		  left, MT + 2, left, MT + 18, r->slo_label);
 	sbuf_add(out, body.buf, body.len);
 	sbuf_adds(out, "</svg>\n");
 	sbuf_release(&body);

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# harness report on the stored fixture run (tests/fixtures/report_run.sql:
+# two implementations, 40 windows, 4 rejected; see report_fixture.h), so the
+# report renders in CI without running load. Checks the four files, their
+# numbers against the fixture's construction, the exploratory stamp in
+# every format, and report.html in headless Chromium (one <svg> per chart,
+# no script error, a PNG screenshot).
+. "$(dirname "$0")/../lib.sh"
+
+RUNS=$T/runs
+mkdir -p "$RUNS/fixture"
+sqlite3 "$RUNS/fixture/run.db" < "$ROOT/tests/fixtures/report_run.sql" || fail "load fixture sql"
+
+# --- the command ---------------------------------------------------------
+out=$("$HARNESS" report fixture --runs-dir "$RUNS" 2>"$T/err"); rc=$?
+cmp_num "report exits 0" "$rc" "==" 0
+if [ "$out" = "$RUNS/fixture/report" ]; then ok "prints the report directory"; else
+	fail "prints the report directory: got '$out' ($(head -c 300 "$T/err"))"; fi
+R=$RUNS/fixture/report
+for f in report.md report.html report.json windows.csv; do
+	check "writes $f" test -s "$R/$f"
+done
+expect_exit "unknown run: exit 2" 2 "$HARNESS" report no-such-run --runs-dir "$RUNS"
+if grep -q "no-such-run" "$T/err"; then ok "unknown run: message names it"; else fail "unknown run: message names it: $(cat "$T/err")"; fi
+expect_exit "bad --format: exit 2" 2 "$HARNESS" report fixture --runs-dir "$RUNS" --format pdf
+expect_exit "--help: exit 0" 0 "$HARNESS" report --help
+out=$("$HARNESS" report "$RUNS/fixture" --format json,csv -o "$T/only" 2>/dev/null)
+if [ "$out" = "$T/only" ] && [ -s "$T/only/report.json" ] && [ -s "$T/only/windows.csv" ] &&
+   [ ! -e "$T/only/report.md" ] && [ ! -e "$T/only/report.html" ]; then
+	ok "RUN as a path, --format json,csv, -o DIR"
+else fail "RUN as a path, --format json,csv, -o DIR: '$out' $(ls "$T/only" 2>&1)"; fi
+
+# --- numbers (fixture: report_fixture.h) ----------------------------------
+J=$R/report.json
+cmp_num "json: 2 implementations" "$(jq '.impls | length' "$J")" "==" 2
+cmp_num "json: 36 of 40 windows accepted" "$(jq '.windows_count.accepted' "$J")" "==" 36
+# CPU per request is set exactly: evloop 0.05 ms at 500 req/s; threads 0.08.
+near "json: evloop CPU ms/req at ladder 500" \
+	"$(jq '.rungs[] | select(.impl=="evloop" and .stage=="ladder" and .rate_rps==500) | .cpu_ms_per_req' "$J")" \
+	0.05 1e-9 "cpu_s = completed * 0.05 ms by construction"
+near "json: CPU ratio threads/evloop at ladder 500" \
+	"$(jq '.ratios[] | select(.stage=="ladder" and .rate_rps==500) | .cpu_ms_per_req' "$J")" \
+	1.6 1e-9 "0.08 / 0.05 by construction"
+# The knees: evloop's target p99 crosses 20 ms at 3000, threads' at 1500;
+# linear interpolation between the bracketing rungs puts them within the
+# brackets (2000..4000, 1000..2000).
+kev=$(jq '.impls[] | select(.name=="evloop") | .knee.knee_rps' "$J")
+kth=$(jq '.impls[] | select(.name=="threads") | .knee.knee_rps' "$J")
+cmp_num "evloop knee above 2000" "$kev" ">" 2000
+cmp_num "evloop knee below 4000" "$kev" "<" 4000
+cmp_num "threads knee above 1000" "$kth" ">" 1000
+cmp_num "threads knee below 2000" "$kth" "<" 2000
+if [ "$(jq '.impls[0].knee.inferential' "$J")" = false ]; then ok "knee interval labelled non-inferential (2 reps < confirm.reps 4)"
+else fail "knee interval labelled non-inferential"; fi
+cmp_num "promise table: 6 confirm rows" "$(jq '.promise | length' "$J")" "==" 6
+if [ "$(jq -r '.verdicts[] | select(.stage=="confirm" and .rate_rps==2000 and .metric=="p99_ms") | "\(.pairs)/\(.blocks) \(.verdict)"' "$J")" = "3/4 A lower" ]; then
+	ok "paired verdict at confirm 2000: 3 pairs of 4 blocks, evloop lower"
+else fail "paired verdict at confirm 2000: $(jq -c '.verdicts[] | select(.stage=="confirm" and .rate_rps==2000)' "$J")"; fi
+# The md shows the same numbers as the json.
+p99=$(jq -r '.rungs[] | select(.impl=="threads" and .stage=="confirm" and .rate_rps==2000) | .p99_ms.value' "$J")
+if grep -q "| threads | confirm | 2000 | 4/4 | - |" "$R/report.md"; then ok "md: rung row with counts"; else fail "md: rung row with counts"; fi
+cmp_num "json: threads confirm 2000 merged p99 > SLO" "$p99" ">" 20
+
+# --- windows.csv ------------------------------------------------------------
+C=$R/windows.csv
+if head -1 "$C" | grep -q '^impl,stage,offered_rps,block,p99_ms,requests,errors,achieved_rps,warm,'; then
+	ok "csv: the knee's columns first"; else fail "csv: header: $(head -1 "$C")"; fi
+cmp_num "csv: one row per window" "$(($(wc -l < "$C") - 1))" "==" 40
+cmp_num "csv: 4 rejected rows" "$(grep -c ',rejected,' "$C")" "==" 4
+
+# --- exploratory stamp in every format --------------------------------------
+for f in report.md report.html report.json; do
+	if grep -q EXPLORATORY "$R/$f"; then fail "clean run: no stamp in $f"; else ok "clean run: no stamp in $f"; fi
+done
+mkdir -p "$T/x/fixture"
+cp "$RUNS/fixture/run.db" "$T/x/fixture/run.db"
+sqlite3 "$T/x/fixture/run.db" "UPDATE runs SET exploratory = 1"
+X=$("$HARNESS" report fixture --runs-dir "$T/x" 2>/dev/null)
+for f in report.md report.html report.json; do
+	if grep -q "EXPLORATORY" "$X/$f"; then ok "exploratory run: stamp in $f"; else fail "exploratory run: stamp in $f"; fi
+done
+if [ "$(jq -r '.run.exploratory' "$X/report.json")" = true ]; then ok "exploratory run: json flag"; else fail "exploratory run: json flag"; fi
+# exploratory is the next-to-last column (quoted reasons may hold commas, so count from the end)
+if [ "$(head -1 "$X/windows.csv" | awk -F, '{ print $(NF-1) }')" = exploratory ] &&
+   [ "$(tail -n +2 "$X/windows.csv" | awk -F, '{ print $(NF-1) }' | sort -u)" = 1 ]; then
+	ok "exploratory run: csv column is 1 on every row"
+else fail "exploratory run: csv column"; fi
+
+# --- report.html in headless Chromium ----------------------------------------
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	echo "# installing chromium (apt-get) to render report.html" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 ||
+		{ apt-get update -qq >/dev/null 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; }
+fi
+if ! command -v chromium >/dev/null 2>&1; then
+	fail "chromium: not installed and apt-get could not install it: report.html not rendered"
+	exit 0
+fi
+chrome() { # url, extra args...: headless, offline, throwaway profile
+	local url=$1; shift
+	local prof; prof=$(mktemp -d "$T/prof.XXXXXX")
+	timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$prof" \
+		--enable-logging=stderr --v=0 "$@" "$url"
+}
+# The error check must be able to fail: a page with a broken script is caught.
+printf '<html><body><script>undefinedFn()</script></body></html>\n' > "$T/bad.html"
+chrome "file://$T/bad.html" --dump-dom >/dev/null 2>"$T/bad.err"
+if grep -q 'CONSOLE.*Uncaught' "$T/bad.err"; then ok "chromium reports a script error on a broken page"
+else fail "chromium reports a script error on a broken page (the check below could not fail)"; fi
+
+charts=$(jq '.charts | length' "$J")
+chrome "file://$R/report.html" --dump-dom >"$T/dom.html" 2>"$T/chrome.err"
+cmp_num "rendered DOM: one <svg> per chart" "$(grep -o '<svg' "$T/dom.html" | wc -l)" "==" "$charts"
+cmp_num "rendered DOM: $charts chart figures" "$(grep -o '<figure class="chart"' "$T/dom.html" | wc -l)" "==" "$charts"
+if grep -q 'CONSOLE' "$T/chrome.err"; then fail "no console message or script error: $(grep CONSOLE "$T/chrome.err" | head -3)"
+else ok "no console message or script error"; fi
+chrome "file://$R/report.html" --window-size=1200,6000 --screenshot="$T/report.png" >/dev/null 2>&1
+if [ "$(head -c 8 "$T/report.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then
+	ok "screenshot is a PNG"; else fail "screenshot is a PNG"; fi
+cmp_num "screenshot is not blank (bytes)" "$(stat -c %s "$T/report.png" 2>/dev/null || echo 0)" ">" 100000
+if [ -n "${REPORT_PNG:-}" ]; then cp "$T/report.png" "$REPORT_PNG"; fi
