@@ -13,6 +13,7 @@
 #include "load.h"
 #include "load_internal.h"
 #include "spec.h"
+#include "sut.h"
 #include "util.h"
 
 static const char usage_text[] =
@@ -48,7 +49,10 @@ static const char usage_text[] =
 "  --seed N              PRNG seed for arrivals and the mix (default 1)\n"
 "  --cpus LIST           pin generator threads (e.g. 0 or 2-3)\n"
 "  --impl NAME           with a spec: the implementation to target\n"
-"  --url URL             with a spec: where that implementation listens\n"
+"  --url URL             with a spec: where that implementation already\n"
+"                        listens; without it the implementation is started\n"
+"                        (and stopped after), waiting for its health URL\n"
+"  --build               with a spec and no --url: run its build first\n"
 "  --json                print the result as JSON (times in ms)\n"
 "\n"
 "With a spec, the workload (requests, arrival, connections, backlog_max,\n"
@@ -69,7 +73,7 @@ struct opts {
 	const char *cpus, *send_times;
 	double rate, duration;
 	long connections, threads, timeout_ms, backlog_max, seed, batch_us;
-	int json;
+	int json, build;
 	struct spec_kv *headers;
 	size_t nheaders, aheaders;
 };
@@ -118,6 +122,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 		if (!strcmp(a, "--json")) {
 			o->json = 1;
+			continue;
+		}
+		if (!strcmp(a, "--build")) {
+			o->build = 1;
 			continue;
 		}
 		if (a[0] != '-' || !a[1]) {
@@ -342,6 +350,59 @@ static int on_second(void *ctx, unsigned index, const struct load_stats *s)
 
 /* --------------------------------------------------------------- main */
 
+/* Start (and optionally build) an implementation of the spec; its logs go
+ * to a fresh directory under $TMPDIR. 0, or EXIT_ENV after one line. */
+static int start_impl(const struct spec *spec, const struct spec_impl *impl, int build,
+		      struct sut **out)
+{
+	struct sbuf dir = SBUF_INIT, label = SBUF_INIT, blog = SBUF_INIT;
+	struct sut_config sc;
+	const char *tmp = getenv("TMPDIR");
+	int ret = EXIT_ENV;
+
+	sbuf_addf(&dir, "%s/harness-load.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir.buf)) {
+		error("load: cannot create a log directory %s", dir.buf);
+		goto out;
+	}
+	sbuf_addf(&label, "load.%d.%s", (int)getpid(), impl->name);
+	if (build && impl->build) {
+		struct sut_build_config bc;
+
+		memset(&bc, 0, sizeof(bc));
+		bc.impl = impl;
+		bc.workdir = impl->repo ? impl->repo : spec->base_dir;
+		sbuf_addf(&blog, "%s/%s.build.log", dir.buf, impl->name);
+		bc.log_path = blog.buf;
+		bc.timeout_s = spec->sandbox.build_timeout_s;
+		bc.uid = bc.gid = -1;
+		bc.backend = spec->accounting.backend;
+		if (sut_build(&bc))
+			goto out;
+	}
+	memset(&sc, 0, sizeof(sc));
+	sc.impl = impl;
+	sc.workdir = impl->repo ? impl->repo : spec->base_dir;
+	sc.log_dir = dir.buf;
+	sc.cgroup_name = label.buf;
+	sc.backend = spec->accounting.backend;
+	sc.sample_ms = spec->accounting.sample_ms;
+	sc.run_as_uid = sc.run_as_gid = -1;
+	*out = sut_start(&sc);
+	if (!*out)
+		goto out;
+	if (sut_wait_healthy(*out, impl->health_timeout_s))
+		goto out;
+	fprintf(stderr, "harness: load: %s started at %s (logs in %s)\n", impl->name,
+		sut_url(*out), dir.buf);
+	ret = 0;
+out:
+	sbuf_release(&dir);
+	sbuf_release(&label);
+	sbuf_release(&blog);
+	return ret;
+}
+
 int cmd_load(int argc, char **argv)
 {
 	struct opts o;
@@ -352,7 +413,10 @@ int cmd_load(int argc, char **argv)
 	struct progress prog;
 	struct sbuf body = SBUF_INIT;
 	struct sigaction sa, old_int, old_term;
-	const char *why = "", *tname;
+	const char *why = "", *tname, *target;
+	struct spec *spec = NULL;
+	const struct spec_impl *impl = NULL;
+	struct sut *sut = NULL;
 	int ret = EXIT_USAGE, is_url;
 	size_t i;
 
@@ -367,68 +431,117 @@ int cmd_load(int argc, char **argv)
 		goto out;
 	is_url = !strncasecmp(o.target, "http://", 7) || !strncasecmp(o.target, "https://", 8) ||
 		 strstr(o.target, "://") != NULL || !strchr(o.target, '.');
-	if (!is_url) {
-		/* A spec: its workload needs the spec module (spec_load). */
-		if (!o.impl || !o.url) {
-			bad("%s: with a spec, give --impl NAME and --url URL (where it listens)%s",
-			    o.target, "");
-			goto out;
-		}
-		bad("%s: spec workloads are not supported by this build yet%s", o.target, "");
+	if (is_url && (o.impl || o.url || o.build)) {
+		bad("--impl, --url and --build go with a spec file, not a URL%s%s", "", "");
 		goto out;
 	}
-	if (o.impl || o.url) {
-		bad("--impl and --url go with a spec file, not a URL%s%s", "", "");
-		goto out;
-	}
-	if (load_url_parse(o.target, &u, &why)) {
-		bad("bad URL '%s': %s", o.target, why);
-		goto out;
-	}
-	if (u.https && o.transport && !strcmp(o.transport, "native")) {
-		load_url_release(&u);
-		bad("%s: the native transport speaks plain http:// only; use --transport curl%s",
+	if (!is_url && !o.impl) {
+		bad("%s: with a spec, give --impl NAME (and --url URL when it already runs)%s",
 		    o.target, "");
 		goto out;
 	}
-	load_url_release(&u);
+	target = is_url ? o.target : o.url;
+	if (target && load_url_parse(target, &u, &why)) {
+		bad("bad URL '%s': %s", target, why);
+		goto out;
+	}
+	if (target && u.https && o.transport && !strcmp(o.transport, "native")) {
+		load_url_release(&u);
+		bad("%s: the native transport speaks plain http:// only; use --transport curl%s",
+		    target, "");
+		goto out;
+	}
+	if (target)
+		load_url_release(&u);
 	if (o.body && o.body[0] == '@') {
 		if (read_file(o.body + 1, &body, 0))
 			goto out;
-		req.body = body.buf;
-		req.body_len = body.len;
 	} else if (o.body) {
-		req.body = (char *)o.body;
-		req.body_len = strlen(o.body);
+		sbuf_adds(&body, o.body);
 	}
-	req.name = (char *)"request";
-	req.weight = 1;
-	req.method = (char *)(o.method ? o.method : o.body ? "POST" : "GET");
-	req.path = NULL;
-	req.headers = o.headers;
-	req.nheaders = o.nheaders;
 
-	cfg.url = o.target;
-	cfg.requests = &req;
-	cfg.nrequests = 1;
+	if (is_url) {
+		req.name = (char *)"request";
+		req.weight = 1;
+		req.method = (char *)(o.method ? o.method : o.body ? "POST" : "GET");
+		req.path = NULL;
+		req.headers = o.headers;
+		req.nheaders = o.nheaders;
+		if (o.body) {
+			req.body = body.buf;
+			req.body_len = body.len;
+		}
+		cfg.requests = &req;
+		cfg.nrequests = 1;
+		cfg.seed = 1;
+		cfg.connections = 64;
+		cfg.backlog_max = 10000;
+		cfg.timeout_ms = 5000;
+		cfg.threads = 1;
+		cfg.arrival = ARRIVAL_CONSTANT;
+		cfg.transport = TRANSPORT_AUTO;
+	} else {
+		const struct spec_workload *w;
+
+		if (o.method || o.body || o.nheaders) {
+			bad("%s: --method, --header and --body do not apply to a spec's workload%s",
+			    o.target, "");
+			goto out;
+		}
+		spec = spec_load(o.target);
+		if (!spec)
+			goto out;
+		impl = spec_impl_find(spec, o.impl);
+		if (!impl) {
+			bad("%s: no implementation named '%s'", o.target, o.impl);
+			goto out;
+		}
+		w = &spec->workload;
+		cfg.requests = w->requests;
+		cfg.nrequests = w->nrequests;
+		cfg.seed = spec->seed;
+		cfg.connections = w->connections;
+		cfg.backlog_max = w->backlog_max;
+		cfg.timeout_ms = w->timeout_ms;
+		cfg.threads = w->threads;
+		cfg.arrival = w->arrival;
+		cfg.transport = w->transport;
+		cfg.cpus = w->cpus;
+		if (!o.url) {
+			ret = start_impl(spec, impl, o.build, &sut);
+			if (ret)
+				goto out;
+			ret = EXIT_USAGE;
+			target = sut_url(sut);
+		}
+	}
+	cfg.url = target;
 	cfg.rate = o.rate;
 	cfg.duration_s = o.duration;
-	cfg.arrival = o.arrival && !strcmp(o.arrival, "poisson") ? ARRIVAL_POISSON : ARRIVAL_CONSTANT;
-	cfg.seed = o.seed >= 0 ? (uint64_t)o.seed : 1;
-	cfg.connections = o.connections > 0 ? (int)o.connections : 64;
-	cfg.backlog_max = o.backlog_max >= 0 ? (int)o.backlog_max : 10000;
-	cfg.timeout_ms = o.timeout_ms > 0 ? (int)o.timeout_ms : 5000;
-	cfg.threads = o.threads > 0 ? (int)o.threads : 1;
-	cfg.transport = !o.transport || !strcmp(o.transport, "auto") ? TRANSPORT_AUTO :
-			!strcmp(o.transport, "curl") ? TRANSPORT_CURL : TRANSPORT_NATIVE;
-	cfg.cpus = o.cpus;
+	if (o.arrival)
+		cfg.arrival = !strcmp(o.arrival, "poisson") ? ARRIVAL_POISSON : ARRIVAL_CONSTANT;
+	if (o.seed >= 0)
+		cfg.seed = (uint64_t)o.seed;
+	if (o.connections > 0)
+		cfg.connections = (int)o.connections;
+	if (o.backlog_max >= 0)
+		cfg.backlog_max = (int)o.backlog_max;
+	if (o.timeout_ms > 0)
+		cfg.timeout_ms = (int)o.timeout_ms;
+	if (o.threads > 0)
+		cfg.threads = (int)o.threads;
+	if (o.transport)
+		cfg.transport = !strcmp(o.transport, "auto") ? TRANSPORT_AUTO :
+				!strcmp(o.transport, "curl") ? TRANSPORT_CURL : TRANSPORT_NATIVE;
+	if (o.cpus)
+		cfg.cpus = o.cpus;
 	cfg.send_times_path = o.send_times;
 	cfg.batch_us = (int)o.batch_us;
 	if (cfg.threads > cfg.connections)
 		cfg.threads = cfg.connections;
 	tname = cfg.transport == TRANSPORT_CURL ? "curl" :
 		cfg.transport == TRANSPORT_NATIVE ? "native" :
-		!strncasecmp(o.target, "https://", 8) ? "curl" : "native";
+		!strncasecmp(target, "https://", 8) ? "curl" : "native";
 
 	prog.duration = o.duration;
 	prog.tty = stderr_is_tty();
@@ -461,5 +574,8 @@ out:
 	}
 	free(o.headers);
 	sbuf_release(&body);
+	if (sut)
+		sut_free(sut);
+	spec_free(spec);
 	return ret;
 }

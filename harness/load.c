@@ -321,16 +321,23 @@ static void *worker(void *arg)
 		now = now_ns();
 		load_tick(th, now);
 		if (th->scheduling) {
-			if (now >= sh->end_ns || atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+			if (atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
 				th->scheduling = 0;
 				th->sched_end = min_u64(now, sh->end_ns);
-				drain_end = now + sh->timeout_ns;
 			} else {
+				/* Everything due before the end, even when we woke
+				 * after it. */
 				while (th->next_due <= now && th->next_due < sh->end_ns) {
 					make_due(th, th->next_due, now);
 					schedule_next(th);
 				}
+				if (now >= sh->end_ns) {
+					th->scheduling = 0;
+					th->sched_end = sh->end_ns;
+				}
 			}
+			if (!th->scheduling)
+				drain_end = now + sh->timeout_ns;
 		}
 		drain_backlog(th, now);
 		exp = tr->expire(th, now);
