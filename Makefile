@@ -14,8 +14,7 @@ CC       ?= cc
 BUILD    ?= build/release
 VERSION  := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 WARN      = -Wall -Wextra -Werror -Wno-unused-parameter
-CFLAGS_BASE = -std=gnu11 -g $(WARN) -Iharness -Igates -D_GNU_SOURCE -pthread \
-	      -DHARNESS_VERSION='"$(VERSION)"' -MMD -MP
+CFLAGS_BASE = -std=gnu11 -g $(WARN) -Iharness -Igates -D_GNU_SOURCE -pthread -MMD -MP
 OPT      ?= -O2
 SAN      ?=
 CFLAGS_ALL = $(CFLAGS_BASE) $(OPT) $(SAN) $(EXTRA_CFLAGS)
@@ -27,7 +26,7 @@ DEPS = curl/curl.h:libcurl4-openssl-dev yaml.h:libyaml-dev sqlite3.h:libsqlite3-
 TOOLS = jq:jq sqlite3:sqlite3 python3:python3
 
 SRCS     := $(wildcard harness/*.c) $(wildcard gates/*.c)
-OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(SRCS))
+OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(SRCS)) $(BUILD)/version.o
 LIBOBJS  := $(filter-out $(BUILD)/harness/main.o,$(OBJS))
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 HELPERS  := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(wildcard tests/helpers/*.c))
@@ -63,6 +62,17 @@ $(BIN): $(OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LIBS)
 
+# The version from `git describe`, rewritten only when it changes, so the
+# binary always says which commit it was built from.
+$(BUILD)/version.c: FORCE
+	@mkdir -p $(dir $@)
+	@v='const char harness_version[] = "$(VERSION)";'; \
+	  if [ ! -f $@ ] || [ "$$(cat $@)" != "$$v" ]; then echo "$$v" > $@; fi
+FORCE:
+
+$(BUILD)/version.o: $(BUILD)/version.c
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
@@ -92,9 +102,10 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	@command -v clang >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq clang >/dev/null; }
 	@mkdir -p build/fuzz
+	@echo 'const char harness_version[] = "fuzz";' > build/fuzz/version.c
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Iharness -Igates -D_GNU_SOURCE \
-	  -DHARNESS_VERSION='"fuzz"' -o build/fuzz/fuzz_spec tests/fuzz/fuzz_spec.c \
-	  $(filter-out harness/main.c,$(SRCS)) $(LIBS)
+	  -o build/fuzz/fuzz_spec tests/fuzz/fuzz_spec.c \
+	  $(filter-out harness/main.c,$(SRCS)) build/fuzz/version.c $(LIBS)
 	@mkdir -p build/fuzz/corpus
 	build/fuzz/fuzz_spec -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	  build/fuzz/corpus tests/fuzz/corpus

@@ -483,8 +483,3 @@ void sha256_hex(const void *data, size_t n, char out[65])
 	sha256_update(&c, data, n);
 	sha256_final_hex(&c, out);
 }
-
-#ifndef HARNESS_VERSION
-#define HARNESS_VERSION "unknown"
-#endif
-const char harness_version[] = HARNESS_VERSION;
