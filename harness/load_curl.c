@@ -103,6 +103,7 @@ static enum load_error_kind map_error(CURLcode rc)
 	case CURLE_OPERATION_TIMEDOUT:
 		return LERR_TIMEOUT;
 	case CURLE_WEIRD_SERVER_REPLY:
+	case CURLE_UNSUPPORTED_PROTOCOL:    /* "HTTP/0.9 not allowed": not HTTP */
 	case CURLE_BAD_CONTENT_ENCODING:
 	case CURLE_HTTP2:
 		return LERR_PARSE;

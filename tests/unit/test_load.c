@@ -1,0 +1,344 @@
+/* test_load: URL parsing, request bytes, the weighted mix, and the native
+ * and curl transports against an in-process server speaking what testsrv
+ * does not: chunked bodies, read-until-close bodies, HEAD, junk. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "load.h"
+#include "load_internal.h"
+#include "t.h"
+#include "util.h"
+
+TEST(url_parse)
+{
+	struct load_url u;
+	const char *why = NULL;
+
+	CHECK(load_url_parse("http://127.0.0.1:8080/base/", &u, &why) == 0);
+	CHECK_STR(u.host, "127.0.0.1");
+	CHECK_STR(u.port, "8080");
+	CHECK_STR(u.hostport, "127.0.0.1:8080");
+	CHECK_STR(u.origin, "http://127.0.0.1:8080");
+	CHECK_STR(u.path, "/base/");
+	CHECK(!u.https);
+	load_url_release(&u);
+	CHECK(load_url_parse("https://example.org?q=1", &u, &why) == 0);
+	CHECK(u.https);
+	CHECK_STR(u.port, "443");
+	CHECK_STR(u.hostport, "example.org");
+	CHECK_STR(u.path, "/?q=1");
+	load_url_release(&u);
+	CHECK(load_url_parse("http://[::1]:81/x", &u, &why) == 0);
+	CHECK_STR(u.host, "::1");
+	CHECK_STR(u.hostport, "[::1]:81");
+	load_url_release(&u);
+	CHECK(load_url_parse("ftp://x/", &u, &why) == -1);
+	CHECK(load_url_parse("http://:80/", &u, &why) == -1);
+	CHECK(load_url_parse("http://h:0/", &u, &why) == -1);
+	CHECK(load_url_parse("http://h:65536/", &u, &why) == -1);
+	CHECK(load_url_parse("http://h:8x/", &u, &why) == -1);
+	CHECK(load_url_parse("http://u:p@h/", &u, &why) == -1);
+	CHECK(load_url_parse("http://h/a b", &u, &why) == -1);
+}
+
+static struct spec_kv hdr = { (char *)"X-Test", (char *)"1" };
+static struct spec_request reqs[] = {
+	{ .name = (char *)"chunked", .weight = 1, .method = (char *)"GET", .path = (char *)"/chunked" },
+	{ .name = (char *)"close", .weight = 1, .method = (char *)"GET", .path = (char *)"/close" },
+	{ .name = (char *)"head", .weight = 1, .method = (char *)"HEAD", .path = (char *)"/head" },
+	{ .name = (char *)"missing", .weight = 1, .method = (char *)"POST", .path = (char *)"/404",
+	  .headers = &hdr, .nheaders = 1, .body = (char *)"abc", .body_len = 3 },
+	{ .name = (char *)"junk", .weight = 1, .method = (char *)"GET", .path = (char *)"/junk" },
+};
+
+TEST(wire_bytes)
+{
+	struct load_config cfg;
+	struct load_shared sh;
+	const char *why;
+
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&sh, 0, sizeof(sh));
+	cfg.url = "http://127.0.0.1:8080/api/";
+	cfg.requests = reqs;
+	cfg.nrequests = ARRAY_SIZE(reqs);
+	sh.cfg = &cfg;
+	sh.tr = &load_curl_transport; /* no name resolution needed */
+	CHECK(load_url_parse(cfg.url, &sh.url, &why) == 0);
+	CHECK(load_shared_prepare(&sh) == 0);
+	CHECK(!strncmp(sh.wire[0].bytes, "GET /api/chunked HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n", 49));
+	CHECK(strstr(sh.wire[0].bytes, "Content-Length") == NULL);
+	CHECK(sh.wire[2].head && !sh.wire[0].head);
+	CHECK(strstr(sh.wire[3].bytes, "X-Test: 1\r\nContent-Length: 3\r\n\r\nabc") != NULL);
+	CHECK(sh.wire[3].len == strlen(sh.wire[3].bytes));
+	CHECK_STR(sh.wire[3].url, "http://127.0.0.1:8080/api/404");
+	load_shared_release(&sh);
+}
+
+TEST(weighted_mix)
+{
+	struct spec_request r[3] = {
+		{ .name = (char *)"a", .weight = 70 },
+		{ .name = (char *)"b", .weight = 0 },
+		{ .name = (char *)"c", .weight = 30 },
+	};
+	struct load_config cfg;
+	struct load_shared sh;
+	struct rng rng;
+	const char *why;
+	int n[3] = { 0, 0, 0 }, i;
+
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&sh, 0, sizeof(sh));
+	cfg.url = "http://h/";
+	cfg.requests = r;
+	cfg.nrequests = 3;
+	sh.cfg = &cfg;
+	sh.tr = &load_curl_transport;
+	CHECK(load_url_parse(cfg.url, &sh.url, &why) == 0);
+	CHECK(load_shared_prepare(&sh) == 0);
+	rng_seed(&rng, 9, 0);
+	for (i = 0; i < 100000; i++)
+		n[load_pick(&sh, &rng)]++;
+	/* Binomial sd at 100000 draws is 0.0014; 0.01 is 7 sd. */
+	NEAR(n[0] / 100000.0, 0.7, 0.01, "weight 70 of 100");
+	CHECK(n[1] == 0); /* weight 0: never */
+	NEAR(n[2] / 100000.0, 0.3, 0.01, "weight 30 of 100");
+	load_shared_release(&sh);
+}
+
+/* ------------------------------------------------------ a tiny server */
+
+static int srv_fd;
+
+static void *serve_conn(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	char buf[4096];
+	size_t have = 0;
+
+	for (;;) {
+		char *end;
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		const char *resp;
+		int close_after = 0;
+
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = 0;
+		end = strstr(buf, "\r\n\r\n");
+		if (!end)
+			continue;
+		if (!strncmp(buf, "GET /chunked ", 13)) {
+			resp = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+			       "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n";
+		} else if (!strncmp(buf, "GET /close ", 11)) {
+			resp = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end";
+			close_after = 1;
+		} else if (!strncmp(buf, "HEAD /head ", 11)) {
+			resp = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n";
+		} else if (!strncmp(buf, "POST /404 ", 10)) {
+			/* The 3-byte body follows the headers. */
+			while (strlen(end + 4) < 3) {
+				n = read(fd, buf + have, sizeof(buf) - 1 - have);
+				if (n <= 0)
+					goto done;
+				have += (size_t)n;
+				buf[have] = 0;
+			}
+			resp = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+		} else {
+			resp = "NOT HTTP AT ALL\r\n\r\n";
+			close_after = 1;
+		}
+		if (write(fd, resp, strlen(resp)) < 0 || close_after)
+			break;
+		have = 0;
+	}
+done:
+	close(fd);
+	return NULL;
+}
+
+static void *serve(void *arg)
+{
+	for (;;) {
+		pthread_t t;
+		int fd = accept(srv_fd, NULL, NULL);
+
+		if (fd < 0)
+			return NULL;
+		pthread_create(&t, NULL, serve_conn, (void *)(intptr_t)fd);
+		pthread_detach(t);
+	}
+}
+
+static int start_server(void)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	pthread_t t;
+	int one = 1;
+
+	srv_fd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(srv_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(srv_fd, (struct sockaddr *)&a, sizeof(a)) || listen(srv_fd, 128))
+		return -1;
+	getsockname(srv_fd, (struct sockaddr *)&a, &len);
+	pthread_create(&t, NULL, serve, NULL);
+	pthread_detach(t);
+	return ntohs(a.sin_port);
+}
+
+static int port;
+
+static void run_mix(enum transport tr)
+{
+	struct load_config cfg;
+	struct load_result res;
+	const struct load_counts *c;
+	char url[64];
+	size_t i;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.url = url;
+	cfg.requests = reqs;
+	cfg.nrequests = ARRAY_SIZE(reqs);
+	cfg.rate = 400;
+	cfg.duration_s = 0.5;
+	cfg.seed = 3;
+	cfg.connections = 8;
+	cfg.backlog_max = 1000;
+	cfg.timeout_ms = 2000;
+	cfg.threads = 1;
+	cfg.transport = tr;
+	CHECK(load_run(&cfg, &res) == 0);
+	c = &res.total.counts;
+	CHECK(c->due == 200);
+	CHECK(c->due == c->completed + load_counts_errors(c) + c->dropped);
+	for (i = 0; i < 4; i++) {
+		const struct load_counts *rc = &res.total.req_counts[i];
+
+		if (rc->completed != rc->due)
+			printf("#   %s: %s: due %llu completed %llu errors %llu\n",
+			       tr == TRANSPORT_CURL ? "curl" : "native", reqs[i].name,
+			       (unsigned long long)rc->due, (unsigned long long)rc->completed,
+			       (unsigned long long)load_counts_errors(rc));
+		CHECK(rc->due > 0 && rc->completed == rc->due);
+	}
+	CHECK(res.total.req_counts[0].status[0] == res.total.req_counts[0].due);
+	CHECK(res.total.req_counts[3].status[2] == res.total.req_counts[3].due); /* 404: 4xx */
+	/* Junk is a parse error (curl: "weird server reply"). */
+	for (i = 0; i < LERR_KINDS; i++)
+		if (res.total.req_counts[4].errors[i] && i != LERR_PARSE)
+			printf("#   junk: %s %llu\n", load_error_name(i),
+			       (unsigned long long)res.total.req_counts[4].errors[i]);
+	CHECK(res.total.req_counts[4].errors[LERR_PARSE] == res.total.req_counts[4].due);
+	CHECK(res.total.req_latency[0].total == res.total.req_counts[0].completed);
+	CHECK(res.seconds == 0); /* 0.5 s: no whole second */
+	load_result_release(&res);
+}
+
+TEST(native_framing)
+{
+	run_mix(TRANSPORT_NATIVE);
+}
+
+TEST(curl_framing)
+{
+	run_mix(TRANSPORT_CURL);
+}
+
+struct seconds_seen {
+	unsigned calls;
+	uint64_t due;
+};
+
+static int count_second(void *ctx, unsigned index, const struct load_stats *s)
+{
+	struct seconds_seen *ss = ctx;
+
+	CHECK(index == ss->calls);
+	ss->calls++;
+	ss->due += s->counts.due;
+	return 0;
+}
+
+TEST(per_second_callbacks)
+{
+	struct spec_request r = { .name = (char *)"c", .weight = 1, .path = (char *)"/chunked" };
+	struct seconds_seen ss = { 0, 0 };
+	struct load_config cfg;
+	struct load_result res;
+	char url[64];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.url = url;
+	cfg.requests = &r;
+	cfg.nrequests = 1;
+	cfg.rate = 100;
+	cfg.duration_s = 2;
+	cfg.connections = 4;
+	cfg.backlog_max = 100;
+	cfg.timeout_ms = 1000;
+	cfg.threads = 2;
+	cfg.on_second = count_second;
+	cfg.ctx = &ss;
+	CHECK(load_run(&cfg, &res) == 0);
+	CHECK(res.seconds == 2 && ss.calls == 2);
+	CHECK(ss.due == 200);          /* constant: 100 due in each second */
+	CHECK(res.total.counts.due == 200);
+	CHECK(res.total.counts.completed == 200);
+	NEAR(res.elapsed_s, 2.0, 0.001, "the schedule's window");
+	load_result_release(&res);
+}
+
+TEST(setup_errors)
+{
+	struct spec_request r = { .name = (char *)"x", .weight = 1 };
+	struct load_config cfg;
+	struct load_result res;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.url = "http://127.0.0.1:9/";
+	cfg.requests = &r;
+	cfg.nrequests = 1;
+	cfg.rate = 0;
+	cfg.duration_s = 1;
+	cfg.connections = 1;
+	cfg.timeout_ms = 10;
+	cfg.threads = 1;
+	CHECK(load_run(&cfg, &res) == -1);
+	load_result_release(&res);
+	cfg.rate = 10;
+	cfg.url = "https://127.0.0.1:9/";
+	cfg.transport = TRANSPORT_NATIVE;
+	CHECK(load_run(&cfg, &res) == -1);
+	load_result_release(&res);
+	CHECK_STR(load_error_name(LERR_TIMEOUT), "timeout");
+	CHECK_STR(load_error_name(LERR_CONNECT), "connect");
+}
+
+int main(void)
+{
+	port = start_server();
+	RUN(url_parse);
+	RUN(wire_bytes);
+	RUN(weighted_mix);
+	RUN(native_framing);
+	RUN(curl_framing);
+	RUN(per_second_callbacks);
+	RUN(setup_errors);
+	return t_done();
+}
