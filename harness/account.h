@@ -19,7 +19,7 @@
  *            "oom" count: oom = oom_kill), cpu.stat nr_throttled /
  *            throttled_time, memory.stat total_pgmajfault.
  *   procfs   no privileges: the process tree below the root pid (found by
- *            scanning /proc for parent links; rescanned every 10 samples and
+ *            scanning /proc for parent links; rescanned every 20 samples and
  *            at window edges) summing utime+stime+cutime+cstime from
  *            /proc/PID/stat (so reaped children count through their
  *            parent) and RssAnon (statm resident - shared) per process.

@@ -25,7 +25,7 @@
 #include "account_backend.h"
 #include "util.h"
 
-#define RESCAN 10
+#define RESCAN 20
 
 struct pfs {
 	pid_t *pids;                    /* the tree, root first */

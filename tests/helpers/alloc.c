@@ -4,7 +4,7 @@
  *
  *   alloc [--mb M] [--delay-ms D] [--linger]
  *
- * Sleeps D ms, mallocs M MiB (default 100) and writes a non-zero byte into
+ * Prints "ready", sleeps D ms, mallocs M MiB (default 100) and writes a non-zero byte into
  * every page (so each is really backed), prints "done bytes=<n>" and exits,
  * or with --linger keeps the memory until killed.
  */
@@ -32,6 +32,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* start-up (dynamic loading, sanitizer set-up) is over: a test opens
+	 * its window after this line, before the delay ends */
+	printf("ready\n");
+	fflush(stdout);
 	if (delay_ms > 0)
 		usleep((useconds_t)delay_ms * 1000);
 	n = (size_t)mb << 20;

@@ -4,7 +4,8 @@
  *
  *   burn [--cpu S] [--delay-ms D] [--linger]
  *
- * Sleeps D ms (default 0: lets the test open its window first), then spins
+ * Prints "ready", sleeps D ms (default 0: lets the test open its window
+ * first), then spins
  * until its own process CPU clock has advanced by S seconds (default 0.5),
  * prints "done cpu=<seconds burnt>" on stdout, and exits 0, or with
  * --linger sleeps until killed (so a procfs tree still shows it).
@@ -42,6 +43,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* start-up (dynamic loading, sanitizer set-up) is over: a test opens
+	 * its window after this line, before the delay ends */
+	printf("ready\n");
+	fflush(stdout);
 	if (delay_ms > 0)
 		usleep((useconds_t)delay_ms * 1000);
 	t0 = cpu_now();

@@ -4,7 +4,7 @@
  *   forker [--children N] [--cpu S] [--delay-ms D] [--linger-children]
  *          [--linger] [--port P] [--pid-file F]
  *
- * Sleeps D ms, forks N children (default 4), each of which burns S seconds
+ * Prints "ready", sleeps D ms, forks N children (default 4), each of which burns S seconds
  * of CPU (default 0.25). Without --linger-children each child then exits and
  * the parent reaps it; with it, each child reports to the parent and sleeps
  * until killed. When all children have burnt, the parent prints
@@ -100,6 +100,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* start-up (dynamic loading, sanitizer set-up) is over: a test opens
+	 * its window after this line, before the delay ends */
+	printf("ready\n");
+	fflush(stdout);
 	if (delay_ms > 0)
 		usleep((useconds_t)delay_ms * 1000);
 	if (pipe(p))
