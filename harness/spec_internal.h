@@ -158,6 +158,8 @@ int spec_is_ident(const char *s);
 /* Range check; is_int selects how bounds are printed. */
 int spec_check_range(struct vctx *v, const struct ynode *n, const char *path, double x,
 		     unsigned flags, double min, double max, int is_int);
+/* Edit distance with adjacent transpositions (for did-you-mean). */
+size_t spec_edit_distance(const char *a, const char *b);
 /* The closest of cands[0..n) to word within a small edit distance, or NULL. */
 const char *spec_suggest(const char *word, const char *const *cands, size_t n);
 

@@ -303,8 +303,15 @@ static int keyref_cmp(const void *a, const void *b)
 {
 	const struct keyref *x = a, *y = b;
 	size_t n = x->key->len < y->key->len ? x->key->len : y->key->len;
-	int c = memcmp(x->key->str, y->key->str, n);
+	int c;
 
+	/* non-scalar keys (already reported) have no text: order them apart */
+	if (x->key->kind != Y_SCALAR || y->key->kind != Y_SCALAR) {
+		if (x->key->kind != y->key->kind)
+			return x->key->kind < y->key->kind ? -1 : 1;
+		return x->index < y->index ? -1 : x->index > y->index;
+	}
+	c = n ? memcmp(x->key->str, y->key->str, n) : 0;
 	if (c)
 		return c;
 	if (x->key->len != y->key->len)
