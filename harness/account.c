@@ -71,10 +71,26 @@ struct account *account_create(enum acct_backend backend, const char *label,
 {
 	static const struct account_limits none;
 
+	struct account *a;
+
 	if (!lim)
 		lim = &none;
-	if (backend == ACCT_AUTO)
+	if (backend == ACCT_AUTO) {
 		backend = account_detect();
+		a = backend == ACCT_PROCFS ? NULL : account_create(backend, label, lim, sample_ms);
+		if (a || backend == ACCT_PROCFS)
+			return a ? a : acct_procfs_create(sample_ms);
+		/* e.g. a cgroup namespace whose root holds processes: controllers
+		 * listed but not delegable. Limits cannot be dropped silently. */
+		if (lim->memory_max_bytes || lim->pids_max) {
+			error("accounting backend auto: %s is unusable here and procfs cannot enforce the memory/pids limits of %s",
+			      account_backend_name(backend), label);
+			return NULL;
+		}
+		warning("accounting backend auto: %s is unusable here, using procfs for %s",
+			account_backend_name(backend), label);
+		return acct_procfs_create(sample_ms);
+	}
 	switch (backend) {
 	case ACCT_CGROUP2:
 		return acct_cgroup2_create(label, lim, sample_ms);

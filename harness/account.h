@@ -30,8 +30,11 @@
  *
  * `auto` picks cgroup2 when the v2 hierarchy has the cpu and memory
  * controllers available and is writable, else cgroup1 when the cpuacct and
- * memory v1 controllers are mounted and writable, else procfs. Every window
- * records the backend that produced it.
+ * memory v1 controllers are mounted and writable, else procfs; when the
+ * chosen cgroup backend then fails to create its cgroup, auto falls back to
+ * procfs with a warning (an error instead when memory/pids limits were
+ * asked for: they must never be dropped silently). Every window records the
+ * backend that produced it.
  *
  * Cgroup directory names carry their owner, "h<pid>_<starttime>_<label>",
  * so account_reap_leftovers() can tell a dead harness's cgroup from a
