@@ -4,7 +4,10 @@
  *   spec_yaml.c      bytes -> a small node tree with line/column (libyaml)
  *   spec_table.c     the tables of keys: one source for the validator,
  *                    `harness schema` and the reference test
+ *   spec_read.c      scalar readers, key paths, did-you-mean
  *   spec_validate.c  node tree + tables -> struct spec, every error collected
+ *   spec_check.c     checks across keys, paths, body files
+ *   spec_gates.c     gates: map and gate lists against the gate registry
  *   spec_schema.c    tables -> JSON Schema
  *   spec.c           the public API (spec.h), hash, rungs, {port}
  */
@@ -165,6 +168,24 @@ const char *spec_suggest(const char *word, const char *const *cands, size_t n);
 
 extern const char *const spec_default_warmup_gates[];
 extern const char *const spec_default_window_gates[];
+
+/* spec_read.c: key paths and lookups (malloc'd paths; nodes owned by the doc). */
+char *spec_join_path(const char *parent, const char *key);
+char *spec_index_path(const char *parent, size_t i);
+const struct ynode *spec_map_get(const struct ynode *m, const char *key);
+int spec_map_has(const struct ynode *m, const char *key);
+int spec_token_ok(const char *s);    /* an HTTP token (method, header name) */
+int spec_envname_ok(const char *s);  /* [A-Za-z_][A-Za-z0-9_]* */
+/* A string value: strict (FT_STR) refuses plain numbers and booleans;
+ * flags select the shared checks ({port}, F_IDENT, F_URL, ...). */
+int spec_read_string(struct vctx *v, const struct ynode *n, const char *path,
+		     unsigned flags, int strict, char **out, size_t *len);
+
+/* spec_check.c: problems at a key path (positioned at its deepest node). */
+void spec_err_at(struct vctx *v, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int spec_given(struct vctx *v, const char *path);
+void spec_check_all(struct vctx *v);
 
 /* spec_gates.c: the gates: map, the gate lists, defaults and requirements. */
 void spec_read_gatelist(struct vctx *v, const struct field *f, void *base,

@@ -3,413 +3,20 @@
  *
  * One generic walker reads every map against its table: unknown keys are
  * rejected (with a did-you-mean), required keys checked, types and ranges
- * checked, defaults stored. Checks that involve several keys follow in
- * check_*(). Every problem is collected; nothing stops at the first one.
+ * checked, defaults stored. Checks that involve several keys follow
+ * (spec_check.c), then the gates (spec_gates.c). Every problem is
+ * collected; nothing stops at the first one.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "gate.h"
 #include "spec_internal.h"
 #include "util.h"
-
-#define MAX_RUNGS 1000
-#define MAX_BODY_FILE (64u * 1024 * 1024)
-
-static const char port_where[] =
-	"{port} is only substituted in implementations[].start, env values, health.url and stats.url";
-
-/* ------------------------------------------------------------- helpers */
-
-static char *join_path(const char *parent, const char *key)
-{
-	struct sbuf sb = SBUF_INIT;
-
-	if (*parent)
-		sbuf_addf(&sb, "%s.%s", parent, key);
-	else
-		sbuf_adds(&sb, key);
-	return sbuf_detach(&sb, NULL);
-}
-
-static char *index_path(const char *parent, size_t i)
-{
-	struct sbuf sb = SBUF_INIT;
-
-	sbuf_addf(&sb, "%s[%zu]", parent, i);
-	return sbuf_detach(&sb, NULL);
-}
-
-static const struct ynode *map_get(const struct ynode *m, const char *key)
-{
-	size_t i;
-
-	if (!m || m->kind != Y_MAP)
-		return NULL;
-	for (i = 0; i < m->n; i++)
-		if (m->keys[i]->kind == Y_SCALAR && !strcmp(m->keys[i]->str, key) &&
-		    strlen(key) == m->keys[i]->len)
-			return m->vals[i];
-	return NULL;
-}
-
-static int map_has(const struct ynode *m, const char *key)
-{
-	size_t i;
-
-	if (!m || m->kind != Y_MAP)
-		return 0;
-	for (i = 0; i < m->n; i++)
-		if (m->keys[i]->kind == Y_SCALAR && !strcmp(m->keys[i]->str, key))
-			return 1;
-	return 0;
-}
-
-const struct ynode *spec_node_at(const struct ynode *root, const char *path)
-{
-	const struct ynode *n = root;
-	char seg[128];
-	const char *p = path;
-	size_t k;
-
-	while (n && *p) {
-		for (k = 0; *p && *p != '.' && *p != '[' && k + 1 < sizeof(seg); p++)
-			seg[k++] = *p;
-		seg[k] = '\0';
-		if (k)
-			n = map_get(n, seg);
-		while (n && *p == '[') {
-			unsigned long i = strtoul(p + 1, (char **)&p, 10);
-			if (*p == ']')
-				p++;
-			n = (n->kind == Y_SEQ && i < n->n) ? n->vals[i] : NULL;
-		}
-		if (*p == '.')
-			p++;
-	}
-	return n;
-}
-
-void spec_path_pos(const struct vctx *v, const char *path, int *line, int *col)
-{
-	char buf[512];
-	size_t len = strlen(path);
-	const struct ynode *n;
-
-	*line = 1;
-	*col = 1;
-	if (len >= sizeof(buf))
-		len = sizeof(buf) - 1;
-	memcpy(buf, path, len);
-	buf[len] = '\0';
-	for (;;) {
-		char *cut;
-		n = spec_node_at(v->root, buf);
-		if (n) {
-			*line = n->line;
-			*col = n->col;
-			return;
-		}
-		cut = strrchr(buf, '.');
-		if (!cut || strrchr(buf, '[') > cut)
-			cut = strrchr(buf, '[') ? strrchr(buf, '[') : cut;
-		if (!cut)
-			return;
-		*cut = '\0';
-	}
-}
-
-static size_t min3(size_t a, size_t b, size_t c)
-{
-	size_t m = a < b ? a : b;
-	return m < c ? m : c;
-}
-
-/* Optimal string alignment distance: Levenshtein plus adjacent
- * transpositions ("stpe" is one edit from "step"). */
-size_t spec_edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t d[33][33];
-
-	if (la > 32 || lb > 32)
-		return 99;
-	for (i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (i = 1; i <= la; i++) {
-		for (j = 1; j <= lb; j++) {
-			d[i][j] = min3(d[i - 1][j] + 1, d[i][j - 1] + 1,
-				       d[i - 1][j - 1] + (a[i - 1] != b[j - 1]));
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < d[i][j])
-				d[i][j] = d[i - 2][j - 2] + 1;
-		}
-	}
-	return d[la][lb];
-}
-
-const char *spec_suggest(const char *word, const char *const *cands, size_t n)
-{
-	size_t i, d, best = 99, lim;
-	const char *r = NULL;
-
-	lim = strlen(word) <= 4 ? 1 : strlen(word) <= 8 ? 2 : 3;
-	for (i = 0; i < n; i++) {
-		d = spec_edit_distance(word, cands[i]);
-		if (d < best && d <= lim) {
-			best = d;
-			r = cands[i];
-		}
-	}
-	return r;
-}
-
-static int is_number_text(const char *s)
-{
-	int digits = 0;
-
-	if (*s == '+' || *s == '-')
-		s++;
-	while (isdigit((unsigned char)*s)) {
-		s++;
-		digits++;
-	}
-	if (*s == '.') {
-		s++;
-		while (isdigit((unsigned char)*s)) {
-			s++;
-			digits++;
-		}
-	}
-	if (!digits)
-		return 0;
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '+' || *s == '-')
-			s++;
-		if (!isdigit((unsigned char)*s))
-			return 0;
-		while (isdigit((unsigned char)*s))
-			s++;
-	}
-	return *s == '\0';
-}
-
-static int is_bool_text(const char *s)
-{
-	return !strcmp(s, "true") || !strcmp(s, "false") || !strcmp(s, "True") ||
-	       !strcmp(s, "False") || !strcmp(s, "TRUE") || !strcmp(s, "FALSE");
-}
-
-static void got(const struct ynode *n, struct sbuf *sb)
-{
-	sbuf_reset(sb);
-	ynode_describe(n, sb);
-}
-
-int spec_read_number(struct vctx *v, const struct ynode *n, const char *path, double *out)
-{
-	struct sbuf sb = SBUF_INIT;
-
-	if (n->kind == Y_SCALAR && n->plain && is_number_text(n->str) &&
-	    strlen(n->str) == n->len) {
-		errno = 0;
-		*out = strtod(n->str, NULL);
-		if (isfinite(*out))
-			return 0;
-	}
-	got(n, &sb);
-	VERR(v, n, path, "must be a number, got %s", sb.buf);
-	sbuf_release(&sb);
-	return -1;
-}
-
-int spec_read_bool(struct vctx *v, const struct ynode *n, const char *path, int *out)
-{
-	struct sbuf sb = SBUF_INIT;
-
-	if (n->kind == Y_SCALAR && n->plain && is_bool_text(n->str)) {
-		*out = n->str[0] == 't' || n->str[0] == 'T';
-		return 0;
-	}
-	got(n, &sb);
-	VERR(v, n, path, "must be true or false, got %s", sb.buf);
-	sbuf_release(&sb);
-	return -1;
-}
-
-int spec_is_ident(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' && *s != '-')
-			return 0;
-	return 1;
-}
-
-static void fmt_bound(struct sbuf *sb, double x, int is_int)
-{
-	if (x == floor(x) && fabs(x) < 1e15)
-		sbuf_addf(sb, is_int ? "%.0f" : "%.1f", x);
-	else
-		sbuf_addf(sb, "%g", x);
-}
-
-int spec_check_range(struct vctx *v, const struct ynode *n, const char *path, double x,
-		     unsigned flags, double min, double max, int is_int)
-{
-	struct sbuf sb = SBUF_INIT, g = SBUF_INIT;
-	int low = 0, high = 0;
-
-	if (flags & F_MIN)
-		low = (flags & F_MINX) ? !(x > min) : !(x >= min);
-	if (flags & F_MAX)
-		high = (flags & F_MAXX) ? !(x < max) : !(x <= max);
-	if (!low && !high)
-		return 0;
-	if ((flags & F_MIN) && (flags & F_MAX) && min == max) {
-		sbuf_adds(&sb, "must be ");
-		fmt_bound(&sb, min, is_int);
-	} else if (low) {
-		sbuf_adds(&sb, (flags & F_MINX) ? "must be > " : "must be >= ");
-		fmt_bound(&sb, min, is_int);
-	} else {
-		sbuf_adds(&sb, (flags & F_MAXX) ? "must be < " : "must be <= ");
-		fmt_bound(&sb, max, is_int);
-	}
-	ynode_describe(n, &g);
-	VERR(v, n, path, "%s, got %s", sb.buf, g.buf);
-	sbuf_release(&sb);
-	sbuf_release(&g);
-	return -1;
-}
-
-/* --------------------------------------------------------- string checks */
-
-static int cpus_ok(const char *s)
-{
-	/* "0-2,4": comma-separated numbers or ranges a-b with a <= b */
-	while (*s) {
-		char *e;
-		unsigned long a, b;
-		if (!isdigit((unsigned char)*s))
-			return 0;
-		a = strtoul(s, &e, 10);
-		s = e;
-		if (*s == '-') {
-			if (!isdigit((unsigned char)s[1]))
-				return 0;
-			b = strtoul(s + 1, &e, 10);
-			if (b < a)
-				return 0;
-			s = e;
-		}
-		if (a > 4095)
-			return 0;
-		if (*s == ',' && s[1])
-			s++;
-		else if (*s)
-			return 0;
-	}
-	return 1;
-}
-
-static int token_ok(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("!#$%&'*+-.^_`|~", *s))
-			return 0;
-	return 1;
-}
-
-static int envname_ok(const char *s)
-{
-	if (!isalpha((unsigned char)*s) && *s != '_')
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return 0;
-	return 1;
-}
-
-/* Checks every string value shares: NUL, {port}, and the flag's syntax. */
-static int check_string(struct vctx *v, const struct ynode *n, const char *path, unsigned flags)
-{
-	const char *s = n->str;
-
-	if (strlen(s) != n->len && !(flags & F_NOSTORE)) {
-		VERR(v, n, path, "must not contain a NUL character");
-		return -1;
-	}
-	if (!(flags & F_PORT) && strstr(s, "{port}")) {
-		VERR(v, n, path, "%s", port_where);
-		return -1;
-	}
-	if ((flags & F_IDENT) && !spec_is_ident(s)) {
-		VERR(v, n, path, "must be letters, digits, '_', '.' or '-', got \"%.60s\"", s);
-		return -1;
-	}
-	if ((flags & F_URL) && strncmp(s, "http://", 7) && strncmp(s, "https://", 8)) {
-		VERR(v, n, path, "must be an http:// or https:// URL, got \"%.60s\"", s);
-		return -1;
-	}
-	if ((flags & F_CPUS) && !cpus_ok(s)) {
-		VERR(v, n, path, "must be a cpu list like \"0-2,4\", got \"%.60s\"", s);
-		return -1;
-	}
-	if ((flags & F_PATH) && (s[0] != '/' || strpbrk(s, " \r\n\t"))) {
-		VERR(v, n, path, "must start with '/' and contain no spaces, got \"%.60s\"", s);
-		return -1;
-	}
-	if ((flags & F_TOKEN) && !token_ok(s)) {
-		VERR(v, n, path, "must be an HTTP method like GET or POST, got \"%.60s\"", s);
-		return -1;
-	}
-	return 0;
-}
-
-/* FT_STR (strict: a number or true/false must be quoted) or FT_SCALAR. */
-static int read_string(struct vctx *v, const struct ynode *n, const char *path,
-		       unsigned flags, int strict, char **out, size_t *len)
-{
-	struct sbuf sb = SBUF_INIT;
-
-	if (n->kind != Y_SCALAR || ynode_is_null(n)) {
-		got(n, &sb);
-		VERR(v, n, path, "must be a string, got %s", sb.buf);
-		goto fail;
-	}
-	if (strict && n->plain && (is_number_text(n->str) || is_bool_text(n->str))) {
-		VERR(v, n, path, "must be a string, got %s (quote it: \"%s\")", n->str, n->str);
-		goto fail;
-	}
-	if (strict && !n->len) {
-		VERR(v, n, path, "must not be empty");
-		goto fail;
-	}
-	if (check_string(v, n, path, flags))
-		goto fail;
-	*out = xmalloc(n->len + 1);
-	memcpy(*out, n->str, n->len + 1);
-	if (len)
-		*len = n->len;
-	return 0;
-fail:
-	sbuf_release(&sb);
-	return -1;
-}
 
 /* --------------------------------------------------------- typed fields */
 
@@ -439,11 +46,11 @@ static void read_argv(struct vctx *v, const struct field *f, void *base,
 	argv = xcalloc(n->n + 1, sizeof(*argv));
 	for (i = 0; i < n->n; i++) {
 		const struct ynode *e = n->vals[i];
-		char *p = index_path(path, i);
+		char *p = spec_index_path(path, i);
 		if (e->kind == Y_MAP && e->n == 1 && e->keys[0]->kind == Y_SCALAR &&
 		    !strcmp(e->keys[0]->str, "port") && ynode_is_null(e->vals[0])) {
 			VERR(v, e, p, "write \"{port}\" in quotes (unquoted, YAML reads {port} as a map)");
-		} else if (!read_string(v, e, p, f->flags, 0, &argv[k], NULL)) {
+		} else if (!spec_read_string(v, e, p, f->flags, 0, &argv[k], NULL)) {
 			k++;
 		}
 		free(p);
@@ -469,12 +76,12 @@ static void read_kv(struct vctx *v, const struct field *f, void *base,
 	kv = xcalloc(n->n + 1, sizeof(*kv));
 	for (i = 0; i < n->n; i++) {
 		const struct ynode *key = n->keys[i], *val = n->vals[i];
-		char *p = join_path(path, key->str);
-		if ((f->flags & F_ENVNAME) && !envname_ok(key->str)) {
+		char *p = spec_join_path(path, key->str);
+		if ((f->flags & F_ENVNAME) && !spec_envname_ok(key->str)) {
 			VERR(v, key, p, "not a valid environment variable name");
-		} else if ((f->flags & F_HDRNAME) && !token_ok(key->str)) {
+		} else if ((f->flags & F_HDRNAME) && !spec_token_ok(key->str)) {
 			VERR(v, key, p, "not a valid HTTP header name");
-		} else if (!read_string(v, val, p, f->flags & F_PORT, 0, &kv[k].value, NULL)) {
+		} else if (!spec_read_string(v, val, p, f->flags & F_PORT, 0, &kv[k].value, NULL)) {
 			if ((f->flags & F_HDRNAME) && strpbrk(kv[k].value, "\r\n")) {
 				VERR(v, val, p, "a header value must not contain a line break");
 				free(kv[k].value);
@@ -517,10 +124,10 @@ static void read_signals(struct vctx *v, const struct field *f, void *base,
 	sig = xcalloc(n->n + 1, sizeof(*sig));
 	for (i = 0; i < n->n; i++) {
 		const struct ynode *key = n->keys[i], *val = n->vals[i];
-		char *p = join_path(path, key->str);
+		char *p = spec_join_path(path, key->str);
 		if (!spec_is_ident(key->str)) {
 			VERR(v, key, p, "a signal name must be letters, digits, '_', '.' or '-'");
-		} else if (!read_string(v, val, p, 0, 0, &sig[k].pointer, NULL)) {
+		} else if (!spec_read_string(v, val, p, 0, 0, &sig[k].pointer, NULL)) {
 			if (!pointer_ok(sig[k].pointer)) {
 				VERR(v, val, p, "must be a JSON pointer (RFC 6901) like /gc/count, got \"%.60s\"",
 				     sig[k].pointer);
@@ -588,7 +195,7 @@ static void read_enumset(struct vctx *v, const struct field *f, void *base,
 		return;
 	}
 	for (i = 0; i < n->n; i++) {
-		char *p = index_path(path, i);
+		char *p = spec_index_path(path, i);
 		idx = read_enum(v, f, n->vals[i], p);
 		if (idx >= 0 && (set & (1u << idx)))
 			VERR(v, n->vals[i], p, "%s is listed twice", f->enums[idx]);
@@ -620,7 +227,7 @@ static void read_list(struct vctx *v, const struct field *f, void *base,
 	}
 	arr = xcalloc(n->n, f->elsize);
 	for (i = 0; i < n->n; i++) {
-		char *p = index_path(path, i);
+		char *p = spec_index_path(path, i);
 		walk_obj(v, f->sub, arr + i * f->elsize, n->vals[i], p, 1);
 		free(p);
 	}
@@ -725,7 +332,7 @@ static void read_field(struct vctx *v, const struct field *f, void *base,
 	case FT_SCALAR: {
 		char *s = NULL;
 		size_t len = 0;
-		if (read_string(v, n, path, f->flags, f->type == FT_STR, &s, &len))
+		if (spec_read_string(v, n, path, f->flags, f->type == FT_STR, &s, &len))
 			return;
 		free(*AT(base, f->off, char *));
 		*AT(base, f->off, char *) = s;
@@ -774,7 +381,7 @@ static void unknown_key(struct vctx *v, const struct field *tab, const struct yn
 	struct sbuf sb = SBUF_INIT;
 	size_t n = 0, i;
 	const char *sugg;
-	char *p = join_path(path, key->str);
+	char *p = spec_join_path(path, key->str);
 
 	for (i = 0; tab[i].key && n < ARRAY_SIZE(names); i++)
 		names[n++] = tab[i].key;
@@ -821,9 +428,9 @@ static void walk_obj(struct vctx *v, const struct field *tab, void *base,
 		}
 	}
 	for (f = tab; f->key; f++) {
-		const struct ynode *val = map_get(m, f->key);
-		char *p = join_path(path, f->key);
-		int given = map_has(m, f->key);
+		const struct ynode *val = spec_map_get(m, f->key);
+		char *p = spec_join_path(path, f->key);
+		int given = spec_map_has(m, f->key);
 
 		if (given && !val) /* key without a value is read as null */
 			given = 0;
@@ -852,253 +459,6 @@ static void walk_obj(struct vctx *v, const struct field *tab, void *base,
 	}
 }
 
-/* ---------------------------------------------------- cross-key checks */
-
-static void err_at(struct vctx *v, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void err_at(struct vctx *v, const char *path, const char *fmt, ...)
-{
-	struct sbuf sb = SBUF_INIT;
-	va_list ap;
-	int line, col;
-
-	va_start(ap, fmt);
-	sbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	spec_path_pos(v, path, &line, &col);
-	spec_diag_add(v->d, line, col, path, "%s", sb.buf);
-	sbuf_release(&sb);
-}
-
-static int given(struct vctx *v, const char *path)
-{
-	return spec_node_at(v->root, path) != NULL;
-}
-
-static void fmt_num(char *buf, size_t n, double x)
-{
-	snprintf(buf, n, "%g", x);
-}
-
-static void check_window(struct vctx *v, const char *stage, double window_s, double discard_s)
-{
-	char p[64], a[32], b[32];
-
-	if (discard_s < window_s || window_s <= 0)
-		return;
-	snprintf(p, sizeof(p), "stages.%s.discard_s", stage);
-	fmt_num(a, sizeof(a), discard_s);
-	fmt_num(b, sizeof(b), window_s);
-	if (!given(v, p))
-		snprintf(p, sizeof(p), "stages.%s.window_s", stage);
-	err_at(v, p, "discard_s (%s) must be < window_s (%s): window_s includes the discarded head",
-	       a, b);
-}
-
-/* Lexically normalise base/rel (".", "..", "//"); returns malloc'd. */
-static char *resolve(const char *base, const char *rel)
-{
-	struct sbuf in = SBUF_INIT, out = SBUF_INIT;
-	char *save = NULL, *tok;
-
-	if (rel[0] != '/')
-		sbuf_addf(&in, "%s/", base);
-	sbuf_adds(&in, rel);
-	for (tok = strtok_r(in.buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(tok, "."))
-			continue;
-		if (!strcmp(tok, "..")) {
-			char *slash = strrchr(out.buf, '/');
-			if (slash) {
-				out.len = (size_t)(slash - out.buf);
-				out.buf[out.len] = '\0';
-			}
-			continue;
-		}
-		sbuf_addf(&out, "/%s", tok);
-	}
-	if (!out.len)
-		sbuf_adds(&out, "/");
-	sbuf_release(&in);
-	return sbuf_detach(&out, NULL);
-}
-
-static void check_impls(struct vctx *v)
-{
-	struct spec *s = v->s;
-	size_t i, j;
-	char p[64];
-
-	for (i = 0; i < s->nimpls; i++) {
-		struct spec_impl *im = &s->impls[i];
-		const struct ynode *n;
-
-		snprintf(p, sizeof(p), "implementations[%zu]", i);
-		n = spec_node_at(v->root, p);
-		if (n) {
-			im->line = n->line;
-			im->col = n->col;
-		}
-		if (im->repo) {
-			char *r = resolve(s->base_dir, im->repo);
-			free(im->repo);
-			im->repo = r;
-		}
-		for (j = 0; j < i && im->name; j++) {
-			if (s->impls[j].name && !strcmp(s->impls[j].name, im->name)) {
-				snprintf(p, sizeof(p), "implementations[%zu].name", i);
-				err_at(v, p, "duplicate name \"%s\" (implementations[%zu] has it)",
-				       im->name, j);
-				break;
-			}
-		}
-	}
-}
-
-/* Read a referenced file; problems are reported at path (as the user wrote it). */
-static int read_ref_file(struct vctx *v, const char *abs, struct sbuf *sb, size_t max,
-			 const char *path, const char *as_written)
-{
-	char buf[65536];
-	int fd, ret = -1;
-	ssize_t n;
-
-	struct stat st;
-
-	/* O_NONBLOCK: a FIFO must not hang `harness check` */
-	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		err_at(v, path, "cannot read \"%s\": %s", as_written, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		err_at(v, path, "\"%s\" is not a regular file", as_written);
-		goto out;
-	}
-	for (;;) {
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err_at(v, path, "cannot read \"%s\": %s", as_written, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		if (sb->len + (size_t)n > max) {
-			err_at(v, path, "\"%s\" is larger than %zu MiB", as_written, max >> 20);
-			goto out;
-		}
-		sbuf_add(sb, buf, (size_t)n);
-	}
-	ret = 0;
-out:
-	close(fd);
-	return ret;
-}
-
-static void check_requests(struct vctx *v)
-{
-	struct spec_workload *w = &v->s->workload;
-	struct sbuf sb = SBUF_INIT;
-	size_t i, j;
-	char p[96];
-
-	for (i = 0; i < w->nrequests; i++) {
-		struct spec_request *r = &w->requests[i];
-
-		for (j = 0; j < i && r->name; j++) {
-			if (w->requests[j].name && !strcmp(w->requests[j].name, r->name)) {
-				snprintf(p, sizeof(p), "workload.requests[%zu].name", i);
-				err_at(v, p, "duplicate name \"%s\" (workload.requests[%zu] has it)",
-				       r->name, j);
-				break;
-			}
-		}
-		if (!r->body_file)
-			continue;
-		snprintf(p, sizeof(p), "workload.requests[%zu].body_file", i);
-		if (r->body) {
-			err_at(v, p, "give body or body_file, not both");
-			continue;
-		}
-		{
-			char *abs = resolve(v->s->base_dir, r->body_file);
-			sbuf_reset(&sb);
-			if (read_ref_file(v, abs, &sb, MAX_BODY_FILE, p, r->body_file) == 0) {
-				r->body = sbuf_detach(&sb, &r->body_len);
-			}
-			free(r->body_file);
-			r->body_file = abs;
-		}
-	}
-	sbuf_release(&sb);
-}
-
-static void check_stages(struct vctx *v)
-{
-	struct spec *s = v->s;
-	struct spec_ladder *l = &s->ladder;
-	char a[32], b[32];
-	double *rates = NULL;
-	size_t n;
-
-	if (l->start_rps > 0 && l->max_rps > 0 && l->max_rps < l->start_rps) {
-		fmt_num(a, sizeof(a), l->max_rps);
-		fmt_num(b, sizeof(b), l->start_rps);
-		err_at(v, "stages.ladder.max_rps", "must be >= start_rps (%s), got %s", b, a);
-	}
-	check_window(v, "ladder", l->window_s, l->discard_s);
-	if (l->start_rps > 0 && l->step > 1 && l->max_rps >= l->start_rps) {
-		/* count without allocating a million rungs */
-		double k = floor(log(l->max_rps / l->start_rps) / log(l->step)) + 1;
-		if (k > MAX_RUNGS) {
-			err_at(v, "stages.ladder.step",
-			       "gives %.0f rungs from start_rps to max_rps; at most %d", k, MAX_RUNGS);
-		} else {
-			n = spec_ladder_rungs(s, &rates);
-			free(rates);
-			(void)n;
-		}
-	}
-	if (s->confirm.present) {
-		if (!given(v, "stages.confirm.window_s"))
-			s->confirm.window_s = l->window_s;
-		if (!given(v, "stages.confirm.discard_s"))
-			s->confirm.discard_s = l->discard_s;
-		check_window(v, "confirm", s->confirm.window_s, s->confirm.discard_s);
-	}
-	if (s->soak.present)
-		check_window(v, "soak", s->soak.window_s, s->soak.discard_s);
-}
-
-static void check_warmup(struct vctx *v)
-{
-	struct spec_warmup *w = &v->s->warmup;
-	int fixed = given(v, "warmup.rate.fixed_rps");
-	char a[32], b[32];
-
-	if (fixed && given(v, "warmup.rate.knee_fraction"))
-		err_at(v, "warmup.rate.fixed_rps", "give fixed_rps or knee_fraction, not both");
-	else if (fixed && given(v, "warmup.rate.min_rps"))
-		err_at(v, "warmup.rate.min_rps", "applies to knee_fraction only, not to fixed_rps");
-	if (!fixed && !given(v, "warmup.rate.knee_fraction"))
-		w->knee_fraction = 0.5;
-	if (fixed)
-		w->knee_fraction = 0;
-	if (w->min_s > w->max_s) {
-		fmt_num(a, sizeof(a), w->min_s);
-		fmt_num(b, sizeof(b), w->max_s);
-		err_at(v, given(v, "warmup.max_s") ? "warmup.max_s" : "warmup.min_s",
-		       "max_s (%s) must be >= min_s (%s)", b, a);
-	}
-	if (w->trailing_s > w->max_s) {
-		fmt_num(a, sizeof(a), w->trailing_s);
-		fmt_num(b, sizeof(b), w->max_s);
-		err_at(v, given(v, "warmup.trailing_s") ? "warmup.trailing_s" : "warmup.max_s",
-		       "trailing_s (%s) must be <= max_s (%s)", a, b);
-	}
-}
 
 void spec_validate(struct spec *s, const struct ynode *root, struct spec_diags *d)
 {
@@ -1119,9 +479,6 @@ void spec_validate(struct spec *s, const struct ynode *root, struct spec_diags *
 	walk_obj(&v, spec_root_fields, s, root, "", root != NULL);
 	if (!root)
 		return;
-	check_impls(&v);
-	check_requests(&v);
-	check_stages(&v);
-	check_warmup(&v);
+	spec_check_all(&v);
 	spec_finish_gates(&v);
 }

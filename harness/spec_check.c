@@ -1,0 +1,274 @@
+/*
+ * spec_check: the checks that involve more than one key (unique names,
+ * start <= max, discard < window, warm-up rate and bounds), path
+ * resolution against the spec's directory, and reading body files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spec_internal.h"
+#include "util.h"
+
+#define MAX_RUNGS 1000
+#define MAX_BODY_FILE (64u * 1024 * 1024)
+
+/* ---------------------------------------------------- cross-key checks */
+
+void spec_err_at(struct vctx *v, const char *path, const char *fmt, ...)
+{
+	struct sbuf sb = SBUF_INIT;
+	va_list ap;
+	int line, col;
+
+	va_start(ap, fmt);
+	sbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	spec_path_pos(v, path, &line, &col);
+	spec_diag_add(v->d, line, col, path, "%s", sb.buf);
+	sbuf_release(&sb);
+}
+
+int spec_given(struct vctx *v, const char *path)
+{
+	return spec_node_at(v->root, path) != NULL;
+}
+
+static void fmt_num(char *buf, size_t n, double x)
+{
+	snprintf(buf, n, "%g", x);
+}
+
+static void check_window(struct vctx *v, const char *stage, double window_s, double discard_s)
+{
+	char p[64], a[32], b[32];
+
+	if (discard_s < window_s || window_s <= 0)
+		return;
+	snprintf(p, sizeof(p), "stages.%s.discard_s", stage);
+	fmt_num(a, sizeof(a), discard_s);
+	fmt_num(b, sizeof(b), window_s);
+	if (!spec_given(v, p))
+		snprintf(p, sizeof(p), "stages.%s.window_s", stage);
+	spec_err_at(v, p, "discard_s (%s) must be < window_s (%s): window_s includes the discarded head",
+	       a, b);
+}
+
+/* Lexically normalise base/rel (".", "..", "//"); returns malloc'd. */
+static char *resolve(const char *base, const char *rel)
+{
+	struct sbuf in = SBUF_INIT, out = SBUF_INIT;
+	char *save = NULL, *tok;
+
+	if (rel[0] != '/')
+		sbuf_addf(&in, "%s/", base);
+	sbuf_adds(&in, rel);
+	for (tok = strtok_r(in.buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(tok, "."))
+			continue;
+		if (!strcmp(tok, "..")) {
+			char *slash = strrchr(out.buf, '/');
+			if (slash) {
+				out.len = (size_t)(slash - out.buf);
+				out.buf[out.len] = '\0';
+			}
+			continue;
+		}
+		sbuf_addf(&out, "/%s", tok);
+	}
+	if (!out.len)
+		sbuf_adds(&out, "/");
+	sbuf_release(&in);
+	return sbuf_detach(&out, NULL);
+}
+
+static void check_impls(struct vctx *v)
+{
+	struct spec *s = v->s;
+	size_t i, j;
+	char p[64];
+
+	for (i = 0; i < s->nimpls; i++) {
+		struct spec_impl *im = &s->impls[i];
+		const struct ynode *n;
+
+		snprintf(p, sizeof(p), "implementations[%zu]", i);
+		n = spec_node_at(v->root, p);
+		if (n) {
+			im->line = n->line;
+			im->col = n->col;
+		}
+		if (im->repo) {
+			char *r = resolve(s->base_dir, im->repo);
+			free(im->repo);
+			im->repo = r;
+		}
+		for (j = 0; j < i && im->name; j++) {
+			if (s->impls[j].name && !strcmp(s->impls[j].name, im->name)) {
+				snprintf(p, sizeof(p), "implementations[%zu].name", i);
+				spec_err_at(v, p, "duplicate name \"%s\" (implementations[%zu] has it)",
+				       im->name, j);
+				break;
+			}
+		}
+	}
+}
+
+/* Read a referenced file; problems are reported at path (as the user wrote it). */
+static int read_ref_file(struct vctx *v, const char *abs, struct sbuf *sb, size_t max,
+			 const char *path, const char *as_written)
+{
+	char buf[65536];
+	int fd, ret = -1;
+	ssize_t n;
+
+	struct stat st;
+
+	/* O_NONBLOCK: a FIFO must not hang `harness check` */
+	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		spec_err_at(v, path, "cannot read \"%s\": %s", as_written, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		spec_err_at(v, path, "\"%s\" is not a regular file", as_written);
+		goto out;
+	}
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			spec_err_at(v, path, "cannot read \"%s\": %s", as_written, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (sb->len + (size_t)n > max) {
+			spec_err_at(v, path, "\"%s\" is larger than %zu MiB", as_written, max >> 20);
+			goto out;
+		}
+		sbuf_add(sb, buf, (size_t)n);
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+static void check_requests(struct vctx *v)
+{
+	struct spec_workload *w = &v->s->workload;
+	struct sbuf sb = SBUF_INIT;
+	size_t i, j;
+	char p[96];
+
+	for (i = 0; i < w->nrequests; i++) {
+		struct spec_request *r = &w->requests[i];
+
+		for (j = 0; j < i && r->name; j++) {
+			if (w->requests[j].name && !strcmp(w->requests[j].name, r->name)) {
+				snprintf(p, sizeof(p), "workload.requests[%zu].name", i);
+				spec_err_at(v, p, "duplicate name \"%s\" (workload.requests[%zu] has it)",
+				       r->name, j);
+				break;
+			}
+		}
+		if (!r->body_file)
+			continue;
+		snprintf(p, sizeof(p), "workload.requests[%zu].body_file", i);
+		if (r->body) {
+			spec_err_at(v, p, "give body or body_file, not both");
+			continue;
+		}
+		{
+			char *abs = resolve(v->s->base_dir, r->body_file);
+			sbuf_reset(&sb);
+			if (read_ref_file(v, abs, &sb, MAX_BODY_FILE, p, r->body_file) == 0) {
+				r->body = sbuf_detach(&sb, &r->body_len);
+			}
+			free(r->body_file);
+			r->body_file = abs;
+		}
+	}
+	sbuf_release(&sb);
+}
+
+static void check_stages(struct vctx *v)
+{
+	struct spec *s = v->s;
+	struct spec_ladder *l = &s->ladder;
+	char a[32], b[32];
+	double *rates = NULL;
+	size_t n;
+
+	if (l->start_rps > 0 && l->max_rps > 0 && l->max_rps < l->start_rps) {
+		fmt_num(a, sizeof(a), l->max_rps);
+		fmt_num(b, sizeof(b), l->start_rps);
+		spec_err_at(v, "stages.ladder.max_rps", "must be >= start_rps (%s), got %s", b, a);
+	}
+	check_window(v, "ladder", l->window_s, l->discard_s);
+	if (l->start_rps > 0 && l->step > 1 && l->max_rps >= l->start_rps) {
+		/* count without allocating a million rungs */
+		double k = floor(log(l->max_rps / l->start_rps) / log(l->step)) + 1;
+		if (k > MAX_RUNGS) {
+			spec_err_at(v, "stages.ladder.step",
+			       "gives %.0f rungs from start_rps to max_rps; at most %d", k, MAX_RUNGS);
+		} else {
+			n = spec_ladder_rungs(s, &rates);
+			free(rates);
+			(void)n;
+		}
+	}
+	if (s->confirm.present) {
+		if (!spec_given(v, "stages.confirm.window_s"))
+			s->confirm.window_s = l->window_s;
+		if (!spec_given(v, "stages.confirm.discard_s"))
+			s->confirm.discard_s = l->discard_s;
+		check_window(v, "confirm", s->confirm.window_s, s->confirm.discard_s);
+	}
+	if (s->soak.present)
+		check_window(v, "soak", s->soak.window_s, s->soak.discard_s);
+}
+
+static void check_warmup(struct vctx *v)
+{
+	struct spec_warmup *w = &v->s->warmup;
+	int fixed = spec_given(v, "warmup.rate.fixed_rps");
+	char a[32], b[32];
+
+	if (fixed && spec_given(v, "warmup.rate.knee_fraction"))
+		spec_err_at(v, "warmup.rate.fixed_rps", "give fixed_rps or knee_fraction, not both");
+	else if (fixed && spec_given(v, "warmup.rate.min_rps"))
+		spec_err_at(v, "warmup.rate.min_rps", "applies to knee_fraction only, not to fixed_rps");
+	if (!fixed && !spec_given(v, "warmup.rate.knee_fraction"))
+		w->knee_fraction = 0.5;
+	if (fixed)
+		w->knee_fraction = 0;
+	if (w->min_s > w->max_s) {
+		fmt_num(a, sizeof(a), w->min_s);
+		fmt_num(b, sizeof(b), w->max_s);
+		spec_err_at(v, spec_given(v, "warmup.max_s") ? "warmup.max_s" : "warmup.min_s",
+		       "max_s (%s) must be >= min_s (%s)", b, a);
+	}
+	if (w->trailing_s > w->max_s) {
+		fmt_num(a, sizeof(a), w->trailing_s);
+		fmt_num(b, sizeof(b), w->max_s);
+		spec_err_at(v, spec_given(v, "warmup.trailing_s") ? "warmup.trailing_s" : "warmup.max_s",
+		       "trailing_s (%s) must be <= max_s (%s)", a, b);
+	}
+}
+
+void spec_check_all(struct vctx *v)
+{
+	check_impls(v);
+	check_requests(v);
+	check_stages(v);
+	check_warmup(v);
+}
