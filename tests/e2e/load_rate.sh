@@ -3,10 +3,12 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/load_common.inc"
 
-# ASan makes the generator several times slower: lower the rate, keep the
-# assertions.
+# ASan makes the generator several times slower (libcurl's many small
+# allocations go through ASan's allocator: ~0.3 ms per request), so lower
+# the rate there and keep the assertions. The Poisson runs keep >= 6000
+# gaps (standard error of the mean <= 1.3%, well inside 3%).
 RATE=2000; PRATE=3000; PDUR=4
-[ "$ASAN" = 1 ] && { RATE=1000; PRATE=1500; PDUR=8; }
+[ "$ASAN" = 1 ] && { RATE=500; PRATE=1000; PDUR=6; }
 
 srv
 for tr in native curl; do
@@ -24,7 +26,8 @@ for tr in native curl; do
 	cmp_num "$tr: status 2xx counted" "$(j r_$tr '.status["2xx"]')" == "$(j r_$tr .completed)"
 
 	# Poisson arrivals: the actual send times' gaps have mean 1/rate
-	# (within 3%: with 12000 gaps the standard error is 0.9%) and
+	# (within 3%: with 12000 gaps the standard error is 0.9%; the seed fixes
+	# the schedule, so only send-time jitter varies between runs) and
 	# coefficient of variation 1 (within 0.1; a constant schedule gives 0).
 	load p_$tr "http://127.0.0.1:$PORT/" --rate $PRATE --duration $PDUR --transport $tr \
 		--arrival poisson --seed 7 --dump-send-times "$T/sends_$tr"
@@ -43,7 +46,8 @@ load c_native "http://127.0.0.1:$PORT/" --rate 1000 --duration 1 --dump-send-tim
 read -r n mean cv < <(awk 'NR > 1 { g = $1 - p; s += g; ss += g * g; n++ } { p = $1 }
 	END { m = s / n; printf "%d %.6f %.4f\n", n, m / 1e9, sqrt(ss / n - m * m) / m }' "$T/sends_c")
 near "constant: gap mean (s)" "$mean" 0.001 0.00003 "1/rate"
-cmp_num "constant: gap CV < 0.5" "$cv" "<" 0.5
+# (jitter of a busy 2-core box gives CV up to ~0.5; Poisson gives 1)
+cmp_num "constant: gap CV < 0.7" "$cv" "<" 0.7
 
 # Two threads split one schedule: still the full rate, nothing lost.
 load t2 "http://127.0.0.1:$PORT/" --rate $RATE --duration 2 --threads 2 --connections 8
