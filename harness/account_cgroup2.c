@@ -15,6 +15,20 @@
 #include "account_backend.h"
 #include "util.h"
 
+/*
+ * The v2 hierarchy's mount point. HARNESS_CGROUP2_ROOT overrides it: the
+ * unit tests point it at a fake directory (files with known contents) to
+ * check creation and limits on hosts without a usable v2 hierarchy.
+ */
+static char *cg2_root(void)
+{
+	const char *o = getenv("HARNESS_CGROUP2_ROOT");
+
+	if (o && *o)
+		return xstrdup(o);
+	return acct_find_mount("cgroup2", NULL);
+}
+
 struct cg2 {
 	int peak_fd;                    /* memory.peak, open during a window */
 };
@@ -174,7 +188,7 @@ static int has_word(const char *text, const char *word)
 
 int acct_cgroup2_usable(void)
 {
-	char *root = acct_find_mount("cgroup2", NULL);
+	char *root = cg2_root();
 	char buf[1024];
 	int ok = 0;
 
@@ -218,8 +232,9 @@ static int enable_controllers(const char *dir, int cpuset)
 struct account *acct_cgroup2_create(const char *label, const struct account_limits *lim,
 				    int sample_ms)
 {
-	char *root = acct_find_mount("cgroup2", NULL);
+	char *root = cg2_root();
 	char *parent = NULL, *name = NULL, *dir = NULL, num[32];
+	const char *what = "";
 	struct account *a = NULL;
 	int err;
 
@@ -240,13 +255,15 @@ struct account *acct_cgroup2_create(const char *label, const struct account_limi
 	a->owned = 1;
 	if (lim->memory_max_bytes) {
 		snprintf(num, sizeof(num), "%" PRIu64, lim->memory_max_bytes);
-		if ((err = acct_write(dir, "memory.max", num)))
+		what = "memory.max";
+		if ((err = acct_write(dir, what, num)))
 			goto fail_limit;
 		acct_write(dir, "memory.swap.max", "0");
 	}
 	if (lim->pids_max) {
 		snprintf(num, sizeof(num), "%" PRIu64, lim->pids_max);
-		if ((err = acct_write(dir, "pids.max", num)))
+		what = "pids.max";
+		if ((err = acct_write(dir, what, num)))
 			goto fail_limit;
 	}
 	if (lim->cpus && !acct_write(dir, "cpuset.cpus", lim->cpus))
@@ -264,7 +281,7 @@ struct account *acct_cgroup2_create(const char *label, const struct account_limi
 	}
 	goto out;
 fail_limit:
-	error("cannot set a limit on cgroup %s: %s", dir, strerror(-err));
+	error("cannot set %s/%s to %s: %s", dir, what, num, strerror(-err));
 fail:
 	account_free(a);
 	a = NULL;
@@ -278,7 +295,7 @@ out:
 
 int acct_cgroup2_reap(void)
 {
-	char *root = acct_find_mount("cgroup2", NULL);
+	char *root = cg2_root();
 	struct sbuf sb = SBUF_INIT;
 	int n = 0;
 

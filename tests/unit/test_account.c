@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -145,6 +146,73 @@ TEST(cgroup2_fake_deltas)
 	account_window_release(&w);
 	account_free(a);
 	rm_dir(d);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	return remove(path);
+}
+
+static int file_is(const char *dir, const char *file, const char *want)
+{
+	char buf[256];
+
+	if (acct_read(dir, file, buf, sizeof(buf)) < 0)
+		return 0;
+	return !strcmp(buf, want);
+}
+
+/* Creation, limits and placement on a fake v2 root (HARNESS_CGROUP2_ROOT). */
+TEST(cgroup2_fake_create)
+{
+	char *root = fake_dir("cg2root"), *name = acct_owned_name("fake impl");
+	char parent[512], dir[1024];
+	struct account_limits lim = { 64ull << 20, 100, "1" };
+	struct account *a;
+	static const char *files[] = { "memory.max", "memory.swap.max", "pids.max",
+				       "cgroup.procs", "cpuset.cpus", "cgroup.kill" };
+	size_t i;
+
+	put(root, "cgroup.controllers", "cpuset cpu io memory pids\n");
+	put(root, "cgroup.subtree_control", "");
+	snprintf(parent, sizeof(parent), "%s/harness", root);
+	mkdir(parent, 0755);
+	put(parent, "cgroup.controllers", "cpuset cpu io memory pids\n");
+	put(parent, "cgroup.subtree_control", "");
+	snprintf(dir, sizeof(dir), "%s/%s", parent, name);
+	mkdir(dir, 0755);
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		put(dir, files[i], "");
+	setenv("HARNESS_CGROUP2_ROOT", root, 1);
+	CHECK(account_available(ACCT_CGROUP2));
+	CHECK(account_detect() == ACCT_CGROUP2);
+	a = account_create(ACCT_CGROUP2, "fake impl", &lim, 50);
+	CHECK(a != NULL);
+	if (a) {
+		CHECK(account_backend(a) == ACCT_CGROUP2);
+		CHECK(account_has_cpuset(a));
+		CHECK(file_is(dir, "memory.max", "67108864"));
+		CHECK(file_is(dir, "memory.swap.max", "0"));
+		CHECK(file_is(dir, "pids.max", "100"));
+		CHECK(file_is(dir, "cpuset.cpus", "1"));
+		/* each controller enabled in turn (a regular file keeps the last) */
+		CHECK(file_is(root, "cgroup.subtree_control", "+cpuset"));
+		CHECK(file_is(parent, "cgroup.subtree_control", "+cpuset"));
+		CHECK(account_child_place(a) == 0);
+		CHECK(file_is(dir, "cgroup.procs", "0"));
+		CHECK(strstr(account_kill_path(a), "/cgroup.kill") != NULL);
+		CHECK(account_kill_all(a, 0.1) == 0);    /* cgroup.kill written, procs empty */
+		CHECK(file_is(dir, "cgroup.kill", "1"));
+	}
+	/* a limit that cannot be set is an error, never ignored (here: a new
+	 * cgroup directory without a memory.max file) */
+	CHECK(account_create(ACCT_CGROUP2, "no limit files", &lim, 50) == NULL);
+	unsetenv("HARNESS_CGROUP2_ROOT");
+	CHECK(account_available(ACCT_CGROUP2) == acct_cgroup2_usable());
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	account_free(a);
+	free(name);
+	free(root);
 }
 
 TEST(cgroup1_fake_deltas)
@@ -479,6 +547,7 @@ int main(void)
 	/* instrumented helpers: no leak scan at exit inside the windows */
 	setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
 	RUN(cgroup2_fake_deltas);
+	RUN(cgroup2_fake_create);
 	RUN(cgroup1_fake_deltas);
 	RUN(quantiles_nearest_rank);
 	RUN(backend_names);
