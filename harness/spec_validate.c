@@ -386,7 +386,9 @@ static void unknown_key(struct vctx *v, const struct field *tab, const struct yn
 	for (i = 0; tab[i].key && n < ARRAY_SIZE(names); i++)
 		names[n++] = tab[i].key;
 	sugg = spec_suggest(key->str, names, n);
-	if (sugg) {
+	if (!strcmp(key->str, "<<")) {
+		VERR(v, key, p, "YAML merge keys are not supported; alias the whole map instead");
+	} else if (sugg) {
 		VERR(v, key, p, "unknown key (did you mean %s?)", sugg);
 	} else {
 		for (i = 0; i < n; i++)
