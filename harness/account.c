@@ -574,12 +574,16 @@ static int parse_pids(const char *text, pid_t *pids, int max)
 
 int acct_count_procs(const char *procs_path)
 {
-	static char buf[65536];
-	pid_t pids[4096];
+	size_t size = 65536;
+	char *buf = xmalloc(size);
+	pid_t *pids = xmalloc(4096 * sizeof(*pids));
+	int n = -1;
 
-	if (acct_read(NULL, procs_path, buf, sizeof(buf)) < 0)
-		return -1;
-	return parse_pids(buf, pids, (int)ARRAY_SIZE(pids));
+	if (acct_read(NULL, procs_path, buf, size) >= 0)
+		n = parse_pids(buf, pids, 4096);
+	free(buf);
+	free(pids);
+	return n;
 }
 
 int acct_kill_procs(const char *procs_path, double timeout_s)
@@ -629,7 +633,7 @@ int acct_reap_parent(const char *parent, const char *kill_file, const char *what
 			usleep(20000);
 		if (what)
 			warning("reaped a leftover %s cgroup of a dead harness (pid %d): %s, %d process(es) killed",
-			what, pid, path, n > 0 ? n : 0);
+				what, pid, path, n > 0 ? n : 0);
 		count += what != NULL;
 	}
 	closedir(d);
