@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,20 @@
 #include "util.h"
 
 static char helpers[1024];
+
+static ssize_t read_small(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	r = read(fd, buf, n - 1);
+	close(fd);
+	if (r >= 0)
+		buf[r] = '\0';
+	return r;
+}
 
 static struct spec_signal sigs[] = {
 	{ "gc_count", "/gc/collections" },
@@ -66,36 +81,43 @@ TEST(extracts_by_pointer)
 	rtstats_values_release(v, NSIGNALS);
 }
 
-static pid_t testsrv(int port, const char *mode)
+/* Start testsrv on an ephemeral port; its port via --port-file. */
+static pid_t testsrv(const char *mode, int *port)
 {
-	char path[1200], p[16];
+	char path[1200], pf[64], buf[32];
 	pid_t pid;
+	int i;
 
 	snprintf(path, sizeof(path), "%s/testsrv", helpers);
-	snprintf(p, sizeof(p), "%d", port);
+	snprintf(pf, sizeof(pf), "/tmp/test_rtstats.%d.port", (int)getpid());
+	unlink(pf);
 	pid = fork();
 	if (!pid) {
-		execl(path, path, "--port", p, "--stats-mode", mode, (char *)NULL);
+		execl(path, path, "--port", "0", "--port-file", pf, "--stats-mode", mode,
+		      (char *)NULL);
 		_exit(127);
 	}
+	*port = 0;
+	for (i = 0; i < 200 && !*port; i++) {
+		usleep(25000);
+		if (read_small(pf, buf, sizeof(buf)) > 0)
+			*port = atoi(buf);
+	}
+	unlink(pf);
 	return pid;
 }
 
-static int pick_port(void)
-{
-	return 20000 + (getpid() % 20000);
-}
-
-/* Poll one mode for ~0.6 s at 10 Hz; return the polls. */
-static size_t run_mode(const char *mode, int port, struct rtstats_poll **out)
+/* Poll one mode for ~0.65 s at 10 Hz (mode NULL: nothing listening);
+ * return the polls. */
+static size_t run_mode(const char *mode, struct rtstats_poll **out)
 {
 	char url[128];
-	pid_t pid = mode ? testsrv(port, mode) : -1;
+	int port = 9;   /* discard: nothing listens there on a test host */
+	pid_t pid = mode ? testsrv(mode, &port) : -1;
 	struct rtstats *r;
 	size_t n;
 	int st;
 
-	usleep(300000);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/runtime-stats", port);
 	r = rtstats_start_timeout(url, 10, sigs, NSIGNALS, 150);
 	usleep(650000);
@@ -113,9 +135,9 @@ TEST(poller_modes)
 {
 	struct rtstats_poll *p;
 	size_t n, i;
-	int port = pick_port(), all;
+	int all;
 
-	n = run_mode("ok", port, &p);
+	n = run_mode("ok", &p);
 	printf("# ok: %zu polls\n", n);
 	CHECK(n >= 4 && n <= 8);      /* 10 Hz for 0.65 s: 7, with scheduling slack */
 	for (i = 0, all = 1; i < n; i++)
@@ -127,7 +149,7 @@ TEST(poller_modes)
 		CHECK(p[i].t_ns > p[i - 1].t_ns);
 	rtstats_polls_free(p, n);
 
-	n = run_mode("malformed", port + 1, &p);
+	n = run_mode("malformed", &p);
 	CHECK(n >= 4);
 	for (i = 0, all = 1; i < n; i++)
 		all &= p[i].status == RTS_MALFORMED && p[i].values[0].kind == RTV_MISSING;
@@ -136,14 +158,14 @@ TEST(poller_modes)
 		printf("# malformed: %s: %s\n", rtstats_status_name(p[0].status), p[0].error);
 	rtstats_polls_free(p, n);
 
-	n = run_mode("500", port + 2, &p);
+	n = run_mode("500", &p);
 	CHECK(n >= 4);
 	for (i = 0, all = 1; i < n; i++)
 		all &= p[i].status == RTS_HTTP_ERROR && p[i].http_status == 500;
 	CHECK(all);
 	rtstats_polls_free(p, n);
 
-	n = run_mode("hang", port + 3, &p);
+	n = run_mode("hang", &p);
 	/* each poll waits its 150 ms timeout, then the next tick: >= 3 in 0.65 s */
 	CHECK(n >= 3);
 	for (i = 0, all = 1; i < n; i++)
@@ -155,7 +177,7 @@ TEST(poller_modes)
 	rtstats_polls_free(p, n);
 
 	/* nothing listening: connect errors, polling goes on */
-	n = run_mode(NULL, port + 4, &p);
+	n = run_mode(NULL, &p);
 	CHECK(n >= 4);
 	for (i = 0, all = 1; i < n; i++)
 		all &= p[i].status == RTS_CONNECT;
