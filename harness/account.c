@@ -209,6 +209,11 @@ int account_kill_all(struct account *a, double timeout_s)
 	return a->ops->kill_all(a, timeout_s);
 }
 
+int account_signal_all(struct account *a, int sig)
+{
+	return a->ops->signal_all(a, sig);
+}
+
 void account_free(struct account *a)
 {
 	size_t i;
@@ -581,6 +586,22 @@ int acct_count_procs(const char *procs_path)
 
 	if (acct_read(NULL, procs_path, buf, size) >= 0)
 		n = parse_pids(buf, pids, 4096);
+	free(buf);
+	free(pids);
+	return n;
+}
+
+int acct_signal_procs(const char *procs_path, int sig)
+{
+	size_t size = 65536;
+	char *buf = xmalloc(size);
+	pid_t *pids = xmalloc(4096 * sizeof(*pids));
+	int n = 0, i;
+
+	if (acct_read(NULL, procs_path, buf, size) >= 0)
+		n = parse_pids(buf, pids, 4096);
+	for (i = 0; i < n; i++)
+		kill(pids[i], sig);
 	free(buf);
 	free(pids);
 	return n;

@@ -121,6 +121,11 @@ int account_nprocs(struct account *a);
  * empty or timeout_s passed; 0 when empty. procfs: the tree. */
 int account_kill_all(struct account *a, double timeout_s);
 
+/* Send sig to every process of the cgroup (procfs: of the tree), e.g. the
+ * SIGTERM of a stop reaching children that left the process group.
+ * Returns how many were signalled. */
+int account_signal_all(struct account *a, int sig);
+
 /* Remove the cgroup(s) this context created (after they emptied) and free. */
 void account_free(struct account *a);
 

@@ -37,6 +37,7 @@ struct account_ops {
 	int (*peak_read)(struct account *a, uint64_t *peak);
 	int (*nprocs)(struct account *a);
 	int (*kill_all)(struct account *a, double timeout_s);
+	int (*signal_all)(struct account *a, int sig);  /* count signalled */
 	void (*release)(struct account *a);   /* frees priv only */
 };
 
@@ -95,6 +96,8 @@ uint64_t acct_pid_starttime(pid_t pid);
  * or timeout_s passed: 0 when empty. */
 int acct_kill_procs(const char *procs_path, double timeout_s);
 int acct_count_procs(const char *procs_path);
+/* Send sig to every pid listed in the cgroup.procs at path; the count. */
+int acct_signal_procs(const char *procs_path, int sig);
 /* Reap the dead owners' cgroups under parent (a "harness" directory):
  * kill_file is "cgroup.kill" (v2) or NULL. Returns the count. */
 int acct_reap_parent(const char *parent, const char *kill_file, const char *what);

@@ -111,6 +111,11 @@ static void cg1_release(struct account *a)
 	free(p);
 }
 
+static int cg1_signal_all(struct account *a, int sig)
+{
+	return acct_signal_procs(a->procs_path, sig);
+}
+
 static const struct account_ops cg1_ops = {
 	.backend = ACCT_CGROUP1,
 	.counters = cg1_counters,
@@ -119,6 +124,7 @@ static const struct account_ops cg1_ops = {
 	.peak_read = cg1_peak_read,
 	.nprocs = cg1_nprocs,
 	.kill_all = cg1_kill_all,
+	.signal_all = cg1_signal_all,
 	.release = cg1_release,
 };
 

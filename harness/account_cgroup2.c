@@ -141,6 +141,11 @@ static void cg2_release(struct account *a)
 	free(p);
 }
 
+static int cg2_signal_all(struct account *a, int sig)
+{
+	return acct_signal_procs(a->procs_path, sig);
+}
+
 static const struct account_ops cg2_ops = {
 	.backend = ACCT_CGROUP2,
 	.counters = cg2_counters,
@@ -149,6 +154,7 @@ static const struct account_ops cg2_ops = {
 	.peak_read = cg2_peak_read,
 	.nprocs = cg2_nprocs,
 	.kill_all = cg2_kill_all,
+	.signal_all = cg2_signal_all,
 	.release = cg2_release,
 };
 

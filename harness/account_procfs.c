@@ -268,6 +268,21 @@ static int pfs_kill_all(struct account *a, double timeout_s)
 	}
 }
 
+static int pfs_signal_all(struct account *a, int sig)
+{
+	struct pfs *p = a->priv;
+	size_t i;
+	int n;
+
+	pthread_mutex_lock(&p->mu);
+	rescan(a);
+	for (i = 0; i < p->n; i++)
+		kill(p->pids[i], sig);
+	n = (int)p->n;
+	pthread_mutex_unlock(&p->mu);
+	return n;
+}
+
 static void pfs_release(struct account *a)
 {
 	struct pfs *p = a->priv;
@@ -287,6 +302,7 @@ static const struct account_ops pfs_ops = {
 	.peak_read = pfs_peak_read,
 	.nprocs = pfs_nprocs,
 	.kill_all = pfs_kill_all,
+	.signal_all = pfs_signal_all,
 	.release = pfs_release,
 };
 

@@ -462,6 +462,9 @@ void sut_stop(struct sut *s)
 		return;
 	if (!reap(s, 0) || (s->acct && account_nprocs(s->acct) > 0)) {
 		kill(-s->pid, SIGTERM);
+		/* and whatever left the group (setsid daemons) but not the cgroup */
+		if (s->acct)
+			account_signal_all(s->acct, SIGTERM);
 		deadline = now_ns() + (uint64_t)(s->grace_s * 1e9);
 		while (now_ns() < deadline) {
 			reap(s, 0);

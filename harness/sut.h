@@ -30,7 +30,7 @@
  *    the cgroup. sut_reap_leftovers() at start-up covers the watchdog
  *    itself being killed.
  *
- * Stop: SIGTERM to the group, a grace period (default 3 s) for the process
+ * Stop: SIGTERM to the group and to every process of its cgroup, a grace period (default 3 s) for the process
  * and its cgroup to empty, SIGKILL to the group, cgroup.kill / SIGKILL to
  * every process left in the cgroup, wait, remove the cgroup.
  *

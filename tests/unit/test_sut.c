@@ -269,6 +269,36 @@ TEST(stop_escalates_to_sigkill)
 	sut_free(s);
 }
 
+/* A child that left the process group (setsid) still gets the SIGTERM of a
+ * stop through the cgroup, so it can exit cleanly within the grace. */
+TEST(stop_terms_daemonised_child)
+{
+	char script[600], mark[400];
+	char *start[] = { "/bin/sh", "-c", script, NULL };
+	struct spec_impl im = impl_of("daemon", start);
+	struct sut_config c = config(&im, ACCT_AUTO);
+	struct sut *s;
+
+	if (account_detect() == ACCT_PROCFS) {
+		printf("# no cgroup backend: skipped\n");
+		return;
+	}
+	snprintf(mark, sizeof(mark), "%s/daemon.term", work);
+	snprintf(script, sizeof(script),
+		 "setsid /bin/sh -c 'trap \"echo got-term > %s; exit 0\" TERM; "
+		 "while :; do sleep 0.05; done' & sleep 30", mark);
+	c.stop_grace_s = 2;
+	s = sut_start(&c);
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	usleep(300000);
+	sut_stop(s);
+	CHECK(file_has(mark, "got-term"));
+	CHECK(account_nprocs(sut_account(s)) <= 0);
+	sut_free(s);
+}
+
 TEST(exit_detected)
 {
 	char *start[] = { "/bin/sh", "-c", "sleep 0.2; exit 7", NULL };
@@ -306,6 +336,7 @@ int main(void)
 	RUN(cpu_pinning_read_back);
 	RUN(build_wall_clock_limit);
 	RUN(stop_escalates_to_sigkill);
+	RUN(stop_terms_daemonised_child);
 	RUN(exit_detected);
 	{
 		char *rm[] = { "/bin/rm", "-rf", work, NULL };
