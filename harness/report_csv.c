@@ -5,8 +5,10 @@
  * achieved_rps,warm), so a run's windows can be re-fitted elsewhere;
  * offered_rps is the planned rate (the rung), measured_offered_rps the
  * rate the schedule actually offered. The provenance (run id, spec hash,
- * exploratory and forced flags) is repeated on every row, not written as
- * comment lines, which CSV readers do not accept.
+ * the row's implementation commit and dirty flag, the harness version of
+ * the run, exploratory and forced flags) is repeated on every row rather
+ * than written as comment lines, which CSV readers (`harness knee`
+ * included) do not accept; host facts are in report.json.
  */
 #include "report.h"
 
@@ -61,7 +63,8 @@ void report_csv(const struct report *r, struct sbuf *out)
 		  "measured_offered_rps,duration_s,started_at,due,sent,completed,dropped,"
 		  "p50_ms,p90_ms,p999_ms,max_ms,%s_ms_from_hist,lateness_p99_ms,gen_cpu_s,"
 		  "cpu_s,cpu_ms_per_req,anon_p99_bytes,sut_exited,"
-		  "run_id,spec_hash,exploratory,forced\n", r->slo_label);
+		  "run_id,spec_hash,impl_commit,impl_dirty,harness_version,exploratory,forced\n",
+		  r->slo_label);
 	for (i = 0; i < r->nwindows; i++) {
 		const struct report_window *w = &r->windows[i];
 
@@ -106,6 +109,12 @@ void report_csv(const struct report *r, struct sbuf *out)
 		inum(out, w->sut_exited);
 		str(out, r->run_id);
 		str(out, r->spec_hash);
+		str(out, w->impl_idx >= 0 ? r->impls[w->impl_idx].commit : NULL);
+		if (w->impl_idx >= 0 && r->impls[w->impl_idx].dirty >= 0)
+			inum(out, r->impls[w->impl_idx].dirty);
+		else
+			sbuf_adds(out, ",");
+		str(out, r->run_harness_version);
 		inum(out, r->exploratory);
 		inum(out, r->forced);
 		sbuf_adds(out, "\n");

@@ -68,10 +68,7 @@ void report_fmt_time(struct sbuf *out, double t)
 
 void report_fmt_mib(struct sbuf *out, double bytes)
 {
-	if (!isfinite(bytes))
-		sbuf_adds(out, "-");
-	else
-		sbuf_addf(out, "%.1f", bytes / 1048576.0);
+	report_fmt_sig(out, isfinite(bytes) ? bytes / 1048576.0 : NAN);
 }
 
 const char *report_dirty_text(int dirty)
@@ -134,6 +131,10 @@ void report_fmt_knee_ci(struct sbuf *out, const struct report *r, const struct r
 {
 	if (!im->has_knee_ci || !isfinite(im->knee_ci.lo)) {
 		sbuf_adds(out, "-");
+		return;
+	}
+	if (!im->knee_ci.ncrossed) {
+		sbuf_addf(out, "none: no resample of %zu crossed the SLO", im->knee_ci.nboot);
 		return;
 	}
 	sbuf_addf(out, "%.0f%% [", r->level * 100);
