@@ -10,18 +10,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "spec.h"
 #include "util.h"
 
 static const char usage_text[] =
-	"usage: harness check [--json] [--quiet] SPEC\n"
+	"usage: harness check [--json] [--quiet] SPEC|-\n"
 	"\n"
 	"Validate SPEC (YAML, see specs/README.md) and print the plan: implementations,\n"
 	"stages, the ladder's rungs, windows per stage (worst case), an estimate of\n"
 	"the total wall time including warm-ups, and the spec hash that freezes it.\n"
 	"Every problem is printed as FILE:LINE:COL: key.path: what is wrong.\n"
+	"SPEC - reads standard input (relative paths then resolve against the cwd).\n"
 	"\n"
 	"  --json     print the plan as JSON (keys: spec_hash, implementations,\n"
 	"             rungs_rps, windows, estimated_seconds, estimated_seconds_max, ...)\n"
@@ -281,7 +283,19 @@ int cmd_check(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
-	s = spec_load(path);
+	if (!strcmp(path, "-")) {
+		/* from standard input: relative paths resolve against the cwd */
+		struct sbuf sb = SBUF_INIT;
+		char *cwd = getcwd(NULL, 0);
+		if (read_file("/dev/stdin", &sb, 1024 * 1024 + 1) == 0)
+			s = spec_parse(sb.buf, sb.len, "<stdin>", cwd ? cwd : ".");
+		else
+			s = NULL;
+		free(cwd);
+		sbuf_release(&sb);
+	} else {
+		s = spec_load(path);
+	}
 	if (!s)
 		return EXIT_USAGE;
 	plan_compute(s, &p);

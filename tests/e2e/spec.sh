@@ -180,3 +180,10 @@ if grep -q "nope.yaml: cannot read: No such file" "$T/err"; then ok "missing fil
 	fail "missing file message: $(cat "$T/err")"; fi
 expect_exit "check --quiet on a valid spec" 0 "$HARNESS" check -q "$SPECS/valid/minimal.yaml"
 if [ ! -s "$T/out" ]; then ok "--quiet prints nothing"; else fail "--quiet printed"; fi
+# standard input: the same plan; messages name <stdin>
+if [ "$("$HARNESS" check --json - < "$SPECS/valid/minimal.yaml" | jq -c .rungs_rps)" = "[500,600,720,864,1037,1244,1493,1792]" ]; then
+	ok "check - reads standard input"; else fail "check - (stdin)"; fi
+printf 'version: 2\n' > "$T/v2.yaml"
+"$HARNESS" check - < "$T/v2.yaml" 2> "$T/err" >/dev/null; rc=$?
+if [ "$rc" -eq 2 ] && grep -qx '<stdin>:1:10: version: must be 1, got 2' "$T/err"; then ok "stdin errors name <stdin>"; else
+	fail "stdin errors: exit $rc $(cat "$T/err")"; fi
