@@ -478,7 +478,7 @@ static double thread_cpu_now(void)
  * open-loop generator that wakes for each send and each response pays it
  * twice per request. Above LOAD_BATCH_RATE requests per second per thread
  * the worker wakes on a fixed tick instead (long enough for about
- * LOAD_BATCH_PER_TICK requests, 200..800 us) and handles everything due and
+ * LOAD_BATCH_PER_TICK requests, 200..750 us) and handles everything due and
  * everything received in one pass: requests are sent up to one tick late
  * (visible as lateness, and in latency, which is measured from the intended
  * send), and responses are seen up to one tick late (the native transport
@@ -515,7 +515,7 @@ static void nap_until(struct load_thread *ths, int n, uint64_t t)
 				break;
 		if (i == n)
 			return;
-		sleep_until_ns(min_u64(t, now + 10000000ull));
+		sleep_until_ns(min_u64(t, now + 20000000ull));
 	}
 }
 

@@ -92,7 +92,7 @@ struct load_config {
 	 * end; for tests of the arrival process. */
 	const char *send_times_path;
 	/* Wake-up policy: 0 = automatic (per event below 4000 req/s per
-	 * thread, above it a tick of ~4 requests, 200..800 us), > 0 = always
+	 * thread, above it a tick of ~4 requests, 200..750 us), > 0 = always
 	 * this tick (us), < 0 = always per event. */
 	int batch_us;
 };
