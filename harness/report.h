@@ -154,7 +154,8 @@ struct report {
 	struct report_event *events;
 	size_t nevents;
 
-	/* from the stored spec */
+	/* from the stored spec (defaults, slo_ms NAN, when spec_ok is 0) */
+	int spec_ok;
 	double slo_pct, slo_ms, error_rate_max;
 	char slo_label[16];          /* "p99", "p99.9", ... */
 	size_t min_reps;             /* confirm.reps (ladder.reps without confirm) */

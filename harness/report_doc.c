@@ -212,8 +212,11 @@ static void knees(const struct report *r, struct rdoc *d)
 	struct rdoc_block *t;
 	size_t i;
 
-	addf(d, RDOC_H2, "Knees (SLO: %s <= %g ms, error rate <= %g)", r->slo_label, r->slo_ms,
-	     r->error_rate_max);
+	if (r->spec_ok)
+		addf(d, RDOC_H2, "Knees (SLO: %s <= %g ms, error rate <= %g)", r->slo_label,
+		     r->slo_ms, r->error_rate_max);
+	else
+		add(d, RDOC_H2, "Knees (SLO unknown: none computed)");
 	addf(d, RDOC_P, "Per implementation, never pooled: isotonic (PAVA) fit of the rung-mean %s "
 	     "over accepted ladder windows, weighted by requests; the knee is the first crossing of "
 	     "the SLO, interpolated between rungs. Interval: %.0f%% bootstrap over the accepted "
@@ -249,7 +252,11 @@ static void promise(const struct report *r, struct rdoc *d)
 	struct rdoc_block *t = NULL;
 	size_t i;
 
-	addf(d, RDOC_H2, "Latency promise (%s <= %g ms), confirm stage", r->slo_label, r->slo_ms);
+	if (r->spec_ok)
+		addf(d, RDOC_H2, "Latency promise (%s <= %g ms), confirm stage", r->slo_label,
+		     r->slo_ms);
+	else
+		add(d, RDOC_H2, "Latency promise (SLO unknown), confirm stage");
 	for (i = 0; i < r->nrungs; i++) {
 		const struct report_rung *g = &r->rungs[i];
 
@@ -266,8 +273,8 @@ static void promise(const struct report *r, struct rdoc *d)
 		cell(t, &c);
 		pct(&c, &g->pslo);
 		cell(t, &c);
-		cellf(t, "%s", !isfinite(g->pslo.ms) ? "-" : g->pslo.ms <= r->slo_ms ? "yes" :
-			       RDOC_STRONG "no");
+		cellf(t, "%s", !isfinite(g->pslo.ms) || !isfinite(r->slo_ms) ? "-" :
+			       g->pslo.ms <= r->slo_ms ? "yes" : RDOC_STRONG "no");
 		report_fmt_sig(&c, g->worst_pslo_ms);
 		cell(t, &c);
 		cellf(t, "%zu/%zu", g->under_slo, g->accepted);
@@ -458,6 +465,10 @@ void report_doc_build(const struct report *r, struct rdoc *d)
 	addf(d, RDOC_TITLE, "%s: run %s", or_dash(r->spec_name), or_dash(r->run_id));
 	if (*stamp)
 		add(d, RDOC_STAMP, stamp);
+	if (!r->spec_ok)
+		add(d, RDOC_STAMP, "The stored spec could not be parsed by this harness: the SLO is "
+		    "unknown, so knees and the latency promise are omitted; intervals use 95% and "
+		    "verdicts a 5% margin (the defaults).");
 	provenance(r, d);
 	knees(r, d);
 	chart(d, 0);

@@ -200,6 +200,7 @@ void report_json(const struct report *r, struct sbuf *out)
 	json_object_set_new(root, "report_harness_version", jstr(r->report_version));
 	json_object_set_new(root, "stamp", *report_stamp(r) ? json_string(report_stamp(r)) : json_null());
 	json_object_set_new(root, "run", run_obj(r));
+	json_object_set_new(root, "spec_parsed", json_boolean(r->spec_ok));
 	json_object_set_new(root, "slo",
 			    json_pack("{s:o, s:o, s:o, s:s}", "percentile", jnum(r->slo_pct),
 				      "threshold_ms", jnum(r->slo_ms), "error_rate_max",
@@ -233,7 +234,7 @@ void report_json(const struct report *r, struct sbuf *out)
 			"{s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
 			"impl", r->impls[g->impl].name, "rate_rps", jnum(g->rate),
 			"merged_ms", jnum(g->pslo.ms), "slo_ms", jnum(r->slo_ms),
-			"holds", isfinite(g->pslo.ms) ? json_boolean(g->pslo.ms <= r->slo_ms) : json_null(),
+			"holds", isfinite(g->pslo.ms) && isfinite(r->slo_ms) ? json_boolean(g->pslo.ms <= r->slo_ms) : json_null(),
 			"worst_window_ms", jnum(g->worst_pslo_ms),
 			"windows_under_slo", (json_int_t)g->under_slo,
 			"windows_accepted", (json_int_t)g->accepted,

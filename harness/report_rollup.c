@@ -302,11 +302,13 @@ static void rollup_impl(struct report *r, int k)
 		im->cpu_cv = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : NAN;
 		im->cpu_cv_rungs = nc;
 	}
-	if (nk && !stat_knee(kr, nk, r->slo_ms, &im->knee)) {
+	if (nk && isfinite(r->slo_ms) && !stat_knee(kr, nk, r->slo_ms, &im->knee)) {
 		im->has_knee = 1;
 		if (!stat_knee_bootstrap(kr, nk, r->slo_ms, r->nboot, r->level, r->seed,
 					 r->min_reps, &im->knee_ci))
 			im->has_knee_ci = 1;
+	}
+	if (nu) {
 		/* The isotonic fit drawn in the chart: the same PAVA stat_knee
 		 * runs, over the rung means weighted by their counts. */
 		y = xmalloc(nu * sizeof(*y));

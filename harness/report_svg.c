@@ -186,11 +186,13 @@ static void legend(struct sbuf *out, const struct report *r, const struct plot *
 		esc(out, r->impls[i].name);
 		sbuf_adds(out, "</text>\n");
 	}
-	if (slo) {
+	if (slo && isfinite(r->slo_ms)) {
 		sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			  "stroke-dasharray=\"5,3\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">"
 			  "SLO %g ms</text>\n", x, y + 6, x + 14, y + 6, SLO_COLOR, x + 20, y + 10, r->slo_ms);
 		y += 20;
+	}
+	if (slo) {
 		sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#777\" fill-opacity=\"0.5\"/>"
 			  "<text x=\"%.1f\" y=\"%.1f\">accepted window</text>\n", x + 7, y + 6, x + 20, y + 10);
 		y += 20;
@@ -286,7 +288,7 @@ static int in_axis(const struct axis *a, double v)
 static void chart_latency(const struct report *r, struct sbuf *out)
 {
 	struct plot p = { .w = 760, .h = 400 };
-	double lo = INFINITY, hi = r->slo_ms * 1.2;
+	double lo = INFINITY, hi = isfinite(r->slo_ms) ? r->slo_ms * 1.2 : 0;
 	size_t i, k;
 
 	for (i = 0; i < r->nwindows; i++) {

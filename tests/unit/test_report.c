@@ -373,6 +373,36 @@ TEST(formats_shape)
 		sbuf_release(&out[k]);
 }
 
+/* A stored spec this binary cannot parse: the report still renders its
+ * counts and merged percentiles, says why the knees are missing, and
+ * every chart is still drawn. */
+TEST(unparsable_spec_degrades)
+{
+	struct sbuf out[4] = { SBUF_INIT, SBUF_INIT, SBUF_INIT, SBUF_INIT };
+	struct store st;
+	struct report r;
+	const struct report_rung *g;
+	int k;
+
+	CHECK(!load_fixture(&r, &st, "UPDATE runs SET spec_text = CAST('version: 99' AS BLOB)"));
+	CHECK(!r.spec_ok && isnan(r.slo_ms));
+	CHECK(!r.impls[0].has_knee && !r.impls[1].has_knee);
+	CHECK(r.total == 40 && r.accepted == 36);
+	g = rung(&r, "evloop", "ladder", 500);
+	CHECK(g && isfinite(g->p99.ms) && g->under_slo == 0);
+	render_all(&r, out);
+	CHECK(strstr(out[0].buf, "could not be parsed") != NULL);
+	CHECK(count(out[1].buf, "<svg") == report_nchart());
+	for (k = 0; k < 2; k++)   /* no NaN printed as a number */
+		CHECK(!strstr(out[k].buf, " nan") && !strstr(out[k].buf, ">nan") &&
+		      !strstr(out[k].buf, "[nan"));
+	CHECK(strstr(out[2].buf, "\"spec_parsed\": false") != NULL);
+	report_release(&r);
+	store_close(&st);
+	for (k = 0; k < 4; k++)
+		sbuf_release(&out[k]);
+}
+
 TEST(unknown_run_is_an_error)
 {
 	struct store st;
@@ -410,6 +440,7 @@ int main(int argc, char **argv)
 	RUN(fixture_knees_promise_verdicts);
 	RUN(exploratory_stamp_in_every_format);
 	RUN(formats_shape);
+	RUN(unparsable_spec_degrades);
 	RUN(unknown_run_is_an_error);
 	rm_rf(tmpdir);
 	return t_done();
