@@ -176,7 +176,9 @@ void load_on_sent(struct load_thread *th, const struct load_due *d, uint64_t now
 	hist_record(&s->lateness, now > d->intended ? now - d->intended : 0);
 	if (th->sh->cfg->send_times_path) {
 		XGROW(th->sends, th->sends_alloc, th->nsends + 1);
-		th->sends[th->nsends++] = now - th->sh->start_ns;
+		th->sends[th->nsends].actual = now - th->sh->start_ns;
+		th->sends[th->nsends].intended = d->intended - th->sh->start_ns;
+		th->nsends++;
 	}
 }
 
@@ -433,10 +435,18 @@ static int validate(const struct load_config *cfg)
 	return 0;
 }
 
+static int cmp_send(const void *a, const void *b)
+{
+	const struct load_send *x = a, *y = b;
+
+	return x->actual < y->actual ? -1 : x->actual > y->actual;
+}
+
+/* "actual intended" (ns after the start) per sent request, by actual. */
 static int write_send_times(const char *path, struct load_thread *ths, int n)
 {
 	struct sbuf sb = SBUF_INIT;
-	uint64_t *all = NULL;
+	struct load_send *all = NULL;
 	size_t total = 0, alloc = 0, i;
 	int t, ret;
 
@@ -445,19 +455,10 @@ static int write_send_times(const char *path, struct load_thread *ths, int n)
 		memcpy(all + total, ths[t].sends, ths[t].nsends * sizeof(*all));
 		total += ths[t].nsends;
 	}
-	/* Threads interleave: sort (insertion is fine for nearly-sorted). */
-	for (i = 1; i < total; i++) {
-		uint64_t v = all[i];
-		size_t j = i;
-
-		while (j && all[j - 1] > v) {
-			all[j] = all[j - 1];
-			j--;
-		}
-		all[j] = v;
-	}
+	qsort(all, total, sizeof(*all), cmp_send);
 	for (i = 0; i < total; i++)
-		sbuf_addf(&sb, "%llu\n", (unsigned long long)all[i]);
+		sbuf_addf(&sb, "%llu %llu\n", (unsigned long long)all[i].actual,
+			  (unsigned long long)all[i].intended);
 	ret = write_file(path, sb.buf, sb.len);
 	sbuf_release(&sb);
 	free(all);

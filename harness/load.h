@@ -87,9 +87,10 @@ struct load_config {
 	/* When non-NULL and set non-zero (e.g. by a signal handler), the run
 	 * stops at the next tick. */
 	volatile sig_atomic_t *stop;
-	/* When non-NULL, the actual send time of every request (ns after the
-	 * schedule's start, one per line, sorted) is written there at the
-	 * end; for tests of the arrival process. */
+	/* When non-NULL, every sent request's actual and intended send time
+	 * (ns after the schedule's start, "actual intended" per line, sorted
+	 * by actual) is written there at the end; for tests of the arrival
+	 * process. */
 	const char *send_times_path;
 	/* Wake-up policy: 0 = automatic (per event below 4000 req/s per
 	 * thread, above it a tick of ~4 requests, 200..750 us), > 0 = always

@@ -103,6 +103,11 @@ void load_shared_release(struct load_shared *sh);
 /* Choose a request kind by weight. */
 uint32_t load_pick(const struct load_shared *sh, struct rng *r);
 
+/* One sent request, for the send-times dump (ns after the start). */
+struct load_send {
+	uint64_t actual, intended;
+};
+
 struct load_thread {
 	int id;
 	struct load_shared *sh;
@@ -132,7 +137,7 @@ struct load_thread {
 	atomic_int done;
 
 	double cpu_s;
-	uint64_t *sends;            /* actual send times (ns after start), for the dump */
+	struct load_send *sends;    /* for the send-times dump */
 	size_t nsends, sends_alloc;
 };
 
