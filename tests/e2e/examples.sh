@@ -3,6 +3,11 @@
 # runtime-stats signals, and the blocking cliff the echo spec is built on.
 . "$(dirname "$0")/../lib.sh"
 E=$ROOT/examples/echo
+# Needs wrk, jq, curl, node and python3 (Debian: wrk jq curl nodejs python3);
+# a missing one is a failure, not a skip.
+for tool in wrk jq curl /usr/bin/node /usr/bin/python3; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
 
 check "examples/echo builds with -Wall -Wextra -Werror" make -s -C "$E"
 
@@ -18,7 +23,7 @@ for srv in evloop threads; do
 	a=(); for i in $(seq 1 20); do a+=(-o /dev/null -d '{"k":1}' "$U/echo"); done
 	curl -s "${a[@]}"
 	# curl numbers connections it opens: one for 20 requests means keep-alive
-	nc=$(curl -s -w '%{num_connects}\n' -o /dev/null "$U/healthz" -o /dev/null "$U/healthz" | paste -sd+ | bc)
+	nc=$(curl -s -w '%{num_connects}\n' -o /dev/null "$U/healthz" -o /dev/null "$U/healthz" | awk '{ s += $1 } END { print s }')
 	cmp_num "$srv: keep-alive (connections opened for 2 requests)" "$nc" == 1
 	J=$(curl -s "$U/runtime-stats")
 	cmp_num "$srv: endpoint_calls.echo counts every echo" "$(jq .endpoint_calls.echo <<<"$J")" == 21
