@@ -370,7 +370,7 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *ndocs)
 {
 	struct ynode *n;
 	char *path;
-	int force_str;
+	int force_str, i;
 
 	switch (ev->type) {
 	case YAML_DOCUMENT_START_EVENT:
@@ -424,6 +424,15 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *ndocs)
 				      (const char *)ev->data.alias.anchor,
 				      (const char *)ev->data.alias.anchor);
 			return -1;
+		}
+		for (i = 0; i < b->depth; i++) {
+			if (b->stack[i].node == n) {
+				spec_diag_add(b->d, (int)ev->start_mark.line + 1,
+					      (int)ev->start_mark.column + 1, "yaml",
+					      "alias *%.60s refers to a map or list that contains it",
+					      (const char *)ev->data.alias.anchor);
+				return -1;
+			}
 		}
 		if (++b->naliases > MAX_ALIASES) {
 			spec_diag_add(b->d, (int)ev->start_mark.line + 1,
