@@ -374,7 +374,11 @@ static enum cmp_verdict verdict_of(const struct cmp_metric *m, double margin_pct
 		return CMP_REGRESSION;
 	if (m->ci.hi < 0 && d < -marg)
 		return CMP_IMPROVEMENT;
-	return fabs(d) <= marg ? CMP_NO_CHANGE : CMP_INCONCLUSIVE;
+	/* Equivalence: the whole interval inside the margin. A small
+	 * estimate with a wide interval proves nothing: inconclusive. */
+	if (m->ci.lo > -marg && m->ci.hi < marg)
+		return CMP_NO_CHANGE;
+	return CMP_INCONCLUSIVE;
 }
 
 /* One metric at one rate. */

@@ -20,8 +20,9 @@
  * value and [lo, hi] the interval of the mean difference d:
  *   regression     lo > 0 and d > m   (significantly higher, beyond margin)
  *   improvement    hi < 0 and d < -m
- *   no change      neither, and |d| <= m
- *   inconclusive   neither, and |d| > m; or fewer than 2 windows (pairs)
+ *   no change      -m < lo and hi < m (equivalent within the margin)
+ *   inconclusive   none of these (e.g. an interval too wide to tell), or
+ *                  fewer than 2 windows (pairs) on a side
  * An implementation's verdict: regression if any of its metric/rate cells
  * is; else improvement if any is; else inconclusive if any is; else no
  * change (and inconclusive when no rate was measured in both). The rule

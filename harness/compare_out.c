@@ -174,8 +174,13 @@ void compare_md(const struct compare *c, struct sbuf *o)
 
 /* ------------------------------------------------------------ json */
 
-static void json_metric(struct sbuf *o, const char *name, const struct cmp_metric *m)
+static void json_metric(struct sbuf *o, const char *name, const struct cmp_metric *m,
+			int judged)
 {
+	if (!judged) {  /* not in the spec's compare.metric */
+		sbuf_addf(o, "\"%s\":null", name);
+		return;
+	}
 	sbuf_addf(o, "\"%s\":{\"base\":", name);
 	jnum(o, m->base);
 	sbuf_adds(o, ",\"new\":");
@@ -260,9 +265,10 @@ void compare_json(const struct compare *c, struct sbuf *o)
 		for (j = 0; j < im->nrates; j++) {
 			const struct cmp_rate *r = &im->rates[j];
 			sbuf_addf(o, "%s{\"rate\":%g,", j ? "," : "", r->rate);
-			json_metric(o, "p99", &r->p99);
+			json_metric(o, "p99", &r->p99, (c->metrics & CMP_P99) != 0);
 			sbuf_adds(o, ",");
-			json_metric(o, "cpu_per_request", &r->cpu);
+			json_metric(o, "cpu_per_request", &r->cpu,
+				    (c->metrics & CMP_CPU_PER_REQUEST) != 0);
 			sbuf_adds(o, "}");
 		}
 		sbuf_adds(o, "],");
