@@ -66,7 +66,7 @@ struct axis {
 	double lo, hi;   /* data range */
 	int log;
 	double p0, p1;   /* pixel range */
-	const double *at;  /* explicit ticks (the rung rates), or NULL */
+	double at[10];   /* explicit ticks (the rung rates) when nat > 0 */
 	size_t nat;
 };
 
@@ -86,7 +86,7 @@ static size_t ticks(const struct axis *a, double *t)
 {
 	size_t n = 0;
 
-	if (a->at) {
+	if (a->nat) {
 		for (n = 0; n < a->nat && n < 16; n++)
 			t[n] = a->at[n];
 		return n;
@@ -211,8 +211,6 @@ static void legend(struct sbuf *out, const struct report *r, const struct plot *
 
 /* The x axis over every rate present (log when the rates span > 3x);
  * ticks at the rates themselves when there are at most 10 of them. */
-static double rate_ticks[10];
-
 static void rate_axis(const struct report *r, struct axis *a, double w)
 {
 	double lo = INFINITY, hi = 0;
@@ -226,24 +224,23 @@ static void rate_axis(const struct report *r, struct axis *a, double w)
 			lo = v;
 		if (v > hi)
 			hi = v;
-		for (k = 0; k < n && fabs(rate_ticks[k] - v) > 1e-9 * v; k++)
+		for (k = 0; k < n && fabs(a->at[k] - v) > 1e-9 * v; k++)
 			;
 		if (k == n && !many) {
-			if (n == ARRAY_SIZE(rate_ticks))
+			if (n == ARRAY_SIZE(a->at))
 				many = 1;
 			else
-				rate_ticks[n++] = v;
+				a->at[n++] = v;
 		}
 	}
 	for (i = 1; i < n; i++)   /* insertion sort: the rungs are sorted per impl only */
-		for (k = i; k > 0 && rate_ticks[k - 1] > rate_ticks[k]; k--) {
-			double t = rate_ticks[k];
+		for (k = i; k > 0 && a->at[k - 1] > a->at[k]; k--) {
+			double t = a->at[k];
 
-			rate_ticks[k] = rate_ticks[k - 1];
-			rate_ticks[k - 1] = t;
+			a->at[k] = a->at[k - 1];
+			a->at[k - 1] = t;
 		}
-	a->at = many || !n ? NULL : rate_ticks;
-	a->nat = n;
+	a->nat = many ? 0 : n;
 	if (!(hi > 0)) {
 		lo = 1;
 		hi = 10;
