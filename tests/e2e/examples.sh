@@ -22,7 +22,7 @@ for srv in evloop threads; do
 	# 20 echoes on one keep-alive connection
 	a=(); for i in $(seq 1 20); do a+=(-o /dev/null -d '{"k":1}' "$U/echo"); done
 	curl -s "${a[@]}"
-	# curl numbers connections it opens: one for 20 requests means keep-alive
+	# curl reports the connections it opened: one for two requests = keep-alive
 	nc=$(curl -s -w '%{num_connects}\n' -o /dev/null "$U/healthz" -o /dev/null "$U/healthz" | awk '{ s += $1 } END { print s }')
 	cmp_num "$srv: keep-alive (connections opened for 2 requests)" "$nc" == 1
 	J=$(curl -s "$U/runtime-stats")
