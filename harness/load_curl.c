@@ -35,6 +35,8 @@ struct cxfer {
 	uint64_t sent;
 	int configured;             /* request kind the handle is set up for, -1 none */
 	int busy;
+	int retried;                /* re-sent once on a fresh connection */
+	int fresh;                  /* CURLOPT_FRESH_CONNECT is set */
 	struct cxfer *next_free;
 };
 
@@ -112,6 +114,32 @@ static enum load_error_kind map_error(CURLcode rc)
 	}
 }
 
+/*
+ * A kept-alive connection that broke before any byte of the response came
+ * back: the server most likely closed it while idle just as we wrote (a
+ * keep-alive timeout). libcurl retries such a request itself, but may pick
+ * another cached connection that is just as dead; re-send it once more on
+ * a fresh connection, as the native transport does. It keeps its intended
+ * and actual send times. 1 when re-sent.
+ */
+static int retry(struct ccurl *cc, struct cxfer *x, CURLcode rc)
+{
+	long hdr = 0, conns = 1;
+
+	if (x->retried || (rc != CURLE_GOT_NOTHING && rc != CURLE_RECV_ERROR &&
+			   rc != CURLE_SEND_ERROR))
+		return 0;
+	curl_easy_getinfo(x->easy, CURLINFO_HEADER_SIZE, &hdr);
+	curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &conns);
+	if (hdr || conns)
+		return 0;
+	curl_multi_remove_handle(cc->multi, x->easy);
+	curl_easy_setopt(x->easy, CURLOPT_FRESH_CONNECT, 1L);
+	x->fresh = 1;
+	x->retried = 1;
+	return curl_multi_add_handle(cc->multi, x->easy) == CURLM_OK;
+}
+
 /* Collect finished transfers. */
 static void harvest(struct load_thread *th)
 {
@@ -121,19 +149,24 @@ static void harvest(struct load_thread *th)
 
 	while ((m = curl_multi_info_read(cc->multi, &left))) {
 		struct cxfer *x = NULL;
+		CURLcode rc;
 		uint64_t now;
 
 		if (m->msg != CURLMSG_DONE)
 			continue;
+		/* m does not survive curl_multi_remove_handle: copy first. */
+		rc = m->data.result;
 		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+		if (rc != CURLE_OK && retry(cc, x, rc))
+			continue;
 		now = now_ns();
-		if (m->data.result == CURLE_OK) {
+		if (rc == CURLE_OK) {
 			long status = 0;
 
 			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 			load_on_done(th, x->due.req, x->due.intended, x->sent, now, (int)status);
 		} else {
-			load_on_error(th, x->due.req, map_error(m->data.result), now);
+			load_on_error(th, x->due.req, map_error(rc), now);
 		}
 		curl_multi_remove_handle(cc->multi, x->easy);
 		cc->inflight--;
@@ -235,6 +268,11 @@ static int curl_dispatch(struct load_thread *th, const struct load_due *d, uint6
 	cc->free = x->next_free;
 	if (x->configured != (int)d->req)
 		configure(th, x, d->req);
+	if (x->fresh) {
+		curl_easy_setopt(x->easy, CURLOPT_FRESH_CONNECT, 0L);
+		x->fresh = 0;
+	}
+	x->retried = 0;
 	x->due = *d;
 	x->sent = now_ns();
 	load_on_sent(th, d, x->sent);

@@ -49,6 +49,10 @@ struct nconn {
 	size_t wpos;                 /* bytes of the request written */
 	int want_out;                /* EPOLLOUT registered */
 	int complete;                /* set by on_message_complete */
+	int reused;                  /* the connection carried a request before */
+	int retried;                 /* this request was re-sent once */
+	int recorded;                /* load_on_sent done for this request */
+	size_t got;                  /* response bytes received */
 };
 
 struct nlist {
@@ -155,15 +159,18 @@ static void set_events(struct nconn *c, int out)
 	c->want_out = out;
 }
 
+static void conn_lost(struct native *nt, struct nconn *c);
+
 /* Write (the rest of) the request. */
 static void conn_write(struct native *nt, struct nconn *c)
 {
 	const struct load_wire *w = &c->th->sh->wire[c->due.req];
 	ssize_t n;
 
-	if (c->wpos == 0) {
+	if (!c->recorded) {
 		c->sent = now_ns();
 		load_on_sent(c->th, &c->due, c->sent);
+		c->recorded = 1;
 	}
 	while (c->wpos < w->len) {
 		n = send(c->fd, w->bytes + c->wpos, w->len - c->wpos, MSG_NOSIGNAL);
@@ -177,7 +184,7 @@ static void conn_write(struct native *nt, struct nconn *c)
 			set_events(c, 1);
 			return;
 		}
-		conn_fail(nt, c, LERR_RESET);
+		conn_lost(nt, c);
 		return;
 	}
 	set_events(c, 0);
@@ -192,6 +199,10 @@ static void conn_start(struct native *nt, struct nconn *c, const struct load_due
 	c->due = *d;
 	c->wpos = 0;
 	c->complete = 0;
+	c->reused = c->state == N_IDLE;
+	c->retried = 0;
+	c->recorded = 0;
+	c->got = 0;
 	c->deadline = now + th->sh->timeout_ns;
 	http_parser_init(&c->parser, HTTP_RESPONSE);
 	c->parser.data = c;
@@ -233,6 +244,33 @@ static void conn_start(struct native *nt, struct nconn *c, const struct load_due
 		if (epoll_ctl(th->epfd, EPOLL_CTL_ADD, fd, &ev))
 			conn_fail(nt, c, LERR_OTHER);
 	}
+}
+
+/*
+ * The connection broke under a request. When it was a kept-alive one and
+ * nothing of the response came back, the server had most likely closed it
+ * while idle (keep-alive timeout) just as we wrote: re-send the request
+ * once on a new connection, as browsers and libcurl do. It keeps its
+ * intended and actual send times, so the retry shows in its latency.
+ * Anything else is a reset.
+ */
+static void conn_lost(struct native *nt, struct nconn *c)
+{
+	struct load_due d = c->due;
+	uint64_t sent = c->sent;
+	int recorded = c->recorded;
+
+	if (!c->reused || c->got || c->retried) {
+		conn_fail(nt, c, LERR_RESET);
+		return;
+	}
+	conn_close(nt, c);
+	conn_start(nt, c, &d, now_ns());
+	/* A new connection writes only once connected: in time to keep the
+	 * first send's record. */
+	c->retried = 1;
+	c->recorded = recorded;
+	c->sent = sent;
 }
 
 /* A whole response arrived on c at `now`. */
@@ -305,7 +343,7 @@ static void conn_readable(struct native *nt, struct nconn *c)
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return;
 			if (c->state == N_BUSY)
-				conn_fail(nt, c, LERR_RESET);
+				conn_lost(nt, c);
 			else
 				conn_close(nt, c);
 			return;
@@ -316,6 +354,7 @@ static void conn_readable(struct native *nt, struct nconn *c)
 			conn_close(nt, c);
 			return;
 		}
+		c->got += (size_t)n;
 		parsed = http_parser_execute(&c->parser, &nt->settings, nt->rbuf, (size_t)n);
 		if (c->complete) {
 			http_parser_pause(&c->parser, 0);
@@ -330,7 +369,7 @@ static void conn_readable(struct native *nt, struct nconn *c)
 		}
 		if (n == 0) {
 			/* EOF before a whole response. */
-			conn_fail(nt, c, LERR_RESET);
+			conn_lost(nt, c);
 			return;
 		}
 		if (HTTP_PARSER_ERRNO(&c->parser) != HPE_OK) {

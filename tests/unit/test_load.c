@@ -121,6 +121,7 @@ static void *serve_conn(void *arg)
 	int fd = (int)(intptr_t)arg;
 	char buf[4096];
 	size_t have = 0;
+	int served = 0;
 
 	for (;;) {
 		char *end;
@@ -141,6 +142,14 @@ static void *serve_conn(void *arg)
 		} else if (!strncmp(buf, "GET /close ", 11)) {
 			resp = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end";
 			close_after = 1;
+		} else if (!strncmp(buf, "GET /oneshot ", 13)) {
+			/* The first request on a connection is answered with
+			 * keep-alive; the second finds the connection closed
+			 * without an answer: a server's idle timeout firing just
+			 * as the request arrives. */
+			if (served++)
+				break;
+			resp = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 		} else if (!strncmp(buf, "HEAD /head ", 11)) {
 			resp = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n";
 		} else if (!strncmp(buf, "POST /404 ", 10)) {
@@ -297,11 +306,56 @@ TEST(per_second_callbacks)
 	cfg.ctx = &ss;
 	CHECK(load_run(&cfg, &res) == 0);
 	CHECK(res.seconds == 2 && ss.calls == 2);
-	CHECK(ss.due == 200);          /* constant: 100 due in each second */
+	/* Constant: 100 due in each second. A request is counted in the
+	 * second in which the generator made it due, so one whose wake-up
+	 * slipped past t = 2 s (busy box) lands in the partial third second. */
+	CHECK(ss.due <= 200 && ss.due >= 190);
 	CHECK(res.total.counts.due == 200);
 	CHECK(res.total.counts.completed == 200);
 	NEAR(res.elapsed_s, 2.0, 0.001, "the schedule's window");
 	load_result_release(&res);
+}
+
+/* A server that drops every kept-alive connection when the second request
+ * arrives: that request is re-sent once on a new connection. No errors. */
+static void run_oneshot(enum transport tr)
+{
+	struct spec_request r = { .name = (char *)"o", .weight = 1, .path = (char *)"/oneshot" };
+	struct load_config cfg;
+	struct load_result res;
+	char url[64];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.url = url;
+	cfg.requests = &r;
+	cfg.nrequests = 1;
+	cfg.rate = 500;
+	cfg.duration_s = 0.5;
+	cfg.connections = 2;
+	cfg.backlog_max = 1000;
+	cfg.timeout_ms = 2000;
+	cfg.threads = 1;
+	cfg.transport = tr;
+	CHECK(load_run(&cfg, &res) == 0);
+	CHECK(res.total.counts.due == 250);
+	CHECK(res.total.counts.completed == 250);
+	if (load_counts_errors(&res.total.counts))
+		printf("#   %s: reset %llu other %llu\n", tr == TRANSPORT_CURL ? "curl" : "native",
+		       (unsigned long long)res.total.counts.errors[LERR_RESET],
+		       (unsigned long long)res.total.counts.errors[LERR_OTHER]);
+	CHECK(load_counts_errors(&res.total.counts) == 0);
+	load_result_release(&res);
+}
+
+TEST(native_server_closes_kept_alive)
+{
+	run_oneshot(TRANSPORT_NATIVE);
+}
+
+TEST(curl_server_closes_kept_alive)
+{
+	run_oneshot(TRANSPORT_CURL);
 }
 
 TEST(setup_errors)
@@ -339,6 +393,8 @@ int main(void)
 	RUN(native_framing);
 	RUN(curl_framing);
 	RUN(per_second_callbacks);
+	RUN(native_server_closes_kept_alive);
+	RUN(curl_server_closes_kept_alive);
 	RUN(setup_errors);
 	return t_done();
 }
