@@ -11,6 +11,24 @@ RUNS=$T/runs
 mkdir -p "$RUNS/fixture"
 sqlite3 "$RUNS/fixture/run.db" < "$ROOT/tests/fixtures/report_run.sql" || fail "load fixture sql"
 
+# The committed fixture must say what its generator says today: the report
+# of a freshly generated database equals the report of the committed one.
+# (A schema migration does not break this: store_open migrates both.)
+gen=$(dirname "$HARNESS")/../tests/test_report
+if [ -x "$gen" ]; then
+	"$gen" --write-fixture "$T/fresh" >/dev/null 2>&1
+	"$HARNESS" report fixture --runs-dir "$T/fresh" --format json -o "$T/fresh/r" >/dev/null 2>&1
+	"$HARNESS" report fixture --runs-dir "$RUNS" --format json -o "$T/committed" >/dev/null 2>&1
+	if [ -s "$T/fresh/r/report.json" ] &&
+	   cmp -s <(jq -S . "$T/fresh/r/report.json") <(jq -S . "$T/committed/report.json"); then
+		ok "committed fixture reports exactly as report_fixture.h generates it"
+	else
+		fail "tests/fixtures/report_run.sql is stale: run tests/fixtures/report_regen.sh $gen"
+	fi
+else
+	echo "# $gen not built: fixture freshness not checked" >&2
+fi
+
 # --- the command ---------------------------------------------------------
 out=$("$HARNESS" report fixture --runs-dir "$RUNS" 2>"$T/err"); rc=$?
 cmp_num "report exits 0" "$rc" "==" 0
