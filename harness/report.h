@@ -78,6 +78,8 @@ struct report_window {
 /* A percentile read from a merged histogram, with its interval. */
 struct report_pct {
 	double ms, lo_ms, hi_ms;     /* NAN when no data */
+	double coverage;             /* the interval's real coverage; below the
+					level when too few requests for the percentile */
 };
 
 /* One (implementation, stage, rate) group of windows. */

@@ -97,7 +97,9 @@ void rdoc_release(struct rdoc *d)
 
 /* ------------------------------------------------------------ helpers */
 
-static void pct(struct sbuf *c, const struct report_pct *p)
+/* "5.73 [5.60, 5.93]"; a '*' marks an interval whose real coverage is
+ * below the level (too few requests for that percentile). */
+static void pct(struct sbuf *c, const struct report *r, const struct report_pct *p)
 {
 	report_fmt_sig(c, p->ms);
 	if (isfinite(p->lo_ms)) {
@@ -106,6 +108,8 @@ static void pct(struct sbuf *c, const struct report_pct *p)
 		sbuf_adds(c, ", ");
 		report_fmt_sig(c, p->hi_ms);
 		sbuf_adds(c, "]");
+		if (p->coverage < r->level - 1e-9)
+			sbuf_adds(c, "*");
 	}
 }
 
@@ -271,7 +275,7 @@ static void promise(const struct report *r, struct rdoc *d)
 		cellf(t, "%s", r->impls[g->impl].name);
 		report_fmt_rate(&c, g->rate);
 		cell(t, &c);
-		pct(&c, &g->pslo);
+		pct(&c, r, &g->pslo);
 		cell(t, &c);
 		cellf(t, "%s", !isfinite(g->pslo.ms) || !isfinite(r->slo_ms) ? "-" :
 			       g->pslo.ms <= r->slo_ms ? "yes" : RDOC_STRONG "no");
@@ -294,8 +298,9 @@ static void rungs(const struct report *r, struct rdoc *d)
 	add(d, RDOC_H2, "Rungs");
 	addf(d, RDOC_P, "Accepted windows only. Percentiles (ms) from the merged histogram of the "
 	     "group's accepted windows (never averaged), with %.0f%% order-statistic intervals; "
-	     "CPU = sum of CPU / sum of completed requests; memory = p99 of the pooled anon samples.",
-	     r->level * 100);
+	     "CPU = sum of CPU / sum of completed requests; memory = p99 of the pooled anon samples. "
+	     "* : too few requests for that percentile, the interval's real coverage is below %.0f%%.",
+	     r->level * 100, r->level * 100);
 	sbuf_addf(&c, "isotonic fit of mean %s", r->slo_label);
 	t = table(d, "rungs", 11, "implementation", "stage", "rate (req/s)", "accepted/total",
 		  "rejected by", "p50", "p99 [CI]", "p99.9 [CI]", c.buf, "CPU ms/req",
@@ -316,9 +321,9 @@ static void rungs(const struct report *r, struct rdoc *d)
 		cell(t, &c);
 		report_fmt_sig(&c, g->p50.ms);
 		cell(t, &c);
-		pct(&c, &g->p99);
+		pct(&c, r, &g->p99);
 		cell(t, &c);
-		pct(&c, &g->p999);
+		pct(&c, r, &g->p999);
 		cell(t, &c);
 		report_fmt_sig(&c, g->fit_ms);
 		cell(t, &c);

@@ -29,8 +29,8 @@ static json_t *jtri(int v)
 
 static json_t *pct(const struct report_pct *p)
 {
-	return json_pack("{s:o, s:[o,o]}", "value", jnum(p->ms), "ci", jnum(p->lo_ms),
-			 jnum(p->hi_ms));
+	return json_pack("{s:o, s:[o,o], s:o}", "value", jnum(p->ms), "ci", jnum(p->lo_ms),
+			 jnum(p->hi_ms), "coverage", jnum(p->coverage));
 }
 
 static json_t *reasons(const struct report_reason *v, size_t n)

@@ -109,12 +109,13 @@ static void pct_from(const struct hist *h, double p, double level, struct report
 {
 	struct pct_ci ci;
 
-	out->ms = out->lo_ms = out->hi_ms = NAN;
+	out->ms = out->lo_ms = out->hi_ms = out->coverage = NAN;
 	if (!h->total || stat_hist_pct_ci(h, p, level, &ci))
 		return;
 	out->ms = ci.value_ns / 1e6;
 	out->lo_ms = ci.lo_ns / 1e6;
 	out->hi_ms = ci.hi_ns / 1e6;
+	out->coverage = ci.coverage;
 }
 
 /* p99 (nearest rank) of the pooled anon samples; without samples, the
