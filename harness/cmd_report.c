@@ -12,7 +12,7 @@
 #include "util.h"
 
 static const char usage[] =
-	"usage: harness report RUN [--format md|html|json|csv|all] [-o DIR] [--runs-dir D]\n"
+	"usage: harness report RUN [--format md|html|json|csv|all] [-o DIR] [--runs-dir D] [--json]\n"
 	"\n"
 	"Write the report of RUN (a run id under --runs-dir, default ./runs or\n"
 	"$HARNESS_RUNS_DIR, or a path to a run directory) into RUN/report/ or DIR:\n"
@@ -22,7 +22,9 @@ static const char usage[] =
 	"  windows.csv   one row per finished window; its first columns are what\n"
 	"                `harness knee --windows` reads:\n"
 	"                impl,stage,offered_rps,block,p99_ms,requests,errors,achieved_rps,warm\n"
-	"Default: all formats. Prints the report directory on standard output.\n"
+	"Default: all formats (a comma list picks several). Prints the report\n"
+	"directory on standard output; with --json, one object: report_dir, files,\n"
+	"windows (total, accepted), exploratory, forced.\n"
 	"\n"
 	"Only accepted windows feed a number, and every number carries its counts.\n"
 	"Percentiles across windows come from merged histograms, never averages.\n"
@@ -81,6 +83,31 @@ static int wants_help(int argc, char **argv)
 	return 0;
 }
 
+static void print_json(const struct report *r, const char *dir, unsigned formats)
+{
+	static const char *const files[] = { "report.md", "report.html", "report.json",
+					     "windows.csv" };
+	struct sbuf sb = SBUF_INIT;
+	size_t i;
+	int first = 1;
+
+	sbuf_adds(&sb, "{\"report_dir\": ");
+	sbuf_add_json_str(&sb, dir);
+	sbuf_adds(&sb, ", \"files\": [");
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!(formats & (1u << i)))
+			continue;
+		sbuf_adds(&sb, first ? "" : ", ");
+		sbuf_add_json_str(&sb, files[i]);
+		first = 0;
+	}
+	sbuf_addf(&sb, "], \"windows\": {\"total\": %zu, \"accepted\": %zu}, "
+		  "\"exploratory\": %s, \"forced\": %s}\n", r->total, r->accepted,
+		  r->exploratory ? "true" : "false", r->forced ? "true" : "false");
+	fputs(sb.buf, stdout);
+	sbuf_release(&sb);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	const char *run = NULL, *outdir = NULL, *runs_opt = NULL;
@@ -88,7 +115,7 @@ int cmd_report(int argc, char **argv)
 	struct store st = { 0 };
 	struct report r;
 	unsigned formats = F_ALL;
-	int i, ret = EXIT_USAGE, loaded = 0, opened = 0;
+	int i, ret = EXIT_USAGE, loaded = 0, opened = 0, json = 0;
 
 	if (wants_help(argc, argv)) {
 		fputs(usage, stdout);
@@ -110,6 +137,8 @@ int cmd_report(int argc, char **argv)
 				goto usage;
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			outdir = argv[++i];
+		} else if (!strcmp(a, "--json")) {
+			json = 1;
 		} else if (!strcmp(a, "--runs-dir")) {
 			runs_opt = argv[++i];
 		} else if (!strncmp(a, "--runs-dir=", 11)) {
@@ -151,7 +180,10 @@ int cmd_report(int argc, char **argv)
 	if (r.accepted == 0)
 		warning("report: run %s has no accepted window: the report holds counts only",
 			r.run_id);
-	printf("%s\n", target.buf);
+	if (json)
+		print_json(&r, target.buf, formats);
+	else
+		printf("%s\n", target.buf);
 	if (fflush(stdout) || ferror(stdout)) {
 		error("report: cannot write to standard output");
 		goto out;

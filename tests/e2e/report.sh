@@ -42,6 +42,10 @@ expect_exit "unknown run: exit 2" 2 "$HARNESS" report no-such-run --runs-dir "$R
 if grep -q "no-such-run" "$T/err"; then ok "unknown run: message names it"; else fail "unknown run: message names it: $(cat "$T/err")"; fi
 expect_exit "bad --format: exit 2" 2 "$HARNESS" report fixture --runs-dir "$RUNS" --format pdf
 expect_exit "--help: exit 0" 0 "$HARNESS" report --help
+if [ "$("$HARNESS" report fixture --runs-dir "$RUNS" --format md --json -o "$T/j" 2>/dev/null |
+      jq -c '[.report_dir, .files, .windows.accepted, .windows.total, .exploratory]')" = \
+   "[\"$T/j\",[\"report.md\"],36,40,false]" ]; then ok "--json: directory, files, counts"
+else fail "--json: directory, files, counts"; fi
 out=$("$HARNESS" report "$RUNS/fixture" --format json,csv -o "$T/only" 2>/dev/null)
 if [ "$out" = "$T/only" ] && [ -s "$T/only/report.json" ] && [ -s "$T/only/windows.csv" ] &&
    [ ! -e "$T/only/report.md" ] && [ ! -e "$T/only/report.html" ]; then
