@@ -297,6 +297,7 @@ static void print_text(const struct load_config *cfg, const struct load_result *
 {
 	const struct load_stats *t = &r->total;
 	const struct load_counts *c = &t->counts;
+	size_t i;
 	int k;
 
 	printf("%s, %s arrivals, %d connections, %d thread%s, transport %s\n", cfg->url,
@@ -327,6 +328,18 @@ static void print_text(const struct load_config *cfg, const struct load_result *
 		printf(" %s %llu", load_error_name(k), (unsigned long long)c->errors[k]);
 	printf("\ngenerator   %.3f s CPU, %.2f us per completed request\n", r->generator_cpu_s,
 	       c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed : 0.0);
+	for (i = 0; t->nreq > 1 && i < t->nreq; i++) {
+		const struct load_counts *rc = &t->req_counts[i];
+
+		printf("  %-10s %llu due, %llu completed, %llu errors, %llu dropped;"
+		       " latency ms p50 %.3f p99 %.3f max %.3f\n",
+		       cfg->requests[i].name ? cfg->requests[i].name : "request",
+		       (unsigned long long)rc->due, (unsigned long long)rc->completed,
+		       (unsigned long long)load_counts_errors(rc), (unsigned long long)rc->dropped,
+		       hist_percentile_ms(&t->req_latency[i], 50),
+		       hist_percentile_ms(&t->req_latency[i], 99),
+		       hist_percentile_ms(&t->req_latency[i], 100));
+	}
 }
 
 struct progress {

@@ -14,6 +14,23 @@
  *
  * Two transports behind one interface: native (epoll + libhttp-parser,
  * plain HTTP/1.1) and curl (libcurl multi: HTTPS, HTTP/2, everything else).
+ *
+ * Accounting: every due request ends as completed (by status class), an
+ * error of one kind, or dropped: due == completed + errors + dropped. After
+ * the duration, requests in flight or in the backlog get up to timeout_ms
+ * more; the rest are counted as timeout errors. A request is attributed to
+ * the second in which it completed or failed (due and dropped: the second
+ * in which the generator made it due). The drain after the last whole
+ * second is in load_result.total but in no on_second call.
+ *
+ * A kept-alive connection that breaks before any byte of a response (the
+ * server closed it while idle as we wrote) gets the request re-sent once
+ * on a new connection; it keeps its intended and actual send times.
+ *
+ * Above 4000 req/s per thread the workers wake on a short tick instead of
+ * per event (CPU; see load.c): lateness grows to at most the tick (<= 750
+ * us); the native transport times responses by the kernel's receive
+ * timestamp, the curl one when it sees them.
  */
 #ifndef HARNESS_LOAD_H
 #define HARNESS_LOAD_H
