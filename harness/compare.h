@@ -103,7 +103,6 @@ struct cmp_impl {
 	char *name;
 	const char *base_commit, *new_commit, *new_ref;  /* borrowed */
 	int paired;          /* NEW holds <name>@base */
-	const char *base_label;  /* "BASE <id>" or "<name>@base in NEW" */
 	struct cmp_rate *rates;
 	size_t nrates;
 	struct cmp_knee kbase, knew;

@@ -163,6 +163,8 @@ DB=$RUNS/pr1/run.db
 	ok "records the exact commit" || fail "commit $(q "$DB" "SELECT commit_id FROM impls WHERE name='a'") != $B"
 [ "$(q "$DB" "SELECT commit_id FROM impls WHERE name='b'")" = "$C" ] &&
 	ok "records b's commit" || fail "commit b"
+[ "$(q "$DB" "SELECT dirty FROM impls WHERE name='a'")" = 0 ] &&
+	ok "the checkout is recorded clean" || fail "dirty checkout"
 [ "$(q "$DB" "SELECT ref_asked FROM impls WHERE name='a'")" = slow ] &&
 	ok "records the ref asked for" || fail "ref_asked"
 [ "$(q "$DB" "SELECT remote_url FROM impls WHERE name='a'")" = "file://$REPO" ] &&
