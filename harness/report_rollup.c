@@ -478,10 +478,15 @@ static void verdicts_for(struct report *r, const char *stage, double rate, size_
 	free(blocks);
 }
 
+struct stage_rate {
+	const char *stage;
+	double rate;
+};
+
 static void build_verdicts(struct report *r)
 {
 	size_t i, alloc = 0, done_alloc = 0, ndone = 0;
-	struct { const char *stage; double rate; } *done = NULL;
+	struct stage_rate *done = NULL;
 
 	for (i = 0; i < r->nrungs; i++) {
 		const struct report_rung *g = &r->rungs[i];
@@ -508,7 +513,7 @@ static void build_verdicts(struct report *r)
 				best = k;
 		}
 		if (best != i) {
-			__typeof__(*done) t = done[i];
+			struct stage_rate t = done[i];
 
 			done[i] = done[best];
 			done[best] = t;
