@@ -77,9 +77,11 @@ struct account *account_create(enum acct_backend backend, const char *label,
 		lim = &none;
 	if (backend == ACCT_AUTO) {
 		backend = account_detect();
-		a = backend == ACCT_PROCFS ? NULL : account_create(backend, label, lim, sample_ms);
-		if (a || backend == ACCT_PROCFS)
-			return a ? a : acct_procfs_create(sample_ms);
+		if (backend == ACCT_PROCFS)
+			return account_create(ACCT_PROCFS, label, lim, sample_ms);
+		a = account_create(backend, label, lim, sample_ms);
+		if (a)
+			return a;
 		/* e.g. a cgroup namespace whose root holds processes: controllers
 		 * listed but not delegable. Limits cannot be dropped silently. */
 		if (lim->memory_max_bytes || lim->pids_max) {
