@@ -55,8 +55,9 @@ check "each line names its accounting backend ($B)" grep -qE '^(cgroup2|cgroup1|
 # server's own parsing and syscalls: at least 0.1, and well under 0.5.
 cmp_num "second 2: cpu_s covers the burnt 0.1 s" "$(jq .cpu_s <<<"$L")" ">=" 0.095
 cmp_num "second 2: cpu_s not inflated" "$(jq .cpu_s <<<"$L")" "<" 0.5
-cmp_num "second 2: ~20 samples at 50 ms" "$(jq .samples <<<"$L")" ">=" 15
-cmp_num "second 2: load completed ~200" "$(jq .load.completed <<<"$L")" ">=" 190
+# 20 at 50 ms; a sampler delayed by a loaded host skips ticks, never bursts
+cmp_num "second 2: ~20 samples at 50 ms" "$(jq .samples <<<"$L")" ">=" 12
+cmp_num "second 2: load completed ~200" "$(jq .load.completed <<<"$L")" ">=" 170
 cmp_num "pointer into an array in an object: 3" "$(jq .stats.signals.deep <<<"$L")" == 3
 cmp_num "escaped pointer ~0: 7" "$(jq .stats.signals.tilde <<<"$L")" == 7
 check "absent signal recorded as missing" test "$(jq -r .stats.signals.absent <<<"$L")" = missing

@@ -169,7 +169,7 @@ TEST(poller_modes)
 	/* each poll waits its 150 ms timeout, then the next tick: >= 3 in 0.65 s */
 	CHECK(n >= 3);
 	for (i = 0, all = 1; i < n; i++)
-		all &= p[i].status == RTS_TIMEOUT && p[i].latency_ms >= 140 && p[i].latency_ms < 400;
+		all &= p[i].status == RTS_TIMEOUT && p[i].latency_ms >= 140 && p[i].latency_ms < 1000;
 	CHECK(all);
 	if (n)
 		printf("# hang: %zu polls, %s after %.0f ms\n", n, rtstats_status_name(p[0].status),

@@ -236,7 +236,9 @@ TEST(build_wall_clock_limit)
 	t0 = now_ns();
 	r = sut_build(&bc);
 	CHECK(r == -1);
-	NEAR((now_ns() - t0) / 1e9, 0.5, 0.4, "the 0.5 s limit, plus killing and reaping");
+	/* at least the 0.5 s limit; killing and reaping add little (2 s: a
+	 * loaded CI host) */
+	CHECK((now_ns() - t0) / 1e9 >= 0.5 && (now_ns() - t0) / 1e9 < 2.0);
 	CHECK(file_has(log, "building"));
 	usleep(100000);
 	CHECK(!running_cmd("sleep", "30.3"));
@@ -262,7 +264,8 @@ TEST(stop_escalates_to_sigkill)
 	t0 = now_ns();
 	sut_stop(s);
 	el = (now_ns() - t0) / 1e9;
-	NEAR(el, 0.5, 0.3, "the 0.4 s grace, then SIGKILL");
+	/* the 0.4 s grace was waited, then SIGKILL (1.5 s: a loaded CI host) */
+	CHECK(el >= 0.4 && el < 1.5);
 	CHECK(WIFSIGNALED(sut_exit_status(s)) && WTERMSIG(sut_exit_status(s)) == SIGKILL);
 	printf("# stubborn: %s after %.2f s\n", sut_exit_desc(s, desc, sizeof(desc)), el);
 	CHECK(account_nprocs(sut_account(s)) <= 0);
