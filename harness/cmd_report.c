@@ -31,13 +31,11 @@ static const char usage[] =
 	"A run stamped exploratory (dirty spec) or forced shows the stamp in every\n"
 	"format. Exit: 0 written, 2 unknown run or unreadable spec, 3 write error.\n";
 
-enum { F_MD = 1, F_HTML = 2, F_JSON = 4, F_CSV = 8, F_ALL = 15 };
-
 static int parse_formats(const char *s, unsigned *out)
 {
 	static const struct { const char *name; unsigned bit; } names[] = {
-		{ "md", F_MD }, { "html", F_HTML }, { "json", F_JSON }, { "csv", F_CSV },
-		{ "all", F_ALL },
+		{ "md", REPORT_MD }, { "html", REPORT_HTML }, { "json", REPORT_JSON },
+		{ "csv", REPORT_CSV }, { "all", REPORT_ALL },
 	};
 	const char *p = s;
 
@@ -58,20 +56,6 @@ static int parse_formats(const char *s, unsigned *out)
 	return *out ? 0 : error("report: --format: empty");
 }
 
-static int write_one(const char *dir, const char *name, const struct report *r,
-		     void (*fn)(const struct report *, struct sbuf *))
-{
-	struct sbuf path = SBUF_INIT, body = SBUF_INIT;
-	int ret;
-
-	fn(r, &body);
-	sbuf_addf(&path, "%s/%s", dir, name);
-	ret = write_file(path.buf, body.buf, body.len);
-	sbuf_release(&path);
-	sbuf_release(&body);
-	return ret;
-}
-
 /* Local rather than cmd_wants_help() (main.c), which unit tests do not link. */
 static int wants_help(int argc, char **argv)
 {
@@ -85,20 +69,18 @@ static int wants_help(int argc, char **argv)
 
 static void print_json(const struct report *r, const char *dir, unsigned formats)
 {
-	static const char *const files[] = { "report.md", "report.html", "report.json",
-					     "windows.csv" };
 	struct sbuf sb = SBUF_INIT;
-	size_t i;
+	unsigned bit;
 	int first = 1;
 
 	sbuf_adds(&sb, "{\"report_dir\": ");
 	sbuf_add_json_str(&sb, dir);
 	sbuf_adds(&sb, ", \"files\": [");
-	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		if (!(formats & (1u << i)))
+	for (bit = 1; bit & REPORT_ALL; bit <<= 1) {
+		if (!(formats & bit))
 			continue;
 		sbuf_adds(&sb, first ? "" : ", ");
-		sbuf_add_json_str(&sb, files[i]);
+		sbuf_add_json_str(&sb, report_file_name(bit));
 		first = 0;
 	}
 	sbuf_addf(&sb, "], \"windows\": {\"total\": %zu, \"accepted\": %zu}, "
@@ -114,7 +96,7 @@ int cmd_report(int argc, char **argv)
 	struct sbuf dir = SBUF_INIT, run_id = SBUF_INIT, target = SBUF_INIT;
 	struct store st = { 0 };
 	struct report r;
-	unsigned formats = F_ALL;
+	unsigned formats = REPORT_ALL;
 	int i, ret = EXIT_USAGE, loaded = 0, opened = 0, json = 0;
 
 	if (wants_help(argc, argv)) {
@@ -170,12 +152,7 @@ int cmd_report(int argc, char **argv)
 	else
 		sbuf_addf(&target, "%s/report", dir.buf);
 	ret = EXIT_ENV;
-	if (mkdir_p(target.buf, 0755))
-		goto out;
-	if (((formats & F_MD) && write_one(target.buf, "report.md", &r, report_md)) ||
-	    ((formats & F_HTML) && write_one(target.buf, "report.html", &r, report_html)) ||
-	    ((formats & F_JSON) && write_one(target.buf, "report.json", &r, report_json)) ||
-	    ((formats & F_CSV) && write_one(target.buf, "windows.csv", &r, report_csv)))
+	if (report_write_files(&r, target.buf, formats))
 		goto out;
 	if (r.accepted == 0)
 		warning("report: run %s has no accepted window: the report holds counts only",

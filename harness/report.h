@@ -23,7 +23,7 @@
  *
  * Ownership: struct report owns everything it points to; report_release()
  * frees it. The writers append to a caller's sbuf and never fail (they
- * only format); report_write_dir() writes the files.
+ * only format); report_write_files() / report_write_run() write the files.
  */
 #ifndef HARNESS_REPORT_H
 #define HARNESS_REPORT_H
@@ -188,6 +188,22 @@ void report_release(struct report *r);
 /* Reasons a window was rejected, per impl or per rung; NULL when absent. */
 const struct report_reason *report_reason_find(const struct report_reason *v, size_t n,
 						const char *name);
+
+/* The files, by format bit. */
+enum report_format {
+	REPORT_MD = 1,        /* report.md */
+	REPORT_HTML = 2,      /* report.html */
+	REPORT_JSON = 4,      /* report.json */
+	REPORT_CSV = 8,       /* windows.csv */
+	REPORT_ALL = 15,
+};
+const char *report_file_name(unsigned format);   /* one bit -> "report.md" ... */
+/* mkdir -p dir, then write each chosen file atomically; -1 after an
+ * error() naming the file. */
+int report_write_files(const struct report *r, const char *dir, unsigned formats);
+/* report_load + report_write_files + report_release: e.g. a run's end
+ * writing runs/<id>/report/. */
+int report_write_run(struct store *st, const char *run_id, const char *dir, unsigned formats);
 
 /* The writers: each appends one whole file to out. */
 void report_md(const struct report *r, struct sbuf *out);
