@@ -93,3 +93,8 @@ for u in "http://127.0.0.1:$P" "http://127.0.0.1:$Q"; do
 		check "python: heap figure from mallinfo2" test "$(jq -r .gc.heap_source <<<"$J")" = mallinfo2
 	fi
 done
+
+# The shipped specs stay valid as the spec language evolves.
+for s in examples/echo/spec.yaml examples/runtimes/spec.yaml specs/template.yaml; do
+	check "$s passes harness check" "$HARNESS" check "$ROOT/$s"
+done
