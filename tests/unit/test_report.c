@@ -403,6 +403,28 @@ TEST(unparsable_spec_degrades)
 		sbuf_release(&out[k]);
 }
 
+TEST(write_run_writes_the_chosen_files)
+{
+	struct store st;
+	struct sbuf dir = SBUF_INIT, id = SBUF_INIT, out = SBUF_INIT, f = SBUF_INIT;
+	unsigned bit;
+
+	CHECK(!fx_write(tmpdir));
+	CHECK(!store_open_run(&st, tmpdir, "fixture", &dir, &id));
+	sbuf_addf(&out, "%s/out/nested", tmpdir);
+	CHECK(!report_write_run(&st, id.buf, out.buf, REPORT_MD | REPORT_CSV));
+	for (bit = 1; bit & REPORT_ALL; bit <<= 1) {
+		sbuf_reset(&f);
+		sbuf_addf(&f, "%s/%s", out.buf, report_file_name(bit));
+		CHECK((access(f.buf, R_OK) == 0) == !!(bit & (REPORT_MD | REPORT_CSV)));
+	}
+	store_close(&st);
+	sbuf_release(&dir);
+	sbuf_release(&id);
+	sbuf_release(&out);
+	sbuf_release(&f);
+}
+
 TEST(unknown_run_is_an_error)
 {
 	struct store st;
@@ -441,6 +463,7 @@ int main(int argc, char **argv)
 	RUN(exploratory_stamp_in_every_format);
 	RUN(formats_shape);
 	RUN(unparsable_spec_degrades);
+	RUN(write_run_writes_the_chosen_files);
 	RUN(unknown_run_is_an_error);
 	rm_rf(tmpdir);
 	return t_done();
