@@ -51,7 +51,13 @@ static void read_argv(struct vctx *v, const struct field *f, void *base,
 		    !strcmp(e->keys[0]->str, "port") && ynode_is_null(e->vals[0])) {
 			VERR(v, e, p, "write \"{port}\" in quotes (unquoted, YAML reads {port} as a map)");
 		} else if (!spec_read_string(v, e, p, f->flags, 0, &argv[k], NULL)) {
-			k++;
+			if (i == 0 && !argv[k][0]) {
+				VERR(v, e, p, "the program to run must not be empty");
+				free(argv[k]);
+				argv[k] = NULL;
+			} else {
+				k++;
+			}
 		}
 		free(p);
 	}

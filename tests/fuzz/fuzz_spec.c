@@ -14,16 +14,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* cmd_wants_help() lives in main.c, which the fuzz build leaves out; a weak
- * stand-in keeps the cmd_*.c objects linkable (a strong one wins). */
-int cmd_wants_help(int argc, char **argv);
-__attribute__((weak)) int cmd_wants_help(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sbuf errs = SBUF_INIT;
