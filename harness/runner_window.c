@@ -354,8 +354,10 @@ static int ensure_started(struct run_ctx *rc, struct arm *a, const struct window
 		a->rts = rtstats_start(sut_stats_url(a->sut), a->impl.stats_poll_hz,
 				       a->impl.signals, a->impl.nsignals);
 	a->starts++;
-	store_event(&rc->st, rc->run_id, wp->id, "sut_start", "%s started on %s (start %u)",
-		    a->name, sut_url(a->sut), a->starts);
+	store_event(&rc->st, rc->run_id, wp->id, "sut_start",
+		    "%s started on %s (start %u); cpus %s (%s)", a->name, sut_url(a->sut),
+		    a->starts, sut_cpus(a->sut) ? sut_cpus(a->sut) : "?",
+		    sut_cpus_method(a->sut) ? sut_cpus_method(a->sut) : "none");
 	ret = 0;
 out:
 	sbuf_release(&label);
