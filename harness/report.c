@@ -138,6 +138,8 @@ static int add_impl(struct report *r, const char *name, size_t *alloc)
 	im->ord = (int)r->nimpls;
 	im->dirty = -1;
 	im->cpu_cv = NAN;
+	im->run_knee_rps = NAN;
+	im->run_knee_crossed = -1;
 	return (int)r->nimpls++;
 }
 
@@ -147,8 +149,8 @@ static int load_impls(struct report *r, struct store *st, size_t *alloc)
 	int rc;
 
 	s = store_prepare(st, "SELECT name, ord, repo, commit_id, branch, dirty, diff_hash,"
-			  " ref_asked, remote_url, baseline_of FROM impls WHERE run_id = ?"
-			  " ORDER BY ord, name");
+			  " ref_asked, remote_url, baseline_of, knee_rps, knee_crossed"
+			  " FROM impls WHERE run_id = ? ORDER BY ord, name");
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, r->run_id, -1, SQLITE_STATIC);
@@ -164,6 +166,8 @@ static int load_impls(struct report *r, struct store *st, size_t *alloc)
 		im->ref_asked = dup_col(s, 7);
 		im->remote_url = dup_col(s, 8);
 		im->baseline_of = dup_col(s, 9);
+		im->run_knee_rps = store_col_real(s, 10);
+		im->run_knee_crossed = int_or(s, 11, -1);
 	}
 	rc = step_error(st, s, rc);
 	sqlite3_finalize(s);

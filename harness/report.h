@@ -106,6 +106,8 @@ struct report_impl {
 	int ord;
 	char *repo, *commit, *branch, *diff_hash, *ref_asked, *remote_url, *baseline_of;
 	int dirty;                   /* -1 unknown */
+	double run_knee_rps;         /* impls.knee_rps: what the run used for confirm/soak */
+	int run_knee_crossed;        /* -1 unknown */
 	size_t total, accepted, not_done;
 	struct report_reason *reasons;  /* over all stages */
 	size_t nreasons;

@@ -227,8 +227,9 @@ static void knees(const struct report *r, struct rdoc *d)
 	     "windows within each rung (%zu resamples, seed %llu); inferential only when both "
 	     "bracketing rungs hold at least %zu accepted windows (confirm.reps).",
 	     r->slo_label, r->level * 100, r->nboot, (unsigned long long)r->seed, r->min_reps);
-	t = table(d, "knees", 6, "implementation", "knee", "interval", "ladder rungs used",
-		  "windows accepted/total", "CPU ms/req CV across ladder rungs");
+	t = table(d, "knees", 7, "implementation", "knee", "interval", "ladder rungs used",
+		  "windows accepted/total", "CPU ms/req CV across ladder rungs",
+		  "knee the run used (confirm, soak)");
 	for (i = 0; i < r->nimpls; i++) {
 		const struct report_impl *im = &r->impls[i];
 
@@ -246,6 +247,16 @@ static void knees(const struct report *r, struct rdoc *d)
 			cellf(t, "%.1f%% (%zu rungs)", im->cpu_cv * 100, im->cpu_cv_rungs);
 		else
 			cellf(t, "- (%zu rungs)", im->cpu_cv_rungs);
+		if (im->run_knee_crossed == 0)
+			sbuf_adds(&c, "not crossed");
+		if (isfinite(im->run_knee_rps)) {
+			sbuf_adds(&c, im->run_knee_crossed == 0 ? " (>= " : "");
+			report_fmt_rate(&c, im->run_knee_rps);
+			sbuf_adds(&c, im->run_knee_crossed == 0 ? " req/s)" : " req/s");
+		} else if (im->run_knee_crossed != 0) {
+			sbuf_adds(&c, "-");
+		}
+		cell(t, &c);
 	}
 	sbuf_release(&c);
 }

@@ -118,6 +118,8 @@ static json_t *impl_obj(const struct report *r, const struct report_impl *im)
 	} else {
 		json_object_set_new(o, "knee", json_null());
 	}
+	json_object_set_new(o, "run_knee", json_pack("{s:o, s:o}", "knee_rps", jnum(im->run_knee_rps),
+						     "crossed", jtri(im->run_knee_crossed)));
 	json_object_set_new(o, "cpu_ms_per_req_cv", jnum(im->cpu_cv));
 	json_object_set_new(o, "cpu_ms_per_req_cv_rungs", json_integer((json_int_t)im->cpu_cv_rungs));
 	return o;
