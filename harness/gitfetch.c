@@ -162,14 +162,14 @@ static int dir_empty_or_absent(const char *dest)
 /* Pick the advertised ref for ref; NULL when none matches. */
 static const git_remote_head *pick_head(const git_remote_head **heads, size_t n, const char *ref)
 {
-	static const char *const forms[] = { "%s", "refs/heads/%s", "refs/tags/%s" };
-	char name[1024];
-	size_t f, i;
+	static const char *const prefixes[] = { "", "refs/heads/", "refs/tags/" };
+	size_t f, i, plen;
 
-	for (f = 0; f < ARRAY_SIZE(forms); f++) {
-		snprintf(name, sizeof(name), forms[f], ref);
+	for (f = 0; f < ARRAY_SIZE(prefixes); f++) {
+		plen = strlen(prefixes[f]);
 		for (i = 0; i < n; i++)
-			if (!strcmp(heads[i]->name, name))
+			if (!strncmp(heads[i]->name, prefixes[f], plen) &&
+			    !strcmp(heads[i]->name + plen, ref))
 				return heads[i];
 	}
 	if (is_hex(ref, 7)) {
