@@ -19,6 +19,7 @@
 
 #include "account.h"
 #include "prov.h"
+#include "report.h"
 #include "runner_internal.h"
 #include "sandbox.h"
 #include "sut.h"
@@ -341,6 +342,7 @@ static int ensure_sandbox(struct run_ctx *rc)
 /* Build, then run the stages; sets the run's final status. */
 static int build_and_run(struct run_ctx *rc)
 {
+	struct sbuf report_dir = SBUF_INIT;
 	int code;
 
 	rc->started = now_wall();
@@ -372,6 +374,14 @@ static int build_and_run(struct run_ctx *rc)
 	set_run_status(rc, "finished", code == EXIT_NEGATIVE ? "a stage measured nothing usable" : NULL);
 	fprintf(stderr, "harness: %s finished: %zu windows, %zu accepted, %zu rejected\n",
 		rc->run_id, rc->done, rc->accepted, rc->rejected);
+	/* The morning's reading, written before anyone asks for it. */
+	sbuf_addf(&report_dir, "%s/report", rc->dir);
+	if (!report_write_run(&rc->st, rc->run_id, report_dir.buf, REPORT_ALL))
+		fprintf(stderr, "harness: report: %s/report.html\n", report_dir.buf);
+	else
+		warning("%s: the report could not be written; try harness report %s",
+			rc->run_id, rc->run_id);
+	sbuf_release(&report_dir);
 	return code;
 }
 
