@@ -216,7 +216,15 @@ static void conn_start(struct native *nt, struct nconn *c, const struct load_due
 	}
 	/* Closed: open a new connection. */
 	{
-		const struct addrinfo *ai = th->sh->addr;
+		const struct addrinfo *ai = th->sh->addr, *a;
+
+		/* "localhost" may list ::1 first while the server listens on
+		 * 127.0.0.1 only: prefer IPv4 when there is one. */
+		for (a = ai; a; a = a->ai_next)
+			if (a->ai_family == AF_INET) {
+				ai = a;
+				break;
+			}
 		struct epoll_event ev;
 		int one = 1, fd;
 
@@ -429,7 +437,10 @@ static int native_init(struct load_thread *th)
 	list_init(&nt->busy);
 	list_init(&nt->closed);
 	http_parser_settings_init(&nt->settings);
-	nt->settings.on_headers_complete = on_headers_complete;
+	/* Only HEAD needs a look at the headers: no callback otherwise. */
+	for (i = 0; (size_t)i < th->sh->cfg->nrequests; i++)
+		if (th->sh->wire[i].head)
+			nt->settings.on_headers_complete = on_headers_complete;
 	nt->settings.on_message_complete = on_message_complete;
 	for (i = nt->n - 1; i >= 0; i--) {
 		struct nconn *c = &nt->c[i];
