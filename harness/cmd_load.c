@@ -18,7 +18,7 @@
 
 static const char usage_text[] =
 "usage: harness load URL --rate R --duration D [options]\n"
-"       harness load SPEC.yaml --impl NAME --url URL --rate R --duration D [options]\n"
+"       harness load SPEC.yaml --impl NAME [--url URL] --rate R --duration D [options]\n"
 "\n"
 "Open-loop load: request k is due at start + k/R (constant) or after\n"
 "exponential gaps (poisson), whatever the server does. Latency is measured\n"
