@@ -103,7 +103,7 @@ fuzz: deps
 	@command -v clang >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq clang >/dev/null; }
 	@mkdir -p build/fuzz
 	@echo 'const char harness_version[] = "fuzz";' > build/fuzz/version.c
-	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Iharness -Igates -D_GNU_SOURCE \
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iharness -Igates -D_GNU_SOURCE \
 	  -o build/fuzz/fuzz_spec tests/fuzz/fuzz_spec.c \
 	  $(filter-out harness/main.c,$(SRCS)) build/fuzz/version.c $(LIBS)
 	@mkdir -p build/fuzz/corpus
