@@ -8,13 +8,14 @@ export HARNESS HELPERS BUILD
 export HARNESS_TEST_TMP="${HARNESS_TEST_TMP:-$(mktemp -d /tmp/harness-test.XXXXXX)}"
 log="$HARNESS_TEST_TMP/test.log"
 : > "$log"
-passed=0; failed=0; failures=()
+passed=0; failed=0; failures=(); times=()
 
 run_one() { # name, command...
 	local name=$1; shift
-	local out rc
-	echo "== $name" >&2
+	local out rc t0=$SECONDS
+	echo "== $name" >>"$log"
 	out=$("$@" 2>>"$log"); rc=$?
+	times+=("$((SECONDS - t0)) s  $name")
 	printf '%s\n' "$out"
 	local p f
 	p=$(printf '%s\n' "$out" | grep -c '^ok - ' || true)
@@ -36,6 +37,8 @@ if [ "${E2E:-}" != none ]; then
 		run_one "$(basename "$s")" bash "$s"
 	done
 fi
+echo "# time per program (slowest first):"
+printf '%s\n' "${times[@]}" | sort -rn | head -8 | sed 's/^/#   /'
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failing: ${failures[*]} (stderr in $log)"
 fi
