@@ -140,8 +140,13 @@ static int retry(struct ccurl *cc, struct cxfer *x, CURLcode rc)
 	return curl_multi_add_handle(cc->multi, x->easy) == CURLM_OK;
 }
 
-/* Collect finished transfers. */
-static void harvest(struct load_thread *th)
+/*
+ * Collect finished transfers. `woke` is when the wait that delivered their
+ * last bytes returned (0: unknown): the response was complete by then, and
+ * libcurl's own processing after it is the generator's time, not the
+ * server's, so it is not counted in latency or service time.
+ */
+static void harvest(struct load_thread *th, uint64_t woke)
 {
 	struct ccurl *cc = th->tr;
 	CURLMsg *m;
@@ -160,6 +165,8 @@ static void harvest(struct load_thread *th)
 		if (rc != CURLE_OK && retry(cc, x, rc))
 			continue;
 		now = now_ns();
+		if (woke && woke >= x->sent && woke < now)
+			now = woke;
 		if (rc == CURLE_OK) {
 			long status = 0;
 
@@ -291,11 +298,13 @@ static int curl_dispatch(struct load_thread *th, const struct load_due *d, uint6
 static void curl_poll(struct load_thread *th, uint64_t deadline)
 {
 	struct ccurl *cc = th->tr;
+	uint64_t woke;
 	int n, i, running;
 
 	if (cc->timer < deadline)
 		deadline = cc->timer;
 	n = load_epoll_wait(th->epfd, cc->ev, MAX_EVENTS, deadline);
+	woke = n > 0 ? now_ns() : 0;
 	for (i = 0; i < n; i++) {
 		uint32_t e = cc->ev[i].events;
 		int flags = (e & EPOLLIN ? CURL_CSELECT_IN : 0) |
@@ -308,7 +317,7 @@ static void curl_poll(struct load_thread *th, uint64_t deadline)
 		cc->timer = UINT64_MAX;
 		curl_multi_socket_action(cc->multi, CURL_SOCKET_TIMEOUT, 0, &running);
 	}
-	harvest(th);
+	harvest(th, woke);
 }
 
 static uint64_t curl_expire(struct load_thread *th, uint64_t now)
@@ -327,7 +336,7 @@ static void curl_abort_all(struct load_thread *th, uint64_t now)
 	struct ccurl *cc = th->tr;
 	int i;
 
-	harvest(th);
+	harvest(th, 0);
 	for (i = 0; i < cc->n; i++) {
 		struct cxfer *x = &cc->x[i];
 
