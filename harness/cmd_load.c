@@ -36,7 +36,7 @@ static const char usage_text[] =
 "request re-sent once on a new connection (keeping its send times).\n"
 "\n"
 "CPU: above 4000 req/s per thread a generator thread wakes on a short tick\n"
-"(about 4 requests, 200..750 us) instead of for every event; sends are then\n"
+"(about 4 requests, 200..600 us) instead of for every event; sends are then\n"
 "up to one tick late, which shows as lateness and in latency.\n"
 "\n"
 "options:\n"

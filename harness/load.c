@@ -479,7 +479,7 @@ static double thread_cpu_now(void)
  * open-loop generator that wakes for each send and each response pays it
  * twice per request. Above LOAD_BATCH_RATE requests per second per thread
  * the worker wakes on a fixed tick instead (long enough for about
- * LOAD_BATCH_PER_TICK requests, 200..750 us) and handles everything due and
+ * LOAD_BATCH_PER_TICK requests, 200..600 us) and handles everything due and
  * everything received in one pass: requests are sent up to one tick late
  * (visible as lateness, and in latency, which is measured from the intended
  * send), and responses are seen up to one tick late (the native transport

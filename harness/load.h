@@ -28,7 +28,7 @@
  * on a new connection; it keeps its intended and actual send times.
  *
  * Above 4000 req/s per thread the workers wake on a short tick instead of
- * per event (CPU; see load.c): lateness grows to at most the tick (<= 750
+ * per event (CPU; see load.c): lateness grows to at most the tick (<= 600
  * us); the native transport times responses by the kernel's receive
  * timestamp, the curl one when it sees them.
  */
@@ -110,7 +110,7 @@ struct load_config {
 	 * process. */
 	const char *send_times_path;
 	/* Wake-up policy: 0 = automatic (per event below 4000 req/s per
-	 * thread, above it a tick of ~4 requests, 200..750 us), > 0 = always
+	 * thread, above it a tick of ~4 requests, 200..600 us), > 0 = always
 	 * this tick (us), < 0 = always per event. */
 	int batch_us;
 };

@@ -29,7 +29,7 @@
 #define LOAD_BATCH_RATE 4000.0
 #define LOAD_BATCH_PER_TICK 4.0
 #define LOAD_BATCH_MIN_NS 200000.0
-#define LOAD_BATCH_MAX_NS 750000.0
+#define LOAD_BATCH_MAX_NS 600000.0
 
 struct load_url {
 	int https;
