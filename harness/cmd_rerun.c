@@ -70,6 +70,7 @@ struct parent {
 	char **names, **repos, **commits;
 	int *dirty;
 	size_t n;
+	int exploratory;        /* RUN was stamped exploratory */
 };
 
 static void parent_release(struct parent *p)
@@ -111,7 +112,7 @@ static int parent_load(struct parent *p, const char *runs_dir, const char *run)
 		goto out;
 	p->dir = sbuf_detach(&dir, NULL);
 	p->id = sbuf_detach(&id, NULL);
-	s = store_prepare(&st, "SELECT spec_text, spec_path, stages FROM runs WHERE id = ?");
+	s = store_prepare(&st, "SELECT spec_text, spec_path, stages, exploratory FROM runs WHERE id = ?");
 	if (!s)
 		goto out;
 	sqlite3_bind_text(s, 1, p->id, -1, SQLITE_STATIC);
@@ -125,6 +126,7 @@ static int parent_load(struct parent *p, const char *runs_dir, const char *run)
 	p->spec_text[p->spec_len] = '\0';
 	p->spec_path = col_dup(s, 1);
 	p->stages = col_dup(s, 2);
+	p->exploratory = sqlite3_column_int(s, 3);
 	sqlite3_finalize(s);
 	s = store_prepare(&st, "SELECT name, repo, commit_id, dirty FROM impls WHERE run_id = ?"
 			  " ORDER BY ord");
@@ -213,32 +215,6 @@ static char *dir_of(const char *path)
 	if (slash == path)
 		return xstrdup("/");
 	return xstrndup(path, (size_t)(slash - path));
-}
-
-/* Record the sandbox user in the new run (runs.sandbox_user), when the
- * runner has not already. */
-static void record_sandbox_user(const char *run_dir, const char *run_id, const char *user)
-{
-	struct store st = { 0 };
-	struct sbuf db = SBUF_INIT;
-	sqlite3_stmt *s;
-
-	sbuf_addf(&db, "%s/run.db", run_dir);
-	if (access(db.buf, F_OK) || store_open(&st, db.buf, 0))
-		goto out;
-	s = store_prepare(&st, "UPDATE runs SET sandbox_user = ? WHERE id = ?"
-			  " AND sandbox_user IS NULL");
-	if (s) {
-		sqlite3_bind_text(s, 1, user, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 2, run_id, -1, SQLITE_STATIC);
-		if (sqlite3_step(s) != SQLITE_DONE)
-			warning("%s: cannot record the sandbox user: %s", db.buf,
-				sqlite3_errmsg(st.db));
-		sqlite3_finalize(s);
-	}
-	store_close(&st);
-out:
-	sbuf_release(&db);
 }
 
 static int wants_help(int argc, char **argv)
@@ -423,6 +399,7 @@ int cmd_rerun(int argc, char **argv)
 	o.spec_len = par.spec_len;
 	o.spec_base_dir = base_dir;
 	o.parent_run = par.id;
+	o.exploratory = par.exploratory;
 	o.arms = arms;
 	o.narms = narms;
 	ret = runner_run(&o);
@@ -430,8 +407,6 @@ int cmd_rerun(int argc, char **argv)
 	sbuf_addf(&p, "%s/run.db", run_dir.buf);
 	if (!access(p.buf, F_OK)) {
 		created = 0;  /* a run exists now: keep it, whatever happened */
-		record_sandbox_user(run_dir.buf, run_id,
-				    spec->sandbox.user ? spec->sandbox.user : SANDBOX_DEFAULT_USER);
 	}
 out:
 	/* No run.db: nothing was recorded, so leave nothing behind. */

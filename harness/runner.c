@@ -331,12 +331,15 @@ static int ensure_sandbox(struct run_ctx *rc)
 		return 0;
 	if (sandbox_user_ensure(rc->spec->sandbox.user, &rc->sandbox_uid, &rc->sandbox_gid))
 		return -1;
+	/* The checkout is the user's; logs/ stays root's (the harness opens
+	 * the log files and the child inherits the descriptors), so untrusted
+	 * code cannot plant links there. */
 	for (i = 0; i < rc->narms; i++)
 		if (rc->arms[i].untrusted &&
 		    (sandbox_give(rc->arms[i].workdir, rc->sandbox_uid, rc->sandbox_gid, 1) ||
 		     sandbox_reachable(rc->arms[i].workdir, rc->sandbox_uid, rc->sandbox_gid)))
 			return -1;
-	return sandbox_give(rc->logs_dir, rc->sandbox_uid, rc->sandbox_gid, 0);
+	return 0;
 }
 
 /* Build, then run the stages; sets the run's final status. */
@@ -402,6 +405,7 @@ int runner_run(const struct run_opts *o)
 	const char *runs_dir = store_runs_dir(o->runs_dir);
 	char stages[64], *spec_abs = NULL;
 	int ret = EXIT_USAGE, dirty = 0, lockfd = -1;
+	size_t k;
 	struct prov_repo spec_repo;
 
 	memset(&rc, 0, sizeof(rc));
@@ -468,7 +472,12 @@ int runner_run(const struct run_opts *o)
 	store_row_text(&row, "stages", stages_text(rc.stages, stages, sizeof(stages)));
 	store_row_real(&row, "created_at", now_wall());
 	store_row_text(&row, "status", "running");
-	store_row_int(&row, "exploratory", dirty);
+	store_row_int(&row, "exploratory", dirty || o->exploratory);
+	for (k = 0; k < rc.narms; k++)
+		if (rc.arms[k].untrusted) {
+			store_row_text(&row, "sandbox_user", rc.spec->sandbox.user);
+			break;
+		}
 	store_row_text(&row, "harness_version", harness_version);
 	store_row_text(&row, "parent_run", o->parent_run);
 	store_row_text(&row, "spec_repo", spec_repo.path);
@@ -481,6 +490,9 @@ int runner_run(const struct run_opts *o)
 	}
 	if (store_commit(&rc.st))
 		goto out;
+	if (o->exploratory)
+		store_event(&rc.st, rc.run_id, -1, "exploratory",
+			    "the spec comes from exploratory run %s", o->parent_run ? o->parent_run : "?");
 	if (dirty)
 		store_event(&rc.st, rc.run_id, -1, "exploratory",
 			    "spec %s has uncommitted changes; run stamped exploratory", spec_abs);

@@ -42,6 +42,7 @@ struct run_opts {
 	size_t spec_len;
 	const char *spec_base_dir;
 	const char *parent_run;  /* rerun: the run the spec text came from */
+	int exploratory;         /* rerun of an exploratory run: stamp this one too */
 
 	const struct run_arm *arms;
 	size_t narms;

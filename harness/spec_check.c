@@ -49,6 +49,17 @@ static void check_window(struct vctx *v, const char *stage, double window_s, dou
 {
 	char p[64], a[32], b[32];
 
+	/* The load engine reports whole seconds and the per-second series are
+	 * what the gates test, so a window is a whole number of seconds. */
+	if (window_s != floor(window_s) || discard_s != floor(discard_s)) {
+		int w = window_s != floor(window_s);
+		snprintf(p, sizeof(p), "stages.%s.%s", stage, w ? "window_s" : "discard_s");
+		fmt_num(a, sizeof(a), w ? window_s : discard_s);
+		if (!spec_given(v, p))
+			snprintf(p, sizeof(p), "stages.ladder.%s", w ? "window_s" : "discard_s");
+		spec_err_at(v, p, "must be a whole number of seconds, got %s", a);
+		return;
+	}
 	if (discard_s < window_s || window_s <= 0)
 		return;
 	snprintf(p, sizeof(p), "stages.%s.discard_s", stage);

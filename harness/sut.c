@@ -62,9 +62,11 @@ static int free_port(void)
 	return port;
 }
 
+/* Opened by the harness (root) and inherited by the child: O_NOFOLLOW so a
+ * planted symlink can never make root append elsewhere. */
 static int open_log(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 
 	if (fd < 0)
 		error("cannot open log %s: %s", path, strerror(errno));
