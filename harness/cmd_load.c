@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "load.h"
@@ -54,6 +55,7 @@ static const char usage_text[] =
 "  --backlog-max N       backlog bound (default 10000)\n"
 "  --seed N              PRNG seed for arrivals and the mix (default 1)\n"
 "  --cpus LIST           pin generator threads (e.g. 0 or 2-3)\n"
+"  --cacert FILE         curl: verify https servers with these CA certificates\n"
 "  --impl NAME           with a spec: the implementation to target\n"
 "  --url URL             with a spec: where that implementation already\n"
 "                        listens; without it the implementation is started\n"
@@ -76,7 +78,7 @@ static void on_signal(int sig)
 
 struct opts {
 	const char *target, *url, *impl, *method, *body, *transport, *arrival;
-	const char *cpus, *send_times;
+	const char *cpus, *send_times, *cacert;
 	double rate, duration;
 	long connections, threads, timeout_ms, backlog_max, seed, batch_us;
 	int json, build;
@@ -190,6 +192,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->url = v;
 		} else if (!strcmp(a, "--impl")) {
 			o->impl = v;
+		} else if (!strcmp(a, "--cacert")) {
+			if (access(v, R_OK))
+				return bad("--cacert: cannot read '%s'%s", v, "");
+			o->cacert = v;
 		} else if (!strcmp(a, "--cpus")) {
 			o->cpus = v;
 		} else if (!strcmp(a, "--batch-us")) {
@@ -556,6 +562,7 @@ int cmd_load(int argc, char **argv)
 		cfg.cpus = o.cpus;
 	cfg.send_times_path = o.send_times;
 	cfg.batch_us = (int)o.batch_us;
+	cfg.ca_file = o.cacert;
 	if (cfg.threads > cfg.connections)
 		cfg.threads = cfg.connections;
 	tname = cfg.transport == TRANSPORT_CURL ? "curl" :

@@ -113,6 +113,9 @@ struct load_config {
 	 * thread, above it a tick of ~4 requests, 200..600 us), > 0 = always
 	 * this tick (us), < 0 = always per event. */
 	int batch_us;
+	/* curl transport: CA certificates (PEM file) to verify https servers
+	 * with, instead of the system's; NULL for the system's. */
+	const char *ca_file;
 };
 
 struct load_result {

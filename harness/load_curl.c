@@ -95,6 +95,7 @@ static enum load_error_kind map_error(CURLcode rc)
 	case CURLE_COULDNT_RESOLVE_HOST:
 	case CURLE_COULDNT_RESOLVE_PROXY:
 	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
 		return LERR_CONNECT;
 	case CURLE_RECV_ERROR:
 	case CURLE_SEND_ERROR:
@@ -259,6 +260,8 @@ static int curl_init_thread(struct load_thread *th)
 		curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)cfg->timeout_ms);
 		curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
 		curl_easy_setopt(e, CURLOPT_USERAGENT, "harness");
+		if (cfg->ca_file)
+			curl_easy_setopt(e, CURLOPT_CAINFO, cfg->ca_file);
 		x->next_free = cc->free;
 		cc->free = x;
 	}

@@ -1,0 +1,49 @@
+#!/bin/bash
+# HTTPS (and HTTP/2 by ALPN) go through the curl transport: nginx with a
+# throwaway self-signed certificate on 127.0.0.1.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/load_common.inc"
+
+if ! command -v nginx >/dev/null || ! command -v openssl >/dev/null; then
+	fail "nginx and openssl are needed for the https test"
+	exit 0
+fi
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
+	-addext "subjectAltName=IP:127.0.0.1" -keyout "$T/key.pem" -out "$T/cert.pem" 2>/dev/null
+P=$(free_port)
+mkdir -p "$T/ng/tmp" "$T/ng/logs"
+cat >"$T/ng/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+error_log stderr warn;
+pid $T/ng/nginx.pid;
+events { worker_connections 256; }
+http {
+	log_format proto '\$server_protocol';
+	access_log $T/ng/access.log proto;
+	client_body_temp_path tmp/body; proxy_temp_path tmp/proxy;
+	fastcgi_temp_path tmp/fastcgi; uwsgi_temp_path tmp/uwsgi; scgi_temp_path tmp/scgi;
+	server {
+		listen 127.0.0.1:$P ssl http2;
+		ssl_certificate $T/cert.pem;
+		ssl_certificate_key $T/key.pem;
+		location / { return 200 "secure\n"; }
+	}
+}
+CONF
+bg nginx -p "$T/ng" -c "$T/ng/nginx.conf" 2>"$T/ng/err"
+check "nginx with TLS listens" wait_port "$P"
+
+load tls "https://127.0.0.1:$P/" --rate 100 --duration 1 --cacert "$T/cert.pem" --connections 4
+cmp_num "https: every request completed" "$(j tls .completed)" == 100
+cmp_num "https: 2xx" "$(j tls '.status["2xx"]')" == 100
+check "https: curl transport chosen" test "$(j tls .transport)" = curl
+cmp_num "https: every request arrived over HTTP/2 (ALPN)" \
+	"$(grep -c '^HTTP/2.0$' "$T/ng/access.log")" == 100
+
+# Without the CA the certificate does not verify: connect errors, counted.
+load untrusted "https://127.0.0.1:$P/" --rate 100 --duration 0.5 --connections 4
+cmp_num "untrusted certificate: every request a connect error" \
+	"$(j untrusted .errors.connect)" == "$(j untrusted .requests)"
+expect_exit "--cacert of a missing file exits 2" 2 "$HARNESS" load "https://127.0.0.1:$P/" \
+	--rate 1 --duration 1 --cacert "$T/none.pem"
