@@ -63,7 +63,13 @@ static void load_spec(struct report *r, const char *text, size_t len)
 		r->slo_pct = sp->slo.percentile;
 		r->slo_ms = sp->slo.threshold_ms;
 		r->error_rate_max = sp->slo.error_rate_max;
-		r->min_reps = (size_t)(sp->confirm.present ? sp->confirm.reps : sp->ladder.reps);
+		/* Without a confirm stage the bar stays at confirm's default
+		 * (10): a 1-rep ladder's bootstrap has nothing to resample, and
+		 * calling it inferential would claim what it cannot. A single
+		 * window is never enough. */
+		r->min_reps = (size_t)(sp->confirm.present ? sp->confirm.reps : 10);
+		if (r->min_reps < 2)
+			r->min_reps = 2;
 		r->margin_pct = sp->compare.margin_pct;
 		if (sp->compare.alpha > 0 && sp->compare.alpha < 1)
 			r->level = 1.0 - sp->compare.alpha;
