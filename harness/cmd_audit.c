@@ -210,9 +210,13 @@ static void window_series(struct store *st, int64_t wid, int json, struct sbuf *
 		} else if (n[k]) {
 			sbuf_addf(out, "  %-8s p99/s ", phases[k]);
 			sparkline(v[k], n[k], out);
-			sbuf_addf(out, "\n           Mann-Kendall S = %.0f, Z = %.3f, p(up) = %.4f;"
-				       " Theil-Sen slope %.3f ms/min; %zu s\n",
-				  mk.s, mk.z, mk.p, slope, n[k]);
+			if (isnan(mk.p))
+				sbuf_addf(out, "\n           %zu s: too few seconds for Mann-Kendall (needs 3)\n",
+					  n[k]);
+			else
+				sbuf_addf(out, "\n           Mann-Kendall S = %.0f, Z = %.3f, p(up) = %.4f;"
+					       " Theil-Sen slope %.3f ms/min; %zu s\n",
+					  mk.s, mk.z, mk.p, slope, n[k]);
 		}
 		free(t);
 		free(v[k]);
