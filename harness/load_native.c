@@ -64,7 +64,7 @@ struct native {
 	int n;
 	struct nlist idle, busy, closed;
 	unsigned inflight;
-	int tstamp;                  /* batched: use kernel receive timestamps */
+	int tstamp;                  /* use kernel receive timestamps */
 	int64_t real_minus_mono;     /* for converting them, refreshed per poll */
 	char *rbuf;
 	http_parser_settings settings;
@@ -302,8 +302,8 @@ static void conn_done(struct native *nt, struct nconn *c, uint64_t now, int extr
  * recv() that also returns the kernel's software receive timestamp of the
  * data (SO_TIMESTAMPING works on TCP: the stamp of the last segment read),
  * converted to the monotonic clock; *arrival is 0 when there was none.
- * Used when the worker is batched (load.c), so a response read up to one
- * tick after it arrived is still timed when it arrived.
+ * So a response read up to one tick after it arrived (batched worker,
+ * load.c), or after our thread woke up, is timed when it arrived.
  */
 static ssize_t recv_stamped(struct native *nt, int fd, uint64_t *arrival)
 {
@@ -430,7 +430,9 @@ static int native_init(struct load_thread *th)
 	if (th->epfd < 0)
 		return error("load: epoll_create1: %s", strerror(errno));
 	nt->n = th->conns;
-	nt->tstamp = th->sh->batch_ns != 0;
+	/* Kernel receive timestamps: exact arrival times whether the worker
+	 * is batched or not (then they leave out our own wake-up latency). */
+	nt->tstamp = 1;
 	nt->c = xcalloc((size_t)nt->n, sizeof(*nt->c));
 	nt->rbuf = xmalloc(RBUF_SIZE);
 	list_init(&nt->idle);
