@@ -11,8 +11,8 @@
  * scanned on every call). The easy handle is reached from a finished
  * transfer through CURLINFO_PRIVATE (curl's tool_operate does the same).
  *
- * Service time runs from the hand-off to libcurl (curl writes the request
- * during that same call or the next socket action).
+ * The actual send time is the hand-off to libcurl plus its pre-transfer
+ * time (settle_sent); lateness and service time are counted from it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,7 +32,8 @@ struct cxfer {
 	CURL *easy;
 	struct load_thread *th;
 	struct load_due due;
-	uint64_t sent;
+	uint64_t added;             /* handed to libcurl (ns) */
+	uint64_t sent;              /* added + libcurl's pre-transfer time */
 	int configured;             /* request kind the handle is set up for, -1 none */
 	int busy;
 	int retried;                /* re-sent once on a fresh connection */
@@ -138,7 +139,28 @@ static int retry(struct ccurl *cc, struct cxfer *x, CURLcode rc)
 	curl_easy_setopt(x->easy, CURLOPT_FRESH_CONNECT, 1L);
 	x->fresh = 1;
 	x->retried = 1;
+	x->added = now_ns();
 	return curl_multi_add_handle(cc->multi, x->easy) == CURLM_OK;
+}
+
+/*
+ * The request's actual send time: the hand-off to libcurl plus its
+ * pre-transfer time (connection set-up, TLS, or the reuse checks), as the
+ * native transport counts from its first write. A request that never got
+ * that far (connect errors) was never sent, as with the native transport.
+ */
+static void settle_sent(struct load_thread *th, struct cxfer *x, int ok, uint64_t now)
+{
+	curl_off_t pre = 0;
+	uint64_t t;
+
+	if (curl_easy_getinfo(x->easy, CURLINFO_PRETRANSFER_TIME_T, &pre) != CURLE_OK || pre < 0)
+		pre = 0;
+	if (!ok && !pre)
+		return;
+	t = x->added + (uint64_t)pre * 1000ull;
+	x->sent = t < now ? t : now;
+	load_on_sent(th, &x->due, x->sent);
 }
 
 /*
@@ -166,8 +188,9 @@ static void harvest(struct load_thread *th, uint64_t woke)
 		if (rc != CURLE_OK && retry(cc, x, rc))
 			continue;
 		now = now_ns();
-		if (woke && woke >= x->sent && woke < now)
+		if (woke && woke >= x->added && woke < now)
 			now = woke;
+		settle_sent(th, x, rc == CURLE_OK, now);
 		if (rc == CURLE_OK) {
 			long status = 0;
 
@@ -284,8 +307,7 @@ static int curl_dispatch(struct load_thread *th, const struct load_due *d, uint6
 	}
 	x->retried = 0;
 	x->due = *d;
-	x->sent = now_ns();
-	load_on_sent(th, d, x->sent);
+	x->added = x->sent = now_ns();
 	cc->inflight++;
 	x->busy = 1;
 	if (curl_multi_add_handle(cc->multi, x->easy) != CURLM_OK) {
@@ -345,6 +367,7 @@ static void curl_abort_all(struct load_thread *th, uint64_t now)
 
 		if (!x->busy)
 			continue;
+		settle_sent(th, x, 0, now);
 		load_on_error(th, x->due.req, LERR_TIMEOUT, now);
 		curl_multi_remove_handle(cc->multi, x->easy);
 		cc->inflight--;
