@@ -1,8 +1,11 @@
 /*
- * generator: the load generator itself kept its schedule: its send
- * lateness p99 <= lateness_p99_ms AND its CPU per generator thread <=
- * cpu_max_pct. A saturated generator sends late, which looks exactly like
- * a slow server; this gate is what stops that from passing.
+ * generator: the load generator itself kept its schedule: its own
+ * lateness p99 (intended send -> the engine handling the request; waiting
+ * for a free connection is the server's backpressure and not counted)
+ * <= lateness_p99_ms AND its CPU per generator thread <= cpu_max_pct. A
+ * saturated generator sends late, which looks exactly like a slow server;
+ * this gate is what stops that from passing, without rejecting every
+ * window past a server's wall.
  */
 #include <math.h>
 
@@ -12,7 +15,7 @@ extern const struct gate_def gate_generator;
 
 static const struct gate_param params[] = {
 	{ "lateness_p99_ms", GP_NUM, 1.0, 0, 1e6, 0,
-	  "p99 of (actual - intended send time) allowed, ms" },
+	  "p99 of the generator's own lateness (intended send -> handled, without connection waits) allowed, ms" },
 	{ "cpu_max_pct", GP_NUM, 90, 1, 100, 0,
 	  "generator CPU allowed, percent of one core per generator thread" },
 	{ .name = NULL },

@@ -24,9 +24,12 @@ static const char usage_text[] =
 "Open-loop load: request k is due at start + k/R (constant) or after\n"
 "exponential gaps (poisson), whatever the server does. Latency is measured\n"
 "from that intended send time (a stalled server shows its stall), service\n"
-"time from the actual send; lateness (actual - intended send) is the\n"
-"generator's own health. A due request with no free connection waits in a\n"
-"backlog of --backlog-max; beyond it, it is counted as dropped.\n"
+"time from the actual send. Lateness is actual - intended send: it includes\n"
+"waiting for a free connection (the server's backpressure). Schedule lag is\n"
+"intended send -> the generator handling the request (sent, queued or\n"
+"dropped): the generator's own health, which the generator gate judges.\n"
+"A due request with no free connection waits in a backlog of --backlog-max;\n"
+"beyond it, it is counted as dropped.\n"
 "\n"
 "Accounting: every due request (\"requests\") ends as completed (by status\n"
 "class), an error (connect, reset, timeout, parse, other) or dropped. When\n"
@@ -271,6 +274,8 @@ static void print_json(const struct load_config *cfg, const struct load_result *
 	sbuf_adds(&sb, ",");
 	add_pcts(&sb, "lateness_ms", &t->lateness, 0);
 	sbuf_adds(&sb, ",");
+	add_pcts(&sb, "schedule_lag_ms", &t->sched_lag, 0);
+	sbuf_adds(&sb, ",");
 	add_errors(&sb, c);
 	sbuf_addf(&sb, ",\"status\":{\"2xx\":%llu,\"3xx\":%llu,\"4xx\":%llu,\"5xx\":%llu,\"other\":%llu}",
 		  (unsigned long long)c->status[0], (unsigned long long)c->status[1],
@@ -331,6 +336,9 @@ static void print_text(const struct load_config *cfg, const struct load_result *
 	printf("lateness ms p50 %.3f  p99 %.3f  max %.3f\n",
 	       hist_percentile_ms(&t->lateness, 50), hist_percentile_ms(&t->lateness, 99),
 	       hist_percentile_ms(&t->lateness, 100));
+	printf("sched lag   p50 %.3f  p99 %.3f  max %.3f (the generator's own delay)\n",
+	       hist_percentile_ms(&t->sched_lag, 50), hist_percentile_ms(&t->sched_lag, 99),
+	       hist_percentile_ms(&t->sched_lag, 100));
 	printf("status      2xx %llu  3xx %llu  4xx %llu  5xx %llu  other %llu\n",
 	       (unsigned long long)c->status[0], (unsigned long long)c->status[1],
 	       (unsigned long long)c->status[2], (unsigned long long)c->status[3],

@@ -87,7 +87,7 @@ int evidence_load(struct store *st, int64_t wid, enum gate_phase phase, struct e
 	s = store_prepare(st, "SELECT warmup_s, warmup_rate, duration_s, offered_rps, achieved_rps,"
 			      " due, sent, completed, dropped, s2xx, s3xx, s4xx, s5xx,"
 			      " err_connect + err_reset + err_timeout + err_parse + err_other,"
-			      " lateness_p99_ms, gen_cpu_s, acct_backend, nr_throttled, throttled_usec,"
+			      " sched_lag_p99_ms, gen_cpu_s, acct_backend, nr_throttled, throttled_usec,"
 			      " oom, oom_kill, pgmajfault, sut_exited FROM windows WHERE id = ?");
 	if (!s)
 		return -1;

@@ -69,6 +69,9 @@ struct gate_input {
 	double achieved_rps;      /* completed (any status) / duration */
 	uint64_t sent, completed, errors, dropped;
 	uint64_t status[ST_CLASSES];
+	/* The generator's own lateness: p99 of intended send -> the engine
+	 * handling the request (load_stats.sched_lag). Waiting for a free
+	 * connection is the server's backpressure and is not in it. */
 	double lateness_p99_ms;
 	double generator_cpu_pct; /* generator CPU / wall time, % of one core */
 

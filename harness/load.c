@@ -89,6 +89,7 @@ void load_stats_init(struct load_stats *s, size_t nreq)
 	hist_init(&s->latency);
 	hist_init(&s->service);
 	hist_init(&s->lateness);
+	hist_init(&s->sched_lag);
 	for (i = 0; i < nreq; i++)
 		hist_init(&s->req_latency[i]);
 }
@@ -102,6 +103,7 @@ void load_stats_release(struct load_stats *s)
 	hist_release(&s->latency);
 	hist_release(&s->service);
 	hist_release(&s->lateness);
+	hist_release(&s->sched_lag);
 	for (i = 0; i < s->nreq; i++)
 		hist_release(&s->req_latency[i]);
 	free(s->req_latency);
@@ -118,6 +120,7 @@ void load_stats_reset(struct load_stats *s)
 	hist_reset(&s->latency);
 	hist_reset(&s->service);
 	hist_reset(&s->lateness);
+	hist_reset(&s->sched_lag);
 	for (i = 0; i < s->nreq; i++)
 		hist_reset(&s->req_latency[i]);
 }
@@ -130,6 +133,7 @@ void load_stats_merge(struct load_stats *d, const struct load_stats *s)
 	hist_merge(&d->latency, &s->latency);
 	hist_merge(&d->service, &s->service);
 	hist_merge(&d->lateness, &s->lateness);
+	hist_merge(&d->sched_lag, &s->sched_lag);
 	for (i = 0; i < d->nreq && i < s->nreq; i++) {
 		load_counts_add(&d->req_counts[i], &s->req_counts[i]);
 		hist_merge(&d->req_latency[i], &s->req_latency[i]);
@@ -253,6 +257,7 @@ static void make_due(struct load_thread *th, uint64_t intended, uint64_t now)
 
 	d.intended = intended;
 	d.req = load_pick(th->sh, &th->rng);
+	hist_record(&s->sched_lag, now > intended ? now - intended : 0);
 	s->counts.due++;
 	s->req_counts[d.req].due++;
 	if (!th->bl_len && !th->sh->tr->dispatch(th, &d, now))

@@ -74,7 +74,12 @@ struct load_stats {
 	struct load_counts *req_counts;  /* [nreq] */
 	struct hist latency;             /* from intended send, all requests */
 	struct hist service;             /* from actual send */
-	struct hist lateness;            /* actual - intended send, per sent request */
+	struct hist lateness;            /* actual - intended send, per sent request:
+					    includes waiting for a free connection */
+	struct hist sched_lag;           /* intended send -> the engine took the request
+					    off its schedule (sent it, queued it or dropped
+					    it), per due request: the generator's own
+					    lateness, without the server's backpressure */
 	struct hist *req_latency;        /* [nreq] */
 };
 void load_stats_init(struct load_stats *s, size_t nreq);

@@ -145,5 +145,10 @@ const char *const store_migrations[] = {
 	"  kind TEXT NOT NULL,"              /* host_drift, sut_exited, sut_restart, window_retry, resume, ... */
 	"  detail TEXT"
 	");",
+	/* version 2: the generator's own lateness (schedule lag), apart from
+	 * lateness, which includes waiting for a free connection. */
+	"ALTER TABLE windows ADD COLUMN sched_lag_p99_ms REAL;"
+	"ALTER TABLE windows ADD COLUMN sched_lag_max_ms REAL;"
+	"ALTER TABLE seconds ADD COLUMN sched_lag_p99_ms REAL;",
 	NULL,
 };
