@@ -81,6 +81,14 @@ struct window_plan {
  * 0: stored; 1: interrupted (nothing stored, window back to planned);
  * -1: environment error (message printed, rc->fatal set). */
 int runner_window(struct run_ctx *rc, const struct window_plan *wp);
+
+/* runner_arm.c */
+/* Make sure the arm's implementation is up and healthy for window wp
+ * (restarting it after an exit or at a new block under per_block).
+ * -1 after one error line. */
+int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan *wp);
+/* Stop the arm's implementation and its poller (no-op when not running). */
+void runner_arm_stop(struct arm *a);
 /* Stop every arm's implementation. */
 void runner_stop_all(struct run_ctx *rc);
 /* Build every arm once (logs/build-<arm>.log). -1 after one error line. */

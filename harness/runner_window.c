@@ -292,79 +292,6 @@ static double warmup_rate(struct window_ctx *w)
 	return r;
 }
 
-/* ---------------------------------------------------------- lifecycle */
-
-static void stop_arm(struct arm *a)
-{
-	if (a->rts) {
-		rtstats_free(a->rts);
-		a->rts = NULL;
-	}
-	if (!a->sut)
-		return;
-	sut_stop(a->sut);
-	sut_free(a->sut);
-	a->sut = NULL;
-}
-
-void runner_stop_all(struct run_ctx *rc)
-{
-	size_t i;
-
-	for (i = 0; i < rc->narms; i++)
-		stop_arm(&rc->arms[i]);
-}
-
-static int ensure_started(struct run_ctx *rc, struct arm *a, const struct window_plan *wp)
-{
-	struct sut_config cfg;
-	struct sbuf label = SBUF_INIT;
-	int ret = -1;
-
-	if (a->sut && sut_exited(a->sut)) {
-		store_event(&rc->st, rc->run_id, wp->id, "sut_restart",
-			    "%s had exited; restarting it", a->name);
-		stop_arm(a);
-	}
-	if (a->sut && a->impl.restart == RESTART_PER_BLOCK && a->last_block != wp->block)
-		stop_arm(a);
-	if (a->sut)
-		return 0;
-	memset(&cfg, 0, sizeof(cfg));
-	sbuf_addf(&label, "harness.%s.%s", rc->run_id, a->name);
-	cfg.impl = &a->impl;
-	cfg.workdir = a->workdir;
-	cfg.log_dir = rc->logs_dir;
-	cfg.cgroup_name = label.buf;
-	cfg.backend = rc->spec->accounting.backend;
-	cfg.sample_ms = rc->spec->accounting.sample_ms;
-	cfg.run_as_uid = a->untrusted ? rc->sandbox_uid : -1;
-	cfg.run_as_gid = a->untrusted ? rc->sandbox_gid : -1;
-	cfg.memory_max_bytes = a->untrusted && !a->impl.memory_max_bytes
-				       ? rc->spec->sandbox.memory_max_bytes : a->impl.memory_max_bytes;
-	cfg.pids_max = a->untrusted && !a->impl.pids_max ? rc->spec->sandbox.pids_max
-							   : a->impl.pids_max;
-	a->sut = sut_start(&cfg);
-	if (!a->sut)
-		goto out;
-	if (sut_wait_healthy(a->sut, a->impl.health_timeout_s)) {
-		stop_arm(a);
-		goto out;
-	}
-	if (sut_stats_url(a->sut))
-		a->rts = rtstats_start(sut_stats_url(a->sut), a->impl.stats_poll_hz,
-				       a->impl.signals, a->impl.nsignals);
-	a->starts++;
-	store_event(&rc->st, rc->run_id, wp->id, "sut_start",
-		    "%s started on %s (start %u); cpus %s (%s)", a->name, sut_url(a->sut),
-		    a->starts, sut_cpus(a->sut) ? sut_cpus(a->sut) : "?",
-		    sut_cpus_method(a->sut) ? sut_cpus_method(a->sut) : "none");
-	ret = 0;
-out:
-	sbuf_release(&label);
-	return ret;
-}
-
 /* -------------------------------------------------------------- store */
 
 static void row_counts(struct store_row *row, const struct load_counts *c)
@@ -558,7 +485,7 @@ int runner_window(struct run_ctx *rc, const struct window_plan *wp)
 	if (mark_state(rc, wp->id, "running", 1))
 		goto out;
 	check_drift(rc, wp->id);
-	if (ensure_started(rc, wp->arm, wp)) {
+	if (runner_arm_start(rc, wp->arm, wp)) {
 		if (wp->arm->starts == 0) {
 			rc->fatal = 1;
 			goto out;  /* never came up: an environment error (exit 3) */
@@ -774,7 +701,7 @@ decide:
 		rc->rejected++;
 	runner_progress(rc, accepted ? "accepted" : reasons.buf);
 	if (w.sut_exited || wp->arm->impl.restart == RESTART_PER_WINDOW)
-		stop_arm(wp->arm);
+		runner_arm_stop(wp->arm);
 	ret = 0;
 	goto out;
 
@@ -796,41 +723,5 @@ out:
 	sbuf_release(&svc);
 	sbuf_release(&late);
 	window_ctx_release(&w);
-	return ret;
-}
-
-/* ------------------------------------------------------------- builds */
-
-int runner_build_all(struct run_ctx *rc)
-{
-	struct sbuf log = SBUF_INIT;
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; i < rc->narms && !ret; i++) {
-		struct arm *a = &rc->arms[i];
-		struct sut_build_config bo;
-
-		if (!a->impl.build)
-			continue;
-		sbuf_reset(&log);
-		sbuf_addf(&log, "%s/build-%s.log", rc->logs_dir, a->name);
-		memset(&bo, 0, sizeof(bo));
-		bo.impl = &a->impl;
-		bo.backend = rc->spec->accounting.backend;
-		bo.workdir = a->workdir;
-		bo.log_path = log.buf;
-		bo.timeout_s = a->untrusted ? rc->spec->sandbox.build_timeout_s : 0;
-		bo.uid = a->untrusted ? rc->sandbox_uid : -1;
-		bo.gid = a->untrusted ? rc->sandbox_gid : -1;
-		bo.memory_max_bytes = a->untrusted ? rc->spec->sandbox.memory_max_bytes : 0;
-		bo.pids_max = a->untrusted ? rc->spec->sandbox.pids_max : 0;
-		fprintf(stderr, "harness: building %s\n", a->name);
-		if (sut_build(&bo)) {
-			store_event(&rc->st, rc->run_id, -1, "build_failed", "%s: see %s", a->name, log.buf);
-			ret = -1;
-		}
-	}
-	sbuf_release(&log);
 	return ret;
 }
