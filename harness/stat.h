@@ -55,6 +55,9 @@ double stat_theil_sen(const double *t, const double *y, size_t n);
  * which stat_theil_sen uses above 2048 points). */
 double stat_theil_sen_method(const double *t, const double *y, size_t n, int method);
 
+/* qsort comparator for doubles (ascending). */
+int stat_cmp_double(const void *a, const void *b);
+
 /* Median of x[0..n) (copies; NaN skipped). NAN when empty. */
 double stat_median(const double *x, size_t n);
 
