@@ -11,8 +11,16 @@ for tr in native curl; do
 	# histogram error is <= 0.78% (0.04 ms at 5 ms).
 	srv --delay-ms 5
 	load d5_$tr "http://127.0.0.1:$PORT/echo" --rate 200 --duration 1 --transport $tr
-	near "$tr: p50 with a 5 ms server delay" "$(j d5_$tr .latency_ms.p50)" 5.0 0.5 \
-		"server sleep + loopback"
+	if [ "$ASAN" = 1 ]; then
+		# Under ASan both testsrv and the engine run instrumented (curl's
+		# allocation-heavy path most): measured here 5.4..5.7 ms. The
+		# bound that matters stays: never below the server's 5 ms sleep.
+		cmp_num "$tr: p50 with a 5 ms server delay (ASan)" "$(j d5_$tr .latency_ms.p50)" ">=" 4.96
+		cmp_num "$tr: p50 with a 5 ms server delay (ASan)" "$(j d5_$tr .latency_ms.p50)" "<=" 6.0
+	else
+		near "$tr: p50 with a 5 ms server delay" "$(j d5_$tr .latency_ms.p50)" 5.0 0.5 \
+			"server sleep + loopback"
+	fi
 	cmp_num "$tr: 5 ms run completed every request" "$(j d5_$tr .completed)" == 200
 	check "$tr: 5 ms run accounts for every request" test "$(accounted d5_$tr)" = true
 	stop_srv
