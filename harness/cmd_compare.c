@@ -45,17 +45,6 @@ static const char usage_text[] =
 	"Exit 0 when no implementation regressed, 1 when any did, 2 on bad input\n"
 	"(unknown run, --impl not in both, nothing in common).\n";
 
-/* Local: cmd_wants_help lives in main.c, which unit tests do not link. */
-static int wants_help(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-	return 0;
-}
-
 int cmd_compare(int argc, char **argv)
 {
 	const char *runs_dir = NULL, *only = NULL, *format = "md", *junit = NULL;
@@ -66,7 +55,7 @@ int cmd_compare(int argc, char **argv)
 	int i, npos = 0, ret = EXIT_USAGE, loaded = 0;
 
 	memset(&c, 0, sizeof(c));
-	if (wants_help(argc, argv)) {
+	if (cmd_wants_help(argc, argv)) {
 		fputs(usage_text, stdout);
 		return EXIT_OK;
 	}

@@ -85,18 +85,6 @@ struct knee_opts {
 	int json;
 };
 
-/* Local rather than cmd_wants_help() (main.c), so unit tests, which link
- * every object but main.o, link. */
-static int wants_help(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-	return 0;
-}
-
 static int parse_opts(int argc, char **argv, struct knee_opts *o)
 {
 	int i;
@@ -316,7 +304,7 @@ int cmd_knee(int argc, char **argv)
 	size_t nfits = 0, afits = 0, r, i, ladder = 0;
 	int col[ARRAY_SIZE(required_cols)], gcol = -1, ret = EXIT_USAGE;
 
-	if (wants_help(argc, argv)) {
+	if (cmd_wants_help(argc, argv)) {
 		fputs(usage_text, stdout);
 		return EXIT_OK;
 	}

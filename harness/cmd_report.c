@@ -56,17 +56,6 @@ static int parse_formats(const char *s, unsigned *out)
 	return *out ? 0 : error("report: --format: empty");
 }
 
-/* Local rather than cmd_wants_help() (main.c), which unit tests do not link. */
-static int wants_help(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-	return 0;
-}
-
 static void print_json(const struct report *r, const char *dir, unsigned formats)
 {
 	struct sbuf sb = SBUF_INIT;
@@ -99,7 +88,7 @@ int cmd_report(int argc, char **argv)
 	unsigned formats = REPORT_ALL;
 	int i, ret = EXIT_USAGE, loaded = 0, opened = 0, json = 0;
 
-	if (wants_help(argc, argv)) {
+	if (cmd_wants_help(argc, argv)) {
 		fputs(usage, stdout);
 		return EXIT_OK;
 	}

@@ -217,16 +217,6 @@ static char *dir_of(const char *path)
 	return xstrndup(path, (size_t)(slash - path));
 }
 
-static int wants_help(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-	return 0;
-}
-
 /* ------------------------------------------------------------ command */
 
 int cmd_rerun(int argc, char **argv)
@@ -245,7 +235,7 @@ int cmd_rerun(int argc, char **argv)
 	unsigned stages = 0;
 
 	memset(&par, 0, sizeof(par));
-	if (wants_help(argc, argv)) {
+	if (cmd_wants_help(argc, argv)) {
 		fputs(usage_text, stdout);
 		return EXIT_OK;
 	}

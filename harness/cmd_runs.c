@@ -218,16 +218,6 @@ static void print_json(const struct run_row *v, size_t n, struct sbuf *o)
 	sbuf_adds(o, n ? "\n]\n" : "]\n");
 }
 
-static int wants_help(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-	return 0;
-}
-
 int cmd_runs(int argc, char **argv)
 {
 	const char *runs_dir = NULL, *dir;
@@ -238,7 +228,7 @@ int cmd_runs(int argc, char **argv)
 	int json = 0, ret = EXIT_OK;
 	DIR *d;
 
-	if (wants_help(argc, argv)) {
+	if (cmd_wants_help(argc, argv)) {
 		fputs(usage_text, stdout);
 		return EXIT_OK;
 	}
