@@ -168,6 +168,16 @@ const struct gate_counters *gate_input_counters(const struct gate_input *in, con
 	return NULL;
 }
 
+const struct gate_param gate_trend_params[] = {
+	{ "alpha", GP_NUM, 0.05, 1e-9, 0.5, 0,
+	  "significance level of the one-sided Mann-Kendall test for an upward trend" },
+	{ "min_slope_ms_per_min", GP_NUM, 1.0, 0, 1e9, 0,
+	  "a significant trend fails only if its Theil-Sen slope exceeds this (ms per minute)" },
+	{ "min_points", GP_NUM, 10, 3, 1e9, 0,
+	  "seconds with a value needed to judge (fewer: not_evaluable)" },
+	{ .name = NULL },
+};
+
 void gate_eval_trend(const struct spec_gate *cfg, const struct gate_def *def,
 		     const double *y, size_t n, double dt_s, const char *what,
 		     struct gate_result *out)

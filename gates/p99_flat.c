@@ -10,16 +10,6 @@
 
 extern const struct gate_def gate_p99_flat;
 
-static const struct gate_param params[] = {
-	{ "alpha", GP_NUM, 0.05, 1e-9, 0.5, 0,
-	  "significance level of the one-sided Mann-Kendall test for an upward trend" },
-	{ "min_slope_ms_per_min", GP_NUM, 1.0, 0, 1e9, 0,
-	  "a significant trend fails only if its Theil-Sen slope exceeds this (ms per minute)" },
-	{ "min_points", GP_NUM, 10, 3, 1e9, 0,
-	  "seconds with a value needed to judge (fewer: not_evaluable)" },
-	{ .name = NULL },
-};
-
 static void eval(const struct spec_gate *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
@@ -30,6 +20,6 @@ const struct gate_def gate_p99_flat = {
 	.name = "p99_flat",
 	.help = "warm-up: no upward trend in the per-second p99 over the trailing seconds (Mann-Kendall + Theil-Sen)",
 	.phases = GATE_PHASE_WARMUP,
-	.params = params,
+	.params = gate_trend_params,
 	.eval = eval,
 };

@@ -171,6 +171,9 @@ const struct gate_param *gate_param_find(const struct gate_def *def, const char 
  * min_slope_ms_per_min, min_points. Fails only when p < alpha AND slope >
  * min_slope; fewer than min_points finite values -> not_evaluable.
  */
+/* The parameters every trend gate takes (alpha, min_slope_ms_per_min,
+ * min_points), shared by p99_flat, p999_flat and stationarity. */
+extern const struct gate_param gate_trend_params[];
 void gate_eval_trend(const struct spec_gate *cfg, const struct gate_def *def,
 		     const double *y, size_t n, double dt_s, const char *what,
 		     struct gate_result *out);
