@@ -182,30 +182,6 @@ static void rm_tree(const char *dir)
 	nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
-static char *rerun_id(const char *runs_dir)
-{
-	char stamp[32];
-	struct sbuf id = SBUF_INIT, path = SBUF_INIT;
-	time_t t = time(NULL);
-	struct tm tm;
-	int n;
-
-	gmtime_r(&t, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
-	for (n = 1;; n++) {
-		sbuf_reset(&id);
-		sbuf_addf(&id, "%s-rerun", stamp);
-		if (n > 1)
-			sbuf_addf(&id, "-%d", n);
-		sbuf_reset(&path);
-		sbuf_addf(&path, "%s/%s", runs_dir, id.buf);
-		if (access(path.buf, F_OK) < 0)
-			break;
-	}
-	sbuf_release(&path);
-	return sbuf_detach(&id, NULL);
-}
-
 static char *dir_of(const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
@@ -310,7 +286,7 @@ int cmd_rerun(int argc, char **argv)
 		ret = EXIT_ENV;
 		goto out;
 	}
-	run_id = run_id_opt ? xstrdup(run_id_opt) : rerun_id(runs_dir);
+	run_id = run_id_opt ? xstrdup(run_id_opt) : runner_new_run_id(runs_dir, "rerun");
 	sbuf_addf(&run_dir, "%s/%s", runs_dir, run_id);
 	if (!access(run_dir.buf, F_OK)) {
 		error("rerun: %s already exists", run_dir.buf);

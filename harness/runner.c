@@ -255,7 +255,7 @@ static int record_facts(struct run_ctx *rc)
 
 /* ------------------------------------------------------------- run ids */
 
-static char *new_run_id(const char *runs_dir)
+char *runner_new_run_id(const char *runs_dir, const char *suffix)
 {
 	char host[64] = "host", stamp[32], *dot;
 	struct sbuf id = SBUF_INIT, path = SBUF_INIT;
@@ -263,14 +263,17 @@ static char *new_run_id(const char *runs_dir)
 	struct tm tm;
 	int n;
 
-	gethostname(host, sizeof(host) - 1);
-	if ((dot = strchr(host, '.')))
-		*dot = '\0';
+	if (!suffix) {
+		gethostname(host, sizeof(host) - 1);
+		if ((dot = strchr(host, '.')))
+			*dot = '\0';
+		suffix = host;
+	}
 	gmtime_r(&t, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
 	for (n = 1;; n++) {
 		sbuf_reset(&id);
-		sbuf_addf(&id, "%s-%s", stamp, host);
+		sbuf_addf(&id, "%s-%s", stamp, suffix);
 		if (n > 1)
 			sbuf_addf(&id, "-%d", n);
 		sbuf_reset(&path);
@@ -442,7 +445,7 @@ int runner_run(const struct run_opts *o)
 		ret = EXIT_ENV;
 		goto out;
 	}
-	rc.run_id = o->run_id ? xstrdup(o->run_id) : new_run_id(runs_dir);
+	rc.run_id = o->run_id ? xstrdup(o->run_id) : runner_new_run_id(runs_dir, NULL);
 	sbuf_addf(&p, "%s/%s", runs_dir, rc.run_id);
 	rc.dir = xstrdup(p.buf);
 	sbuf_addf(&p, "/logs");

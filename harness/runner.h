@@ -48,6 +48,11 @@ struct run_opts {
 	size_t narms;
 };
 
+/* A new run id: the UTC time and suffix (NULL: the host name), e.g.
+ * 20261202T051533-bench1, with -2, -3... when runs_dir already has it.
+ * Caller frees. */
+char *runner_new_run_id(const char *runs_dir, const char *suffix);
+
 /* Start a new run; prints the run id as the first line of stdout.
  * Returns an exit code (enum exit_code). */
 int runner_run(const struct run_opts *o);
