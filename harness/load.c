@@ -117,6 +117,7 @@ void load_stats_reset(struct load_stats *s)
 
 	memset(&s->counts, 0, sizeof(s->counts));
 	memset(s->req_counts, 0, s->nreq * sizeof(*s->req_counts));
+	s->cpu_s = 0;
 	hist_reset(&s->latency);
 	hist_reset(&s->service);
 	hist_reset(&s->lateness);
@@ -130,6 +131,7 @@ void load_stats_merge(struct load_stats *d, const struct load_stats *s)
 	size_t i;
 
 	load_counts_add(&d->counts, &s->counts);
+	d->cpu_s += s->cpu_s;
 	hist_merge(&d->latency, &s->latency);
 	hist_merge(&d->service, &s->service);
 	hist_merge(&d->lateness, &s->lateness);
@@ -159,9 +161,16 @@ static void wait_slot(struct load_thread *th)
 	th->cur = &th->slot[th->sec % LOAD_NSLOT];
 }
 
+static double thread_cpu_now(void);
+
 void load_tick(struct load_thread *th, uint64_t now)
 {
 	while (now >= th->sec_end) {
+		/* One clock read per second: the second's share of our CPU. */
+		double cpu = thread_cpu_now();
+
+		th->cur->cpu_s += cpu - th->cpu_mark;
+		th->cpu_mark = cpu;
 		atomic_store_explicit(&th->published, (int64_t)th->sec, memory_order_release);
 		th->sec++;
 		th->sec_end += 1000000000ull;
@@ -352,6 +361,7 @@ static void *worker(void *arg)
 	if (!getenv("HARNESS_LOAD_NO_SHORT_SLICE"))
 		short_slice();
 	sleep_until_ns(sh->start_ns);
+	th->cpu_mark = thread_cpu_now();
 	for (;;) {
 		now = now_ns();
 		load_tick(th, now);
@@ -652,6 +662,7 @@ int load_run(const struct load_config *cfg, struct load_result *res)
 			load_stats_reset(slot);
 			atomic_store_explicit(&ths[i].consumed, s, memory_order_release);
 		}
+		sec.cpu_s += thread_cpu_now() - c0;
 		load_stats_merge(&res->total, &sec);
 		coord_cpu += thread_cpu_now() - c0;
 		if ((unsigned)s < whole && !res->stopped_early && !atomic_load(&sh.stop)) {

@@ -81,6 +81,8 @@ struct load_stats {
 					    it), per due request: the generator's own
 					    lateness, without the server's backpressure */
 	struct hist *req_latency;        /* [nreq] */
+	double cpu_s;                    /* generator CPU spent on this second:
+					    worker thread clocks + the merge */
 };
 void load_stats_init(struct load_stats *s, size_t nreq);
 void load_stats_release(struct load_stats *s);

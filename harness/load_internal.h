@@ -137,6 +137,7 @@ struct load_thread {
 	atomic_int done;
 
 	double cpu_s;
+	double cpu_mark;            /* thread CPU when the current second began */
 	struct load_send *sends;    /* for the send-times dump */
 	size_t nsends, sends_alloc;
 };

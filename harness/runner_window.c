@@ -535,11 +535,9 @@ int runner_window(struct run_ctx *rc, const struct window_plan *wp)
 		}
 		if (w.acct_open)
 			have_acct = account_window_end(sut_account(wp->arm->sut), &acct) == 0;
-		/* The engine's CPU covers discard + measured; the measured part's
-		 * share is prorated by time (the engine's cost per second is
-		 * flat at a constant offered rate). */
-		w.meas.generator_cpu_s = res.elapsed_s > 0
-			? res.generator_cpu_s * (double)w.meas_secs / res.elapsed_s : NAN;
+		/* The generator's CPU over exactly the measured seconds (each
+		 * second carries its threads' clock deltas). */
+		w.meas.generator_cpu_s = w.meas_total.cpu_s;
 		load_result_release(&res);
 		if (sut_exited(wp->arm->sut))
 			w.sut_exited = 1;
