@@ -59,9 +59,17 @@ deps:
 	  else echo "make: missing Debian packages:$$missing (run as root, or apt-get install them)"; exit 1; fi; \
 	fi
 
+# Quiet by default (one line per file); `make V=1` prints every command.
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
 $(BIN): $(OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LIBS)
+	@[ "$(V)" = 1 ] || echo "  LINK $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LIBS)
 
 # The version from `git describe`, rewritten only when it changes, so the
 # binary always says which commit it was built from.
@@ -72,19 +80,22 @@ $(BUILD)/version.c: FORCE
 FORCE:
 
 $(BUILD)/version.o: $(BUILD)/version.c
-	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	@[ "$(V)" = 1 ] || echo "  CC   $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/t.h $(LIBOBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIBOBJS) $(LIBS)
+	@[ "$(V)" = 1 ] || echo "  TEST $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIBOBJS) $(LIBS)
 
 $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBS)
+	@[ "$(V)" = 1 ] || echo "  HELP $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBS)
 
 # Every test: unit binaries, then end-to-end scripts against the real binary.
 test: deps $(BIN) bin/harness $(UNITS) $(HELPERS)
