@@ -81,7 +81,7 @@ workload:
   requests:
     - { name: root, path: /echo, method: POST, body: "hi" }
 stages:
-  ladder: { start_rps: 1000, step: 2, max_rps: 1000, reps: 5, window_s: 1, discard_s: 0 }
+  ladder: { start_rps: 1000, step: 2, max_rps: 1000, reps: 6, window_s: 1, discard_s: 0 }
 warmup:
   rate: { fixed_rps: 500 }
   min_s: 0
@@ -90,10 +90,12 @@ warmup:
   gates: []
 gates:
   achieved_vs_offered: { tolerance_pct: 30 }
-  generator: { lateness_p99_ms: 3, cpu_max_pct: 95 }
+  generator: { lateness_p99_ms: 1.5, cpu_max_pct: 95 }
 # generator: a window in which the host stalled the load generator itself
-# (lateness p99 > 3 ms: requests sent late read as slow, since latency runs
-# from the intended send time) is rejected rather than measured.
+# (its schedule lag p99 > 1.5 ms; normally ~0.2 ms here: requests sent late
+# read as slow, since latency runs from the intended send time) is rejected
+# rather than measured. On this VM such stalls (10-30 ms) come every few
+# seconds and move a window's p99 by 5+ ms, as much as the effect tested.
 window_gates: [error_rate, achieved_vs_offered, generator, sut_alive]
 compare: { margin_pct: 60, metric: [p99] }
 YAML
@@ -128,9 +130,9 @@ expect_exit "an implementation the run does not have" 2 "$HARNESS" rerun base \
 [ "$(dump)" = "$BASESUM" ] && ok "baseline untouched by failed reruns" || fail "baseline changed"
 
 # ------------------------------------------------------------ +5 ms and comment
-# Sizing: 5 blocks of 1 s windows at 1000 req/s (a window's p99 is its
-# 10th slowest of 1000 requests: at 200 req/s it was the 2nd of 200, and
-# one host hiccup moved it by milliseconds); the margin (60 % of a
+# Sizing: 6 blocks of 1 s windows at 1000 req/s (a window's p99 is its
+# 10th slowest of 1000 requests; windows the host stalled are rejected by
+# the generator gate and their blocks do not pair); the margin (60 % of a
 # 3-5 ms p99 on a 2-core box) sits between the paired interval's
 # half-width (~1-2 ms with 5 pairs) and the 5 ms signal. A window stalled
 # by the host widens an interval beyond the margin, and the verdict then
