@@ -351,17 +351,18 @@ static void push(double **arr, size_t *n, size_t *alloc, double v)
 	(*arr)[(*n)++] = v;
 }
 
-static int load_series(struct report *r, struct store *st)
+enum window_series { WS_SEC_P99, WS_ANON };
+
+/* Read (window_id, value) rows of sql, ordered by window, into each
+ * window's per-second p99 or anon-sample array. */
+static int load_window_values(struct report *r, struct store *st, const char *sql,
+			      enum window_series which)
 {
-	sqlite3_stmt *s;
+	sqlite3_stmt *s = store_prepare(st, sql);
 	struct report_window *w = NULL;
 	size_t alloc = 0;
 	int rc;
 
-	s = store_prepare(st, "SELECT s.window_id, s.idx, s.p99_ms FROM seconds s"
-			  " JOIN windows w ON w.id = s.window_id"
-			  " WHERE w.run_id = ? AND s.phase = 'measured'"
-			  " ORDER BY s.window_id, s.idx");
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, r->run_id, -1, SQLITE_STATIC);
@@ -374,35 +375,29 @@ static int load_series(struct report *r, struct store *st)
 			if (!w)
 				continue;
 		}
-		push(&w->sec_p99, &w->nsec, &alloc, store_col_real(s, 2));
-	}
-	rc = step_error(st, s, rc);
-	sqlite3_finalize(s);
-	if (rc)
-		return rc;
-
-	w = NULL;
-	s = store_prepare(st, "SELECT a.window_id, a.anon_bytes FROM acct_samples a"
-			  " JOIN windows w ON w.id = a.window_id"
-			  " WHERE w.run_id = ? AND w.status = 'accepted'"
-			  " AND a.anon_bytes IS NOT NULL ORDER BY a.window_id, a.t_ms");
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, r->run_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t id = store_col_int(s, 0);
-
-		if (!w || w->id != id) {
-			w = window_by_id(r, id);
-			alloc = 0;
-			if (!w)
-				continue;
-		}
-		push(&w->anon, &w->nanon, &alloc, store_col_real(s, 1));
+		if (which == WS_SEC_P99)
+			push(&w->sec_p99, &w->nsec, &alloc, store_col_real(s, 1));
+		else
+			push(&w->anon, &w->nanon, &alloc, store_col_real(s, 1));
 	}
 	rc = step_error(st, s, rc);
 	sqlite3_finalize(s);
 	return rc;
+}
+
+static int load_series(struct report *r, struct store *st)
+{
+	if (load_window_values(r, st, "SELECT s.window_id, s.p99_ms FROM seconds s"
+				      " JOIN windows w ON w.id = s.window_id"
+				      " WHERE w.run_id = ? AND s.phase = 'measured'"
+				      " ORDER BY s.window_id, s.idx",
+			       WS_SEC_P99))
+		return -1;
+	return load_window_values(r, st, "SELECT a.window_id, a.anon_bytes FROM acct_samples a"
+					 " JOIN windows w ON w.id = a.window_id"
+					 " WHERE w.run_id = ? AND w.status = 'accepted'"
+					 " AND a.anon_bytes IS NOT NULL ORDER BY a.window_id, a.t_ms",
+				  WS_ANON);
 }
 
 /* Failures of gates with enforce: false: they rejected nothing, and the
