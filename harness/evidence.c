@@ -181,8 +181,10 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 
 	memset(in, 0, sizeof(*in));
 	memset(s, 0, sizeof(*s));
-	if (e->phase == GATE_PHASE_WARMUP && trailing_s > 0 && e->nsec > (size_t)trailing_s) {
-		first = e->nsec - (size_t)trailing_s;
+	/* Whole seconds: a fractional trailing_s rounds up (0.5 s judges the
+	 * last second, never none). */
+	if (e->phase == GATE_PHASE_WARMUP && trailing_s > 0 && e->nsec > (size_t)ceil(trailing_s)) {
+		first = e->nsec - (size_t)ceil(trailing_s);
 		t0 = (double)first;
 	}
 	in->phase = e->phase;
