@@ -1,7 +1,7 @@
 /*
  * p999_flat: warm-up: no upward trend in the per-second p99.9 over the trailing seconds (Mann-Kendall + Theil-Sen).
  * Fails only when the one-sided Mann-Kendall p < alpha AND the Theil-Sen
- * slope exceeds min_slope_ms_per_min (DESIGN.md); a trend too small to
+ * slope exceeds min_slope_ms_per_min (docs/DESIGN.md); a trend too small to
  * matter, or a slope that is not significant, passes.
  */
 #include <math.h>

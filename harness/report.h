@@ -2,7 +2,7 @@
  * report: a run's roll-ups, read from its database into an in-memory model
  * that every output format (md, html + svg, json, csv) renders.
  *
- * Rules the numbers follow (DESIGN.md, "Definitions that must be exact"):
+ * Rules the numbers follow (docs/DESIGN.md, "Definitions that must be exact"):
  *   - only accepted windows (windows.status = 'accepted') feed a roll-up,
  *     and every roll-up carries its counts (accepted / total, and why the
  *     others were rejected);

@@ -1,5 +1,5 @@
 /*
- * runner: a whole run, window by window (DESIGN.md, "Data flow of one
+ * runner: a whole run, window by window (docs/DESIGN.md, "Data flow of one
  * window"): plan -> sut start -> health -> warm-up with gates -> discard ->
  * measured window (load + accounting + runtime stats) -> window gates ->
  * one sqlite transaction -> sut stop/keep -> next.

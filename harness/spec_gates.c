@@ -14,7 +14,7 @@
 #include "spec_internal.h"
 #include "util.h"
 
-/* The lists used when the spec does not give one (DESIGN.md's sketch,
+/* The lists used when the spec does not give one (docs/DESIGN.md's sketch,
  * minus the gates that need runtime-stats signals). */
 const char *const spec_default_warmup_gates[] = { "p99_flat", "p999_flat", "hot_set_touched", NULL };
 const char *const spec_default_window_gates[] = {

@@ -1,5 +1,5 @@
 /*
- * stat: the statistics behind gates, knees and verdicts (DESIGN.md,
+ * stat: the statistics behind gates, knees and verdicts (docs/DESIGN.md,
  * "Definitions that must be exact").
  *
  *   Mann-Kendall trend test and Theil-Sen slope (flatness and stationarity

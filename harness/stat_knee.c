@@ -1,6 +1,6 @@
 /*
  * stat_knee: PAVA isotonic regression, the per-implementation knee and its
- * seeded bootstrap (DESIGN.md, "Knee"). Contracts in stat.h.
+ * seeded bootstrap (docs/DESIGN.md, "Knee"). Contracts in stat.h.
  */
 #include <math.h>
 #include <stdlib.h>

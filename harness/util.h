@@ -7,7 +7,7 @@
  * Errors: library code reports with error(), which prints one line
  * "harness: <message>" to stderr and returns -1, so a caller can write
  * `return error("...")`. Only cmd_* functions and main() exit, with one of
- * the exit codes below (DESIGN.md, "Exit codes").
+ * the exit codes below (docs/DESIGN.md, "Exit codes").
  */
 #ifndef HARNESS_UTIL_H
 #define HARNESS_UTIL_H

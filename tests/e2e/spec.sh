@@ -59,7 +59,7 @@ cmp_num "estimated_seconds_max = 48 x (180 + 60)" "$(jq .estimated_seconds_max "
 if [ "$(jq -c .implementations "$T/min.json")" = '["a","b"]' ]; then ok "implementations listed"; else
 	fail "implementations: $(jq -c .implementations "$T/min.json")"; fi
 
-# the DESIGN.md sketch: 500..20000 step 1.2 -> 21 rungs (500*1.2^20 = 19169);
+# the docs/DESIGN.md sketch: 500..20000 step 1.2 -> 21 rungs (500*1.2^20 = 19169);
 # ladder 21 x 3 x 2 = 126; confirm <= 2x2 bracketing rates x 10 reps x 2 = 80;
 # soak 2; seconds 126x(20+120) + 80x(20+120) + 2x(20+600) = 30080.
 "$HARNESS" check --json "$SPECS/valid/design-sketch.yaml" > "$T/sk.json"
