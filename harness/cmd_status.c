@@ -16,7 +16,11 @@ static const char usage[] =
 	"\"done\", \"accepted\", \"rejected\", \"in_flight\", \"stages\": {...}}.\n"
 	"\"planned\" counts the windows the run has planned so far (the ladder plans\n"
 	"rung by rung and stops past the knees, so it grows until the run ends).\n"
-	"Exit: 0, or 1 when the run finished with nothing usable in some stage.\n";
+	"\"status\" is running, finished, failed or interrupted (a run whose process\n"
+	"died without saying so stays running).\n"
+	"Exit: 0 only for a finished run; 1 for a run that failed, was interrupted,\n"
+	"has not finished, or finished with nothing usable in some stage; 2 unknown\n"
+	"run or bad arguments.\n";
 
 struct counts {
 	long planned, done, accepted, rejected, running;
@@ -125,7 +129,9 @@ int cmd_status(int argc, char **argv)
 		printf("  %-8s planned %4ld  done %4ld  accepted %4ld  rejected %4ld\n", "total",
 		       total.planned, total.done, total.accepted, total.rejected);
 	}
-	ret = finished && failure ? EXIT_NEGATIVE : EXIT_OK;
+	/* A script gating on `harness status` must never read an unfinished
+	 * or failed run as a success (README.md, exit codes). */
+	ret = finished && !failure ? EXIT_OK : EXIT_NEGATIVE;
 out:
 	if (s)
 		sqlite3_finalize(s);

@@ -94,7 +94,9 @@ cmp_num "audit --recheck exit" "$rc" "==" 0
 checked=$(sed -n 's/^recheck: \([0-9]*\) stored.*/\1/p' "$T/audit.out")
 cmp_num "recheck recomputed every stored verdict" "$checked" "==" $((n * 5))
 "$HARNESS" status "$id" --runs-dir "$RUNS" --json >"$T/status.json"
+s=$?
 check "status --json: finished, done == planned" jq -e '.finished == true and .done == .planned and .accepted + .rejected == .done' "$T/status.json"
+cmp_num "status of a finished run exits 0" "$s" "==" 0
 check "window p99 from intended send recorded" test -n "$(q "$id" "SELECT p99_ms FROM windows WHERE p99_ms > 0 LIMIT 1")"
 check "cpu accounted by the kernel per window" test -n "$(q "$id" "SELECT cpu_s FROM windows WHERE acct_backend IS NOT NULL AND cpu_s > 0 LIMIT 1")"
 check "host facts recorded" test "$(q "$id" "SELECT COUNT(*) FROM host_facts")" -ge 5
@@ -116,6 +118,10 @@ sleep 2
 left2=$(pgrep -f "$SRV" | wc -l)
 check "no implementation alive 2 s after kill -9 of the harness ($left2)" test "$left2" -eq 0
 before=$(q killme "SELECT COUNT(*) FROM windows WHERE state='done'")
+"$HARNESS" status killme --runs-dir "$RUNS" --json >"$T/ks.json"
+s=$?
+cmp_num "status of a run killed mid-way (still 'running') exits 1" "$s" "==" 1
+check "status --json of it: running, not finished" jq -e '.status == "running" and .finished == false' "$T/ks.json"
 "$HARNESS" resume killme --runs-dir "$RUNS" >"$T/r.out" 2>"$T/r.err"
 rc=$?
 cmp_num "resume exits 0" "$rc" "==" 0
@@ -165,6 +171,19 @@ sleep 2.5
 kill -TERM "$hp"; wait "$hp"
 rc=$?
 check "SIGTERM: the run stops and says resume (rc $rc)" test "$(q edited "SELECT status FROM runs")" = interrupted
+"$HARNESS" status edited --runs-dir "$RUNS" >/dev/null
+s=$?
+cmp_num "status of an interrupted run exits 1" "$s" "==" 1
 echo "# edited again" >> "$T/repo/spec.yaml"
 expect_exit "resume refuses a spec edited after the run started" 2 "$HARNESS" resume edited --runs-dir "$RUNS"
 check "the refusal names the spec" grep -q "changed since the run started" "$T/err"
+
+# ------------------------------------------------ a run that failed: status 1
+sed 's|^    restart: never|    build: [/bin/false]\n    restart: never|' "$T/fail.yaml" > "$T/nobuild.yaml"
+"$HARNESS" run "$T/nobuild.yaml" --allow-dirty --runs-dir "$RUNS" --run-id nobuild >/dev/null 2>&1
+rc=$?
+cmp_num "a run whose build fails exits 3" "$rc" "==" 3
+"$HARNESS" status nobuild --runs-dir "$RUNS" --json >"$T/nb.json"
+s=$?
+cmp_num "status of a failed run exits 1" "$s" "==" 1
+check "status --json of it: failed, not finished" jq -e '.status == "failed" and .finished == false' "$T/nb.json"
