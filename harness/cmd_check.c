@@ -163,12 +163,13 @@ static void print_text(const struct spec *s, const struct plan *p)
 	print_list("  warm-up gates:", s->warmup.gates);
 	print_list("  window gates: ", s->window_gates);
 	printf("windows (worst case):\n");
-	printf("  ladder   %6zu  (%zu rungs x %d reps x %zu implementations; fewer when the ladder"
+	printf("  ladder   %6zu  (%zu rungs x %d reps x %zu implementation%s; fewer when the ladder"
 	       " stops %d rung%s past each knee)\n",
-	       p->w_ladder, p->nrungs, s->ladder.reps, s->nimpls, s->ladder.rungs_past_knee,
-	       s->ladder.rungs_past_knee == 1 ? "" : "s");
-	printf("  confirm  %6zu  (%zu bracketing rates x %d reps x %zu implementations)\n",
-	       p->w_confirm, p->confirm_rates, s->confirm.present ? s->confirm.reps : 0, s->nimpls);
+	       p->w_ladder, p->nrungs, s->ladder.reps, s->nimpls, s->nimpls == 1 ? "" : "s",
+	       s->ladder.rungs_past_knee, s->ladder.rungs_past_knee == 1 ? "" : "s");
+	printf("  confirm  %6zu  (%zu bracketing rates x %d reps x %zu implementation%s)\n",
+	       p->w_confirm, p->confirm_rates, s->confirm.present ? s->confirm.reps : 0, s->nimpls,
+	       s->nimpls == 1 ? "" : "s");
 	printf("  soak     %6zu  (one per implementation)\n", p->w_soak);
 	printf("  total    %6zu\n", p->w_ladder + p->w_confirm + p->w_soak);
 	fmt_duration(a, sizeof(a), p->est);

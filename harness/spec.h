@@ -164,7 +164,7 @@ struct spec {
 	char *base_dir;                 /* absolute directory of that file */
 	struct spec_slo slo;
 	struct spec_impl *impls;
-	size_t nimpls;                  /* >= 2 */
+	size_t nimpls;                  /* >= 1 */
 	struct spec_workload workload;
 	struct spec_ladder ladder;
 	struct spec_confirm confirm;

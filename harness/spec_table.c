@@ -248,7 +248,7 @@ const struct field spec_root_fields[] = {
 	{ "slo", FT_OBJ, F_REQ, O(struct spec, slo), 0, 0, 0, 0, NULL, NULL, slo_fields, 0, 0, 0,
 	  "the latency promise that defines the knee" },
 	{ "implementations", FT_LIST, F_REQ, O(struct spec, impls), O(struct spec, nimpls), 0, 0, 0, NULL, NULL, impl_fields,
-	  sizeof(struct spec_impl), 2, 0, "the arms compared (at least 2), interleaved in every block" },
+	  sizeof(struct spec_impl), 1, 0, "the arms measured (one or more), interleaved in every block" },
 	{ "workload", FT_OBJ, F_REQ, O(struct spec, workload), 0, 0, 0, 0, NULL, NULL, workload_fields, 0, 0, 0,
 	  "the open-loop load" },
 	{ "stages", FT_OBJ, F_REQ, 0, 0, 0, 0, 0, NULL, NULL, stages_fields, 0, 0, 0,

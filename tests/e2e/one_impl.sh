@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# One implementation is a valid spec (issue 11, item 6): `check` accepts it,
+# a tiny full run (ladder + confirm, 2 s windows at 100..400 req/s against
+# testsrv on 127.0.0.1) finishes with exit 0, `status` exits 0, and every
+# report format is written with the implementation's knee and without the
+# ratio table (it needs two arms). Bounded: 3 rungs x 2 reps + confirm
+# 2 rates x 2 reps, each window 1-3 s of warm-up + 2 s: under a minute.
+. "$(dirname "$0")/../lib.sh"
+
+RUNS="$T/runs"
+cat > "$T/one.yaml" <<YAML
+version: 1
+name: e2e-one
+seed: 11
+slo: { percentile: 99, threshold_ms: 50, error_rate_max: 0.01 }
+implementations:
+  - name: solo
+    start: [$HELPERS/testsrv, --port, "{port}", --delay-ms, "1"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+workload:
+  connections: 8
+  timeout_ms: 2000
+  requests:
+    - { name: root, path: / }
+stages:
+  ladder: { start_rps: 100, step: 2, max_rps: 400, reps: 2, window_s: 2, discard_s: 1 }
+  confirm: { reps: 2, window_s: 2, discard_s: 1 }
+warmup:
+  rate: { fixed_rps: 100 }
+  min_s: 1
+  max_s: 3
+  trailing_s: 1
+  gates: [hot_set_touched]
+gates:
+  achieved_vs_offered: { tolerance_pct: 25 }
+window_gates: [error_rate, achieved_vs_offered, sut_alive]
+YAML
+
+expect_exit "check accepts one implementation" 0 "$HARNESS" check "$T/one.yaml"
+check "check counts windows for 1 implementation" grep -q "3 rungs x 2 reps x 1 implementation;" "$T/out"
+
+"$HARNESS" run "$T/one.yaml" --allow-dirty --runs-dir "$RUNS" --run-id one >"$T/run.out" 2>"$T/run.err"
+rc=$?
+cmp_num "run of one implementation exits 0 (stderr: $(tail -n 3 "$T/run.err" | tr '\n' ' '))" "$rc" "==" 0
+q() { sqlite3 "$RUNS/one/run.db" "$1"; }
+cmp_num "ladder: 3 rungs x 2 reps x 1 arm" "$(q "SELECT COUNT(*) FROM windows WHERE stage='ladder'")" "==" 6
+cmp_num "confirm ran (2 reps at 1..2 rates)" "$(q "SELECT COUNT(*) FROM windows WHERE stage='confirm'")" ">=" 2
+cmp_num "every window done" "$(q "SELECT COUNT(*) FROM windows WHERE state != 'done'")" "==" 0
+# 100..400 req/s at 1 ms per request, 8 connections: far below testsrv's
+# capacity, so every window passes its gates unless the VM stalls for
+# most of a 1 s measured window; at least 4 of 6 is what that allows.
+cmp_num "ladder windows accepted" "$(q "SELECT COUNT(*) FROM windows WHERE stage='ladder' AND status='accepted'")" ">=" 4
+expect_exit "status of the finished run exits 0" 0 "$HARNESS" status one --runs-dir "$RUNS"
+
+R=$RUNS/one/report
+for f in report.md report.html report.json windows.csv; do
+	check "report writes $f" test -s "$R/$f"
+done
+check "report.json: one implementation with its knee" \
+	jq -e '(.impls | length) == 1 and .impls[0].name == "solo" and (.impls[0].knee | type) == "object"' "$R/report.json"
+check "report.json: no ratios between arms" jq -e '(.ratios // []) | length == 0' "$R/report.json"
+check "report.md names the implementation's knee" grep -q "solo" "$R/report.md"
+expect_exit "audit --recheck of the one-arm run" 0 "$HARNESS" audit one --runs-dir "$RUNS" --recheck
