@@ -92,4 +92,5 @@ const struct gate_def gate_gc_steady = {
 	.phases = GATE_PHASE_WARMUP,
 	.params = params,
 	.eval = eval,
+	.points = GATE_POINTS_POLLS,
 };

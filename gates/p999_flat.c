@@ -22,4 +22,5 @@ const struct gate_def gate_p999_flat = {
 	.phases = GATE_PHASE_WARMUP,
 	.params = gate_trend_params,
 	.eval = eval,
+	.points = GATE_POINTS_SECONDS,
 };

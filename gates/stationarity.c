@@ -22,4 +22,5 @@ const struct gate_def gate_stationarity = {
 	.phases = GATE_PHASE_WINDOW,
 	.params = gate_trend_params,
 	.eval = eval,
+	.points = GATE_POINTS_SECONDS,
 };

@@ -23,6 +23,12 @@ static const char usage_text[] =
 	"stages, the ladder's rungs, windows per stage (worst case), an estimate of\n"
 	"the total wall time including warm-ups, and the spec hash that freezes it.\n"
 	"Every problem is printed as FILE:LINE:COL: key.path: what is wrong.\n"
+	"A well-formed spec that can never pass is refused too: a warm-up gate\n"
+	"needing more seconds than warmup.trailing_s (or more runtime-stats polls\n"
+	"than trailing_s x poll_hz), a window gate needing more than a stage's\n"
+	"measured window_s - discard_s (gates' min_points). Warnings, printed as\n"
+	"FILE:LINE:COL: warning: key.path: ..., do not change the exit status: a\n"
+	"max_rps above what the generator is known to hold (specs/README.md).\n"
 	"SPEC - reads standard input (relative paths then resolve against the cwd).\n"
 	"\n"
 	"  --json     print the plan as JSON (keys: spec_hash, implementations,\n"
@@ -299,6 +305,17 @@ int cmd_check(int argc, char **argv)
 	}
 	if (!s)
 		return EXIT_USAGE;
+	if (s->refusals) {
+		/* A well-formed plan that can never pass: refused like any
+		 * other spec error. */
+		fputs(s->refusals, stderr);
+		if (s->warnings)
+			fputs(s->warnings, stderr);
+		spec_free(s);
+		return EXIT_USAGE;
+	}
+	if (s->warnings)
+		fputs(s->warnings, stderr);
 	plan_compute(s, &p);
 	ret = EXIT_OK;
 	if (json)

@@ -122,6 +122,16 @@ struct gate_param {
 	const char *help;      /* one line, for specs/README.md and the schema */
 };
 
+/* What a gate's `min_points` parameter counts (GATE_POINTS_NONE: it has
+ * none). A warm-up gate sees the trailing ceil(warmup.trailing_s) seconds,
+ * a window gate the measured window_s - discard_s seconds; runtime-stats
+ * polls arrive at the implementation's stats.poll_hz. */
+enum gate_points {
+	GATE_POINTS_NONE = 0,
+	GATE_POINTS_SECONDS,   /* seconds of the per-second series */
+	GATE_POINTS_POLLS,     /* runtime-stats polls */
+};
+
 struct gate_def {
 	const char *name;
 	const char *help;      /* one line: what it checks */
@@ -129,6 +139,9 @@ struct gate_def {
 	const struct gate_param *params; /* terminated by { NULL } */
 	void (*eval)(const struct spec_gate *cfg, const struct gate_input *in,
 		     struct gate_result *out);
+	/* What the gate's min_points parameter counts, so `harness check`
+	 * refuses a spec that can never give it that many (spec_gates.c). */
+	enum gate_points points;
 };
 
 /* The registry (gates/registry.c). */

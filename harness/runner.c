@@ -420,6 +420,16 @@ int runner_run(const struct run_opts *o)
 		rc.spec = spec_load(o->spec_path);
 	if (!rc.spec)
 		goto out;
+	if (!o->spec_text) {
+		/* A new run from a file says what `harness check` says; a
+		 * rerun's spec is the stored one, frozen as it ran. */
+		if (rc.spec->refusals) {
+			fputs(rc.spec->refusals, stderr);
+			goto out;
+		}
+		if (rc.spec->warnings)
+			fputs(rc.spec->warnings, stderr);
+	}
 	rc.stages = o->stages ? o->stages : STAGE_LADDER | STAGE_CONFIRM | STAGE_SOAK;
 	rc.nrungs = spec_ladder_rungs(rc.spec, &rc.rungs);
 	if (make_arms(&rc, o->arms, o->narms))

@@ -157,6 +157,8 @@ void spec_free(struct spec *s)
 	free(s->path);
 	free(s->base_dir);
 	free(s->text);
+	free(s->refusals);
+	free(s->warnings);
 	free(s);
 }
 
@@ -211,7 +213,7 @@ static char *dir_of(const char *path)
 struct spec *spec_parse_diag(const char *text, size_t len, const char *path,
 			     const char *base_dir, struct sbuf *errs)
 {
-	struct spec_diags d = { 0 };
+	struct spec_diags d = { 0 }, refuse = { 0 }, warn = { 0 };
 	struct ydoc doc;
 	struct spec *s = xcalloc(1, sizeof(*s));
 	struct sbuf out = SBUF_INIT;
@@ -225,9 +227,10 @@ struct spec *spec_parse_diag(const char *text, size_t len, const char *path,
 	s->text_len = len;
 
 	if (ydoc_parse(&doc, text, len, &d) == 0)
-		spec_validate(s, doc.root, &d);
+		spec_validate(s, doc.root, &d, &refuse, &warn);
 	ydoc_release(&doc);
 	if (d.n || d.more) {
+		/* refusals judge a plan; with errors there is none yet */
 		spec_diags_format(&d, file, &out);
 		if (errs)
 			sbuf_add(errs, out.buf, out.len);
@@ -235,10 +238,22 @@ struct spec *spec_parse_diag(const char *text, size_t len, const char *path,
 			fputs(out.buf, stderr);
 		sbuf_release(&out);
 		spec_diags_release(&d);
+		spec_diags_release(&refuse);
+		spec_diags_release(&warn);
 		spec_free(s);
 		return NULL;
 	}
+	if (refuse.n) {
+		spec_diags_format(&refuse, file, &out);
+		s->refusals = sbuf_detach(&out, NULL);
+	}
+	if (warn.n) {
+		spec_diags_format(&warn, file, &out);
+		s->warnings = sbuf_detach(&out, NULL);
+	}
 	spec_diags_release(&d);
+	spec_diags_release(&refuse);
+	spec_diags_release(&warn);
 	spec_hash(s);
 	return s;
 }

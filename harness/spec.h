@@ -178,6 +178,16 @@ struct spec {
 	struct spec_compare compare;
 	struct spec_sandbox sandbox;
 
+	/* Problems of a well-formed spec, as "FILE:LINE:COL: key.path: ...\n"
+	 * lines; NULL when none. refusals: a plan that can never pass (a gate
+	 * needing more seconds or polls than a warm-up or a window gives):
+	 * `check` and a new `run` refuse the spec (exit 2), while a spec
+	 * stored in a run (resume, report, compare, rerun) is read as frozen.
+	 * warnings ("FILE:LINE:COL: warning: key.path: ..."): printed by
+	 * `check` and a new `run`, never refused. */
+	char *refusals;
+	char *warnings;
+
 	/* Freezing: the spec's bytes and SHA-256 over them and every
 	 * referenced file (see spec_hash in spec.c for the order). */
 	char *text;

@@ -35,6 +35,40 @@ void spec_err_at(struct vctx *v, const char *path, const char *fmt, ...)
 	sbuf_release(&sb);
 }
 
+static void diag_at(struct vctx *v, struct spec_diags *d, const char *prefix,
+		    const char *path, const char *fmt, va_list ap)
+{
+	struct sbuf sb = SBUF_INIT, p = SBUF_INIT;
+	int line, col;
+
+	sbuf_vaddf(&sb, fmt, ap);
+	sbuf_addf(&p, "%s%s", prefix, path);
+	spec_path_pos(v, path, &line, &col);
+	spec_diag_add(d, line, col, p.buf, "%s", sb.buf);
+	sbuf_release(&sb);
+	sbuf_release(&p);
+}
+
+void spec_refuse_at(struct vctx *v, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_at(v, v->refuse ? v->refuse : v->d, "", path, fmt, ap);
+	va_end(ap);
+}
+
+void spec_warn_at(struct vctx *v, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!v->warn)
+		return;
+	va_start(ap, fmt);
+	diag_at(v, v->warn, "warning: ", path, fmt, ap);
+	va_end(ap);
+}
+
 int spec_given(struct vctx *v, const char *path)
 {
 	return spec_node_at(v->root, path) != NULL;
@@ -276,10 +310,67 @@ static void check_warmup(struct vctx *v)
 	}
 }
 
+/*
+ * What `check` can know the load generator holds at the ladder's top rung
+ * (the highest rate any stage offers), from the spec alone
+ * (warnings, never refusals: the machine decides, and the generator gate
+ * rejects the windows where it fell behind):
+ *   - connections: an open-loop request waits for a free connection once
+ *     the rate times the response time exceeds workload.connections
+ *     (Little's law), so a server answering at the SLO's threshold can be
+ *     offered at most connections / threshold_ms req/s before the waiting
+ *     is the generator's, not the server's;
+ *   - threads: each generator thread holds about GEN_RPS_PER_THREAD_*
+ *     req/s, the highest rate bench/README.md measured one thread to hold
+ *     (achieved >= 99% of offered, lateness p99 < 1 ms) on a shared 2-core
+ *     VM, rounded down: native 16,875 with 1 thread, curl 7,500 with 2.
+ * `make bench` measures this machine's figures.
+ */
+#define GEN_RPS_PER_THREAD_NATIVE 16000.0
+#define GEN_RPS_PER_THREAD_CURL 3700.0
+
+static void check_generator(struct vctx *v)
+{
+	const struct spec *s = v->s;
+	const struct spec_workload *w = &s->workload;
+	double max_rps, by_conns, by_threads, per_thread, *rates = NULL;
+	int curl = w->transport == TRANSPORT_CURL;
+	size_t n;
+
+	if (v->d->n || !(s->slo.threshold_ms > 0) || w->connections < 1 || w->threads < 1)
+		return; /* the ladder is not known to be sound */
+	/* The top rung, which max_rps bounds but need not equal. */
+	n = spec_ladder_rungs(s, &rates);
+	max_rps = n ? rates[n - 1] : 0;
+	free(rates);
+	if (!(max_rps > 0))
+		return;
+	by_conns = w->connections / (s->slo.threshold_ms / 1000.0);
+	if (max_rps > by_conns)
+		spec_warn_at(v, "stages.ladder.max_rps",
+			     "the top rung, %.0f req/s, is above %.0f req/s, what %d connections carry when responses"
+			     " take the SLO's %g ms (workload.connections / slo.threshold_ms):"
+			     " above it requests wait for a free connection and the knee may be"
+			     " the generator's; raise workload.connections to at least %.0f",
+			     max_rps, by_conns, w->connections, s->slo.threshold_ms,
+			     ceil(max_rps * s->slo.threshold_ms / 1000.0));
+	per_thread = curl ? GEN_RPS_PER_THREAD_CURL : GEN_RPS_PER_THREAD_NATIVE;
+	by_threads = per_thread * w->threads;
+	if (max_rps > by_threads)
+		spec_warn_at(v, "stages.ladder.max_rps",
+			     "the top rung, %.0f req/s, is above %.0f req/s, what %d %s generator thread%s can be"
+			     " known to hold (bench/README.md measured about %.0f req/s per"
+			     " thread); the generator gate will reject the windows it cannot"
+			     " keep: raise workload.threads, or run `make bench` on this machine",
+			     max_rps, by_threads, w->threads, curl ? "curl" : "native",
+			     w->threads == 1 ? "" : "s", per_thread);
+}
+
 void spec_check_all(struct vctx *v)
 {
 	check_impls(v);
 	check_requests(v);
 	check_stages(v);
 	check_warmup(v);
+	check_generator(v);
 }

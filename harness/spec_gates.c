@@ -398,3 +398,138 @@ void spec_finish_gates(struct vctx *v)
 		}
 	}
 }
+
+/* ------------------------------------------- gates that can never pass */
+
+/* The key a user would change to fix a problem: the first of the paths the
+ * spec gives, else the first (positioned at its nearest given parent). */
+static const char *first_given(struct vctx *v, const char *const *paths, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (paths[i][0] && spec_given(v, paths[i]))
+			return paths[i];
+	return paths[0];
+}
+
+static double min_points(const struct spec *s, const char *gate)
+{
+	return spec_gate_num(spec_gate_find(s, gate), "min_points", NAN);
+}
+
+/* Warm-up gates judge the trailing ceil(trailing_s) seconds (evidence.c):
+ * a gate needing more seconds, or more runtime-stats polls than
+ * trailing_s * poll_hz, is not evaluable at every warm-up, so every window
+ * would end under-warmed. */
+static void check_warmup_points(struct vctx *v)
+{
+	const struct spec *s = v->s;
+	double trail = ceil(s->warmup.trailing_s);
+	size_t i, k;
+
+	for (i = 0; i < s->warmup.ngates; i++) {
+		const struct gate_def *def = gate_find(s->warmup.gates[i]);
+		double need = def ? min_points(s, def->name) : NAN;
+		char mp[96], use[64], hz[64];
+
+		if (!def || def->points == GATE_POINTS_NONE || isnan(need))
+			continue;
+		snprintf(mp, sizeof(mp), "gates.%s.min_points", def->name);
+		snprintf(use, sizeof(use), "warmup.gates[%zu]", i);
+		if (def->points == GATE_POINTS_SECONDS && need > trail) {
+			const char *const paths[] = { "warmup.trailing_s", mp, use };
+			spec_refuse_at(v, first_given(v, paths, ARRAY_SIZE(paths)),
+				    "gate %s needs %g seconds with a value (%s) but the warm-up gates"
+				    " judge the trailing %g s: it can never pass; lengthen"
+				    " warmup.trailing_s or lower min_points",
+				    def->name, need, mp, trail);
+			continue;
+		}
+		for (k = 0; def->points == GATE_POINTS_POLLS && k < s->nimpls; k++) {
+			const struct spec_impl *im = &s->impls[k];
+			double polls = s->warmup.trailing_s * im->stats_poll_hz;
+
+			if (!im->stats_url || need <= polls)
+				continue;
+			snprintf(hz, sizeof(hz), "implementations[%zu].stats.poll_hz", k);
+			{
+				const char *const paths[] = { "warmup.trailing_s", hz, mp, use };
+				spec_refuse_at(v, first_given(v, paths, ARRAY_SIZE(paths)),
+					    "gate %s needs %g polls (%s) but %s is polled %g times in the"
+					    " trailing %g s (poll_hz %g): it can never pass; lengthen"
+					    " warmup.trailing_s, raise poll_hz or lower min_points",
+					    def->name, need, mp, im->name, polls,
+					    s->warmup.trailing_s, im->stats_poll_hz);
+			}
+			break;
+		}
+	}
+}
+
+/* Window gates see the measured window_s - discard_s seconds of each stage
+ * that runs: a gate needing more is not evaluable in every window of that
+ * stage, so every window would be rejected. */
+static void check_stage_points(struct vctx *v, const char *stage, double window_s,
+			       double discard_s)
+{
+	const struct spec *s = v->s;
+	double measured = window_s - discard_s;
+	char ws[64], ds[64], mp[96], use[64], hz[64];
+	size_t i, k;
+
+	if (measured <= 0)
+		return; /* reported by the window checks */
+	snprintf(ws, sizeof(ws), "stages.%s.window_s", stage);
+	snprintf(ds, sizeof(ds), "stages.%s.discard_s", stage);
+	for (i = 0; i < s->nwindow_gates; i++) {
+		const struct gate_def *def = gate_find(s->window_gates[i]);
+		double need = def ? min_points(s, def->name) : NAN;
+
+		if (!def || def->points == GATE_POINTS_NONE || isnan(need))
+			continue;
+		snprintf(mp, sizeof(mp), "gates.%s.min_points", def->name);
+		snprintf(use, sizeof(use), "window_gates[%zu]", i);
+		if (def->points == GATE_POINTS_SECONDS && need > measured) {
+			const char *const paths[] = { ws, ds, mp, use };
+			spec_refuse_at(v, first_given(v, paths, ARRAY_SIZE(paths)),
+				    "gate %s needs %g seconds with a value (%s) but a %s window"
+				    " measures %g s (window_s %g - discard_s %g): every window would"
+				    " be rejected; lengthen the window or lower min_points",
+				    def->name, need, mp, stage, measured, window_s, discard_s);
+			continue;
+		}
+		for (k = 0; def->points == GATE_POINTS_POLLS && k < s->nimpls; k++) {
+			const struct spec_impl *im = &s->impls[k];
+			double polls = measured * im->stats_poll_hz;
+
+			if (!im->stats_url || need <= polls)
+				continue;
+			snprintf(hz, sizeof(hz), "implementations[%zu].stats.poll_hz", k);
+			{
+				const char *const paths[] = { ws, ds, hz, mp, use };
+				spec_refuse_at(v, first_given(v, paths, ARRAY_SIZE(paths)),
+					    "gate %s needs %g polls (%s) but %s is polled %g times in a"
+					    " %s window's %g measured s: every window would be rejected;"
+					    " lengthen the window, raise poll_hz or lower min_points",
+					    def->name, need, mp, im->name, polls, stage, measured);
+			}
+			break;
+		}
+	}
+}
+
+void spec_check_gate_points(struct vctx *v)
+{
+	const struct spec *s = v->s;
+
+	check_warmup_points(v);
+	check_stage_points(v, "ladder", s->ladder.window_s, s->ladder.discard_s);
+	/* A confirm stage that inherits the ladder's window has the ladder's
+	 * problem, already reported there. */
+	if (s->confirm.present && (spec_given(v, "stages.confirm.window_s") ||
+				   spec_given(v, "stages.confirm.discard_s")))
+		check_stage_points(v, "confirm", s->confirm.window_s, s->confirm.discard_s);
+	if (s->soak.present)
+		check_stage_points(v, "soak", s->soak.window_s, s->soak.discard_s);
+}

@@ -137,7 +137,8 @@ struct field {
 extern const struct field spec_root_fields[];
 
 /* The validator: node tree -> s (whose path/base_dir are set). */
-void spec_validate(struct spec *s, const struct ynode *root, struct spec_diags *d);
+void spec_validate(struct spec *s, const struct ynode *root, struct spec_diags *d,
+		   struct spec_diags *refuse, struct spec_diags *warn);
 
 /* ------------------------------------------------- validator internals */
 
@@ -145,6 +146,8 @@ struct vctx {
 	struct spec *s;
 	struct spec_diags *d;
 	const struct ynode *root;
+	struct spec_diags *refuse;  /* plans that can never pass (spec.refusals) */
+	struct spec_diags *warn;    /* spec.warnings */
 };
 
 /* The node at a key path ("stages.ladder.step", "implementations[1].env"). */
@@ -185,6 +188,12 @@ int spec_read_string(struct vctx *v, const struct ynode *n, const char *path,
 void spec_err_at(struct vctx *v, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int spec_given(struct vctx *v, const char *path);
+/* The same into v->refuse (a well-formed plan that can never pass) and
+ * v->warn ("warning: key.path: ..."); see spec.h, refusals and warnings. */
+void spec_refuse_at(struct vctx *v, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void spec_warn_at(struct vctx *v, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 void spec_check_all(struct vctx *v);
 
 /* spec_gates.c: the gates: map, the gate lists, defaults and requirements. */
@@ -192,5 +201,8 @@ void spec_read_gatelist(struct vctx *v, const struct field *f, void *base,
 			const struct ynode *n, const char *path);
 void spec_read_gates(struct vctx *v, const struct ynode *n, const char *path);
 void spec_finish_gates(struct vctx *v);
+/* After spec_finish_gates: a gate whose min_points the warm-up's trailing
+ * seconds or a stage's measured seconds can never give is an error. */
+void spec_check_gate_points(struct vctx *v);
 
 #endif

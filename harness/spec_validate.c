@@ -468,9 +468,10 @@ static void walk_obj(struct vctx *v, const struct field *tab, void *base,
 }
 
 
-void spec_validate(struct spec *s, const struct ynode *root, struct spec_diags *d)
+void spec_validate(struct spec *s, const struct ynode *root, struct spec_diags *d,
+		   struct spec_diags *refuse, struct spec_diags *warn)
 {
-	struct vctx v = { s, d, root };
+	struct vctx v = { s, d, root, refuse, warn };
 
 	if (!root || ynode_is_null(root)) {
 		spec_diag_add(d, 1, 1, "spec", "the file is empty; a spec is a map of keys (see specs/README.md)");
@@ -489,4 +490,5 @@ void spec_validate(struct spec *s, const struct ynode *root, struct spec_diags *
 		return;
 	spec_check_all(&v);
 	spec_finish_gates(&v);
+	spec_check_gate_points(&v);
 }

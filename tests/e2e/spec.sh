@@ -44,6 +44,18 @@ for y in "$SPECS"/valid/*.yaml; do
 	expect_exit "valid $(basename "$y")" 0 "$HARNESS" check "$y"
 done
 
+# --- what cannot pass is refused by run too; warnings do not refuse --------
+expect_exit "run refuses a spec whose window gates can never pass" 2 \
+	"$HARNESS" run "$SPECS/invalid/71-window-below-min-points.yaml" --allow-dirty --runs-dir "$T/runs"
+check "run says why, located as check does" grep -q "^$SPECS/invalid/71-window-below-min-points.yaml:14:65: stages.ladder.window_s: gate stationarity needs 10 seconds" "$T/err"
+check "and starts no run" test ! -e "$T/runs"
+# design-sketch: 64 connections x 1 native thread, top rung 19169 req/s:
+# above 64 / 20 ms = 3200 and above the 16000 per thread of bench/README.md
+expect_exit "a max_rps the generator may not hold: a warning, exit 0" 0 "$HARNESS" check -q "$SPECS/valid/design-sketch.yaml"
+cmp_num "two warnings, located" "$(grep -c "design-sketch.yaml:43:50: warning: stages.ladder.max_rps: the top rung, 19169 req/s" "$T/err")" "==" 2
+check "the connections bound" grep -q "above 3200 req/s, what 64 connections carry" "$T/err"
+check "the per-thread bound" grep -q "above 16000 req/s, what 1 native generator thread" "$T/err"
+
 # --- the plan, by hand -------------------------------------------------------
 # minimal: start 500, step 1.2, max 2000 -> 500*1.2^k for k = 0..7
 # (500*1.2^8 = 2149.9 > 2000); 3 reps (default) x 2 implementations.

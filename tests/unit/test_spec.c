@@ -322,6 +322,40 @@ TEST(yaml_edge_cases_fail_cleanly)
 	sbuf_release(&errs);
 }
 
+/* A plan that can never pass parses (a stored spec is read as frozen) but
+ * carries its refusals; check and run refuse on them. Warnings likewise. */
+TEST(refusals_and_warnings_kept_apart)
+{
+	struct sbuf errs = SBUF_INIT;
+	struct spec *s;
+
+	/* minimal's default stationarity needs 10 s; 6 - 1 = 5 measured */
+	s = parse_with("  confirm: { window_s: 6, discard_s: 1 }\n", &errs);
+	CHECK(s != NULL && errs.len == 0);
+	CHECK(s && s->refusals && strstr(s->refusals, "t.yaml:16:") &&
+	      strstr(s->refusals, "stages.confirm.window_s: gate stationarity needs 10 seconds"));
+	CHECK(s && count_lines(s->refusals) == 1);
+	CHECK(s && !s->warnings);
+	spec_free(s);
+
+	/* top rung 1792 req/s x 20 ms = 36 in flight > 8 connections: a
+	 * warning only */
+	{
+		struct sbuf sb = SBUF_INIT;
+		const char *w = strstr(minimal, "workload:\n");
+		sbuf_add(&sb, minimal, (size_t)(w - minimal));
+		sbuf_adds(&sb, "workload:\n  connections: 8\n");
+		sbuf_adds(&sb, w + strlen("workload:\n"));
+		s = spec_parse_diag(sb.buf, sb.len, "t.yaml", "/tmp", &errs);
+		sbuf_release(&sb);
+	}
+	CHECK(s != NULL && !s->refusals);
+	CHECK(s && s->warnings && strstr(s->warnings, ": warning: stages.ladder.max_rps: the top rung, 1792 req/s,"));
+	CHECK(s && s->warnings && strstr(s->warnings, "8 connections"));
+	spec_free(s);
+	sbuf_release(&errs);
+}
+
 TEST(aliases_shared_not_copied)
 {
 	struct spec *s = spec_load(VALID "anchors.yaml");
@@ -383,6 +417,7 @@ int main(void)
 	RUN(hash_and_stored_text);
 	RUN(errors_collected_with_positions);
 	RUN(yaml_edge_cases_fail_cleanly);
+	RUN(refusals_and_warnings_kept_apart);
 	RUN(aliases_shared_not_copied);
 	RUN(port_substitution);
 	RUN(suggestions);
