@@ -38,6 +38,7 @@ const struct gate_def gate_achieved_vs_offered = {
 	.name = "achieved_vs_offered",
 	.help = "|achieved - offered| / offered within tolerance_pct percent",
 	.phases = GATE_PHASE_WARMUP | GATE_PHASE_WINDOW,
+	.class = GATE_OUTCOME,
 	.params = params,
 	.eval = eval,
 };

@@ -1,8 +1,14 @@
 /*
- * error_rate: (transport errors + 5xx responses + dropped requests) /
- * (completed + errors + dropped) <= max. Dropped requests (backlog full)
- * count as errors: a request the generator could not send is never silent.
- * `completed` counts responses of any status, so 5xx are inside it.
+ * error_rate: requests that did not get the answer they expected, over the
+ * requests the schedule made due, <= max.
+ *
+ * Unexpected: every 4xx and 5xx response and every status outside
+ * 200..599 (until a request can say which statuses it expects), every
+ * transport error (connect, reset, timeout, parse, other) and every
+ * dropped request (backlog full: a request the generator could not send is
+ * never silent). The denominator is `due` (what was asked of the
+ * implementation); data without it (0) falls back to completed + errors +
+ * dropped. An outcome gate: the implementation did not keep the promise.
  */
 #include <math.h>
 
@@ -20,7 +26,7 @@ static void eval(const struct spec_gate *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	double max = gate_param_num(cfg, &gate_error_rate, "max");
-	double bad, all, rate;
+	double bad, all, rate, unexpected;
 
 	if (isnan(max))
 		max = in->spec ? in->spec->slo.error_rate_max : NAN;
@@ -29,25 +35,33 @@ static void eval(const struct spec_gate *cfg, const struct gate_input *in,
 			     "no max given and no spec slo.error_rate_max");
 		return;
 	}
-	bad = (double)in->errors + (double)in->status[ST_5XX] + (double)in->dropped;
-	all = (double)in->completed + (double)in->errors + (double)in->dropped;
+	unexpected = (double)in->status[ST_4XX] + (double)in->status[ST_5XX] +
+		     (double)in->status_other;
+	bad = (double)in->errors + unexpected + (double)in->dropped;
+	all = in->due ? (double)in->due
+		      : (double)in->completed + (double)in->errors + (double)in->dropped;
 	if (all <= 0) {
 		gate_resultf(out, GATE_NOT_EVALUABLE, "error_rate", NAN, max,
-			     "no request completed, failed or was dropped");
+			     "no request was due, completed, failed or was dropped");
 		return;
 	}
 	rate = bad / all;
 	gate_resultf(out, rate <= max ? GATE_PASS : GATE_FAIL, "error_rate", rate, max,
-		     "%.6g = (%llu errors + %llu 5xx + %llu dropped) / %.0f (max %g)",
+		     "%.6g = (%llu transport errors + %llu 4xx + %llu 5xx + %llu other status"
+		     " + %llu dropped) / %.0f %s (max %g)",
 		     rate, (unsigned long long)in->errors,
+		     (unsigned long long)in->status[ST_4XX],
 		     (unsigned long long)in->status[ST_5XX],
-		     (unsigned long long)in->dropped, all, max);
+		     (unsigned long long)in->status_other,
+		     (unsigned long long)in->dropped, all, in->due ? "due" : "answered",
+		     max);
 }
 
 const struct gate_def gate_error_rate = {
 	.name = "error_rate",
-	.help = "(transport errors + 5xx + dropped) / all requests <= max (default slo.error_rate_max)",
+	.help = "(transport errors + 4xx + 5xx + other statuses + dropped) / requests due <= max (default slo.error_rate_max)",
 	.phases = GATE_PHASE_WARMUP | GATE_PHASE_WINDOW,
+	.class = GATE_OUTCOME,
 	.params = params,
 	.eval = eval,
 };

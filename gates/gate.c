@@ -27,6 +27,11 @@ const char *gate_status_name(enum gate_status s)
 	return "not_evaluable";
 }
 
+const char *gate_class_name(enum gate_class c)
+{
+	return c == GATE_OUTCOME ? "outcome" : "validity";
+}
+
 const struct gate_def *gate_find(const char *name)
 {
 	size_t i;

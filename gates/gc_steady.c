@@ -90,6 +90,7 @@ const struct gate_def gate_gc_steady = {
 	.name = "gc_steady",
 	.help = "warm-up: GC cadence (rate of the GC count) shows no upward trend AND the committed heap is flat",
 	.phases = GATE_PHASE_WARMUP,
+	.class = GATE_VALIDITY,
 	.params = params,
 	.eval = eval,
 	.points = GATE_POINTS_POLLS,

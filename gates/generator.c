@@ -53,6 +53,7 @@ const struct gate_def gate_generator = {
 	.name = "generator",
 	.help = "the generator kept its schedule: lateness p99 and CPU per thread within bounds",
 	.phases = GATE_PHASE_WARMUP | GATE_PHASE_WINDOW,
+	.class = GATE_VALIDITY,
 	.params = params,
 	.eval = eval,
 };

@@ -45,6 +45,7 @@ const struct gate_def gate_hot_set_touched = {
 	.name = "hot_set_touched",
 	.help = "warm-up: every request name of the workload was sent at least once",
 	.phases = GATE_PHASE_WARMUP,
+	.class = GATE_VALIDITY,
 	.params = params,
 	.eval = eval,
 };

@@ -36,6 +36,7 @@ const struct gate_def gate_major_faults_equal = {
 	.name = "major_faults_equal",
 	.help = "window: major page faults within a declared bound (default 0)",
 	.phases = GATE_PHASE_WINDOW,
+	.class = GATE_VALIDITY,
 	.params = params,
 	.eval = eval,
 };

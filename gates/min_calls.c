@@ -93,6 +93,7 @@ const struct gate_def gate_min_calls = {
 	.name = "min_calls",
 	.help = "warm-up: every named endpoint reached its minimum call count (runtime stats, else generator counts)",
 	.phases = GATE_PHASE_WARMUP,
+	.class = GATE_VALIDITY,
 	.params = params,
 	.eval = eval,
 };

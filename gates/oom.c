@@ -30,6 +30,7 @@ const struct gate_def gate_oom = {
 	.name = "oom",
 	.help = "no OOM event or OOM kill in the implementation's cgroup",
 	.phases = GATE_PHASE_WARMUP | GATE_PHASE_WINDOW,
+	.class = GATE_OUTCOME,
 	.params = params,
 	.eval = eval,
 };

@@ -20,6 +20,7 @@ const struct gate_def gate_p999_flat = {
 	.name = "p999_flat",
 	.help = "warm-up: no upward trend in the per-second p99.9 over the trailing seconds (Mann-Kendall + Theil-Sen)",
 	.phases = GATE_PHASE_WARMUP,
+	.class = GATE_VALIDITY,
 	.params = gate_trend_params,
 	.eval = eval,
 	.points = GATE_POINTS_SECONDS,

@@ -38,6 +38,7 @@ const struct gate_def gate_pools_warm = {
 	.name = "pools_warm",
 	.help = "warm-up: the pool has reached its maximum (last total == last max)",
 	.phases = GATE_PHASE_WARMUP,
+	.class = GATE_VALIDITY,
 	.params = params,
 	.eval = eval,
 };

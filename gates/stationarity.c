@@ -20,6 +20,7 @@ const struct gate_def gate_stationarity = {
 	.name = "stationarity",
 	.help = "window: no upward trend in the per-second p99 over the measured window (Mann-Kendall + Theil-Sen)",
 	.phases = GATE_PHASE_WINDOW,
+	.class = GATE_OUTCOME,
 	.params = gate_trend_params,
 	.eval = eval,
 	.points = GATE_POINTS_SECONDS,

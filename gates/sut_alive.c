@@ -25,6 +25,7 @@ const struct gate_def gate_sut_alive = {
 	.name = "sut_alive",
 	.help = "the implementation did not exit during the phase",
 	.phases = GATE_PHASE_WARMUP | GATE_PHASE_WINDOW,
+	.class = GATE_OUTCOME,
 	.params = params,
 	.eval = eval,
 };

@@ -35,6 +35,7 @@ const struct gate_def gate_throttled = {
 	.name = "throttled",
 	.help = "CPU throttled periods (cgroup cpu.stat nr_throttled) <= max_periods (default 0)",
 	.phases = GATE_PHASE_WARMUP | GATE_PHASE_WINDOW,
+	.class = GATE_VALIDITY,
 	.params = params,
 	.eval = eval,
 };

@@ -13,8 +13,10 @@ struct sbuf;
 
 /* Recompute every stored gate result of the run (warm-up and window
  * phases, every done window, or only window_id when >= 0) from the stored
- * series, and describe each mismatch in `report` (one line each; JSON
- * objects when json). Returns the number of mismatches, -1 on error. */
+ * series, and each window's status and reasons from the recomputed window
+ * gates (harness/judge.h); describe each mismatch in `report` (one line
+ * each; JSON objects when json). *checked counts gate verdicts plus one
+ * status per window. Returns the number of mismatches, -1 on error. */
 int audit_recheck(struct store *st, const char *run_id, const struct spec *spec,
 		  int64_t window_id, int json, struct sbuf *report, long *checked);
 

@@ -6,6 +6,7 @@
 #include "audit.h"
 #include "evidence_load.h"
 #include "gate.h"
+#include "judge.h"
 #include "util.h"
 
 /* Stored and recomputed statistics agree to this relative tolerance (both
@@ -20,6 +21,71 @@ static int same_num(double a, double b)
 	if (isnan(a) || isnan(b))
 		return 0;
 	return fabs(a - b) <= RECHECK_REL_TOL * (fabs(a) > 1 ? fabs(a) : 1);
+}
+
+/* The window's stored status and reasons against harness/judge.h applied
+ * to the window gates recomputed on `in` (in the spec's order, as the
+ * runner judged them). 0 agree, 1 mismatch (described), -1 error. */
+static int recheck_status(struct store *st, const struct spec *spec, int64_t wid,
+			  const struct gate_input *in, int json, struct sbuf *report)
+{
+	struct judge_gate *jg = xcalloc(spec->nwindow_gates + 1, sizeof(*jg));
+	struct judge_input ji = { 0 };
+	struct window_verdict v;
+	sqlite3_stmt *s;
+	const char *status, *reasons;
+	size_t g;
+	int ret = -1;
+
+	for (g = 0; g < spec->nwindow_gates; g++) {
+		const struct spec_gate *cfg = spec_gate_find(spec, spec->window_gates[g]);
+		struct gate_result r;
+
+		gate_eval(spec, spec->window_gates[g], in, &r);
+		jg[g].name = spec->window_gates[g];
+		jg[g].status = r.status;
+		jg[g].enforced = cfg ? cfg->enforce : 1;
+	}
+	s = store_prepare(st, "SELECT status, reasons, warm, sut_exited FROM windows WHERE id = ?");
+	if (!s)
+		goto out;
+	sqlite3_bind_int64(s, 1, wid);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		error("%s: no window %lld", st->path, (long long)wid);
+		goto out;
+	}
+	ji.warmup_gates = spec->warmup.ngates > 0;
+	ji.warm_passed = (int)store_col_int(s, 2);
+	ji.sut_exited = (int)store_col_int(s, 3);
+	ji.ngates = spec->nwindow_gates;
+	ji.gates = jg;
+	judge_window(&ji, &v);
+	status = store_col_text(s, 0);
+	reasons = store_col_text(s, 1);
+	if (!reasons)
+		reasons = "";
+	ret = status && !strcmp(status, window_status_name(v.status)) && !strcmp(reasons, v.reasons)
+		? 0 : 1;
+	if (ret && json) {
+		sbuf_addf(report, "%s{\"window\": %lld, \"phase\": \"window\", \"status\": ",
+			  report->len ? ", " : "", (long long)wid);
+		sbuf_add_json_str(report, status ? status : "");
+		sbuf_adds(report, ", \"stored_reasons\": ");
+		sbuf_add_json_str(report, reasons);
+		sbuf_addf(report, ", \"recomputed\": \"%s\", \"recomputed_reasons\": ",
+			  window_status_name(v.status));
+		sbuf_add_json_str(report, v.reasons);
+		sbuf_adds(report, "}");
+	} else if (ret) {
+		sbuf_addf(report, "window %lld status: stored %s (%s), recomputed %s (%s)\n",
+			  (long long)wid, status ? status : "-", reasons,
+			  window_status_name(v.status), v.reasons);
+	}
+out:
+	if (s)
+		sqlite3_finalize(s);
+	free(jg);
+	return ret;
 }
 
 static int recheck_phase(struct store *st, const struct spec *spec, int64_t wid,
@@ -83,6 +149,12 @@ static int recheck_phase(struct store *st, const struct spec *spec, int64_t wid,
 				  (long long)wid, ph, gate, status, r.stat_name, stat,
 				  gate_status_name(r.status), r.statistic, r.evidence);
 		}
+	}
+	if (phase == GATE_PHASE_WINDOW && mismatches >= 0) {
+		int m = recheck_status(st, spec, wid, &in, json, report);
+
+		(*checked)++;
+		mismatches = m < 0 ? m : mismatches + m;
 	}
 out:
 	if (s)

@@ -18,14 +18,16 @@ static const char usage[] =
 	"usage: harness audit RUN [--impl I] [--gate G] [--window W] [--recheck]\n"
 	"                    [--runs-dir D] [--json]\n"
 	"\n"
-	"Lists rejected windows with the gate that rejected each, its statistic,\n"
-	"threshold and evidence, and a table of rejections per gate per\n"
-	"implementation (an asymmetric rejection rate shows at a glance).\n"
+	"Lists failed windows (a valid measurement above the SLO: an outcome gate\n"
+	"failed or the implementation exited) and rejected windows (void: a validity\n"
+	"gate failed), each with its gates' statistic, threshold and evidence, and a\n"
+	"table per gate per implementation (an asymmetric rejection rate shows at a\n"
+	"glance).\n"
 	"  --impl I, --gate G   only windows of that implementation / rejected by that gate\n"
 	"  --window W           one window: its gates and its per-second p99 series as a\n"
 	"                       sparkline with the Mann-Kendall figures\n"
-	"  --recheck            recompute every stored gate verdict from the stored raw\n"
-	"                       series; exit 1 if any differs\n";
+	"  --recheck            recompute every stored gate verdict and window status\n"
+	"                       from the stored raw series; exit 1 if any differs\n";
 
 struct opts {
 	const char *impl, *gate;
@@ -42,7 +44,8 @@ static void rejection_table(struct store *st, const char *run_id, int json, stru
 
 	/* Totals per implementation, then rejections per gate. A window
 	 * rejected by several gates counts once under each. */
-	s = store_prepare(st, "SELECT impl, COUNT(*), SUM(status = 'rejected') FROM windows"
+	s = store_prepare(st, "SELECT impl, COUNT(*), SUM(status = 'rejected'), SUM(status = 'failed')"
+			      " FROM windows"
 			      " WHERE run_id = ? AND state = 'done' GROUP BY impl ORDER BY impl");
 	if (!s)
 		return;
@@ -53,13 +56,16 @@ static void rejection_table(struct store *st, const char *run_id, int json, stru
 		sbuf_adds(out, "rejections per implementation:\n");
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		long n = (long)store_col_int(s, 1), rej = (long)store_col_int(s, 2);
+		long failed = (long)store_col_int(s, 3);
 		if (json) {
 			sbuf_adds(out, first ? "{\"impl\": " : ", {\"impl\": ");
 			sbuf_add_json_str(out, store_col_text(s, 0));
-			sbuf_addf(out, ", \"windows\": %ld, \"rejected\": %ld}", n, rej);
+			sbuf_addf(out, ", \"windows\": %ld, \"rejected\": %ld, \"failed\": %ld}",
+				  n, rej, failed);
 		} else {
-			sbuf_addf(out, "  %-20s %4ld of %4ld windows rejected (%.0f%%)\n",
-				  store_col_text(s, 0), rej, n, n ? 100.0 * rej / n : 0);
+			sbuf_addf(out, "  %-20s %4ld of %4ld windows rejected (%.0f%%), %ld failed (%.0f%%)\n",
+				  store_col_text(s, 0), rej, n, n ? 100.0 * rej / n : 0, failed,
+				  n ? 100.0 * failed / n : 0);
 		}
 		first = 0;
 	}
@@ -230,7 +236,7 @@ static int list_windows(struct store *st, const char *run_id, const struct opts 
 		"SELECT id, stage, rung, block, slot, impl, rate, status, reasons, p99_ms, completed"
 		" FROM windows WHERE run_id = ? AND state = 'done'"
 		" AND (?2 IS NULL OR impl = ?2) AND (?3 < 0 OR id = ?3)"
-		" AND (?3 >= 0 OR status = 'rejected')"
+		" AND (?3 >= 0 OR status != 'accepted')"
 		" AND (?4 IS NULL OR EXISTS (SELECT 1 FROM gate_results g WHERE g.window_id = windows.id"
 		"      AND g.gate = ?4 AND g.status != 'pass')) ORDER BY id");
 	int first = 1, n = 0;
@@ -285,7 +291,7 @@ static int list_windows(struct store *st, const char *run_id, const struct opts 
 	if (o->json)
 		sbuf_adds(out, "]");
 	else if (!n)
-		sbuf_adds(out, o->window >= 0 ? "no such window in this run\n" : "no rejected windows\n");
+		sbuf_adds(out, o->window >= 0 ? "no such window in this run\n" : "no failed or rejected windows\n");
 	return n;
 }
 
@@ -394,8 +400,8 @@ int cmd_audit(int argc, char **argv)
 			sbuf_addf(&out, ", \"recheck\": {\"checked\": %ld, \"mismatches\": %d,"
 					" \"details\": [%s]}", checked, mism, rep.buf);
 		else
-			sbuf_addf(&out, "\nrecheck: %ld stored gate verdicts recomputed from the stored"
-					" series, %d mismatch%s\n%s",
+			sbuf_addf(&out, "\nrecheck: %ld stored gate verdicts and window statuses"
+					" recomputed from the stored series, %d mismatch%s\n%s",
 				  checked, mism, mism == 1 ? "" : "es", rep.buf);
 		if (mism)
 			ret = EXIT_NEGATIVE;

@@ -11,9 +11,10 @@ static const char usage[] =
 	"usage: harness status [RUN] [--runs-dir D] [--json]\n"
 	"\n"
 	"Without RUN: the runs (as `harness runs`). With RUN: its status, and per\n"
-	"stage the windows planned so far, done, accepted and rejected.\n"
+	"stage the windows planned so far, done, accepted, failed (valid, above the\n"
+	"SLO) and rejected (void).\n"
 	"--json prints {\"run\", \"status\", \"finished\", \"exploratory\", \"planned\",\n"
-	"\"done\", \"accepted\", \"rejected\", \"in_flight\", \"stages\": {...}}.\n"
+	"\"done\", \"accepted\", \"failed\", \"rejected\", \"in_flight\", \"stages\": {...}}.\n"
 	"\"planned\" counts the windows the run has planned so far (the ladder plans\n"
 	"rung by rung and stops past the knees, so it grows until the run ends).\n"
 	"\"status\" is running, finished, failed or interrupted (a run whose process\n"
@@ -23,7 +24,7 @@ static const char usage[] =
 	"run or bad arguments.\n";
 
 struct counts {
-	long planned, done, accepted, rejected, running;
+	long planned, done, accepted, rejected, running, failed;
 };
 
 static void read_counts(sqlite3_stmt *s, struct counts *c)
@@ -33,6 +34,7 @@ static void read_counts(sqlite3_stmt *s, struct counts *c)
 	c->accepted = (long)store_col_int(s, 3);
 	c->rejected = (long)store_col_int(s, 4);
 	c->running = (long)store_col_int(s, 5);
+	c->failed = (long)store_col_int(s, 6);
 }
 
 int cmd_status(int argc, char **argv)
@@ -81,7 +83,7 @@ int cmd_status(int argc, char **argv)
 	sqlite3_finalize(s);
 	s = store_prepare(&st, "SELECT stage, COUNT(*), SUM(state = 'done'),"
 			       " SUM(status = 'accepted'), SUM(status = 'rejected'),"
-			       " SUM(state = 'running') FROM windows WHERE run_id = ?"
+			       " SUM(state = 'running'), SUM(status = 'failed') FROM windows WHERE run_id = ?"
 			       " GROUP BY stage ORDER BY MIN(id)");
 	if (!s)
 		goto out;
@@ -94,14 +96,17 @@ int cmd_status(int argc, char **argv)
 		total.done += c.done;
 		total.accepted += c.accepted;
 		total.rejected += c.rejected;
+		total.failed += c.failed;
 		total.running += c.running;
 		if (json) {
 			sbuf_addf(&out, "%s\"%s\": {\"planned\": %ld, \"done\": %ld, \"accepted\": %ld,"
-					" \"rejected\": %ld}", nst ? ", " : "", store_col_text(s, 0),
-				  c.planned, c.done, c.accepted, c.rejected);
+					" \"failed\": %ld, \"rejected\": %ld}", nst ? ", " : "",
+				  store_col_text(s, 0), c.planned, c.done, c.accepted, c.failed,
+				  c.rejected);
 		} else {
-			sbuf_addf(&out, "  %-8s planned %4ld  done %4ld  accepted %4ld  rejected %4ld\n",
-				  store_col_text(s, 0), c.planned, c.done, c.accepted, c.rejected);
+			sbuf_addf(&out, "  %-8s planned %4ld  done %4ld  accepted %4ld  failed %4ld"
+					"  rejected %4ld\n", store_col_text(s, 0), c.planned, c.done,
+				  c.accepted, c.failed, c.rejected);
 		}
 		nst++;
 	}
@@ -117,17 +122,19 @@ int cmd_status(int argc, char **argv)
 			sbuf_release(&q);
 		}
 		printf(", \"finished\": %s, \"exploratory\": %s, \"planned\": %ld, \"done\": %ld,"
-		       " \"accepted\": %ld, \"rejected\": %ld, \"in_flight\": %ld, %s}\n",
+		       " \"accepted\": %ld, \"failed\": %ld, \"rejected\": %ld, \"in_flight\": %ld, %s}\n",
 		       finished ? "true" : "false", exploratory ? "true" : "false", total.planned,
-		       total.done, total.accepted, total.rejected, total.running, out.buf);
+		       total.done, total.accepted, total.failed, total.rejected, total.running,
+		       out.buf);
 	} else {
 		printf("run %s: %s%s%s%s\n", id.buf, status, failure ? " (" : "",
 		       failure ? failure : "", failure ? ")" : "");
 		if (exploratory)
 			printf("EXPLORATORY: the spec had uncommitted changes\n");
 		printf("%s", out.buf);
-		printf("  %-8s planned %4ld  done %4ld  accepted %4ld  rejected %4ld\n", "total",
-		       total.planned, total.done, total.accepted, total.rejected);
+		printf("  %-8s planned %4ld  done %4ld  accepted %4ld  failed %4ld  rejected %4ld\n",
+		       "total", total.planned, total.done, total.accepted, total.failed,
+		       total.rejected);
 	}
 	/* A script gating on `harness status` must never read an unfinished
 	 * or failed run as a success (README.md, exit codes). */

@@ -38,6 +38,7 @@ struct evidence {
 	double duration_s, offered_rps, achieved_rps;
 	uint64_t due, sent, completed, errors, dropped;
 	uint64_t status[ST_CLASSES];
+	uint64_t status_other;
 	double lateness_p99_ms;   /* the generator's schedule lag p99 (gate.h) */
 	double generator_cpu_s;
 

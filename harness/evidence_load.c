@@ -11,7 +11,7 @@
 static int load_seconds(struct store *st, int64_t wid, const char *phase, struct evidence *e)
 {
 	sqlite3_stmt *s = store_prepare(st, "SELECT p99_ms, p999_ms, due, sent, completed, errors,"
-					    " dropped, s5xx FROM seconds WHERE window_id = ? AND phase = ?"
+					    " dropped, s5xx, s4xx, s_other FROM seconds WHERE window_id = ? AND phase = ?"
 					    " ORDER BY idx");
 
 	if (!s)
@@ -27,6 +27,8 @@ static int load_seconds(struct store *st, int64_t wid, const char *phase, struct
 			e->errors += (uint64_t)store_col_int(s, 5);
 			e->dropped += (uint64_t)store_col_int(s, 6);
 			e->status[ST_5XX] += (uint64_t)store_col_int(s, 7);
+			e->status[ST_4XX] += (uint64_t)store_col_int(s, 8);
+			e->status_other += (uint64_t)store_col_int(s, 9);
 		}
 	}
 	sqlite3_finalize(s);
@@ -88,7 +90,7 @@ int evidence_load(struct store *st, int64_t wid, enum gate_phase phase, struct e
 			      " due, sent, completed, dropped, s2xx, s3xx, s4xx, s5xx,"
 			      " err_connect + err_reset + err_timeout + err_parse + err_other,"
 			      " sched_lag_p99_ms, gen_cpu_s, acct_backend, nr_throttled, throttled_usec,"
-			      " oom, oom_kill, pgmajfault, sut_exited FROM windows WHERE id = ?");
+			      " oom, oom_kill, pgmajfault, sut_exited, s_other FROM windows WHERE id = ?");
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, wid);
@@ -126,6 +128,7 @@ int evidence_load(struct store *st, int64_t wid, enum gate_phase phase, struct e
 		e->oom_kills = (uint64_t)store_col_int(s, 20);
 		e->has_majfault = sqlite3_column_type(s, 21) != SQLITE_NULL;
 		e->major_faults = (uint64_t)store_col_int(s, 21);
+		e->status_other = (uint64_t)store_col_int(s, 23);
 	}
 	e->sut_exited = (int)store_col_int(s, 22);
 	sqlite3_finalize(s);

@@ -28,6 +28,20 @@ const char *gate_status_name(enum gate_status s); /* "pass" | "fail" | "not_eval
 
 enum gate_phase { GATE_PHASE_WARMUP = 1, GATE_PHASE_WINDOW = 2 };
 
+/*
+ * What a gate's failure means (gates/README.md, "Gate classes"), fixed in
+ * the registry, never from the spec:
+ *   validity: the measurement itself is void through no fault of the
+ *             implementation (warm-up not reached, generator behind, CPU
+ *             throttled by our own limits): the window is rejected.
+ *   outcome:  the implementation failed the promise (errors, under-
+ *             delivery while the generator kept its schedule, death, OOM,
+ *             latency drifting upward): the window is failed, a valid
+ *             measurement above the SLO.
+ */
+enum gate_class { GATE_VALIDITY = 0, GATE_OUTCOME = 1 };
+const char *gate_class_name(enum gate_class c); /* "validity" | "outcome" */
+
 /* One numeric runtime-stats signal over time (t in seconds from the start
  * of the phase). Polls where the signal was missing or not a number are
  * left out of t/v and counted in nmissing. */
@@ -67,8 +81,10 @@ struct gate_input {
 	double duration_s;
 	double offered_rps;
 	double achieved_rps;      /* completed (any status) / duration */
+	uint64_t due;             /* requests the schedule made due (0: unknown) */
 	uint64_t sent, completed, errors, dropped;
 	uint64_t status[ST_CLASSES];
+	uint64_t status_other;    /* responses with a status outside 200..599 */
 	/* The generator's own lateness: p99 of intended send -> the engine
 	 * handling the request (load_stats.sched_lag). Waiting for a free
 	 * connection is the server's backpressure and is not in it. */
@@ -136,6 +152,7 @@ struct gate_def {
 	const char *name;
 	const char *help;      /* one line: what it checks */
 	unsigned phases;       /* GATE_PHASE_* where it may be declared */
+	enum gate_class class; /* validity or outcome (see above) */
 	const struct gate_param *params; /* terminated by { NULL } */
 	void (*eval)(const struct spec_gate *cfg, const struct gate_input *in,
 		     struct gate_result *out);

@@ -89,13 +89,13 @@ void runner_progress(struct run_ctx *rc, const char *what)
 		snprintf(p99, sizeof(p99), "%.2f ms", rc->last_p99_ms);
 	if (stderr_is_tty())
 		fprintf(stderr, "\r\033[K%s rung %d  window %zu/%zu (max)  ETA %.0f min  last p99 %s"
-				"  accepted %zu rejected %zu  %s",
+				"  accepted %zu failed %zu rejected %zu  %s",
 			rc->cur_stage ? rc->cur_stage : "", rc->cur_rung, rc->done + 1,
-			rc->planned, eta / 60, p99, rc->accepted, rc->rejected, what);
+			rc->planned, eta / 60, p99, rc->accepted, rc->failed, rc->rejected, what);
 	else if (strcmp(what, "warm-up") && strcmp(what, "measuring"))
-		fprintf(stderr, "harness: %s rung %d window %zu/%zu: %s (p99 %s; accepted %zu, rejected %zu)\n",
+		fprintf(stderr, "harness: %s rung %d window %zu/%zu: %s (p99 %s; accepted %zu, failed %zu, rejected %zu)\n",
 			rc->cur_stage ? rc->cur_stage : "", rc->cur_rung, rc->done, rc->planned,
-			what, p99, rc->accepted, rc->rejected);
+			what, p99, rc->accepted, rc->failed, rc->rejected);
 }
 
 /* Worst-case window count of the requested stages (for progress/ETA). */
@@ -116,7 +116,8 @@ static size_t planned_windows(const struct run_ctx *rc)
 static void count_done(struct run_ctx *rc)
 {
 	sqlite3_stmt *s = store_prepare(&rc->st,
-		"SELECT COUNT(*), SUM(status = 'accepted'), SUM(status = 'rejected')"
+		"SELECT COUNT(*), SUM(status = 'accepted'), SUM(status = 'rejected'),"
+		" SUM(status = 'failed')"
 		" FROM windows WHERE run_id = ? AND state = 'done'");
 
 	if (!s)
@@ -126,6 +127,7 @@ static void count_done(struct run_ctx *rc)
 		rc->done = (size_t)store_col_int(s, 0);
 		rc->accepted = (size_t)store_col_int(s, 1);
 		rc->rejected = (size_t)store_col_int(s, 2);
+		rc->failed = (size_t)store_col_int(s, 3);
 	}
 	sqlite3_finalize(s);
 }
@@ -378,8 +380,8 @@ static int build_and_run(struct run_ctx *rc)
 		return EXIT_ENV;
 	}
 	set_run_status(rc, "finished", code == EXIT_NEGATIVE ? "a stage measured nothing usable" : NULL);
-	fprintf(stderr, "harness: %s finished: %zu windows, %zu accepted, %zu rejected\n",
-		rc->run_id, rc->done, rc->accepted, rc->rejected);
+	fprintf(stderr, "harness: %s finished: %zu windows, %zu accepted, %zu failed, %zu rejected\n",
+		rc->run_id, rc->done, rc->accepted, rc->failed, rc->rejected);
 	/* The morning's reading, written before anyone asks for it. */
 	sbuf_addf(&report_dir, "%s/report", rc->dir);
 	if (!report_write_run(&rc->st, rc->run_id, report_dir.buf, REPORT_ALL))

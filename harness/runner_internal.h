@@ -48,7 +48,7 @@ struct run_ctx {
 	int sandbox_uid, sandbox_gid;
 
 	/* progress */
-	size_t planned, done, accepted, rejected;
+	size_t planned, done, accepted, failed, rejected;
 	double started;          /* wall seconds */
 	double last_p99_ms;
 	const char *cur_stage;

@@ -18,6 +18,7 @@
 #include "evidence.h"
 #include "gate.h"
 #include "hist.h"
+#include "judge.h"
 #include "load.h"
 #include "rtstats.h"
 #include "runner_internal.h"
@@ -157,6 +158,7 @@ static void evidence_totals(struct evidence *e, const struct load_stats *t,
 	e->dropped = t->counts.dropped;
 	for (i = 0; i < ST_CLASSES; i++)
 		e->status[i] = t->counts.status[i];
+	e->status_other = t->counts.status_other;
 	for (i = 0; i < spec->workload.nrequests && i < t->nreq; i++) {
 		names[i] = spec->workload.requests[i].name;
 		sent[i] = t->req_counts[i].sent;
@@ -316,7 +318,9 @@ static int store_seconds(struct window_ctx *w)
 		store_row_real(&row, "rate", r->rate);
 		row_counts(&row, &r->c);
 		store_row_int(&row, "errors", (int64_t)load_counts_errors(&r->c));
+		store_row_int(&row, "s4xx", (int64_t)r->c.status[2]);
 		store_row_int(&row, "s5xx", (int64_t)r->c.status[3]);
+		store_row_int(&row, "s_other", (int64_t)r->c.status_other);
 		store_row_real(&row, "p50_ms", r->p50);
 		store_row_real(&row, "p99_ms", r->p99);
 		store_row_real(&row, "p999_ms", r->p999);
@@ -396,11 +400,29 @@ static int store_gate(struct window_ctx *w, const char *phase, const char *gate,
 	return store_row_insert(&w->rc->st, &row, NULL);
 }
 
-static void add_reason(struct sbuf *reasons, const char *r)
+/* The window's status from its window gates (harness/judge.h). */
+static void judge(const struct window_ctx *w, const struct gate_result *wres,
+		  struct window_verdict *v)
 {
-	if (reasons->len)
-		sbuf_adds(reasons, ",");
-	sbuf_adds(reasons, r);
+	const struct spec *spec = w->spec;
+	struct judge_gate *jg = xcalloc(spec->nwindow_gates + 1, sizeof(*jg));
+	struct judge_input in = { 0 };
+	size_t g;
+
+	for (g = 0; g < spec->nwindow_gates; g++) {
+		const struct spec_gate *gc = spec_gate_find(spec, spec->window_gates[g]);
+
+		jg[g].name = spec->window_gates[g];
+		jg[g].status = wres[g].status;
+		jg[g].enforced = gc ? gc->enforce : 1;
+	}
+	in.warmup_gates = spec->warmup.ngates > 0;
+	in.warm_passed = w->warm_passed;
+	in.sut_exited = w->sut_exited;
+	in.ngates = spec->nwindow_gates;
+	in.gates = jg;
+	judge_window(&in, v);
+	free(jg);
 }
 
 /* ------------------------------------------------------------- window */
@@ -456,7 +478,8 @@ int runner_window(struct run_ctx *rc, const struct window_plan *wp)
 	struct gate_input in;
 	struct evidence_scratch scratch;
 	struct gate_result *wres = NULL;
-	struct sbuf reasons = SBUF_INIT, hist = SBUF_INIT, svc = SBUF_INIT, late = SBUF_INIT;
+	struct window_verdict verdict;
+	struct sbuf hist = SBUF_INIT, svc = SBUF_INIT, late = SBUF_INIT;
 	struct store_row row;
 	double window_s = spec->ladder.window_s, discard_s = spec->ladder.discard_s;
 	int ret = -1, have_acct = 0, accepted;
@@ -573,24 +596,8 @@ decide:
 		gate_eval(spec, spec->window_gates[g], &in, &wres[g]);
 	evidence_scratch_release(&scratch);
 
-	if (spec->warmup.ngates && !w.warm_passed && !w.sut_exited)
-		add_reason(&reasons, "under_warmed");
-	if (w.sut_exited)
-		add_reason(&reasons, "sut_exited");
-	for (g = 0; g < spec->nwindow_gates; g++) {
-		const struct spec_gate *gc = spec_gate_find(spec, spec->window_gates[g]);
-		if (wres[g].status == GATE_PASS || (gc && !gc->enforce))
-			continue;
-		if (wres[g].status == GATE_NOT_EVALUABLE) {
-			struct sbuf r = SBUF_INIT;
-			sbuf_addf(&r, "%s:not_evaluable", spec->window_gates[g]);
-			add_reason(&reasons, r.buf);
-			sbuf_release(&r);
-		} else {
-			add_reason(&reasons, spec->window_gates[g]);
-		}
-	}
-	accepted = reasons.len == 0;
+	judge(&w, wres, &verdict);
+	accepted = verdict.status == WINDOW_ACCEPTED;
 
 	/* One transaction: the window, its seconds, requests, samples, polls,
 	 * gate results. */
@@ -601,8 +608,8 @@ decide:
 	hist_serialize(&w.meas_total.lateness, &late);
 	store_row_init(&row, "windows");
 	store_row_text(&row, "state", "done");
-	store_row_text(&row, "status", accepted ? "accepted" : "rejected");
-	store_row_text(&row, "reasons", reasons.len ? reasons.buf : NULL);
+	store_row_text(&row, "status", window_status_name(verdict.status));
+	store_row_text(&row, "reasons", verdict.reasons[0] ? verdict.reasons : NULL);
 	store_row_int(&row, "warm", w.warm_passed);
 	store_row_real(&row, "warmup_s", w.warm_secs);
 	store_row_real(&row, "warmup_rate", w.warm_rate);
@@ -699,9 +706,11 @@ decide:
 	rc->done++;
 	if (accepted)
 		rc->accepted++;
+	else if (verdict.status == WINDOW_FAILED)
+		rc->failed++;
 	else
 		rc->rejected++;
-	runner_progress(rc, accepted ? "accepted" : reasons.buf);
+	runner_progress(rc, accepted ? "accepted" : verdict.reasons);
 	if (w.sut_exited || wp->arm->impl.restart == RESTART_PER_WINDOW)
 		runner_arm_stop(wp->arm);
 	ret = 0;
@@ -720,7 +729,6 @@ out:
 	if (have_acct)
 		account_window_release(&acct);
 	free(wres);
-	sbuf_release(&reasons);
 	sbuf_release(&hist);
 	sbuf_release(&svc);
 	sbuf_release(&late);

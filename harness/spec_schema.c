@@ -98,6 +98,9 @@ static json_t *gate_schema(const struct gate_def *g)
 
 	json_object_set_new(o, "type", json_string("object"));
 	json_object_set_new(o, "description", json_string(g->help ? g->help : ""));
+	/* validity: a failure voids the window (rejected); outcome: a valid
+	 * window that failed the SLO (failed). Fixed in the registry. */
+	json_object_set_new(o, "x-gate-class", json_string(gate_class_name(g->class)));
 	json_object_set_new(o, "additionalProperties", json_false());
 	p = json_object();
 	json_object_set_new(p, "type", json_string("boolean"));
@@ -478,17 +481,21 @@ void spec_reference_md(struct sbuf *sb)
 	sbuf_adds(sb, "| key | type | default | range | meaning |\n|---|---|---|---|---|\n");
 	md_table(sb, spec_root_fields, "");
 	sbuf_adds(sb, "\n#### Gates and their parameters (from the gate registry)\n\n"
-		      "| gate | phases | parameter | type | default | range | meaning |\n"
-		      "|---|---|---|---|---|---|---|\n");
+		      "A failing *validity* gate voids the window (`rejected`); a failing *outcome*\n"
+		      "gate makes it a valid window that failed the SLO (`failed`). The class is\n"
+		      "fixed in the registry (gates/README.md).\n\n"
+		      "| gate | class | phases | parameter | type | default | range | meaning |\n"
+		      "|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; i < gate_registry_count; i++) {
 		const struct gate_def *g = gate_registry[i];
 		const char *ph = (g->phases & GATE_PHASE_WARMUP) && (g->phases & GATE_PHASE_WINDOW) ?
 			"warm-up, window" : (g->phases & GATE_PHASE_WARMUP) ? "warm-up" : "window";
-		sbuf_addf(sb, "| `%s` | %s | `enforce` | bool | true | | ", g->name, ph);
+		sbuf_addf(sb, "| `%s` | %s | %s | `enforce` | bool | true | | ", g->name,
+			  gate_class_name(g->class), ph);
 		md_text(sb, g->help);
 		sbuf_adds(sb, " |\n");
 		for (gp = g->params; gp && gp->name; gp++) {
-			sbuf_addf(sb, "| `%s` | | `%s` | %s | ", g->name, gp->name,
+			sbuf_addf(sb, "| `%s` | | | `%s` | %s | ", g->name, gp->name,
 				  gp->type == GP_NUM ? "number" : gp->type == GP_BOOL ? "bool" :
 				  gp->type == GP_SIGNAL ? "signal name" : "map name: number");
 			if (gp->required)

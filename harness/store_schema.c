@@ -65,7 +65,7 @@ const char *const store_migrations[] = {
 	"  impl TEXT NOT NULL,"
 	"  rate REAL NOT NULL,"              /* offered, req/s */
 	"  state TEXT NOT NULL,"             /* planned|running|done */
-	"  status TEXT,"                     /* accepted|rejected (done windows) */
+	"  status TEXT,"                     /* accepted|rejected (done windows); version 3: |failed */
 	"  reasons TEXT,"                    /* comma list of failing gates, or sut_exited, under_warmed */
 	"  attempts INTEGER NOT NULL DEFAULT 0," /* >1: re-run after a crash */
 	"  warm INTEGER,"                    /* warm-up gates all passed */
@@ -150,5 +150,38 @@ const char *const store_migrations[] = {
 	"ALTER TABLE windows ADD COLUMN sched_lag_p99_ms REAL;"
 	"ALTER TABLE windows ADD COLUMN sched_lag_max_ms REAL;"
 	"ALTER TABLE seconds ADD COLUMN sched_lag_p99_ms REAL;",
+	/* version 3: gates have a class (harness/gate.h). A window whose
+	 * reasons are all outcome failures (error_rate, achieved_vs_offered,
+	 * stationarity, sut_alive, oom, sut_exited), with at most gates that
+	 * could not be evaluated beside them, is a valid measurement that
+	 * failed the SLO: 'failed', no longer 'rejected' (harness/judge.h
+	 * states the rule). One 'migration' event per run with the count.
+	 * The seconds table gains 4xx and other statuses (error_rate counts
+	 * them). */
+	"ALTER TABLE seconds ADD COLUMN s4xx INTEGER;"
+	"ALTER TABLE seconds ADD COLUMN s_other INTEGER;"
+	"CREATE TEMP TABLE m3_reasons AS"
+	"  WITH RECURSIVE split(id, item, rest) AS ("
+	"    SELECT id, '', reasons || ',' FROM windows"
+	"     WHERE state = 'done' AND status = 'rejected' AND reasons IS NOT NULL"
+	"    UNION ALL"
+	"    SELECT id, substr(rest, 1, instr(rest, ',') - 1), substr(rest, instr(rest, ',') + 1)"
+	"      FROM split WHERE rest <> '')"
+	"  SELECT id, item FROM split WHERE item <> '';"
+	"CREATE TEMP TABLE m3_failed AS"
+	"  SELECT id FROM m3_reasons GROUP BY id"
+	"  HAVING SUM(item IN ('error_rate', 'achieved_vs_offered', 'stationarity',"
+	"                      'sut_alive', 'oom', 'sut_exited')) > 0"
+	"     AND SUM(item NOT IN ('error_rate', 'achieved_vs_offered', 'stationarity',"
+	"                          'sut_alive', 'oom', 'sut_exited')"
+	"             AND item NOT LIKE '%:not_evaluable') = 0;"
+	"INSERT INTO events (run_id, window_id, t, kind, detail)"
+	"  SELECT w.run_id, NULL, CAST(strftime('%s', 'now') AS REAL), 'migration',"
+	"         'schema 3: ' || COUNT(*) || ' rejected window(s) whose reasons are all outcome"
+	" gates reclassified as failed'"
+	"    FROM windows w JOIN m3_failed f ON f.id = w.id GROUP BY w.run_id;"
+	"UPDATE windows SET status = 'failed' WHERE id IN (SELECT id FROM m3_failed);"
+	"DROP TABLE m3_reasons;"
+	"DROP TABLE m3_failed;",
 	NULL,
 };

@@ -92,10 +92,10 @@ rc=$?
 check "audit --recheck finds no mismatch (rc $rc)" grep -q "0 mismatches" "$T/audit.out"
 cmp_num "audit --recheck exit" "$rc" "==" 0
 checked=$(sed -n 's/^recheck: \([0-9]*\) stored.*/\1/p' "$T/audit.out")
-cmp_num "recheck recomputed every stored verdict" "$checked" "==" $((n * 5))
+cmp_num "recheck recomputed every stored verdict and window status" "$checked" "==" $((n * 6))
 "$HARNESS" status "$id" --runs-dir "$RUNS" --json >"$T/status.json"
 s=$?
-check "status --json: finished, done == planned" jq -e '.finished == true and .done == .planned and .accepted + .rejected == .done' "$T/status.json"
+check "status --json: finished, done == planned" jq -e '.finished == true and .done == .planned and .accepted + .failed + .rejected == .done' "$T/status.json"
 cmp_num "status of a finished run exits 0" "$s" "==" 0
 check "window p99 from intended send recorded" test -n "$(q "$id" "SELECT p99_ms FROM windows WHERE p99_ms > 0 LIMIT 1")"
 check "cpu accounted by the kernel per window" test -n "$(q "$id" "SELECT cpu_s FROM windows WHERE acct_backend IS NOT NULL AND cpu_s > 0 LIMIT 1")"
@@ -140,7 +140,7 @@ write_spec "$T/crash.yaml" e2e-crash "--exit-after-ms, \"2500\", --crash-once, \
 "$HARNESS" run "$T/crash.yaml" --allow-dirty --runs-dir "$RUNS" --run-id crash >/dev/null 2>"$T/c.err"
 rc=$?
 check "run goes on after a crash (rc $rc)" test "$rc" -le 1
-cmp_num "crashed window rejected sut_exited" "$(q crash "SELECT COUNT(*) FROM windows WHERE impl='slow' AND status='rejected' AND reasons LIKE '%sut_exited%'")" "==" 1
+cmp_num "crashed window failed sut_exited (an outcome: its own death)" "$(q crash "SELECT COUNT(*) FROM windows WHERE impl='slow' AND status='failed' AND reasons LIKE '%sut_exited%'")" "==" 1
 cmp_num "the implementation was restarted" "$(q crash "SELECT COUNT(*) FROM events WHERE kind='sut_start' AND detail LIKE 'slow%'")" ">=" 2
 cmp_num "the other windows of it were accepted" "$(q crash "SELECT COUNT(*) FROM windows WHERE impl='slow' AND status='accepted'")" "==" 1
 
@@ -150,7 +150,7 @@ write_spec "$T/fail.yaml" e2e-fail '--error-pct, "1"' \
 "$HARNESS" run "$T/fail.yaml" --allow-dirty --runs-dir "$RUNS" --run-id failing >/dev/null 2>"$T/f.err"
 rc=$?
 cmp_num "run with nothing usable for one arm exits 1" "$rc" "==" 1
-cmp_num "every window of the 1%-500s arm rejected" "$(q failing "SELECT COUNT(*) FROM windows WHERE impl='slow' AND status='rejected' AND reasons LIKE '%error_rate%'")" "==" 2
+cmp_num "every window of the 1%-500s arm failed (error_rate is an outcome gate)" "$(q failing "SELECT COUNT(*) FROM windows WHERE impl='slow' AND status='failed' AND reasons LIKE '%error_rate%'")" "==" 2
 "$HARNESS" audit failing --runs-dir "$RUNS" --json >"$T/fa.json"
 check "audit lists each rejected window with its statistic" jq -e '[.windows[] | select(.impl=="slow") | .gates[] | select(.gate=="error_rate") | .statistic > 0.005 and .threshold == 0] | length == 2 and all' "$T/fa.json"
 "$HARNESS" status failing --runs-dir "$RUNS" >"$T/fs.out"

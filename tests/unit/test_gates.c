@@ -338,6 +338,25 @@ TEST(error_rate)
 	num("max", 0.01);
 	CHECK(eval("error_rate") == GATE_PASS);
 	NEAR(res.threshold, 0.01, 0, "explicit max");
+
+	/* Unexpected statuses: 4xx and statuses outside 200..599 count like
+	 * 5xx; over the requests due when the engine counted them. */
+	reset("error_rate");
+	in.due = 10000;
+	in.completed = 9990;
+	in.status[ST_2XX] = 9980;
+	in.status[ST_4XX] = 6;
+	in.status_other = 5;
+	CHECK(eval("error_rate") == GATE_FAIL);
+	NEAR(res.statistic, 11.0 / 10000, 1e-12, "(6 4xx + 5 other) / 10000 due");
+	CHECK(strstr(res.evidence, "6 4xx") != NULL);
+	in.status[ST_4XX] = 2;
+	in.status_other = 0;
+	in.dropped = 3;
+	in.errors = 4;
+	/* (2 + 3 + 4) / 10000 = 9e-4 */
+	CHECK(eval("error_rate") == GATE_PASS);
+	NEAR(res.statistic, 9.0 / 10000, 1e-12, "over due, not over answered");
 }
 
 TEST(achieved_vs_offered)
@@ -387,6 +406,27 @@ TEST(sut_alive)
 	CHECK(res.status == GATE_NOT_EVALUABLE);
 }
 
+/* A table row ("| ...") of text naming gate (as `name`) in the column
+ * "| validity |" or "| outcome |": 1 when that column says cls. */
+static int class_row(const char *text, const char *needle, const char *cls)
+{
+	const char *line = text;
+	char buf[512], col[32];
+
+	snprintf(col, sizeof(col), "| %s |", cls);
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		int len = end ? (int)(end - line) : (int)strlen(line);
+
+		snprintf(buf, sizeof(buf), "%.*s", len, line);
+		if (buf[0] == '|' && strstr(buf, needle) &&
+		    (strstr(buf, "| validity |") || strstr(buf, "| outcome |")))
+			return strstr(buf, col) != NULL;
+		line = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
 /* gates/README.md documents every gate and every parameter (it is the
  * reference users read; the registry is the truth it must follow). */
 TEST(readme_covers_registry)
@@ -407,6 +447,12 @@ TEST(readme_covers_registry)
 		snprintf(needle, sizeof(needle), "`%s`", gate_registry[i]->name);
 		if (!strstr(text, needle)) {
 			printf("#   gates/README.md lacks %s\n", needle);
+			CHECK(0);
+		}
+		/* Its row of the class table names its registry class. */
+		if (!class_row(text, needle, gate_class_name(gate_registry[i]->class))) {
+			printf("#   gates/README.md class table lacks %s as %s\n", needle,
+			       gate_class_name(gate_registry[i]->class));
 			CHECK(0);
 		}
 		for (p = gate_registry[i]->params; p->name; p++) {
