@@ -102,7 +102,7 @@ test: deps $(BIN) bin/harness $(UNITS) $(HELPERS)
 	@BUILD=$(BUILD) HARNESS=$(abspath $(BIN)) HELPERS=$(abspath $(BUILD)/helpers) \
 	  UNITS="$(UNITS)" bash tests/run.sh
 
-unit: deps $(UNITS)
+unit: deps $(UNITS) $(HELPERS)
 	@BUILD=$(BUILD) HARNESS=$(abspath $(BIN)) HELPERS=$(abspath $(BUILD)/helpers) \
 	  UNITS="$(UNITS)" E2E=none bash tests/run.sh
 

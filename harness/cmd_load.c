@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "bind.h"
 #include "cmd.h"
 #include "load.h"
 #include "load_internal.h"
@@ -402,25 +403,12 @@ static int start_impl(const struct spec *spec, const struct spec_impl *impl, int
 	if (build && impl->build) {
 		struct sut_build_config bc;
 
-		memset(&bc, 0, sizeof(bc));
-		bc.impl = impl;
-		bc.workdir = impl->repo ? impl->repo : spec->base_dir;
 		sbuf_addf(&blog, "%s/%s.build.log", dir.buf, impl->name);
-		bc.log_path = blog.buf;
-		bc.timeout_s = spec->sandbox.build_timeout_s;
-		bc.uid = bc.gid = -1;
-		bc.backend = spec->accounting.backend;
+		bind_build(&bc, spec, impl, NULL, blog.buf, NULL);
 		if (sut_build(&bc))
 			goto out;
 	}
-	memset(&sc, 0, sizeof(sc));
-	sc.impl = impl;
-	sc.workdir = impl->repo ? impl->repo : spec->base_dir;
-	sc.log_dir = dir.buf;
-	sc.cgroup_name = label.buf;
-	sc.backend = spec->accounting.backend;
-	sc.sample_ms = spec->accounting.sample_ms;
-	sc.run_as_uid = sc.run_as_gid = -1;
+	bind_sut(&sc, spec, impl, NULL, dir.buf, label.buf, NULL);
 	*out = sut_start(&sc);
 	if (!*out)
 		goto out;
@@ -504,18 +492,10 @@ int cmd_load(int argc, char **argv)
 			req.body = body.buf;
 			req.body_len = body.len;
 		}
+		bind_load(&cfg, NULL, NULL, o.rate, o.duration, 1);
 		cfg.requests = &req;
 		cfg.nrequests = 1;
-		cfg.seed = 1;
-		cfg.connections = 64;
-		cfg.backlog_max = 10000;
-		cfg.timeout_ms = 5000;
-		cfg.threads = 1;
-		cfg.arrival = ARRIVAL_CONSTANT;
-		cfg.transport = TRANSPORT_AUTO;
 	} else {
-		const struct spec_workload *w;
-
 		if (o.method || o.body || o.nheaders) {
 			bad("%s: --method, --header and --body do not apply to a spec's workload%s",
 			    o.target, "");
@@ -529,17 +509,7 @@ int cmd_load(int argc, char **argv)
 			bad("%s: no implementation named '%s'", o.target, o.impl);
 			goto out;
 		}
-		w = &spec->workload;
-		cfg.requests = w->requests;
-		cfg.nrequests = w->nrequests;
-		cfg.seed = spec->seed;
-		cfg.connections = w->connections;
-		cfg.backlog_max = w->backlog_max;
-		cfg.timeout_ms = w->timeout_ms;
-		cfg.threads = w->threads;
-		cfg.arrival = w->arrival;
-		cfg.transport = w->transport;
-		cfg.cpus = w->cpus;
+		bind_load(&cfg, spec, NULL, o.rate, o.duration, spec->seed);
 		if (!o.url) {
 			ret = start_impl(spec, impl, o.build, &sut);
 			if (ret)
@@ -549,8 +519,6 @@ int cmd_load(int argc, char **argv)
 		}
 	}
 	cfg.url = target;
-	cfg.rate = o.rate;
-	cfg.duration_s = o.duration;
 	if (o.arrival)
 		cfg.arrival = !strcmp(o.arrival, "poisson") ? ARRIVAL_POISSON : ARRIVAL_CONSTANT;
 	if (o.seed >= 0)

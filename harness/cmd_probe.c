@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "bind.h"
 #include "cmd.h"
 #include "load.h"
 #include "rtstats.h"
@@ -255,7 +256,6 @@ static int on_second(void *ctx, unsigned index, const struct load_stats *sec)
 
 static int drive(struct probe *p, double seconds, double rate)
 {
-	const struct spec_workload *wl = &p->spec->workload;
 	struct load_config lc;
 	struct load_result res;
 	unsigned i;
@@ -264,20 +264,7 @@ static int drive(struct probe *p, double seconds, double rate)
 		return -1;
 	p->sec_start = now_ns();
 	if (rate > 0) {
-		memset(&lc, 0, sizeof(lc));
-		lc.url = sut_url(p->sut);
-		lc.requests = wl->requests;
-		lc.nrequests = wl->nrequests;
-		lc.rate = rate;
-		lc.duration_s = seconds;
-		lc.arrival = wl->arrival;
-		lc.seed = p->spec->seed;
-		lc.connections = wl->connections;
-		lc.backlog_max = wl->backlog_max;
-		lc.timeout_ms = wl->timeout_ms;
-		lc.threads = wl->threads;
-		lc.transport = wl->transport;
-		lc.cpus = wl->cpus;
+		bind_load(&lc, p->spec, sut_url(p->sut), rate, seconds, p->spec->seed);
 		lc.on_second = on_second;
 		lc.ctx = p;
 		lc.stop = &stop_flag;
@@ -377,27 +364,16 @@ int cmd_probe(int argc, char **argv)
 	sbuf_addf(&label, "probe.%d.%s", (int)getpid(), p.impl->name);
 
 	if (!no_build && p.impl->build) {
-		memset(&bc, 0, sizeof(bc));
-		bc.impl = p.impl;
-		bc.workdir = p.impl->repo ? p.impl->repo : spec->base_dir;
 		sbuf_addf(&blog, "%s/%s.build.log", dir.buf, p.impl->name);
-		bc.log_path = blog.buf;
-		bc.timeout_s = spec->sandbox.build_timeout_s;
-		bc.uid = bc.gid = -1;
+		bind_build(&bc, spec, p.impl, NULL, blog.buf, NULL);
 		bc.backend = backend;
 		fprintf(stderr, "probe: building %s (log %s)\n", p.impl->name, blog.buf);
 		if (sut_build(&bc))
 			goto out;
 	}
 
-	memset(&sc, 0, sizeof(sc));
-	sc.impl = p.impl;
-	sc.workdir = p.impl->repo ? p.impl->repo : spec->base_dir;
-	sc.log_dir = dir.buf;
-	sc.cgroup_name = label.buf;
+	bind_sut(&sc, spec, p.impl, NULL, dir.buf, label.buf, NULL);
 	sc.backend = backend;
-	sc.sample_ms = spec->accounting.sample_ms;
-	sc.run_as_uid = sc.run_as_gid = -1;
 	p.sut = sut_start(&sc);
 	if (!p.sut)
 		goto out;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bind.h"
 #include "rtstats.h"
 #include "runner_internal.h"
 #include "sut.h"
@@ -32,9 +33,22 @@ void runner_stop_all(struct run_ctx *rc)
 		runner_arm_stop(&rc->arms[i]);
 }
 
+/* The sandbox an arm's code runs in: the sandbox user for untrusted code
+ * (a rerun's fetched commit), none for the spec's own. */
+static const struct bind_sandbox *arm_sandbox(const struct run_ctx *rc, const struct arm *a,
+					      struct bind_sandbox *sb)
+{
+	if (!a->untrusted)
+		return NULL;
+	sb->uid = rc->sandbox_uid;
+	sb->gid = rc->sandbox_gid;
+	return sb;
+}
+
 int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan *wp)
 {
 	struct sut_config cfg;
+	struct bind_sandbox sb;
 	struct sbuf label = SBUF_INIT;
 	int ret = -1;
 
@@ -47,20 +61,9 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 		runner_arm_stop(a);
 	if (a->sut)
 		return 0;
-	memset(&cfg, 0, sizeof(cfg));
 	sbuf_addf(&label, "harness.%s.%s", rc->run_id, a->name);
-	cfg.impl = &a->impl;
-	cfg.workdir = a->workdir;
-	cfg.log_dir = rc->logs_dir;
-	cfg.cgroup_name = label.buf;
-	cfg.backend = rc->spec->accounting.backend;
-	cfg.sample_ms = rc->spec->accounting.sample_ms;
-	cfg.run_as_uid = a->untrusted ? rc->sandbox_uid : -1;
-	cfg.run_as_gid = a->untrusted ? rc->sandbox_gid : -1;
-	cfg.memory_max_bytes = a->untrusted && !a->impl.memory_max_bytes
-				       ? rc->spec->sandbox.memory_max_bytes : a->impl.memory_max_bytes;
-	cfg.pids_max = a->untrusted && !a->impl.pids_max ? rc->spec->sandbox.pids_max
-							   : a->impl.pids_max;
+	bind_sut(&cfg, rc->spec, &a->impl, a->workdir, rc->logs_dir, label.buf,
+		 arm_sandbox(rc, a, &sb));
 	a->sut = sut_start(&cfg);
 	if (!a->sut)
 		goto out;
@@ -93,21 +96,13 @@ int runner_build_all(struct run_ctx *rc)
 	for (i = 0; i < rc->narms && !ret; i++) {
 		struct arm *a = &rc->arms[i];
 		struct sut_build_config bo;
+		struct bind_sandbox sb;
 
 		if (!a->impl.build)
 			continue;
 		sbuf_reset(&log);
 		sbuf_addf(&log, "%s/build-%s.log", rc->logs_dir, a->name);
-		memset(&bo, 0, sizeof(bo));
-		bo.impl = &a->impl;
-		bo.backend = rc->spec->accounting.backend;
-		bo.workdir = a->workdir;
-		bo.log_path = log.buf;
-		bo.timeout_s = a->untrusted ? rc->spec->sandbox.build_timeout_s : 0;
-		bo.uid = a->untrusted ? rc->sandbox_uid : -1;
-		bo.gid = a->untrusted ? rc->sandbox_gid : -1;
-		bo.memory_max_bytes = a->untrusted ? rc->spec->sandbox.memory_max_bytes : 0;
-		bo.pids_max = a->untrusted ? rc->spec->sandbox.pids_max : 0;
+		bind_build(&bo, rc->spec, &a->impl, a->workdir, log.buf, arm_sandbox(rc, a, &sb));
 		fprintf(stderr, "harness: building %s\n", a->name);
 		if (sut_build(&bo)) {
 			store_event(&rc->st, rc->run_id, -1, "build_failed", "%s: see %s", a->name, log.buf);

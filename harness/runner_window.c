@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "account.h"
+#include "bind.h"
 #include "evidence.h"
 #include "gate.h"
 #include "hist.h"
@@ -252,23 +253,8 @@ static int meas_on_second(void *ctx, unsigned idx, const struct load_stats *sec)
 static void load_config_for(struct window_ctx *w, struct load_config *cfg, double rate,
 			    double duration_s, uint64_t stream)
 {
-	const struct spec_workload *W = &w->spec->workload;
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->url = sut_url(w->arm->sut);
-	cfg->requests = W->requests;
-	cfg->nrequests = W->nrequests;
-	cfg->rate = rate;
-	cfg->duration_s = duration_s;
-	cfg->arrival = W->arrival;
-	/* Each window (and its warm-up) gets its own reproducible stream. */
-	cfg->seed = w->spec->seed ^ ((uint64_t)w->wp->id * 0x9e3779b97f4a7c15ull) ^ stream;
-	cfg->connections = W->connections;
-	cfg->backlog_max = W->backlog_max;
-	cfg->timeout_ms = W->timeout_ms;
-	cfg->threads = W->threads;
-	cfg->transport = W->transport;
-	cfg->cpus = W->cpus;
+	bind_load(cfg, w->spec, sut_url(w->arm->sut), rate, duration_s,
+		  bind_window_seed(w->spec, w->wp->id, stream));
 	cfg->stop = &runner_stop;
 }
 

@@ -411,6 +411,8 @@ char *spec_subst_port(const char *tmpl, int port)
 
 	if (!tmpl)
 		return NULL;
+	if (port <= 0)
+		return xstrdup(tmpl);
 	while ((q = strstr(p, "{port}"))) {
 		sbuf_add(&sb, p, (size_t)(q - p));
 		sbuf_addf(&sb, "%d", port);

@@ -227,7 +227,9 @@ const struct spec_value *spec_gate_value(const struct spec_gate *g, const char *
  * Returns the count; *rates is malloc'd (caller frees). */
 size_t spec_ladder_rungs(const struct spec *s, double **rates);
 
-/* Replace every "{port}" in tmpl; returns a malloc'd string. */
+/* Replace every "{port}" in tmpl by port (port <= 0: a copy, unchanged);
+ * returns a malloc'd string, NULL when tmpl is NULL. The one substitution
+ * of the spec's {port}: sut uses it for start, env, health and stats. */
 char *spec_subst_port(const char *tmpl, int port);
 
 /* Print the JSON Schema of the spec language to sb. */

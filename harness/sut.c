@@ -267,8 +267,8 @@ struct sut *sut_start(const struct sut_config *cfg)
 		goto fail;
 	}
 	snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%d", s->port);
-	s->health_url = impl->health_url ? spawn_subst_port(impl->health_url, s->port) : NULL;
-	s->stats_url = impl->stats_url ? spawn_subst_port(impl->stats_url, s->port) : NULL;
+	s->health_url = impl->health_url ? spec_subst_port(impl->health_url, s->port) : NULL;
+	s->stats_url = impl->stats_url ? spec_subst_port(impl->stats_url, s->port) : NULL;
 
 	if (mkdir_p(cfg->log_dir, 0755))
 		goto fail;

@@ -27,22 +27,6 @@
 
 /* ------------------------------------------------------------ env, argv */
 
-char *spawn_subst_port(const char *tmpl, int port)
-{
-	struct sbuf sb = SBUF_INIT;
-	const char *p = tmpl, *q;
-
-	if (port <= 0)
-		return xstrdup(tmpl);
-	while ((q = strstr(p, "{port}"))) {
-		sbuf_add(&sb, p, (size_t)(q - p));
-		sbuf_addf(&sb, "%d", port);
-		p = q + 6;
-	}
-	sbuf_adds(&sb, p);
-	return sbuf_detach(&sb, NULL);
-}
-
 void spawn_strv_free(char **v)
 {
 	size_t i;
@@ -63,7 +47,7 @@ char **spawn_argv(char *const *argv, int port)
 		n++;
 	v = xcalloc(n + 1, sizeof(*v));
 	for (i = 0; i < n; i++)
-		v[i] = spawn_subst_port(argv[i], port);
+		v[i] = spec_subst_port(argv[i], port);
 	return v;
 }
 
@@ -116,7 +100,7 @@ char **spawn_env(const struct spec_impl *impl, int port, int uid, const char *wo
 			pw && pw->pw_dir && !stat(pw->pw_dir, &st) ? pw->pw_dir : workdir);
 	}
 	for (i = 0; impl && i < impl->nenv; i++) {
-		char *val = spawn_subst_port(impl->env[i].value, port);
+		char *val = spec_subst_port(impl->env[i].value, port);
 		env_set(&env, &n, &alloc, impl->env[i].key, val);
 		free(val);
 	}

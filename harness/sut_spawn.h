@@ -18,7 +18,6 @@ char **spawn_env(const struct spec_impl *impl, int port, int uid, const char *wo
 void spawn_strv_free(char **v);
 /* Copy argv substituting {port} (port > 0). */
 char **spawn_argv(char *const *argv, int port);
-char *spawn_subst_port(const char *tmpl, int port);
 
 struct spawn {
 	char *const *argv;              /* argv[0] as written in the spec */

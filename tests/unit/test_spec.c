@@ -384,6 +384,9 @@ TEST(port_substitution)
 	CHECK_STR(p, "no port");
 	free(p);
 	CHECK(spec_subst_port(NULL, 1) == NULL);
+	p = spec_subst_port("--port={port}", 0);   /* no port (build argv): unchanged */
+	CHECK_STR(p, "--port={port}");
+	free(p);
 }
 
 TEST(suggestions)

@@ -1,0 +1,80 @@
+/*
+ * bind: the spec, bound to the load engine and the implementation
+ * lifecycle. Contracts in bind.h.
+ */
+#include <string.h>
+
+#include "bind.h"
+
+void bind_load(struct load_config *cfg, const struct spec *spec, const char *url,
+	       double rate, double duration_s, uint64_t seed)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->url = url;
+	cfg->rate = rate;
+	cfg->duration_s = duration_s;
+	cfg->seed = seed;
+	if (!spec) {
+		/* The defaults of workload.* in spec_table.c. */
+		cfg->arrival = ARRIVAL_CONSTANT;
+		cfg->connections = 64;
+		cfg->backlog_max = 10000;
+		cfg->timeout_ms = 5000;
+		cfg->threads = 1;
+		cfg->transport = TRANSPORT_AUTO;
+		return;
+	}
+	cfg->requests = spec->workload.requests;
+	cfg->nrequests = spec->workload.nrequests;
+	cfg->arrival = spec->workload.arrival;
+	cfg->connections = spec->workload.connections;
+	cfg->backlog_max = spec->workload.backlog_max;
+	cfg->timeout_ms = spec->workload.timeout_ms;
+	cfg->threads = spec->workload.threads;
+	cfg->transport = spec->workload.transport;
+	cfg->cpus = spec->workload.cpus;
+}
+
+uint64_t bind_window_seed(const struct spec *spec, int64_t window_id, uint64_t stream)
+{
+	return spec->seed ^ ((uint64_t)window_id * 0x9e3779b97f4a7c15ull) ^ stream;
+}
+
+void bind_sut(struct sut_config *cfg, const struct spec *spec, const struct spec_impl *impl,
+	      const char *workdir, const char *log_dir, const char *label,
+	      const struct bind_sandbox *sandbox)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->impl = impl;
+	cfg->workdir = workdir ? workdir : impl->repo;
+	cfg->log_dir = log_dir;
+	cfg->cgroup_name = label;
+	cfg->backend = spec->accounting.backend;
+	cfg->sample_ms = spec->accounting.sample_ms;
+	cfg->run_as_uid = sandbox ? sandbox->uid : -1;
+	cfg->run_as_gid = sandbox ? sandbox->gid : -1;
+	cfg->memory_max_bytes = impl->memory_max_bytes;
+	cfg->pids_max = impl->pids_max;
+	if (sandbox && !cfg->memory_max_bytes)
+		cfg->memory_max_bytes = spec->sandbox.memory_max_bytes;
+	if (sandbox && !cfg->pids_max)
+		cfg->pids_max = spec->sandbox.pids_max;
+}
+
+void bind_build(struct sut_build_config *cfg, const struct spec *spec,
+		const struct spec_impl *impl, const char *workdir, const char *log_path,
+		const struct bind_sandbox *sandbox)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->impl = impl;
+	cfg->workdir = workdir ? workdir : impl->repo;
+	cfg->log_path = log_path;
+	cfg->backend = spec->accounting.backend;
+	cfg->uid = sandbox ? sandbox->uid : -1;
+	cfg->gid = sandbox ? sandbox->gid : -1;
+	if (sandbox) {
+		cfg->timeout_s = spec->sandbox.build_timeout_s;
+		cfg->memory_max_bytes = spec->sandbox.memory_max_bytes;
+		cfg->pids_max = spec->sandbox.pids_max;
+	}
+}

@@ -1,0 +1,63 @@
+/*
+ * bind: the spec, bound to the mechanisms. One place maps a spec's
+ * workload to a load configuration, and an implementation of the spec to
+ * the configuration that builds and starts it; the runner (run, resume,
+ * rerun), `harness load` and `harness probe` all go through here, so the
+ * three cannot drift apart.
+ *
+ * The functions fill a caller's struct (zeroed first) and never fail;
+ * every pointer they store points into the spec, the impl or the caller's
+ * strings, which must outlive the configuration. Callers set what is
+ * theirs afterwards (load: on_second, ctx, stop; sut: backend override).
+ *
+ * {port} substitution is the spec's (spec_subst_port, used by sut).
+ */
+#ifndef HARNESS_BIND_H
+#define HARNESS_BIND_H
+
+#include <stdint.h>
+
+#include "load.h"
+#include "spec.h"
+#include "sut.h"
+
+/*
+ * The load configuration of spec's workload against url at rate for
+ * duration_s, with the given arrival seed. spec NULL: no requests (the
+ * caller sets them) and the spec language's workload defaults, which
+ * test_bind checks against a spec that sets none.
+ */
+void bind_load(struct load_config *cfg, const struct spec *spec, const char *url,
+	       double rate, double duration_s, uint64_t seed);
+
+/* The arrival seed of one phase of one window: every window (and its
+ * warm-up, stream 1, and measured load, stream 2) gets its own
+ * reproducible stream derived from the spec's seed. */
+uint64_t bind_window_seed(const struct spec *spec, int64_t window_id, uint64_t stream);
+
+/* Who runs an implementation's code: NULL (trusted: the harness's own
+ * user, the impl's own limits), or the sandbox user (untrusted code of a
+ * rerun: the spec's sandbox limits where the impl sets none). */
+struct bind_sandbox {
+	int uid, gid;
+};
+
+/*
+ * Start configuration of impl in workdir (NULL: impl->repo), logging
+ * into log_dir, accounted under the cgroup label `label`.
+ */
+void bind_sut(struct sut_config *cfg, const struct spec *spec, const struct spec_impl *impl,
+	      const char *workdir, const char *log_dir, const char *label,
+	      const struct bind_sandbox *sandbox);
+
+/*
+ * Build configuration of impl in workdir (NULL: impl->repo), its output
+ * appended to log_path. Untrusted builds get the spec's sandbox timeout
+ * and limits; trusted builds none (they are interrupted by a signal like
+ * everything else).
+ */
+void bind_build(struct sut_build_config *cfg, const struct spec *spec,
+		const struct spec_impl *impl, const char *workdir, const char *log_path,
+		const struct bind_sandbox *sandbox);
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * test_bind: the one mapping from the spec to the mechanisms. Every
+ * workload key lands in the load configuration (full.yaml sets each one
+ * away from its default), the defaults `harness load URL` uses are the
+ * ones a spec gets, window seeds are distinct and reproducible, and the
+ * start and build configurations follow the sandbox rules.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "spec.h"
+#include "t.h"
+#include "util.h"
+
+static const char minimal[] =
+	"version: 1\n"
+	"name: minimal\n"
+	"slo: { threshold_ms: 20 }\n"
+	"implementations:\n"
+	"  - name: a\n"
+	"    start: [./server-a, --port, \"{port}\"]\n"
+	"    health: { url: \"http://127.0.0.1:{port}/\" }\n"
+	"  - name: b\n"
+	"    start: [./server-b, --port, \"{port}\"]\n"
+	"    health: { url: \"http://127.0.0.1:{port}/\" }\n"
+	"workload:\n"
+	"  requests:\n"
+	"    - { name: root, path: / }\n"
+	"stages:\n"
+	"  ladder: { start_rps: 500, step: 1.2, max_rps: 2000, window_s: 60 }\n";
+
+TEST(load_from_every_workload_key)
+{
+	struct spec *s = spec_load("tests/specs/valid/full.yaml");
+	struct load_config c;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	bind_load(&c, s, "http://127.0.0.1:9", 250, 3.5, 77);
+	CHECK_STR(c.url, "http://127.0.0.1:9");
+	NEAR(c.rate, 250, 0, "copied");
+	NEAR(c.duration_s, 3.5, 0, "copied");
+	CHECK(c.seed == 77);
+	CHECK(c.requests == s->workload.requests && c.nrequests == 2);
+	CHECK(c.arrival == ARRIVAL_POISSON);
+	CHECK(c.connections == 256);
+	CHECK(c.backlog_max == 0);
+	CHECK(c.timeout_ms == 2000);
+	CHECK(c.threads == 2);
+	CHECK(c.transport == TRANSPORT_CURL);
+	CHECK_STR(c.cpus, "0-1");
+	CHECK(c.on_second == NULL && c.stop == NULL && c.send_times_path == NULL);
+	spec_free(s);
+}
+
+TEST(url_defaults_are_the_spec_defaults)
+{
+	struct spec *s = spec_parse(minimal, sizeof(minimal) - 1, "t.yaml", "/tmp");
+	struct load_config d, c;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	bind_load(&d, NULL, "http://x", 1, 1, 1);
+	bind_load(&c, s, "http://x", 1, 1, 1);
+	CHECK(d.requests == NULL && d.nrequests == 0);
+	CHECK(d.arrival == c.arrival);
+	CHECK(d.connections == c.connections);
+	CHECK(d.backlog_max == c.backlog_max);
+	CHECK(d.timeout_ms == c.timeout_ms);
+	CHECK(d.threads == c.threads);
+	CHECK(d.transport == c.transport);
+	CHECK(d.cpus == NULL && c.cpus == NULL);
+	spec_free(s);
+}
+
+TEST(window_seeds)
+{
+	struct spec *s = spec_parse(minimal, sizeof(minimal) - 1, "t.yaml", "/tmp");
+	uint64_t a, b, c;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	a = bind_window_seed(s, 5, 1);
+	b = bind_window_seed(s, 5, 2);
+	c = bind_window_seed(s, 6, 1);
+	CHECK(a != b && a != c && b != c);
+	CHECK(a == bind_window_seed(s, 5, 1));
+	CHECK(bind_window_seed(s, 0, 0) == s->seed);
+	spec_free(s);
+}
+
+TEST(sut_trusted_and_sandboxed)
+{
+	struct spec *s = spec_load("tests/specs/valid/full.yaml");
+	struct bind_sandbox sb = { 1234, 4321 };
+	struct sut_config c;
+	const struct spec_impl *go, *dn;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	go = spec_impl_find(s, "go");
+	dn = spec_impl_find(s, "dotnet");
+	bind_sut(&c, s, dn, NULL, "/logs", "label", NULL);
+	CHECK(c.impl == dn);
+	CHECK_STR(c.workdir, dn->repo);
+	CHECK_STR(c.log_dir, "/logs");
+	CHECK_STR(c.cgroup_name, "label");
+	CHECK(c.backend == ACCT_CGROUP1);
+	CHECK(c.sample_ms == 100);
+	CHECK(c.run_as_uid == -1 && c.run_as_gid == -1);
+	CHECK(c.memory_max_bytes == 0 && c.pids_max == 0);
+	CHECK(c.port == 0);
+	/* untrusted: the sandbox's limits where the impl sets none */
+	bind_sut(&c, s, dn, "/src", "/logs", "label", &sb);
+	CHECK_STR(c.workdir, "/src");
+	CHECK(c.run_as_uid == 1234 && c.run_as_gid == 4321);
+	CHECK(c.memory_max_bytes == 1024ull << 20);
+	CHECK(c.pids_max == 1024);
+	/* ... and the impl's own where it sets them */
+	bind_sut(&c, s, go, NULL, "/logs", "label", &sb);
+	CHECK(c.memory_max_bytes == 2048ull << 20);
+	CHECK(c.pids_max == 512);
+	spec_free(s);
+}
+
+TEST(build_trusted_and_sandboxed)
+{
+	struct spec *s = spec_load("tests/specs/valid/full.yaml");
+	struct bind_sandbox sb = { 1234, 4321 };
+	struct sut_build_config c;
+	const struct spec_impl *go;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	go = spec_impl_find(s, "go");
+	bind_build(&c, s, go, NULL, "/logs/b.log", NULL);
+	CHECK(c.impl == go);
+	CHECK_STR(c.workdir, go->repo);
+	CHECK_STR(c.log_path, "/logs/b.log");
+	CHECK(c.backend == ACCT_CGROUP1);
+	CHECK(c.uid == -1 && c.gid == -1);
+	NEAR(c.timeout_s, 0, 0, "trusted builds have no timeout");
+	CHECK(c.memory_max_bytes == 0 && c.pids_max == 0);
+	CHECK(c.cgroup_name == NULL);
+	bind_build(&c, s, go, "/src", "/logs/b.log", &sb);
+	CHECK_STR(c.workdir, "/src");
+	CHECK(c.uid == 1234 && c.gid == 4321);
+	NEAR(c.timeout_s, 300, 0, "sandbox.build_timeout_s");
+	CHECK(c.memory_max_bytes == 1024ull << 20);
+	CHECK(c.pids_max == 1024);
+	spec_free(s);
+}
+
+int main(void)
+{
+	RUN(load_from_every_workload_key);
+	RUN(url_defaults_are_the_spec_defaults);
+	RUN(window_seeds);
+	RUN(sut_trusted_and_sandboxed);
+	RUN(build_trusted_and_sandboxed);
+	return t_done();
+}
