@@ -14,7 +14,9 @@ static const char usage[] =
 	"was in flight when the harness stopped is discarded and run again (an event\n"
 	"records it). Refuses (exit 2) when the spec file on disk no longer hashes to\n"
 	"the stored hash or an implementation's commit changed, unless --force,\n"
-	"which continues and stamps the run as forced.\n";
+	"which continues and stamps the run as forced.\n"
+	"Ends like `harness run`: the run quality line on standard error, the\n"
+	"report, and run's exit codes.\n";
 
 int cmd_resume(int argc, char **argv)
 {

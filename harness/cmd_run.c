@@ -24,6 +24,9 @@ static const char usage[] =
 	"The run id is the first line of standard output; progress goes to\n"
 	"standard error. SIGINT/SIGTERM finish the current transaction, stop the\n"
 	"implementations and exit; `harness resume RUN` continues.\n"
+	"At the end a run quality line goes to standard error: windows by status\n"
+	"(accepted, failed, rejected), the gate that rejected the most, and the\n"
+	"host's load average at the start and end; every report repeats it.\n"
 	"Exit: 0 finished; 1 finished but a stage measured nothing usable, or\n"
 	"interrupted; 2 bad spec or arguments; 3 environment error (build failed,\n"
 	"implementation never healthy, no cgroup access).\n";

@@ -516,6 +516,7 @@ void report_release(struct report *r)
 	free(r->ratios);
 	free(r->verdicts);
 	free_reasons(r->gate_fails, r->ngate_fails);
+	run_quality_release(&r->quality);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "run_quality.h"
 #include "stat.h"
 
 struct sbuf;
@@ -177,6 +178,7 @@ struct report {
 	size_t nratios;
 	struct report_verdict *verdicts;
 	size_t nverdicts;
+	struct run_quality quality;  /* counts by status, top rejecting gate, load */
 	struct report_reason *gate_fails; /* per gate over all impls (html chart) */
 	size_t ngate_fails;
 	size_t total, accepted, not_done;

@@ -468,6 +468,18 @@ static void rejections(const struct report *r, struct rdoc *d)
 	sbuf_release(&c);
 }
 
+static void quality(const struct report *r, struct rdoc *d)
+{
+	struct sbuf c = SBUF_INIT;
+
+	sbuf_adds(&c, "Run quality: ");
+	run_quality_format(&r->quality, &c);
+	sbuf_adds(&c, " (accepted and failed windows are valid measurements; rejected ones are "
+		      "void; load: the host's 1-minute load average at the run's start and end).");
+	add(d, RDOC_P, c.buf);
+	sbuf_release(&c);
+}
+
 static void chart(struct rdoc *d, size_t i)
 {
 	add(d, RDOC_CHART, report_chart_title(i))->chart = i;
@@ -485,6 +497,7 @@ void report_doc_build(const struct report *r, struct rdoc *d)
 		add(d, RDOC_STAMP, "The stored spec could not be parsed by this harness: the SLO is "
 		    "unknown, so knees and the latency promise are omitted; intervals use 95% and "
 		    "verdicts a 5% margin (the defaults).");
+	quality(r, d);
 	provenance(r, d);
 	knees(r, d);
 	chart(d, 0);

@@ -45,6 +45,28 @@ static json_t *reasons(const struct report_reason *v, size_t n)
 	return o;
 }
 
+/* The run quality line (run_quality.h) as numbers, and as the line. */
+static json_t *quality_obj(const struct report *r)
+{
+	const struct run_quality *q = &r->quality;
+	struct sbuf line = SBUF_INIT;
+	size_t top_n;
+	const char *top = run_quality_top(q, &top_n);
+	json_t *o;
+
+	run_quality_format(q, &line);
+	o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:s}",
+		      "windows", (json_int_t)q->windows, "accepted", (json_int_t)q->accepted,
+		      "failed", (json_int_t)q->failed, "rejected", (json_int_t)q->rejected,
+		      "not_run", (json_int_t)q->not_done,
+		      "top_rejecting", top ? json_pack("{s:s, s:I}", "reason", top, "windows",
+						       (json_int_t)top_n) : json_null(),
+		      "load_start", jnum(q->load_start), "load_end", jnum(q->load_end),
+		      "line", line.buf);
+	sbuf_release(&line);
+	return o;
+}
+
 static json_t *run_obj(const struct report *r)
 {
 	json_t *o = json_object(), *host = json_object(), *ev = json_object();
@@ -201,6 +223,7 @@ void report_json(const struct report *r, struct sbuf *out)
 	json_object_set_new(root, "format", json_integer(1));
 	json_object_set_new(root, "report_harness_version", jstr(r->report_version));
 	json_object_set_new(root, "stamp", *report_stamp(r) ? json_string(report_stamp(r)) : json_null());
+	json_object_set_new(root, "run_quality", quality_obj(r));
 	json_object_set_new(root, "run", run_obj(r));
 	json_object_set_new(root, "spec_parsed", json_boolean(r->spec_ok));
 	json_object_set_new(root, "slo",

@@ -523,6 +523,23 @@ static void build_verdicts(struct report *r)
 	free(done);
 }
 
+/* The run quality line (run_quality.h) from the windows and host facts. */
+static void rollup_quality(struct report *r)
+{
+	size_t i;
+
+	run_quality_init(&r->quality);
+	for (i = 0; i < r->nwindows; i++)
+		run_quality_add(&r->quality, r->windows[i].done ? r->windows[i].status : NULL,
+				r->windows[i].reasons);
+	for (i = 0; i < r->nhost; i++) {
+		if (!strcmp(r->host[i].key, "loadavg_1m"))
+			r->quality.load_start = run_quality_parse_load(r->host[i].value);
+		else if (!strcmp(r->host[i].key, RUN_QUALITY_LOAD_END_KEY))
+			r->quality.load_end = run_quality_parse_load(r->host[i].value);
+	}
+}
+
 int report_rollup(struct report *r)
 {
 	size_t i, k;
@@ -532,6 +549,7 @@ int report_rollup(struct report *r)
 		rollup_impl(r, (int)i);
 	build_ratios(r);
 	build_verdicts(r);
+	rollup_quality(r);
 	for (i = 0; i < r->nwindows; i++) {
 		r->total += r->windows[i].done;
 		r->accepted += r->windows[i].accepted;

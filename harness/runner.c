@@ -20,6 +20,7 @@
 #include "account.h"
 #include "prov.h"
 #include "report.h"
+#include "run_quality.h"
 #include "runner_internal.h"
 #include "sandbox.h"
 #include "sut.h"
@@ -370,6 +371,7 @@ static int build_and_run(struct run_ctx *rc)
 	runner_stop_all(rc);
 	if (stderr_is_tty())
 		fputc('\n', stderr);
+	run_quality_finish(&rc->st, rc->run_id); /* what was measured, and the load */
 	if (runner_stop) {
 		set_run_status(rc, "interrupted", "interrupted by a signal");
 		error("%s: interrupted; continue with: harness resume %s", rc->run_id, rc->run_id);

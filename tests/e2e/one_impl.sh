@@ -52,6 +52,19 @@ cmp_num "every window done" "$(q "SELECT COUNT(*) FROM windows WHERE state != 'd
 # most of a 1 s measured window; at least 4 of 6 is what that allows.
 cmp_num "ladder windows accepted" "$(q "SELECT COUNT(*) FROM windows WHERE stage='ladder' AND status='accepted'")" ">=" 4
 expect_exit "status of the finished run exits 0" 0 "$HARNESS" status one --runs-dir "$RUNS"
+# The run's last word on its quality: counts by status that add up to the
+# windows done, and the load average at its start and end.
+line=$(grep "^harness: one run quality: " "$T/run.err")
+nw=$(q "SELECT COUNT(*) FROM windows WHERE state = 'done'")
+na=$(q "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")
+nr=$(q "SELECT COUNT(*) FROM windows WHERE status = 'rejected'")
+if [[ "$line" =~ ^harness:\ one\ run\ quality:\ ([0-9]+)\ windows:\ ([0-9]+)\ accepted,\ 0\ failed,\ ([0-9]+)\ rejected.*\;\ load\ [0-9.]+\ -\>\ [0-9.]+$ ]] &&
+   [ "${BASH_REMATCH[1]}" = "$nw" ] && [ "${BASH_REMATCH[2]}" = "$na" ] && [ "${BASH_REMATCH[3]}" = "$nr" ]; then
+	ok "run quality line: $line"
+else
+	fail "run quality line: '$line' (windows $nw, accepted $na, rejected $nr)"
+fi
+check "the end load is recorded as a host fact" test -n "$(q "SELECT value FROM host_facts WHERE key = 'loadavg_1m_end'")"
 
 R=$RUNS/one/report
 for f in report.md report.html report.json windows.csv; do

@@ -57,6 +57,17 @@ J=$R/report.json
 kev=$(jq '.impls[] | select(.name=="evloop") | .knee.knee_rps' "$J")
 cmp_num "json: 2 implementations" "$(jq '.impls | length' "$J")" "==" 2
 cmp_num "json: 36 of 40 windows accepted" "$(jq '.windows_count.accepted' "$J")" "==" 36
+check "json: run_quality object first after the stamp, counts by status" \
+	jq -e '(keys_unsorted | index("run_quality")) < (keys_unsorted | index("run")) and
+	       .run_quality.windows == 40 and .run_quality.accepted == 36 and
+	       .run_quality.failed == 0 and .run_quality.rejected == 4 and
+	       (.run_quality.line | startswith("40 windows: 36 accepted, 0 failed, 4 rejected"))' "$J"
+for f in report.md report.html; do
+	q=$(grep -n "Run quality: 40 windows: 36 accepted, 0 failed, 4 rejected" "$R/$f" | head -1 | cut -d: -f1)
+	p=$(grep -n "Provenance" "$R/$f" | head -1 | cut -d: -f1)
+	if [ -n "$q" ] && [ -n "$p" ] && [ "$q" -lt "$p" ]; then ok "$f: run quality (line $q) before provenance (line $p)"
+	else fail "$f: run quality (line '$q') before provenance (line '$p')"; fi
+done
 # CPU per request is set exactly: evloop 0.05 ms at 500 req/s; threads 0.08.
 near "json: evloop CPU ms/req at ladder 500" \
 	"$(jq '.rungs[] | select(.impl=="evloop" and .stage=="ladder" and .rate_rps==500) | .cpu_ms_per_req' "$J")" \

@@ -1,0 +1,193 @@
+/*
+ * run_quality: the one-line summary of a run's windows and host load
+ * (contract in run_quality.h).
+ */
+#include "run_quality.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+#include "util.h"
+
+void run_quality_init(struct run_quality *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->load_start = NAN;
+	q->load_end = NAN;
+}
+
+void run_quality_release(struct run_quality *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nreasons; i++)
+		free(q->reasons[i].name);
+	free(q->reasons);
+	run_quality_init(q);
+}
+
+static void count_reason(struct run_quality *q, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < q->nreasons; i++)
+		if (strlen(q->reasons[i].name) == len && !strncmp(q->reasons[i].name, name, len)) {
+			q->reasons[i].count++;
+			return;
+		}
+	XGROW(q->reasons, q->alloc, q->nreasons + 1);
+	q->reasons[q->nreasons].name = xstrndup(name, len);
+	q->reasons[q->nreasons].count = 1;
+	q->nreasons++;
+}
+
+void run_quality_add(struct run_quality *q, const char *status, const char *reasons)
+{
+	const char *p, *end;
+
+	if (!status || !*status) {
+		q->not_done++;
+		return;
+	}
+	if (!strcmp(status, "accepted")) {
+		q->accepted++;
+	} else if (!strcmp(status, "failed")) {
+		q->failed++;
+	} else if (!strcmp(status, "rejected")) {
+		q->rejected++;
+		for (p = reasons; p && *p; p = *end ? end + 1 : end) {
+			end = strchr(p, ',');
+			if (!end)
+				end = p + strlen(p);
+			while (p < end && *p == ' ')
+				p++;
+			if (end > p)
+				count_reason(q, p, (size_t)(end - p));
+		}
+	} else {
+		q->not_done++;
+		return;
+	}
+	q->windows++;
+}
+
+const char *run_quality_top(const struct run_quality *q, size_t *count)
+{
+	const struct run_quality_reason *best = NULL;
+	size_t i;
+
+	for (i = 0; i < q->nreasons; i++) {
+		const struct run_quality_reason *r = &q->reasons[i];
+
+		if (!best || r->count > best->count ||
+		    (r->count == best->count && strcmp(r->name, best->name) < 0))
+			best = r;
+	}
+	if (count)
+		*count = best ? best->count : 0;
+	return best ? best->name : NULL;
+}
+
+double run_quality_parse_load(const char *s)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return NAN;
+	v = strtod(s, &end);
+	if (end == s || (*end && *end != ' ') || !isfinite(v) || v < 0)
+		return NAN;
+	return v;
+}
+
+static void load(struct sbuf *out, double v)
+{
+	if (isfinite(v))
+		sbuf_addf(out, "%.1f", v);
+	else
+		sbuf_adds(out, "?");
+}
+
+void run_quality_format(const struct run_quality *q, struct sbuf *out)
+{
+	size_t top_n;
+	const char *top = run_quality_top(q, &top_n);
+
+	sbuf_addf(out, "%zu window%s: %zu accepted, %zu failed, %zu rejected", q->windows,
+		  q->windows == 1 ? "" : "s", q->accepted, q->failed, q->rejected);
+	if (top)
+		sbuf_addf(out, " (top: %s %zu)", top, top_n);
+	if (q->not_done)
+		sbuf_addf(out, ", %zu not run", q->not_done);
+	sbuf_adds(out, "; load ");
+	load(out, q->load_start);
+	sbuf_adds(out, " -> ");
+	load(out, q->load_end);
+}
+
+int run_quality_load(struct store *st, const char *run_id, struct run_quality *q)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	s = store_prepare(st, "SELECT status, reasons FROM windows WHERE run_id = ? ORDER BY id");
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		run_quality_add(q, store_col_text(s, 0), store_col_text(s, 1));
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return error("run database: reading the windows of %s failed", run_id);
+	s = store_prepare(st, "SELECT key, value FROM host_facts WHERE run_id = ?"
+			      " AND key IN ('loadavg_1m', '" RUN_QUALITY_LOAD_END_KEY "')");
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		double v = run_quality_parse_load(store_col_text(s, 1));
+
+		if (!strcmp(store_col_text(s, 0), "loadavg_1m"))
+			q->load_start = v;
+		else
+			q->load_end = v;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return error("run database: reading the host facts of %s failed", run_id);
+	return 0;
+}
+
+int run_quality_finish(struct store *st, const char *run_id)
+{
+	struct run_quality q;
+	struct sbuf line = SBUF_INIT, v = SBUF_INIT;
+	struct store_row row;
+	int ret = -1;
+	char *sp;
+
+	run_quality_init(&q);
+	if (read_file("/proc/loadavg", &v, 4096) == 0 && (sp = strchr(v.buf, ' ')) != NULL) {
+		*sp = '\0';
+		store_row_init(&row, "host_facts");
+		store_row_text(&row, "run_id", run_id);
+		store_row_text(&row, "key", RUN_QUALITY_LOAD_END_KEY);
+		store_row_text(&row, "value", v.buf);
+		if (store_row_upsert(st, &row))
+			goto out;
+	}
+	if (run_quality_load(st, run_id, &q))
+		goto out;
+	run_quality_format(&q, &line);
+	fprintf(stderr, "harness: %s run quality: %s\n", run_id, line.buf);
+	ret = 0;
+out:
+	run_quality_release(&q);
+	sbuf_release(&line);
+	sbuf_release(&v);
+	return ret;
+}
