@@ -1,138 +1,184 @@
-/* evidence_load: rebuild a window phase's evidence from the run database,
+/* evidence_load: a window phase's evidence to and from the run database,
  * exactly as the runner built it live (see runner_window.c). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "evidence.h"
 #include "evidence_load.h"
+#include "store_window.h"
 #include "util.h"
+
+/* ------------------------------------------- evidence <-> windows columns */
+
+enum ev_kind { EV_REAL, EV_U64, EV_INT, EV_TEXT };
+
+struct ev_map {
+	size_t ev, row;
+	enum ev_kind kind;
+};
+
+#define M(evf, rowf, k) \
+	{ offsetof(struct evidence, evf), offsetof(struct window_row, rowf), k }
+
+/* The measured part of a window. */
+static const struct ev_map measured_map[] = {
+	M(duration_s, duration_s, EV_REAL),
+	M(offered_rps, offered_rps, EV_REAL),
+	M(achieved_rps, achieved_rps, EV_REAL),
+	M(due, due, EV_U64),
+	M(sent, sent, EV_U64),
+	M(completed, completed, EV_U64),
+	M(dropped, dropped, EV_U64),
+	M(status[ST_2XX], s2xx, EV_U64),
+	M(status[ST_3XX], s3xx, EV_U64),
+	M(status[ST_4XX], s4xx, EV_U64),
+	M(status[ST_5XX], s5xx, EV_U64),
+	M(status_other, s_other, EV_U64),
+	/* The generator gate judges the generator's own schedule lag. */
+	M(lateness_p99_ms, sched_lag_p99_ms, EV_REAL),
+	M(generator_cpu_s, gen_cpu_s, EV_REAL),
+	M(acct_backend, acct_backend, EV_TEXT),
+	M(has_throttle, has_throttle, EV_INT),
+	M(nr_throttled, nr_throttled, EV_U64),
+	M(throttled_usec, throttled_usec, EV_U64),
+	M(has_oom, has_oom, EV_INT),
+	M(oom_events, oom, EV_U64),
+	M(oom_kills, oom_kill, EV_U64),
+	M(has_majfault, has_majfault, EV_INT),
+	M(major_faults, pgmajfault, EV_U64),
+	M(sut_exited, sut_exited, EV_INT),
+};
+
+/* The warm-up (its counts are the sums of its seconds). */
+static const struct ev_map warmup_map[] = {
+	M(duration_s, warmup_s, EV_REAL),
+	M(offered_rps, warmup_rate, EV_REAL),
+	M(sut_exited, sut_exited, EV_INT),
+};
+
+#define AT(p, off, type) ((type *)((char *)(p) + (off)))
+
+static void map_copy(const struct ev_map *m, size_t n, void *dst, int dst_is_ev,
+		     const void *src)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		size_t d = dst_is_ev ? m[i].ev : m[i].row, s = dst_is_ev ? m[i].row : m[i].ev;
+		const char *t;
+
+		switch (m[i].kind) {
+		case EV_REAL: *AT(dst, d, double) = *AT(src, s, const double); break;
+		case EV_INT: *AT(dst, d, int) = *AT(src, s, const int); break;
+		case EV_U64:	/* uint64_t <-> int64_t: same bits */
+			*AT(dst, d, uint64_t) = *AT(src, s, const uint64_t);
+			break;
+		case EV_TEXT:
+			t = *AT(src, s, char *const);
+			free(*AT(dst, d, char *));
+			*AT(dst, d, char *) = t ? xstrdup(t) : NULL;
+			break;
+		}
+	}
+}
+
+void evidence_to_window_row(const struct evidence *e, struct window_row *w)
+{
+	if (e->phase == GATE_PHASE_WARMUP)
+		map_copy(warmup_map, ARRAY_SIZE(warmup_map), w, 0, e);
+	else
+		map_copy(measured_map, ARRAY_SIZE(measured_map), w, 0, e);
+}
+
+void evidence_from_window_row(struct evidence *e, const struct window_row *w)
+{
+	if (e->phase == GATE_PHASE_WARMUP) {
+		map_copy(warmup_map, ARRAY_SIZE(warmup_map), e, 1, w);
+		e->lateness_p99_ms = NAN;
+		e->generator_cpu_s = NAN;
+		return;
+	}
+	map_copy(measured_map, ARRAY_SIZE(measured_map), e, 1, w);
+	e->errors = (uint64_t)(w->err_connect + w->err_reset + w->err_timeout + w->err_parse +
+			       w->err_other);
+}
+
+/* ------------------------------------------------------------ loading */
 
 static int load_seconds(struct store *st, int64_t wid, const char *phase, struct evidence *e)
 {
-	sqlite3_stmt *s = store_prepare(st, "SELECT p99_ms, p999_ms, due, sent, completed, errors,"
-					    " dropped, s5xx, s4xx, s_other FROM seconds WHERE window_id = ? AND phase = ?"
-					    " ORDER BY idx");
+	struct window_seconds secs;
+	size_t i;
 
-	if (!s)
+	if (store_seconds_load(st, NULL, wid, phase, 0, &secs))
 		return -1;
-	sqlite3_bind_int64(s, 1, wid);
-	sqlite3_bind_text(s, 2, phase, -1, SQLITE_STATIC);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		evidence_add_second(e, store_col_real(s, 0), store_col_real(s, 1));
+	for (i = 0; i < secs.n; i++) {
+		const struct window_second *s = &secs.v[i];
+
+		evidence_add_second(e, s->p99_ms, s->p999_ms);
 		if (e->phase == GATE_PHASE_WARMUP) {
-			e->due += (uint64_t)store_col_int(s, 2);
-			e->sent += (uint64_t)store_col_int(s, 3);
-			e->completed += (uint64_t)store_col_int(s, 4);
-			e->errors += (uint64_t)store_col_int(s, 5);
-			e->dropped += (uint64_t)store_col_int(s, 6);
-			e->status[ST_5XX] += (uint64_t)store_col_int(s, 7);
-			e->status[ST_4XX] += (uint64_t)store_col_int(s, 8);
-			e->status_other += (uint64_t)store_col_int(s, 9);
+			e->due += (uint64_t)s->due;
+			e->sent += (uint64_t)s->sent;
+			e->completed += (uint64_t)s->completed;
+			e->errors += (uint64_t)s->errors;
+			e->dropped += (uint64_t)s->dropped;
+			e->status[ST_4XX] += (uint64_t)s->s4xx;
+			e->status[ST_5XX] += (uint64_t)s->s5xx;
+			e->status_other += (uint64_t)s->s_other;
 		}
 	}
-	sqlite3_finalize(s);
+	window_seconds_release(&secs);
 	return 0;
 }
 
 static int load_requests(struct store *st, int64_t wid, const char *phase, struct evidence *e)
 {
-	sqlite3_stmt *s = store_prepare(st, "SELECT name, sent FROM window_requests"
-					    " WHERE window_id = ? AND phase = ? ORDER BY rowid");
-	const char **names = NULL;
-	uint64_t *sent = NULL;
-	size_t n = 0, an = 0, as = 0, i;
+	struct window_requests reqs;
+	const char **names;
+	uint64_t *sent;
+	size_t i;
 
-	if (!s)
+	if (store_requests_load(st, wid, phase, &reqs))
 		return -1;
-	sqlite3_bind_int64(s, 1, wid);
-	sqlite3_bind_text(s, 2, phase, -1, SQLITE_STATIC);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		XGROW(names, an, n + 1);
-		XGROW(sent, as, n + 1);
-		names[n] = xstrdup(store_col_text(s, 0));
-		sent[n] = (uint64_t)store_col_int(s, 1);
-		n++;
+	names = xcalloc(reqs.n + 1, sizeof(*names));
+	sent = xcalloc(reqs.n + 1, sizeof(*sent));
+	for (i = 0; i < reqs.n; i++) {
+		names[i] = reqs.v[i].name ? reqs.v[i].name : "";
+		sent[i] = (uint64_t)reqs.v[i].sent;
 	}
-	sqlite3_finalize(s);
-	evidence_set_requests(e, n, names, sent);
-	for (i = 0; i < n; i++)
-		free((char *)names[i]);
+	evidence_set_requests(e, reqs.n, names, sent);
 	free(names);
 	free(sent);
+	window_requests_release(&reqs);
 	return 0;
 }
 
 static int load_stats(struct store *st, int64_t wid, const char *phase, struct evidence *e)
 {
-	sqlite3_stmt *s = store_prepare(st, "SELECT t_s, signal, key, value, error FROM rtstats"
-					    " WHERE window_id = ? AND phase = ? ORDER BY rowid");
+	struct rtstat_rows rows;
+	size_t i;
 
-	if (!s)
+	if (store_rtstats_load(st, wid, phase, &rows))
 		return -1;
-	sqlite3_bind_int64(s, 1, wid);
-	sqlite3_bind_text(s, 2, phase, -1, SQLITE_STATIC);
-	while (sqlite3_step(s) == SQLITE_ROW)
-		evidence_add_stat(e, store_col_real(s, 0), store_col_text(s, 1), store_col_text(s, 2),
-				  store_col_real(s, 3), store_col_text(s, 4));
-	sqlite3_finalize(s);
+	for (i = 0; i < rows.n; i++)
+		evidence_add_stat(e, rows.v[i].t_s, rows.v[i].signal, rows.v[i].key,
+				  rows.v[i].value, rows.v[i].error);
+	rtstat_rows_release(&rows);
 	return 0;
 }
 
 int evidence_load(struct store *st, int64_t wid, enum gate_phase phase, struct evidence *e)
 {
 	const char *ph = phase == GATE_PHASE_WARMUP ? "warmup" : "measured";
-	sqlite3_stmt *s;
+	struct window_row w;
 	int ret = -1;
 
 	evidence_init(e, phase);
-	s = store_prepare(st, "SELECT warmup_s, warmup_rate, duration_s, offered_rps, achieved_rps,"
-			      " due, sent, completed, dropped, s2xx, s3xx, s4xx, s5xx,"
-			      " err_connect + err_reset + err_timeout + err_parse + err_other,"
-			      " sched_lag_p99_ms, gen_cpu_s, acct_backend, nr_throttled, throttled_usec,"
-			      " oom, oom_kill, pgmajfault, sut_exited, s_other FROM windows WHERE id = ?");
-	if (!s)
+	if (store_window_load(st, wid, 0, &w))
 		return -1;
-	sqlite3_bind_int64(s, 1, wid);
-	if (sqlite3_step(s) != SQLITE_ROW) {
-		error("%s: no window %lld", st->path, (long long)wid);
-		goto out;
-	}
-	if (phase == GATE_PHASE_WARMUP) {
-		e->duration_s = store_col_real(s, 0);
-		e->offered_rps = store_col_real(s, 1);
-		e->lateness_p99_ms = NAN;
-		e->generator_cpu_s = NAN;
-	} else {
-		e->duration_s = store_col_real(s, 2);
-		e->offered_rps = store_col_real(s, 3);
-		e->achieved_rps = store_col_real(s, 4);
-		e->due = (uint64_t)store_col_int(s, 5);
-		e->sent = (uint64_t)store_col_int(s, 6);
-		e->completed = (uint64_t)store_col_int(s, 7);
-		e->dropped = (uint64_t)store_col_int(s, 8);
-		e->status[ST_2XX] = (uint64_t)store_col_int(s, 9);
-		e->status[ST_3XX] = (uint64_t)store_col_int(s, 10);
-		e->status[ST_4XX] = (uint64_t)store_col_int(s, 11);
-		e->status[ST_5XX] = (uint64_t)store_col_int(s, 12);
-		e->errors = (uint64_t)store_col_int(s, 13);
-		e->lateness_p99_ms = store_col_real(s, 14);
-		e->generator_cpu_s = store_col_real(s, 15);
-		if (sqlite3_column_type(s, 16) != SQLITE_NULL)
-			e->acct_backend = xstrdup(store_col_text(s, 16));
-		e->has_throttle = sqlite3_column_type(s, 17) != SQLITE_NULL;
-		e->nr_throttled = (uint64_t)store_col_int(s, 17);
-		e->throttled_usec = (uint64_t)store_col_int(s, 18);
-		e->has_oom = sqlite3_column_type(s, 19) != SQLITE_NULL;
-		e->oom_events = (uint64_t)store_col_int(s, 19);
-		e->oom_kills = (uint64_t)store_col_int(s, 20);
-		e->has_majfault = sqlite3_column_type(s, 21) != SQLITE_NULL;
-		e->major_faults = (uint64_t)store_col_int(s, 21);
-		e->status_other = (uint64_t)store_col_int(s, 23);
-	}
-	e->sut_exited = (int)store_col_int(s, 22);
-	sqlite3_finalize(s);
-	s = NULL;
+	evidence_from_window_row(e, &w);
 	if (load_seconds(st, wid, ph, e) || load_requests(st, wid, ph, e) ||
 	    load_stats(st, wid, ph, e))
 		goto out;
@@ -140,7 +186,6 @@ int evidence_load(struct store *st, int64_t wid, enum gate_phase phase, struct e
 		e->achieved_rps = e->duration_s > 0 ? (double)e->completed / e->duration_s : NAN;
 	ret = 0;
 out:
-	if (s)
-		sqlite3_finalize(s);
+	window_row_release(&w);
 	return ret;
 }

@@ -10,6 +10,8 @@
 const char *window_status_name(enum window_status s)
 {
 	switch (s) {
+	case WINDOW_STATUS_NONE:
+		return "";
 	case WINDOW_ACCEPTED:
 		return "accepted";
 	case WINDOW_FAILED:

@@ -26,8 +26,15 @@
 
 #include "gate.h"
 
-enum window_status { WINDOW_ACCEPTED = 0, WINDOW_FAILED = 1, WINDOW_REJECTED = 2 };
-/* "accepted" | "failed" | "rejected" */
+/* NONE: a window not measured yet (planned or running; NULL in the
+ * database). The judge never returns it. */
+enum window_status {
+	WINDOW_STATUS_NONE = -1,
+	WINDOW_ACCEPTED = 0,
+	WINDOW_FAILED = 1,
+	WINDOW_REJECTED = 2,
+};
+/* "accepted" | "failed" | "rejected"; "" for NONE */
 const char *window_status_name(enum window_status s);
 /* Parse a stored status; -1 for anything else (NULL too). */
 int window_status_parse(const char *s, enum window_status *out);

@@ -23,6 +23,8 @@
 #include "run_quality.h"
 #include "runner_internal.h"
 #include "sandbox.h"
+#include "store_run.h"
+#include "store_window.h"
 #include "sut.h"
 #include "util.h"
 
@@ -114,23 +116,24 @@ static size_t planned_windows(const struct run_ctx *rc)
 	return n;
 }
 
-static void count_done(struct run_ctx *rc)
+static int count_done(struct run_ctx *rc)
 {
-	sqlite3_stmt *s = store_prepare(&rc->st,
-		"SELECT COUNT(*), SUM(status = 'accepted'), SUM(status = 'rejected'),"
-		" SUM(status = 'failed')"
-		" FROM windows WHERE run_id = ? AND state = 'done'");
+	struct window_query q = { .done_only = 1 };
+	struct window_rows wins;
+	size_t i;
 
-	if (!s)
-		return;
-	sqlite3_bind_text(s, 1, rc->run_id, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		rc->done = (size_t)store_col_int(s, 0);
-		rc->accepted = (size_t)store_col_int(s, 1);
-		rc->rejected = (size_t)store_col_int(s, 2);
-		rc->failed = (size_t)store_col_int(s, 3);
+	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
+		return -1;
+	rc->done = wins.n;
+	rc->accepted = rc->rejected = 0;
+	for (i = 0; i < wins.n; i++) {
+		if (wins.v[i].status == WINDOW_ACCEPTED)
+			rc->accepted++;
+		else if (wins.v[i].status == WINDOW_REJECTED)
+			rc->rejected++;
 	}
-	sqlite3_finalize(s);
+	window_rows_release(&wins);
+	return 0;
 }
 
 /* ----------------------------------------------------------------- arms */
@@ -308,21 +311,8 @@ static int lock_run_dir(const char *dir)
 
 static int set_run_status(struct run_ctx *rc, const char *status, const char *failure)
 {
-	struct sqlite3_stmt *s = store_prepare(&rc->st,
-		"UPDATE runs SET status = ?, failure = ?, finished_at = ? WHERE id = ?");
-	int ret;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, status, -1, SQLITE_STATIC);
-	if (failure)
-		sqlite3_bind_text(s, 2, failure, -1, SQLITE_STATIC);
-	if (strcmp(status, "running"))
-		sqlite3_bind_double(s, 3, now_wall());
-	sqlite3_bind_text(s, 4, rc->run_id, -1, SQLITE_STATIC);
-	ret = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
-	sqlite3_finalize(s);
-	return ret;
+	return store_run_set_status(&rc->st, rc->run_id, status, failure,
+				    strcmp(status, "running") ? now_wall() : NAN);
 }
 
 static int ensure_sandbox(struct run_ctx *rc)
@@ -357,7 +347,8 @@ static int build_and_run(struct run_ctx *rc)
 	rc->started = now_wall();
 	rc->last_p99_ms = NAN;
 	rc->planned = planned_windows(rc);
-	count_done(rc);
+	if (count_done(rc))
+		return EXIT_ENV;
 	sut_reap_leftovers();
 	if (ensure_sandbox(rc)) {
 		set_run_status(rc, "failed", "sandbox user could not be prepared");
@@ -530,115 +521,127 @@ out:
 
 /* -------------------------------------------------------------- resume */
 
+/* The arms of a run being resumed, from its impls rows (names, work
+ * trees, commits); a commit that moved is a mismatch (*mismatch set). */
+static int resume_arms(struct run_ctx *rc, const struct run_record *rec, int force,
+		       int *mismatch)
+{
+	size_t i;
+
+	rc->arms = xcalloc(rec->nimpls + 1, sizeof(*rc->arms));
+	for (i = 0; i < rec->nimpls; i++) {
+		const struct run_impl *im = &rec->impls[i];
+		const char *name = im->name ? im->name : "";
+		const struct spec_impl *impl = spec_impl_find(rc->spec,
+							      im->baseline_of ? im->baseline_of : name);
+		struct arm *a = &rc->arms[rc->narms];
+		struct prov_repo pr;
+
+		if (!impl)
+			return error("%s: implementation %s is not in the stored spec", rc->run_id, name);
+		arm_from_impl(a, impl, name, im->src_dir);
+		a->untrusted = im->src_dir != NULL;
+		rc->narms++;
+		memset(&pr, 0, sizeof(pr));
+		prov_repo_read(a->workdir, &pr);
+		if (im->commit_id && (!pr.commit || strcmp(pr.commit, im->commit_id))) {
+			error("%s: implementation %s is at commit %.12s, the run started at %.12s%s",
+			      rc->run_id, name, pr.commit ? pr.commit : "(none)", im->commit_id,
+			      force ? "; continuing (--force)" : "; pass --force to continue anyway");
+			*mismatch = 1;
+		}
+		prov_repo_release(&pr);
+	}
+	return 0;
+}
+
+/* Windows that were in flight when the harness died run again. */
+static int resume_windows(struct run_ctx *rc)
+{
+	struct window_rows wins;
+	size_t i;
+
+	if (store_windows_load(&rc->st, rc->run_id, NULL, &wins))
+		return -1;
+	for (i = 0; i < wins.n; i++)
+		if (wins.v[i].state == WINDOW_RUNNING)
+			store_event(&rc->st, rc->run_id, wins.v[i].id, "window_retry",
+				    "%s: in flight when the harness stopped; discarded and run again",
+				    wins.v[i].impl);
+	window_rows_release(&wins);
+	return store_windows_unrun(&rc->st, rc->run_id);
+}
+
+/* The stored spec, parsed; and whether the one on disk is still it (a
+ * rerun's spec came from another run's database, not from a file). */
+static int resume_spec(struct run_ctx *rc, const struct run_record *rec, int force,
+		       int *mismatch)
+{
+	struct sbuf dir_copy = SBUF_INIT;
+	struct spec *ondisk = NULL;
+	const char *text, *path = rec->spec_path ? rec->spec_path : "spec.yaml";
+	size_t len;
+	char *base;
+
+	if (run_record_spec(rec, rc->st.path, &text, &len))
+		return -1;
+	sbuf_adds(&dir_copy, path);
+	base = xstrdup(dirname(dir_copy.buf));
+	rc->spec = spec_parse(text, len, path, base);
+	free(base);
+	sbuf_release(&dir_copy);
+	if (!rc->spec)
+		return -1;
+	if (rec->parent_run)
+		return 0;
+	ondisk = spec_load(path);
+	if (!ondisk || !rec->spec_hash || strcmp(ondisk->hash, rec->spec_hash)) {
+		error("%s: spec %s %s since the run started (hash %.12s, now %.12s)%s",
+		      rc->run_id, path, ondisk ? "changed" : "cannot be read",
+		      rec->spec_hash ? rec->spec_hash : "-", ondisk ? ondisk->hash : "-",
+		      force ? "; continuing (--force)" : "; pass --force to continue anyway");
+		*mismatch = 1;
+	}
+	if (ondisk)
+		spec_free(ondisk);
+	return 0;
+}
+
 int runner_resume(const char *run_dir, int force)
 {
 	struct run_ctx rc;
-	struct sbuf p = SBUF_INIT, dir_copy = SBUF_INIT;
-	sqlite3_stmt *s = NULL;
-	char *spec_path = NULL, *spec_hash = NULL, *base = NULL, *stages = NULL, *status = NULL;
-	struct spec *ondisk = NULL;
-	int ret = EXIT_USAGE, lockfd = -1, mismatch = 0, from_file = 1;
+	struct run_record rec;
+	struct sbuf p = SBUF_INIT;
+	int ret = EXIT_USAGE, lockfd = -1, mismatch = 0;
 	size_t i;
 
 	memset(&rc, 0, sizeof(rc));
+	run_record_init(&rec);
 	install_signals();
 	rc.dir = xstrdup(run_dir);
 	sbuf_addf(&p, "%s/logs", run_dir);
 	rc.logs_dir = xstrdup(p.buf);
 	sbuf_reset(&p);
 	sbuf_addf(&p, "%s/run.db", run_dir);
-	if ((lockfd = lock_run_dir(run_dir)) < 0 || store_open(&rc.st, p.buf, 0))
+	if ((lockfd = lock_run_dir(run_dir)) < 0 || store_open(&rc.st, p.buf, 0) ||
+	    run_record_load(&rc.st, NULL, &rec))
 		goto out;
-	s = store_prepare(&rc.st, "SELECT id, spec_path, spec_text, spec_hash, stages, status,"
-				  " parent_run FROM runs LIMIT 1");
-	if (!s || sqlite3_step(s) != SQLITE_ROW) {
-		error("%s: holds no run", p.buf);
+	rc.run_id = xstrdup(rec.id);
+	if (resume_spec(&rc, &rec, force, &mismatch))
 		goto out;
-	}
-	rc.run_id = xstrdup(store_col_text(s, 0));
-	spec_path = xstrdup(store_col_text(s, 1));
-	spec_hash = xstrdup(store_col_text(s, 3));
-	stages = xstrdup(store_col_text(s, 4));
-	status = xstrdup(store_col_text(s, 5));
-	from_file = sqlite3_column_type(s, 6) == SQLITE_NULL;
-	sbuf_add(&dir_copy, spec_path, strlen(spec_path));
-	base = xstrdup(dirname(dir_copy.buf));
-	rc.spec = spec_parse(sqlite3_column_blob(s, 2), (size_t)sqlite3_column_bytes(s, 2),
-			     spec_path, base);
-	sqlite3_finalize(s);
-	s = NULL;
-	if (!rc.spec)
-		goto out;
-	if (!strcmp(status, "finished")) {
+	if (rec.status && !strcmp(rec.status, "finished")) {
 		error("%s: run is already finished", rc.run_id);
 		goto out;
 	}
-
-	/* The spec on disk must still be the frozen one (a rerun's spec came
-	 * from another run's database, not from a file). */
-	ondisk = from_file ? spec_load(spec_path) : NULL;
-	if (from_file && (!ondisk || strcmp(ondisk->hash, spec_hash))) {
-		error("%s: spec %s %s since the run started (hash %.12s, now %.12s)%s",
-		      rc.run_id, spec_path, ondisk ? "changed" : "cannot be read", spec_hash,
-		      ondisk ? ondisk->hash : "-", force ? "; continuing (--force)" : "; pass --force to continue anyway");
-		mismatch = 1;
-	}
-	runner_parse_stages(stages, &rc.stages);
+	runner_parse_stages(rec.stages ? rec.stages : "", &rc.stages);
 	rc.nrungs = spec_ladder_rungs(rc.spec, &rc.rungs);
-	rc.narms = 0;
-
-	/* Arms from the impls table (names, work trees, commits). */
-	s = store_prepare(&rc.st, "SELECT name, repo, commit_id, src_dir, baseline_of"
-				  " FROM impls WHERE run_id = ? ORDER BY ord");
-	if (!s)
-		goto out;
-	sqlite3_bind_text(s, 1, rc.run_id, -1, SQLITE_STATIC);
-	rc.arms = xcalloc(rc.spec->nimpls * 2 + 8, sizeof(*rc.arms));
-	while (sqlite3_step(s) == SQLITE_ROW && rc.narms < rc.spec->nimpls * 2 + 8) {
-		const char *name = store_col_text(s, 0), *commit = store_col_text(s, 2);
-		const char *src = store_col_text(s, 3), *clone = store_col_text(s, 4);
-		const struct spec_impl *impl = spec_impl_find(rc.spec, clone ? clone : name);
-		struct arm *a = &rc.arms[rc.narms];
-		struct prov_repo pr;
-
-		if (!impl) {
-			error("%s: implementation %s is not in the stored spec", rc.run_id, name);
-			goto out;
-		}
-		arm_from_impl(a, impl, name, src);
-		a->untrusted = src != NULL;
-		rc.narms++;
-		memset(&pr, 0, sizeof(pr));
-		prov_repo_read(a->workdir, &pr);
-		if (commit && (!pr.commit || strcmp(pr.commit, commit))) {
-			error("%s: implementation %s is at commit %.12s, the run started at %.12s%s",
-			      rc.run_id, name, pr.commit ? pr.commit : "(none)", commit,
-			      force ? "; continuing (--force)" : "; pass --force to continue anyway");
-			mismatch = 1;
-		}
-		prov_repo_release(&pr);
-	}
-	sqlite3_finalize(s);
-	s = NULL;
-	if (mismatch && !force)
+	if (resume_arms(&rc, &rec, force, &mismatch) || (mismatch && !force))
 		goto out;
 	ret = EXIT_ENV;
 	if (hostfacts_read(&rc.facts))
 		warning("host facts could not all be read");
-	if (mismatch)
-		store_exec(&rc.st, "UPDATE runs SET forced = 1");
-	/* Windows that were in flight when the harness died run again. */
-	s = store_prepare(&rc.st, "SELECT id, impl FROM windows WHERE run_id = ? AND state = 'running'");
-	if (!s)
+	if ((mismatch && store_run_set_forced(&rc.st, rc.run_id)) || resume_windows(&rc))
 		goto out;
-	sqlite3_bind_text(s, 1, rc.run_id, -1, SQLITE_STATIC);
-	while (sqlite3_step(s) == SQLITE_ROW)
-		store_event(&rc.st, rc.run_id, store_col_int(s, 0), "window_retry",
-			    "%s: in flight when the harness stopped; discarded and run again",
-			    store_col_text(s, 1));
-	sqlite3_finalize(s);
-	s = NULL;
-	store_exec(&rc.st, "UPDATE windows SET state = 'planned' WHERE state = 'running'");
 	store_event(&rc.st, rc.run_id, -1, "resume", "resumed%s", mismatch ? " with --force" : "");
 	set_run_status(&rc, "running", NULL);
 	printf("%s\n", rc.run_id);
@@ -647,17 +650,8 @@ int runner_resume(const char *run_dir, int force)
 		rc.arms[i].last_block = -1;
 	ret = build_and_run(&rc);
 out:
-	if (s)
-		sqlite3_finalize(s);
-	if (ondisk)
-		spec_free(ondisk);
-	free(spec_path);
-	free(spec_hash);
-	free(base);
-	free(stages);
-	free(status);
+	run_record_release(&rec);
 	sbuf_release(&p);
-	sbuf_release(&dir_copy);
 	run_ctx_release(&rc);
 	if (lockfd >= 0)
 		close(lockfd);

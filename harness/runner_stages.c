@@ -11,6 +11,8 @@
 
 #include "plan.h"
 #include "runner_internal.h"
+#include "store_run.h"
+#include "store_window.h"
 #include "util.h"
 
 enum { STAGE_ID_LADDER = 1, STAGE_ID_CONFIRM = 2, STAGE_ID_SOAK = 3 };
@@ -19,7 +21,8 @@ enum { STAGE_ID_LADDER = 1, STAGE_ID_CONFIRM = 2, STAGE_ID_SOAK = 3 };
 
 int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_fit *fit)
 {
-	sqlite3_stmt *s;
+	struct window_query q = { .stage = "ladder", .impl = a->name, .done_only = 1 };
+	struct window_rows wins = { NULL, 0 };
 	struct knee_rung *rungs = xcalloc(rc->nrungs, sizeof(*rungs));
 	double **p99 = xcalloc(rc->nrungs, sizeof(*p99));
 	double **w = xcalloc(rc->nrungs, sizeof(*w));
@@ -29,39 +32,33 @@ int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee
 
 	for (i = 0; i < rc->nrungs; i++)
 		rungs[i].rate = rc->rungs[i];
-	s = store_prepare(&rc->st,
-			  "SELECT rung, p99_ms, completed FROM windows WHERE run_id = ? AND impl = ?"
-			  " AND stage = 'ladder' AND state = 'done' AND status = 'accepted'"
-			  " AND rung <= ? AND p99_ms IS NOT NULL ORDER BY id");
-	if (!s)
+	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
 		goto out;
-	sqlite3_bind_text(s, 1, rc->run_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, a->name, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 3, max_rung);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		int64_t r = store_col_int(s, 0);
-		size_t k;
-		if (r < 0 || (size_t)r >= rc->nrungs)
+	for (i = 0; i < wins.n; i++) {
+		const struct window_row *row = &wins.v[i];
+		int r = row->rung;
+		size_t k, a1;
+
+		if (row->status != WINDOW_ACCEPTED || r > max_rung || isnan(row->p99_ms) ||
+		    r < 0 || (size_t)r >= rc->nrungs)
 			continue;
 		k = rungs[r].nwin;
-		if (k == alloc[r]) {
-			size_t a1 = alloc[r];
-			XGROW(p99[r], a1, k + 1);
-			a1 = alloc[r];
-			XGROW(w[r], a1, k + 1);
-			alloc[r] = a1;
-		}
-		p99[r][k] = store_col_real(s, 1);
-		w[r][k] = (double)store_col_int(s, 2);
+		a1 = alloc[r];
+		XGROW(p99[r], a1, k + 1);
+		a1 = alloc[r];
+		XGROW(w[r], a1, k + 1);
+		alloc[r] = a1;
+		p99[r][k] = row->p99_ms;
+		w[r][k] = (double)row->completed;
 		rungs[r].nwin++;
 	}
-	sqlite3_finalize(s);
 	for (i = 0; i < rc->nrungs; i++) {
 		rungs[i].p99_ms = p99[i];
 		rungs[i].weight = w[i];
 	}
 	ret = stat_knee(rungs, rc->nrungs, rc->spec->slo.threshold_ms, fit);
 out:
+	window_rows_release(&wins);
 	for (i = 0; i < rc->nrungs; i++) {
 		free(p99[i]);
 		free(w[i]);
@@ -81,30 +78,24 @@ out:
 static int block_order(struct run_ctx *rc, const char *stage, unsigned stage_id, int rung,
 		       int block, double rate, struct arm **arms_in, size_t n, int *order)
 {
-	sqlite3_stmt *s = NULL;
+	struct window_query q = { .stage = stage, .by_block = 1, .block = block };
+	struct window_rows wins = { NULL, 0 };
 	struct sbuf json = SBUF_INIT;
 	struct store_row row;
 	size_t i, k;
 	int ret = -1, found = 0;
 
-	s = store_prepare(&rc->st, "SELECT impl, slot FROM windows WHERE run_id = ? AND stage = ?"
-				   " AND block = ? ORDER BY slot");
-	if (!s)
+	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
 		goto out;
-	sqlite3_bind_text(s, 1, rc->run_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, stage, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 3, block);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		const char *impl = store_col_text(s, 0);
-		int64_t slot = store_col_int(s, 1);
+	for (k = 0; k < wins.n; k++) {
+		const char *impl = wins.v[k].impl ? wins.v[k].impl : "";
+		int slot = wins.v[k].slot;
 		for (i = 0; i < n; i++)
 			if (!strcmp(arms_in[i]->name, impl) && slot >= 0 && (size_t)slot < n) {
 				order[slot] = (int)i;
 				found++;
 			}
 	}
-	sqlite3_finalize(s);
-	s = NULL;
 	if (found == (int)n) {
 		ret = 0;
 		goto out;
@@ -135,16 +126,21 @@ static int block_order(struct run_ctx *rc, const char *stage, unsigned stage_id,
 	if (store_row_insert(&rc->st, &row, NULL))
 		goto rollback;
 	for (k = 0; k < n; k++) {
-		store_row_init(&row, "windows");
-		store_row_text(&row, "run_id", rc->run_id);
-		store_row_text(&row, "stage", stage);
-		store_row_int(&row, "rung", rung);
-		store_row_int(&row, "block", block);
-		store_row_int(&row, "slot", (int64_t)k);
-		store_row_text(&row, "impl", arms_in[order[k]]->name);
-		store_row_real(&row, "rate", rate);
-		store_row_text(&row, "state", "planned");
-		if (store_row_insert(&rc->st, &row, NULL))
+		struct window_row w;
+		int bad;
+
+		window_row_init(&w);
+		w.run_id = xstrdup(rc->run_id);
+		w.stage = xstrdup(stage);
+		w.rung = rung;
+		w.block = block;
+		w.slot = (int)k;
+		w.impl = xstrdup(arms_in[order[k]]->name);
+		w.rate = rate;
+		w.state = WINDOW_PLANNED;
+		bad = store_window_insert(&rc->st, &w);
+		window_row_release(&w);
+		if (bad)
 			goto rollback;
 	}
 	if (store_commit(&rc->st))
@@ -154,8 +150,7 @@ static int block_order(struct run_ctx *rc, const char *stage, unsigned stage_id,
 rollback:
 	store_rollback(&rc->st);
 out:
-	if (s)
-		sqlite3_finalize(s);
+	window_rows_release(&wins);
 	sbuf_release(&json);
 	return ret;
 }
@@ -165,39 +160,30 @@ out:
 static int run_block(struct run_ctx *rc, const char *stage, unsigned stage_id, int rung,
 		     int block, double rate, struct arm **arms_in, size_t n)
 {
+	struct window_query q = { .stage = stage, .by_block = 1, .block = block };
+	struct window_rows wins = { NULL, 0 };
 	int *order = xcalloc(n, sizeof(*order));
-	sqlite3_stmt *s = NULL;
-	size_t k;
+	size_t k, i;
 	int ret = -1;
 
-	if (block_order(rc, stage, stage_id, rung, block, rate, arms_in, n, order))
+	if (block_order(rc, stage, stage_id, rung, block, rate, arms_in, n, order) ||
+	    store_windows_load(&rc->st, rc->run_id, &q, &wins))
 		goto out;
 	for (k = 0; k < n; k++) {
 		struct window_plan wp = { 0 };
-		const char *state;
+		const struct window_row *row = NULL;
 
-		s = store_prepare(&rc->st, "SELECT id, state FROM windows WHERE run_id = ?"
-					   " AND stage = ? AND block = ? AND impl = ?");
-		if (!s)
-			goto out;
-		sqlite3_bind_text(s, 1, rc->run_id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 2, stage, -1, SQLITE_STATIC);
-		sqlite3_bind_int(s, 3, block);
-		sqlite3_bind_text(s, 4, arms_in[order[k]]->name, -1, SQLITE_STATIC);
-		if (sqlite3_step(s) != SQLITE_ROW) {
+		for (i = 0; i < wins.n && !row; i++)
+			if (wins.v[i].impl && !strcmp(wins.v[i].impl, arms_in[order[k]]->name))
+				row = &wins.v[i];
+		if (!row) {
 			error("%s: window %s/%d/%s vanished", rc->st.path, stage, block,
 			      arms_in[order[k]]->name);
 			goto out;
 		}
-		wp.id = store_col_int(s, 0);
-		state = store_col_text(s, 1);
-		if (state && !strcmp(state, "done")) {
-			sqlite3_finalize(s);
-			s = NULL;
+		if (row->state == WINDOW_DONE)
 			continue;
-		}
-		sqlite3_finalize(s);
-		s = NULL;
+		wp.id = row->id;
 		wp.stage = stage;
 		wp.rung = rung;
 		wp.block = block;
@@ -210,8 +196,7 @@ static int run_block(struct run_ctx *rc, const char *stage, unsigned stage_id, i
 	}
 	ret = 0;
 out:
-	if (s)
-		sqlite3_finalize(s);
+	window_rows_release(&wins);
 	free(order);
 	return ret;
 }
@@ -270,16 +255,17 @@ static int cmp_double(const void *a, const void *b)
  * stopped early). */
 static int ladder_top_rung(struct run_ctx *rc)
 {
-	sqlite3_stmt *s = store_prepare(&rc->st, "SELECT MAX(rung) FROM windows WHERE run_id = ?"
-						 " AND stage = 'ladder' AND state = 'done'");
+	struct window_query q = { .stage = "ladder", .done_only = 1 };
+	struct window_rows wins;
+	size_t i;
 	int top = -1;
 
-	if (!s)
+	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
 		return -1;
-	sqlite3_bind_text(s, 1, rc->run_id, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-		top = (int)store_col_int(s, 0);
-	sqlite3_finalize(s);
+	for (i = 0; i < wins.n; i++)
+		if (wins.v[i].rung > top)
+			top = wins.v[i].rung;
+	window_rows_release(&wins);
 	return top;
 }
 
@@ -290,25 +276,13 @@ static void store_knees(struct run_ctx *rc)
 
 	for (i = 0; i < rc->narms; i++) {
 		struct arm *a = &rc->arms[i];
-		struct store_row row;
-		sqlite3_stmt *s;
 
 		memset(&a->knee, 0, sizeof(a->knee));
 		a->knee_known = top >= 0 && !runner_arm_knee(rc, a, top, &a->knee);
 		if (!a->knee_known)
 			continue;
-		store_row_init(&row, "impls");
-		store_row_real(&row, "knee_rps", a->knee.crossed ? a->knee.knee_rps : NAN);
-		store_row_int(&row, "knee_crossed", a->knee.crossed);
-		/* impls has a composite key: update by rowid. */
-		s = store_prepare(&rc->st, "SELECT rowid FROM impls WHERE run_id = ? AND name = ?");
-		if (!s)
-			continue;
-		sqlite3_bind_text(s, 1, rc->run_id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 2, a->name, -1, SQLITE_STATIC);
-		if (sqlite3_step(s) == SQLITE_ROW)
-			store_row_update(&rc->st, &row, "rowid", store_col_int(s, 0));
-		sqlite3_finalize(s);
+		store_impl_set_knee(&rc->st, rc->run_id, a->name,
+				    a->knee.crossed ? a->knee.knee_rps : NAN, a->knee.crossed);
 	}
 }
 
@@ -387,24 +361,23 @@ static int soak(struct run_ctx *rc)
 /* Did every arm get at least one accepted window in this stage? */
 static int stage_measured(struct run_ctx *rc, const char *stage)
 {
-	size_t i;
+	size_t i, k, accepted;
 	int ok = 1;
 
 	for (i = 0; i < rc->narms; i++) {
-		sqlite3_stmt *s = store_prepare(&rc->st,
-			"SELECT COUNT(*) FROM windows WHERE run_id = ? AND stage = ? AND impl = ?"
-			" AND status = 'accepted'");
-		if (!s)
+		struct window_query q = { .stage = stage, .impl = rc->arms[i].name };
+		struct window_rows wins;
+
+		if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
 			return 0;
-		sqlite3_bind_text(s, 1, rc->run_id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 2, stage, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, rc->arms[i].name, -1, SQLITE_STATIC);
-		if (sqlite3_step(s) != SQLITE_ROW || sqlite3_column_int(s, 0) == 0) {
+		for (k = 0, accepted = 0; k < wins.n; k++)
+			accepted += wins.v[k].status == WINDOW_ACCEPTED;
+		window_rows_release(&wins);
+		if (!accepted) {
 			warning("%s: no accepted %s window for %s (see harness audit)",
 				rc->run_id, stage, rc->arms[i].name);
 			ok = 0;
 		}
-		sqlite3_finalize(s);
 	}
 	return ok;
 }

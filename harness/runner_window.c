@@ -17,25 +17,16 @@
 #include "account.h"
 #include "bind.h"
 #include "evidence.h"
+#include "evidence_load.h"
 #include "gate.h"
 #include "hist.h"
 #include "judge.h"
 #include "load.h"
 #include "rtstats.h"
 #include "runner_internal.h"
+#include "store_window.h"
 #include "sut.h"
 #include "util.h"
-
-/* One stored second of the seconds table. */
-struct sec_rec {
-	const char *phase;
-	unsigned idx;
-	double rate;
-	struct load_counts c;
-	double p50, p99, p999, max, lateness_p99, sched_lag_p99;
-	char *hist;
-	size_t hist_len;
-};
 
 struct window_ctx {
 	struct run_ctx *rc;
@@ -43,8 +34,9 @@ struct window_ctx {
 	struct arm *arm;
 	const struct spec *spec;
 
-	struct sec_rec *secs;
-	size_t nsecs, asecs;
+	double window_s, discard_s;
+	struct window_seconds secs;  /* every second, all phases, in order */
+	size_t asecs;
 
 	/* warm-up */
 	double warm_rate;
@@ -64,6 +56,8 @@ struct window_ctx {
 	struct evidence meas;
 	unsigned meas_secs;
 	int acct_open;
+	int have_acct;
+	struct account_window acct;
 	int sut_exited;
 	double started_wall;
 };
@@ -78,24 +72,38 @@ static double ms_or_nan(const struct hist *h, double p)
 static void record_second(struct window_ctx *w, const char *phase, unsigned idx,
 			  double rate, const struct load_stats *sec)
 {
-	struct sec_rec *r;
+	struct window_second *r;
 	struct sbuf blob = SBUF_INIT;
 
-	XGROW(w->secs, w->asecs, w->nsecs + 1);
-	r = &w->secs[w->nsecs++];
+	XGROW(w->secs.v, w->asecs, w->secs.n + 1);
+	r = &w->secs.v[w->secs.n++];
 	memset(r, 0, sizeof(*r));
-	r->phase = phase;
-	r->idx = idx;
+	r->window_id = w->wp->id;
+	r->phase = xstrdup(phase);
+	r->idx = (int)idx;
 	r->rate = rate;
-	r->c = sec->counts;
-	r->p50 = ms_or_nan(&sec->latency, 50);
-	r->p99 = ms_or_nan(&sec->latency, 99);
-	r->p999 = ms_or_nan(&sec->latency, 99.9);
-	r->max = sec->latency.total ? (double)sec->latency.max / 1e6 : NAN;
-	r->lateness_p99 = ms_or_nan(&sec->lateness, 99);
-	r->sched_lag_p99 = ms_or_nan(&sec->sched_lag, 99);
+	r->due = (int64_t)sec->counts.due;
+	r->sent = (int64_t)sec->counts.sent;
+	r->completed = (int64_t)sec->counts.completed;
+	r->errors = (int64_t)load_counts_errors(&sec->counts);
+	r->dropped = (int64_t)sec->counts.dropped;
+	r->s4xx = (int64_t)sec->counts.status[ST_4XX];
+	r->s5xx = (int64_t)sec->counts.status[ST_5XX];
+	r->s_other = (int64_t)sec->counts.status_other;
+	r->p50_ms = ms_or_nan(&sec->latency, 50);
+	r->p99_ms = ms_or_nan(&sec->latency, 99);
+	r->p999_ms = ms_or_nan(&sec->latency, 99.9);
+	r->max_ms = sec->latency.total ? (double)sec->latency.max / 1e6 : NAN;
+	r->lateness_p99_ms = ms_or_nan(&sec->lateness, 99);
+	r->sched_lag_p99_ms = ms_or_nan(&sec->sched_lag, 99);
 	hist_serialize(&sec->latency, &blob);
-	r->hist = sbuf_detach(&blob, &r->hist_len);
+	r->hist.p = (unsigned char *)sbuf_detach(&blob, &r->hist.len);
+}
+
+/* The p99 of the second just recorded. */
+static double last_p99(const struct window_ctx *w)
+{
+	return w->secs.v[w->secs.n - 1].p99_ms;
 }
 
 /* ------------------------------------------------------- runtime stats */
@@ -203,7 +211,7 @@ static int warm_on_second(void *ctx, unsigned idx, const struct load_stats *sec)
 	const struct spec_warmup *W = &w->spec->warmup;
 
 	record_second(w, "warmup", idx, w->warm_rate, sec);
-	evidence_add_second(&w->warm, w->secs[w->nsecs - 1].p99, w->secs[w->nsecs - 1].p999);
+	evidence_add_second(&w->warm, last_p99(w), w->secs.v[w->secs.n - 1].p999_ms);
 	load_stats_merge(&w->warm_total, sec);
 	w->warm_secs = idx + 1;
 	if (w->arm->sut && sut_exited(w->arm->sut)) {
@@ -222,24 +230,29 @@ static int warm_on_second(void *ctx, unsigned idx, const struct load_stats *sec)
 
 /* ------------------------------------------------------------ measured */
 
+/* The measured part starts: its clock, and the accounting window. */
+static void meas_begin(struct window_ctx *w)
+{
+	w->meas_t0_ns = now_ns();
+	w->started_wall = now_wall();
+	w->acct_open = account_window_begin(sut_account(w->arm->sut)) == 0;
+	w->meas_started = 1;
+}
+
 static int meas_on_second(void *ctx, unsigned idx, const struct load_stats *sec)
 {
 	struct window_ctx *w = ctx;
 
 	if (idx < w->discard) {
 		record_second(w, "discard", idx, w->wp->rate, sec);
-		if (idx + 1 == w->discard) {
-			w->meas_t0_ns = now_ns();
-			w->started_wall = now_wall();
-			w->acct_open = account_window_begin(sut_account(w->arm->sut)) == 0;
-			w->meas_started = 1;
-		}
+		if (idx + 1 == w->discard)
+			meas_begin(w);
 	} else {
 		record_second(w, "measured", idx - w->discard, w->wp->rate, sec);
-		evidence_add_second(&w->meas, w->secs[w->nsecs - 1].p99, w->secs[w->nsecs - 1].p999);
+		evidence_add_second(&w->meas, last_p99(w), w->secs.v[w->secs.n - 1].p999_ms);
 		load_stats_merge(&w->meas_total, sec);
 		w->meas_secs++;
-		w->rc->last_p99_ms = w->secs[w->nsecs - 1].p99;
+		w->rc->last_p99_ms = last_p99(w);
 	}
 	if (sut_exited(w->arm->sut)) {
 		w->sut_exited = 1;
@@ -280,167 +293,45 @@ static double warmup_rate(struct window_ctx *w)
 	return r;
 }
 
-/* -------------------------------------------------------------- store */
+/* ------------------------------------------------------------ window */
 
-static void row_counts(struct store_row *row, const struct load_counts *c)
+static void window_ctx_init(struct window_ctx *w, struct run_ctx *rc,
+			    const struct window_plan *wp)
 {
-	store_row_int(row, "due", (int64_t)c->due);
-	store_row_int(row, "sent", (int64_t)c->sent);
-	store_row_int(row, "completed", (int64_t)c->completed);
-	store_row_int(row, "dropped", (int64_t)c->dropped);
-}
+	const struct spec *spec = rc->spec;
 
-static int store_seconds(struct window_ctx *w)
-{
-	struct store_row row;
-	size_t i;
-
-	for (i = 0; i < w->nsecs; i++) {
-		const struct sec_rec *r = &w->secs[i];
-		store_row_init(&row, "seconds");
-		store_row_int(&row, "window_id", w->wp->id);
-		store_row_text(&row, "phase", r->phase);
-		store_row_int(&row, "idx", r->idx);
-		store_row_real(&row, "rate", r->rate);
-		row_counts(&row, &r->c);
-		store_row_int(&row, "errors", (int64_t)load_counts_errors(&r->c));
-		store_row_int(&row, "s4xx", (int64_t)r->c.status[2]);
-		store_row_int(&row, "s5xx", (int64_t)r->c.status[3]);
-		store_row_int(&row, "s_other", (int64_t)r->c.status_other);
-		store_row_real(&row, "p50_ms", r->p50);
-		store_row_real(&row, "p99_ms", r->p99);
-		store_row_real(&row, "p999_ms", r->p999);
-		store_row_real(&row, "max_ms", r->max);
-		store_row_real(&row, "lateness_p99_ms", r->lateness_p99);
-		store_row_real(&row, "sched_lag_p99_ms", r->sched_lag_p99);
-		store_row_blob(&row, "hist", r->hist, r->hist_len);
-		if (store_row_insert(&w->rc->st, &row, NULL))
-			return -1;
+	memset(w, 0, sizeof(*w));
+	w->rc = rc;
+	w->wp = wp;
+	w->arm = wp->arm;
+	w->spec = spec;
+	evidence_init(&w->warm, GATE_PHASE_WARMUP);
+	evidence_init(&w->meas, GATE_PHASE_WINDOW);
+	load_stats_init(&w->warm_total, spec->workload.nrequests);
+	load_stats_init(&w->meas_total, spec->workload.nrequests);
+	w->warm_res = xcalloc(spec->warmup.ngates + 1, sizeof(*w->warm_res));
+	w->window_s = spec->ladder.window_s;
+	w->discard_s = spec->ladder.discard_s;
+	if (!strcmp(wp->stage, "confirm")) {
+		w->window_s = spec->confirm.window_s;
+		w->discard_s = spec->confirm.discard_s;
+	} else if (!strcmp(wp->stage, "soak")) {
+		w->window_s = spec->soak.window_s;
+		w->discard_s = spec->soak.discard_s;
 	}
-	return 0;
+	w->discard = (unsigned)llround(w->discard_s);
 }
-
-static int store_requests(struct window_ctx *w, const char *phase, const struct load_stats *t)
-{
-	struct store_row row;
-	struct sbuf blob = SBUF_INIT;
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; i < t->nreq && i < w->spec->workload.nrequests && !ret; i++) {
-		sbuf_reset(&blob);
-		hist_serialize(&t->req_latency[i], &blob);
-		store_row_init(&row, "window_requests");
-		store_row_int(&row, "window_id", w->wp->id);
-		store_row_text(&row, "phase", phase);
-		store_row_text(&row, "name", w->spec->workload.requests[i].name);
-		store_row_int(&row, "sent", (int64_t)t->req_counts[i].sent);
-		store_row_int(&row, "completed", (int64_t)t->req_counts[i].completed);
-		store_row_int(&row, "errors", (int64_t)load_counts_errors(&t->req_counts[i]));
-		store_row_real(&row, "p99_ms", ms_or_nan(&t->req_latency[i], 99));
-		store_row_blob(&row, "hist", blob.buf, blob.len);
-		ret = store_row_insert(&w->rc->st, &row, NULL);
-	}
-	sbuf_release(&blob);
-	return ret;
-}
-
-static int store_stats(struct window_ctx *w, const char *phase, const struct evidence *e)
-{
-	struct store_row row;
-	size_t i;
-
-	for (i = 0; i < e->nstats; i++) {
-		const struct ev_stat *s = &e->stats[i];
-		store_row_init(&row, "rtstats");
-		store_row_int(&row, "window_id", w->wp->id);
-		store_row_text(&row, "phase", phase);
-		store_row_real(&row, "t_s", s->t);
-		store_row_text(&row, "signal", s->signal);
-		store_row_text(&row, "key", s->key);
-		store_row_real(&row, "value", s->value);
-		store_row_text(&row, "error", s->error);
-		if (store_row_insert(&w->rc->st, &row, NULL))
-			return -1;
-	}
-	return 0;
-}
-
-static int store_gate(struct window_ctx *w, const char *phase, const char *gate,
-		      const struct gate_result *r, unsigned evals)
-{
-	const struct spec_gate *cfg = spec_gate_find(w->spec, gate);
-	struct store_row row;
-
-	store_row_init(&row, "gate_results");
-	store_row_int(&row, "window_id", w->wp->id);
-	store_row_text(&row, "phase", phase);
-	store_row_text(&row, "gate", gate);
-	store_row_text(&row, "status", gate_status_name(r->status));
-	store_row_int(&row, "enforced", cfg ? cfg->enforce : 1);
-	store_row_text(&row, "stat_name", r->stat_name);
-	store_row_real(&row, "statistic", r->statistic);
-	store_row_real(&row, "threshold", r->threshold);
-	store_row_text(&row, "evidence", r->evidence);
-	store_row_int(&row, "evaluations", evals);
-	return store_row_insert(&w->rc->st, &row, NULL);
-}
-
-/* The window's status from its window gates (harness/judge.h). */
-static void judge(const struct window_ctx *w, const struct gate_result *wres,
-		  struct window_verdict *v)
-{
-	const struct spec *spec = w->spec;
-	struct judge_gate *jg = xcalloc(spec->nwindow_gates + 1, sizeof(*jg));
-	struct judge_input in = { 0 };
-	size_t g;
-
-	for (g = 0; g < spec->nwindow_gates; g++) {
-		const struct spec_gate *gc = spec_gate_find(spec, spec->window_gates[g]);
-
-		jg[g].name = spec->window_gates[g];
-		jg[g].status = wres[g].status;
-		jg[g].enforced = gc ? gc->enforce : 1;
-	}
-	in.warmup_gates = spec->warmup.ngates > 0;
-	in.warm_passed = w->warm_passed;
-	in.sut_exited = w->sut_exited;
-	in.ngates = spec->nwindow_gates;
-	in.gates = jg;
-	judge_window(&in, v);
-	free(jg);
-}
-
-/* ------------------------------------------------------------- window */
 
 static void window_ctx_release(struct window_ctx *w)
 {
-	size_t i;
-
-	for (i = 0; i < w->nsecs; i++)
-		free(w->secs[i].hist);
-	free(w->secs);
+	window_seconds_release(&w->secs);
 	evidence_release(&w->warm);
 	evidence_release(&w->meas);
 	load_stats_release(&w->warm_total);
 	load_stats_release(&w->meas_total);
 	free(w->warm_res);
-}
-
-static int mark_state(struct run_ctx *rc, int64_t id, const char *state, int bump)
-{
-	sqlite3_stmt *s = store_prepare(&rc->st, bump
-		? "UPDATE windows SET state = ?, attempts = attempts + 1 WHERE id = ?"
-		: "UPDATE windows SET state = ? WHERE id = ?");
-	int ret;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, state, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, id);
-	ret = sqlite3_step(s) == SQLITE_DONE ? 0 : error("%s: %s", rc->st.path, sqlite3_errmsg(rc->st.db));
-	sqlite3_finalize(s);
-	return ret;
+	if (w->have_acct)
+		account_window_release(&w->acct);
 }
 
 static void check_drift(struct run_ctx *rc, int64_t wid)
@@ -454,270 +345,398 @@ static void check_drift(struct run_ctx *rc, int64_t wid)
 	sbuf_release(&what);
 }
 
-int runner_window(struct run_ctx *rc, const struct window_plan *wp)
+/*
+ * Step 1, warm-up: the implementation up and healthy (restarted per its
+ * policy), then load at the warm-up rate with the warm-up gates polled
+ * every second. 0: go on (w->sut_exited when it did not come back);
+ * 1: interrupted; -1: environment error.
+ */
+static int window_warmup(struct window_ctx *w)
 {
-	const struct spec *spec = rc->spec;
-	struct window_ctx w;
+	struct run_ctx *rc = w->rc;
+	const struct window_plan *wp = w->wp;
 	struct load_config cfg;
 	struct load_result res;
-	struct account_window acct;
-	struct gate_input in;
-	struct evidence_scratch scratch;
-	struct gate_result *wres = NULL;
-	struct window_verdict verdict;
-	struct sbuf hist = SBUF_INIT, svc = SBUF_INIT, late = SBUF_INIT;
-	struct store_row row;
-	double window_s = spec->ladder.window_s, discard_s = spec->ladder.discard_s;
-	int ret = -1, have_acct = 0, accepted;
-	size_t g;
 
-	memset(&w, 0, sizeof(w));
-	memset(&acct, 0, sizeof(acct));
-	w.rc = rc;
-	w.wp = wp;
-	w.arm = wp->arm;
-	w.spec = spec;
-	evidence_init(&w.warm, GATE_PHASE_WARMUP);
-	evidence_init(&w.meas, GATE_PHASE_WINDOW);
-	load_stats_init(&w.warm_total, spec->workload.nrequests);
-	load_stats_init(&w.meas_total, spec->workload.nrequests);
-	w.warm_res = xcalloc(spec->warmup.ngates + 1, sizeof(*w.warm_res));
-	if (!strcmp(wp->stage, "confirm")) {
-		window_s = spec->confirm.window_s;
-		discard_s = spec->confirm.discard_s;
-	} else if (!strcmp(wp->stage, "soak")) {
-		window_s = spec->soak.window_s;
-		discard_s = spec->soak.discard_s;
-	}
-	w.discard = (unsigned)llround(discard_s);
-
-	if (mark_state(rc, wp->id, "running", 1))
-		goto out;
 	check_drift(rc, wp->id);
 	if (runner_arm_start(rc, wp->arm, wp)) {
-		if (wp->arm->starts == 0) {
-			rc->fatal = 1;
-			goto out;  /* never came up: an environment error (exit 3) */
-		}
-		/* It ran before and will not come back: reject the window. */
-		w.sut_exited = 1;
+		if (wp->arm->starts == 0)
+			return -1;  /* never came up: an environment error (exit 3) */
+		/* It ran before and will not come back: judged as exited. */
+		w->sut_exited = 1;
 		store_event(&rc->st, rc->run_id, wp->id, "sut_start_failed",
 			    "%s did not come back up", wp->arm->name);
-		goto decide;
+		return 0;
 	}
 	wp->arm->last_block = wp->block;
-
-	/* Warm-up. */
-	w.warm_rate = warmup_rate(&w);
+	w->warm_rate = warmup_rate(w);
 	runner_progress(rc, "warm-up");
-	load_config_for(&w, &cfg, w.warm_rate, spec->warmup.max_s, 1);
+	load_config_for(w, &cfg, w->warm_rate, w->spec->warmup.max_s, 1);
 	cfg.on_second = warm_on_second;
-	cfg.ctx = &w;
-	w.warm_t0_ns = now_ns();
+	cfg.ctx = w;
+	w->warm_t0_ns = now_ns();
 	/* Polls of earlier windows are stored already; an implementation kept
 	 * up all night must not accumulate them. */
 	if (wp->arm->rts)
-		rtstats_forget_before(wp->arm->rts, w.warm_t0_ns);
-	if (load_run(&cfg, &res)) {
-		rc->fatal = 1;
-		goto out;
-	}
+		rtstats_forget_before(wp->arm->rts, w->warm_t0_ns);
+	if (load_run(&cfg, &res))
+		return -1;
+	load_result_release(&res);
+	return runner_stop ? 1 : 0;
+}
+
+/*
+ * Step 2, measure: discard and measured seconds on one continuous
+ * schedule, accounting sampled over exactly the measured part. Same
+ * returns as window_warmup.
+ */
+static int window_measure(struct window_ctx *w)
+{
+	struct load_config cfg;
+	struct load_result res;
+	struct sut *sut = w->arm->sut;
+
+	if (w->sut_exited)
+		return 0;
+	runner_progress(w->rc, "measuring");
+	load_config_for(w, &cfg, w->wp->rate, w->window_s, 2);
+	cfg.on_second = meas_on_second;
+	cfg.ctx = w;
+	if (w->discard == 0)
+		meas_begin(w);
+	if (load_run(&cfg, &res))
+		return -1;
 	load_result_release(&res);
 	if (runner_stop)
-		goto interrupted;
+		return 1;
+	if (w->acct_open)
+		w->have_acct = account_window_end(sut_account(sut), &w->acct) == 0;
+	/* The generator's CPU over exactly the measured seconds (each second
+	 * carries its threads' clock deltas). */
+	w->meas.generator_cpu_s = w->meas_total.cpu_s;
+	if (sut_exited(sut))
+		w->sut_exited = 1;
+	return 0;
+}
 
-	/* Discard and measured part, one continuous schedule. */
-	if (!w.sut_exited) {
-		runner_progress(rc, "measuring");
-		load_config_for(&w, &cfg, wp->rate, window_s, 2);
-		cfg.on_second = meas_on_second;
-		cfg.ctx = &w;
-		if (w.discard == 0) {
-			w.meas_t0_ns = now_ns();
-			w.started_wall = now_wall();
-			w.acct_open = account_window_begin(sut_account(wp->arm->sut)) == 0;
-			w.meas_started = 1;
-		}
-		if (load_run(&cfg, &res)) {
-			rc->fatal = 1;
-			goto out;
-		}
-		if (runner_stop) {
-			load_result_release(&res);
-			goto interrupted;
-		}
-		if (w.acct_open)
-			have_acct = account_window_end(sut_account(wp->arm->sut), &acct) == 0;
-		/* The generator's CPU over exactly the measured seconds (each
-		 * second carries its threads' clock deltas). */
-		w.meas.generator_cpu_s = w.meas_total.cpu_s;
-		load_result_release(&res);
-		if (sut_exited(wp->arm->sut))
-			w.sut_exited = 1;
-	}
+/* ------------------------------------------------------------- judge */
 
-decide:
-	/* Evidence of the measured part, and window gates. */
-	evidence_totals(&w.meas, &w.meas_total, w.meas_secs, wp->rate, spec);
+/* What the judge says of one window, and the window gates it heard. */
+struct window_judgement {
+	struct window_verdict verdict;   /* status and reasons (judge.h) */
+	struct gate_result *gates;       /* [spec->nwindow_gates] */
+};
+
+/* The measured part's evidence, as the gates (and audit --recheck) see it. */
+static void meas_evidence(struct window_ctx *w)
+{
+	const struct account_window *a = &w->acct;
+	struct evidence *e = &w->meas;
+
+	evidence_totals(e, &w->meas_total, w->meas_secs, w->wp->rate, w->spec);
 	/* The generator gate judges the generator's own delay, not the wait
 	 * for a free connection (that is the server pushing back). */
-	w.meas.lateness_p99_ms = ms_or_nan(&w.meas_total.sched_lag, 99);
-	w.meas.sut_exited = w.sut_exited;
-	if (have_acct) {
-		w.meas.acct_backend = xstrdup(acct.backend);
-		w.meas.has_throttle = acct.has_throttle;
-		w.meas.nr_throttled = acct.nr_throttled;
-		w.meas.throttled_usec = acct.throttled_usec;
-		w.meas.has_oom = acct.has_oom;
-		w.meas.oom_events = acct.oom;
-		w.meas.oom_kills = acct.oom_kill;
-		w.meas.has_majfault = acct.has_majfault;
-		w.meas.major_faults = acct.pgmajfault;
+	e->lateness_p99_ms = ms_or_nan(&w->meas_total.sched_lag, 99);
+	e->sut_exited = w->sut_exited;
+	if (w->have_acct) {
+		e->acct_backend = xstrdup(a->backend);
+		e->has_throttle = a->has_throttle;
+		e->nr_throttled = a->nr_throttled;
+		e->throttled_usec = a->throttled_usec;
+		e->has_oom = a->has_oom;
+		e->oom_events = a->oom;
+		e->oom_kills = a->oom_kill;
+		e->has_majfault = a->has_majfault;
+		e->major_faults = a->pgmajfault;
 	}
-	if (w.meas_started)
-		collect_rtstats(&w, &w.meas, w.meas_t0_ns);
-	wres = xcalloc(spec->nwindow_gates + 1, sizeof(*wres));
-	evidence_gate_input(&w.meas, spec, &wp->arm->impl, 0, &in, &scratch);
-	for (g = 0; g < spec->nwindow_gates; g++)
-		gate_eval(spec, spec->window_gates[g], &in, &wres[g]);
+	if (w->meas_started)
+		collect_rtstats(w, e, w->meas_t0_ns);
+}
+
+/*
+ * Step 3, judge: the window gates on the measured evidence, then the
+ * window's status and reasons by judge_window() (harness/judge.h: validity
+ * gates reject, outcome gates fail, validity wins).
+ */
+static void window_judge(struct window_ctx *w, struct window_judgement *j)
+{
+	const struct spec *spec = w->spec;
+	struct judge_gate *jg = xcalloc(spec->nwindow_gates + 1, sizeof(*jg));
+	struct judge_input in = { 0 };
+	struct gate_input gin;
+	struct evidence_scratch scratch;
+	size_t g;
+
+	meas_evidence(w);
+	j->gates = xcalloc(spec->nwindow_gates + 1, sizeof(*j->gates));
+	evidence_gate_input(&w->meas, spec, &w->arm->impl, 0, &gin, &scratch);
+	for (g = 0; g < spec->nwindow_gates; g++) {
+		const struct spec_gate *gc = spec_gate_find(spec, spec->window_gates[g]);
+
+		gate_eval(spec, spec->window_gates[g], &gin, &j->gates[g]);
+		jg[g].name = spec->window_gates[g];
+		jg[g].status = j->gates[g].status;
+		jg[g].enforced = gc ? gc->enforce : 1;
+	}
 	evidence_scratch_release(&scratch);
+	in.warmup_gates = spec->warmup.ngates > 0;
+	in.warm_passed = w->warm_passed;
+	in.sut_exited = w->sut_exited;
+	in.ngates = spec->nwindow_gates;
+	in.gates = jg;
+	judge_window(&in, &j->verdict);
+	free(jg);
+}
 
-	judge(&w, wres, &verdict);
-	accepted = verdict.status == WINDOW_ACCEPTED;
+/* ------------------------------------------------------------- store */
 
-	/* One transaction: the window, its seconds, requests, samples, polls,
-	 * gate results. */
-	if (store_begin(&rc->st))
+static void row_hist(struct store_blob *b, const struct hist *h)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	hist_serialize(h, &sb);
+	b->p = (unsigned char *)sbuf_detach(&sb, &b->len);
+}
+
+static double max_ms(const struct hist *h)
+{
+	return h->total ? (double)h->max / 1e6 : NAN;
+}
+
+static void row_acct(struct window_row *row, const struct account_window *a)
+{
+	row->cpu_s = a->cpu_s;
+	row->cpu_user_s = a->user_s;
+	row->cpu_system_s = a->system_s;
+	row->anon_p50 = a->anon_p50;
+	row->anon_p99 = a->anon_p99;
+	row->anon_max = a->anon_max;
+	row->has_mem_peak = a->has_peak;
+	row->mem_peak = (int64_t)a->mem_peak;
+	row->mem_peak_scope = a->has_peak && a->peak_scope ? xstrdup(a->peak_scope) : NULL;
+	row->sampler_cpu_s = a->sampler_cpu_s;
+}
+
+/* The windows row of a judged window: every result column. */
+static void window_row_fill(struct window_ctx *w, const struct window_verdict *v,
+			    struct window_row *row)
+{
+	const struct load_stats *t = &w->meas_total;
+
+	row->id = w->wp->id;
+	row->state = WINDOW_DONE;
+	row->status = v->status;
+	row->reasons = v->reasons[0] ? xstrdup(v->reasons) : NULL;
+	row->warm = w->warm_passed;
+	/* The warm-up's totals, then the measured part's, through the one
+	 * evidence <-> column map (evidence_load.c) audit --recheck reads. */
+	evidence_totals(&w->warm, &w->warm_total, w->warm_secs, w->warm_rate, w->spec);
+	evidence_to_window_row(&w->warm, row);
+	evidence_to_window_row(&w->meas, row);
+	row->started_at = w->meas_started ? w->started_wall : NAN;
+	row->ended_at = now_wall();
+	row->err_connect = (int64_t)t->counts.errors[LERR_CONNECT];
+	row->err_reset = (int64_t)t->counts.errors[LERR_RESET];
+	row->err_timeout = (int64_t)t->counts.errors[LERR_TIMEOUT];
+	row->err_parse = (int64_t)t->counts.errors[LERR_PARSE];
+	row->err_other = (int64_t)t->counts.errors[LERR_OTHER];
+	row->p50_ms = ms_or_nan(&t->latency, 50);
+	row->p90_ms = ms_or_nan(&t->latency, 90);
+	row->p99_ms = ms_or_nan(&t->latency, 99);
+	row->p999_ms = ms_or_nan(&t->latency, 99.9);
+	row->max_ms = max_ms(&t->latency);
+	row->service_p50_ms = ms_or_nan(&t->service, 50);
+	row->service_p99_ms = ms_or_nan(&t->service, 99);
+	row->lateness_p50_ms = ms_or_nan(&t->lateness, 50);
+	row->lateness_p99_ms = ms_or_nan(&t->lateness, 99);
+	row->lateness_max_ms = max_ms(&t->lateness);
+	row->sched_lag_max_ms = max_ms(&t->sched_lag);
+	row_hist(&row->latency_hist, &t->latency);
+	row_hist(&row->service_hist, &t->service);
+	row_hist(&row->lateness_hist, &t->lateness);
+	if (w->have_acct)
+		row_acct(row, &w->acct);
+}
+
+static int store_requests(struct window_ctx *w, const char *phase, const struct load_stats *t)
+{
+	struct sbuf blob = SBUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < t->nreq && i < w->spec->workload.nrequests && !ret; i++) {
+		struct window_request r = {
+			.window_id = w->wp->id,
+			.phase = (char *)phase,
+			.name = (char *)w->spec->workload.requests[i].name,
+			.sent = (int64_t)t->req_counts[i].sent,
+			.completed = (int64_t)t->req_counts[i].completed,
+			.errors = (int64_t)load_counts_errors(&t->req_counts[i]),
+			.p99_ms = ms_or_nan(&t->req_latency[i], 99),
+		};
+
+		sbuf_reset(&blob);
+		hist_serialize(&t->req_latency[i], &blob);
+		r.hist.p = (unsigned char *)blob.buf;
+		r.hist.len = blob.len;
+		ret = store_request_insert(&w->rc->st, &r);
+	}
+	sbuf_release(&blob);
+	return ret;
+}
+
+static int store_stats(struct window_ctx *w, const char *phase, const struct evidence *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nstats; i++) {
+		const struct ev_stat *s = &e->stats[i];
+		struct rtstat_row r = {
+			.window_id = w->wp->id, .phase = (char *)phase, .t_s = s->t,
+			.signal = s->signal, .key = s->key, .value = s->value, .error = s->error,
+		};
+
+		if (store_rtstat_insert(&w->rc->st, &r))
+			return -1;
+	}
+	return 0;
+}
+
+static int store_gates(struct window_ctx *w, const char *phase, const char *const *gates,
+		       size_t n, const struct gate_result *res, unsigned evals)
+{
+	size_t g;
+
+	for (g = 0; g < n; g++) {
+		const struct spec_gate *cfg = spec_gate_find(w->spec, gates[g]);
+		struct gate_row r = {
+			.window_id = w->wp->id, .phase = (char *)phase, .gate = (char *)gates[g],
+			.status = (char *)gate_status_name(res[g].status),
+			.enforced = cfg ? cfg->enforce : 1,
+			.stat_name = (char *)res[g].stat_name,
+			.statistic = res[g].statistic, .threshold = res[g].threshold,
+			.evidence = (char *)res[g].evidence, .evaluations = (int)evals,
+		};
+
+		if (store_gate_insert(&w->rc->st, &r))
+			return -1;
+	}
+	return 0;
+}
+
+/* The window's series: seconds, requests, runtime stats, samples. */
+static int store_series(struct window_ctx *w)
+{
+	struct store *st = &w->rc->st;
+	size_t i;
+
+	for (i = 0; i < w->secs.n; i++)
+		if (store_second_insert(st, &w->secs.v[i]))
+			return -1;
+	if (store_requests(w, "warmup", &w->warm_total) ||
+	    store_requests(w, "measured", &w->meas_total) ||
+	    store_stats(w, "warmup", &w->warm) || store_stats(w, "measured", &w->meas))
+		return -1;
+	for (i = 0; w->have_acct && i < w->acct.nsamples; i++) {
+		struct acct_sample_row r = {
+			.window_id = w->wp->id, .t_ms = w->acct.samples[i].t_ms,
+			.anon_bytes = (double)w->acct.samples[i].anon,
+			.cpu_s = w->acct.samples[i].cpu_s,
+		};
+
+		if (store_acct_sample_insert(st, &r))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Step 4, store: one transaction holds the window, its series and every
+ * gate result. -1 (rolled back) after an error().
+ */
+static int window_store(struct window_ctx *w, const struct window_judgement *j)
+{
+	const struct spec *spec = w->spec;
+	struct store *st = &w->rc->st;
+	struct window_row row;
+	int ret = -1;
+
+	window_row_init(&row);
+	window_row_fill(w, &j->verdict, &row);
+	if (store_begin(st))
 		goto out;
-	hist_serialize(&w.meas_total.latency, &hist);
-	hist_serialize(&w.meas_total.service, &svc);
-	hist_serialize(&w.meas_total.lateness, &late);
-	store_row_init(&row, "windows");
-	store_row_text(&row, "state", "done");
-	store_row_text(&row, "status", window_status_name(verdict.status));
-	store_row_text(&row, "reasons", verdict.reasons[0] ? verdict.reasons : NULL);
-	store_row_int(&row, "warm", w.warm_passed);
-	store_row_real(&row, "warmup_s", w.warm_secs);
-	store_row_real(&row, "warmup_rate", w.warm_rate);
-	store_row_real(&row, "started_at", w.meas_started ? w.started_wall : NAN);
-	store_row_real(&row, "ended_at", now_wall());
-	store_row_real(&row, "duration_s", w.meas.duration_s);
-	store_row_real(&row, "offered_rps", wp->rate);
-	store_row_real(&row, "achieved_rps", w.meas.achieved_rps);
-	row_counts(&row, &w.meas_total.counts);
-	store_row_int(&row, "s2xx", (int64_t)w.meas_total.counts.status[0]);
-	store_row_int(&row, "s3xx", (int64_t)w.meas_total.counts.status[1]);
-	store_row_int(&row, "s4xx", (int64_t)w.meas_total.counts.status[2]);
-	store_row_int(&row, "s5xx", (int64_t)w.meas_total.counts.status[3]);
-	store_row_int(&row, "s_other", (int64_t)w.meas_total.counts.status_other);
-	store_row_int(&row, "err_connect", (int64_t)w.meas_total.counts.errors[LERR_CONNECT]);
-	store_row_int(&row, "err_reset", (int64_t)w.meas_total.counts.errors[LERR_RESET]);
-	store_row_int(&row, "err_timeout", (int64_t)w.meas_total.counts.errors[LERR_TIMEOUT]);
-	store_row_int(&row, "err_parse", (int64_t)w.meas_total.counts.errors[LERR_PARSE]);
-	store_row_int(&row, "err_other", (int64_t)w.meas_total.counts.errors[LERR_OTHER]);
-	store_row_real(&row, "p50_ms", ms_or_nan(&w.meas_total.latency, 50));
-	store_row_real(&row, "p90_ms", ms_or_nan(&w.meas_total.latency, 90));
-	store_row_real(&row, "p99_ms", ms_or_nan(&w.meas_total.latency, 99));
-	store_row_real(&row, "p999_ms", ms_or_nan(&w.meas_total.latency, 99.9));
-	store_row_real(&row, "max_ms", w.meas_total.latency.total
-			? (double)w.meas_total.latency.max / 1e6 : NAN);
-	store_row_real(&row, "service_p50_ms", ms_or_nan(&w.meas_total.service, 50));
-	store_row_real(&row, "service_p99_ms", ms_or_nan(&w.meas_total.service, 99));
-	store_row_real(&row, "lateness_p50_ms", ms_or_nan(&w.meas_total.lateness, 50));
-	store_row_real(&row, "lateness_p99_ms", ms_or_nan(&w.meas_total.lateness, 99));
-	store_row_real(&row, "sched_lag_p99_ms", w.meas.lateness_p99_ms);
-	store_row_real(&row, "sched_lag_max_ms", w.meas_total.sched_lag.total
-			? (double)w.meas_total.sched_lag.max / 1e6 : NAN);
-	store_row_real(&row, "lateness_max_ms", w.meas_total.lateness.total
-			? (double)w.meas_total.lateness.max / 1e6 : NAN);
-	store_row_blob(&row, "latency_hist", hist.buf, hist.len);
-	store_row_blob(&row, "service_hist", svc.buf, svc.len);
-	store_row_blob(&row, "lateness_hist", late.buf, late.len);
-	store_row_real(&row, "gen_cpu_s", w.meas.generator_cpu_s);
-	store_row_int(&row, "sut_exited", w.sut_exited);
-	if (have_acct) {
-		store_row_text(&row, "acct_backend", acct.backend);
-		store_row_real(&row, "cpu_s", acct.cpu_s);
-		store_row_real(&row, "cpu_user_s", acct.user_s);
-		store_row_real(&row, "cpu_system_s", acct.system_s);
-		if (acct.has_throttle) {
-			store_row_int(&row, "nr_throttled", (int64_t)acct.nr_throttled);
-			store_row_int(&row, "throttled_usec", (int64_t)acct.throttled_usec);
-		}
-		store_row_real(&row, "anon_p50", acct.anon_p50);
-		store_row_real(&row, "anon_p99", acct.anon_p99);
-		store_row_real(&row, "anon_max", acct.anon_max);
-		if (acct.has_peak) {
-			store_row_int(&row, "mem_peak", (int64_t)acct.mem_peak);
-			store_row_text(&row, "mem_peak_scope", acct.peak_scope);
-		}
-		if (acct.has_oom) {
-			store_row_int(&row, "oom", (int64_t)acct.oom);
-			store_row_int(&row, "oom_kill", (int64_t)acct.oom_kill);
-		}
-		if (acct.has_majfault)
-			store_row_int(&row, "pgmajfault", (int64_t)acct.pgmajfault);
-		store_row_real(&row, "sampler_cpu_s", acct.sampler_cpu_s);
-	}
-	if (store_row_update(&rc->st, &row, "id", wp->id) || store_seconds(&w) ||
-	    store_requests(&w, "warmup", &w.warm_total) ||
-	    store_requests(&w, "measured", &w.meas_total) ||
-	    store_stats(&w, "warmup", &w.warm) || store_stats(&w, "measured", &w.meas))
+	if (store_window_update(st, &row) || store_series(w) ||
+	    (w->warm_evals && store_gates(w, "warmup", (const char *const *)spec->warmup.gates,
+					  spec->warmup.ngates, w->warm_res, w->warm_evals)) ||
+	    store_gates(w, "window", (const char *const *)spec->window_gates,
+			spec->nwindow_gates, j->gates, 1))
 		goto rollback;
-	if (have_acct) {
-		size_t i;
-		for (i = 0; i < acct.nsamples; i++) {
-			store_row_init(&row, "acct_samples");
-			store_row_int(&row, "window_id", wp->id);
-			store_row_real(&row, "t_ms", acct.samples[i].t_ms);
-			store_row_real(&row, "anon_bytes", (double)acct.samples[i].anon);
-			store_row_real(&row, "cpu_s", acct.samples[i].cpu_s);
-			if (store_row_insert(&rc->st, &row, NULL))
-				goto rollback;
-		}
-	}
-	if (w.warm_evals)
-		for (g = 0; g < spec->warmup.ngates; g++)
-			if (store_gate(&w, "warmup", spec->warmup.gates[g], &w.warm_res[g], w.warm_evals))
-				goto rollback;
-	for (g = 0; g < spec->nwindow_gates; g++)
-		if (store_gate(&w, "window", spec->window_gates[g], &wres[g], 1))
-			goto rollback;
-	if (w.sut_exited)
-		store_event(&rc->st, rc->run_id, wp->id, "sut_exited",
-			    "%s exited during the window", wp->arm->name);
-	if (store_commit(&rc->st))
+	if (w->sut_exited)
+		store_event(st, w->rc->run_id, w->wp->id, "sut_exited",
+			    "%s exited during the window", w->wp->arm->name);
+	if (store_commit(st))
 		goto rollback;
+	ret = 0;
+	goto out;
+rollback:
+	store_rollback(st);
+out:
+	window_row_release(&row);
+	return ret;
+}
+
+/* After the window is stored: progress, and the arm's restart policy. */
+static void window_done(struct window_ctx *w, const struct window_verdict *v)
+{
+	struct run_ctx *rc = w->rc;
 
 	rc->done++;
-	if (accepted)
+	if (v->status == WINDOW_ACCEPTED)
 		rc->accepted++;
-	else if (verdict.status == WINDOW_FAILED)
+	else if (v->status == WINDOW_FAILED)
 		rc->failed++;
 	else
 		rc->rejected++;
-	runner_progress(rc, accepted ? "accepted" : verdict.reasons);
-	if (w.sut_exited || wp->arm->impl.restart == RESTART_PER_WINDOW)
-		runner_arm_stop(wp->arm);
-	ret = 0;
-	goto out;
+	runner_progress(rc, v->status == WINDOW_ACCEPTED ? "accepted" : v->reasons);
+	if (w->sut_exited || w->arm->impl.restart == RESTART_PER_WINDOW)
+		runner_arm_stop(w->arm);
+}
 
-rollback:
-	store_rollback(&rc->st);
-	rc->fatal = 1;
-	goto out;
-interrupted:
-	mark_state(rc, wp->id, "planned", 0);
-	store_event(&rc->st, rc->run_id, wp->id, "window_interrupted",
-		    "%s: interrupted; resume runs it again", wp->arm->name);
-	ret = 1;
+/*
+ * running -> warm-up -> measure -> judge -> store -> done. An interrupted
+ * window (SIGINT/SIGTERM) stores only an event and goes back to planned;
+ * so does a window whose run stops on an environment error, so no window
+ * is left `running`.
+ */
+int runner_window(struct run_ctx *rc, const struct window_plan *wp)
+{
+	struct window_ctx w;
+	struct window_judgement j;
+	int ret;
+
+	memset(&j, 0, sizeof(j));
+	window_ctx_init(&w, rc, wp);
+	ret = store_window_set_state(&rc->st, wp->id, WINDOW_RUNNING, 1);
+	if (ret)
+		goto out;
+	ret = window_warmup(&w);
+	if (!ret)
+		ret = window_measure(&w);
+	if (!ret) {
+		window_judge(&w, &j);
+		ret = window_store(&w, &j);
+	}
+	if (!ret)
+		window_done(&w, &j.verdict);
+	else if (ret > 0)
+		store_event(&rc->st, rc->run_id, wp->id, "window_interrupted",
+			    "%s: interrupted; resume runs it again", wp->arm->name);
+	if (ret)
+		store_window_set_state(&rc->st, wp->id, WINDOW_PLANNED, 0);
 out:
-	if (have_acct)
-		account_window_release(&acct);
-	free(wres);
-	sbuf_release(&hist);
-	sbuf_release(&svc);
-	sbuf_release(&late);
+	if (ret < 0)
+		rc->fatal = 1;
+	free(j.gates);
 	window_ctx_release(&w);
 	return ret;
 }

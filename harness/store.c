@@ -306,6 +306,275 @@ int store_row_update(struct store *st, const struct store_row *r,
 	return ret;
 }
 
+/* ------------------------------------------------- tables as structs */
+
+#define FIELD(row, off, type) ((type *)((char *)(row) + (off)))
+
+void store_fields_init(const struct store_table *t, void *row)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++) {
+		const struct store_coldef *c = &t->cols[i];
+
+		switch (c->type) {
+		case SC_INT: *FIELD(row, c->off, int) = 0; break;
+		case SC_TRI: *FIELD(row, c->off, int) = -1; break;
+		case SC_I64: *FIELD(row, c->off, int64_t) = 0; break;
+		case SC_I64_OPT:
+			*FIELD(row, c->off, int64_t) = 0;
+			*FIELD(row, c->has, int) = 0;
+			break;
+		case SC_REAL: *FIELD(row, c->off, double) = NAN; break;
+		case SC_TEXT: *FIELD(row, c->off, char *) = NULL; break;
+		case SC_BLOB:
+			FIELD(row, c->off, struct store_blob)->p = NULL;
+			FIELD(row, c->off, struct store_blob)->len = 0;
+			break;
+		case SC_ENUM: *FIELD(row, c->off, int) = -1; break;
+		}
+	}
+}
+
+void store_fields_release(const struct store_table *t, void *row)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++) {
+		const struct store_coldef *c = &t->cols[i];
+
+		if (c->type == SC_TEXT) {
+			free(*FIELD(row, c->off, char *));
+			*FIELD(row, c->off, char *) = NULL;
+		} else if (c->type == SC_BLOB) {
+			free(FIELD(row, c->off, struct store_blob)->p);
+			FIELD(row, c->off, struct store_blob)->p = NULL;
+			FIELD(row, c->off, struct store_blob)->len = 0;
+		}
+	}
+}
+
+static void put_col(struct store_row *r, const struct store_coldef *c, const void *row)
+{
+	const struct store_blob *b;
+	int v;
+
+	switch (c->type) {
+	case SC_INT:
+		store_row_int(r, c->name, *FIELD(row, c->off, const int));
+		break;
+	case SC_TRI:
+		v = *FIELD(row, c->off, const int);
+		if (v < 0)
+			store_row_null(r, c->name);
+		else
+			store_row_int(r, c->name, v);
+		break;
+	case SC_I64:
+		store_row_int(r, c->name, *FIELD(row, c->off, const int64_t));
+		break;
+	case SC_I64_OPT:
+		if (*FIELD(row, c->has, const int))
+			store_row_int(r, c->name, *FIELD(row, c->off, const int64_t));
+		else
+			store_row_null(r, c->name);
+		break;
+	case SC_REAL:
+		store_row_real(r, c->name, *FIELD(row, c->off, const double));
+		break;
+	case SC_TEXT:
+		store_row_text(r, c->name, *FIELD(row, c->off, char *const));
+		break;
+	case SC_BLOB:
+		b = FIELD(row, c->off, const struct store_blob);
+		if (b->p)
+			store_row_blob(r, c->name, b->p, b->len);
+		else
+			store_row_null(r, c->name);
+		break;
+	case SC_ENUM:
+		v = *FIELD(row, c->off, const int);
+		store_row_text(r, c->name, v >= 0 ? c->names[v] : NULL);
+		break;
+	}
+}
+
+void store_row_from(struct store_row *r, const struct store_table *t, unsigned mask,
+		    const void *row)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++)
+		if (!mask || (t->cols[i].flags & mask))
+			put_col(r, &t->cols[i], row);
+}
+
+/* Read column i of s into the field c of row; -1 after error() for a value
+ * the column list cannot hold (an unknown enum name). */
+static int get_col(struct store *st, const struct store_table *t, sqlite3_stmt *s, int i,
+		   const struct store_coldef *c, void *row)
+{
+	int null = sqlite3_column_type(s, i) == SQLITE_NULL;
+	const unsigned char *txt;
+	struct store_blob *b;
+	int k;
+
+	switch (c->type) {
+	case SC_INT: *FIELD(row, c->off, int) = null ? 0 : sqlite3_column_int(s, i); break;
+	case SC_TRI: *FIELD(row, c->off, int) = null ? -1 : sqlite3_column_int(s, i); break;
+	case SC_I64: *FIELD(row, c->off, int64_t) = sqlite3_column_int64(s, i); break;
+	case SC_I64_OPT:
+		*FIELD(row, c->off, int64_t) = sqlite3_column_int64(s, i);
+		if (!null)
+			*FIELD(row, c->has, int) = 1;
+		break;
+	case SC_REAL:
+		*FIELD(row, c->off, double) = null ? NAN : sqlite3_column_double(s, i);
+		break;
+	case SC_TEXT:
+		txt = sqlite3_column_text(s, i);
+		*FIELD(row, c->off, char *) = txt ? xstrdup((const char *)txt) : NULL;
+		break;
+	case SC_BLOB:
+		b = FIELD(row, c->off, struct store_blob);
+		if (null)
+			break;
+		b->len = (size_t)sqlite3_column_bytes(s, i);
+		b->p = xmalloc(b->len + 1);
+		if (b->len)
+			memcpy(b->p, sqlite3_column_blob(s, i), b->len);
+		break;
+	case SC_ENUM:
+		txt = sqlite3_column_text(s, i);
+		*FIELD(row, c->off, int) = -1;
+		if (!txt)
+			break;
+		for (k = 0; c->names[k]; k++)
+			if (!strcmp(c->names[k], (const char *)txt))
+				break;
+		if (!c->names[k])
+			return error("%s: %s.%s: unknown value '%s'", st->path, t->name, c->name, txt);
+		*FIELD(row, c->off, int) = k;
+		break;
+	}
+	return 0;
+}
+
+static int bind_params(struct store *st, sqlite3_stmt *s, const struct store_row *params)
+{
+	if (params && bind_row(s, params))
+		return error("%s: cannot bind values: %s", st->path, sqlite3_errmsg(st->db));
+	return 0;
+}
+
+/* Each selected column's index in s, found by its name. */
+static int map_columns(struct store *st, const struct store_table *t, unsigned skip,
+		       sqlite3_stmt *s, int *idx)
+{
+	int n = sqlite3_column_count(s), j;
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++) {
+		idx[i] = -1;
+		if (t->cols[i].flags & skip)
+			continue;
+		for (j = 0; j < n; j++)
+			if (!strcmp(sqlite3_column_name(s, j), t->cols[i].name))
+				idx[i] = j;
+		if (idx[i] < 0)
+			return error("%s: %s has no column %s", st->path, t->name, t->cols[i].name);
+	}
+	return 0;
+}
+
+int store_select(struct store *st, const struct store_table *t, unsigned skip,
+		 const char *where, const struct store_row *params, const char *order,
+		 void **rows, size_t *n)
+{
+	struct sbuf sql = SBUF_INIT;
+	sqlite3_stmt *s = NULL;
+	int *idx = xcalloc(t->ncols, sizeof(*idx));
+	char *v = NULL;
+	size_t i, nv = 0, av = 0;
+	int rc, ret = -1, first = 1;
+
+	*rows = NULL;
+	*n = 0;
+	sbuf_adds(&sql, "SELECT ");
+	for (i = 0; i < t->ncols; i++)
+		if (!(t->cols[i].flags & skip)) {
+			sbuf_addf(&sql, "%s%s", first ? "" : ", ", t->cols[i].name);
+			first = 0;
+		}
+	sbuf_addf(&sql, " FROM %s", t->name);
+	if (where)
+		sbuf_addf(&sql, " WHERE %s", where);
+	if (order)
+		sbuf_addf(&sql, " ORDER BY %s", order);
+	s = store_prepare(st, sql.buf);
+	if (!s || bind_params(st, s, params) || map_columns(st, t, skip, s, idx))
+		goto out;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		void *row;
+
+		if (nv == av) {
+			av = av ? 2 * av : 16;
+			v = xrealloc(v, av * t->rowsize);
+		}
+		row = v + nv * t->rowsize;
+		memset(row, 0, t->rowsize);
+		store_fields_init(t, row);
+		nv++;
+		for (i = 0; i < t->ncols; i++)
+			if (idx[i] >= 0 && get_col(st, t, s, idx[i], &t->cols[i], row))
+				goto out;
+	}
+	if (rc != SQLITE_DONE) {
+		error("%s: reading %s: %s", st->path, t->name, sqlite3_errmsg(st->db));
+		goto out;
+	}
+	*rows = v;
+	*n = nv;
+	v = NULL;
+	nv = 0;
+	ret = 0;
+out:
+	store_rows_free(t, v, nv);
+	if (s)
+		sqlite3_finalize(s);
+	free(idx);
+	sbuf_release(&sql);
+	return ret;
+}
+
+void store_rows_free(const struct store_table *t, void *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		store_fields_release(t, (char *)rows + i * t->rowsize);
+	free(rows);
+}
+
+int store_run_sql(struct store *st, const char *sql, const struct store_row *params)
+{
+	sqlite3_stmt *s = store_prepare(st, sql);
+	int ret = -1;
+
+	if (!s)
+		return -1;
+	if (bind_params(st, s, params))
+		goto out;
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		error("%s: %s", st->path, sqlite3_errmsg(st->db));
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
 int store_event(struct store *st, const char *run_id, int64_t window_id,
 		const char *kind, const char *fmt, ...)
 {

@@ -79,6 +79,72 @@ int store_row_upsert(struct store *st, const struct store_row *r);
 int store_row_update(struct store *st, const struct store_row *r,
 		     const char *key_col, int64_t key);
 
+/* ------------------------------------------------- tables as structs
+ *
+ * A table's columns, described once (name, type, offset into the C struct
+ * that holds one row), drive both the INSERT/UPDATE and the SELECT, so a
+ * column is written and read under one name. The store modules
+ * (store_window.c, store_run.c) hold these lists; commands never see SQL.
+ */
+enum store_ctype {
+	SC_INT,      /* int; NULL reads 0 */
+	SC_TRI,      /* int; NULL <-> -1 (unknown) */
+	SC_I64,      /* int64_t; NULL reads 0 */
+	SC_I64_OPT,  /* int64_t and an int has-flag at .has: NULL <-> has == 0 */
+	SC_REAL,     /* double; NULL <-> NAN (an infinity is stored as NULL) */
+	SC_TEXT,     /* char *, owned; NULL <-> NULL */
+	SC_BLOB,     /* struct store_blob, owned; NULL <-> p == NULL */
+	SC_ENUM,     /* an enum, int-sized, indexing .names; -1 <-> NULL */
+};
+
+/* A blob column's bytes; a non-NULL p with len 0 is an empty blob. */
+struct store_blob {
+	unsigned char *p;
+	size_t len;
+};
+
+struct store_coldef {
+	const char *name;
+	enum store_ctype type;
+	size_t off;                 /* offsetof the field in the row struct */
+	size_t has;                 /* SC_I64_OPT: offsetof its has-flag */
+	const char *const *names;   /* SC_ENUM: value -> name, NULL-terminated */
+	unsigned flags;             /* the table's own write groups */
+};
+
+struct store_table {
+	const char *name;
+	const struct store_coldef *cols;
+	size_t ncols;
+	size_t rowsize;
+};
+
+/* Set every field of row to its NULL value (NAN, NULL, -1, 0). */
+void store_fields_init(const struct store_table *t, void *row);
+/* Free the text and blob fields of row (and re-init them). */
+void store_fields_release(const struct store_table *t, void *row);
+/* Add row's columns whose flags intersect mask (mask 0: every column) to
+ * r as bound values (borrowed from row until r is used). */
+void store_row_from(struct store_row *r, const struct store_table *t, unsigned mask,
+		    const void *row);
+/*
+ * SELECT the table's columns (all but those with flags & skip)
+ * FROM the table [WHERE where] [ORDER BY order], the where's `?`
+ * parameters bound from params (values in order, each under a distinct
+ * name: store_row merges equal names; NULL: none). *rows
+ * receives a malloc'd array of *n structs of t->rowsize (caller frees
+ * each with store_fields_release, then the array). Columns are found by
+ * name. Any step result but a row or the end is an error() naming the
+ * database file and sqlite's message; nothing is returned then.
+ */
+int store_select(struct store *st, const struct store_table *t, unsigned skip,
+		 const char *where, const struct store_row *params, const char *order,
+		 void **rows, size_t *n);
+/* Free an array from store_select. */
+void store_rows_free(const struct store_table *t, void *rows, size_t n);
+/* Run one statement (UPDATE/DELETE) with bound params; -1 after error(). */
+int store_run_sql(struct store *st, const char *sql, const struct store_row *params);
+
 /* Append an event (window_id < 0: none). */
 int store_event(struct store *st, const char *run_id, int64_t window_id,
 		const char *kind, const char *fmt, ...)

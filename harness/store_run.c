@@ -1,0 +1,221 @@
+/* store_run: the runs, impls and host_facts tables, through column lists. */
+#include "store_run.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define C(st, col, type) { #col, type, offsetof(struct st, col), 0, NULL, 0 }
+
+static const struct store_coldef run_cols[] = {
+	C(run_record, id, SC_TEXT),
+	C(run_record, spec_name, SC_TEXT),
+	C(run_record, spec_path, SC_TEXT),
+	C(run_record, spec_text, SC_BLOB),
+	C(run_record, spec_hash, SC_TEXT),
+	C(run_record, seed, SC_I64),
+	C(run_record, stages, SC_TEXT),
+	C(run_record, created_at, SC_REAL),
+	C(run_record, finished_at, SC_REAL),
+	C(run_record, status, SC_TEXT),
+	C(run_record, failure, SC_TEXT),
+	C(run_record, exploratory, SC_INT),
+	C(run_record, forced, SC_INT),
+	C(run_record, harness_version, SC_TEXT),
+	C(run_record, parent_run, SC_TEXT),
+	C(run_record, sandbox_user, SC_TEXT),
+	C(run_record, spec_repo, SC_TEXT),
+	C(run_record, spec_commit, SC_TEXT),
+	C(run_record, spec_branch, SC_TEXT),
+	C(run_record, spec_dirty, SC_TRI),
+};
+static const struct store_table runs_t = {
+	"runs", run_cols, ARRAY_SIZE(run_cols), sizeof(struct run_record),
+};
+
+static const struct store_coldef impl_cols[] = {
+	C(run_impl, run_id, SC_TEXT),
+	C(run_impl, name, SC_TEXT),
+	C(run_impl, ord, SC_INT),
+	C(run_impl, repo, SC_TEXT),
+	C(run_impl, commit_id, SC_TEXT),
+	C(run_impl, branch, SC_TEXT),
+	C(run_impl, dirty, SC_TRI),
+	C(run_impl, diff_hash, SC_TEXT),
+	C(run_impl, ref_asked, SC_TEXT),
+	C(run_impl, remote_url, SC_TEXT),
+	C(run_impl, src_dir, SC_TEXT),
+	C(run_impl, baseline_of, SC_TEXT),
+	C(run_impl, knee_rps, SC_REAL),
+	C(run_impl, knee_crossed, SC_TRI),
+};
+static const struct store_table impls_t = {
+	"impls", impl_cols, ARRAY_SIZE(impl_cols), sizeof(struct run_impl),
+};
+
+static const struct store_coldef fact_cols[] = {
+	C(host_fact, run_id, SC_TEXT),
+	C(host_fact, key, SC_TEXT),
+	C(host_fact, value, SC_TEXT),
+};
+static const struct store_table facts_t = {
+	"host_facts", fact_cols, ARRAY_SIZE(fact_cols), sizeof(struct host_fact),
+};
+
+const struct store_table *run_table(void)
+{
+	return &runs_t;
+}
+
+const struct store_table *run_impl_table(void)
+{
+	return &impls_t;
+}
+
+void run_record_init(struct run_record *r)
+{
+	memset(r, 0, sizeof(*r));
+	store_fields_init(&runs_t, r);
+}
+
+void run_record_release(struct run_record *r)
+{
+	store_fields_release(&runs_t, r);
+	store_rows_free(&impls_t, r->impls, r->nimpls);
+	store_rows_free(&facts_t, r->host, r->nhost);
+	run_record_init(r);
+}
+
+void run_impl_init(struct run_impl *im)
+{
+	memset(im, 0, sizeof(*im));
+	store_fields_init(&impls_t, im);
+}
+
+void run_impl_release(struct run_impl *im)
+{
+	store_fields_release(&impls_t, im);
+}
+
+int run_record_load(struct store *st, const char *run_id, struct run_record *r)
+{
+	struct store_row p;
+	void *rows = NULL;
+	size_t n = 0;
+	int ret = -1;
+
+	run_record_init(r);
+	store_row_init(&p, NULL);
+	if (run_id)
+		store_row_text(&p, "id", run_id);
+	if (store_select(st, &runs_t, 0, run_id ? "id = ?" : NULL, &p, "rowid LIMIT 1", &rows, &n))
+		goto out;
+	if (!n) {
+		if (run_id)
+			error("%s: no run '%s' in the database", st->path, run_id);
+		else
+			error("%s: database holds no run", st->path);
+		goto out;
+	}
+	*r = *(struct run_record *)rows;
+	free(rows);
+	rows = NULL;
+	store_row_init(&p, NULL);
+	store_row_text(&p, "run_id", r->id);
+	if (store_select(st, &impls_t, 0, "run_id = ?", &p, "ord, name", &rows, &r->nimpls))
+		goto fail;
+	r->impls = rows;
+	if (store_select(st, &facts_t, 0, "run_id = ?", &p, "key", &rows, &r->nhost))
+		goto fail;
+	r->host = rows;
+	return 0;
+fail:
+	run_record_release(r);
+	return -1;
+out:
+	free(rows);
+	return ret;
+}
+
+const struct run_impl *run_record_impl(const struct run_record *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nimpls; i++)
+		if (r->impls[i].name && !strcmp(r->impls[i].name, name))
+			return &r->impls[i];
+	return NULL;
+}
+
+int run_record_spec(const struct run_record *r, const char *db_path, const char **text,
+		    size_t *len)
+{
+	if (!r->spec_text.p || !r->spec_text.len)
+		return error("%s: run %s: the stored spec is empty", db_path, r->id ? r->id : "?");
+	*text = (const char *)r->spec_text.p;
+	*len = r->spec_text.len;
+	return 0;
+}
+
+static int insert(struct store *st, const struct store_table *t, const void *row, int upsert)
+{
+	struct store_row r;
+
+	store_row_init(&r, t->name);
+	store_row_from(&r, t, 0, row);
+	return upsert ? store_row_upsert(st, &r) : store_row_insert(st, &r, NULL);
+}
+
+int store_run_insert(struct store *st, const struct run_record *r)
+{
+	return insert(st, &runs_t, r, 0);
+}
+
+int store_impl_insert(struct store *st, const struct run_impl *im)
+{
+	return insert(st, &impls_t, im, 0);
+}
+
+int store_host_fact_upsert(struct store *st, const struct host_fact *f)
+{
+	return insert(st, &facts_t, f, 1);
+}
+
+int store_impl_set_knee(struct store *st, const char *run_id, const char *name,
+			double knee_rps, int crossed)
+{
+	struct store_row p;
+
+	store_row_init(&p, NULL);
+	store_row_real(&p, "knee_rps", knee_rps);
+	store_row_int(&p, "knee_crossed", crossed);
+	store_row_text(&p, "run_id", run_id);
+	store_row_text(&p, "name", name);
+	return store_run_sql(st, "UPDATE impls SET knee_rps = ?, knee_crossed = ?"
+				 " WHERE run_id = ? AND name = ?", &p);
+}
+
+int store_run_set_status(struct store *st, const char *run_id, const char *status,
+			 const char *failure, double finished_at)
+{
+	struct store_row p;
+
+	store_row_init(&p, NULL);
+	store_row_text(&p, "status", status);
+	store_row_text(&p, "failure", failure);
+	store_row_real(&p, "finished_at", finished_at);
+	store_row_text(&p, "id", run_id);
+	return store_run_sql(st, "UPDATE runs SET status = ?, failure = ?, finished_at = ?"
+				 " WHERE id = ?", &p);
+}
+
+int store_run_set_forced(struct store *st, const char *run_id)
+{
+	struct store_row p;
+
+	store_row_init(&p, NULL);
+	store_row_text(&p, "id", run_id);
+	return store_run_sql(st, "UPDATE runs SET forced = 1 WHERE id = ?", &p);
+}

@@ -1,0 +1,349 @@
+/*
+ * test_store: the read model round trip. A window written through the
+ * runner's writer (store_window_insert + store_window_update, the column
+ * list) reads back through store_windows_load field by field, every column
+ * of the list; NULL columns read back as NAN / NULL / -1 / absent; the
+ * runs and impls rows round-trip through run_record_load; a database with
+ * no run, or a stored spec of zero bytes, is an error, never "no rows".
+ */
+#include "t.h"
+#include "store.h"
+#include "store_run.h"
+#include "store_window.h"
+#include "util.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpl[] = "/tmp/test_store.XXXXXX";
+static char *root;
+
+#define AT(p, off, type) ((type *)((char *)(p) + (off)))
+
+static int open_db(struct store *st, const char *name)
+{
+	struct sbuf p = SBUF_INIT;
+	int ret;
+
+	sbuf_addf(&p, "%s/%s.db", root, name);
+	ret = store_open(st, p.buf, 1);
+	sbuf_release(&p);
+	return ret;
+}
+
+/* Give column i of the list a value no other column has. */
+static void fill(const struct store_table *t, void *row)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++) {
+		const struct store_coldef *c = &t->cols[i];
+		struct sbuf sb = SBUF_INIT;
+
+		switch (c->type) {
+		case SC_INT: case SC_TRI: *AT(row, c->off, int) = (int)i + 1; break;
+		case SC_I64: *AT(row, c->off, int64_t) = 1000000000000LL + (int64_t)i; break;
+		case SC_I64_OPT:
+			*AT(row, c->off, int64_t) = 2000000000000LL + (int64_t)i;
+			*AT(row, c->has, int) = 1;
+			break;
+		case SC_REAL: *AT(row, c->off, double) = (double)i + 0.25; break;
+		case SC_TEXT:
+			sbuf_addf(&sb, "text of %s", c->name);
+			*AT(row, c->off, char *) = sbuf_detach(&sb, NULL);
+			break;
+		case SC_BLOB:
+			sbuf_addf(&sb, "%c%cblob %s", 0, (char)i, c->name);
+			AT(row, c->off, struct store_blob)->p =
+				(unsigned char *)sbuf_detach(&sb, &AT(row, c->off, struct store_blob)->len);
+			break;
+		case SC_ENUM: *AT(row, c->off, int) = 1; break;
+		}
+	}
+}
+
+/* Column c of a and b hold the same value; names the column if not. */
+static int same(const struct store_coldef *c, const void *a, const void *b)
+{
+	const struct store_blob *x, *y;
+	const char *s, *u;
+	double d, e;
+
+	switch (c->type) {
+	case SC_INT: case SC_TRI: case SC_ENUM:
+		return *AT(a, c->off, const int) == *AT(b, c->off, const int);
+	case SC_I64:
+		return *AT(a, c->off, const int64_t) == *AT(b, c->off, const int64_t);
+	case SC_I64_OPT:
+		return *AT(a, c->has, const int) == *AT(b, c->has, const int) &&
+		       *AT(a, c->off, const int64_t) == *AT(b, c->off, const int64_t);
+	case SC_REAL:
+		d = *AT(a, c->off, const double);
+		e = *AT(b, c->off, const double);
+		return d == e || (isnan(d) && isnan(e));
+	case SC_TEXT:
+		s = *AT(a, c->off, char *const);
+		u = *AT(b, c->off, char *const);
+		return (!s && !u) || (s && u && !strcmp(s, u));
+	case SC_BLOB:
+		x = AT(a, c->off, const struct store_blob);
+		y = AT(b, c->off, const struct store_blob);
+		return (!x->p && !y->p) ||
+		       (x->p && y->p && x->len == y->len && !memcmp(x->p, y->p, x->len));
+	}
+	return 0;
+}
+
+static void check_columns(const struct store_table *t, const void *want, const void *got,
+			  const char *skip1, const char *skip2)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++) {
+		if ((skip1 && !strcmp(t->cols[i].name, skip1)) ||
+		    (skip2 && !strcmp(t->cols[i].name, skip2)))
+			continue;
+		if (!same(&t->cols[i], want, got)) {
+			printf("#   %s.%s does not read back as written\n", t->name, t->cols[i].name);
+			t_cur_failed = 1;
+		}
+	}
+}
+
+static void insert_run(struct store *st, const char *id)
+{
+	struct run_record r;
+
+	run_record_init(&r);
+	r.id = xstrdup(id);
+	r.spec_name = xstrdup("n");
+	r.spec_path = xstrdup("s.yaml");
+	r.spec_text.p = (unsigned char *)xstrdup("version: 1\n");
+	r.spec_text.len = 11;
+	r.spec_hash = xstrdup("h");
+	r.stages = xstrdup("ladder");
+	r.created_at = 1;
+	r.status = xstrdup("running");
+	r.harness_version = xstrdup("v");
+	CHECK(store_run_insert(st, &r) == 0);
+	run_record_release(&r);
+}
+
+TEST(window_round_trip_every_column)
+{
+	const struct store_table *t = window_table();
+	struct store st;
+	struct window_row w, back;
+	struct window_rows rows;
+	struct window_query q = { .stage = NULL, .with_hists = 1 };
+
+	CHECK(open_db(&st, "w") == 0);
+	insert_run(&st, "r1");
+	window_row_init(&w);
+	fill(t, &w);
+	free(w.run_id);
+	w.run_id = xstrdup("r1");
+	w.attempts = 0;          /* written by store_window_set_state only */
+	w.state = WINDOW_DONE;
+	w.status = WINDOW_FAILED;
+	CHECK(store_window_insert(&st, &w) == 0);
+	CHECK(w.id > 0);
+	CHECK(store_window_update(&st, &w) == 0);
+	CHECK(store_windows_load(&st, "r1", &q, &rows) == 0);
+	CHECK(rows.n == 1);
+	if (rows.n == 1) {
+		check_columns(t, &w, &rows.v[0], NULL, NULL);
+		CHECK(rows.v[0].status == WINDOW_FAILED);
+		CHECK(rows.v[0].has_throttle && rows.v[0].has_oom && rows.v[0].has_majfault);
+	}
+	window_rows_release(&rows);
+	/* Without histograms: the same but the three blobs. */
+	q.with_hists = 0;
+	CHECK(store_window_load(&st, w.id, 0, &back) == 0);
+	CHECK(back.latency_hist.p == NULL && back.service_hist.p == NULL);
+	CHECK_STR(back.impl, w.impl);
+	NEAR(back.p99_ms, w.p99_ms, 0, "stored as a double");
+	window_row_release(&back);
+	/* attempts: bumped with the state, never by the writer. */
+	CHECK(store_window_set_state(&st, w.id, WINDOW_RUNNING, 1) == 0);
+	CHECK(store_window_load(&st, w.id, 0, &back) == 0);
+	CHECK(back.attempts == 1 && back.state == WINDOW_RUNNING);
+	window_row_release(&back);
+	CHECK(store_windows_unrun(&st, "r1") == 0);
+	CHECK(store_window_load(&st, w.id, 0, &back) == 0);
+	CHECK(back.state == WINDOW_PLANNED);
+	window_row_release(&back);
+	window_row_release(&w);
+	store_close(&st);
+}
+
+TEST(window_nulls_read_as_absent)
+{
+	struct store st;
+	struct window_row w, back;
+
+	CHECK(open_db(&st, "n") == 0);
+	insert_run(&st, "r1");
+	window_row_init(&w);
+	w.run_id = xstrdup("r1");
+	w.stage = xstrdup("soak");
+	w.rung = -1;
+	w.impl = xstrdup("a");
+	w.rate = 100;
+	CHECK(store_window_insert(&st, &w) == 0);
+	CHECK(store_window_load(&st, w.id, 1, &back) == 0);
+	check_columns(window_table(), &w, &back, "id", NULL);
+	CHECK(back.rung == -1);
+	CHECK(back.status == WINDOW_STATUS_NONE && back.state == WINDOW_PLANNED);
+	CHECK(isnan(back.p99_ms) && isnan(back.cpu_s) && isnan(back.started_at));
+	CHECK(back.reasons == NULL && back.acct_backend == NULL && back.latency_hist.p == NULL);
+	CHECK(back.warm == -1 && !back.has_throttle && !back.has_oom && !back.has_mem_peak);
+	window_row_release(&back);
+	window_row_release(&w);
+	CHECK(store_window_load(&st, 9999, 0, &back) == -1);   /* no such window */
+	window_row_release(&back);
+	store_close(&st);
+}
+
+TEST(series_round_trip)
+{
+	struct store st;
+	struct window_row w;
+	struct window_second sec;
+	struct gate_row g;
+	struct window_seconds secs;
+	struct gate_rows gates;
+
+	CHECK(open_db(&st, "s") == 0);
+	insert_run(&st, "r1");
+	window_row_init(&w);
+	w.run_id = xstrdup("r1");
+	w.stage = xstrdup("ladder");
+	w.impl = xstrdup("a");
+	w.rate = 100;
+	CHECK(store_window_insert(&st, &w) == 0);
+	memset(&sec, 0, sizeof(sec));
+	sec.window_id = w.id;
+	sec.phase = "measured";
+	sec.idx = 3;
+	sec.p99_ms = 4.5;
+	sec.p50_ms = NAN;
+	sec.hist.p = (unsigned char *)"\1\2";
+	sec.hist.len = 2;
+	CHECK(store_second_insert(&st, &sec) == 0);
+	memset(&g, 0, sizeof(g));
+	g.window_id = w.id;
+	g.phase = "window";
+	g.gate = "error_rate";
+	g.status = "fail";
+	g.enforced = 1;
+	g.statistic = 0.5;
+	g.threshold = NAN;
+	g.evaluations = 1;
+	CHECK(store_gate_insert(&st, &g) == 0);
+	CHECK(store_seconds_load(&st, "r1", -1, "measured", 1, &secs) == 0);
+	CHECK(secs.n == 1);
+	if (secs.n == 1) {
+		CHECK(secs.v[0].idx == 3 && secs.v[0].window_id == w.id);
+		NEAR(secs.v[0].p99_ms, 4.5, 0, "stored as a double");
+		CHECK(isnan(secs.v[0].p50_ms));
+		CHECK(secs.v[0].hist.len == 2 && secs.v[0].hist.p[1] == 2);
+	}
+	window_seconds_release(&secs);
+	CHECK(store_gates_load(&st, NULL, w.id, &gates) == 0);
+	CHECK(gates.n == 1);
+	if (gates.n == 1) {
+		CHECK_STR(gates.v[0].gate, "error_rate");
+		CHECK(isnan(gates.v[0].threshold) && gates.v[0].evaluations == 1);
+	}
+	gate_rows_release(&gates);
+	window_row_release(&w);
+	store_close(&st);
+}
+
+TEST(run_record_round_trip)
+{
+	struct store st;
+	struct run_record r, back;
+	struct run_impl im;
+	struct host_fact f = { "r9", "kernel", "6.1" };
+	const char *text;
+	size_t len;
+
+	CHECK(open_db(&st, "r") == 0);
+	CHECK(run_record_load(&st, NULL, &back) == -1);   /* database holds no run */
+	run_record_release(&back);
+	run_record_init(&r);
+	fill(run_table(), &r);
+	free(r.id);
+	r.id = xstrdup("r9");
+	CHECK(store_run_insert(&st, &r) == 0);
+	run_impl_init(&im);
+	fill(run_impl_table(), &im);
+	free(im.run_id);
+	im.run_id = xstrdup("r9");
+	CHECK(store_impl_insert(&st, &im) == 0);
+	CHECK(store_host_fact_upsert(&st, &f) == 0);
+	CHECK(run_record_load(&st, NULL, &back) == 0);
+	check_columns(run_table(), &r, &back, NULL, NULL);
+	CHECK(back.nimpls == 1 && back.nhost == 1);
+	if (back.nimpls == 1)
+		check_columns(run_impl_table(), &im, &back.impls[0], NULL, NULL);
+	if (back.nhost == 1)
+		CHECK_STR(back.host[0].value, "6.1");
+	CHECK(run_record_impl(&back, im.name) == &back.impls[0]);
+	CHECK(run_record_spec(&back, "x", &text, &len) == 0 && len == r.spec_text.len);
+	run_record_release(&back);
+	CHECK(run_record_load(&st, "nope", &back) == -1);
+	run_record_release(&back);
+	/* A zero-length stored spec is an error, never handed to a parser. */
+	free(r.spec_text.p);
+	r.spec_text.p = xmalloc(1);
+	r.spec_text.len = 0;
+	CHECK(run_record_spec(&r, "x", &text, &len) == -1);
+	CHECK(store_impl_set_knee(&st, "r9", im.name, 123.5, 1) == 0);
+	CHECK(run_record_load(&st, "r9", &back) == 0);
+	if (back.nimpls == 1)
+		CHECK(back.impls[0].knee_rps == 123.5 && back.impls[0].knee_crossed == 1);
+	run_record_release(&back);
+	run_impl_release(&im);
+	run_record_release(&r);
+	store_close(&st);
+}
+
+TEST(status_names)
+{
+	enum window_status s;
+
+	CHECK(window_status_parse("failed", &s) == 0 && s == WINDOW_FAILED);
+	CHECK(window_status_parse("accepted", &s) == 0 && s == WINDOW_ACCEPTED);
+	CHECK(window_status_parse("rejected", &s) == 0 && s == WINDOW_REJECTED);
+	CHECK(window_status_parse(NULL, &s) == -1);
+	CHECK(window_status_parse("maybe", &s) == -1);
+	CHECK_STR(window_status_name(WINDOW_FAILED), "failed");
+	CHECK_STR(window_status_name(WINDOW_STATUS_NONE), "");
+}
+
+int main(void)
+{
+	root = mkdtemp(tmpl);
+	if (!root)
+		return 1;
+	RUN(window_round_trip_every_column);
+	RUN(window_nulls_read_as_absent);
+	RUN(series_round_trip);
+	RUN(run_record_round_trip);
+	RUN(status_names);
+	{
+		char *argv[] = { "rm", "-rf", root, NULL };
+		pid_t pid = fork();
+		if (pid == 0) {
+			execvp("rm", argv);
+			_exit(127);
+		}
+		waitpid(pid, NULL, 0);
+	}
+	return t_done();
+}
