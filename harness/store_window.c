@@ -107,6 +107,7 @@ void window_row_init(struct window_row *w)
 {
 	memset(w, 0, sizeof(*w));
 	store_fields_init(&windows_t, w);
+	w->state = WINDOW_PLANNED;   /* NOT NULL */
 }
 
 void window_row_release(struct window_row *w)
