@@ -50,7 +50,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "spec.h"
+
+/* The spec's accounting.backend. */
+enum acct_backend { ACCT_AUTO, ACCT_CGROUP2, ACCT_CGROUP1, ACCT_PROCFS };
 
 struct rusage;
 

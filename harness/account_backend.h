@@ -1,5 +1,5 @@
 /*
- * account_backend: what account.c shares with its three backends
+ * account_backend: what account_base.c gives the three backends
  * (account_cgroup2.c, account_cgroup1.c, account_procfs.c). Not for other
  * modules: they use account.h.
  */

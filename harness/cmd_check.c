@@ -132,7 +132,7 @@ static void print_text(const struct spec *s, const struct plan *p)
 	       s->workload.backlog_max, s->workload.timeout_ms, s->workload.threads,
 	       s->workload.threads == 1 ? "" : "s", transport_names[s->workload.transport]);
 	for (i = 0; i < s->workload.nrequests; i++) {
-		const struct spec_request *r = &s->workload.requests[i];
+		const struct load_request *r = &s->workload.requests[i];
 		printf("  %-12s %5.1f%%  %s %s%s\n", r->name, 100 * r->weight / wsum, r->method,
 		       r->path, r->body_file ? "  (body_file)" : r->body ? "  (body)" : "");
 	}

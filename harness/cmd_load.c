@@ -86,7 +86,7 @@ struct opts {
 	double rate, duration;
 	long connections, threads, timeout_ms, backlog_max, seed, batch_us;
 	int json, build;
-	struct spec_kv *headers;
+	struct kv *headers;
 	size_t nheaders, aheaders;
 };
 
@@ -179,7 +179,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->method = v;
 		} else if (!strcmp(a, "--header")) {
 			const char *colon = strchr(v, ':');
-			struct spec_kv *kv;
+			struct kv *kv;
 
 			if (!colon || colon == v || strpbrk(v, "\r\n"))
 				return bad("--header: want 'Name: value', got '%s'%s", v, "");
@@ -429,7 +429,7 @@ int cmd_load(int argc, char **argv)
 	struct opts o;
 	struct load_config cfg;
 	struct load_result res;
-	struct spec_request req;
+	struct load_request req;
 	struct load_url u;
 	struct progress prog;
 	struct sbuf body = SBUF_INIT;

@@ -40,7 +40,7 @@
 #include <stdint.h>
 
 #include "hist.h"
-#include "spec.h"
+#include "load_request.h"
 
 enum load_error_kind {
 	LERR_CONNECT,   /* connection refused / unreachable / connect timeout */
@@ -91,7 +91,7 @@ void load_stats_merge(struct load_stats *dst, const struct load_stats *src);
 
 struct load_config {
 	const char *url;            /* base, e.g. "http://127.0.0.1:8080"; request paths appended */
-	const struct spec_request *requests;
+	const struct load_request *requests;
 	size_t nrequests;
 	double rate;                /* requests per second, > 0 */
 	double duration_s;          /* > 0 */

@@ -209,7 +209,7 @@ static void harvest(struct load_thread *th, uint64_t woke)
 
 static void configure(struct load_thread *th, struct cxfer *x, uint32_t req)
 {
-	const struct spec_request *r = &th->sh->cfg->requests[req];
+	const struct load_request *r = &th->sh->cfg->requests[req];
 	const char *method = r->method && *r->method ? r->method : "GET";
 	struct ccurl *cc = th->tr;
 	CURL *e = x->easy;
@@ -253,7 +253,7 @@ static int curl_init_thread(struct load_thread *th)
 	curl_multi_setopt(cc->multi, CURLMOPT_MAXCONNECTS, (long)th->conns);
 	cc->hdrs = xcalloc(cfg->nrequests, sizeof(*cc->hdrs));
 	for (r = 0; r < cfg->nrequests; r++) {
-		const struct spec_request *rq = &cfg->requests[r];
+		const struct load_request *rq = &cfg->requests[r];
 		struct sbuf sb = SBUF_INIT;
 
 		/* No "Expect: 100-continue" round trip for bodies. */

@@ -1,6 +1,7 @@
 /*
  * load_internal: what the load engine's files share (load.c: schedule,
- * threads, per-second merging; load_req.c: URL, request bytes, mix;
+ * threads, per-second merging; load_record.c: counting and recording,
+ * beneath the others; load_req.c: URL, request bytes, mix;
  * load_native.c and load_curl.c: the two transports). Not for other modules.
  *
  * Threading: struct load_shared is written before the worker threads start
@@ -149,6 +150,9 @@ void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
 		  uint64_t sent, uint64_t now, int status);
 void load_on_error(struct load_thread *th, uint32_t req, enum load_error_kind k,
 		   uint64_t now);
+
+/* CPU time of the calling thread, seconds. */
+double load_thread_cpu_s(void);
 
 /* epoll_pwait2 until deadline (absolute ns); returns its result. */
 struct epoll_event;

@@ -120,7 +120,7 @@ int load_url_parse(const char *url, struct load_url *u, const char **why)
 
 /* ------------------------------------------------------ request bytes */
 
-static int has_header(const struct spec_request *r, const char *name)
+static int has_header(const struct load_request *r, const char *name)
 {
 	size_t i;
 
@@ -149,7 +149,7 @@ static void full_path(struct sbuf *sb, const struct load_url *u, const char *pat
 }
 
 static void build_wire(struct load_wire *w, const struct load_url *u,
-		       const struct spec_request *r)
+		       const struct load_request *r)
 {
 	struct sbuf sb = SBUF_INIT;
 	const char *method = r->method && *r->method ? r->method : "GET";
@@ -189,7 +189,7 @@ int load_shared_prepare(struct load_shared *sh)
 	sh->wire = xcalloc(cfg->nrequests, sizeof(*sh->wire));
 	sh->cum_weight = xcalloc(cfg->nrequests, sizeof(*sh->cum_weight));
 	for (i = 0; i < cfg->nrequests; i++) {
-		const struct spec_request *r = &cfg->requests[i];
+		const struct load_request *r = &cfg->requests[i];
 
 		if (r->method && strpbrk(r->method, " \r\n"))
 			return error("load: request %s: bad method '%s'",

@@ -28,27 +28,6 @@
 #include "sut.h"
 #include "util.h"
 
-volatile sig_atomic_t runner_stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	runner_stop = 1;
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-}
-
 int runner_parse_stages(const char *s, unsigned *out)
 {
 	char *copy = xstrdup(s), *tok, *save = NULL;
@@ -77,28 +56,6 @@ static const char *stages_text(unsigned st, char *buf, size_t n)
 		 (st & STAGE_CONFIRM) && (st & STAGE_SOAK) ? "," : "",
 		 st & STAGE_SOAK ? "soak" : "");
 	return buf;
-}
-
-/* ------------------------------------------------------------ progress */
-
-void runner_progress(struct run_ctx *rc, const char *what)
-{
-	double el = now_wall() - rc->started;
-	double per = rc->done ? el / (double)rc->done : 0;
-	double eta = rc->planned > rc->done ? per * (double)(rc->planned - rc->done) : 0;
-	char p99[32] = "-";
-
-	if (!isnan(rc->last_p99_ms) && rc->last_p99_ms > 0)
-		snprintf(p99, sizeof(p99), "%.2f ms", rc->last_p99_ms);
-	if (stderr_is_tty())
-		fprintf(stderr, "\r\033[K%s rung %d  window %zu/%zu (max)  ETA %.0f min  last p99 %s"
-				"  accepted %zu failed %zu rejected %zu  %s",
-			rc->cur_stage ? rc->cur_stage : "", rc->cur_rung, rc->done + 1,
-			rc->planned, eta / 60, p99, rc->accepted, rc->failed, rc->rejected, what);
-	else if (strcmp(what, "warm-up") && strcmp(what, "measuring"))
-		fprintf(stderr, "harness: %s rung %d window %zu/%zu: %s (p99 %s; accepted %zu, failed %zu, rejected %zu)\n",
-			rc->cur_stage ? rc->cur_stage : "", rc->cur_rung, rc->done, rc->planned,
-			what, p99, rc->accepted, rc->failed, rc->rejected);
 }
 
 /* Worst-case window count of the requested stages (for progress/ETA). */
@@ -408,7 +365,7 @@ int runner_run(const struct run_opts *o)
 
 	memset(&rc, 0, sizeof(rc));
 	memset(&spec_repo, 0, sizeof(spec_repo));
-	install_signals();
+	runner_install_signals();
 	if (o->spec_text)
 		rc.spec = spec_parse(o->spec_text, o->spec_len, o->spec_path, o->spec_base_dir);
 	else
@@ -617,7 +574,7 @@ int runner_resume(const char *run_dir, int force)
 
 	memset(&rc, 0, sizeof(rc));
 	run_record_init(&rec);
-	install_signals();
+	runner_install_signals();
 	rc.dir = xstrdup(run_dir);
 	sbuf_addf(&p, "%s/logs", run_dir);
 	rc.logs_dir = xstrdup(p.buf);

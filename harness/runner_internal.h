@@ -58,8 +58,13 @@ struct run_ctx {
 	int fatal;
 };
 
+/* runner_progress.c */
 /* Set by SIGINT/SIGTERM; the load engine polls it every tick. */
 extern volatile sig_atomic_t runner_stop;
+/* Catch SIGINT and SIGTERM (they set runner_stop), ignore SIGPIPE. */
+void runner_install_signals(void);
+/* Progress line on stderr (redrawn on a terminal, plain otherwise). */
+void runner_progress(struct run_ctx *rc, const char *what);
 
 /* runner_stages.c: plan and run every requested stage. Returns an exit
  * code: 0, 1 (a stage measured nothing usable / interrupted), 3 (env). */
@@ -93,8 +98,5 @@ void runner_arm_stop(struct arm *a);
 void runner_stop_all(struct run_ctx *rc);
 /* Build every arm once (logs/build-<arm>.log). -1 after one error line. */
 int runner_build_all(struct run_ctx *rc);
-
-/* Progress line on stderr (redrawn on a terminal, plain otherwise). */
-void runner_progress(struct run_ctx *rc, const char *what);
 
 #endif

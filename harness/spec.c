@@ -1,7 +1,8 @@
 /*
- * spec: the public API of spec.h: load/parse (spec_yaml.c builds the node
- * tree, spec_validate.c fills struct spec), the hash that freezes a spec,
- * lookups, the ladder's rungs and {port} substitution.
+ * spec: the module's entry: load/parse (spec_yaml.c builds the node tree,
+ * spec_validate.c fills struct spec), the hash that freezes a spec, and
+ * spec_free. Beneath: spec_lookup.c (questions asked of a parsed spec) and
+ * spec_diag.c (diagnostics).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,72 +18,6 @@
 #include "spec_internal.h"
 #include "util.h"
 
-/* ----------------------------------------------------------- diagnostics */
-
-void spec_diag_add(struct spec_diags *d, int line, int col, const char *path,
-		   const char *fmt, ...)
-{
-	struct sbuf sb = SBUF_INIT;
-	va_list ap;
-
-	if (d->n >= SPEC_MAX_DIAGS) {
-		d->more++;
-		return;
-	}
-	sbuf_addf(&sb, "%s: ", path && *path ? path : "spec");
-	va_start(ap, fmt);
-	sbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	XGROW(d->v, d->alloc, d->n + 1);
-	d->v[d->n].line = line;
-	d->v[d->n].col = col;
-	d->v[d->n].msg = sbuf_detach(&sb, NULL);
-	d->n++;
-}
-
-static int diag_cmp(const void *a, const void *b)
-{
-	const struct spec_diag *x = a, *y = b;
-
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	if (x->col != y->col)
-		return x->col < y->col ? -1 : 1;
-	/* msg holds the index of discovery here (see spec_diags_format) */
-	return (uintptr_t)x->msg < (uintptr_t)y->msg ? -1 : (uintptr_t)x->msg > (uintptr_t)y->msg;
-}
-
-void spec_diags_format(struct spec_diags *d, const char *file, struct sbuf *sb)
-{
-	struct spec_diag *tmp;
-	size_t i, j;
-
-	/* stable sort by position: qsort is not stable, so sort an index */
-	tmp = xmalloc((d->n + 1) * sizeof(*tmp));
-	for (i = 0; i < d->n; i++) {
-		tmp[i] = d->v[i];
-		tmp[i].msg = (char *)(uintptr_t)i; /* order of discovery breaks ties */
-	}
-	qsort(tmp, d->n, sizeof(*tmp), diag_cmp);
-	for (i = 0; i < d->n; i++) {
-		j = (size_t)(uintptr_t)tmp[i].msg;
-		sbuf_addf(sb, "%s:%d:%d: %s\n", file, d->v[j].line, d->v[j].col, d->v[j].msg);
-	}
-	if (d->more)
-		sbuf_addf(sb, "%s: %zu more errors not shown\n", file, d->more);
-	free(tmp);
-}
-
-void spec_diags_release(struct spec_diags *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		free(d->v[i].msg);
-	free(d->v);
-	memset(d, 0, sizeof(*d));
-}
-
 /* ------------------------------------------------------------- freeing */
 
 static void free_argv(char **v)
@@ -94,7 +29,7 @@ static void free_argv(char **v)
 	free(v);
 }
 
-static void free_kv(struct spec_kv *kv, size_t n)
+static void free_kv(struct kv *kv, size_t n)
 {
 	size_t i;
 
@@ -129,7 +64,7 @@ void spec_free(struct spec *s)
 	}
 	free(s->impls);
 	for (i = 0; i < s->workload.nrequests; i++) {
-		struct spec_request *r = &s->workload.requests[i];
+		struct load_request *r = &s->workload.requests[i];
 		free(r->name);
 		free(r->method);
 		free(r->path);
@@ -174,7 +109,7 @@ static void spec_hash(struct spec *s)
 	sha256_init(&c);
 	sha256_update(&c, s->text, s->text_len);
 	for (i = 0; i < s->workload.nrequests; i++) {
-		const struct spec_request *r = &s->workload.requests[i];
+		const struct load_request *r = &s->workload.requests[i];
 		if (r->body_file && r->body)
 			sha256_update(&c, r->body, r->body_len);
 	}
@@ -330,94 +265,4 @@ out:
 struct spec *spec_load(const char *path)
 {
 	return spec_load_diag(path, NULL);
-}
-
-/* -------------------------------------------------------------- lookups */
-
-const struct spec_impl *spec_impl_find(const struct spec *s, const char *name)
-{
-	size_t i;
-
-	for (i = 0; s && name && i < s->nimpls; i++)
-		if (!strcmp(s->impls[i].name, name))
-			return &s->impls[i];
-	return NULL;
-}
-
-const struct spec_gate *spec_gate_find(const struct spec *s, const char *gate)
-{
-	size_t i;
-
-	for (i = 0; s && gate && i < s->ngates; i++)
-		if (!strcmp(s->gates[i].name, gate))
-			return &s->gates[i];
-	return NULL;
-}
-
-const struct spec_value *spec_gate_value(const struct spec_gate *g, const char *key)
-{
-	size_t i;
-
-	for (i = 0; g && key && i < g->nvalues; i++)
-		if (!strcmp(g->values[i].key, key))
-			return &g->values[i];
-	return NULL;
-}
-
-double spec_gate_num(const struct spec_gate *g, const char *key, double def)
-{
-	const struct spec_value *v = spec_gate_value(g, key);
-
-	return v && (v->type == SPEC_NUM || v->type == SPEC_BOOL) ? v->num : def;
-}
-
-const char *spec_gate_str(const struct spec_gate *g, const char *key)
-{
-	const struct spec_value *v = spec_gate_value(g, key);
-
-	return v && v->type == SPEC_STR ? v->str : NULL;
-}
-
-/* ---------------------------------------------------------------- rungs */
-
-size_t spec_ladder_rungs(const struct spec *s, double **rates)
-{
-	const struct spec_ladder *l = &s->ladder;
-	double *r = NULL, x;
-	size_t n = 0, alloc = 0;
-
-	*rates = NULL;
-	if (!(l->start_rps > 0) || !(l->step > 1) || !(l->max_rps >= l->start_rps))
-		return 0;
-	/* the exact product start * step^k, compared with a tiny relative
-	 * epsilon so that max_rps = start * step^k itself is a rung */
-	for (;;) {
-		x = l->start_rps * pow(l->step, (double)n);
-		if (x > l->max_rps * (1 + 1e-9) || n >= 1000)
-			break;
-		XGROW(r, alloc, n + 1);
-		r[n++] = x;
-	}
-	*rates = r;
-	return n;
-}
-
-/* ---------------------------------------------------------------- {port} */
-
-char *spec_subst_port(const char *tmpl, int port)
-{
-	struct sbuf sb = SBUF_INIT;
-	const char *p = tmpl, *q;
-
-	if (!tmpl)
-		return NULL;
-	if (port <= 0)
-		return xstrdup(tmpl);
-	while ((q = strstr(p, "{port}"))) {
-		sbuf_add(&sb, p, (size_t)(q - p));
-		sbuf_addf(&sb, "%d", port);
-		p = q + 6;
-	}
-	sbuf_adds(&sb, p);
-	return sbuf_detach(&sb, NULL);
 }

@@ -19,16 +19,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum restart_policy { RESTART_PER_WINDOW, RESTART_PER_BLOCK, RESTART_NEVER };
-enum arrival { ARRIVAL_CONSTANT, ARRIVAL_POISSON };
-enum transport { TRANSPORT_AUTO, TRANSPORT_NATIVE, TRANSPORT_CURL };
-enum acct_backend { ACCT_AUTO, ACCT_CGROUP2, ACCT_CGROUP1, ACCT_PROCFS };
+/* The mechanisms' own types: enum acct_backend (account.h); enum arrival,
+ * enum transport and struct load_request, a workload request
+ * (load_request.h); struct kv, a string pair (util.h). */
+#include "account.h"
+#include "load_request.h"
+#include "util.h"
 
-/* A string -> string pair (env, headers). */
-struct spec_kv {
-	char *key;
-	char *value;
-};
+enum restart_policy { RESTART_PER_WINDOW, RESTART_PER_BLOCK, RESTART_NEVER };
 
 /* A declared runtime-stats signal: name -> RFC 6901 JSON pointer. */
 struct spec_signal {
@@ -41,7 +39,7 @@ struct spec_impl {
 	char *repo;          /* absolute path of its git work tree */
 	char **build;        /* NULL-terminated argv, or NULL when none */
 	char **start;        /* NULL-terminated argv; may contain "{port}" */
-	struct spec_kv *env; /* added on top of the minimal environment */
+	struct kv *env; /* added on top of the minimal environment */
 	size_t nenv;
 	char *health_url;    /* may contain "{port}" */
 	double health_timeout_s;        /* default 30 */
@@ -57,18 +55,6 @@ struct spec_impl {
 	int line, col;       /* where it was declared, for messages */
 };
 
-struct spec_request {
-	char *name;
-	double weight;       /* > 0 */
-	char *method;        /* default GET */
-	char *path;          /* starts with '/' */
-	struct spec_kv *headers;
-	size_t nheaders;
-	char *body;          /* bytes (body, or body_file's contents), or NULL */
-	size_t body_len;
-	char *body_file;     /* absolute path when the body came from a file */
-};
-
 struct spec_workload {
 	enum arrival arrival;           /* default constant */
 	int connections;                /* default 64, 1..100000 */
@@ -77,7 +63,7 @@ struct spec_workload {
 	int threads;                    /* generator threads, default 1 */
 	char *cpus;                     /* generator pinning or NULL */
 	enum transport transport;       /* default auto (native for http://) */
-	struct spec_request *requests;
+	struct load_request *requests;
 	size_t nrequests;
 };
 
@@ -118,7 +104,7 @@ struct spec_value {
 	enum spec_value_type type;
 	double num;                     /* SPEC_NUM, SPEC_BOOL (0/1) */
 	char *str;                      /* SPEC_STR */
-	struct spec_kv *map;            /* SPEC_MAP: key -> number as text */
+	struct kv *map;            /* SPEC_MAP: key -> number as text */
 	size_t nmap;
 };
 

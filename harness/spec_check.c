@@ -215,7 +215,7 @@ static void check_requests(struct vctx *v)
 	char p[96];
 
 	for (i = 0; i < w->nrequests; i++) {
-		struct spec_request *r = &w->requests[i];
+		struct load_request *r = &w->requests[i];
 
 		for (j = 0; j < i && r->name; j++) {
 			if (w->requests[j].name && !strcmp(w->requests[j].name, r->name)) {

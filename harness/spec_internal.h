@@ -89,7 +89,7 @@ enum ftype {
 	FT_ENUM,     /* one of enums[], stored as int index */
 	FT_ENUMSET,  /* a list of enums[], stored as unsigned bit set (1 << i) */
 	FT_ARGV,     /* a non-empty list of scalars -> NULL-terminated char ** */
-	FT_KV,       /* a map string -> scalar -> struct spec_kv[] + count */
+	FT_KV,       /* a map string -> scalar -> struct kv[] + count */
 	FT_SIGNALS,  /* a map name -> JSON pointer -> struct spec_signal[] */
 	FT_OBJ,      /* a nested map described by sub[] */
 	FT_LIST,     /* a list of maps described by sub[] */

@@ -74,19 +74,19 @@ static const struct field impl_fields[] = {
 /* -------------------------------------------------------------- workload */
 
 static const struct field request_fields[] = {
-	{ "name", FT_STR, F_REQ | F_IDENT, O(struct spec_request, name), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	{ "name", FT_STR, F_REQ | F_IDENT, O(struct load_request, name), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "unique name of the request (letters, digits, _ . -)" },
-	{ "weight", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_request, weight), 0, 0, 1e9, 1, NULL, NULL, NULL, 0, 0, 0,
+	{ "weight", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct load_request, weight), 0, 0, 1e9, 1, NULL, NULL, NULL, 0, 0, 0,
 	  "relative share of the mix" },
-	{ "method", FT_STR, F_DEF | F_TOKEN, O(struct spec_request, method), 0, 0, 0, 0, "GET", NULL, NULL, 0, 0, 0,
+	{ "method", FT_STR, F_DEF | F_TOKEN, O(struct load_request, method), 0, 0, 0, 0, "GET", NULL, NULL, 0, 0, 0,
 	  "HTTP method" },
-	{ "path", FT_STR, F_REQ | F_PATH, O(struct spec_request, path), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	{ "path", FT_STR, F_REQ | F_PATH, O(struct load_request, path), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "request target, starting with /" },
-	{ "headers", FT_KV, F_HDRNAME, O(struct spec_request, headers), O(struct spec_request, nheaders), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	{ "headers", FT_KV, F_HDRNAME, O(struct load_request, headers), O(struct load_request, nheaders), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "header name -> value" },
-	{ "body", FT_SCALAR, 0, O(struct spec_request, body), O(struct spec_request, body_len), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	{ "body", FT_SCALAR, 0, O(struct load_request, body), O(struct load_request, body_len), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "request body (exclusive with body_file)" },
-	{ "body_file", FT_STR, 0, O(struct spec_request, body_file), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	{ "body_file", FT_STR, 0, O(struct load_request, body_file), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "file holding the body, relative to the spec's directory; must exist; its bytes are hashed" },
 	FIELD_END
 };
@@ -107,7 +107,7 @@ static const struct field workload_fields[] = {
 	{ "transport", FT_ENUM, F_DEF, O(struct spec_workload, transport), 0, 0, 0, TRANSPORT_AUTO, NULL, transport_names, NULL, 0, 0, 0,
 	  "load engine: native (epoll + http-parser, HTTP/1.1), curl (libcurl multi), auto (native for http://)" },
 	{ "requests", FT_LIST, F_REQ, O(struct spec_workload, requests), O(struct spec_workload, nrequests), 0, 0, 0, NULL, NULL, request_fields,
-	  sizeof(struct spec_request), 1, 0, "the weighted request mix" },
+	  sizeof(struct load_request), 1, 0, "the weighted request mix" },
 	FIELD_END
 };
 

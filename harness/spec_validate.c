@@ -67,7 +67,7 @@ static void read_argv(struct vctx *v, const struct field *f, void *base,
 static void read_kv(struct vctx *v, const struct field *f, void *base,
 		    const struct ynode *n, const char *path)
 {
-	struct spec_kv *kv;
+	struct kv *kv;
 	size_t i, k = 0;
 
 	if (ynode_is_null(n))
@@ -98,7 +98,7 @@ static void read_kv(struct vctx *v, const struct field *f, void *base,
 		}
 		free(p);
 	}
-	*AT(base, f->off, struct spec_kv *) = kv;
+	*AT(base, f->off, struct kv *) = kv;
 	*AT(base, f->off2, size_t) = k;
 }
 

@@ -23,6 +23,12 @@ enum exit_code {
 	EXIT_ENV = 3,      /* environment error (cgroups, port, build) */
 };
 
+/* A string -> string pair (env, headers). */
+struct kv {
+	char *key;
+	char *value;
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 void *xmalloc(size_t n);

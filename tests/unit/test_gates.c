@@ -231,7 +231,7 @@ TEST(pools_warm)
 
 TEST(min_calls)
 {
-	struct spec_kv m[2] = { { "echo", "100" }, { "health", "10" } };
+	struct kv m[2] = { { "echo", "100" }, { "health", "10" } };
 	const char *keys[2] = { "echo", "health" };
 	double v[2] = { 150, 10 };
 	struct gate_counters c = { "calls", 1, 2, keys, v };

@@ -46,8 +46,8 @@ TEST(url_parse)
 	CHECK(load_url_parse("http://h/a b", &u, &why) == -1);
 }
 
-static struct spec_kv hdr = { (char *)"X-Test", (char *)"1" };
-static struct spec_request reqs[] = {
+static struct kv hdr = { (char *)"X-Test", (char *)"1" };
+static struct load_request reqs[] = {
 	{ .name = (char *)"chunked", .weight = 1, .method = (char *)"GET", .path = (char *)"/chunked" },
 	{ .name = (char *)"close", .weight = 1, .method = (char *)"GET", .path = (char *)"/close" },
 	{ .name = (char *)"head", .weight = 1, .method = (char *)"HEAD", .path = (char *)"/head" },
@@ -82,7 +82,7 @@ TEST(wire_bytes)
 
 TEST(weighted_mix)
 {
-	struct spec_request r[3] = {
+	struct load_request r[3] = {
 		{ .name = (char *)"a", .weight = 70 },
 		{ .name = (char *)"b", .weight = 0 },
 		{ .name = (char *)"c", .weight = 30 },
@@ -285,7 +285,7 @@ static int count_second(void *ctx, unsigned index, const struct load_stats *s)
 
 TEST(per_second_callbacks)
 {
-	struct spec_request r = { .name = (char *)"c", .weight = 1, .path = (char *)"/chunked" };
+	struct load_request r = { .name = (char *)"c", .weight = 1, .path = (char *)"/chunked" };
 	struct seconds_seen ss = { 0, 0 };
 	struct load_config cfg;
 	struct load_result res;
@@ -320,7 +320,7 @@ TEST(per_second_callbacks)
  * arrives: that request is re-sent once on a new connection. No errors. */
 static void run_oneshot(enum transport tr)
 {
-	struct spec_request r = { .name = (char *)"o", .weight = 1, .path = (char *)"/oneshot" };
+	struct load_request r = { .name = (char *)"o", .weight = 1, .path = (char *)"/oneshot" };
 	struct load_config cfg;
 	struct load_result res;
 	char url[64];
@@ -360,7 +360,7 @@ TEST(curl_server_closes_kept_alive)
 
 TEST(setup_errors)
 {
-	struct spec_request r = { .name = (char *)"x", .weight = 1 };
+	struct load_request r = { .name = (char *)"x", .weight = 1 };
 	struct load_config cfg;
 	struct load_result res;
 

@@ -133,7 +133,7 @@ TEST(every_key_read)
 {
 	struct spec *s = spec_load(VALID "full.yaml");
 	const struct spec_impl *go;
-	const struct spec_request *r;
+	const struct load_request *r;
 	const struct spec_gate *g;
 	const struct spec_value *v;
 

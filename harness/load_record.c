@@ -1,0 +1,226 @@
+/*
+ * load_record: what the engine's files share, beneath them: counting
+ * (load_counts, load_stats) and the hot path that records a request's
+ * fate into its thread's current second (load_on_sent, load_on_done,
+ * load_on_error, load_tick), called by both transports and by the worker
+ * loop in load.c. Declared in load.h and load_internal.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "load_internal.h"
+#include "util.h"
+
+/* ---------------------------------------------------------------- stats */
+
+static const char *const error_names[LERR_KINDS] = {
+	[LERR_CONNECT] = "connect",
+	[LERR_RESET] = "reset",
+	[LERR_TIMEOUT] = "timeout",
+	[LERR_PARSE] = "parse",
+	[LERR_OTHER] = "other",
+};
+
+const char *load_error_name(enum load_error_kind k)
+{
+	return (unsigned)k < LERR_KINDS ? error_names[k] : "?";
+}
+
+uint64_t load_counts_errors(const struct load_counts *c)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = 0; k < LERR_KINDS; k++)
+		n += c->errors[k];
+	return n;
+}
+
+void load_counts_add(struct load_counts *d, const struct load_counts *s)
+{
+	int k;
+
+	d->sent += s->sent;
+	d->completed += s->completed;
+	for (k = 0; k < 4; k++)
+		d->status[k] += s->status[k];
+	d->status_other += s->status_other;
+	for (k = 0; k < LERR_KINDS; k++)
+		d->errors[k] += s->errors[k];
+	d->dropped += s->dropped;
+	d->due += s->due;
+}
+
+void load_stats_init(struct load_stats *s, size_t nreq)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->nreq = nreq;
+	s->req_counts = xcalloc(nreq ? nreq : 1, sizeof(*s->req_counts));
+	s->req_latency = xcalloc(nreq ? nreq : 1, sizeof(*s->req_latency));
+	hist_init(&s->latency);
+	hist_init(&s->service);
+	hist_init(&s->lateness);
+	hist_init(&s->sched_lag);
+	for (i = 0; i < nreq; i++)
+		hist_init(&s->req_latency[i]);
+}
+
+void load_stats_release(struct load_stats *s)
+{
+	size_t i;
+
+	if (!s->req_counts)
+		return;
+	hist_release(&s->latency);
+	hist_release(&s->service);
+	hist_release(&s->lateness);
+	hist_release(&s->sched_lag);
+	for (i = 0; i < s->nreq; i++)
+		hist_release(&s->req_latency[i]);
+	free(s->req_latency);
+	free(s->req_counts);
+	memset(s, 0, sizeof(*s));
+}
+
+void load_stats_reset(struct load_stats *s)
+{
+	size_t i;
+
+	memset(&s->counts, 0, sizeof(s->counts));
+	memset(s->req_counts, 0, s->nreq * sizeof(*s->req_counts));
+	s->cpu_s = 0;
+	hist_reset(&s->latency);
+	hist_reset(&s->service);
+	hist_reset(&s->lateness);
+	hist_reset(&s->sched_lag);
+	for (i = 0; i < s->nreq; i++)
+		hist_reset(&s->req_latency[i]);
+}
+
+void load_stats_merge(struct load_stats *d, const struct load_stats *s)
+{
+	size_t i;
+
+	load_counts_add(&d->counts, &s->counts);
+	d->cpu_s += s->cpu_s;
+	hist_merge(&d->latency, &s->latency);
+	hist_merge(&d->service, &s->service);
+	hist_merge(&d->lateness, &s->lateness);
+	hist_merge(&d->sched_lag, &s->sched_lag);
+	for (i = 0; i < d->nreq && i < s->nreq; i++) {
+		load_counts_add(&d->req_counts[i], &s->req_counts[i]);
+		hist_merge(&d->req_latency[i], &s->req_latency[i]);
+	}
+}
+
+void load_result_release(struct load_result *res)
+{
+	load_stats_release(&res->total);
+}
+
+/* ------------------------------------------------- recording (hot path) */
+
+static void wait_slot(struct load_thread *th)
+{
+	/* Slot sec % NSLOT last held second sec - NSLOT: it must be consumed. */
+	while ((int64_t)th->sec - LOAD_NSLOT >
+	       atomic_load_explicit(&th->consumed, memory_order_acquire)) {
+		struct timespec ts = { 0, 200000 };
+
+		nanosleep(&ts, NULL);
+	}
+	th->cur = &th->slot[th->sec % LOAD_NSLOT];
+}
+
+double load_thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+
+void load_tick(struct load_thread *th, uint64_t now)
+{
+	while (now >= th->sec_end) {
+		/* One clock read per second: the second's share of our CPU. */
+		double cpu = load_thread_cpu_s();
+
+		th->cur->cpu_s += cpu - th->cpu_mark;
+		th->cpu_mark = cpu;
+		atomic_store_explicit(&th->published, (int64_t)th->sec, memory_order_release);
+		th->sec++;
+		th->sec_end += 1000000000ull;
+		wait_slot(th);
+	}
+}
+
+void load_on_sent(struct load_thread *th, const struct load_due *d, uint64_t now)
+{
+	struct load_stats *s;
+
+	load_tick(th, now);
+	s = th->cur;
+	s->counts.sent++;
+	s->req_counts[d->req].sent++;
+	hist_record(&s->lateness, now > d->intended ? now - d->intended : 0);
+	if (th->sh->cfg->send_times_path) {
+		XGROW(th->sends, th->sends_alloc, th->nsends + 1);
+		th->sends[th->nsends].actual = now - th->sh->start_ns;
+		th->sends[th->nsends].intended = d->intended - th->sh->start_ns;
+		th->nsends++;
+	}
+}
+
+void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
+		  uint64_t sent, uint64_t now, int status)
+{
+	struct load_stats *s;
+	uint64_t lat = now > intended ? now - intended : 0;
+
+	load_tick(th, now);
+	s = th->cur;
+	s->counts.completed++;
+	s->req_counts[req].completed++;
+	if (status >= 200 && status <= 599) {
+		s->counts.status[status / 100 - 2]++;
+		s->req_counts[req].status[status / 100 - 2]++;
+	} else {
+		s->counts.status_other++;
+		s->req_counts[req].status_other++;
+	}
+	hist_record(&s->latency, lat);
+	hist_record(&s->req_latency[req], lat);
+	hist_record(&s->service, now > sent ? now - sent : 0);
+}
+
+void load_on_error(struct load_thread *th, uint32_t req, enum load_error_kind k,
+		   uint64_t now)
+{
+	load_tick(th, now);
+	th->cur->counts.errors[k]++;
+	th->cur->req_counts[req].errors[k]++;
+}
+
+int load_epoll_wait(int epfd, struct epoll_event *ev, int max, uint64_t deadline)
+{
+	uint64_t now = now_ns();
+	struct timespec ts = { 0, 0 };
+
+	if (deadline > now) {
+		uint64_t d = deadline - now;
+
+		ts.tv_sec = (time_t)(d / 1000000000ull);
+		ts.tv_nsec = (long)(d % 1000000000ull);
+	}
+	return epoll_pwait2(epfd, ev, max, &ts, NULL);
+}
