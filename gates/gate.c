@@ -1,7 +1,7 @@
 /*
- * gate: registry lookup, evaluation with the spec's parameters, and the
- * helpers gate files share (parameter lookup, result formatting, input
- * lookups, the Mann-Kendall/Theil-Sen trend verdict).
+ * gate: the helpers gate files share, beneath them (parameter lookup,
+ * result formatting, input lookups, the Mann-Kendall/Theil-Sen trend
+ * verdict). The registry, lookup by name and evaluation are registry.c's.
  */
 #include "gate.h"
 
@@ -30,18 +30,6 @@ const char *gate_status_name(enum gate_status s)
 const char *gate_class_name(enum gate_class c)
 {
 	return c == GATE_OUTCOME ? "outcome" : "validity";
-}
-
-const struct gate_def *gate_find(const char *name)
-{
-	size_t i;
-
-	if (!name)
-		return NULL;
-	for (i = 0; i < gate_registry_count; i++)
-		if (!strcmp(gate_registry[i]->name, name))
-			return gate_registry[i];
-	return NULL;
 }
 
 const struct gate_param *gate_param_find(const struct gate_def *def, const char *key)
@@ -85,20 +73,6 @@ const char *gate_param_str(const struct spec_gate *cfg, const char *key)
 	return v && v->type == SPEC_STR ? v->str : NULL;
 }
 
-/* The spec's parameters of gate `name` (NULL when it gives none). Looked
- * up here rather than through spec.c so gates stay a leaf module. */
-static const struct spec_gate *find_cfg(const struct spec *spec, const char *name)
-{
-	size_t i;
-
-	if (!spec)
-		return NULL;
-	for (i = 0; i < spec->ngates; i++)
-		if (spec->gates[i].name && !strcmp(spec->gates[i].name, name))
-			return &spec->gates[i];
-	return NULL;
-}
-
 void gate_resultf(struct gate_result *r, enum gate_status st, const char *stat_name,
 		  double statistic, double threshold, const char *fmt, ...)
 {
@@ -111,42 +85,6 @@ void gate_resultf(struct gate_result *r, enum gate_status st, const char *stat_n
 	va_start(ap, fmt);
 	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
 	va_end(ap);
-}
-
-void gate_eval(const struct spec *spec, const char *name,
-	       const struct gate_input *in, struct gate_result *out)
-{
-	const struct gate_def *def = gate_find(name);
-	const struct spec_gate *cfg;
-	const struct gate_param *p;
-
-	memset(out, 0, sizeof(*out));
-	out->status = GATE_NOT_EVALUABLE;
-	out->statistic = NAN;
-	out->threshold = NAN;
-	if (!def) {
-		gate_resultf(out, GATE_NOT_EVALUABLE, "", NAN, NAN,
-			     "unknown gate '%s'", name ? name : "(null)");
-		return;
-	}
-	cfg = find_cfg(spec ? spec : in ? in->spec : NULL, name);
-	for (p = def->params; p && p->name; p++) {
-		if (p->required && !gate_param_value(cfg, p->name)) {
-			gate_resultf(out, GATE_NOT_EVALUABLE, "", NAN, NAN,
-				     "%s: required parameter '%s' not given", name, p->name);
-			return;
-		}
-	}
-	if (!in) {
-		gate_resultf(out, GATE_NOT_EVALUABLE, "", NAN, NAN, "%s: no input", name);
-		return;
-	}
-	if (in->phase && !(def->phases & in->phase)) {
-		gate_resultf(out, GATE_NOT_EVALUABLE, "", NAN, NAN, "%s is not a %s gate", name,
-			     in->phase == GATE_PHASE_WARMUP ? "warm-up" : "window");
-		return;
-	}
-	def->eval(cfg, in, out);
 }
 
 const struct gate_series *gate_input_series(const struct gate_input *in, const char *signal)

@@ -1,9 +1,13 @@
 /*
- * registry: every gate, one line each. Adding a gate is one file
- * gates/<name>.c defining `const struct gate_def gate_<name>` and one line
- * here (plus its extern below).
+ * registry: every gate, one line each, and the module's entry on top of
+ * them: lookup by name and evaluation with the spec's parameters. Adding a
+ * gate is one file gates/<name>.c defining `const struct gate_def
+ * gate_<name>` and one line here (plus its extern below).
  */
 #include "gate.h"
+
+#include <math.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -32,3 +36,65 @@ const struct gate_def *const gate_registry[] = {
 };
 
 const size_t gate_registry_count = ARRAY_SIZE(gate_registry);
+
+const struct gate_def *gate_find(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < gate_registry_count; i++)
+		if (!strcmp(gate_registry[i]->name, name))
+			return gate_registry[i];
+	return NULL;
+}
+
+/* The spec's parameters of gate `name` (NULL when it gives none). Looked
+ * up here rather than through spec.c so gates stay a leaf module. */
+static const struct spec_gate *find_cfg(const struct spec *spec, const char *name)
+{
+	size_t i;
+
+	if (!spec)
+		return NULL;
+	for (i = 0; i < spec->ngates; i++)
+		if (spec->gates[i].name && !strcmp(spec->gates[i].name, name))
+			return &spec->gates[i];
+	return NULL;
+}
+
+void gate_eval(const struct spec *spec, const char *name,
+	       const struct gate_input *in, struct gate_result *out)
+{
+	const struct gate_def *def = gate_find(name);
+	const struct spec_gate *cfg;
+	const struct gate_param *p;
+
+	memset(out, 0, sizeof(*out));
+	out->status = GATE_NOT_EVALUABLE;
+	out->statistic = NAN;
+	out->threshold = NAN;
+	if (!def) {
+		gate_resultf(out, GATE_NOT_EVALUABLE, "", NAN, NAN,
+			     "unknown gate '%s'", name ? name : "(null)");
+		return;
+	}
+	cfg = find_cfg(spec ? spec : in ? in->spec : NULL, name);
+	for (p = def->params; p && p->name; p++) {
+		if (p->required && !gate_param_value(cfg, p->name)) {
+			gate_resultf(out, GATE_NOT_EVALUABLE, "", NAN, NAN,
+				     "%s: required parameter '%s' not given", name, p->name);
+			return;
+		}
+	}
+	if (!in) {
+		gate_resultf(out, GATE_NOT_EVALUABLE, "", NAN, NAN, "%s: no input", name);
+		return;
+	}
+	if (in->phase && !(def->phases & in->phase)) {
+		gate_resultf(out, GATE_NOT_EVALUABLE, "", NAN, NAN, "%s is not a %s gate", name,
+			     in->phase == GATE_PHASE_WARMUP ? "warm-up" : "window");
+		return;
+	}
+	def->eval(cfg, in, out);
+}

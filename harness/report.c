@@ -14,8 +14,6 @@
 #include "store.h"
 #include "util.h"
 
-int report_rollup(struct report *r);   /* report_rollup.c */
-
 static char *dup_col(sqlite3_stmt *s, int i)
 {
 	const char *t = store_col_text(s, i);

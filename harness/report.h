@@ -188,6 +188,9 @@ struct report {
  * roll-up. Fails with an error() naming the database or the stored spec. */
 int report_load(struct report *r, struct store *st, const char *run_id);
 void report_release(struct report *r);
+/* report_rollup.c, for report_load: compute the roll-ups of the windows
+ * report.c read into r. 0, or -1 after an error(). */
+int report_rollup(struct report *r);
 
 /* Reasons a window was rejected, per impl or per rung; NULL when absent. */
 const struct report_reason *report_reason_find(const struct report_reason *v, size_t n,
