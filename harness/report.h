@@ -45,12 +45,14 @@ struct report_kv {
 };
 
 /* A reason (gate name, sut_exited, under_warmed, ...) and how many
- * windows it rejected; `recorded` counts failures of gates with
- * enforce: false (recorded, not rejecting). */
+ * windows it rejected (void) and failed (a valid measurement over the SLO:
+ * an outcome gate); `recorded` counts failures of gates with enforce: false
+ * (recorded, not rejecting). */
 struct report_reason {
 	char *name;
 	size_t rejected;
 	size_t recorded;
+	size_t failed;
 };
 
 struct report_window {
@@ -90,7 +92,8 @@ struct report_rung {
 	double rate;
 	int rung;
 	size_t total, accepted, not_done;
-	struct report_reason *reasons;  /* why the rejected ones were rejected */
+	size_t failed;               /* of total: failed (the rest not accepted: rejected) */
+	struct report_reason *reasons;  /* why the others were failed or rejected */
 	size_t nreasons;
 	uint64_t requests, completed;   /* sums over accepted windows */
 	struct report_pct p50, p99, p999, pslo;  /* merged histograms */
@@ -110,6 +113,7 @@ struct report_impl {
 	double run_knee_rps;         /* impls.knee_rps: what the run used for confirm/soak */
 	int run_knee_crossed;        /* -1 unknown */
 	size_t total, accepted, not_done;
+	size_t failed;               /* of total: failed (the rest not accepted: rejected) */
 	struct report_reason *reasons;  /* over all stages */
 	size_t nreasons;
 	int has_knee;                /* ladder had at least one accepted window */
@@ -179,6 +183,7 @@ struct report {
 	struct report_verdict *verdicts;
 	size_t nverdicts;
 	struct run_quality quality;  /* counts by status, top rejecting gate, load */
+	double ref_rps;              /* the summary's reference rate (report_rollup.c); NAN none */
 	struct report_reason *gate_fails; /* per gate over all impls (html chart) */
 	size_t ngate_fails;
 	size_t total, accepted, not_done;
@@ -232,6 +237,12 @@ void report_fmt_mib(struct sbuf *out, double bytes);
 void report_fmt_rate(struct sbuf *out, double rps);
 void report_fmt_knee(struct sbuf *out, const struct report_impl *im);
 void report_fmt_knee_ci(struct sbuf *out, const struct report *r, const struct report_impl *im);
+/* The highest rate impl is known to hold the SLO at: the knee (a point),
+ * a bracket's low end, INFINITY for a floor (held at every valid rung),
+ * NAN without a knee. */
+double report_hold_rps(const struct report_impl *im);
+/* impl's ladder rung at rate, or NULL. */
+const struct report_rung *report_ladder_rung(const struct report *r, int impl, double rate);
 const char *report_dirty_text(int dirty);                 /* clean|dirty|unknown */
 const char *report_verdict_text(const struct report *r, const struct report_verdict *v,
 				char *buf, size_t len);

@@ -113,19 +113,36 @@ static void pct(struct sbuf *c, const struct report *r, const struct report_pct 
 	}
 }
 
+/* "failed: error_rate 2; rejected: generator 1", or "-". */
 static void reasons(struct sbuf *c, const struct report_reason *v, size_t n)
 {
 	size_t i;
-	int any = 0;
+	int k, any = 0;
 
-	for (i = 0; i < n; i++) {
-		if (!v[i].rejected)
-			continue;
-		sbuf_addf(c, "%s%s %zu", any ? ", " : "", v[i].name, v[i].rejected);
-		any = 1;
+	for (k = 0; k < 2; k++) {
+		int first = 1;
+
+		for (i = 0; i < n; i++) {
+			size_t m = k ? v[i].rejected : v[i].failed;
+
+			if (!m)
+				continue;
+			if (first)
+				sbuf_addf(c, "%s%s: ", any ? "; " : "", k ? "rejected" : "failed");
+			sbuf_addf(c, "%s%s %zu", first ? "" : ", ", v[i].name, m);
+			first = 0;
+			any = 1;
+		}
 	}
 	if (!any)
 		sbuf_adds(c, "-");
+}
+
+/* "9 accepted, 2 failed, 1 rejected of 12" */
+static void counts(struct sbuf *c, size_t total, size_t accepted, size_t failed)
+{
+	sbuf_addf(c, "%zu accepted, %zu failed, %zu rejected of %zu", accepted, failed,
+		  total - accepted - failed, total);
 }
 
 static const char *or_dash(const char *s)
@@ -307,14 +324,15 @@ static void rungs(const struct report *r, struct rdoc *d)
 	size_t i;
 
 	add(d, RDOC_H2, "Rungs");
-	addf(d, RDOC_P, "Accepted windows only. Percentiles (ms) from the merged histogram of the "
+	addf(d, RDOC_P, "Accepted windows only (failed windows are valid measurements over the SLO "
+	     "and count for the knee; rejected ones are void). Percentiles (ms) from the merged histogram of the "
 	     "group's accepted windows (never averaged), with %.0f%% order-statistic intervals; "
 	     "CPU = sum of CPU / sum of completed requests; memory = p99 of the pooled anon samples. "
 	     "* : too few requests for that percentile, the interval's real coverage is below %.0f%%.",
 	     r->level * 100, r->level * 100);
 	sbuf_addf(&c, "isotonic fit of mean %s", r->slo_label);
 	t = table(d, "rungs", 11, "implementation", "stage", "rate (req/s)", "accepted/total",
-		  "rejected by", "p50", "p99 [CI]", "p99.9 [CI]", c.buf, "CPU ms/req",
+		  "failed / rejected by", "p50", "p99 [CI]", "p99.9 [CI]", c.buf, "CPU ms/req",
 		  "anon p99 (MiB)");
 	sbuf_reset(&c);
 	for (i = 0; i < r->nrungs; i++) {
@@ -421,22 +439,37 @@ static void verdicts(const struct report *r, struct rdoc *d)
 	sbuf_release(&c);
 }
 
+static void quality(const struct report *r, struct rdoc *d)
+{
+	struct sbuf c = SBUF_INIT;
+
+	sbuf_adds(&c, "Run quality: ");
+	run_quality_format(&r->quality, &c);
+	sbuf_adds(&c, " (accepted and failed windows are valid measurements; rejected ones are "
+		      "void; load: the host's 1-minute load average at the run's start and end).");
+	add(d, RDOC_P, c.buf);
+	sbuf_release(&c);
+}
+
 static void rejections(const struct report *r, struct rdoc *d)
 {
 	struct sbuf c = SBUF_INIT;
 	struct rdoc_block *t;
 	size_t i, k;
 
-	add(d, RDOC_H2, "Rejections per gate per implementation");
-	sbuf_addf(&c, "%zu of %zu finished windows accepted", r->accepted, r->total);
+	add(d, RDOC_H2, "Failed and rejected windows per gate per implementation");
+	sbuf_addf(&c, "Of %zu finished windows: ", r->total);
+	counts(&c, r->total, r->accepted, r->quality.failed);
 	if (r->not_done)
 		sbuf_addf(&c, "; %zu planned windows not run", r->not_done);
-	sbuf_adds(&c, ". A window can fail several gates; \"recorded\" counts failures of gates "
-		      "with enforce: false, which reject nothing.");
+	sbuf_adds(&c, ". Failed: an outcome gate failed, a valid measurement over the SLO. "
+		      "Rejected: a validity gate failed, the measurement is void. A window can fail "
+		      "several gates; \"recorded\" counts failures of gates with enforce: false, "
+		      "which decide nothing.");
 	add(d, RDOC_P, c.buf);
 	sbuf_reset(&c);
 	if (!r->ngate_fails) {
-		add(d, RDOC_P, "No window was rejected.");
+		add(d, RDOC_P, "No window failed or was rejected.");
 		sbuf_release(&c);
 		return;
 	}
@@ -452,32 +485,96 @@ static void rejections(const struct report *r, struct rdoc *d)
 			const struct report_reason *q =
 				report_reason_find(im->reasons, im->nreasons, r->gate_fails[i].name);
 
-			sbuf_addf(&c, "%zu/%zu", q ? q->rejected : 0, im->total);
+			if (q && q->failed)
+				sbuf_addf(&c, "%zu failed", q->failed);
+			if (q && q->rejected)
+				sbuf_addf(&c, "%s%zu rejected", c.len ? ", " : "", q->rejected);
+			sbuf_addf(&c, "%s/%zu", c.len ? " " : "0", im->total);
 			if (q && q->recorded)
 				sbuf_addf(&c, " (+%zu recorded)", q->recorded);
 			cell(t, &c);
 		}
 	}
-	push_cell(t, RDOC_STRONG "rejected (any gate)");
+	push_cell(t, RDOC_STRONG "failed (any gate)");
 	for (k = 0; k < r->nimpls; k++) {
 		const struct report_impl *im = &r->impls[k];
 
-		cellf(t, "%s%zu/%zu (%.0f%%)", RDOC_STRONG, im->total - im->accepted, im->total,
-		      im->total ? 100.0 * (double)(im->total - im->accepted) / (double)im->total : 0.0);
+		cellf(t, "%s%zu/%zu (%.0f%%)", RDOC_STRONG, im->failed, im->total,
+		      im->total ? 100.0 * (double)im->failed / (double)im->total : 0.0);
+	}
+	push_cell(t, RDOC_STRONG "rejected (any gate)");
+	for (k = 0; k < r->nimpls; k++) {
+		const struct report_impl *im = &r->impls[k];
+		size_t rej = im->total - im->accepted - im->failed;
+
+		cellf(t, "%s%zu/%zu (%.0f%%)", RDOC_STRONG, rej, im->total,
+		      im->total ? 100.0 * (double)rej / (double)im->total : 0.0);
 	}
 	sbuf_release(&c);
 }
 
-static void quality(const struct report *r, struct rdoc *d)
+/* What a reader needs first: each implementation's verdict (its knee as a
+ * point, a bracket or a floor, with its interval and label), its cost and
+ * memory at one reference rate, and how much of the run measured. */
+static void summary(const struct report *r, struct rdoc *d)
 {
-	struct sbuf c = SBUF_INIT;
+	struct sbuf c = SBUF_INIT, h1 = SBUF_INIT, h2 = SBUF_INIT;
+	struct rdoc_block *t;
+	size_t i;
 
-	sbuf_adds(&c, "Run quality: ");
-	run_quality_format(&r->quality, &c);
-	sbuf_adds(&c, " (accepted and failed windows are valid measurements; rejected ones are "
-		      "void; load: the host's 1-minute load average at the run's start and end).");
+	add(d, RDOC_H2, "Summary");
+	if (r->spec_ok)
+		sbuf_addf(&c, "SLO: %s <= %g ms, error rate <= %g. ", r->slo_label, r->slo_ms,
+			  r->error_rate_max);
+	sbuf_adds(&c, "The knee is the highest offered rate at which an implementation holds the "
+		      "SLO: a point between two rungs; a bracket (lo, hi] when failed windows (errors, "
+		      "under-delivery, death) made the crossing; \">= X\" when it held at every valid "
+		      "rung up to X (its wall was not reached). ");
+	if (isfinite(r->ref_rps)) {
+		sbuf_adds(&c, "Cost and memory at ");
+		report_fmt_rate(&c, r->ref_rps);
+		sbuf_adds(&c, " req/s, the highest ladder rate every implementation was measured at "
+			      "within its knee.");
+	} else {
+		sbuf_adds(&c, "No ladder rate has accepted windows of every implementation: cost and "
+			      "memory are in the Rungs table only.");
+	}
 	add(d, RDOC_P, c.buf);
+	sbuf_reset(&c);
+	if (isfinite(r->ref_rps)) {
+		sbuf_adds(&h1, "CPU ms/request at ");
+		report_fmt_rate(&h1, r->ref_rps);
+		sbuf_adds(&h1, " req/s");
+		sbuf_adds(&h2, "anon p99 (MiB) at ");
+		report_fmt_rate(&h2, r->ref_rps);
+		sbuf_adds(&h2, " req/s");
+	} else {
+		sbuf_adds(&h1, "CPU ms/request");
+		sbuf_adds(&h2, "anon p99 (MiB)");
+	}
+	t = table(d, "summary", 6, "implementation", "knee", "interval", h1.buf, h2.buf, "windows");
+	for (i = 0; i < r->nimpls; i++) {
+		const struct report_impl *im = &r->impls[i];
+		const struct report_rung *g = isfinite(r->ref_rps) ?
+			report_ladder_rung(r, (int)i, r->ref_rps) : NULL;
+
+		cellf(t, "%s", im->name);
+		sbuf_adds(&c, RDOC_STRONG);
+		report_fmt_knee(&c, im);
+		cell(t, &c);
+		report_fmt_knee_ci(&c, r, im);
+		cell(t, &c);
+		report_fmt_sig(&c, g ? g->cpu_ms_per_req : NAN);
+		cell(t, &c);
+		report_fmt_mib(&c, g ? g->anon_p99 : NAN);
+		cell(t, &c);
+		counts(&c, im->total, im->accepted, im->failed);
+		cell(t, &c);
+	}
+	sbuf_release(&h1);
+	sbuf_release(&h2);
 	sbuf_release(&c);
+	quality(r, d);
 }
 
 static void chart(struct rdoc *d, size_t i)
@@ -488,6 +585,7 @@ static void chart(struct rdoc *d, size_t i)
 void report_doc_build(const struct report *r, struct rdoc *d)
 {
 	const char *stamp = report_stamp(r);
+	size_t i;
 
 	memset(d, 0, sizeof(*d));
 	addf(d, RDOC_TITLE, "%s: run %s", or_dash(r->spec_name), or_dash(r->run_id));
@@ -497,20 +595,18 @@ void report_doc_build(const struct report *r, struct rdoc *d)
 		add(d, RDOC_STAMP, "The stored spec could not be parsed by this harness: the SLO is "
 		    "unknown, so knees and the latency promise are omitted; intervals use 95% and "
 		    "verdicts a 5% margin (the defaults).");
-	quality(r, d);
-	provenance(r, d);
+	/* Summary first, then charts, then tables, then provenance. */
+	summary(r, d);
+	add(d, RDOC_H2, "Charts");
+	for (i = 0; i < report_nchart(); i++)
+		chart(d, i);
 	knees(r, d);
-	chart(d, 0);
 	promise(r, d);
 	rungs(r, d);
-	chart(d, 1);
-	chart(d, 2);
 	ratios(r, d);
 	verdicts(r, d);
 	rejections(r, d);
-	chart(d, 3);
-	add(d, RDOC_H2, "Per-second latency of every window");
-	chart(d, 4);
+	provenance(r, d);
 	if (*stamp)
 		add(d, RDOC_STAMP, stamp);
 }

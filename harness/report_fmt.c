@@ -145,3 +145,10 @@ void report_fmt_knee_ci(struct sbuf *out, const struct report *r, const struct r
 		  im->knee_ci.nboot,
 		  im->knee_ci.inferential ? "inferential" : "NON-INFERENTIAL: a bracketing rung has fewer accepted windows than confirm.reps");
 }
+
+double report_hold_rps(const struct report_impl *im)
+{
+	if (!im->has_knee)
+		return NAN;
+	return im->knee.crossed ? im->knee.knee_rps : INFINITY;
+}

@@ -59,8 +59,10 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* kind: 0 a rejected window's reason, 1 a recorded-only failure, 2 a
+ * failed window's reason. */
 static void count_reason(struct report_reason **v, size_t *n, const char *name,
-			 size_t len, int recorded)
+			 size_t len, int kind)
 {
 	size_t i;
 
@@ -70,23 +72,27 @@ static void count_reason(struct report_reason **v, size_t *n, const char *name,
 	if (i == *n) {
 		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
 		(*v)[i].name = xstrndup(name, len);
-		(*v)[i].rejected = (*v)[i].recorded = 0;
+		(*v)[i].rejected = (*v)[i].recorded = (*v)[i].failed = 0;
 		(*n)++;
 	}
-	if (recorded)
+	if (kind == 1)
 		(*v)[i].recorded++;
+	else if (kind == 2)
+		(*v)[i].failed++;
 	else
 		(*v)[i].rejected++;
 }
 
-/* Count a window's reasons (rejected windows) and recorded-only failures. */
+/* Count a window's reasons (failed and rejected windows apart) and its
+ * recorded-only failures. */
 static void count_window(struct report_reason **v, size_t *n, const struct report_window *w)
 {
 	const char *lists[2] = { w->done && !w->accepted ? w->reasons : NULL, w->recorded };
+	int failed = w->done && !strcmp(w->status, "failed");
 	int k;
 
 	if (w->done && !w->accepted && !*w->reasons)
-		count_reason(v, n, "unspecified", strlen("unspecified"), 0);
+		count_reason(v, n, "unspecified", strlen("unspecified"), failed ? 2 : 0);
 	for (k = 0; k < 2; k++) {
 		const char *p = lists[k];
 
@@ -99,7 +105,7 @@ static void count_window(struct report_reason **v, size_t *n, const struct repor
 			while (len && p[len - 1] == ' ')
 				len--;
 			if (len)
-				count_reason(v, n, p, len, k);
+				count_reason(v, n, p, len, k ? 1 : failed ? 2 : 0);
 			p += strcspn(p, ",");
 		}
 	}
@@ -165,6 +171,7 @@ static void rollup_group(struct report *r, struct report_rung *g, const size_t *
 			continue;
 		}
 		g->total++;
+		g->failed += !strcmp(w->status, "failed");
 		if (!w->accepted)
 			continue;
 		g->accepted++;
@@ -523,11 +530,62 @@ static void build_verdicts(struct report *r)
 	free(done);
 }
 
-/* The run quality line (run_quality.h) from the windows and host facts. */
+const struct report_rung *report_ladder_rung(const struct report *r, int impl, double rate)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrungs; i++)
+		if (r->rungs[i].impl == impl && !strcmp(r->rungs[i].stage, "ladder") &&
+		    same_rate(r->rungs[i].rate, rate))
+			return &r->rungs[i];
+	return NULL;
+}
+
+/*
+ * The summary's reference rate, where cost and memory are compared: the
+ * highest ladder rate at which every implementation has accepted windows
+ * and is at or below every implementation's hold rate (its knee, or a
+ * bracket's low end); when no rate is below every knee, the lowest rate
+ * at which every implementation has accepted windows; NAN when none.
+ */
+static void rollup_ref_rate(struct report *r)
+{
+	double best = NAN, lowest = NAN;
+	size_t i, k;
+
+	for (i = 0; i < r->nrungs; i++) {
+		const struct report_rung *g = &r->rungs[i];
+		int all = 1, below = 1;
+
+		if (g->impl != 0 || strcmp(g->stage, "ladder"))
+			continue;
+		for (k = 0; k < r->nimpls && all; k++) {
+			const struct report_rung *o = report_ladder_rung(r, (int)k, g->rate);
+			double hold = report_hold_rps(&r->impls[k]);
+
+			all = o && o->accepted > 0;
+			if (!(g->rate <= hold * (1 + 1e-9)))
+				below = 0;
+		}
+		if (!all)
+			continue;
+		if (isnan(lowest) || g->rate < lowest)
+			lowest = g->rate;
+		if (below && (isnan(best) || g->rate > best))
+			best = g->rate;
+	}
+	r->ref_rps = isnan(best) ? lowest : best;
+}
+
+/* Failed windows per implementation (from its rungs), and the run quality
+ * line (run_quality.h) from the windows and host facts. */
 static void rollup_quality(struct report *r)
 {
 	size_t i;
 
+	for (i = 0; i < r->nrungs; i++)
+		if (r->rungs[i].impl >= 0 && (size_t)r->rungs[i].impl < r->nimpls)
+			r->impls[r->rungs[i].impl].failed += r->rungs[i].failed;
 	run_quality_init(&r->quality);
 	for (i = 0; i < r->nwindows; i++)
 		run_quality_add(&r->quality, r->windows[i].done ? r->windows[i].status : NULL,
@@ -550,6 +608,7 @@ int report_rollup(struct report *r)
 	build_ratios(r);
 	build_verdicts(r);
 	rollup_quality(r);
+	rollup_ref_rate(r);
 	for (i = 0; i < r->nwindows; i++) {
 		r->total += r->windows[i].done;
 		r->accepted += r->windows[i].accepted;
@@ -570,10 +629,12 @@ int report_rollup(struct report *r)
 							 (j + 1) * sizeof(*r->gate_fails));
 				r->gate_fails[j].name = xstrdup(src->name);
 				r->gate_fails[j].rejected = r->gate_fails[j].recorded = 0;
+				r->gate_fails[j].failed = 0;
 				r->ngate_fails++;
 			}
 			d = &r->gate_fails[j];
 			d->rejected += src->rejected;
+			d->failed += src->failed;
 			d->recorded += src->recorded;
 		}
 	return 0;

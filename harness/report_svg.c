@@ -4,12 +4,21 @@
  * elements, which every browser shows as a tooltip.
  *
  *   0 latency: SLO percentile vs offered rate per implementation (accepted
- *     windows as dots, rejected as crosses, rung means joined by the
- *     isotonic fit, the SLO line, each knee and its interval)
+ *     windows as dots in the implementation's colour, failed windows as
+ *     red crosses, rejected windows as hollow grey rings; rung means joined
+ *     by the isotonic fit, the SLO line; each knee drawn by its kind: a
+ *     point as a dashed line, a bracket (lo, hi] as a hatched band, a
+ *     floor ">= X" as an arrow pointing right from X, never as a line; the
+ *     knee's interval as a pale band)
  *   1 CPU milliseconds per request vs rate
  *   2 anon memory p99 vs rate
- *   3 rejected windows per gate per implementation
- *   4 per-second p99 of every window, a small multiple
+ *   3 failed and rejected windows per gate per implementation
+ *   4 per-second p99 of every window, a small multiple (cell colour and
+ *     border by status)
+ *
+ * Every window mark carries data-status="accepted|failed|rejected" and
+ * every knee mark data-knee="point|bracket|floor|interval", so tests (and
+ * readers of the SVG) can tell them apart without reading colours.
  */
 #include "report.h"
 
@@ -23,6 +32,8 @@ static const char *const palette[] = {
 	"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
 };
 #define SLO_COLOR "#d62728"
+#define FAILED_COLOR "#d62728"     /* failed windows: filled red cross */
+#define REJECTED_COLOR "#8a8a8a"   /* rejected windows: hollow grey ring */
 
 static const char *color(int i)
 {
@@ -33,7 +44,7 @@ static const char *const titles[] = {
 	"Tail latency vs offered rate",
 	"CPU per request vs offered rate",
 	"Memory (anon p99) vs offered rate",
-	"Rejected windows per gate",
+	"Failed and rejected windows per gate",
 	"Per-second p99 of every window",
 };
 
@@ -175,6 +186,89 @@ static void frame(struct sbuf *out, const struct plot *p, const char *xlabel, co
 	sbuf_adds(out, "</text>\n");
 }
 
+/* ------------------------------------------------------------ marks */
+
+enum wstatus { WS_ACCEPTED, WS_FAILED, WS_REJECTED };
+
+static enum wstatus wstatus(const struct report_window *w)
+{
+	if (w->accepted)
+		return WS_ACCEPTED;
+	return !strcmp(w->status, "failed") ? WS_FAILED : WS_REJECTED;
+}
+
+static const char *const wstatus_names[] = { "accepted", "failed", "rejected" };
+
+/* Open a window's mark at (x, y); the caller writes its <title> and closes
+ * it with close_mark(). accepted: a dot in the implementation's colour;
+ * failed: a filled red cross; rejected: a hollow grey ring. */
+static void open_mark(struct sbuf *out, enum wstatus st, double x, double y, const char *col)
+{
+	switch (st) {
+	case WS_ACCEPTED:
+		sbuf_addf(out, "<circle class=\"win\" data-status=\"accepted\" cx=\"%.1f\" cy=\"%.1f\" "
+			  "r=\"3\" fill=\"%s\" fill-opacity=\"0.55\">", x, y, col);
+		break;
+	case WS_FAILED:
+		/* an X of two 2.4 px wide bars, 9 px across */
+		sbuf_addf(out, "<path class=\"win\" data-status=\"failed\" d=\"M%.1f %.1fl1.7 -1.7l2.8 2.8"
+			  "l2.8 -2.8l1.7 1.7l-2.8 2.8l2.8 2.8l-1.7 1.7l-2.8 -2.8l-2.8 2.8l-1.7 -1.7l2.8 -2.8z\" "
+			  "fill=\"%s\" stroke=\"#7a0000\" stroke-width=\"0.6\">", x - 4.5, y - 2.8,
+			  FAILED_COLOR);
+		break;
+	case WS_REJECTED:
+		sbuf_addf(out, "<circle class=\"win\" data-status=\"rejected\" cx=\"%.1f\" cy=\"%.1f\" "
+			  "r=\"3.5\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\">", x, y,
+			  REJECTED_COLOR);
+		break;
+	}
+}
+
+static void close_mark(struct sbuf *out, enum wstatus st)
+{
+	sbuf_adds(out, st == WS_FAILED ? "</path>\n" : "</circle>\n");
+}
+
+/* The legend rows of the three window marks, from y; returns the next y. */
+static double legend_marks(struct sbuf *out, double x, double y)
+{
+	static const char *const what[] = {
+		"accepted window",
+		"failed (over SLO)",
+		"rejected (void)",
+	};
+	int k;
+
+	for (k = 0; k < 3; k++, y += 20) {
+		open_mark(out, (enum wstatus)k, x + 7, y + 6, "#777");
+		sbuf_addf(out, "<title>%s window</title>", wstatus_names[k]);
+		close_mark(out, (enum wstatus)k);
+		sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", x + 20, y + 10, what[k]);
+	}
+	return y;
+}
+
+/*
+ * An implementation's knee as drawn: a point (a dashed line at x), a
+ * bracket (the band (lo, hi]: the SLO crossed between lo and hi because
+ * windows failed; lo NAN when the first rung already crossed), a floor
+ * (">= x": held at every valid rung up to x), or none.
+ */
+enum knee_shape { SHAPE_NONE, SHAPE_POINT, SHAPE_BRACKET, SHAPE_FLOOR };
+
+static enum knee_shape knee_shape(const struct report_impl *im, double *x, double *lo, double *hi)
+{
+	*x = *lo = *hi = NAN;
+	if (!im->has_knee)
+		return SHAPE_NONE;
+	if (!im->knee.crossed) {
+		*x = im->knee.highest_rung_rps;
+		return SHAPE_FLOOR;
+	}
+	*x = im->knee.knee_rps;
+	return SHAPE_POINT;
+}
+
 static void legend(struct sbuf *out, const struct report *r, const struct plot *p, int slo)
 {
 	double x = p->x.p1 + 14, y = p->y.p1 + 8;
@@ -193,15 +287,22 @@ static void legend(struct sbuf *out, const struct report *r, const struct plot *
 		y += 20;
 	}
 	if (slo) {
-		sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#777\" fill-opacity=\"0.5\"/>"
-			  "<text x=\"%.1f\" y=\"%.1f\">accepted window</text>\n", x + 7, y + 6, x + 20, y + 10);
-		y += 20;
-		sbuf_addf(out, "<path d=\"M%.1f %.1fl6 6m0 -6l-6 6\" stroke=\"#777\"/>"
-			  "<text x=\"%.1f\" y=\"%.1f\">rejected window</text>\n", x + 4, y + 3, x + 20, y + 10);
-		y += 20;
+		y = legend_marks(out, x, y);
 		sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#fff\" stroke=\"#777\" "
 			  "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">rung, merged</text>\n",
 			  x + 7, y + 6, x + 20, y + 10);
+		y += 20;
+		sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#777\" "
+			  "stroke-width=\"1.5\" stroke-dasharray=\"2,3\"/><text x=\"%.1f\" y=\"%.1f\">"
+			  "knee</text>\n", x + 7, y, x + 7, y + 12, x + 20, y + 10);
+		y += 20;
+		sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" "
+			  "fill=\"url(#hatch-legend)\" stroke=\"#777\" stroke-width=\"0.8\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\">knee in (lo, hi]</text>\n", x, y, x + 20, y + 10);
+		y += 20;
+		sbuf_addf(out, "<path d=\"M%.1f %.1fh12m-4 -4l4 4l-4 4\" fill=\"none\" stroke=\"#777\" "
+			  "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">held: knee &gt;= X</text>\n",
+			  x, y + 6, x + 20, y + 10);
 		y += 20;
 		sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"#777\" "
 			  "fill-opacity=\"0.15\"/><text x=\"%.1f\" y=\"%.1f\">knee interval</text>\n",
@@ -282,6 +383,104 @@ static int in_axis(const struct axis *a, double v)
 
 /* ------------------------------------------------------------ chart 0 */
 
+static void hatch(struct sbuf *out, const char *id, const char *col)
+{
+	sbuf_addf(out, "<pattern id=\"hatch-%s\" width=\"6\" height=\"6\" "
+		  "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+		  "<rect width=\"6\" height=\"6\" fill=\"%s\" fill-opacity=\"0.10\"/>"
+		  "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"%s\" "
+		  "stroke-width=\"2\" stroke-opacity=\"0.5\"/></pattern>\n", id, col, col);
+}
+
+/* Hatching for bracket bands, one pattern per implementation colour (and
+ * a grey one for the legend). */
+static void hatch_defs(const struct report *r, struct sbuf *out)
+{
+	struct sbuf id = SBUF_INIT;
+	size_t k;
+
+	sbuf_adds(out, "<defs>\n");
+	for (k = 0; k < r->nimpls; k++) {
+		sbuf_reset(&id);
+		sbuf_addf(&id, "%zu", k);
+		hatch(out, id.buf, color((int)k));
+	}
+	hatch(out, "legend", "#777");
+	sbuf_adds(out, "</defs>\n");
+	sbuf_release(&id);
+}
+
+/* The knee label of implementation k, at its own height near the top. */
+static void knee_label(const struct plot *p, int k, double x, const char *col, struct sbuf *out)
+{
+	int right = x > (p->x.p0 + p->x.p1) / 2;
+
+	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\" text-anchor=\"%s\" "
+		  "font-weight=\"bold\">", x + (right ? -4 : 4), p->y.p1 + 14 + 14 * (double)k, col,
+		  right ? "end" : "start");
+}
+
+/* A point: a dashed line at the knee. A bracket: a hatched band over
+ * (lo, hi]. A floor: an arrow from X to the right edge, "held >= X". */
+static void draw_knee(const struct report *r, const struct plot *p, int k, struct sbuf *out)
+{
+	const struct report_impl *im = &r->impls[k];
+	double kx, lo, hi, x, a, b, ty = p->y.p1 + 14 + 14 * (double)k;
+	const char *col = color(k);
+
+	switch (knee_shape(im, &kx, &lo, &hi)) {
+	case SHAPE_NONE:
+		return;
+	case SHAPE_POINT:
+		if (!in_axis(&p->x, kx))
+			return;
+		x = amap(&p->x, kx);
+		sbuf_addf(out, "<line data-knee=\"point\" data-impl=\"%d\" x1=\"%.1f\" y1=\"%.1f\" "
+			  "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+			  "stroke-dasharray=\"2,3\"/>\n", k, x, p->y.p1, x, p->y.p0, col);
+		knee_label(p, k, x, col, out);
+		esc(out, im->name);
+		sbuf_addf(out, " knee %s%.0f", im->knee.at_first_rung ? "<= " : "", kx);
+		break;
+	case SHAPE_BRACKET:
+		a = in_axis(&p->x, lo) ? amap(&p->x, lo) : p->x.p0;
+		b = in_axis(&p->x, hi) ? amap(&p->x, hi) : p->x.p1;
+		sbuf_addf(out, "<rect data-knee=\"bracket\" data-impl=\"%d\" x=\"%.1f\" y=\"%.1f\" "
+			  "width=\"%.1f\" height=\"%.1f\" fill=\"url(#hatch-%d)\" stroke=\"%s\" "
+			  "stroke-width=\"1\" stroke-dasharray=\"4,2\"><title>", k, a, p->y.p1,
+			  b - a > 2 ? b - a : 2, p->y.p0 - p->y.p1, k, col);
+		esc(out, im->name);
+		sbuf_adds(out, ": knee in (");
+		report_fmt_rate(out, lo);
+		sbuf_adds(out, ", ");
+		report_fmt_rate(out, hi);
+		sbuf_adds(out, "] req/s, the crossing made by failed windows</title></rect>\n");
+		knee_label(p, k, b, col, out);
+		esc(out, im->name);
+		sbuf_adds(out, " knee in (");
+		report_fmt_rate(out, lo);
+		sbuf_adds(out, ", ");
+		report_fmt_rate(out, hi);
+		sbuf_adds(out, "]");
+		break;
+	case SHAPE_FLOOR:
+		if (!in_axis(&p->x, kx))
+			return;
+		x = amap(&p->x, kx);
+		sbuf_addf(out, "<path data-knee=\"floor\" data-impl=\"%d\" d=\"M%.1f %.1fH%.1fm-7 -5l7 5"
+			  "l-7 5M%.1f %.1fv10\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"><title>",
+			  k, x, ty + 4, p->x.p1 - 2, x, ty - 1, col);
+		esc(out, im->name);
+		sbuf_addf(out, ": held the SLO at every valid rung up to %.0f req/s; its knee is "
+			  "higher, not measured</title></path>\n", kx);
+		knee_label(p, k, x, col, out);
+		esc(out, im->name);
+		sbuf_addf(out, " >= %.0f (held)", kx);
+		break;
+	}
+	sbuf_adds(out, "</text>\n");
+}
+
 static void chart_latency(const struct report *r, struct sbuf *out)
 {
 	struct plot p = { .w = 760, .h = 400 };
@@ -303,6 +502,7 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 	rate_axis(r, &p.x, p.w);
 	value_axis(&p.y, isfinite(lo) ? lo : 0, hi, p.h);
 	svg_open(out, 0, p.w, p.h);
+	hatch_defs(r, out);
 	frame(out, &p, p.x.log ? "offered rate (req/s, log scale)" : "offered rate (req/s)",
 	      p.y.log ? (r->slo_pct == 99 ? "p99 (ms, log scale)" : "SLO percentile (ms, log scale)")
 		      : (r->slo_pct == 99 ? "p99 (ms)" : "SLO percentile (ms)"));
@@ -316,9 +516,9 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 			continue;
 		a = amap(&p.x, im->knee_ci.lo);
 		b = amap(&p.x, im->knee_ci.hi);
-		sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
-			  "fill-opacity=\"0.12\"><title>", a, p.y.p1, b - a > 1 ? b - a : 1,
-			  p.y.p0 - p.y.p1, color((int)k));
+		sbuf_addf(out, "<rect data-knee=\"interval\" data-impl=\"%zu\" x=\"%.1f\" y=\"%.1f\" "
+			  "width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.12\"><title>",
+			  k, a, p.y.p1, b - a > 1 ? b - a : 1, p.y.p0 - p.y.p1, color((int)k));
 		esc(out, im->name);
 		sbuf_addf(out, ": knee interval %.0f..%.0f req/s (%s)</title></rect>\n",
 			  im->knee_ci.lo, im->knee_ci.hi,
@@ -330,33 +530,6 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 		sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			  "stroke-width=\"2\" stroke-dasharray=\"6,4\"><title>SLO %s %g ms</title></line>\n",
 			  p.x.p0, y, p.x.p1, y, SLO_COLOR, r->slo_label, r->slo_ms);
-	}
-	/* Windows: accepted dots, rejected crosses. */
-	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
-		double x, y;
-
-		if (!w->done || !in_axis(&p.y, w->pslo_ms) || !in_axis(&p.x, w->rate))
-			continue;
-		/* Spread the implementations a little so their dots do not hide each other. */
-		x = amap(&p.x, w->rate) + ((double)w->impl_idx - ((double)r->nimpls - 1) / 2) * 5;
-		y = amap(&p.y, w->pslo_ms);
-		if (w->accepted)
-			sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" "
-				  "fill-opacity=\"0.5\">", x, y, color(w->impl_idx));
-		else
-			sbuf_addf(out, "<path d=\"M%.1f %.1fl6 6m0 -6l-6 6\" stroke=\"%s\" "
-				  "stroke-opacity=\"0.7\">", x - 3, y - 3, color(w->impl_idx));
-		sbuf_adds(out, "<title>");
-		esc(out, w->impl);
-		sbuf_addf(out, " window %lld, %s %.0f req/s block %d: %s %.3g ms, %s", (long long)w->id,
-			  w->stage, w->rate, w->block, r->slo_label, w->pslo_ms, w->status);
-		if (!w->accepted && *w->reasons) {
-			sbuf_adds(out, " (");
-			esc(out, w->reasons);
-			sbuf_adds(out, ")");
-		}
-		sbuf_addf(out, "</title></%s>\n", w->accepted ? "circle" : "path");
 	}
 	/* Ladder rung means joined by the isotonic fit, and the knee. The fit
 	 * is interpolated linearly in rate and milliseconds, as the knee is,
@@ -404,27 +577,38 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 				  "%zu/%zu windows accepted</title></circle>\n", g->rate, r->slo_label,
 				  g->pslo.ms, g->pslo.lo_ms, g->pslo.hi_ms, g->fit_ms, g->accepted, g->total);
 		}
-		if (im->has_knee) {
-			double kx = im->knee.crossed ? im->knee.knee_rps : im->knee.highest_rung_rps;
-			double x, ty = p.y.p1 + 14 + 14 * (double)k;
+		draw_knee(r, &p, (int)k, out);
+	}
+	/* Windows on top: accepted dots, failed red crosses, rejected grey rings. A
+	 * failed window with no finite percentile (nothing answered) or one
+	 * above the axis is drawn on the top edge: it is over the SLO. */
+	for (i = 0; i < r->nwindows; i++) {
+		const struct report_window *w = &r->windows[i];
+		enum wstatus st = wstatus(w);
+		double x, y;
 
-			if (!in_axis(&p.x, kx))
-				continue;
-			x = amap(&p.x, kx);
-			sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-				  "stroke-width=\"1.5\" stroke-dasharray=\"2,3\"/>\n", x, p.y.p1, x, p.y.p0,
-				  color((int)k));
-			sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\" text-anchor=\"%s\" "
-				  "font-weight=\"bold\">", x + (x > (p.x.p0 + p.x.p1) / 2 ? -4 : 4), ty,
-				  color((int)k), x > (p.x.p0 + p.x.p1) / 2 ? "end" : "start");
-			esc(out, im->name);
-			if (im->knee.crossed)
-				sbuf_addf(out, " knee %s%.0f", im->knee.at_first_rung ? "<= " : "",
-					  im->knee.knee_rps);
-			else
-				sbuf_addf(out, " >= %.0f (no knee)", im->knee.highest_rung_rps);
-			sbuf_adds(out, "</text>\n");
+		if (!w->done || !in_axis(&p.x, w->rate))
+			continue;
+		if (in_axis(&p.y, w->pslo_ms))
+			y = amap(&p.y, w->pslo_ms);
+		else if (st == WS_FAILED)
+			y = p.y.p1 + 5;
+		else
+			continue;
+		/* Spread the implementations a little so their marks do not hide each other. */
+		x = amap(&p.x, w->rate) + ((double)w->impl_idx - ((double)r->nimpls - 1) / 2) * 5;
+		open_mark(out, st, x, y, color(w->impl_idx));
+		sbuf_adds(out, "<title>");
+		esc(out, w->impl);
+		sbuf_addf(out, " window %lld, %s %.0f req/s block %d: %s %.3g ms, %s", (long long)w->id,
+			  w->stage, w->rate, w->block, r->slo_label, w->pslo_ms, w->status);
+		if (st != WS_ACCEPTED && *w->reasons) {
+			sbuf_adds(out, " (");
+			esc(out, w->reasons);
+			sbuf_adds(out, ")");
 		}
+		sbuf_adds(out, "</title>");
+		close_mark(out, st);
 	}
 	legend(out, r, &p, 1);
 	sbuf_adds(out, "</svg>\n");
@@ -511,13 +695,14 @@ static void chart_rejections(const struct report *r, struct sbuf *out)
 	for (k = 0; k < r->nimpls; k++)
 		if (r->impls[k].total > max)
 			max = r->impls[k].total;
+	w += 60; /* room for "n failed, m rejected /t" */
 	svg_open(out, 3, w, h);
-	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">windows rejected by each gate "
-		  "(of each implementation's finished windows; a window can fail several)</text>\n",
-		  8.0, MT + 6);
+	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">windows each gate failed (solid: "
+		  "valid, over the SLO) or rejected (pale, grey edge: void), of each implementation's "
+		  "finished windows</text>\n", 8.0, MT + 6);
 	if (!r->ngate_fails)
-		sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#888\">no window was rejected</text>\n",
-			  left, MT + 40);
+		sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#888\">no window failed or was "
+			  "rejected</text>\n", left, MT + 40);
 	for (i = 0; i < r->ngate_fails; i++) {
 		double y0 = MT + 24 + row * (double)i;
 
@@ -529,20 +714,34 @@ static void chart_rejections(const struct report *r, struct sbuf *out)
 			const struct report_impl *im = &r->impls[k];
 			const struct report_reason *q =
 				report_reason_find(im->reasons, im->nreasons, r->gate_fails[i].name);
-			size_t n = q ? q->rejected : 0, rec = q ? q->recorded : 0;
+			size_t n = q ? q->rejected : 0, nf = q ? q->failed : 0, rec = q ? q->recorded : 0;
+			double fw = (w - left - right) * (double)nf / (double)max;
 			double bw = (w - left - right) * (double)n / (double)max;
 			double y = y0 + bar * (double)k;
 
-			sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-				  "fill=\"%s\"><title>", left, y, bw > 0 ? bw : 0.5, bar - 2, color((int)k));
+			/* failed first (solid), then rejected (pale, grey edge) */
+			sbuf_addf(out, "<rect data-status=\"failed\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				  "height=\"%.1f\" fill=\"%s\"><title>", left, y, fw > 0 ? fw : 0,
+				  bar - 2, color((int)k));
+			esc(out, im->name);
+			sbuf_adds(out, ": ");
+			esc(out, r->gate_fails[i].name);
+			sbuf_addf(out, " failed %zu of %zu windows</title></rect>", nf, im->total);
+			sbuf_addf(out, "<rect data-status=\"rejected\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				  "height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.3\" stroke=\"%s\" "
+				  "stroke-width=\"%s\"><title>", left + fw, y, bw > 0 ? bw : 0.5, bar - 2,
+				  color((int)k), REJECTED_COLOR, bw > 0 ? "1" : "0");
 			esc(out, im->name);
 			sbuf_adds(out, ": ");
 			esc(out, r->gate_fails[i].name);
 			sbuf_addf(out, " rejected %zu of %zu windows", n, im->total);
 			if (rec)
 				sbuf_addf(out, "; %zu more recorded (enforce: false)", rec);
-			sbuf_addf(out, "</title></rect><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%zu/%zu",
-				  left + bw + 4, y + bar - 4, n, im->total);
+			sbuf_addf(out, "</title></rect><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">",
+				  left + fw + bw + 4, y + bar - 4);
+			if (nf)
+				sbuf_addf(out, "%zu failed, ", nf);
+			sbuf_addf(out, "%zu rejected /%zu", n, im->total);
 			if (rec)
 				sbuf_addf(out, " (+%zu recorded)", rec);
 			sbuf_adds(out, "</text>\n");
@@ -597,6 +796,7 @@ static void chart_seconds(const struct report *r, struct sbuf *out)
 				double x0, sy, slo_y, top = sec_max(wn) * 1.15;
 				size_t s;
 				int first = 1;
+				enum wstatus st;
 
 				if (wn->impl_idx != (int)k || !wn->done || strcmp(wn->stage, g->stage) ||
 				    fabs(wn->rate - g->rate) > 1e-9 * (wn->rate + g->rate))
@@ -607,7 +807,9 @@ static void chart_seconds(const struct report *r, struct sbuf *out)
 				}
 				x0 = left + (double)col * (cw + gap);
 				col++;
-				sbuf_addf(&body, "<g><title>");
+				st = wstatus(wn);
+				sbuf_addf(&body, "<g class=\"cell\" data-status=\"%s\"><title>",
+					  wstatus_names[st]);
 				esc(&body, wn->impl);
 				sbuf_addf(&body, " window %lld: %s %.0f req/s, block %d, %s%s", (long long)wn->id,
 					  wn->stage, wn->rate, wn->block, wn->status,
@@ -616,9 +818,13 @@ static void chart_seconds(const struct report *r, struct sbuf *out)
 					esc(&body, *wn->reasons ? wn->reasons : "unspecified");
 				sbuf_addf(&body, "; window %s %.3g ms; %zu seconds</title>\n", r->slo_label,
 					  wn->pslo_ms, wn->nsec);
+				/* accepted: pale green; failed: pale red, red edge;
+				 * rejected: grey, dashed grey edge (void) */
 				sbuf_addf(&body, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-					  "fill=\"%s\" stroke=\"#ccc\"/>\n", x0, y, cw, ch,
-					  wn->accepted ? "#f3faf3" : "#fdf0f0");
+					  "fill=\"%s\" stroke=\"%s\"%s/>\n", x0, y, cw, ch,
+					  st == WS_ACCEPTED ? "#f3faf3" : st == WS_FAILED ? "#fde4e4" : "#ececec",
+					  st == WS_ACCEPTED ? "#ccc" : st == WS_FAILED ? FAILED_COLOR : REJECTED_COLOR,
+					  st == WS_REJECTED ? " stroke-dasharray=\"4,3\"" : "");
 				if (!(top > 0))
 					top = 1;
 				slo_y = y + ch - 13 - (ch - 28) * (r->slo_ms / top);
@@ -650,7 +856,7 @@ static void chart_seconds(const struct report *r, struct sbuf *out)
 	}
 	svg_open(out, 4, w, y + 8);
 	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">one cell per window "
-		  "(green: accepted, red: rejected), each on its own scale from 0 to its max "
+		  "(green: accepted; red edge: failed; grey, dashed: rejected), own scale 0 to max "
 		  "(ms, top left); SLO dashed when in range;</text>\n<text x=\"%.1f\" y=\"%.1f\" "
 		  "fill=\"#555\">label: stage (l ladder, c confirm, s soak), rate, block, window %s</text>\n",
 		  left, MT + 2, left, MT + 18, r->slo_label);
