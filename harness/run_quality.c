@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "store.h"
+#include "store_run.h"
+#include "store_window.h"
 #include "util.h"
 
 void run_quality_init(struct run_quality *q)
@@ -131,53 +133,43 @@ void run_quality_format(const struct run_quality *q, struct sbuf *out)
 
 int run_quality_load(struct store *st, const char *run_id, struct run_quality *q)
 {
-	sqlite3_stmt *s;
-	int rc;
+	struct window_rows rows = { 0 };
+	struct run_record rec;
+	size_t i;
+	int ret = -1;
 
-	s = store_prepare(st, "SELECT status, reasons FROM windows WHERE run_id = ? ORDER BY id");
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		run_quality_add(q, store_col_text(s, 0), store_col_text(s, 1));
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return error("run database: reading the windows of %s failed", run_id);
-	s = store_prepare(st, "SELECT key, value FROM host_facts WHERE run_id = ?"
-			      " AND key IN ('loadavg_1m', '" RUN_QUALITY_LOAD_END_KEY "')");
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		double v = run_quality_parse_load(store_col_text(s, 1));
-
-		if (!strcmp(store_col_text(s, 0), "loadavg_1m"))
-			q->load_start = v;
-		else
-			q->load_end = v;
+	run_record_init(&rec);
+	if (store_windows_load(st, run_id, NULL, &rows) || run_record_load(st, run_id, &rec))
+		goto out;
+	for (i = 0; i < rows.n; i++)
+		run_quality_add(q, rows.v[i].state == WINDOW_DONE ?
+				window_status_name(rows.v[i].status) : NULL, rows.v[i].reasons);
+	for (i = 0; i < rec.nhost; i++) {
+		if (!strcmp(rec.host[i].key, "loadavg_1m"))
+			q->load_start = run_quality_parse_load(rec.host[i].value);
+		else if (!strcmp(rec.host[i].key, RUN_QUALITY_LOAD_END_KEY))
+			q->load_end = run_quality_parse_load(rec.host[i].value);
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return error("run database: reading the host facts of %s failed", run_id);
-	return 0;
+	ret = 0;
+out:
+	window_rows_release(&rows);
+	run_record_release(&rec);
+	return ret;
 }
 
 int run_quality_finish(struct store *st, const char *run_id)
 {
 	struct run_quality q;
 	struct sbuf line = SBUF_INIT, v = SBUF_INIT;
-	struct store_row row;
 	int ret = -1;
 	char *sp;
 
 	run_quality_init(&q);
 	if (read_file("/proc/loadavg", &v, 4096) == 0 && (sp = strchr(v.buf, ' ')) != NULL) {
+		struct host_fact f = { (char *)run_id, (char *)RUN_QUALITY_LOAD_END_KEY, v.buf };
+
 		*sp = '\0';
-		store_row_init(&row, "host_facts");
-		store_row_text(&row, "run_id", run_id);
-		store_row_text(&row, "key", RUN_QUALITY_LOAD_END_KEY);
-		store_row_text(&row, "value", v.buf);
-		if (store_row_upsert(st, &row))
+		if (store_host_fact_upsert(st, &f))
 			goto out;
 	}
 	if (run_quality_load(st, run_id, &q))
