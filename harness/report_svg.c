@@ -202,23 +202,24 @@ static const char *const wstatus_names[] = { "accepted", "failed", "rejected" };
 /* Open a window's mark at (x, y); the caller writes its <title> and closes
  * it with close_mark(). accepted: a dot in the implementation's colour;
  * failed: a filled red cross; rejected: a hollow grey ring. */
-static void open_mark(struct sbuf *out, enum wstatus st, double x, double y, const char *col)
+static void open_mark(struct sbuf *out, const char *cls, enum wstatus st, double x, double y,
+		      const char *col)
 {
 	switch (st) {
 	case WS_ACCEPTED:
-		sbuf_addf(out, "<circle class=\"win\" data-status=\"accepted\" cx=\"%.1f\" cy=\"%.1f\" "
-			  "r=\"3\" fill=\"%s\" fill-opacity=\"0.55\">", x, y, col);
+		sbuf_addf(out, "<circle class=\"%s\" data-status=\"accepted\" cx=\"%.1f\" cy=\"%.1f\" "
+			  "r=\"3\" fill=\"%s\" fill-opacity=\"0.55\">", cls, x, y, col);
 		break;
 	case WS_FAILED:
 		/* an X of two 2.4 px wide bars, 9 px across */
-		sbuf_addf(out, "<path class=\"win\" data-status=\"failed\" d=\"M%.1f %.1fl1.7 -1.7l2.8 2.8"
+		sbuf_addf(out, "<path class=\"%s\" data-status=\"failed\" d=\"M%.1f %.1fl1.7 -1.7l2.8 2.8"
 			  "l2.8 -2.8l1.7 1.7l-2.8 2.8l2.8 2.8l-1.7 1.7l-2.8 -2.8l-2.8 2.8l-1.7 -1.7l2.8 -2.8z\" "
-			  "fill=\"%s\" stroke=\"#7a0000\" stroke-width=\"0.6\">", x - 4.5, y - 2.8,
+			  "fill=\"%s\" stroke=\"#7a0000\" stroke-width=\"0.6\">", cls, x - 4.5, y - 2.8,
 			  FAILED_COLOR);
 		break;
 	case WS_REJECTED:
-		sbuf_addf(out, "<circle class=\"win\" data-status=\"rejected\" cx=\"%.1f\" cy=\"%.1f\" "
-			  "r=\"3.5\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\">", x, y,
+		sbuf_addf(out, "<circle class=\"%s\" data-status=\"rejected\" cx=\"%.1f\" cy=\"%.1f\" "
+			  "r=\"3.5\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\">", cls, x, y,
 			  REJECTED_COLOR);
 		break;
 	}
@@ -240,7 +241,7 @@ static double legend_marks(struct sbuf *out, double x, double y)
 	int k;
 
 	for (k = 0; k < 3; k++, y += 20) {
-		open_mark(out, (enum wstatus)k, x + 7, y + 6, "#777");
+		open_mark(out, "legend", (enum wstatus)k, x + 7, y + 6, "#777");
 		sbuf_addf(out, "<title>%s window</title>", wstatus_names[k]);
 		close_mark(out, (enum wstatus)k);
 		sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", x + 20, y + 10, what[k]);
@@ -597,7 +598,7 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 			continue;
 		/* Spread the implementations a little so their marks do not hide each other. */
 		x = amap(&p.x, w->rate) + ((double)w->impl_idx - ((double)r->nimpls - 1) / 2) * 5;
-		open_mark(out, st, x, y, color(w->impl_idx));
+		open_mark(out, "win", st, x, y, color(w->impl_idx));
 		sbuf_adds(out, "<title>");
 		esc(out, w->impl);
 		sbuf_addf(out, " window %lld, %s %.0f req/s block %d: %s %.3g ms, %s", (long long)w->id,

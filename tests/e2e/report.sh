@@ -96,6 +96,67 @@ p99=$(jq -r '.rungs[] | select(.impl=="threads" and .stage=="confirm" and .rate_
 if grep -q "| threads | confirm | 2000 | 4/4 | - |" "$R/report.md"; then ok "md: rung row with counts"; else fail "md: rung row with counts"; fi
 cmp_num "json: threads confirm 2000 merged p99 > SLO" "$p99" ">" 20
 
+# --- the order: summary, charts, tables, provenance --------------------------
+order() { # FILE PATTERN...: the first line of each pattern, strictly increasing
+	local f=$1 prev=0 n p; shift
+	for p in "$@"; do
+		n=$(grep -n -m1 -- "$p" "$f" | cut -d: -f1)
+		[ -n "$n" ] && [ "$n" -gt "$prev" ] || return 1
+		prev=$n
+	done
+}
+check "md: summary, then charts, then tables, then provenance" order "$R/report.md" \
+	"^## Summary" "^| implementation | knee | interval | CPU ms/request at" "^Run quality:" \
+	"^## Charts" "^## Knees" "^## Rungs" "^## Failed and rejected windows" "^## Provenance"
+check "html: summary, then charts, then tables, then provenance" order "$R/report.html" \
+	"<h2>Summary</h2>" '<table id="t-summary">' "<h2>Charts</h2>" 'id="svg-0"' 'id="svg-4"' \
+	"<h2>Knees" '<table id="t-rungs">' "<h2>Provenance</h2>"
+
+# --- failed and rejected windows are drawn apart -----------------------------
+# svg-0 (latency): every failed window is drawn (on the top edge when its
+# percentile is off the chart); rejected ones within the axes. svg-4 (one
+# cell per window): one cell per finished window, by status.
+H=$R/report.html
+svg() { awk -v id="id=\"svg-$1\"" 'index($0, id) { on = 1 } on { print } on && /<\/svg>/ { exit }' "$H"; }
+nf=$(jq '[.windows[] | select(.status == "failed")] | length' "$J")
+nr=$(jq '[.windows[] | select(.status == "rejected")] | length' "$J")
+cmp_num "fixture: failed windows (outcome gates)" "$nf" ">=" 1
+cmp_num "fixture: rejected windows (validity gates)" "$nr" ">=" 1
+cmp_num "latency chart: one red cross per failed window" "$(svg 0 | grep -c 'class="win" data-status="failed"')" "==" "$nf"
+cmp_num "latency chart: grey rings for rejected windows" "$(svg 0 | grep -c 'class="win" data-status="rejected"')" ">=" 1
+check "latency chart: failed crosses are red, rejected rings hollow" \
+	bash -c "svg0=\$(awk 'index(\$0, \"id=\\\"svg-0\") { on = 1 } on { print } on && /<\\/svg>/ { exit }' '$H')
+		grep 'data-status=\"failed\" d=' <<<\"\$svg0\" | grep -q 'fill=\"#d62728\"' &&
+		grep 'data-status=\"rejected\" cx=' <<<\"\$svg0\" | grep -q 'fill=\"none\"'"
+check "latency chart: the legend names all three" bash -c "grep -q 'failed (over SLO)' '$H' && grep -q 'rejected (void)' '$H'"
+cmp_num "per-second chart: failed cells" "$(svg 4 | grep -c 'class="cell" data-status="failed"')" "==" "$nf"
+cmp_num "per-second chart: rejected cells" "$(svg 4 | grep -c 'class="cell" data-status="rejected"')" "==" "$nr"
+cmp_num "per-gate chart: failed bars apart from rejected" "$(svg 3 | grep -c 'data-status="failed"')" ">=" 1
+cmp_num "csv: failed rows say so" "$(grep -c ',failed,' "$R/windows.csv")" "==" "$nf"
+# both fixture implementations cross: a knee line each, no floor arrow
+cmp_num "knees that crossed are drawn as lines" "$(svg 0 | grep -c 'data-knee="point"')" "==" 2
+cmp_num "and not as arrows" "$(svg 0 | grep -c 'data-knee="floor"')" "==" 0
+
+# A floor is an arrow, not a knee line: without threads' windows from
+# 2000 req/s on, threads held the SLO at every rung it has (500, 1000).
+mkdir -p "$T/floor/fixture"
+cp "$RUNS/fixture/run.db" "$T/floor/fixture/run.db"
+sqlite3 "$T/floor/fixture/run.db" "
+	CREATE TEMP TABLE gone AS SELECT id FROM windows WHERE impl = 'threads' AND rate >= 2000;
+	DELETE FROM seconds WHERE window_id IN gone; DELETE FROM gate_results WHERE window_id IN gone;
+	DELETE FROM acct_samples WHERE window_id IN gone; DELETE FROM window_requests WHERE window_id IN gone;
+	DELETE FROM rtstats WHERE window_id IN gone; DELETE FROM events WHERE window_id IN gone;
+	DELETE FROM windows WHERE id IN gone;"
+F=$("$HARNESS" report fixture --runs-dir "$T/floor" --format html,json,md 2>/dev/null)
+H=$F/report.html
+check "floor: report.json says threads never crossed" \
+	jq -e '.impls[] | select(.name == "threads") | .knee.crossed == false and .knee.highest_rung_rps == 1000' "$F/report.json"
+cmp_num "floor: threads drawn as an arrow" "$(svg 0 | grep -c 'data-knee="floor" data-impl="1"')" "==" 1
+cmp_num "floor: and not as a knee line" "$(svg 0 | grep -c 'data-knee="point" data-impl="1"')" "==" 0
+cmp_num "floor: evloop still a knee line" "$(svg 0 | grep -c 'data-knee="point" data-impl="0"')" "==" 1
+check "floor: the summary says >= 1000" grep -q '^| threads | \*\*>= 1000 req/s' "$F/report.md"
+H=$R/report.html
+
 # --- windows.csv ------------------------------------------------------------
 C=$R/windows.csv
 if head -1 "$C" | grep -q '^impl,stage,offered_rps,block,p99_ms,requests,errors,achieved_rps,warm,'; then
