@@ -741,8 +741,10 @@ static void chart_rejections(const struct report *r, struct sbuf *out)
 			sbuf_addf(out, "</title></rect><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">",
 				  left + fw + bw + 4, y + bar - 4);
 			if (nf)
-				sbuf_addf(out, "%zu failed, ", nf);
-			sbuf_addf(out, "%zu rejected /%zu", n, im->total);
+				sbuf_addf(out, "%zu failed%s", nf, n ? ", " : "");
+			if (n || !nf)
+				sbuf_addf(out, "%zu%s", n, n ? " rejected" : "");
+			sbuf_addf(out, " /%zu", im->total);
 			if (rec)
 				sbuf_addf(out, " (+%zu recorded)", rec);
 			sbuf_adds(out, "</text>\n");
