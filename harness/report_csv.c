@@ -1,6 +1,6 @@
 /*
- * report_csv: windows.csv, one row per finished window (accepted and
- * rejected). Its first nine columns are exactly what `harness knee
+ * report_csv: windows.csv, one row per finished window, accepted, failed or
+ * rejected (the status column says which). Its first nine columns are exactly what `harness knee
  * --windows` reads (impl,stage,offered_rps,block,p99_ms,requests,errors,
  * achieved_rps,warm), so a run's windows can be re-fitted elsewhere;
  * offered_rps is the planned rate (the rung), measured_offered_rps the
@@ -8,7 +8,9 @@
  * the row's implementation commit and dirty flag, the harness version of
  * the run, exploratory and forced flags) is repeated on every row rather
  * than written as comment lines, which CSV readers (`harness knee`
- * included) do not accept; host facts are in report.json.
+ * included) do not accept; host facts are in report.json. For the same
+ * reason the run quality line that opens the other formats is not here:
+ * report.json (run_quality), report.md and report.html carry it.
  */
 #include "report.h"
 

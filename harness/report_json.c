@@ -40,7 +40,8 @@ static json_t *reasons(const struct report_reason *v, size_t n)
 
 	for (i = 0; i < n; i++)
 		json_object_set_new(o, v[i].name,
-				    json_pack("{s:I, s:I}", "rejected", (json_int_t)v[i].rejected,
+				    json_pack("{s:I, s:I, s:I}", "failed", (json_int_t)v[i].failed,
+					      "rejected", (json_int_t)v[i].rejected,
 					      "recorded", (json_int_t)v[i].recorded));
 	return o;
 }
@@ -116,9 +117,10 @@ static json_t *impl_obj(const struct report *r, const struct report_impl *im)
 	json_object_set_new(o, "remote_url", jstr(im->remote_url));
 	json_object_set_new(o, "baseline_of", jstr(im->baseline_of));
 	json_object_set_new(o, "windows",
-			    json_pack("{s:I, s:I, s:I, s:I}", "total", (json_int_t)im->total,
-				      "accepted", (json_int_t)im->accepted, "rejected",
-				      (json_int_t)(im->total - im->accepted), "not_done",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)im->total,
+				      "accepted", (json_int_t)im->accepted, "failed",
+				      (json_int_t)im->failed, "rejected",
+				      (json_int_t)(im->total - im->accepted - im->failed), "not_done",
 				      (json_int_t)im->not_done));
 	json_object_set_new(o, "rejections", reasons(im->reasons, im->nreasons));
 	if (im->has_knee) {
@@ -236,9 +238,10 @@ void report_json(const struct report *r, struct sbuf *out)
 				      "margin_pct", jnum(r->margin_pct), "only",
 				      "accepted windows; percentiles from merged histograms"));
 	json_object_set_new(root, "windows_count",
-			    json_pack("{s:I, s:I, s:I, s:I}", "total", (json_int_t)r->total,
-				      "accepted", (json_int_t)r->accepted, "rejected",
-				      (json_int_t)(r->total - r->accepted), "not_done",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)r->total,
+				      "accepted", (json_int_t)r->accepted, "failed",
+				      (json_int_t)r->quality.failed, "rejected",
+				      (json_int_t)r->quality.rejected, "not_done",
 				      (json_int_t)r->not_done));
 	a = json_array();
 	for (i = 0; i < r->nimpls; i++)
