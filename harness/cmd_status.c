@@ -5,6 +5,8 @@
 
 #include "cmd.h"
 #include "store.h"
+#include "store_run.h"
+#include "store_window.h"
 #include "util.h"
 
 static const char usage[] =
@@ -27,14 +29,42 @@ struct counts {
 	long planned, done, accepted, rejected, running, failed;
 };
 
-static void read_counts(sqlite3_stmt *s, struct counts *c)
+/* Stage name and its counts, in the order the stages first appear. */
+struct stage_counts {
+	const char *stage;           /* borrowed from the window rows */
+	struct counts c;
+};
+
+static void count(struct counts *c, const struct window_row *w)
 {
-	c->planned = (long)store_col_int(s, 1);
-	c->done = (long)store_col_int(s, 2);
-	c->accepted = (long)store_col_int(s, 3);
-	c->rejected = (long)store_col_int(s, 4);
-	c->running = (long)store_col_int(s, 5);
-	c->failed = (long)store_col_int(s, 6);
+	c->planned++;
+	c->done += w->state == WINDOW_DONE;
+	c->running += w->state == WINDOW_RUNNING;
+	c->accepted += w->status == WINDOW_ACCEPTED;
+	c->failed += w->status == WINDOW_FAILED;
+	c->rejected += w->status == WINDOW_REJECTED;
+}
+
+/* Per stage (first-seen order) and total; returns the number of stages. */
+static size_t count_stages(const struct window_rows *wins, struct stage_counts *v,
+			   struct counts *total)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < wins->n; i++) {
+		const char *stage = wins->v[i].stage ? wins->v[i].stage : "";
+
+		for (k = 0; k < n && strcmp(v[k].stage, stage); k++)
+			;
+		if (k == n) {
+			v[n].stage = stage;
+			memset(&v[n].c, 0, sizeof(v[n].c));
+			n++;
+		}
+		count(&v[k].c, &wins->v[i]);
+		count(total, &wins->v[i]);
+	}
+	return n;
 }
 
 int cmd_status(int argc, char **argv)
@@ -42,10 +72,13 @@ int cmd_status(int argc, char **argv)
 	const char *runs_dir = NULL, *run = NULL;
 	struct sbuf dir = SBUF_INIT, id = SBUF_INIT, out = SBUF_INIT;
 	struct store st = { 0 };
-	sqlite3_stmt *s = NULL;
-	struct counts total = { 0 }, c;
-	int i, json = 0, ret = EXIT_USAGE, finished, exploratory, nst = 0;
-	char *status = NULL, *failure = NULL;
+	struct run_record rec;
+	struct window_rows wins = { NULL, 0 };
+	struct stage_counts *stages = NULL;
+	struct counts total = { 0 };
+	int i, json = 0, ret = EXIT_USAGE, finished, exploratory;
+	const char *status, *failure;
+	size_t k, nst;
 
 	if (cmd_wants_help(argc, argv)) {
 		fputs(usage, stdout);
@@ -68,47 +101,33 @@ int cmd_status(int argc, char **argv)
 	}
 	if (!run)
 		return cmd_runs(argc, argv);
+	run_record_init(&rec);
 	if (store_open_run(&st, store_runs_dir(runs_dir), run, &dir, &id))
 		goto out;
-	s = store_prepare(&st, "SELECT status, exploratory, failure FROM runs WHERE id = ?");
-	if (!s)
+	if (run_record_load(&st, id.buf, &rec) || store_windows_load(&st, id.buf, NULL, &wins))
 		goto out;
-	sqlite3_bind_text(s, 1, id.buf, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) != SQLITE_ROW)
-		goto out;
-	status = xstrdup(store_col_text(s, 0));
-	exploratory = (int)store_col_int(s, 1);
-	failure = store_col_text(s, 2) ? xstrdup(store_col_text(s, 2)) : NULL;
+	status = rec.status ? rec.status : "";
+	failure = rec.failure;
+	exploratory = rec.exploratory;
 	finished = !strcmp(status, "finished");
-	sqlite3_finalize(s);
-	s = store_prepare(&st, "SELECT stage, COUNT(*), SUM(state = 'done'),"
-			       " SUM(status = 'accepted'), SUM(status = 'rejected'),"
-			       " SUM(state = 'running'), SUM(status = 'failed') FROM windows WHERE run_id = ?"
-			       " GROUP BY stage ORDER BY MIN(id)");
-	if (!s)
-		goto out;
-	sqlite3_bind_text(s, 1, id.buf, -1, SQLITE_STATIC);
+	stages = xcalloc(wins.n + 1, sizeof(*stages));
+	nst = count_stages(&wins, stages, &total);
 	if (json)
 		sbuf_adds(&out, "\"stages\": {");
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		read_counts(s, &c);
-		total.planned += c.planned;
-		total.done += c.done;
-		total.accepted += c.accepted;
-		total.rejected += c.rejected;
-		total.failed += c.failed;
-		total.running += c.running;
+	for (k = 0; k < nst; k++) {
+		const struct counts *c = &stages[k].c;
+
 		if (json) {
-			sbuf_addf(&out, "%s\"%s\": {\"planned\": %ld, \"done\": %ld, \"accepted\": %ld,"
-					" \"failed\": %ld, \"rejected\": %ld}", nst ? ", " : "",
-				  store_col_text(s, 0), c.planned, c.done, c.accepted, c.failed,
-				  c.rejected);
+			sbuf_addf(&out, "%s", k ? ", " : "");
+			sbuf_add_json_str(&out, stages[k].stage);
+			sbuf_addf(&out, ": {\"planned\": %ld, \"done\": %ld, \"accepted\": %ld,"
+					" \"failed\": %ld, \"rejected\": %ld}", c->planned, c->done,
+				  c->accepted, c->failed, c->rejected);
 		} else {
 			sbuf_addf(&out, "  %-8s planned %4ld  done %4ld  accepted %4ld  failed %4ld"
-					"  rejected %4ld\n", store_col_text(s, 0), c.planned, c.done,
-				  c.accepted, c.failed, c.rejected);
+					"  rejected %4ld\n", stages[k].stage, c->planned, c->done,
+				  c->accepted, c->failed, c->rejected);
 		}
-		nst++;
 	}
 	if (json) {
 		sbuf_adds(&out, "}");
@@ -140,12 +159,10 @@ int cmd_status(int argc, char **argv)
 	 * or failed run as a success (README.md, exit codes). */
 	ret = finished && !failure ? EXIT_OK : EXIT_NEGATIVE;
 out:
-	if (s)
-		sqlite3_finalize(s);
-	if (st.db)
-		store_close(&st);
-	free(status);
-	free(failure);
+	free(stages);
+	window_rows_release(&wins);
+	run_record_release(&rec);
+	store_close(&st);
 	sbuf_release(&dir);
 	sbuf_release(&id);
 	sbuf_release(&out);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -642,30 +643,45 @@ int store_run_dir(const char *runs_dir, const char *run, struct sbuf *dir)
 	return error("%s: no such run (looked in %s/ and for %s/run.db)", run, runs_dir, run);
 }
 
+struct run_id_row {
+	char *id;
+};
+static const struct store_coldef run_id_cols[] = {
+	{ "id", SC_TEXT, offsetof(struct run_id_row, id), 0, NULL, 0 },
+};
+static const struct store_table run_id_t = {
+	"runs", run_id_cols, ARRAY_SIZE(run_id_cols), sizeof(struct run_id_row),
+};
+
 int store_open_run(struct store *st, const char *runs_dir, const char *run,
 		   struct sbuf *dir, struct sbuf *run_id)
 {
 	struct sbuf db = SBUF_INIT;
-	sqlite3_stmt *s = NULL;
+	struct run_id_row *rows = NULL;
+	size_t n = 0;
 	int ret = -1;
 
+	st->db = NULL;
+	st->path = NULL;
 	if (store_run_dir(runs_dir, run, dir))
 		goto out;
 	sbuf_addf(&db, "%s/run.db", dir->buf);
 	if (store_open(st, db.buf, 0))
 		goto out;
-	s = store_prepare(st, "SELECT id FROM runs LIMIT 1");
-	if (!s || sqlite3_step(s) != SQLITE_ROW) {
+	if (store_select(st, &run_id_t, 0, NULL, NULL, "rowid LIMIT 1", (void **)&rows, &n))
+		goto fail;
+	if (!n || !rows[0].id) {
 		error("%s: database holds no run", db.buf);
-		store_close(st);
-		goto out;
+		goto fail;
 	}
 	sbuf_reset(run_id);
-	sbuf_adds(run_id, store_col_text(s, 0));
+	sbuf_adds(run_id, rows[0].id);
 	ret = 0;
+	goto out;
+fail:
+	store_close(st);
 out:
-	if (s)
-		sqlite3_finalize(s);
+	store_rows_free(&run_id_t, rows, n);
 	sbuf_release(&db);
 	return ret;
 }
