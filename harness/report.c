@@ -1,6 +1,7 @@
 /*
  * report: read a run's database into struct report (this file), then
- * compute the roll-ups (report_rollup.c). Every SELECT binds the run id.
+ * compute the roll-ups (report_rollup.c). The rows come from the read
+ * model (store_run.h, store_window.h), by name.
  */
 #include "report.h"
 
@@ -12,25 +13,17 @@
 
 #include "spec.h"
 #include "store.h"
+#include "store_run.h"
+#include "store_window.h"
 #include "util.h"
 
-static char *dup_col(sqlite3_stmt *s, int i)
+/* Take a string out of a loaded row (the row no longer owns it). */
+static char *steal(char **p)
 {
-	const char *t = store_col_text(s, i);
+	char *v = *p;
 
-	return t ? xstrdup(t) : NULL;
-}
-
-static int int_or(sqlite3_stmt *s, int i, int def)
-{
-	return sqlite3_column_type(s, i) == SQLITE_NULL ? def : (int)store_col_int(s, i);
-}
-
-static int step_error(struct store *st, sqlite3_stmt *s, int rc)
-{
-	if (rc == SQLITE_DONE)
-		return 0;
-	return error("%s: reading the run: %s", st->path, sqlite3_errmsg(st->db));
+	*p = NULL;
+	return v;
 }
 
 /* ------------------------------------------------------------ the run */
@@ -85,50 +78,30 @@ static void load_spec(struct report *r, const char *text, size_t len)
 		snprintf(r->slo_label, sizeof(r->slo_label), "p%g", r->slo_pct);
 }
 
-static int load_run(struct report *r, struct store *st, const char *run_id)
+static void load_run(struct report *r, struct run_record *rec)
 {
-	sqlite3_stmt *s;
-	int ret = -1, rc;
-
-	s = store_prepare(st, "SELECT id, spec_name, spec_path, spec_text, spec_hash, seed,"
-			  " stages, created_at, finished_at, status, failure, exploratory,"
-			  " forced, harness_version, parent_run, sandbox_user, spec_repo,"
-			  " spec_commit, spec_branch, spec_dirty FROM runs WHERE id = ?");
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW) {
-		if (rc == SQLITE_DONE)
-			error("%s: no run '%s' in the database", st->path, run_id);
-		else
-			step_error(st, s, rc);
-		goto out;
-	}
-	r->run_id = dup_col(s, 0);
-	r->spec_name = dup_col(s, 1);
-	r->spec_path = dup_col(s, 2);
-	r->spec_hash = dup_col(s, 4);
-	r->seed = (uint64_t)store_col_int(s, 5);
-	r->stages = dup_col(s, 6);
-	r->created_at = store_col_real(s, 7);
-	r->finished_at = store_col_real(s, 8);
-	r->status = dup_col(s, 9);
-	r->failure = dup_col(s, 10);
-	r->exploratory = int_or(s, 11, 0);
-	r->forced = int_or(s, 12, 0);
-	r->run_harness_version = dup_col(s, 13);
-	r->parent_run = dup_col(s, 14);
-	r->sandbox_user = dup_col(s, 15);
-	r->spec_repo = dup_col(s, 16);
-	r->spec_commit = dup_col(s, 17);
-	r->spec_branch = dup_col(s, 18);
-	r->spec_dirty = int_or(s, 19, -1);
-	load_spec(r, sqlite3_column_blob(s, 3), (size_t)sqlite3_column_bytes(s, 3));
-	ret = 0;
-out:
-	sqlite3_finalize(s);
-	return ret;
+	r->run_id = steal(&rec->id);
+	r->spec_name = steal(&rec->spec_name);
+	r->spec_path = steal(&rec->spec_path);
+	r->spec_hash = steal(&rec->spec_hash);
+	r->seed = (uint64_t)rec->seed;
+	r->stages = steal(&rec->stages);
+	r->created_at = rec->created_at;
+	r->finished_at = rec->finished_at;
+	r->status = steal(&rec->status);
+	r->failure = steal(&rec->failure);
+	r->exploratory = rec->exploratory;
+	r->forced = rec->forced;
+	r->run_harness_version = steal(&rec->harness_version);
+	r->parent_run = steal(&rec->parent_run);
+	r->sandbox_user = steal(&rec->sandbox_user);
+	r->spec_repo = steal(&rec->spec_repo);
+	r->spec_commit = steal(&rec->spec_commit);
+	r->spec_branch = steal(&rec->spec_branch);
+	r->spec_dirty = rec->spec_dirty;
+	/* An empty stored spec is as unreadable as a missing one. */
+	load_spec(r, rec->spec_text.len ? (const char *)rec->spec_text.p : NULL,
+		  rec->spec_text.len);
 }
 
 static int add_impl(struct report *r, const char *name, size_t *alloc)
@@ -147,71 +120,59 @@ static int add_impl(struct report *r, const char *name, size_t *alloc)
 	return (int)r->nimpls++;
 }
 
-static int load_impls(struct report *r, struct store *st, size_t *alloc)
+static void load_impls(struct report *r, struct run_record *rec, size_t *alloc)
 {
-	sqlite3_stmt *s;
-	int rc;
+	size_t i;
 
-	s = store_prepare(st, "SELECT name, ord, repo, commit_id, branch, dirty, diff_hash,"
-			  " ref_asked, remote_url, baseline_of, knee_rps, knee_crossed"
-			  " FROM impls WHERE run_id = ? ORDER BY ord, name");
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, r->run_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int k = add_impl(r, store_col_text(s, 0) ? store_col_text(s, 0) : "", alloc);
+	for (i = 0; i < rec->nimpls; i++) {
+		struct run_impl *ri = &rec->impls[i];
+		int k = add_impl(r, ri->name ? ri->name : "", alloc);
 		struct report_impl *im = &r->impls[k];	/* after add_impl's realloc */
 
-		im->repo = dup_col(s, 2);
-		im->commit = dup_col(s, 3);
-		im->branch = dup_col(s, 4);
-		im->dirty = int_or(s, 5, -1);
-		im->diff_hash = dup_col(s, 6);
-		im->ref_asked = dup_col(s, 7);
-		im->remote_url = dup_col(s, 8);
-		im->baseline_of = dup_col(s, 9);
-		im->run_knee_rps = store_col_real(s, 10);
-		im->run_knee_crossed = int_or(s, 11, -1);
+		im->repo = steal(&ri->repo);
+		im->commit = steal(&ri->commit_id);
+		im->branch = steal(&ri->branch);
+		im->dirty = ri->dirty;
+		im->diff_hash = steal(&ri->diff_hash);
+		im->ref_asked = steal(&ri->ref_asked);
+		im->remote_url = steal(&ri->remote_url);
+		im->baseline_of = steal(&ri->baseline_of);
+		im->run_knee_rps = ri->knee_rps;
+		im->run_knee_crossed = ri->knee_crossed;
 	}
-	rc = step_error(st, s, rc);
-	sqlite3_finalize(s);
-	return rc;
 }
 
-static int load_host(struct report *r, struct store *st)
+/* Host facts, and the run's events counted by kind (sorted by kind). */
+static int load_host(struct report *r, struct store *st, struct run_record *rec)
 {
-	sqlite3_stmt *s;
-	size_t alloc = 0, ealloc = 0;
-	int rc;
+	struct event_rows ev;
+	size_t i, k, ealloc = 0;
 
-	s = store_prepare(st, "SELECT key, value FROM host_facts WHERE run_id = ? ORDER BY key");
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, r->run_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		XGROW(r->host, alloc, r->nhost + 1);
-		r->host[r->nhost].key = dup_col(s, 0);
-		r->host[r->nhost].value = dup_col(s, 1);
-		r->nhost++;
+	r->host = xcalloc(rec->nhost + 1, sizeof(*r->host));
+	for (i = 0; i < rec->nhost; i++) {
+		r->host[i].key = steal(&rec->host[i].key);
+		r->host[i].value = steal(&rec->host[i].value);
 	}
-	rc = step_error(st, s, rc);
-	sqlite3_finalize(s);
-	if (rc)
-		return rc;
-	s = store_prepare(st, "SELECT kind, count(*) FROM events WHERE run_id = ?"
-			  " GROUP BY kind ORDER BY kind");
-	if (!s)
+	r->nhost = rec->nhost;
+	if (store_events_load(st, r->run_id, -1, &ev))
 		return -1;
-	sqlite3_bind_text(s, 1, r->run_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	for (i = 0; i < ev.n; i++) {
+		const char *kind = ev.v[i].kind ? ev.v[i].kind : "";
+
+		for (k = 0; k < r->nevents && strcmp(r->events[k].kind, kind) < 0; k++)
+			;
+		if (k < r->nevents && !strcmp(r->events[k].kind, kind)) {
+			r->events[k].count++;
+			continue;
+		}
 		XGROW(r->events, ealloc, r->nevents + 1);
-		r->events[r->nevents].kind = dup_col(s, 0);
-		r->events[r->nevents].count = (size_t)store_col_int(s, 1);
+		memmove(&r->events[k + 1], &r->events[k], (r->nevents - k) * sizeof(*r->events));
+		r->events[k].kind = xstrdup(kind);
+		r->events[k].count = 1;
 		r->nevents++;
 	}
-	rc = step_error(st, s, rc);
-	sqlite3_finalize(s);
-	return rc;
+	event_rows_release(&ev);
+	return 0;
 }
 
 /* ------------------------------------------------------------ windows */
@@ -226,64 +187,50 @@ static int impl_index(struct report *r, const char *name, size_t *alloc)
 	return add_impl(r, name, alloc);
 }
 
-static int64_t col_sum(sqlite3_stmt *s, int from, int to)
-{
-	int64_t v = 0;
-	int i;
-
-	for (i = from; i <= to; i++)
-		v += store_col_int(s, i);
-	return v;
-}
-
-static int load_window_row(struct report *r, struct store *st, sqlite3_stmt *s,
+static int load_window_row(struct report *r, struct store *st, const struct window_row *row,
 			   struct report_window *w, size_t *ialloc)
 {
-	const char *state = store_col_text(s, 7);
-	const char *status = store_col_text(s, 8);
-	const void *blob;
-
 	memset(w, 0, sizeof(*w));
-	w->id = store_col_int(s, 0);
-	w->stage = xstrdup(store_col_text(s, 1) ? store_col_text(s, 1) : "");
-	w->rung = (int)store_col_int(s, 2);
-	w->block = (int)store_col_int(s, 3);
-	w->slot = (int)store_col_int(s, 4);
-	w->impl = xstrdup(store_col_text(s, 5) ? store_col_text(s, 5) : "");
+	w->id = row->id;
+	w->stage = xstrdup(row->stage ? row->stage : "");
+	w->rung = row->rung;
+	w->block = row->block;
+	w->slot = row->slot;
+	w->impl = xstrdup(row->impl ? row->impl : "");
 	w->impl_idx = impl_index(r, w->impl, ialloc);
-	w->rate = store_col_real(s, 6);
-	w->done = state && !strcmp(state, "done");
-	w->status = xstrdup(w->done && status ? status : "");
-	w->accepted = w->done && !strcmp(w->status, "accepted");
-	w->reasons = xstrdup(store_col_text(s, 9) ? store_col_text(s, 9) : "");
-	w->attempts = (int)store_col_int(s, 10);
-	w->warm = int_or(s, 11, -1);
-	w->offered_rps = store_col_real(s, 12);
-	w->achieved_rps = store_col_real(s, 13);
-	w->duration_s = store_col_real(s, 14);
-	w->started_at = store_col_real(s, 15);
-	w->due = store_col_int(s, 16);
-	w->sent = store_col_int(s, 17);
-	w->completed = store_col_int(s, 18);
-	w->dropped = store_col_int(s, 19);
-	/* s4xx s5xx s_other err_connect..err_other, then dropped */
-	w->errors = col_sum(s, 20, 27) + w->dropped;
-	w->p50_ms = store_col_real(s, 28);
-	w->p90_ms = store_col_real(s, 29);
-	w->p99_ms = store_col_real(s, 30);
-	w->p999_ms = store_col_real(s, 31);
-	w->max_ms = store_col_real(s, 32);
-	w->lateness_p99_ms = store_col_real(s, 33);
-	w->gen_cpu_s = store_col_real(s, 34);
-	w->cpu_s = store_col_real(s, 35);
-	w->anon_p99 = store_col_real(s, 36);
-	w->sut_exited = (int)store_col_int(s, 38);
+	w->rate = row->rate;
+	w->done = row->state == WINDOW_DONE;
+	w->status = xstrdup(w->done ? window_status_name(row->status) : "");
+	w->accepted = w->done && row->status == WINDOW_ACCEPTED;
+	w->reasons = xstrdup(row->reasons ? row->reasons : "");
+	w->attempts = row->attempts;
+	w->warm = row->warm;
+	w->offered_rps = row->offered_rps;
+	w->achieved_rps = row->achieved_rps;
+	w->duration_s = row->duration_s;
+	w->started_at = row->started_at;
+	w->due = row->due;
+	w->sent = row->sent;
+	w->completed = row->completed;
+	w->dropped = row->dropped;
+	/* report.h: every due request without a 2xx/3xx answer */
+	w->errors = row->s4xx + row->s5xx + row->s_other + row->err_connect + row->err_reset +
+		    row->err_timeout + row->err_parse + row->err_other + row->dropped;
+	w->p50_ms = row->p50_ms;
+	w->p90_ms = row->p90_ms;
+	w->p99_ms = row->p99_ms;
+	w->p999_ms = row->p999_ms;
+	w->max_ms = row->max_ms;
+	w->lateness_p99_ms = row->lateness_p99_ms;
+	w->gen_cpu_s = row->gen_cpu_s;
+	w->cpu_s = row->cpu_s;
+	w->anon_p99 = row->anon_p99;
+	w->sut_exited = row->sut_exited;
 	w->cpu_ms_per_req = w->completed > 0 ? w->cpu_s * 1000.0 / (double)w->completed : NAN;
 	w->pslo_ms = r->slo_pct == 99 ? w->p99_ms : NAN;
-	blob = sqlite3_column_blob(s, 37);
-	if (blob) {
+	if (row->latency_hist.p) {
 		hist_init(&w->lat);
-		if (hist_deserialize(&w->lat, blob, (size_t)sqlite3_column_bytes(s, 37))) {
+		if (hist_deserialize(&w->lat, row->latency_hist.p, row->latency_hist.len)) {
 			hist_release(&w->lat);
 			return error("%s: window %lld: corrupt latency histogram", st->path,
 				     (long long)w->id);
@@ -297,31 +244,22 @@ static int load_window_row(struct report *r, struct store *st, sqlite3_stmt *s,
 
 static int load_windows(struct report *r, struct store *st, size_t *ialloc)
 {
-	sqlite3_stmt *s;
-	size_t alloc = 0;
-	int rc, ret = -1;
+	struct window_query q = { .with_hists = 1 };
+	struct window_rows rows;
+	size_t i;
+	int ret = -1;
 
-	s = store_prepare(st, "SELECT id, stage, rung, block, slot, impl, rate, state, status,"
-			  " reasons, attempts, warm, offered_rps, achieved_rps, duration_s,"
-			  " started_at, due, sent, completed, dropped, s4xx, s5xx, s_other,"
-			  " err_connect, err_reset, err_timeout, err_parse, err_other,"
-			  " p50_ms, p90_ms, p99_ms, p999_ms, max_ms, lateness_p99_ms, gen_cpu_s,"
-			  " cpu_s, anon_p99, latency_hist, sut_exited"
-			  " FROM windows WHERE run_id = ? ORDER BY id");
-	if (!s)
+	if (store_windows_load(st, r->run_id, &q, &rows))
 		return -1;
-	sqlite3_bind_text(s, 1, r->run_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		XGROW(r->windows, alloc, r->nwindows + 1);
-		if (load_window_row(r, st, s, &r->windows[r->nwindows], ialloc)) {
-			r->nwindows++;
-			goto out;
-		}
+	r->windows = xcalloc(rows.n + 1, sizeof(*r->windows));
+	for (i = 0; i < rows.n; i++) {
 		r->nwindows++;
+		if (load_window_row(r, st, &rows.v[i], &r->windows[i], ialloc))
+			goto out;
 	}
-	ret = step_error(st, s, rc);
+	ret = 0;
 out:
-	sqlite3_finalize(s);
+	window_rows_release(&rows);
 	return ret;
 }
 
@@ -349,99 +287,90 @@ static void push(double **arr, size_t *n, size_t *alloc, double v)
 	(*arr)[(*n)++] = v;
 }
 
-enum window_series { WS_SEC_P99, WS_ANON };
-
-/* Read (window_id, value) rows of sql, ordered by window, into each
- * window's per-second p99 or anon-sample array. */
-static int load_window_values(struct report *r, struct store *st, const char *sql,
-			      enum window_series which)
-{
-	sqlite3_stmt *s = store_prepare(st, sql);
-	struct report_window *w = NULL;
-	size_t alloc = 0;
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, r->run_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t id = store_col_int(s, 0);
-
-		if (!w || w->id != id) {
-			w = window_by_id(r, id);
-			alloc = 0;
-			if (!w)
-				continue;
-		}
-		if (which == WS_SEC_P99)
-			push(&w->sec_p99, &w->nsec, &alloc, store_col_real(s, 1));
-		else
-			push(&w->anon, &w->nanon, &alloc, store_col_real(s, 1));
-	}
-	rc = step_error(st, s, rc);
-	sqlite3_finalize(s);
-	return rc;
-}
-
+/* Each window's measured per-second p99 and, for accepted windows, its
+ * anon-memory samples. */
 static int load_series(struct report *r, struct store *st)
 {
-	if (load_window_values(r, st, "SELECT s.window_id, s.p99_ms FROM seconds s"
-				      " JOIN windows w ON w.id = s.window_id"
-				      " WHERE w.run_id = ? AND s.phase = 'measured'"
-				      " ORDER BY s.window_id, s.idx",
-			       WS_SEC_P99))
+	struct window_seconds secs;
+	struct acct_samples samples;
+	struct report_window *w = NULL;
+	size_t i, alloc = 0;
+
+	if (store_seconds_load(st, r->run_id, -1, "measured", 0, &secs))
 		return -1;
-	return load_window_values(r, st, "SELECT a.window_id, a.anon_bytes FROM acct_samples a"
-					 " JOIN windows w ON w.id = a.window_id"
-					 " WHERE w.run_id = ? AND w.status = 'accepted'"
-					 " AND a.anon_bytes IS NOT NULL ORDER BY a.window_id, a.t_ms",
-				  WS_ANON);
+	for (i = 0; i < secs.n; i++) {
+		if (!w || w->id != secs.v[i].window_id) {
+			w = window_by_id(r, secs.v[i].window_id);
+			alloc = 0;
+		}
+		if (w)
+			push(&w->sec_p99, &w->nsec, &alloc, secs.v[i].p99_ms);
+	}
+	window_seconds_release(&secs);
+	if (store_acct_samples_load(st, r->run_id, -1, &samples))
+		return -1;
+	for (i = 0, w = NULL; i < samples.n; i++) {
+		if (!w || w->id != samples.v[i].window_id) {
+			w = window_by_id(r, samples.v[i].window_id);
+			alloc = 0;
+		}
+		if (w && w->accepted && !isnan(samples.v[i].anon_bytes))
+			push(&w->anon, &w->nanon, &alloc, samples.v[i].anon_bytes);
+	}
+	acct_samples_release(&samples);
+	return 0;
 }
 
 /* Failures of gates with enforce: false: they rejected nothing, and the
  * report shows them beside the rejections ("recorded"). */
 static int load_recorded(struct report *r, struct store *st)
 {
-	sqlite3_stmt *s;
-	int rc;
+	struct gate_rows gates;
+	size_t i;
 
-	s = store_prepare(st, "SELECT g.window_id, g.gate FROM gate_results g"
-			  " JOIN windows w ON w.id = g.window_id"
-			  " WHERE w.run_id = ? AND g.status = 'fail' AND g.enforced = 0"
-			  " ORDER BY g.window_id");
-	if (!s)
+	if (store_gates_load(st, r->run_id, -1, &gates))
 		return -1;
-	sqlite3_bind_text(s, 1, r->run_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct report_window *w = window_by_id(r, store_col_int(s, 0));
-		const char *gate = store_col_text(s, 1);
+	for (i = 0; i < gates.n; i++) {
+		const struct gate_row *g = &gates.v[i];
+		struct report_window *w;
 		struct sbuf sb = SBUF_INIT;
 
-		if (!w || !gate)
+		if (g->enforced || !g->status || strcmp(g->status, "fail") || !g->gate)
+			continue;
+		w = window_by_id(r, g->window_id);
+		if (!w)
 			continue;
 		if (w->recorded)
 			sbuf_adds(&sb, w->recorded);
-		sbuf_addf(&sb, "%s%s", sb.len ? "," : "", gate);
+		sbuf_addf(&sb, "%s%s", sb.len ? "," : "", g->gate);
 		free(w->recorded);
 		w->recorded = sbuf_detach(&sb, NULL);
 	}
-	rc = step_error(st, s, rc);
-	sqlite3_finalize(s);
-	return rc;
+	gate_rows_release(&gates);
+	return 0;
 }
 
 int report_load(struct report *r, struct store *st, const char *run_id)
 {
+	struct run_record rec;
 	size_t ialloc = 0;
+	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
 	r->spec_dirty = -1;
 	r->nboot = 2000;
 	r->report_version = harness_version;
-	if (load_run(r, st, run_id) || load_impls(r, st, &ialloc) || load_host(r, st) ||
-	    load_windows(r, st, &ialloc) || load_series(r, st) || load_recorded(r, st))
+	if (run_record_load(st, run_id, &rec))
 		return -1;
-	return report_rollup(r);
+	load_run(r, &rec);
+	load_impls(r, &rec, &ialloc);
+	if (load_host(r, st, &rec) || load_windows(r, st, &ialloc) || load_series(r, st) ||
+	    load_recorded(r, st))
+		goto out;
+	ret = report_rollup(r);
+out:
+	run_record_release(&rec);
+	return ret;
 }
 
 /* ------------------------------------------------------------ release */
