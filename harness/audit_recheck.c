@@ -7,6 +7,7 @@
 #include "evidence_load.h"
 #include "gate.h"
 #include "judge.h"
+#include "store_window.h"
 #include "util.h"
 
 /* Stored and recomputed statistics agree to this relative tolerance (both
@@ -26,16 +27,16 @@ static int same_num(double a, double b)
 /* The window's stored status and reasons against harness/judge.h applied
  * to the window gates recomputed on `in` (in the spec's order, as the
  * runner judged them). 0 agree, 1 mismatch (described), -1 error. */
-static int recheck_status(struct store *st, const struct spec *spec, int64_t wid,
+static int recheck_status(const struct spec *spec, const struct window_row *w,
 			  const struct gate_input *in, int json, struct sbuf *report)
 {
 	struct judge_gate *jg = xcalloc(spec->nwindow_gates + 1, sizeof(*jg));
 	struct judge_input ji = { 0 };
 	struct window_verdict v;
-	sqlite3_stmt *s;
 	const char *status, *reasons;
+	int64_t wid = w->id;
 	size_t g;
-	int ret = -1;
+	int ret;
 
 	for (g = 0; g < spec->nwindow_gates; g++) {
 		const struct spec_gate *cfg = spec_gate_find(spec, spec->window_gates[g]);
@@ -46,26 +47,15 @@ static int recheck_status(struct store *st, const struct spec *spec, int64_t wid
 		jg[g].status = r.status;
 		jg[g].enforced = cfg ? cfg->enforce : 1;
 	}
-	s = store_prepare(st, "SELECT status, reasons, warm, sut_exited FROM windows WHERE id = ?");
-	if (!s)
-		goto out;
-	sqlite3_bind_int64(s, 1, wid);
-	if (sqlite3_step(s) != SQLITE_ROW) {
-		error("%s: no window %lld", st->path, (long long)wid);
-		goto out;
-	}
 	ji.warmup_gates = spec->warmup.ngates > 0;
-	ji.warm_passed = (int)store_col_int(s, 2);
-	ji.sut_exited = (int)store_col_int(s, 3);
+	ji.warm_passed = w->warm > 0;
+	ji.sut_exited = w->sut_exited;
 	ji.ngates = spec->nwindow_gates;
 	ji.gates = jg;
 	judge_window(&ji, &v);
-	status = store_col_text(s, 0);
-	reasons = store_col_text(s, 1);
-	if (!reasons)
-		reasons = "";
-	ret = status && !strcmp(status, window_status_name(v.status)) && !strcmp(reasons, v.reasons)
-		? 0 : 1;
+	status = w->status == WINDOW_STATUS_NONE ? NULL : window_status_name(w->status);
+	reasons = w->reasons ? w->reasons : "";
+	ret = w->status == v.status && !strcmp(reasons, v.reasons) ? 0 : 1;
 	if (ret && json) {
 		sbuf_addf(report, "%s{\"window\": %lld, \"phase\": \"window\", \"status\": ",
 			  report->len ? ", " : "", (long long)wid);
@@ -81,24 +71,23 @@ static int recheck_status(struct store *st, const struct spec *spec, int64_t wid
 			  (long long)wid, status ? status : "-", reasons,
 			  window_status_name(v.status), v.reasons);
 	}
-out:
-	if (s)
-		sqlite3_finalize(s);
 	free(jg);
 	return ret;
 }
 
-static int recheck_phase(struct store *st, const struct spec *spec, int64_t wid,
-			 const char *impl_name, enum gate_phase phase, int json,
-			 struct sbuf *report, long *checked)
+static int recheck_phase(struct store *st, const struct spec *spec, const struct window_row *w,
+			 enum gate_phase phase, int json, struct sbuf *report, long *checked)
 {
+	const char *impl_name = w->impl ? w->impl : "";
+	int64_t wid = w->id;
 	const char *ph = phase == GATE_PHASE_WARMUP ? "warmup" : "window";
 	const struct spec_impl *impl = spec_impl_find(spec, impl_name);
 	struct spec_impl clone;
 	struct evidence e;
 	struct evidence_scratch scratch;
 	struct gate_input in;
-	sqlite3_stmt *s = NULL;
+	struct gate_rows gates = { NULL, 0 };
+	size_t k;
 	int mismatches = 0;
 
 	/* A cloned arm (rerun --with-baseline) is named "<impl>@base". */
@@ -119,19 +108,18 @@ static int recheck_phase(struct store *st, const struct spec *spec, int64_t wid,
 		return -1;
 	evidence_gate_input(&e, spec, impl, phase == GATE_PHASE_WARMUP ? spec->warmup.trailing_s : 0,
 			    &in, &scratch);
-	s = store_prepare(st, "SELECT gate, status, statistic, threshold FROM gate_results"
-			      " WHERE window_id = ? AND phase = ?");
-	if (!s) {
+	if (store_gates_load(st, NULL, wid, &gates)) {
 		mismatches = -1;
 		goto out;
 	}
-	sqlite3_bind_int64(s, 1, wid);
-	sqlite3_bind_text(s, 2, ph, -1, SQLITE_STATIC);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		const char *gate = store_col_text(s, 0), *status = store_col_text(s, 1);
-		double stat = store_col_real(s, 2), thr = store_col_real(s, 3);
+	for (k = 0; k < gates.n; k++) {
+		const char *gate = gates.v[k].gate ? gates.v[k].gate : "";
+		const char *status = gates.v[k].status ? gates.v[k].status : "";
+		double stat = gates.v[k].statistic, thr = gates.v[k].threshold;
 		struct gate_result r;
 
+		if (!gates.v[k].phase || strcmp(gates.v[k].phase, ph))
+			continue;
 		gate_eval(spec, gate, &in, &r);
 		(*checked)++;
 		if (!strcmp(status, gate_status_name(r.status)) && same_num(stat, r.statistic) &&
@@ -151,14 +139,13 @@ static int recheck_phase(struct store *st, const struct spec *spec, int64_t wid,
 		}
 	}
 	if (phase == GATE_PHASE_WINDOW && mismatches >= 0) {
-		int m = recheck_status(st, spec, wid, &in, json, report);
+		int m = recheck_status(spec, w, &in, json, report);
 
 		(*checked)++;
 		mismatches = m < 0 ? m : mismatches + m;
 	}
 out:
-	if (s)
-		sqlite3_finalize(s);
+	gate_rows_release(&gates);
 	evidence_scratch_release(&scratch);
 	evidence_release(&e);
 	return mismatches;
@@ -167,31 +154,29 @@ out:
 int audit_recheck(struct store *st, const char *run_id, const struct spec *spec,
 		  int64_t window_id, int json, struct sbuf *report, long *checked)
 {
-	sqlite3_stmt *s = store_prepare(st, "SELECT id, impl FROM windows WHERE run_id = ?"
-					    " AND state = 'done' AND (? < 0 OR id = ?) ORDER BY id");
+	struct window_query q = { .done_only = 1 };
+	struct window_rows wins;
 	int total = 0, m;
+	size_t i;
 
 	*checked = 0;
-	if (!s)
+	if (store_windows_load(st, run_id, &q, &wins))
 		return -1;
-	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, window_id);
-	sqlite3_bind_int64(s, 3, window_id);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		int64_t wid = store_col_int(s, 0);
-		char *impl = xstrdup(store_col_text(s, 1));
+	for (i = 0; i < wins.n; i++) {
+		const struct window_row *w = &wins.v[i];
 
-		m = recheck_phase(st, spec, wid, impl, GATE_PHASE_WARMUP, json, report, checked);
+		if (window_id >= 0 && w->id != window_id)
+			continue;
+		m = recheck_phase(st, spec, w, GATE_PHASE_WARMUP, json, report, checked);
 		if (m >= 0)
 			total += m;
-		m = m < 0 ? m : recheck_phase(st, spec, wid, impl, GATE_PHASE_WINDOW, json, report, checked);
-		free(impl);
+		m = m < 0 ? m : recheck_phase(st, spec, w, GATE_PHASE_WINDOW, json, report, checked);
 		if (m < 0) {
 			total = -1;
 			break;
 		}
 		total += m;
 	}
-	sqlite3_finalize(s);
+	window_rows_release(&wins);
 	return total;
 }

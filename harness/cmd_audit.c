@@ -12,6 +12,8 @@
 #include "spec.h"
 #include "stat.h"
 #include "store.h"
+#include "store_run.h"
+#include "store_window.h"
 #include "util.h"
 
 static const char usage[] =
@@ -35,116 +37,222 @@ struct opts {
 	int recheck, json;
 };
 
+/* The run as audit reads it: its done windows and every gate result. */
+struct audit_data {
+	struct window_rows wins;     /* done windows, by id */
+	struct gate_rows gates;      /* by window, then as stored */
+};
+
+static int audit_data_load(struct store *st, const char *run_id, struct audit_data *d)
+{
+	struct window_query q = { .done_only = 1 };
+
+	d->gates.v = NULL;
+	d->gates.n = 0;
+	return store_windows_load(st, run_id, &q, &d->wins) ||
+	       store_gates_load(st, run_id, -1, &d->gates) ? -1 : 0;
+}
+
+static void audit_data_release(struct audit_data *d)
+{
+	window_rows_release(&d->wins);
+	gate_rows_release(&d->gates);
+}
+
+static const struct window_row *window_of(const struct audit_data *d, int64_t id)
+{
+	size_t lo = 0, hi = d->wins.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->wins.v[mid].id == id)
+			return &d->wins.v[mid];
+		if (d->wins.v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static const char *str(const char *s)
+{
+	return s ? s : "";
+}
+
 /* ------------------------------------------------------------ the table */
 
-static void rejection_table(struct store *st, const char *run_id, int json, struct sbuf *out)
-{
-	sqlite3_stmt *s;
-	int first = 1;
+/* One row of a table: a key (impl; or gate, phase, impl) and its counts. */
+struct tally {
+	const char *gate, *phase, *impl;
+	long n, rejected, failed;
+};
 
-	/* Totals per implementation, then rejections per gate. A window
-	 * rejected by several gates counts once under each. */
-	s = store_prepare(st, "SELECT impl, COUNT(*), SUM(status = 'rejected'), SUM(status = 'failed')"
-			      " FROM windows"
-			      " WHERE run_id = ? AND state = 'done' GROUP BY impl ORDER BY impl");
-	if (!s)
-		return;
-	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
-	if (json)
-		sbuf_adds(out, "\"implementations\": [");
-	else
-		sbuf_adds(out, "rejections per implementation:\n");
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		long n = (long)store_col_int(s, 1), rej = (long)store_col_int(s, 2);
-		long failed = (long)store_col_int(s, 3);
+static struct tally *tally_find(struct tally **v, size_t *n, size_t *alloc, const char *gate,
+				const char *phase, const char *impl)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*v)[i].gate, gate) && !strcmp((*v)[i].phase, phase) &&
+		    !strcmp((*v)[i].impl, impl))
+			return &(*v)[i];
+	XGROW(*v, *alloc, *n + 1);
+	memset(&(*v)[*n], 0, sizeof(**v));
+	(*v)[*n].gate = gate;
+	(*v)[*n].phase = phase;
+	(*v)[*n].impl = impl;
+	return &(*v)[(*n)++];
+}
+
+/* Order: phase descending (window before warmup), gate, impl. */
+static int tally_cmp(const void *a, const void *b)
+{
+	const struct tally *x = a, *y = b;
+	int c = strcmp(y->phase, x->phase);
+
+	if (!c)
+		c = strcmp(x->gate, y->gate);
+	return c ? c : strcmp(x->impl, y->impl);
+}
+
+static void impl_table(const struct audit_data *d, int json, struct sbuf *out)
+{
+	struct tally *v = NULL;
+	size_t n = 0, alloc = 0, i;
+
+	for (i = 0; i < d->wins.n; i++) {
+		const struct window_row *w = &d->wins.v[i];
+		struct tally *t = tally_find(&v, &n, &alloc, "", "", str(w->impl));
+
+		t->n++;
+		t->rejected += w->status == WINDOW_REJECTED;
+		t->failed += w->status == WINDOW_FAILED;
+	}
+	qsort(v, n, sizeof(*v), tally_cmp);
+	sbuf_adds(out, json ? "\"implementations\": [" : "rejections per implementation:\n");
+	for (i = 0; i < n; i++) {
 		if (json) {
-			sbuf_adds(out, first ? "{\"impl\": " : ", {\"impl\": ");
-			sbuf_add_json_str(out, store_col_text(s, 0));
+			sbuf_adds(out, i ? ", {\"impl\": " : "{\"impl\": ");
+			sbuf_add_json_str(out, v[i].impl);
 			sbuf_addf(out, ", \"windows\": %ld, \"rejected\": %ld, \"failed\": %ld}",
-				  n, rej, failed);
+				  v[i].n, v[i].rejected, v[i].failed);
 		} else {
 			sbuf_addf(out, "  %-20s %4ld of %4ld windows rejected (%.0f%%), %ld failed (%.0f%%)\n",
-				  store_col_text(s, 0), rej, n, n ? 100.0 * rej / n : 0, failed,
-				  n ? 100.0 * failed / n : 0);
+				  v[i].impl, v[i].rejected, v[i].n,
+				  v[i].n ? 100.0 * v[i].rejected / v[i].n : 0, v[i].failed,
+				  v[i].n ? 100.0 * v[i].failed / v[i].n : 0);
 		}
-		first = 0;
 	}
-	sqlite3_finalize(s);
-	s = store_prepare(st,
-		"SELECT g.gate, g.phase, w.impl, COUNT(*) FROM gate_results g JOIN windows w"
-		" ON w.id = g.window_id WHERE w.run_id = ? AND g.status != 'pass' AND g.enforced = 1"
-		" GROUP BY g.gate, g.phase, w.impl ORDER BY g.phase DESC, g.gate, w.impl");
-	if (!s)
-		return;
-	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
+	free(v);
+}
+
+/* Totals per implementation, then failures per enforced gate. A window
+ * rejected by several gates counts once under each. */
+static void rejection_table(const struct audit_data *d, int json, struct sbuf *out)
+{
+	struct tally *v = NULL;
+	size_t n = 0, alloc = 0, i;
+
+	impl_table(d, json, out);
+	for (i = 0; i < d->gates.n; i++) {
+		const struct gate_row *g = &d->gates.v[i];
+		const struct window_row *w = window_of(d, g->window_id);
+
+		if (!w || !g->enforced || !strcmp(str(g->status), "pass"))
+			continue;
+		tally_find(&v, &n, &alloc, str(g->gate), str(g->phase), str(w->impl))->n++;
+	}
+	qsort(v, n, sizeof(*v), tally_cmp);
 	sbuf_adds(out, json ? "], \"by_gate\": [" : "failing gates (per implementation):\n");
-	first = 1;
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	for (i = 0; i < n; i++) {
 		if (json) {
-			sbuf_adds(out, first ? "{\"gate\": " : ", {\"gate\": ");
-			sbuf_add_json_str(out, store_col_text(s, 0));
-			sbuf_addf(out, ", \"phase\": \"%s\", \"impl\": ", store_col_text(s, 1));
-			sbuf_add_json_str(out, store_col_text(s, 2));
-			sbuf_addf(out, ", \"windows\": %lld}", (long long)store_col_int(s, 3));
+			sbuf_adds(out, i ? ", {\"gate\": " : "{\"gate\": ");
+			sbuf_add_json_str(out, v[i].gate);
+			sbuf_addf(out, ", \"phase\": \"%s\", \"impl\": ", v[i].phase);
+			sbuf_add_json_str(out, v[i].impl);
+			sbuf_addf(out, ", \"windows\": %ld}", v[i].n);
 		} else {
-			sbuf_addf(out, "  %-22s %-7s %-20s %4lld\n", store_col_text(s, 0),
-				  store_col_text(s, 1), store_col_text(s, 2),
-				  (long long)store_col_int(s, 3));
+			sbuf_addf(out, "  %-22s %-7s %-20s %4ld\n", v[i].gate, v[i].phase, v[i].impl,
+				  v[i].n);
 		}
-		first = 0;
 	}
-	if (!json && first)
+	if (!json && !n)
 		sbuf_adds(out, "  (none)\n");
 	if (json)
 		sbuf_adds(out, "]");
-	sqlite3_finalize(s);
+	free(v);
 }
 
 /* --------------------------------------------------------- the windows */
 
-static void gate_lines(struct store *st, int64_t wid, int all, int json, struct sbuf *out)
+/* Gate rows of one window, phase descending (window first), then gate. */
+static int gate_cmp(const void *a, const void *b)
 {
-	sqlite3_stmt *s = store_prepare(st,
-		"SELECT phase, gate, status, enforced, stat_name, statistic, threshold, evidence,"
-		" evaluations FROM gate_results WHERE window_id = ? AND (? OR status != 'pass')"
-		" ORDER BY phase DESC, gate");
-	int first = 1;
+	const struct gate_row *x = *(const struct gate_row *const *)a;
+	const struct gate_row *y = *(const struct gate_row *const *)b;
+	int c = strcmp(str(y->phase), str(x->phase));
 
-	if (!s)
-		return;
-	sqlite3_bind_int64(s, 1, wid);
-	sqlite3_bind_int(s, 2, all);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		if (json) {
-			sbuf_adds(out, first ? "{\"phase\": " : ", {\"phase\": ");
-			sbuf_add_json_str(out, store_col_text(s, 0));
-			sbuf_adds(out, ", \"gate\": ");
-			sbuf_add_json_str(out, store_col_text(s, 1));
-			sbuf_addf(out, ", \"status\": \"%s\", \"enforced\": %s, \"stat_name\": ",
-				  store_col_text(s, 2), store_col_int(s, 3) ? "true" : "false");
-			sbuf_add_json_str(out, store_col_text(s, 4) ? store_col_text(s, 4) : "");
-			if (isnan(store_col_real(s, 5)))
-				sbuf_adds(out, ", \"statistic\": null");
-			else
-				sbuf_addf(out, ", \"statistic\": %.17g", store_col_real(s, 5));
-			if (isnan(store_col_real(s, 6)))
-				sbuf_adds(out, ", \"threshold\": null");
-			else
-				sbuf_addf(out, ", \"threshold\": %.17g", store_col_real(s, 6));
-			sbuf_adds(out, ", \"evidence\": ");
-			sbuf_add_json_str(out, store_col_text(s, 7) ? store_col_text(s, 7) : "");
-			sbuf_adds(out, "}");
-		} else {
-			sbuf_addf(out, "    %-7s %-20s %-13s%s %s = %.6g, threshold %.6g: %s\n",
-				  store_col_text(s, 0), store_col_text(s, 1), store_col_text(s, 2),
-				  store_col_int(s, 3) ? "" : " (recorded only)",
-				  store_col_text(s, 4) ? store_col_text(s, 4) : "-",
-				  store_col_real(s, 5), store_col_real(s, 6),
-				  store_col_text(s, 7) ? store_col_text(s, 7) : "");
-		}
-		first = 0;
+	return c ? c : strcmp(str(x->gate), str(y->gate));
+}
+
+static void gate_line(const struct gate_row *g, int json, int first, struct sbuf *out)
+{
+	if (json) {
+		sbuf_adds(out, first ? "{\"phase\": " : ", {\"phase\": ");
+		sbuf_add_json_str(out, str(g->phase));
+		sbuf_adds(out, ", \"gate\": ");
+		sbuf_add_json_str(out, str(g->gate));
+		sbuf_addf(out, ", \"status\": \"%s\", \"enforced\": %s, \"stat_name\": ",
+			  str(g->status), g->enforced ? "true" : "false");
+		sbuf_add_json_str(out, str(g->stat_name));
+		if (isnan(g->statistic))
+			sbuf_adds(out, ", \"statistic\": null");
+		else
+			sbuf_addf(out, ", \"statistic\": %.17g", g->statistic);
+		if (isnan(g->threshold))
+			sbuf_adds(out, ", \"threshold\": null");
+		else
+			sbuf_addf(out, ", \"threshold\": %.17g", g->threshold);
+		sbuf_adds(out, ", \"evidence\": ");
+		sbuf_add_json_str(out, str(g->evidence));
+		sbuf_adds(out, "}");
+	} else {
+		sbuf_addf(out, "    %-7s %-20s %-13s%s %s = %.6g, threshold %.6g: %s\n",
+			  str(g->phase), str(g->gate), str(g->status),
+			  g->enforced ? "" : " (recorded only)",
+			  g->stat_name ? g->stat_name : "-", g->statistic, g->threshold,
+			  str(g->evidence));
 	}
-	sqlite3_finalize(s);
+}
+
+static void gate_lines(const struct audit_data *d, int64_t wid, int all, int json,
+		       struct sbuf *out)
+{
+	const struct gate_row **v = xcalloc(d->gates.n + 1, sizeof(*v));
+	size_t i, n = 0;
+
+	for (i = 0; i < d->gates.n; i++)
+		if (d->gates.v[i].window_id == wid &&
+		    (all || strcmp(str(d->gates.v[i].status), "pass")))
+			v[n++] = &d->gates.v[i];
+	qsort(v, n, sizeof(*v), gate_cmp);
+	for (i = 0; i < n; i++)
+		gate_line(v[i], json, i == 0, out);
+	free(v);
+}
+
+/* Did an enforced or recorded gate called `gate` not pass in window wid? */
+static int gate_failed(const struct audit_data *d, int64_t wid, const char *gate)
+{
+	size_t i;
+
+	for (i = 0; i < d->gates.n; i++)
+		if (d->gates.v[i].window_id == wid && !strcmp(str(d->gates.v[i].gate), gate) &&
+		    strcmp(str(d->gates.v[i].status), "pass"))
+			return 1;
+	return 0;
 }
 
 static void sparkline(const double *v, size_t n, struct sbuf *out)
@@ -171,26 +279,22 @@ static void sparkline(const double *v, size_t n, struct sbuf *out)
 	sbuf_addf(out, "  (%.3g .. %.3g ms)", lo, hi);
 }
 
-static void window_series(struct store *st, int64_t wid, int json, struct sbuf *out)
+static int window_series(struct store *st, int64_t wid, int json, struct sbuf *out)
 {
-	sqlite3_stmt *s = store_prepare(st, "SELECT phase, p99_ms FROM seconds WHERE window_id = ?"
-					    " ORDER BY phase = 'measured', phase = 'discard', idx");
 	const char *phases[] = { "warmup", "discard", "measured" };
+	struct window_seconds secs;
 	double *v[3] = { NULL, NULL, NULL };
-	size_t n[3] = { 0, 0, 0 }, a[3] = { 0, 0, 0 }, k;
+	size_t n[3] = { 0, 0, 0 }, a[3] = { 0, 0, 0 }, k, j;
 
-	if (!s)
-		return;
-	sqlite3_bind_int64(s, 1, wid);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		const char *ph = store_col_text(s, 0);
+	if (store_seconds_load(st, NULL, wid, NULL, 0, &secs))
+		return -1;
+	for (j = 0; j < secs.n; j++)
 		for (k = 0; k < 3; k++)
-			if (!strcmp(ph, phases[k])) {
+			if (!strcmp(str(secs.v[j].phase), phases[k])) {
 				XGROW(v[k], a[k], n[k] + 1);
-				v[k][n[k]++] = store_col_real(s, 1);
+				v[k][n[k]++] = secs.v[j].p99_ms;
 			}
-	}
-	sqlite3_finalize(s);
+	window_seconds_release(&secs);
 	for (k = 0; k < 3; k++) {
 		struct mk_result mk;
 		double *t = xcalloc(n[k] + 1, sizeof(*t)), slope;
@@ -227,67 +331,63 @@ static void window_series(struct store *st, int64_t wid, int json, struct sbuf *
 		free(t);
 		free(v[k]);
 	}
+	return 0;
 }
 
-static int list_windows(struct store *st, const char *run_id, const struct opts *o,
+static int listed(const struct audit_data *d, const struct window_row *w, const struct opts *o)
+{
+	if (o->impl && strcmp(str(w->impl), o->impl))
+		return 0;
+	if (o->window >= 0)
+		return w->id == o->window;
+	if (w->status == WINDOW_ACCEPTED)
+		return 0;
+	return !o->gate || gate_failed(d, w->id, o->gate);
+}
+
+static int list_windows(struct store *st, const struct audit_data *d, const struct opts *o,
 			struct sbuf *out)
 {
-	sqlite3_stmt *s = store_prepare(st,
-		"SELECT id, stage, rung, block, slot, impl, rate, status, reasons, p99_ms, completed"
-		" FROM windows WHERE run_id = ? AND state = 'done'"
-		" AND (?2 IS NULL OR impl = ?2) AND (?3 < 0 OR id = ?3)"
-		" AND (?3 >= 0 OR status != 'accepted')"
-		" AND (?4 IS NULL OR EXISTS (SELECT 1 FROM gate_results g WHERE g.window_id = windows.id"
-		"      AND g.gate = ?4 AND g.status != 'pass')) ORDER BY id");
-	int first = 1, n = 0;
+	size_t i;
+	int n = 0;
 
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
-	if (o->impl)
-		sqlite3_bind_text(s, 2, o->impl, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, o->window);
-	if (o->gate)
-		sqlite3_bind_text(s, 4, o->gate, -1, SQLITE_STATIC);
 	sbuf_adds(out, o->json ? "\"windows\": [" : "");
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		int64_t wid = store_col_int(s, 0);
-		n++;
+	for (i = 0; i < d->wins.n; i++) {
+		const struct window_row *w = &d->wins.v[i];
+
+		if (!listed(d, w, o))
+			continue;
 		if (o->json) {
-			sbuf_addf(out, "%s{\"window\": %lld, \"stage\": \"%s\", \"rung\": %lld,"
-				       " \"block\": %lld, \"slot\": %lld, \"impl\": ",
-				  first ? "" : ", ", (long long)wid, store_col_text(s, 1),
-				  (long long)store_col_int(s, 2), (long long)store_col_int(s, 3),
-				  (long long)store_col_int(s, 4));
-			sbuf_add_json_str(out, store_col_text(s, 5));
+			sbuf_addf(out, "%s{\"window\": %lld, \"stage\": \"%s\", \"rung\": %d,"
+				       " \"block\": %d, \"slot\": %d, \"impl\": ",
+				  n ? ", " : "", (long long)w->id, str(w->stage), w->rung, w->block,
+				  w->slot);
+			sbuf_add_json_str(out, str(w->impl));
 			sbuf_addf(out, ", \"rate\": %.6g, \"status\": \"%s\", \"reasons\": ",
-				  store_col_real(s, 6), store_col_text(s, 7));
-			sbuf_add_json_str(out, store_col_text(s, 8) ? store_col_text(s, 8) : "");
+				  w->rate, window_status_name(w->status));
+			sbuf_add_json_str(out, str(w->reasons));
 			sbuf_adds(out, ", \"gates\": [");
-			gate_lines(st, wid, o->window >= 0, 1, out);
+			gate_lines(d, w->id, o->window >= 0, 1, out);
 			sbuf_adds(out, "]");
 			if (o->window >= 0) {
 				sbuf_adds(out, ", \"series\": {");
-				window_series(st, wid, 1, out);
+				if (window_series(st, w->id, 1, out))
+					return -1;
 				sbuf_adds(out, "}");
 			}
 			sbuf_adds(out, "}");
 		} else {
-			sbuf_addf(out, "window %lld  %s rung %lld block %lld slot %lld  %s at %.0f req/s:"
+			sbuf_addf(out, "window %lld  %s rung %d block %d slot %d  %s at %.0f req/s:"
 				       " %s%s%s%s\n",
-				  (long long)wid, store_col_text(s, 1), (long long)store_col_int(s, 2),
-				  (long long)store_col_int(s, 3), (long long)store_col_int(s, 4),
-				  store_col_text(s, 5), store_col_real(s, 6), store_col_text(s, 7),
-				  store_col_text(s, 8) ? " (" : "",
-				  store_col_text(s, 8) ? store_col_text(s, 8) : "",
-				  store_col_text(s, 8) ? ")" : "");
-			gate_lines(st, wid, o->window >= 0, 0, out);
-			if (o->window >= 0)
-				window_series(st, wid, 0, out);
+				  (long long)w->id, str(w->stage), w->rung, w->block, w->slot,
+				  str(w->impl), w->rate, window_status_name(w->status),
+				  w->reasons ? " (" : "", str(w->reasons), w->reasons ? ")" : "");
+			gate_lines(d, w->id, o->window >= 0, 0, out);
+			if (o->window >= 0 && window_series(st, w->id, 0, out))
+				return -1;
 		}
-		first = 0;
+		n++;
 	}
-	sqlite3_finalize(s);
 	if (o->json)
 		sbuf_adds(out, "]");
 	else if (!n)
@@ -297,24 +397,24 @@ static int list_windows(struct store *st, const char *run_id, const struct opts 
 
 /* ------------------------------------------------------------------ cmd */
 
+/* The run's stored spec, parsed; NULL after an error naming the database
+ * or the spec. */
 static struct spec *stored_spec(struct store *st, const char *run_id)
 {
-	sqlite3_stmt *s = store_prepare(st, "SELECT spec_path, spec_text FROM runs WHERE id = ?");
+	struct run_record rec;
 	struct spec *spec = NULL;
-	char *path, *dir;
+	const char *text;
+	size_t len;
+	char *dir;
 
-	if (!s)
+	if (run_record_load(st, run_id, &rec))
 		return NULL;
-	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		path = xstrdup(store_col_text(s, 0));
-		dir = xstrdup(path);
-		spec = spec_parse(sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1),
-				  path, dirname(dir));
-		free(path);
+	if (!run_record_spec(&rec, st->path, &text, &len)) {
+		dir = xstrdup(str(rec.spec_path));
+		spec = spec_parse(text, len, str(rec.spec_path), dirname(dir));
 		free(dir);
 	}
-	sqlite3_finalize(s);
+	run_record_release(&rec);
 	return spec;
 }
 
@@ -325,6 +425,7 @@ int cmd_audit(int argc, char **argv)
 	struct store st = { 0 };
 	struct spec *spec = NULL;
 	struct opts o = { NULL, NULL, -1, 0, 0 };
+	struct audit_data d = { { NULL, 0 }, { NULL, 0 } };
 	int i, ret = EXIT_USAGE, mism = 0;
 	long checked = 0;
 
@@ -371,18 +472,20 @@ int cmd_audit(int argc, char **argv)
 		error("audit: --gate: no gate named '%s'", o.gate);
 		goto out;
 	}
+	if (audit_data_load(&st, id.buf, &d))
+		goto out;
 	if (o.json) {
 		sbuf_adds(&out, "{\"run\": ");
 		sbuf_add_json_str(&out, id.buf);
 		sbuf_adds(&out, ", ");
-		rejection_table(&st, id.buf, 1, &out);
+		rejection_table(&d, 1, &out);
 		sbuf_adds(&out, ", ");
 	} else {
 		sbuf_addf(&out, "run %s\n", id.buf);
-		rejection_table(&st, id.buf, 0, &out);
+		rejection_table(&d, 0, &out);
 		sbuf_adds(&out, "\n");
 	}
-	if (list_windows(&st, id.buf, &o, &out) < 0)
+	if (list_windows(&st, &d, &o, &out) < 0)
 		goto out;
 	ret = EXIT_OK;
 	if (o.recheck) {
@@ -412,8 +515,8 @@ int cmd_audit(int argc, char **argv)
 out:
 	if (spec)
 		spec_free(spec);
-	if (st.db)
-		store_close(&st);
+	audit_data_release(&d);
+	store_close(&st);
 	sbuf_release(&dir);
 	sbuf_release(&id);
 	sbuf_release(&out);
