@@ -24,6 +24,7 @@
 #include "sandbox.h"
 #include "spec.h"
 #include "store.h"
+#include "store_run.h"
 #include "util.h"
 
 static const char usage_text[] =
@@ -62,94 +63,37 @@ struct impl_arg {
 	char *name, *repo, *ref;
 };
 
-/* What rerun needs of RUN. */
+/* What rerun needs of RUN: its record (the runs row and impls). */
 struct parent {
-	char *id, *dir, *spec_path, *stages;
-	char *spec_text;
+	char *dir;
+	struct run_record rec;
+	const char *spec_text;  /* borrowed from rec; never empty */
 	size_t spec_len;
-	char **names, **repos, **commits;
-	int *dirty;
-	size_t n;
-	int exploratory;        /* RUN was stamped exploratory */
 };
 
 static void parent_release(struct parent *p)
 {
-	size_t i;
-
-	for (i = 0; i < p->n; i++) {
-		free(p->names[i]);
-		free(p->repos[i]);
-		free(p->commits[i]);
-	}
-	free(p->names);
-	free(p->repos);
-	free(p->commits);
-	free(p->dirty);
-	free(p->id);
 	free(p->dir);
-	free(p->spec_path);
-	free(p->stages);
-	free(p->spec_text);
-}
-
-static char *col_dup(sqlite3_stmt *s, int i)
-{
-	const char *t = store_col_text(s, i);
-	return t ? xstrdup(t) : NULL;
+	run_record_release(&p->rec);
 }
 
 static int parent_load(struct parent *p, const char *runs_dir, const char *run)
 {
 	struct store st = { 0 };
 	struct sbuf dir = SBUF_INIT, id = SBUF_INIT;
-	sqlite3_stmt *s = NULL;
-	size_t a1 = 0, a2 = 0, a3 = 0, a4 = 0;
 	int ret = -1;
 
 	memset(p, 0, sizeof(*p));
+	run_record_init(&p->rec);
 	if (store_open_run(&st, runs_dir, run, &dir, &id))
 		goto out;
 	p->dir = sbuf_detach(&dir, NULL);
-	p->id = sbuf_detach(&id, NULL);
-	s = store_prepare(&st, "SELECT spec_text, spec_path, stages, exploratory FROM runs WHERE id = ?");
-	if (!s)
+	if (run_record_load(&st, id.buf, &p->rec) ||
+	    run_record_spec(&p->rec, st.path, &p->spec_text, &p->spec_len))
 		goto out;
-	sqlite3_bind_text(s, 1, p->id, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) != SQLITE_ROW) {
-		error("%s: run %s has no runs row", p->dir, p->id);
-		goto out;
-	}
-	p->spec_len = (size_t)sqlite3_column_bytes(s, 0);
-	p->spec_text = xmalloc(p->spec_len + 1);
-	memcpy(p->spec_text, sqlite3_column_blob(s, 0), p->spec_len);
-	p->spec_text[p->spec_len] = '\0';
-	p->spec_path = col_dup(s, 1);
-	p->stages = col_dup(s, 2);
-	p->exploratory = sqlite3_column_int(s, 3);
-	sqlite3_finalize(s);
-	s = store_prepare(&st, "SELECT name, repo, commit_id, dirty FROM impls WHERE run_id = ?"
-			  " ORDER BY ord");
-	if (!s)
-		goto out;
-	sqlite3_bind_text(s, 1, p->id, -1, SQLITE_STATIC);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		XGROW(p->names, a1, p->n + 1);
-		XGROW(p->repos, a2, p->n + 1);
-		XGROW(p->commits, a3, p->n + 1);
-		XGROW(p->dirty, a4, p->n + 1);
-		p->names[p->n] = col_dup(s, 0);
-		p->repos[p->n] = col_dup(s, 1);
-		p->commits[p->n] = col_dup(s, 2);
-		p->dirty[p->n] = (int)store_col_int(s, 3);
-		p->n++;
-	}
 	ret = 0;
 out:
-	if (s)
-		sqlite3_finalize(s);
-	if (st.db)
-		store_close(&st);
+	store_close(&st);
 	sbuf_release(&dir);
 	sbuf_release(&id);
 	return ret;
@@ -159,8 +103,8 @@ static int parent_find(const struct parent *p, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < p->n; i++)
-		if (!strcmp(p->names[i], name))
+	for (i = 0; i < p->rec.nimpls; i++)
+		if (p->rec.impls[i].name && !strcmp(p->rec.impls[i].name, name))
 			return (int)i;
 	return -1;
 }
@@ -260,23 +204,23 @@ int cmd_rerun(int argc, char **argv)
 	/* RUN: read, never written. */
 	if (parent_load(&par, runs_dir, run))
 		goto out;
-	base_dir = dir_of(par.spec_path);
-	spec = spec_parse(par.spec_text, par.spec_len, par.spec_path, base_dir);
+	base_dir = dir_of(par.rec.spec_path);
+	spec = spec_parse(par.spec_text, par.spec_len, par.rec.spec_path, base_dir);
 	if (!spec) {
-		error("rerun: %s: its stored spec no longer parses", par.id);
+		error("rerun: %s: its stored spec no longer parses", par.rec.id);
 		goto out;
 	}
 	for (i = 0; i < nargs; i++) {
 		if (!spec_impl_find(spec, args[i].name) || parent_find(&par, args[i].name) < 0) {
 			error("rerun: --impl %s: run %s has no implementation '%s'", args[i].name,
-			      par.id, args[i].name);
+			      par.rec.id, args[i].name);
 			goto out;
 		}
 	}
 	if (stages_opt ? runner_parse_stages(stages_opt, &stages)
-		       : (par.stages && runner_parse_stages(par.stages, &stages))) {
+		       : (par.rec.stages && runner_parse_stages(par.rec.stages, &stages))) {
 		error("rerun: --stages: '%s': expected ladder, confirm, soak",
-		      stages_opt ? stages_opt : par.stages);
+		      stages_opt ? stages_opt : par.rec.stages);
 		goto out;
 	}
 
@@ -327,15 +271,15 @@ int cmd_rerun(int argc, char **argv)
 			continue;
 
 		/* NAME@base: RUN's recorded commit of NAME, from RUN's repo. */
-		if (!par.commits[pi] || !par.repos[pi]) {
-			error("rerun: --with-baseline: run %s recorded no commit for %s", par.id,
+		if (!par.rec.impls[pi].commit_id || !par.rec.impls[pi].repo) {
+			error("rerun: --with-baseline: run %s recorded no commit for %s", par.rec.id,
 			      args[i].name);
 			goto out;
 		}
-		if (par.dirty[pi] > 0)
+		if (par.rec.impls[pi].dirty > 0)
 			warning("run %s measured %s with uncommitted changes; %s@base is commit "
-				"%.12s without them", par.id, args[i].name, args[i].name,
-				par.commits[pi]);
+				"%.12s without them", par.rec.id, args[i].name, args[i].name,
+				par.rec.impls[pi].commit_id);
 		sbuf_reset(&base_name);
 		sbuf_addf(&base_name, "%s@base", args[i].name);
 		sbuf_reset(&p);
@@ -343,8 +287,8 @@ int cmd_rerun(int argc, char **argv)
 		src_dirs[j] = xstrdup(p.buf);
 		arm_names[j] = xstrdup(base_name.buf);
 		fprintf(stderr, "harness: fetching %s from %s at %.12s\n", base_name.buf,
-			par.repos[pi], par.commits[pi]);
-		if (gitfetch(par.repos[pi], par.commits[pi], src_dirs[j], &fetched[j]))
+			par.rec.impls[pi].repo, par.rec.impls[pi].commit_id);
+		if (gitfetch(par.rec.impls[pi].repo, par.rec.impls[pi].commit_id, src_dirs[j], &fetched[j]))
 			goto out;
 		arms[j].name = arm_names[j];
 		arms[j].clone_of = args[i].name;
@@ -360,12 +304,12 @@ int cmd_rerun(int argc, char **argv)
 	o.runs_dir = runs_dir;
 	o.run_id = run_id;
 	o.stages = stages;
-	o.spec_path = par.spec_path;
+	o.spec_path = par.rec.spec_path;
 	o.spec_text = par.spec_text;
 	o.spec_len = par.spec_len;
 	o.spec_base_dir = base_dir;
-	o.parent_run = par.id;
-	o.exploratory = par.exploratory;
+	o.parent_run = par.rec.id;
+	o.exploratory = par.rec.exploratory;
 	o.arms = arms;
 	o.narms = narms;
 	ret = runner_run(&o);

@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "store.h"
+#include "store_run.h"
 #include "util.h"
 
 static const char usage_text[] =
@@ -27,95 +28,29 @@ static const char usage_text[] =
 	"--json prints [{\"id\", \"spec_name\", \"created_at\" (unix s), \"status\",\n"
 	"\"failure\", \"exploratory\", \"parent_run\", \"impls\": [{\"name\", \"commit\",\n"
 	"\"dirty\", \"ref_asked\"}]}]. A directory whose run.db cannot be read is\n"
-	"listed with status \"unreadable\". Exit 0, or 2 when the runs directory\n"
-	"cannot be read.\n";
+	"listed with status \"unreadable\" (one error line on stderr names it).\n"
+	"Exit 0, or 2 when the runs directory cannot be read.\n";
 
-struct run_impl {
-	char *name, *commit, *ref;
-	int dirty;
-};
-
-struct run_row {
-	char *id, *spec_name, *status, *failure, *parent;
-	double created_at;
-	int exploratory;
-	struct run_impl *impls;
-	size_t nimpls;
-};
-
-static char *dup_col(sqlite3_stmt *s, int i)
-{
-	const char *t = store_col_text(s, i);
-	return t ? xstrdup(t) : NULL;
-}
-
-static int read_run(const char *dir, struct run_row *r)
+/* Read dir/run.db into r (initialised here; caller releases). -1 after
+ * one error() naming the database. */
+static int read_run(const char *dir, struct run_record *r)
 {
 	struct store st = { 0 };
 	struct sbuf db = SBUF_INIT;
-	sqlite3_stmt *s = NULL;
-	size_t alloc = 0;
 	int ret = -1;
 
+	run_record_init(r);
 	sbuf_addf(&db, "%s/run.db", dir);
-	if (store_open(&st, db.buf, 0))
-		goto out;
-	s = store_prepare(&st, "SELECT id, spec_name, created_at, status, failure, exploratory,"
-			  " parent_run FROM runs LIMIT 1");
-	if (!s || sqlite3_step(s) != SQLITE_ROW)
-		goto out;
-	r->id = dup_col(s, 0);
-	r->spec_name = dup_col(s, 1);
-	r->created_at = store_col_real(s, 2);
-	r->status = dup_col(s, 3);
-	r->failure = dup_col(s, 4);
-	r->exploratory = (int)store_col_int(s, 5);
-	r->parent = dup_col(s, 6);
-	sqlite3_finalize(s);
-	s = store_prepare(&st, "SELECT name, commit_id, dirty, ref_asked FROM impls"
-			  " WHERE run_id = ? ORDER BY ord, name");
-	if (!s)
-		goto out;
-	sqlite3_bind_text(s, 1, r->id, -1, SQLITE_STATIC);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		struct run_impl *im;
-		XGROW(r->impls, alloc, r->nimpls + 1);
-		im = &r->impls[r->nimpls++];
-		im->name = dup_col(s, 0);
-		im->commit = dup_col(s, 1);
-		im->dirty = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : (int)store_col_int(s, 2);
-		im->ref = dup_col(s, 3);
-	}
-	ret = 0;
-out:
-	if (s)
-		sqlite3_finalize(s);
-	if (st.db)
-		store_close(&st);
+	if (!store_open(&st, db.buf, 0) && !run_record_load(&st, NULL, r))
+		ret = 0;
+	store_close(&st);
 	sbuf_release(&db);
 	return ret;
 }
 
-static void run_release(struct run_row *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->nimpls; i++) {
-		free(r->impls[i].name);
-		free(r->impls[i].commit);
-		free(r->impls[i].ref);
-	}
-	free(r->impls);
-	free(r->id);
-	free(r->spec_name);
-	free(r->status);
-	free(r->failure);
-	free(r->parent);
-}
-
 static int by_date(const void *a, const void *b)
 {
-	const struct run_row *x = a, *y = b;
+	const struct run_record *x = a, *y = b;
 	double dx = isfinite(x->created_at) ? x->created_at : 0;
 	double dy = isfinite(y->created_at) ? y->created_at : 0;
 
@@ -138,7 +73,7 @@ static void fmt_date(struct sbuf *o, double t)
 	sbuf_adds(o, buf);
 }
 
-static void print_text(const struct run_row *v, size_t n, struct sbuf *o)
+static void print_text(const struct run_record *v, size_t n, struct sbuf *o)
 {
 	size_t i, j;
 
@@ -149,7 +84,7 @@ static void print_text(const struct run_row *v, size_t n, struct sbuf *o)
 	sbuf_addf(o, "%-28s %-20s %-19s %-12s %s\n", "ID", "SPEC", "DATE (UTC)", "STATUS",
 		  "COMMITS");
 	for (i = 0; i < n; i++) {
-		const struct run_row *r = &v[i];
+		const struct run_record *r = &v[i];
 		struct sbuf d = SBUF_INIT, st = SBUF_INIT;
 		fmt_date(&d, r->created_at);
 		sbuf_adds(&st, r->status ? r->status : "?");
@@ -159,11 +94,11 @@ static void print_text(const struct run_row *v, size_t n, struct sbuf *o)
 			  d.buf, st.buf);
 		for (j = 0; j < r->nimpls; j++) {
 			const struct run_impl *im = &r->impls[j];
-			sbuf_addf(o, " %s=%.12s%s", im->name, im->commit ? im->commit : "-",
+			sbuf_addf(o, " %s=%.12s%s", im->name, im->commit_id ? im->commit_id : "-",
 				  im->dirty > 0 ? "+dirty" : "");
 		}
-		if (r->parent)
-			sbuf_addf(o, " (rerun of %s)", r->parent);
+		if (r->parent_run)
+			sbuf_addf(o, " (rerun of %s)", r->parent_run);
 		if (r->failure && *r->failure)
 			sbuf_addf(o, " [%s]", r->failure);
 		sbuf_adds(o, "\n");
@@ -180,13 +115,13 @@ static void json_str(struct sbuf *o, const char *s)
 		sbuf_adds(o, "null");
 }
 
-static void print_json(const struct run_row *v, size_t n, struct sbuf *o)
+static void print_json(const struct run_record *v, size_t n, struct sbuf *o)
 {
 	size_t i, j;
 
 	sbuf_adds(o, "[");
 	for (i = 0; i < n; i++) {
-		const struct run_row *r = &v[i];
+		const struct run_record *r = &v[i];
 		sbuf_adds(o, i ? ",\n{\"id\":" : "\n{\"id\":");
 		json_str(o, r->id);
 		sbuf_adds(o, ",\"spec_name\":");
@@ -200,17 +135,17 @@ static void print_json(const struct run_row *v, size_t n, struct sbuf *o)
 		sbuf_adds(o, ",\"failure\":");
 		json_str(o, r->failure);
 		sbuf_addf(o, ",\"exploratory\":%s,\"parent_run\":", r->exploratory ? "true" : "false");
-		json_str(o, r->parent);
+		json_str(o, r->parent_run);
 		sbuf_adds(o, ",\"impls\":[");
 		for (j = 0; j < r->nimpls; j++) {
 			const struct run_impl *im = &r->impls[j];
 			sbuf_adds(o, j ? ",{\"name\":" : "{\"name\":");
 			json_str(o, im->name);
 			sbuf_adds(o, ",\"commit\":");
-			json_str(o, im->commit);
+			json_str(o, im->commit_id);
 			sbuf_addf(o, ",\"dirty\":%s,\"ref_asked\":",
 				  im->dirty < 0 ? "null" : im->dirty ? "true" : "false");
-			json_str(o, im->ref);
+			json_str(o, im->ref_asked);
 			sbuf_adds(o, "}");
 		}
 		sbuf_adds(o, "]}");
@@ -221,7 +156,7 @@ static void print_json(const struct run_row *v, size_t n, struct sbuf *o)
 int cmd_runs(int argc, char **argv)
 {
 	const char *runs_dir = NULL, *dir;
-	struct run_row *v = NULL;
+	struct run_record *v = NULL;
 	struct sbuf out = SBUF_INIT, p = SBUF_INIT;
 	size_t n = 0, alloc = 0, i;
 	struct dirent *e;
@@ -265,10 +200,10 @@ int cmd_runs(int argc, char **argv)
 		XGROW(v, alloc, n + 1);
 		memset(&v[n], 0, sizeof(v[n]));
 		if (read_run(p.buf, &v[n])) {
-			run_release(&v[n]);
-			memset(&v[n], 0, sizeof(v[n]));
+			/* Listed as such (its error line names the database);
+			 * the listing itself succeeded. */
+			run_record_release(&v[n]);
 			v[n].status = xstrdup("unreadable");
-			v[n].created_at = NAN;
 		}
 		if (!v[n].id)
 			v[n].id = xstrdup(e->d_name);
@@ -287,7 +222,7 @@ int cmd_runs(int argc, char **argv)
 		ret = EXIT_ENV;
 	}
 	for (i = 0; i < n; i++)
-		run_release(&v[i]);
+		run_record_release(&v[i]);
 	free(v);
 	sbuf_release(&out);
 	sbuf_release(&p);
