@@ -285,45 +285,29 @@ void compare_json(const struct compare *c, struct sbuf *o)
 
 /* ------------------------------------------------------------ junit */
 
-static void xml_str(struct sbuf *o, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': sbuf_adds(o, "&lt;"); break;
-		case '>': sbuf_adds(o, "&gt;"); break;
-		case '&': sbuf_adds(o, "&amp;"); break;
-		case '"': sbuf_adds(o, "&quot;"); break;
-		case '\'': sbuf_adds(o, "&apos;"); break;
-		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-				sbuf_add(o, s, 1);
-		}
-	}
-}
-
 static void junit_case(struct sbuf *o, const char *cls, const char *name,
 		       enum cmp_verdict v, const char *detail)
 {
 	sbuf_adds(o, "    <testcase classname=\"");
-	xml_str(o, cls);
+	sbuf_add_xml(o, cls);
 	sbuf_adds(o, "\" name=\"");
-	xml_str(o, name);
+	sbuf_add_xml(o, name);
 	sbuf_adds(o, "\"");
 	if (v == CMP_REGRESSION) {
 		sbuf_adds(o, ">\n      <failure type=\"regression\" message=\"");
-		xml_str(o, detail);
+		sbuf_add_xml(o, detail);
 		sbuf_adds(o, "\"/>\n    </testcase>\n");
 	} else if (v == CMP_INCONCLUSIVE || v == CMP_NA) {
 		sbuf_adds(o, ">\n      <skipped message=\"");
-		xml_str(o, cmp_verdict_name(v));
+		sbuf_add_xml(o, cmp_verdict_name(v));
 		sbuf_adds(o, ": ");
-		xml_str(o, detail);
+		sbuf_add_xml(o, detail);
 		sbuf_adds(o, "\"/>\n    </testcase>\n");
 	} else {
 		sbuf_adds(o, ">\n      <system-out>");
-		xml_str(o, cmp_verdict_name(v));
+		sbuf_add_xml(o, cmp_verdict_name(v));
 		sbuf_adds(o, ": ");
-		xml_str(o, detail);
+		sbuf_add_xml(o, detail);
 		sbuf_adds(o, "</system-out>\n    </testcase>\n");
 	}
 }
@@ -362,9 +346,9 @@ void compare_junit(const struct compare *c, struct sbuf *o)
 	sbuf_addf(o, "<testsuites name=\"harness compare\" tests=\"%zu\" failures=\"%zu\" "
 		  "skipped=\"%zu\">\n", tests, fails, skips);
 	sbuf_adds(o, "  <testsuite name=\"");
-	xml_str(o, c->base.id);
+	sbuf_add_xml(o, c->base.id);
 	sbuf_adds(o, " -> ");
-	xml_str(o, c->new_.id);
+	sbuf_add_xml(o, c->new_.id);
 	sbuf_addf(o, "\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\">\n", tests,
 		  fails, skips);
 	for (i = 0; i < c->nimpls; i++) {

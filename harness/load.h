@@ -55,8 +55,8 @@ const char *load_error_name(enum load_error_kind k); /* "connect", "reset", ... 
 struct load_counts {
 	uint64_t sent;              /* requests written to a connection */
 	uint64_t completed;         /* full responses, any status */
-	uint64_t status[4];         /* 2xx, 3xx, 4xx, 5xx (1xx and others in 5xx? no: see other) */
-	uint64_t status_other;      /* status outside 200..599 */
+	uint64_t status[4];         /* 2xx, 3xx, 4xx, 5xx */
+	uint64_t status_other;      /* a status outside 200..599 */
 	uint64_t errors[LERR_KINDS];
 	uint64_t dropped;           /* backlog full: never sent */
 	uint64_t due;               /* requests the schedule made due */

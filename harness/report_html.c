@@ -12,27 +12,14 @@
 #include "report_doc.h"
 #include "util.h"
 
-static void esc(struct sbuf *out, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': sbuf_adds(out, "&amp;"); break;
-		case '<': sbuf_adds(out, "&lt;"); break;
-		case '>': sbuf_adds(out, "&gt;"); break;
-		case '"': sbuf_adds(out, "&quot;"); break;
-		default: sbuf_add(out, s, 1);
-		}
-	}
-}
-
 static void cell_text(struct sbuf *out, const char *s)
 {
 	if (!strncmp(s, RDOC_STRONG, 1)) {
 		sbuf_adds(out, "<strong>");
-		esc(out, s + 1);
+		sbuf_add_xml(out, s + 1);
 		sbuf_adds(out, "</strong>");
 	} else {
-		esc(out, s);
+		sbuf_add_xml(out, s);
 	}
 }
 
@@ -56,7 +43,7 @@ void report_html(const struct report *r, struct sbuf *out)
 
 	report_doc_build(r, &d);
 	sbuf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
-	esc(out, d.n ? d.b[0].text : "report");
+	sbuf_add_xml(out, d.n ? d.b[0].text : "report");
 	sbuf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
 	for (i = 0; i < d.n; i++) {
 		const struct rdoc_block *b = &d.b[i];
@@ -64,27 +51,27 @@ void report_html(const struct report *r, struct sbuf *out)
 		switch (b->kind) {
 		case RDOC_TITLE:
 			sbuf_adds(out, "<h1>");
-			esc(out, b->text);
+			sbuf_add_xml(out, b->text);
 			sbuf_adds(out, "</h1>\n");
 			break;
 		case RDOC_STAMP:
 			sbuf_adds(out, "<div class=\"stamp\">");
-			esc(out, b->text);
+			sbuf_add_xml(out, b->text);
 			sbuf_adds(out, "</div>\n");
 			break;
 		case RDOC_H2:
 			sbuf_adds(out, "<h2>");
-			esc(out, b->text);
+			sbuf_add_xml(out, b->text);
 			sbuf_adds(out, "</h2>\n");
 			break;
 		case RDOC_P:
 			sbuf_adds(out, "<p>");
-			esc(out, b->text);
+			sbuf_add_xml(out, b->text);
 			sbuf_adds(out, "</p>\n");
 			break;
 		case RDOC_TABLE:
 			sbuf_adds(out, "<table id=\"t-");
-			esc(out, b->text);
+			sbuf_add_xml(out, b->text);
 			sbuf_adds(out, "\">\n");
 			for (k = 0; k < b->ncells; k++) {
 				int head = k < b->ncols;
@@ -103,7 +90,7 @@ void report_html(const struct report *r, struct sbuf *out)
 			sbuf_addf(out, "<figure class=\"chart\" id=\"chart-%zu\">\n", b->chart);
 			report_chart(r, b->chart, out);
 			sbuf_adds(out, "<figcaption>");
-			esc(out, b->text);
+			sbuf_add_xml(out, b->text);
 			sbuf_adds(out, " (hover a mark for its numbers)</figcaption>\n</figure>\n");
 			break;
 		}

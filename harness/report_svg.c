@@ -60,19 +60,6 @@ const char *report_chart_title(size_t i)
 
 /* ------------------------------------------------------------ primitives */
 
-static void esc(struct sbuf *out, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': sbuf_adds(out, "&amp;"); break;
-		case '<': sbuf_adds(out, "&lt;"); break;
-		case '>': sbuf_adds(out, "&gt;"); break;
-		case '"': sbuf_adds(out, "&quot;"); break;
-		default: sbuf_add(out, s, 1);
-		}
-	}
-}
-
 struct axis {
 	double lo, hi;   /* data range */
 	int log;
@@ -146,7 +133,7 @@ static void svg_open(struct sbuf *out, size_t idx, double w, double h)
 		  "font-family=\"sans-serif\" font-size=\"12\">\n", idx, w, h, w, h);
 	sbuf_addf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n", w, h);
 	sbuf_adds(out, "<text x=\"8\" y=\"20\" font-size=\"15\" font-weight=\"bold\">");
-	esc(out, titles[idx]);
+	sbuf_add_xml(out, titles[idx]);
 	sbuf_adds(out, "</text>\n");
 }
 
@@ -179,10 +166,10 @@ static void frame(struct sbuf *out, const struct plot *p, const char *xlabel, co
 	}
 	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (p->x.p0 + p->x.p1) / 2,
 		  p->h - 10);
-	esc(out, xlabel);
+	sbuf_add_xml(out, xlabel);
 	sbuf_addf(out, "</text>\n<text transform=\"translate(16,%.1f) rotate(-90)\" "
 		  "text-anchor=\"middle\">", (p->y.p0 + p->y.p1) / 2);
-	esc(out, ylabel);
+	sbuf_add_xml(out, ylabel);
 	sbuf_adds(out, "</text>\n");
 }
 
@@ -278,7 +265,7 @@ static void legend(struct sbuf *out, const struct report *r, const struct plot *
 	for (i = 0; i < r->nimpls; i++, y += 20) {
 		sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" fill=\"%s\"/>"
 			  "<text x=\"%.1f\" y=\"%.1f\">", x, y + 4, color((int)i), x + 20, y + 9);
-		esc(out, r->impls[i].name);
+		sbuf_add_xml(out, r->impls[i].name);
 		sbuf_adds(out, "</text>\n");
 	}
 	if (slo && isfinite(r->slo_ms)) {
@@ -440,7 +427,7 @@ static void draw_knee(const struct report *r, const struct plot *p, int k, struc
 			  "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
 			  "stroke-dasharray=\"2,3\"/>\n", k, x, p->y.p1, x, p->y.p0, col);
 		knee_label(p, k, x, col, out);
-		esc(out, im->name);
+		sbuf_add_xml(out, im->name);
 		sbuf_addf(out, " knee %s%.0f", im->knee.at_first_rung ? "<= " : "", kx);
 		break;
 	case SHAPE_BRACKET:
@@ -450,14 +437,14 @@ static void draw_knee(const struct report *r, const struct plot *p, int k, struc
 			  "width=\"%.1f\" height=\"%.1f\" fill=\"url(#hatch-%d)\" stroke=\"%s\" "
 			  "stroke-width=\"1\" stroke-dasharray=\"4,2\"><title>", k, a, p->y.p1,
 			  b - a > 2 ? b - a : 2, p->y.p0 - p->y.p1, k, col);
-		esc(out, im->name);
+		sbuf_add_xml(out, im->name);
 		sbuf_adds(out, ": knee in (");
 		report_fmt_rate(out, lo);
 		sbuf_adds(out, ", ");
 		report_fmt_rate(out, hi);
 		sbuf_adds(out, "] req/s, the crossing made by failed windows</title></rect>\n");
 		knee_label(p, k, b, col, out);
-		esc(out, im->name);
+		sbuf_add_xml(out, im->name);
 		sbuf_adds(out, " knee in (");
 		report_fmt_rate(out, lo);
 		sbuf_adds(out, ", ");
@@ -471,11 +458,11 @@ static void draw_knee(const struct report *r, const struct plot *p, int k, struc
 		sbuf_addf(out, "<path data-knee=\"floor\" data-impl=\"%d\" d=\"M%.1f %.1fH%.1fm-7 -5l7 5"
 			  "l-7 5M%.1f %.1fv10\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"><title>",
 			  k, x, ty + 4, p->x.p1 - 2, x, ty - 1, col);
-		esc(out, im->name);
+		sbuf_add_xml(out, im->name);
 		sbuf_addf(out, ": held the SLO at every valid rung up to %.0f req/s; its knee is "
 			  "higher, not measured</title></path>\n", kx);
 		knee_label(p, k, x, col, out);
-		esc(out, im->name);
+		sbuf_add_xml(out, im->name);
 		sbuf_addf(out, " >= %.0f (held)", kx);
 		break;
 	}
@@ -520,7 +507,7 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 		sbuf_addf(out, "<rect data-knee=\"interval\" data-impl=\"%zu\" x=\"%.1f\" y=\"%.1f\" "
 			  "width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.12\"><title>",
 			  k, a, p.y.p1, b - a > 1 ? b - a : 1, p.y.p0 - p.y.p1, color((int)k));
-		esc(out, im->name);
+		sbuf_add_xml(out, im->name);
 		sbuf_addf(out, ": knee interval %.0f..%.0f req/s (%s)</title></rect>\n",
 			  im->knee_ci.lo, im->knee_ci.hi,
 			  im->knee_ci.inferential ? "inferential" : "non-inferential");
@@ -562,7 +549,7 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 			prev = g;
 		}
 		sbuf_adds(out, "\"><title>");
-		esc(out, im->name);
+		sbuf_add_xml(out, im->name);
 		sbuf_adds(out, ": isotonic fit of rung means</title></polyline>\n");
 		for (i = 0; i < r->nrungs; i++) {
 			const struct report_rung *g = &r->rungs[i];
@@ -573,7 +560,7 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 			sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#fff\" "
 				  "stroke=\"%s\" stroke-width=\"2\"><title>", amap(&p.x, g->rate),
 				  amap(&p.y, g->pslo.ms), color((int)k));
-			esc(out, im->name);
+			sbuf_add_xml(out, im->name);
 			sbuf_addf(out, " %.0f req/s: merged %s %.3g ms [%.3g, %.3g], fit %.3g ms, "
 				  "%zu/%zu windows accepted</title></circle>\n", g->rate, r->slo_label,
 				  g->pslo.ms, g->pslo.lo_ms, g->pslo.hi_ms, g->fit_ms, g->accepted, g->total);
@@ -600,12 +587,12 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 		x = amap(&p.x, w->rate) + ((double)w->impl_idx - ((double)r->nimpls - 1) / 2) * 5;
 		open_mark(out, "win", st, x, y, color(w->impl_idx));
 		sbuf_adds(out, "<title>");
-		esc(out, w->impl);
+		sbuf_add_xml(out, w->impl);
 		sbuf_addf(out, " window %lld, %s %.0f req/s block %d: %s %.3g ms, %s", (long long)w->id,
 			  w->stage, w->rate, w->block, r->slo_label, w->pslo_ms, w->status);
 		if (st != WS_ACCEPTED && *w->reasons) {
 			sbuf_adds(out, " (");
-			esc(out, w->reasons);
+			sbuf_add_xml(out, w->reasons);
 			sbuf_adds(out, ")");
 		}
 		sbuf_adds(out, "</title>");
@@ -671,7 +658,7 @@ static void chart_cost(const struct report *r, struct sbuf *out, size_t idx, int
 			sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\" stroke=\"%s\" "
 				  "stroke-width=\"2\"><title>", amap(&p.x, g->rate), amap(&p.y, v),
 				  ladder ? "3.5" : "7", ladder ? color((int)k) : "#fff", color((int)k));
-			esc(out, r->impls[k].name);
+			sbuf_add_xml(out, r->impls[k].name);
 			sbuf_addf(out, " %s %.0f req/s: %.4g %s (%zu/%zu windows accepted)</title></circle>\n",
 				  g->stage, g->rate, v, mem ? "MiB" : "ms/req", g->accepted, g->total);
 		}
@@ -709,7 +696,7 @@ static void chart_rejections(const struct report *r, struct sbuf *out)
 
 		sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", left - 8,
 			  y0 + row / 2);
-		esc(out, r->gate_fails[i].name);
+		sbuf_add_xml(out, r->gate_fails[i].name);
 		sbuf_adds(out, "</text>\n");
 		for (k = 0; k < r->nimpls; k++) {
 			const struct report_impl *im = &r->impls[k];
@@ -724,17 +711,17 @@ static void chart_rejections(const struct report *r, struct sbuf *out)
 			sbuf_addf(out, "<rect data-status=\"failed\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 				  "height=\"%.1f\" fill=\"%s\"><title>", left, y, fw > 0 ? fw : 0,
 				  bar - 2, color((int)k));
-			esc(out, im->name);
+			sbuf_add_xml(out, im->name);
 			sbuf_adds(out, ": ");
-			esc(out, r->gate_fails[i].name);
+			sbuf_add_xml(out, r->gate_fails[i].name);
 			sbuf_addf(out, " failed %zu of %zu windows</title></rect>", nf, im->total);
 			sbuf_addf(out, "<rect data-status=\"rejected\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 				  "height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.3\" stroke=\"%s\" "
 				  "stroke-width=\"%s\"><title>", left + fw, y, bw > 0 ? bw : 0.5, bar - 2,
 				  color((int)k), REJECTED_COLOR, bw > 0 ? "1" : "0");
-			esc(out, im->name);
+			sbuf_add_xml(out, im->name);
 			sbuf_adds(out, ": ");
-			esc(out, r->gate_fails[i].name);
+			sbuf_add_xml(out, r->gate_fails[i].name);
 			sbuf_addf(out, " rejected %zu of %zu windows", n, im->total);
 			if (rec)
 				sbuf_addf(out, "; %zu more recorded (enforce: false)", rec);
@@ -755,7 +742,7 @@ static void chart_rejections(const struct report *r, struct sbuf *out)
 
 		sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>"
 			  "<text x=\"%.1f\" y=\"%.1f\">", x, y, color((int)k), x + 20, y + 9);
-		esc(out, r->impls[k].name);
+		sbuf_add_xml(out, r->impls[k].name);
 		sbuf_adds(out, "</text>\n");
 	}
 	sbuf_adds(out, "</svg>\n");
@@ -785,7 +772,7 @@ static void chart_seconds(const struct report *r, struct sbuf *out)
 	for (k = 0; k < r->nimpls; k++) {
 		sbuf_addf(&body, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\" fill=\"%s\">", left,
 			  y + 12, color((int)k));
-		esc(&body, r->impls[k].name);
+		sbuf_add_xml(&body, r->impls[k].name);
 		sbuf_adds(&body, "</text>\n");
 		y += 20;
 		col = 0;
@@ -813,12 +800,12 @@ static void chart_seconds(const struct report *r, struct sbuf *out)
 				st = wstatus(wn);
 				sbuf_addf(&body, "<g class=\"cell\" data-status=\"%s\"><title>",
 					  wstatus_names[st]);
-				esc(&body, wn->impl);
+				sbuf_add_xml(&body, wn->impl);
 				sbuf_addf(&body, " window %lld: %s %.0f req/s, block %d, %s%s", (long long)wn->id,
 					  wn->stage, wn->rate, wn->block, wn->status,
 					  wn->accepted ? "" : " by ");
 				if (!wn->accepted)
-					esc(&body, *wn->reasons ? wn->reasons : "unspecified");
+					sbuf_add_xml(&body, *wn->reasons ? wn->reasons : "unspecified");
 				sbuf_addf(&body, "; window %s %.3g ms; %zu seconds</title>\n", r->slo_label,
 					  wn->pslo_ms, wn->nsec);
 				/* accepted: pale green; failed: pale red, red edge;

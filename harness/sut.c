@@ -406,7 +406,6 @@ int sut_wait_healthy(struct sut *s, double timeout_s)
 
 int sut_port(const struct sut *s) { return s->port; }
 const char *sut_url(const struct sut *s) { return s->url; }
-const char *sut_health_url(const struct sut *s) { return s->health_url; }
 const char *sut_stats_url(const struct sut *s) { return s->stats_url; }
 pid_t sut_pid(const struct sut *s) { return s->pid; }
 const char *sut_stdout_path(const struct sut *s) { return s->out_path; }

@@ -79,8 +79,7 @@ int sut_wait_healthy(struct sut *s, double timeout_s);
 int sut_port(const struct sut *s);
 /* "http://127.0.0.1:<port>" (owned by s). */
 const char *sut_url(const struct sut *s);
-/* Health and stats URLs with {port} substituted; stats NULL when none. */
-const char *sut_health_url(const struct sut *s);
+/* The stats URL with {port} substituted; NULL when none. */
 const char *sut_stats_url(const struct sut *s);
 pid_t sut_pid(const struct sut *s);
 const char *sut_stdout_path(const struct sut *s);

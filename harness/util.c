@@ -97,16 +97,6 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
-void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport("", fmt, ap);
-	va_end(ap);
-	exit(code);
-}
-
 /* ----------------------------------------------------------------- clocks */
 
 uint64_t now_ns(void)
@@ -254,6 +244,22 @@ void sbuf_add_json_str(struct sbuf *sb, const char *s)
 		}
 	}
 	sbuf_add(sb, "\"", 1);
+}
+
+void sbuf_add_xml(struct sbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': sbuf_adds(sb, "&amp;"); break;
+		case '<': sbuf_adds(sb, "&lt;"); break;
+		case '>': sbuf_adds(sb, "&gt;"); break;
+		case '"': sbuf_adds(sb, "&quot;"); break;
+		case '\'': sbuf_adds(sb, "&#39;"); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+				sbuf_add(sb, s, 1);
+		}
+	}
 }
 
 /* ------------------------------------------------------------------ files */

@@ -44,8 +44,6 @@ void xgrow(void **p, size_t *alloc, size_t want, size_t sz);
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "harness: warning: <fmt>" to stderr. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print "harness: <fmt>" to stderr and exit(code). Only for cmd_* / main. */
-_Noreturn void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Monotonic clock in nanoseconds. */
 uint64_t now_ns(void);
@@ -105,6 +103,10 @@ void sha256_final_hex(struct sha256 *c, char out[65]);
 
 /* JSON string escaping into sb (with the surrounding quotes). */
 void sbuf_add_json_str(struct sbuf *sb, const char *s);
+/* HTML / XML text or attribute escaping into sb (& < > " ' as entities;
+ * control characters XML cannot carry, other than \n and \t, dropped).
+ * s NULL: nothing. */
+void sbuf_add_xml(struct sbuf *sb, const char *s);
 
 /* True when stderr is a terminal (progress lines are drawn only then). */
 int stderr_is_tty(void);

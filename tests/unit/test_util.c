@@ -31,6 +31,17 @@ TEST(sbuf_grows_and_formats)
 	sbuf_release(&sb);
 }
 
+TEST(xml_escaping)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	sbuf_add_xml(&sb, "<a href=\"x?a=1&b='2'\">\x01\n\t</a>");
+	CHECK_STR(sb.buf, "&lt;a href=&quot;x?a=1&amp;b=&#39;2&#39;&quot;&gt;\n\t&lt;/a&gt;");
+	sbuf_add_xml(&sb, NULL);
+	CHECK(sb.len == strlen("&lt;a href=&quot;x?a=1&amp;b=&#39;2&#39;&quot;&gt;\n\t&lt;/a&gt;"));
+	sbuf_release(&sb);
+}
+
 TEST(parse_numbers_strictly)
 {
 	double d;
@@ -48,5 +59,6 @@ int main(void)
 	RUN(sha256_known_vectors);
 	RUN(sbuf_grows_and_formats);
 	RUN(parse_numbers_strictly);
+	RUN(xml_escaping);
 	return t_done();
 }
