@@ -1,11 +1,11 @@
 #!/bin/bash
 # compare: exit codes, verdicts and the three formats, on run databases made
-# by tests/fixtures/compare_fixture.py (real schema, real histograms; see it
+# by tests/fixtures/compare_fixture.c (real schema, real histograms; see it
 # for the numbers: a at 1 ms in base, 6 ms in slow, 0.5 ms in fast).
 . "$(dirname "$0")/../lib.sh"
 
 R=$T/runs
-python3 "$ROOT/tests/fixtures/compare_fixture.py" "$R" "$ROOT/harness/store_schema.c" ||
+"$HELPERS/compare_fixture" "$R" ||
 	{ fail "fixture generator"; exit 0; }
 
 # +5 ms per request: a regression, exit 1, in every format.

@@ -6,21 +6,22 @@
 . "$(dirname "$0")/load_common.inc"
 
 for tr in native curl; do
-	# 5 ms fixed delay at 200 req/s for 1 s. p50 must be within 0.5 ms of
-	# 5 ms: the server sleeps >= 5 ms, loopback and parsing add ~0.1 ms,
-	# histogram error is <= 0.78% (0.04 ms at 5 ms).
+	# 5 ms fixed delay at 200 req/s for 1 s. The bound that matters is the
+	# lower one, and physics keeps it tight: a latency timed from the
+	# intended send can never be below the server's 5 ms sleep (less the
+	# histogram's 0.78% bucket error: 4.96 ms). The upper side is noise:
+	# every response costs two wake-ups (the server after its sleep, the
+	# generator on the response), and on a busy 2-core VM each can wait a
+	# scheduler slice for a core; the median measured 5.2..5.8 ms with the
+	# load average at 4.5 (0.1..0.3 ms idle). 7.5 ms still catches an engine
+	# that adds latency of its own (a late tick, timing from the wrong
+	# schedule), and is the same under ASan (testsrv is not instrumented).
 	srv --delay-ms 5
 	load d5_$tr "http://127.0.0.1:$PORT/echo" --rate 200 --duration 1 --transport $tr
-	if [ "$ASAN" = 1 ]; then
-		# Under ASan both testsrv and the engine run instrumented (curl's
-		# allocation-heavy path most): measured here 5.4..5.7 ms. The
-		# bound that matters stays: never below the server's 5 ms sleep.
-		cmp_num "$tr: p50 with a 5 ms server delay (ASan)" "$(j d5_$tr .latency_ms.p50)" ">=" 4.96
-		cmp_num "$tr: p50 with a 5 ms server delay (ASan)" "$(j d5_$tr .latency_ms.p50)" "<=" 6.0
-	else
-		near "$tr: p50 with a 5 ms server delay" "$(j d5_$tr .latency_ms.p50)" 5.0 0.5 \
-			"server sleep + loopback"
-	fi
+	cmp_num "$tr: p50 with a 5 ms server delay: never below the delay" \
+		"$(j d5_$tr .latency_ms.p50)" ">=" 4.96
+	cmp_num "$tr: p50 with a 5 ms server delay: no more than 2.5 ms of scheduling noise" \
+		"$(j d5_$tr .latency_ms.p50)" "<=" 7.5
 	cmp_num "$tr: 5 ms run completed every request" "$(j d5_$tr .completed)" == 200
 	check "$tr: 5 ms run accounts for every request" test "$(accounted d5_$tr)" = true
 	stop_srv

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 R=$T/runs
-python3 "$ROOT/tests/fixtures/compare_fixture.py" "$R" "$ROOT/harness/store_schema.c" ||
+"$HELPERS/compare_fixture" "$R" ||
 	{ fail "fixture generator"; exit 0; }
 mkdir -p "$R/broken" "$R/not-a-run"
 echo "not sqlite" >"$R/broken/run.db"

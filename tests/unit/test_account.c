@@ -27,21 +27,19 @@
 static char helpers[1024];
 
 /*
- * Under `make asan` the helpers are instrumented too: their fork copies
- * shadow mappings and malloc adds 1/8 of shadow memory plus allocator
- * metadata, all of which the kernel rightly accounts (a 4-child forker
- * measured with time(1): 0.52 s release, 0.62 s ASan). The acceptance
- * tolerances (5% CPU, 10% memory, sampler < 1%) hold for the release
- * build; under the sanitizers they widen to 30%, 25% and 5% (the figures
- * are still checked against the same targets).
+ * The acceptance tolerances: 5% CPU and 10% memory against what the helper
+ * processes (burn, alloc, forker) are known to use, and the sampler under
+ * 1% of one core. The helpers are built without sanitizers in every build
+ * (see the Makefile), so the first two hold under `make asan` too. The
+ * sampler is the code under test: under ASan its own thread runs
+ * instrumented (every sample's allocations go through ASan's allocator),
+ * so there it may use up to 5%.
  */
-#ifdef __SANITIZE_ADDRESS__
-#define CPU_TOL 0.30
-#define MEM_TOL 0.25
-#define SAMPLER_MAX 0.05
-#else
 #define CPU_TOL 0.05
 #define MEM_TOL 0.10
+#ifdef __SANITIZE_ADDRESS__
+#define SAMPLER_MAX 0.05
+#else
 #define SAMPLER_MAX 0.01        /* the acceptance: < 1% of one core */
 #endif
 
