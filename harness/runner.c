@@ -594,11 +594,12 @@ int runner_resume(const char *run_dir, int force)
 	rc.nrungs = spec_ladder_rungs(rc.spec, &rc.rungs);
 	if (resume_arms(&rc, &rec, force, &mismatch) || (mismatch && !force))
 		goto out;
+	/* A database that cannot be read or written is an input error (2). */
+	if ((mismatch && store_run_set_forced(&rc.st, rc.run_id)) || resume_windows(&rc))
+		goto out;
 	ret = EXIT_ENV;
 	if (hostfacts_read(&rc.facts))
 		warning("host facts could not all be read");
-	if ((mismatch && store_run_set_forced(&rc.st, rc.run_id)) || resume_windows(&rc))
-		goto out;
 	store_event(&rc.st, rc.run_id, -1, "resume", "resumed%s", mismatch ? " with --force" : "");
 	set_run_status(&rc, "running", NULL);
 	printf("%s\n", rc.run_id);
