@@ -374,6 +374,7 @@ int cmd_probe(int argc, char **argv)
 
 	bind_sut(&sc, spec, p.impl, NULL, dir.buf, label.buf, NULL);
 	sc.backend = backend;
+	sc.stop = &stop_flag;
 	p.sut = sut_start(&sc);
 	if (!p.sut)
 		goto out;

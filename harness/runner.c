@@ -311,11 +311,11 @@ static int build_and_run(struct run_ctx *rc)
 		set_run_status(rc, "failed", "sandbox user could not be prepared");
 		return EXIT_ENV;
 	}
-	if (runner_build_all(rc)) {
+	if (runner_build_all(rc) && !runner_stop) {
 		set_run_status(rc, "failed", "build failed");
 		return EXIT_ENV;
 	}
-	code = runner_stages(rc);
+	code = runner_stop ? EXIT_NEGATIVE : runner_stages(rc);
 	runner_stop_all(rc);
 	if (stderr_is_tty())
 		fputc('\n', stderr);

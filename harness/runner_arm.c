@@ -64,6 +64,7 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 	sbuf_addf(&label, "harness.%s.%s", rc->run_id, a->name);
 	bind_sut(&cfg, rc->spec, &a->impl, a->workdir, rc->logs_dir, label.buf,
 		 arm_sandbox(rc, a, &sb));
+	cfg.stop = &runner_stop;
 	a->sut = sut_start(&cfg);
 	if (!a->sut)
 		goto out;
@@ -103,9 +104,14 @@ int runner_build_all(struct run_ctx *rc)
 		sbuf_reset(&log);
 		sbuf_addf(&log, "%s/build-%s.log", rc->logs_dir, a->name);
 		bind_build(&bo, rc->spec, &a->impl, a->workdir, log.buf, arm_sandbox(rc, a, &sb));
+		bo.stop = &runner_stop;
 		fprintf(stderr, "harness: building %s\n", a->name);
 		if (sut_build(&bo)) {
-			store_event(&rc->st, rc->run_id, -1, "build_failed", "%s: see %s", a->name, log.buf);
+			if (runner_stop)
+				store_event(&rc->st, rc->run_id, -1, "build_interrupted", "%s", a->name);
+			else
+				store_event(&rc->st, rc->run_id, -1, "build_failed", "%s: see %s",
+					    a->name, log.buf);
 			ret = -1;
 		}
 	}

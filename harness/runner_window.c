@@ -360,6 +360,8 @@ static int window_warmup(struct window_ctx *w)
 
 	check_drift(rc, wp->id);
 	if (runner_arm_start(rc, wp->arm, wp)) {
+		if (runner_stop)
+			return 1;   /* interrupted while waiting for it: resumable */
 		if (wp->arm->starts == 0)
 			return -1;  /* never came up: an environment error (exit 3) */
 		/* It ran before and will not come back: judged as exited. */

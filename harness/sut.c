@@ -33,6 +33,7 @@ struct sut {
 	int port;
 	char url[64];
 	char *health_url, *stats_url;
+	volatile sig_atomic_t *stop;    /* the config's; NULL: none */
 	char *out_path, *err_path;
 	long err_off;                   /* where this start's stderr begins */
 	struct account *acct;
@@ -145,7 +146,7 @@ int sut_build(const struct sut_build_config *cfg)
 	struct spawn sp;
 	struct sbuf label = SBUF_INIT;
 	char **env = NULL, **argv = NULL, desc[128];
-	int fd = -1, ret = -1, st = 0, wd_fd = -1, timed_out = 0;
+	int fd = -1, ret = -1, st = 0, wd_fd = -1, timed_out = 0, stopped = 0;
 	long off;
 	pid_t pid = -1, wdog = -1;
 	uint64_t t0 = now_ns(), deadline;
@@ -193,8 +194,11 @@ int sut_build(const struct sut_build_config *cfg)
 			error("impl %s: build: waitpid: %s", impl->name, strerror(errno));
 			goto out;
 		}
-		if (deadline && now_ns() > deadline) {
+		if (cfg->stop && *cfg->stop)
+			stopped = 1;
+		else if (deadline && now_ns() > deadline)
 			timed_out = 1;
+		if (stopped || timed_out) {
 			kill_all(pid, acct);
 			waitpid(pid, &st, 0);
 			break;
@@ -204,7 +208,10 @@ int sut_build(const struct sut_build_config *cfg)
 	pid = -1;
 	/* what the build left running (a daemon, a stray compiler) goes too */
 	kill_all(-1, acct);
-	if (timed_out)
+	if (stopped)
+		error("impl %s: build (%s) interrupted after %.1f s; %s ends:", impl->name,
+		      impl->build[0], (now_ns() - t0) / 1e9, cfg->log_path);
+	else if (timed_out)
 		error("impl %s: build (%s) timed out after %g s (wall-clock limit); %s ends:",
 		      impl->name, impl->build[0], cfg->timeout_s, cfg->log_path);
 	else if (!WIFEXITED(st) || WEXITSTATUS(st))
@@ -213,7 +220,7 @@ int sut_build(const struct sut_build_config *cfg)
 		      cfg->log_path);
 	else
 		ret = 0;
-	if (ret)
+	if (ret && !stopped)
 		sut_print_tail(cfg->log_path, off, TAIL_LINES);
 out:
 	if (pid > 0)
@@ -249,6 +256,7 @@ struct sut *sut_start(const struct sut_config *cfg)
 	s->watchdog = -1;
 	s->wd_fd = -1;
 	s->name = xstrdup(impl->name);
+	s->stop = cfg->stop;
 	s->grace_s = cfg->stop_grace_s > 0 ? cfg->stop_grace_s : 3.0;
 	s->cpus_method = "none";
 	if (!impl->start || !impl->start[0]) {
@@ -340,6 +348,42 @@ static size_t discard(char *p, size_t sz, size_t n, void *ud)
 	return sz * n;
 }
 
+/* One try of the health URL through a multi handle, polled every 50 ms so
+ * a set stop flag ends the try at once (an easy perform would block up to
+ * its 1 s timeout). CURLE_ABORTED_BY_CALLBACK when stopped. */
+static CURLcode health_try(CURL *c, volatile sig_atomic_t *stop)
+{
+	CURLM *m = curl_multi_init();
+	CURLcode rc = CURLE_OUT_OF_MEMORY;
+	CURLMsg *msg;
+	int running = 1, left;
+
+	if (!m)
+		return rc;
+	if (curl_multi_add_handle(m, c) != CURLM_OK)
+		goto out;
+	rc = CURLE_ABORTED_BY_CALLBACK;
+	while (running) {
+		if (stop && *stop)
+			goto remove;
+		if (curl_multi_perform(m, &running) != CURLM_OK) {
+			rc = CURLE_RECV_ERROR;
+			goto remove;
+		}
+		if (running)
+			curl_multi_poll(m, NULL, 0, 50, NULL);
+	}
+	rc = CURLE_RECV_ERROR;
+	while ((msg = curl_multi_info_read(m, &left)))
+		if (msg->msg == CURLMSG_DONE)
+			rc = msg->data.result;
+remove:
+	curl_multi_remove_handle(m, c);
+out:
+	curl_multi_cleanup(m);
+	return rc;
+}
+
 int sut_wait_healthy(struct sut *s, double timeout_s)
 {
 	CURL *c = NULL;
@@ -347,7 +391,7 @@ int sut_wait_healthy(struct sut *s, double timeout_s)
 	long code = 0;
 	CURLcode rc = CURLE_OK;
 	char desc[128];
-	int ret = -1;
+	int ret = -1, stopped = 0;
 
 	if (timeout_s <= 0)
 		timeout_s = 30;
@@ -375,6 +419,11 @@ int sut_wait_healthy(struct sut *s, double timeout_s)
 			      desc_status(s->status, desc, sizeof(desc)), s->health_url, s->err_path);
 			break;
 		}
+		if (s->stop && *s->stop) {
+			error("impl %s: interrupted while waiting for %s", s->name, s->health_url);
+			stopped = 1;
+			break;
+		}
 		if (now_ns() >= deadline) {
 			if (rc != CURLE_OK)
 				error("impl %s: not healthy after %.1f s at %s (last try: %s); %s ends:",
@@ -386,7 +435,7 @@ int sut_wait_healthy(struct sut *s, double timeout_s)
 			break;
 		}
 		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, left_ms < 1000 ? (left_ms > 10 ? left_ms : 10) : 1000L);
-		rc = curl_easy_perform(c);
+		rc = health_try(c, s->stop);
 		code = 0;
 		if (rc == CURLE_OK)
 			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
@@ -396,7 +445,7 @@ int sut_wait_healthy(struct sut *s, double timeout_s)
 		}
 		usleep(50000);
 	}
-	if (ret)
+	if (ret && !stopped)
 		sut_print_tail(s->err_path, s->err_off, TAIL_LINES);
 	curl_easy_cleanup(c);
 	return ret;

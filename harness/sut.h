@@ -39,6 +39,7 @@
 #ifndef HARNESS_SUT_H
 #define HARNESS_SUT_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -57,6 +58,9 @@ struct sut_config {
 	uint64_t pids_max;              /* 0: impl->pids_max */
 	double stop_grace_s;            /* 0: 3 */
 	int port;                       /* 0: choose a free one */
+	/* When non-NULL and set non-zero (a signal handler's flag),
+	 * sut_wait_healthy() gives up within about a second. */
+	volatile sig_atomic_t *stop;
 };
 
 struct sut;
@@ -69,10 +73,12 @@ struct sut;
 struct sut *sut_start(const struct sut_config *cfg);
 
 /*
- * Poll the health URL (libcurl, every 50 ms) until a 2xx answer: 0.
- * -1 after an error() when timeout_s passes (<= 0: impl->health_timeout_s)
- * or the process exits first; the message is followed by the last lines
- * of its stderr. Without a health URL: 0 as long as the process is alive.
+ * Poll the health URL (libcurl, every 50 ms, each try at most 1 s) until a
+ * 2xx answer: 0. -1 after an error() when timeout_s passes (<= 0:
+ * impl->health_timeout_s) or the process exits first (the message is
+ * followed by the last lines of its stderr), or when the config's stop
+ * flag is set (within about a second; the caller checks its flag).
+ * Without a health URL: 0 as long as the process is alive.
  */
 int sut_wait_healthy(struct sut *s, double timeout_s);
 
@@ -123,13 +129,18 @@ struct sut_build_config {
 	uint64_t pids_max;              /* 0: none */
 	enum acct_backend backend;      /* its cgroup (limits, kill); procfs: none */
 	const char *cgroup_name;        /* label; NULL: "<impl>.build" */
+	/* When non-NULL and set non-zero (a signal handler's flag), the
+	 * build's process group and cgroup are killed within about 20 ms and
+	 * sut_build() fails. */
+	volatile sig_atomic_t *stop;
 };
 
 /*
  * Run the impl's build argv (nothing to do when it has none: 0) with the
  * same environment rules, process group and sandboxing as sut_start.
- * Returns 0, or -1 after one error() line (exit status, or the timeout)
- * followed by the last lines of the log; the caller exits 3.
+ * Returns 0, or -1 after one error() line (exit status, the timeout, or
+ * the stop flag) followed by the last lines of the log; the caller exits 3
+ * (or, when its stop flag is set, stops as interrupted).
  */
 int sut_build(const struct sut_build_config *cfg);
 

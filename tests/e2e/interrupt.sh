@@ -1,0 +1,80 @@
+#!/bin/bash
+# SIGTERM (or Ctrl-C) stops a run within about a second wherever it is, not
+# only in a window: during a build (a build that sleeps 30 s) and during the
+# health wait (a health URL that never answers, 60 s allowed). Each time the
+# harness exits 1 within 3 s of the signal (1 s of polling, plus the
+# implementation's stop and a loaded VM's slack), leaves no process of the
+# build or of the implementation, marks the run interrupted, and `harness
+# resume` takes it up again.
+. "$(dirname "$0")/../lib.sh"
+
+# spec NAME BUILD_LINE START HEALTH_URL
+spec() {
+	cat >"$T/$1.yaml" <<EOF
+version: 1
+name: $1
+slo: { threshold_ms: 50 }
+implementations:
+  - name: a
+$2
+    start: [$HELPERS/testsrv, --port, "{port}", $3]
+    health: { url: "$4", timeout_s: 60 }
+workload:
+  requests: [ { name: echo, path: /echo } ]
+stages:
+  ladder: { start_rps: 100, step: 2, max_rps: 100, window_s: 2, reps: 1 }
+warmup: { rate: { fixed_rps: 100 }, min_s: 1, max_s: 2, trailing_s: 1, gates: [] }
+window_gates: [error_rate]
+EOF
+}
+
+# interrupt WHAT PATTERN CMD...: start CMD, wait until PATTERN (a process
+# command line) is running, send SIGTERM, check the time to exit, the exit
+# code, and that no process matching PATTERN is left.
+interrupt() {
+	local what=$1 pat=$2 hp i t0 el rc
+	shift 2
+	"$@" >"$T/out" 2>"$T/err" &
+	hp=$!
+	_pids+=("$hp")
+	for i in $(seq 1 100); do pgrep -f "$pat" >/dev/null && break; sleep 0.05; done
+	pgrep -f "$pat" >/dev/null && ok "$what: $pat is running" || fail "$what: $pat is not running"
+	sleep 1
+	t0=$(date +%s.%N)
+	kill -TERM "$hp"
+	wait "$hp"
+	rc=$?
+	el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+	cmp_num "$what: exits within 3 s of SIGTERM (seconds)" "$el" "<" 3
+	cmp_num "$what: exit code 1 (interrupted)" "$rc" == 1
+	for i in $(seq 1 20); do pgrep -f "$pat" >/dev/null || break; sleep 0.05; done
+	pgrep -f "$pat" >/dev/null && fail "$what: left running: $(pgrep -af "$pat")" ||
+		ok "$what: no process left ($pat)"
+}
+
+status_is() { # RUN STATUS
+	"$HARNESS" status "$1" --runs-dir "$T/runs" --json >"$T/st.json" 2>/dev/null
+	[ "$(jq -r .status "$T/st.json")" = "$2" ]
+}
+
+# 1. During the build.
+mark=31.$$   # a unique sleep length, so pgrep sees only this test's build
+spec build "    build: [sleep, \"$mark\"]" '--delay-ms, "0"' "http://127.0.0.1:{port}/healthz"
+interrupt "build" "sleep $mark" "$HARNESS" run "$T/build.yaml" --allow-dirty \
+	--runs-dir "$T/runs" --run-id b1
+check "build: run marked interrupted" status_is b1 interrupted
+grep -q "interrupted" "$T/err" && ok "build: says it was interrupted" ||
+	fail "build: stderr: $(head -c 400 "$T/err")"
+interrupt "build, resumed" "sleep $mark" "$HARNESS" resume b1 --runs-dir "$T/runs"
+[ "$(head -n 1 "$T/out")" = b1 ] && ok "build: resume took the run up again" ||
+	fail "build: resume printed '$(head -n 1 "$T/out")'"
+
+# 2. During the health wait: the health URL hangs (testsrv --mode hang never
+# answers /echo), each try up to 1 s; its --delay-ms is only a marker for pgrep.
+spec health "" '--mode, hang, --delay-ms, "'$$'"' "http://127.0.0.1:{port}/echo"
+interrupt "health wait" "testsrv --port [0-9]+ --mode hang --delay-ms $$" \
+	"$HARNESS" run "$T/health.yaml" --allow-dirty --runs-dir "$T/runs" --run-id h1
+check "health wait: run marked interrupted" status_is h1 interrupted
+check "health wait: no window left running" bash -c \
+	"! sqlite3 '$T/runs/h1/run.db' \"select 1 from windows where state = 'running'\" | grep -q 1"
+exit 0
