@@ -1,10 +1,10 @@
 /*
- * cmd_knee: `harness knee --windows FILE.csv`: fit per-implementation knees
- * from windows measured elsewhere (another harness, vegeta scripts), with
- * the same definitions as a run's report (stat.h): rung-mean p99 over
- * accepted windows weighted by requests, PAVA, first SLO crossing
- * interpolated between rungs, bootstrap interval over windows within rungs.
+ * cmd_knee: `harness knee --windows FILE.csv` and `harness knee RUN`:
+ * per-implementation knees through the one rule of harness/knee.h, from
+ * windows measured elsewhere (another harness, vegeta scripts, a run's own
+ * windows.csv) or from a run database (what the report shows).
  */
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,74 +12,97 @@
 
 #include "cmd.h"
 #include "csv.h"
-#include "stat.h"
+#include "knee.h"
+#include "knee_run.h"
+#include "spec.h"
+#include "store.h"
 #include "util.h"
 
 static const char usage_text[] =
-	"usage: harness knee --windows FILE.csv [--slo-ms 20] [--error-rate-max 0.001]\n"
-	"                    [--rate-tolerance-pct 2] [--group-by COLUMN] [--seed N]\n"
-	"                    [--min-reps N] [--level 0.95] [--json]\n"
+	"usage: harness knee --windows FILE.csv [--slo-ms 20] [--percentile 99]\n"
+	"                    [--error-rate-max 0.001] [--rate-tolerance-pct 2]\n"
+	"                    [--group-by COLUMN] [--seed N] [--min-reps N] [--level 0.95]\n"
+	"                    [--json]\n"
+	"       harness knee RUN [--runs-dir D] [--json]\n"
 	"\n"
-	"Fit the knee (the offered rate where p99 first reaches the SLO) of each\n"
-	"implementation, separately, from a CSV of measured windows.\n"
+	"Fit the knee (the offered rate where the SLO percentile first reaches the\n"
+	"SLO) of each implementation, separately, with the rule of docs/DESIGN.md\n"
+	"\"The knee\": per rung, the request-weighted mean of the valid windows'\n"
+	"percentile, or a crossing when every valid window failed or the pooled\n"
+	"share of requests not answered as expected exceeds --error-rate-max (or\n"
+	"100 - percentile %); isotonic (PAVA) over the rungs; the first crossing,\n"
+	"interpolated between the rungs around it, or a bracket (lo, hi] with its\n"
+	"reason when failed windows made it; \">= highest rung\" without a crossing,\n"
+	"never extrapolated. Interval: percentile bootstrap (2000 resamples of the\n"
+	"valid windows within each rung, seeded by --seed, default 1), labelled\n"
+	"non-inferential when a bracketing rung has fewer than --min-reps valid\n"
+	"windows (default 10, the spec's confirm.reps default).\n"
+	"\n"
+	"RUN: the run's valid windows (ladder, refine, confirm) with its stored\n"
+	"spec's SLO, seed and confirm.reps: the knees its report shows.\n"
 	"\n"
 	"CSV: a header row, then one row per window. Required columns (any order,\n"
 	"extra columns allowed and usable by --group-by):\n"
 	"  impl          implementation name (fits are never pooled across impls)\n"
-	"  stage         only rows with stage=ladder feed the knee; others are ignored\n"
+	"  stage         ladder rows feed the knee (with a status column: ladder,\n"
+	"                refine and confirm rows); others are ignored\n"
 	"  offered_rps   the rung's offered rate, req/s (rows with equal rates form a rung)\n"
 	"  block         block number (recorded; not used by the fit)\n"
-	"  p99_ms        the window's p99 latency, ms (from its own merged histogram)\n"
-	"  requests      requests in the window, all outcomes (the window's weight)\n"
-	"  errors        failed requests (transport errors, 5xx, dropped)\n"
+	"  p99_ms        the window's p99 latency, ms (from its own merged histogram);\n"
+	"                for another --percentile: a column <label>_ms_from_hist\n"
+	"                (p99.9_ms_from_hist, as a run's windows.csv has), or p50_ms,\n"
+	"                p90_ms, p999_ms\n"
+	"  requests      requests due in the window (the window's weight)\n"
+	"  errors        of them, not answered as expected (unexpected statuses,\n"
+	"                transport errors, dropped)\n"
 	"  achieved_rps  completed requests / window duration, req/s\n"
 	"  warm          1 if the window passed its warm-up gates, else 0\n"
+	"Optional:\n"
+	"  not_ok        requests not answered as expected, for the knee (a failed\n"
+	"                window's unserved ones too; a run's windows.csv has it);\n"
+	"                without it: errors\n"
+	"  status        accepted | failed | rejected: when present it decides: rejected\n"
+	"                rows are left out, failed rows are valid windows above the SLO,\n"
+	"                and the checks below are not applied (a CSV whose failed\n"
+	"                windows are all marked rejected gives the knees of accepted\n"
+	"                windows only, as before failed windows existed).\n"
 	"\n"
-	"A ladder row is rejected (and counted per implementation, per reason) when\n"
-	"warm is 0 (not_warm), requests is 0 (empty), errors/requests exceeds\n"
-	"--error-rate-max (error_rate), or |achieved - offered| / offered exceeds\n"
-	"--rate-tolerance-pct percent (rate_off); a row failing several reasons is\n"
-	"counted under each. The knee interpolates linearly between the rungs\n"
-	"bracketing the first crossing of the isotonic (PAVA) fit; with no crossing\n"
-	"it is reported as \">= highest rung\" and never extrapolated. The interval is\n"
-	"a percentile bootstrap (2000 resamples of the accepted windows within each\n"
-	"rung, seeded by --seed, default 1), labelled non-inferential when a\n"
-	"bracketing rung has fewer than --min-reps accepted windows (default 10,\n"
-	"the spec's confirm.reps default).\n"
+	"Without a status column a ladder row is rejected (and counted per\n"
+	"implementation, per reason) when warm is 0 (not_warm), requests is 0\n"
+	"(empty), errors/requests exceeds --error-rate-max (error_rate), or\n"
+	"|achieved - offered| / offered exceeds --rate-tolerance-pct percent\n"
+	"(rate_off); a row failing several reasons is counted under each.\n"
 	"\n"
-	"--json prints {\"fits\": [{\"group\", \"impl\", \"crossed\", \"at_first_rung\",\n"
-	"\"knee_rps\", \"highest_rung_rps\", \"interval_rps\": [lo, hi] (null without a\n"
-	"crossing), \"boot_resamples\", \"boot_crossed\", \"inferential\",\n"
-	"\"rungs\", \"accepted\", \"total\", \"rejected\": {\"not_warm\", \"empty\",\n"
-	"\"error_rate\", \"rate_off\"}}]}. Exit 0, or 2 on a usage or input error.\n";
+	"--json prints {\"fits\": [{\"group\", \"impl\", \"kind\" (point|bracket|floor|\n"
+	"none), \"crossed\", \"at_first_rung\", \"knee_rps\", \"lo_rps\", \"hi_rps\",\n"
+	"\"hold_rps\", \"reason\", \"highest_rung_rps\", \"interval_rps\": [lo, hi] (null\n"
+	"without a crossing), \"boot_resamples\", \"boot_crossed\", \"inferential\",\n"
+	"\"rungs\", \"accepted\", \"failed\", \"total\", \"rejected\": {\"not_warm\",\n"
+	"\"empty\", \"error_rate\", \"rate_off\", \"status\"}}]}. Exit 0, or 2 on a usage\n"
+	"or input error (an unknown RUN too), 3 when the run's stored spec does not\n"
+	"parse with this harness.\n";
 
 static const char *const required_cols[] = { "impl", "stage", "offered_rps", "block",
 	"p99_ms", "requests", "errors", "achieved_rps", "warm" };
 
-enum { R_NOT_WARM, R_EMPTY, R_ERROR_RATE, R_RATE_OFF, R_COUNT };
+enum { R_NOT_WARM, R_EMPTY, R_ERROR_RATE, R_RATE_OFF, R_STATUS, R_COUNT };
 static const char *const reason_names[R_COUNT] = { "not_warm", "empty", "error_rate",
-	"rate_off" };
-
-struct kwin {
-	double rate, p99, requests;
-};
+	"rate_off", "status" };
 
 /* One (group, implementation) fit. */
 struct kfit {
-	const char *group;   /* NULL without --group-by; points into the csv */
-	const char *impl;
-	struct kwin *win;    /* accepted windows */
+	char *group;         /* NULL without --group-by */
+	char *impl;
+	struct knee_window *win;  /* valid windows */
 	size_t nwin, alloc;
-	size_t total;
+	size_t total, accepted, failed;
 	size_t rejected[R_COUNT];
-	struct knee_fit fit;
-	struct knee_interval iv;
-	int ok;              /* a fit was possible (some accepted window) */
+	struct knee_result k;
 };
 
 struct knee_opts {
-	const char *windows, *group_by;
-	double slo_ms, error_rate_max, tolerance_pct, level;
+	const char *windows, *group_by, *run, *runs_dir;
+	double slo_ms, percentile, error_rate_max, tolerance_pct, level;
 	uint64_t seed;
 	long min_reps;
 	int json;
@@ -90,6 +113,7 @@ static int parse_opts(int argc, char **argv, struct knee_opts *o)
 	int i;
 
 	o->slo_ms = 20;
+	o->percentile = 99;
 	o->error_rate_max = 0.001;
 	o->tolerance_pct = 2;
 	o->level = 0.95;
@@ -105,8 +129,12 @@ static int parse_opts(int argc, char **argv, struct knee_opts *o)
 			o->json = 1;
 			continue;
 		}
-		if (strncmp(a, "--", 2))
-			return error("knee: unexpected argument '%s' (see harness knee --help)", a);
+		if (strncmp(a, "--", 2)) {
+			if (o->run)
+				return error("knee: unexpected argument '%s' (see harness knee --help)", a);
+			o->run = a;
+			continue;
+		}
 		eq = strchr(a, '=');
 		if (eq) {
 			snprintf(key, sizeof(key), "%.*s", (int)(eq - a), a);
@@ -119,6 +147,12 @@ static int parse_opts(int argc, char **argv, struct knee_opts *o)
 		}
 		if (!strcmp(key, "--windows")) {
 			o->windows = v;
+		} else if (!strcmp(key, "--runs-dir")) {
+			o->runs_dir = v;
+		} else if (!strcmp(key, "--percentile")) {
+			if (parse_double(v, &d) < 0 || !(d > 0 && d < 100))
+				return error("knee: --percentile: must be in (0, 100), got '%s'", v);
+			o->percentile = d;
 		} else if (!strcmp(key, "--group-by")) {
 			o->group_by = v;
 		} else if (!strcmp(key, "--slo-ms")) {
@@ -149,8 +183,8 @@ static int parse_opts(int argc, char **argv, struct knee_opts *o)
 			return error("knee: unknown option '%s' (see harness knee --help)", key);
 		}
 	}
-	if (!o->windows)
-		return error("knee: --windows FILE.csv is required (see harness knee --help)");
+	if (!o->windows == !o->run)
+		return error("knee: give either --windows FILE.csv or a RUN (see harness knee --help)");
 	return 0;
 }
 
@@ -166,44 +200,19 @@ static struct kfit *fit_for(struct kfit **fits, size_t *n, size_t *alloc, const 
 			return &(*fits)[i];
 	XGROW(*fits, *alloc, *n + 1);
 	memset(&(*fits)[*n], 0, sizeof(**fits));
-	(*fits)[*n].group = group;
-	(*fits)[*n].impl = impl;
+	(*fits)[*n].group = group ? xstrdup(group) : NULL;
+	(*fits)[*n].impl = xstrdup(impl);
 	return &(*fits)[(*n)++];
 }
 
-/* Group the accepted windows into rungs (equal offered rates) and fit. */
 static void fit_one(struct kfit *f, const struct knee_opts *o)
 {
-	struct knee_rung *rungs = xcalloc(f->nwin ? f->nwin : 1, sizeof(*rungs));
-	double *p99 = xmalloc((f->nwin ? f->nwin : 1) * sizeof(double));
-	double *w = xmalloc((f->nwin ? f->nwin : 1) * sizeof(double));
-	size_t nr = 0, i, j, k = 0;
-	char *used = xcalloc(f->nwin ? f->nwin : 1, 1);
+	struct knee_params p = { .percentile = o->percentile, .threshold_ms = o->slo_ms,
+				 .error_rate_max = o->error_rate_max,
+				 .min_reps = (size_t)o->min_reps, .seed = o->seed, .nboot = 2000,
+				 .level = o->level };
 
-	for (i = 0; i < f->nwin; i++) {
-		if (used[i])
-			continue;
-		rungs[nr].rate = f->win[i].rate;
-		rungs[nr].p99_ms = &p99[k];
-		rungs[nr].weight = &w[k];
-		for (j = i; j < f->nwin; j++) {
-			if (used[j] || f->win[j].rate != f->win[i].rate)
-				continue;
-			used[j] = 1;
-			p99[k] = f->win[j].p99;
-			w[k] = f->win[j].requests;
-			k++;
-			rungs[nr].nwin++;
-		}
-		nr++;
-	}
-	f->ok = stat_knee(rungs, nr, o->slo_ms, &f->fit) == 0 &&
-		stat_knee_bootstrap(rungs, nr, o->slo_ms, 2000, o->level, o->seed,
-				    (size_t)o->min_reps, &f->iv) == 0;
-	free(used);
-	free(rungs);
-	free(p99);
-	free(w);
+	knee_fit(f->win, f->nwin, &p, &f->k);
 }
 
 static void add_num(struct sbuf *sb, double v)
@@ -219,10 +228,12 @@ static void print_json(struct sbuf *sb, const struct kfit *fits, size_t n,
 {
 	size_t i, r;
 
-	sbuf_addf(sb, "{\"slo_ms\": %.10g, \"level\": %.10g, \"seed\": %llu, \"min_reps\": %ld, \"fits\": [",
-		  o->slo_ms, o->level, (unsigned long long)o->seed, o->min_reps);
+	sbuf_addf(sb, "{\"slo_ms\": %.10g, \"percentile\": %.10g, \"level\": %.10g, \"seed\": %llu,"
+		      " \"min_reps\": %ld, \"fits\": [",
+		  o->slo_ms, o->percentile, o->level, (unsigned long long)o->seed, o->min_reps);
 	for (i = 0; i < n; i++) {
 		const struct kfit *f = &fits[i];
+		const struct knee_result *k = &f->k;
 
 		sbuf_adds(sb, i ? ",\n  {" : "\n  {");
 		sbuf_adds(sb, "\"group\": ");
@@ -232,23 +243,31 @@ static void print_json(struct sbuf *sb, const struct kfit *fits, size_t n,
 			sbuf_adds(sb, "null");
 		sbuf_adds(sb, ", \"impl\": ");
 		sbuf_add_json_str(sb, f->impl);
-		sbuf_addf(sb, ", \"crossed\": %s, \"at_first_rung\": %s, \"knee_rps\": ",
-			  f->ok && f->fit.crossed ? "true" : "false",
-			  f->ok && f->fit.at_first_rung ? "true" : "false");
-		add_num(sb, f->ok && f->fit.crossed ? f->fit.knee_rps : NAN);
+		sbuf_addf(sb, ", \"kind\": \"%s\", \"crossed\": %s, \"at_first_rung\": %s, \"knee_rps\": ",
+			  knee_kind_name(k->kind), k->crossed ? "true" : "false",
+			  k->at_first_rung ? "true" : "false");
+		add_num(sb, k->knee_rps);
+		sbuf_adds(sb, ", \"lo_rps\": ");
+		add_num(sb, k->lo_rps);
+		sbuf_adds(sb, ", \"hi_rps\": ");
+		add_num(sb, k->hi_rps);
+		sbuf_adds(sb, ", \"hold_rps\": ");
+		add_num(sb, k->hold_rps);
+		sbuf_adds(sb, ", \"reason\": ");
+		sbuf_add_json_str(sb, k->reason);
 		sbuf_adds(sb, ", \"highest_rung_rps\": ");
-		add_num(sb, f->ok ? f->fit.highest_rung_rps : NAN);
+		add_num(sb, k->highest_rung_rps);
 		/* No crossing: no interval for a knee that was not found. */
 		sbuf_adds(sb, ", \"interval_rps\": [");
-		add_num(sb, f->ok && f->fit.crossed ? f->iv.lo : NAN);
+		add_num(sb, k->crossed && k->has_ci ? k->ci_lo : NAN);
 		sbuf_adds(sb, ", ");
-		add_num(sb, f->ok && f->fit.crossed ? f->iv.hi : NAN);
-		sbuf_addf(sb, "], \"boot_resamples\": %zu, \"boot_crossed\": %zu",
-			  f->ok ? f->iv.nboot : 0, f->ok ? f->iv.ncrossed : 0);
+		add_num(sb, k->crossed && k->has_ci ? k->ci_hi : NAN);
+		sbuf_addf(sb, "], \"boot_resamples\": %zu, \"boot_crossed\": %zu", k->nboot,
+			  k->ncrossed);
 		sbuf_addf(sb, ", \"inferential\": %s, \"rungs\": %zu, \"accepted\": %zu, "
-			      "\"total\": %zu, \"rejected\": {",
-			  f->ok && f->iv.inferential ? "true" : "false", f->ok ? f->fit.rungs : 0,
-			  f->nwin, f->total);
+			      "\"failed\": %zu, \"total\": %zu, \"rejected\": {",
+			  k->kind != KNEE_NONE && k->inferential ? "true" : "false", k->nrungs,
+			  f->accepted, f->failed, f->total);
 		for (r = 0; r < R_COUNT; r++)
 			sbuf_addf(sb, "%s\"%s\": %zu", r ? ", " : "", reason_names[r], f->rejected[r]);
 		sbuf_adds(sb, "}}");
@@ -263,46 +282,266 @@ static void print_text(struct sbuf *sb, const struct kfit *fits, size_t n,
 
 	for (i = 0; i < n; i++) {
 		const struct kfit *f = &fits[i];
+		const struct knee_result *k = &f->k;
 
 		if (f->group)
 			sbuf_addf(sb, "[%s=%s] ", o->group_by, f->group);
 		sbuf_addf(sb, "%s: ", f->impl);
-		if (!f->ok)
-			sbuf_adds(sb, "no accepted ladder window: no knee");
-		else if (!f->fit.crossed)
-			sbuf_addf(sb, "knee >= %.1f req/s (highest rung; the fit never reached %g ms)",
-				  f->fit.highest_rung_rps, o->slo_ms);
-		else if (f->fit.at_first_rung)
-			sbuf_addf(sb, "knee <= %.1f req/s (already over %g ms at the first rung)",
-				  f->fit.knee_rps, o->slo_ms);
+		if (k->kind == KNEE_NONE)
+			sbuf_adds(sb, "no valid window: no knee");
+		else if (k->kind == KNEE_POINT && !k->at_first_rung)
+			sbuf_addf(sb, "knee %.1f req/s", k->knee_rps);
+		else if (k->kind == KNEE_FLOOR)
+			sbuf_addf(sb, "knee >= %.1f req/s (highest rung; held the SLO at every valid"
+				      " rung, the fit never reached %g ms)", k->highest_rung_rps,
+				  o->slo_ms);
 		else
-			sbuf_addf(sb, "knee %.1f req/s", f->fit.knee_rps);
-		if (f->ok && !f->fit.crossed)
-			sbuf_addf(sb, ", %zu of %zu bootstrap resamples crossed", f->iv.ncrossed,
-				  f->iv.nboot);
-		else if (f->ok)
+			knee_describe(k, sb);
+		if (k->kind != KNEE_NONE && !k->crossed)
+			sbuf_addf(sb, ", %zu of %zu bootstrap resamples crossed", k->ncrossed, k->nboot);
+		else if (k->kind != KNEE_NONE && k->has_ci)
 			sbuf_addf(sb, ", %g%% interval %.1f..%.1f req/s (%s)", o->level * 100,
-				  f->iv.lo, f->iv.hi,
-				  f->iv.ncrossed < f->iv.nboot
+				  k->ci_lo, k->ci_hi,
+				  k->ncrossed < k->nboot
 					  ? "some resamples never crossed: the upper end is the highest rung"
-				  : f->iv.inferential ? "bootstrap"
-						    : "non-inferential: a bracketing rung has "
-						      "fewer accepted windows than --min-reps");
-		sbuf_addf(sb, "; %zu rungs; %zu/%zu windows accepted (rejected: %zu not warm, "
-			      "%zu empty, %zu error rate, %zu rate off)\n",
-			  f->ok ? f->fit.rungs : 0, f->nwin, f->total, f->rejected[R_NOT_WARM],
-			  f->rejected[R_EMPTY], f->rejected[R_ERROR_RATE], f->rejected[R_RATE_OFF]);
+				  : k->inferential ? "bootstrap"
+						   : "non-inferential: a bracketing rung has "
+						     "fewer valid windows than --min-reps");
+		sbuf_addf(sb, "; %zu rungs; %zu/%zu windows accepted, %zu failed (rejected: %zu not warm, "
+			      "%zu empty, %zu error rate, %zu rate off, %zu by status)\n",
+			  k->nrungs, f->accepted, f->total, f->failed, f->rejected[R_NOT_WARM],
+			  f->rejected[R_EMPTY], f->rejected[R_ERROR_RATE], f->rejected[R_RATE_OFF],
+			  f->rejected[R_STATUS]);
 	}
+}
+
+/* The column holding the windows' SLO percentile: <label>_ms_from_hist
+ * (a run's windows.csv), else the stored percentile columns. */
+static int pct_col(const struct csv *c, double pct)
+{
+	static const struct { double p; const char *col; } cols[] = {
+		{ 99, "p99_ms" }, { 99.9, "p999_ms" }, { 90, "p90_ms" }, { 50, "p50_ms" },
+	};
+	char name[64];
+	size_t i;
+	int k;
+
+	if (pct == 99)
+		snprintf(name, sizeof(name), "p99_ms_from_hist");
+	else
+		snprintf(name, sizeof(name), "p%g_ms_from_hist", pct);
+	if ((k = csv_col(c, name)) >= 0)
+		return k;
+	for (i = 0; i < ARRAY_SIZE(cols); i++)
+		if (fabs(cols[i].p - pct) < 1e-9)
+			return csv_col(c, cols[i].col);
+	return -1;
+}
+
+/* Read one CSV row into f (or count it rejected). 0, or -1 after error(). */
+static int csv_row(const struct knee_opts *o, const struct csv *c, size_t r, const int *col,
+		   int pcol, int scol, int bcol, struct kfit *f)
+{
+	double v[ARRAY_SIZE(required_cols)];
+	int bad[R_COUNT] = { 0 }, k, any = 0, failed = 0;
+	size_t i;
+
+	for (i = 2; i < ARRAY_SIZE(required_cols); i++) {
+		const char *s = c->rows[r][i == 4 ? pcol : col[i]];
+
+		if (i == 8 && (!strcmp(s, "true") || !strcmp(s, "false"))) {
+			v[i] = !strcmp(s, "true");
+			continue;
+		}
+		/* A window with no completed request has no percentile. */
+		if (i == 4 && !*s && scol >= 0) {
+			v[i] = NAN;
+			continue;
+		}
+		if (parse_double(s, &v[i]) < 0 || !isfinite(v[i]))
+			return error("%s:%zu: column '%s': not a number: '%s'", o->windows,
+				     c->lines[r], i == 4 ? c->header[pcol] : required_cols[i], s);
+		if (v[i] < 0)
+			return error("%s:%zu: column '%s': must be >= 0, got '%s'", o->windows,
+				     c->lines[r], required_cols[i], s);
+	}
+	if (!(v[2] > 0))
+		return error("%s:%zu: column 'offered_rps': must be > 0, got '%s'", o->windows,
+			     c->lines[r], c->rows[r][col[2]]);
+	f->total++;
+	if (scol >= 0) {
+		const char *st = c->rows[r][scol];
+
+		if (!strcmp(st, "rejected"))
+			bad[R_STATUS] = 1;
+		else if (!strcmp(st, "failed"))
+			failed = 1;
+		else if (strcmp(st, "accepted"))
+			return error("%s:%zu: column 'status': accepted, failed or rejected, got '%s'",
+				     o->windows, c->lines[r], st);
+	} else {
+		bad[R_NOT_WARM] = v[8] == 0;
+		bad[R_EMPTY] = v[5] == 0;
+		bad[R_ERROR_RATE] = v[5] > 0 && v[6] / v[5] > o->error_rate_max;
+		bad[R_RATE_OFF] = fabs(v[7] - v[2]) / v[2] * 100 > o->tolerance_pct;
+	}
+	for (k = 0; k < R_COUNT; k++) {
+		f->rejected[k] += bad[k];
+		any |= bad[k];
+	}
+	if (any)
+		return 0;
+	if (failed)
+		f->failed++;
+	else
+		f->accepted++;
+	XGROW(f->win, f->alloc, f->nwin + 1);
+	f->win[f->nwin++] = (struct knee_window){ v[2], failed, v[4], v[5], v[6] };
+	if (bcol >= 0) {
+		double nb;
+
+		if (parse_double(c->rows[r][bcol], &nb) < 0 || !(nb >= 0))
+			return error("%s:%zu: column 'not_ok': must be a number >= 0, got '%s'",
+				     o->windows, c->lines[r], c->rows[r][bcol]);
+		f->win[f->nwin - 1].bad = nb;
+	}
+	return 0;
+}
+
+static int from_csv(struct knee_opts *o, struct kfit **fits, size_t *nfits)
+{
+	struct csv c = CSV_INIT;
+	size_t afits = 0, r, i, used = 0;
+	int col[ARRAY_SIZE(required_cols)], gcol = -1, scol, pcol, bcol, ret = -1;
+
+	if (csv_read_file(o->windows, &c) < 0)
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(required_cols); i++) {
+		col[i] = csv_col(&c, required_cols[i]);
+		if (col[i] < 0) {
+			error("%s: missing column '%s' (see harness knee --help)", o->windows,
+			      required_cols[i]);
+			goto out;
+		}
+	}
+	if ((pcol = pct_col(&c, o->percentile)) < 0) {
+		error("%s: no column with the windows' p%g (p%g_ms_from_hist; see harness knee --help)",
+		      o->windows, o->percentile, o->percentile);
+		goto out;
+	}
+	if (o->group_by && (gcol = csv_col(&c, o->group_by)) < 0) {
+		error("%s: --group-by: no column '%s'", o->windows, o->group_by);
+		goto out;
+	}
+	scol = csv_col(&c, "status");
+	bcol = csv_col(&c, "not_ok");
+	for (r = 0; r < c.nrows; r++) {
+		const char *stage = c.rows[r][col[1]];
+		struct kfit *f;
+
+		if (strcmp(stage, "ladder") &&
+		    (scol < 0 || (strcmp(stage, "confirm") && strcmp(stage, "refine"))))
+			continue;
+		used++;
+		f = fit_for(fits, nfits, &afits, gcol >= 0 ? c.rows[r][gcol] : NULL,
+			    c.rows[r][col[0]]);
+		if (csv_row(o, &c, r, col, pcol, scol, bcol, f))
+			goto out;
+	}
+	if (!used) {
+		error("%s: no rows with stage=ladder", o->windows);
+		goto out;
+	}
+	ret = 0;
+out:
+	csv_release(&c);
+	return ret;
+}
+
+/* The run's stored spec (its SLO, seed, confirm.reps); NULL after error(). */
+static struct spec *stored_spec(struct store *st, const char *run_id)
+{
+	sqlite3_stmt *s = store_prepare(st, "SELECT spec_path, spec_text FROM runs WHERE id = ?");
+	struct spec *spec = NULL;
+	char *path, *dir;
+
+	if (!s)
+		return NULL;
+	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		path = xstrdup(store_col_text(s, 0));
+		dir = xstrdup(path);
+		spec = spec_parse(sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1),
+				  path, dirname(dir));
+		free(path);
+		free(dir);
+	}
+	sqlite3_finalize(s);
+	if (!spec)
+		error("%s: run %s: its stored spec does not parse with this harness", st->path,
+		      run_id);
+	return spec;
+}
+
+/* Every implementation of RUN, fitted as its report fits it. Exit code. */
+static int from_run(struct knee_opts *o, struct kfit **fits, size_t *nfits)
+{
+	struct store st = { 0 };
+	struct sbuf dir = SBUF_INIT, id = SBUF_INIT;
+	struct spec *spec = NULL;
+	sqlite3_stmt *s = NULL;
+	size_t afits = 0;
+	int ret = EXIT_USAGE;
+
+	if (store_open_run(&st, store_runs_dir(o->runs_dir), o->run, &dir, &id))
+		goto out;
+	ret = EXIT_ENV;
+	if (!(spec = stored_spec(&st, id.buf)))
+		goto out;
+	o->slo_ms = spec->slo.threshold_ms;
+	o->percentile = spec->slo.percentile;
+	s = store_prepare(&st, "SELECT name FROM impls WHERE run_id = ? ORDER BY ord, name");
+	if (!s)
+		goto out;
+	sqlite3_bind_text(s, 1, id.buf, -1, SQLITE_STATIC);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		struct kfit *f = fit_for(fits, nfits, &afits, NULL, store_col_text(s, 0));
+		struct knee_params p;
+		size_t i;
+
+		if (knee_run_windows(&st, id.buf, f->impl, spec->slo.percentile, -1, &f->win,
+				     &f->nwin))
+			goto out;
+		for (i = 0; i < f->nwin; i++)
+			f->failed += f->win[i].failed != 0;
+		f->accepted = f->nwin - f->failed;
+		f->total = f->nwin;
+		knee_params_from_spec(&p, spec);
+		o->seed = p.seed;
+		o->min_reps = (long)p.min_reps;
+		o->level = p.level;
+		knee_fit(f->win, f->nwin, &p, &f->k);
+	}
+	ret = EXIT_OK;
+out:
+	if (s)
+		sqlite3_finalize(s);
+	if (spec)
+		spec_free(spec);
+	if (st.db)
+		store_close(&st);
+	sbuf_release(&dir);
+	sbuf_release(&id);
+	return ret;
 }
 
 int cmd_knee(int argc, char **argv)
 {
 	struct knee_opts o = { 0 };
-	struct csv c = CSV_INIT;
 	struct sbuf out = SBUF_INIT;
 	struct kfit *fits = NULL;
-	size_t nfits = 0, afits = 0, r, i, ladder = 0;
-	int col[ARRAY_SIZE(required_cols)], gcol = -1, ret = EXIT_USAGE;
+	size_t nfits = 0, i;
+	int ret = EXIT_USAGE;
 
 	if (cmd_wants_help(argc, argv)) {
 		fputs(usage_text, stdout);
@@ -310,73 +549,16 @@ int cmd_knee(int argc, char **argv)
 	}
 	if (parse_opts(argc, argv, &o) < 0)
 		return EXIT_USAGE;
-	if (csv_read_file(o.windows, &c) < 0)
-		goto out;
-	for (i = 0; i < ARRAY_SIZE(required_cols); i++) {
-		col[i] = csv_col(&c, required_cols[i]);
-		if (col[i] < 0) {
-			error("%s: missing column '%s' (see harness knee --help)", o.windows,
-			      required_cols[i]);
+	if (o.run) {
+		ret = from_run(&o, &fits, &nfits);
+		if (ret != EXIT_OK)
 			goto out;
-		}
-	}
-	if (o.group_by && (gcol = csv_col(&c, o.group_by)) < 0) {
-		error("%s: --group-by: no column '%s'", o.windows, o.group_by);
-		goto out;
-	}
-	for (r = 0; r < c.nrows; r++) {
-		double v[ARRAY_SIZE(required_cols)];
-		struct kfit *f;
-		int bad[R_COUNT] = { 0 }, k, any = 0;
-
-		if (strcmp(c.rows[r][col[1]], "ladder"))
-			continue;
-		for (i = 2; i < ARRAY_SIZE(required_cols); i++) {
-			const char *s = c.rows[r][col[i]];
-
-			if (i == 8 && (!strcmp(s, "true") || !strcmp(s, "false"))) {
-				v[i] = !strcmp(s, "true");
-				continue;
-			}
-			if (parse_double(s, &v[i]) < 0 || !isfinite(v[i])) {
-				error("%s:%zu: column '%s': not a number: '%s'", o.windows,
-				      c.lines[r], required_cols[i], s);
-				goto out;
-			}
-			if (v[i] < 0) {
-				error("%s:%zu: column '%s': must be >= 0, got '%s'", o.windows,
-				      c.lines[r], required_cols[i], s);
-				goto out;
-			}
-		}
-		if (!(v[2] > 0)) {
-			error("%s:%zu: column 'offered_rps': must be > 0, got '%s'", o.windows,
-			      c.lines[r], c.rows[r][col[2]]);
+	} else {
+		if (from_csv(&o, &fits, &nfits))
 			goto out;
-		}
-		ladder++;
-		f = fit_for(&fits, &nfits, &afits, gcol >= 0 ? c.rows[r][gcol] : NULL,
-			    c.rows[r][col[0]]);
-		f->total++;
-		bad[R_NOT_WARM] = v[8] == 0;
-		bad[R_EMPTY] = v[5] == 0;
-		bad[R_ERROR_RATE] = v[5] > 0 && v[6] / v[5] > o.error_rate_max;
-		bad[R_RATE_OFF] = fabs(v[7] - v[2]) / v[2] * 100 > o.tolerance_pct;
-		for (k = 0; k < R_COUNT; k++) {
-			f->rejected[k] += bad[k];
-			any |= bad[k];
-		}
-		if (any)
-			continue;
-		XGROW(f->win, f->alloc, f->nwin + 1);
-		f->win[f->nwin++] = (struct kwin){ v[2], v[4], v[5] };
+		for (i = 0; i < nfits; i++)
+			fit_one(&fits[i], &o);
 	}
-	if (!ladder) {
-		error("%s: no rows with stage=ladder", o.windows);
-		goto out;
-	}
-	for (i = 0; i < nfits; i++)
-		fit_one(&fits[i], &o);
 	if (o.json)
 		print_json(&out, fits, nfits, &o);
 	else
@@ -389,10 +571,13 @@ int cmd_knee(int argc, char **argv)
 	}
 	ret = EXIT_OK;
 out:
-	for (i = 0; i < nfits; i++)
+	for (i = 0; i < nfits; i++) {
 		free(fits[i].win);
+		free(fits[i].group);
+		free(fits[i].impl);
+		knee_result_release(&fits[i].k);
+	}
 	free(fits);
 	sbuf_release(&out);
-	csv_release(&c);
 	return ret;
 }

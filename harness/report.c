@@ -216,6 +216,7 @@ static int load_window_row(struct report *r, struct store *st, const struct wind
 	/* report.h: every due request without a 2xx/3xx answer */
 	w->errors = row->s4xx + row->s5xx + row->s_other + row->err_connect + row->err_reset +
 		    row->err_timeout + row->err_parse + row->err_other + row->dropped;
+	w->ok = row->s2xx + row->s3xx;
 	w->p50_ms = row->p50_ms;
 	w->p90_ms = row->p90_ms;
 	w->p99_ms = row->p99_ms;
@@ -420,6 +421,7 @@ void report_release(struct report *r)
 		free(im->ref_asked);
 		free(im->remote_url);
 		free(im->baseline_of);
+		knee_result_release(&im->kres);
 		free_reasons(im->reasons, im->nreasons);
 	}
 	free(r->impls);

@@ -10,9 +10,10 @@
  *     averaged percentiles, with order-statistic confidence intervals;
  *   - cost per request is sum(cpu_s) / sum(completed) over accepted windows,
  *     always printed with its rate;
- *   - knees are per implementation (stat_knee over ladder windows), with a
- *     bootstrap interval labelled non-inferential when a bracketing rung
- *     holds fewer accepted windows than the spec's confirm.reps;
+ *   - knees are per implementation (harness/knee.h over the valid ladder,
+ *     refine and confirm windows: failed windows are evidence above the
+ *     SLO), with a bootstrap interval labelled non-inferential when a
+ *     bracketing rung holds fewer valid windows than the spec's confirm.reps;
  *   - paired verdicts pair two implementations' windows of the same block
  *     only when both were accepted.
  *
@@ -33,6 +34,7 @@
 
 #include "hist.h"
 #include "run_quality.h"
+#include "knee.h"
 #include "stat.h"
 
 struct sbuf;
@@ -65,6 +67,7 @@ struct report_window {
 	double rate;                 /* offered (planned) req/s */
 	double offered_rps, achieved_rps, duration_s, started_at;
 	int64_t due, sent, completed, dropped, errors;
+	int64_t ok;                  /* 2xx + 3xx responses: completed - unexpected statuses */
 	double p50_ms, p90_ms, p99_ms, p999_ms, max_ms;  /* as stored */
 	double pslo_ms;              /* the SLO percentile, from latency_hist */
 	double lateness_p99_ms, gen_cpu_s;
@@ -116,8 +119,9 @@ struct report_impl {
 	size_t failed;               /* of total: failed (the rest not accepted: rejected) */
 	struct report_reason *reasons;  /* over all stages */
 	size_t nreasons;
-	int has_knee;                /* ladder had at least one accepted window */
-	struct knee_fit knee;
+	int has_knee;                /* some valid ladder/refine/confirm window */
+	struct knee_result kres;     /* the knee (knee.h): point, bracket or floor */
+	struct knee_fit knee;        /* kres's summary (knee_rps = bracket's hi) */
 	struct knee_interval knee_ci;
 	int has_knee_ci;
 	double cpu_cv;               /* CV of ladder rungs' CPU ms/request (NAN < 2 rungs) */

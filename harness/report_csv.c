@@ -2,7 +2,10 @@
  * report_csv: windows.csv, one row per finished window, accepted, failed or
  * rejected (the status column says which). Its first nine columns are exactly what `harness knee
  * --windows` reads (impl,stage,offered_rps,block,p99_ms,requests,errors,
- * achieved_rps,warm), so a run's windows can be re-fitted elsewhere;
+ * achieved_rps,warm), with `status`, the SLO percentile
+ * (<label>_ms_from_hist) and `not_ok` (the knee's count of requests not
+ * answered as expected, harness/knee.h), so `harness knee --windows` on
+ * it gives the report's knees;
  * offered_rps is the planned rate (the rung), measured_offered_rps the
  * rate the schedule actually offered. The provenance (run id, spec hash,
  * the row's implementation commit and dirty flag, the harness version of
@@ -17,6 +20,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "knee_run.h"
 #include "util.h"
 
 static void field(struct sbuf *out, const char *s)
@@ -64,7 +68,7 @@ void report_csv(const struct report *r, struct sbuf *out)
 		  "window_id,rung,slot,status,reasons,recorded_fails,attempts,"
 		  "measured_offered_rps,duration_s,started_at,due,sent,completed,dropped,"
 		  "p50_ms,p90_ms,p999_ms,max_ms,%s_ms_from_hist,lateness_p99_ms,gen_cpu_s,"
-		  "cpu_s,cpu_ms_per_req,anon_p99_bytes,sut_exited,"
+		  "cpu_s,cpu_ms_per_req,anon_p99_bytes,sut_exited,not_ok,"
 		  "run_id,spec_hash,impl_commit,impl_dirty,harness_version,exploratory,forced\n",
 		  r->slo_label);
 	for (i = 0; i < r->nwindows; i++) {
@@ -109,6 +113,8 @@ void report_csv(const struct report *r, struct sbuf *out)
 		num(out, w->cpu_ms_per_req);
 		num(out, w->anon_p99);
 		inum(out, w->sut_exited);
+		num(out, knee_window_bad(!strcmp(w->status, "failed"), (double)w->due,
+					 (double)w->errors, (double)w->ok));
 		str(out, r->run_id);
 		str(out, r->spec_hash);
 		str(out, w->impl_idx >= 0 ? r->impls[w->impl_idx].commit : NULL);

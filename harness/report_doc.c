@@ -239,12 +239,15 @@ static void knees(const struct report *r, struct rdoc *d)
 	else
 		add(d, RDOC_H2, "Knees (SLO unknown: none computed)");
 	addf(d, RDOC_P, "Per implementation, never pooled: isotonic (PAVA) fit of the rung-mean %s "
-	     "over accepted ladder windows, weighted by requests; the knee is the first crossing of "
-	     "the SLO, interpolated between rungs. Interval: %.0f%% bootstrap over the accepted "
-	     "windows within each rung (%zu resamples, seed %llu); inferential only when both "
-	     "bracketing rungs hold at least %zu accepted windows (confirm.reps).",
+	     "over the valid (accepted and failed) ladder, refine and confirm windows, weighted by "
+	     "requests; a rung crosses outright when every valid window failed or its pooled share "
+	     "of requests not answered as expected breaks the error promise (docs/DESIGN.md, "
+	     "\"The knee\"). The knee is the first crossing, interpolated between rungs, or a "
+	     "bracket (lo, hi] when failed windows made it. Interval: %.0f%% bootstrap over the "
+	     "valid windows within each rung (%zu resamples, seed %llu); inferential only when "
+	     "both bracketing rungs hold at least %zu valid windows (confirm.reps).",
 	     r->slo_label, r->level * 100, r->nboot, (unsigned long long)r->seed, r->min_reps);
-	t = table(d, "knees", 7, "implementation", "knee", "interval", "ladder rungs used",
+	t = table(d, "knees", 7, "implementation", "knee", "interval", "rungs used",
 		  "windows accepted/total", "CPU ms/req CV across ladder rungs",
 		  "knee the run used (confirm, soak)");
 	for (i = 0; i < r->nimpls; i++) {

@@ -107,23 +107,42 @@ void report_fmt_rate(struct sbuf *out, double rps)
 		sbuf_addf(out, "%.3g", rps);
 }
 
-/* The knee in words: "1234 req/s", ">= 5000 req/s (no crossing)". */
+/* The knee in words: "1234 req/s", ">= 5000 req/s (no crossing)",
+ * "in (1350, 2025] req/s: at 2025 req/s ..." (knee.h). */
 void report_fmt_knee(struct sbuf *out, const struct report_impl *im)
 {
 	if (!im->has_knee) {
-		sbuf_adds(out, "no accepted ladder window");
+		sbuf_adds(out, "no valid window");
 		return;
 	}
-	if (!im->knee.crossed) {
+	switch (im->kres.kind) {
+	case KNEE_FLOOR:
 		sbuf_adds(out, ">= ");
-		report_fmt_rate(out, im->knee.highest_rung_rps);
-		sbuf_adds(out, " req/s (never crossed; highest rung)");
+		report_fmt_rate(out, im->kres.highest_rung_rps);
+		sbuf_adds(out, " req/s (held the SLO at every valid rung; never crossed)");
 		return;
+	case KNEE_BRACKET:
+		if (isnan(im->kres.lo_rps)) {
+			sbuf_adds(out, "<= ");
+		} else {
+			sbuf_adds(out, "in (");
+			report_fmt_rate(out, im->kres.lo_rps);
+			sbuf_adds(out, ", ");
+		}
+		report_fmt_rate(out, im->kres.hi_rps);
+		sbuf_addf(out, "%s req/s: %s", isnan(im->kres.lo_rps) ? "" : "]", im->kres.reason);
+		return;
+	case KNEE_POINT:
+		if (im->kres.at_first_rung)
+			sbuf_adds(out, "<= ");
+		report_fmt_rate(out, im->kres.knee_rps);
+		sbuf_adds(out, im->kres.at_first_rung ? " req/s (over the SLO at the first rung)"
+						      : " req/s");
+		return;
+	case KNEE_NONE:
+		break;
 	}
-	if (im->knee.at_first_rung)
-		sbuf_adds(out, "<= ");
-	report_fmt_rate(out, im->knee.knee_rps);
-	sbuf_adds(out, " req/s");
+	sbuf_adds(out, "no valid window");
 }
 
 /* The knee's interval in words, with its label. */
@@ -143,7 +162,7 @@ void report_fmt_knee_ci(struct sbuf *out, const struct report *r, const struct r
 	report_fmt_rate(out, im->knee_ci.hi);
 	sbuf_addf(out, "] (%zu of %zu resamples crossed; %s)", im->knee_ci.ncrossed,
 		  im->knee_ci.nboot,
-		  im->knee_ci.inferential ? "inferential" : "NON-INFERENTIAL: a bracketing rung has fewer accepted windows than confirm.reps");
+		  im->knee_ci.inferential ? "inferential" : "NON-INFERENTIAL: a bracketing rung has fewer valid windows than confirm.reps");
 }
 
 double report_hold_rps(const struct report_impl *im)

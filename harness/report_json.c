@@ -130,6 +130,13 @@ static json_t *impl_obj(const struct report *r, const struct report_impl *im)
 		json_object_set_new(k, "knee_rps", im->knee.crossed ? jnum(im->knee.knee_rps) : json_null());
 		json_object_set_new(k, "highest_rung_rps", jnum(im->knee.highest_rung_rps));
 		json_object_set_new(k, "rungs", json_integer((json_int_t)im->knee.rungs));
+		json_object_set_new(k, "kind", json_string(knee_kind_name(im->kres.kind)));
+		json_object_set_new(k, "lo_rps", jnum(im->kres.lo_rps));
+		json_object_set_new(k, "hi_rps", jnum(im->kres.hi_rps));
+		json_object_set_new(k, "hold_rps", jnum(im->kres.hold_rps));
+		json_object_set_new(k, "reason", json_string(im->kres.reason));
+		json_object_set_new(k, "valid_windows", json_integer((json_int_t)im->kres.nvalid));
+		json_object_set_new(k, "failed_windows", json_integer((json_int_t)im->kres.nfailed));
 		if (im->has_knee_ci) {
 			json_object_set_new(k, "interval_rps",
 					    json_pack("[o,o]", jnum(im->knee_ci.lo), jnum(im->knee_ci.hi)));

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "knee_run.h"
 #include "spec.h"
 #include "util.h"
 
@@ -240,13 +241,79 @@ static void build_groups(struct report *r)
 
 /* ------------------------------------------------------------ per impl */
 
+/* The knee through the one rule (knee.h) over this implementation's valid
+ * ladder, refine and confirm windows, with the same inputs knee_run.h
+ * reads from the database (windows.csv carries them for `harness knee`). */
+static void knee_of_impl(struct report *r, int k)
+{
+	struct report_impl *im = &r->impls[k];
+	struct knee_window *kw = xcalloc(r->nwindows + 1, sizeof(*kw));
+	struct knee_params p = { .percentile = r->slo_pct, .threshold_ms = r->slo_ms,
+				 .error_rate_max = r->error_rate_max, .min_reps = r->min_reps,
+				 .seed = r->seed, .nboot = r->nboot, .level = r->level };
+	size_t i, j, n = 0;
+	int failed;
+
+	for (i = 0; i < r->nwindows; i++) {
+		const struct report_window *w = &r->windows[i];
+
+		if (w->impl_idx != k || !w->done ||
+		    (strcmp(w->status, "accepted") && strcmp(w->status, "failed")) ||
+		    (strcmp(w->stage, "ladder") && strcmp(w->stage, "confirm") &&
+		     strcmp(w->stage, "refine")))
+			continue;
+		failed = !strcmp(w->status, "failed");
+		kw[n++] = (struct knee_window){ w->rate, failed, w->pslo_ms, (double)w->due,
+						knee_window_bad(failed, (double)w->due,
+								(double)w->errors, (double)w->ok) };
+	}
+	/* Without an SLO (a stored spec this binary cannot read) there is no
+	 * knee, but the isotonic fit is still drawn. */
+	if (!isfinite(r->slo_ms)) {
+		p.threshold_ms = INFINITY;
+		p.nboot = 0;
+	}
+	if (n)
+		knee_fit(kw, n, &p, &im->kres);
+	if (n && isfinite(r->slo_ms)) {
+		im->has_knee = 1;
+		/* The summary fields the formats read. */
+		im->knee.crossed = im->kres.crossed;
+		im->knee.at_first_rung = im->kres.at_first_rung;
+		im->knee.knee_rps = im->kres.knee_rps;
+		im->knee.highest_rung_rps = im->kres.highest_rung_rps;
+		im->knee.rungs = im->kres.nrungs;
+		im->knee.lo = im->kres.lo;
+		im->knee.hi = im->kres.hi;
+		if (im->kres.has_ci) {
+			im->has_knee_ci = 1;
+			im->knee_ci.lo = im->kres.ci_lo;
+			im->knee_ci.hi = im->kres.ci_hi;
+			im->knee_ci.nboot = im->kres.nboot;
+			im->knee_ci.ncrossed = im->kres.ncrossed;
+			im->knee_ci.inferential = im->kres.inferential;
+		}
+	}
+	/* The isotonic fit drawn in the chart, on the ladder rungs (a rung
+	 * over the SLO by failure has no finite fit to draw). */
+	for (i = 0; i < r->nrungs; i++) {
+		struct report_rung *g = &r->rungs[i];
+
+		if (g->impl != k || strcmp(g->stage, "ladder"))
+			continue;
+		for (j = 0; j < im->kres.nrungs; j++)
+			if (same_rate(im->kres.rungs[j].rate, g->rate) &&
+			    isfinite(im->kres.rungs[j].fit_ms))
+				g->fit_ms = im->kres.rungs[j].fit_ms;
+	}
+	free(kw);
+}
+
 static void rollup_impl(struct report *r, int k)
 {
 	struct report_impl *im = &r->impls[k];
-	struct knee_rung *kr = NULL;
-	struct report_rung **used = NULL;
-	double *y = NULL, *wt = NULL, *fit = NULL, sum = 0, sq = 0;
-	size_t i, j, nk = 0, nu = 0, nc = 0;
+	double sum = 0, sq = 0;
+	size_t i, nc = 0;
 
 	for (i = 0; i < r->nwindows; i++) {
 		const struct report_window *w = &r->windows[i];
@@ -261,47 +328,15 @@ static void rollup_impl(struct report *r, int k)
 		im->total++;
 		im->accepted += w->accepted;
 	}
-
-	/* Knee over this implementation's ladder rungs. */
+	/* CPU per request across this implementation's ladder rungs. */
 	for (i = 0; i < r->nrungs; i++) {
 		struct report_rung *g = &r->rungs[i];
-		double *p, *wv;
-		size_t n = 0;
 
-		if (g->impl != k || strcmp(g->stage, "ladder"))
+		if (g->impl != k || strcmp(g->stage, "ladder") || !isfinite(g->cpu_ms_per_req))
 			continue;
-		if (isfinite(g->cpu_ms_per_req)) {
-			sum += g->cpu_ms_per_req;
-			sq += g->cpu_ms_per_req * g->cpu_ms_per_req;
-			nc++;
-		}
-		if (!g->accepted)
-			continue;
-		kr = xrealloc(kr, (nk + 1) * sizeof(*kr));
-		p = xmalloc(g->accepted * sizeof(*p));
-		wv = xmalloc(g->accepted * sizeof(*wv));
-		for (j = 0; j < r->nwindows; j++) {
-			const struct report_window *w = &r->windows[j];
-
-			if (w->impl_idx != k || !w->accepted || strcmp(w->stage, "ladder") ||
-			    !same_rate(w->rate, g->rate) || !isfinite(w->pslo_ms))
-				continue;
-			p[n] = w->pslo_ms;
-			wv[n] = w->completed > 0 ? (double)w->completed : 1;
-			n++;
-		}
-		if (!n) {
-			free(p);
-			free(wv);
-			continue;
-		}
-		kr[nk].rate = g->rate;
-		kr[nk].nwin = n;
-		kr[nk].p99_ms = p;
-		kr[nk].weight = wv;
-		nk++;
-		used = xrealloc(used, (nu + 1) * sizeof(*used));
-		used[nu++] = g;
+		sum += g->cpu_ms_per_req;
+		sq += g->cpu_ms_per_req * g->cpu_ms_per_req;
+		nc++;
 	}
 	if (nc >= 2) {
 		double mean = sum / (double)nc;
@@ -310,35 +345,7 @@ static void rollup_impl(struct report *r, int k)
 		im->cpu_cv = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : NAN;
 		im->cpu_cv_rungs = nc;
 	}
-	if (nk && isfinite(r->slo_ms) && !stat_knee(kr, nk, r->slo_ms, &im->knee)) {
-		im->has_knee = 1;
-		if (!stat_knee_bootstrap(kr, nk, r->slo_ms, r->nboot, r->level, r->seed,
-					 r->min_reps, &im->knee_ci))
-			im->has_knee_ci = 1;
-	}
-	if (nu) {
-		/* The isotonic fit drawn in the chart: the same PAVA stat_knee
-		 * runs, over the rung means weighted by their counts. */
-		y = xmalloc(nu * sizeof(*y));
-		wt = xmalloc(nu * sizeof(*wt));
-		fit = xmalloc(nu * sizeof(*fit));
-		for (i = 0; i < nu; i++) {
-			y[i] = used[i]->mean_pslo_ms;
-			wt[i] = (double)used[i]->completed > 0 ? (double)used[i]->completed : 1;
-		}
-		stat_pava(y, wt, nu, fit);
-		for (i = 0; i < nu; i++)
-			used[i]->fit_ms = fit[i];
-	}
-	for (i = 0; i < nk; i++) {
-		free((void *)kr[i].p99_ms);
-		free((void *)kr[i].weight);
-	}
-	free(kr);
-	free(used);
-	free(y);
-	free(wt);
-	free(fit);
+	knee_of_impl(r, k);
 }
 
 /* ------------------------------------------------------------ between impls */

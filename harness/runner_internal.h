@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "hostfacts.h"
+#include "knee.h"
 #include "runner.h"
 #include "spec.h"
 #include "stat.h"
@@ -29,7 +30,8 @@ struct arm {
 	struct rtstats *rts;     /* its runtime-stats poller, or NULL */
 	unsigned starts;         /* times started in this invocation */
 	int64_t last_block;      /* for restart: per_block */
-	struct knee_fit knee;    /* from the ladder's accepted windows */
+	struct knee_result knee; /* from its valid windows (knee.h); rung table
+				    released: only the scalar fields are kept */
 	int knee_known;
 };
 
@@ -69,8 +71,13 @@ void runner_progress(struct run_ctx *rc, const char *what);
 /* runner_stages.c: plan and run every requested stage. Returns an exit
  * code: 0, 1 (a stage measured nothing usable / interrupted), 3 (env). */
 int runner_stages(struct run_ctx *rc);
-/* The knee of an arm from its accepted ladder windows at rungs <= max_rung. */
-int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_fit *fit);
+/* The knee of an arm (knee.h, the spec's SLO percentile) from its valid
+ * windows: ladder rungs <= max_rung, and every refine and confirm window.
+ * k's rung table is released (scalars only). -1 after one error line. */
+int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_result *k);
+/* The rate an arm is known to hold: the knee's hold_rps, else its knee
+ * (a bracket at the first rung), else the highest rung; NAN unknown. */
+double runner_arm_hold_rps(const struct arm *a);
 
 /* runner_window.c */
 struct window_plan {

@@ -2,13 +2,15 @@
  * runner_stages: the ladder, confirm and soak stages as blocks of windows.
  *
  * Every decision here (how far the ladder climbs, where confirm runs, the
- * soak rates) is derived from the accepted windows in the database, so a
- * resumed run makes the same decisions and runs only what is missing.
+ * soak rates) is derived from the valid windows in the database through
+ * the knee (knee.h, at the spec's SLO percentile), so a resumed run makes
+ * the same decisions and runs only what is missing.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "knee_run.h"
 #include "plan.h"
 #include "runner_internal.h"
 #include "store_run.h"
@@ -19,55 +21,22 @@ enum { STAGE_ID_LADDER = 1, STAGE_ID_CONFIRM = 2, STAGE_ID_SOAK = 3 };
 
 /* ------------------------------------------------------------- knees */
 
-int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_fit *fit)
+int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_result *k)
 {
-	struct window_query q = { .stage = "ladder", .impl = a->name, .done_only = 1 };
-	struct window_rows wins = { NULL, 0 };
-	struct knee_rung *rungs = xcalloc(rc->nrungs, sizeof(*rungs));
-	double **p99 = xcalloc(rc->nrungs, sizeof(*p99));
-	double **w = xcalloc(rc->nrungs, sizeof(*w));
-	size_t *alloc = xcalloc(rc->nrungs, sizeof(*alloc));
-	size_t i;
-	int ret = -1;
+	/* No bootstrap: the runner needs the fit, not its interval. */
+	int ret = knee_for_impl(&rc->st, rc->run_id, a->name, rc->spec, max_rung, 0, k);
 
-	for (i = 0; i < rc->nrungs; i++)
-		rungs[i].rate = rc->rungs[i];
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
-		goto out;
-	for (i = 0; i < wins.n; i++) {
-		const struct window_row *row = &wins.v[i];
-		int r = row->rung;
-		size_t k, a1;
-
-		if (row->status != WINDOW_ACCEPTED || r > max_rung || isnan(row->p99_ms) ||
-		    r < 0 || (size_t)r >= rc->nrungs)
-			continue;
-		k = rungs[r].nwin;
-		a1 = alloc[r];
-		XGROW(p99[r], a1, k + 1);
-		a1 = alloc[r];
-		XGROW(w[r], a1, k + 1);
-		alloc[r] = a1;
-		p99[r][k] = row->p99_ms;
-		w[r][k] = (double)row->completed;
-		rungs[r].nwin++;
-	}
-	for (i = 0; i < rc->nrungs; i++) {
-		rungs[i].p99_ms = p99[i];
-		rungs[i].weight = w[i];
-	}
-	ret = stat_knee(rungs, rc->nrungs, rc->spec->slo.threshold_ms, fit);
-out:
-	window_rows_release(&wins);
-	for (i = 0; i < rc->nrungs; i++) {
-		free(p99[i]);
-		free(w[i]);
-	}
-	free(p99);
-	free(w);
-	free(alloc);
-	free(rungs);
+	knee_result_release(k);
 	return ret;
+}
+
+double runner_arm_hold_rps(const struct arm *a)
+{
+	if (!a->knee_known || a->knee.kind == KNEE_NONE)
+		return NAN;
+	if (isfinite(a->knee.hold_rps))
+		return a->knee.hold_rps;
+	return isfinite(a->knee.knee_rps) ? a->knee.knee_rps : a->knee.highest_rung_rps;
 }
 
 /* --------------------------------------------------------------- blocks */
@@ -232,8 +201,11 @@ static int ladder(struct run_ctx *rc)
 				goto out;
 		}
 		for (i = 0; i < rc->narms; i++) {
-			struct knee_fit fit;
-			if (runner_arm_knee(rc, &rc->arms[i], r, &fit) || !fit.crossed)
+			struct knee_result k;
+
+			/* A failed window (a wall, errors, death) is a crossing
+			 * when the rung's pooled evidence says so (knee.h). */
+			if (runner_arm_knee(rc, &rc->arms[i], r, &k) || !k.crossed)
 				all_crossed = 0;
 		}
 		if (all_crossed && ++past >= L->rungs_past_knee)
@@ -282,7 +254,9 @@ static void store_knees(struct run_ctx *rc)
 		if (!a->knee_known)
 			continue;
 		store_impl_set_knee(&rc->st, rc->run_id, a->name,
-				    a->knee.crossed ? a->knee.knee_rps : NAN, a->knee.crossed);
+				    a->knee.crossed ? a->knee.knee_rps : NAN, a->knee.crossed,
+				    knee_kind_name(a->knee.kind), a->knee.lo_rps, a->knee.hi_rps,
+				    a->knee.reason[0] ? a->knee.reason : NULL);
 	}
 }
 
@@ -346,7 +320,10 @@ static int soak(struct run_ctx *rc)
 	}
 	for (i = 0; i < rc->narms; i++) {
 		struct arm *a = &rc->arms[i];
-		double base = a->knee_known && a->knee.crossed ? a->knee.knee_rps : rc->rungs[top];
+		/* Below the knee: the rate it is known to hold (a bracket's
+		 * lower end, not its upper one). */
+		double base = isfinite(runner_arm_hold_rps(a)) ? runner_arm_hold_rps(a)
+							       : rc->rungs[top];
 		double rate = round(base * rc->spec->soak.at_knee_fraction);
 
 		if (rate < 1)
@@ -358,10 +335,11 @@ static int soak(struct run_ctx *rc)
 	return ret;
 }
 
-/* Did every arm get at least one accepted window in this stage? */
+/* Did every arm get at least one valid (accepted or failed) window in
+ * this stage? A failed window is a measurement: above the SLO. */
 static int stage_measured(struct run_ctx *rc, const char *stage)
 {
-	size_t i, k, accepted;
+	size_t i, k, valid;
 	int ok = 1;
 
 	for (i = 0; i < rc->narms; i++) {
@@ -370,11 +348,12 @@ static int stage_measured(struct run_ctx *rc, const char *stage)
 
 		if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
 			return 0;
-		for (k = 0, accepted = 0; k < wins.n; k++)
-			accepted += wins.v[k].status == WINDOW_ACCEPTED;
+		for (k = 0, valid = 0; k < wins.n; k++)
+			valid += wins.v[k].status == WINDOW_ACCEPTED ||
+				 wins.v[k].status == WINDOW_FAILED;
 		window_rows_release(&wins);
-		if (!accepted) {
-			warning("%s: no accepted %s window for %s (see harness audit)",
+		if (!valid) {
+			warning("%s: no valid %s window for %s (see harness audit)",
 				rc->run_id, stage, rc->arms[i].name);
 			ok = 0;
 		}

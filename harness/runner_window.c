@@ -279,11 +279,10 @@ static double warmup_rate(struct window_ctx *w)
 	if (W->fixed_rps > 0)
 		return W->fixed_rps;
 	/* Before the ladder has found this arm's knee, a fraction of the
-	 * window's own rate; after, a fraction of the knee (or of the highest
+	 * window's own rate; after, a fraction of the rate it holds (or of the highest
 	 * rung when it never crossed). Never above the window's rate. */
-	if (w->arm->knee_known)
-		r = W->knee_fraction * (w->arm->knee.crossed ? w->arm->knee.knee_rps
-							     : w->arm->knee.highest_rung_rps);
+	if (isfinite(runner_arm_hold_rps(w->arm)))
+		r = W->knee_fraction * runner_arm_hold_rps(w->arm);
 	else
 		r = W->knee_fraction * w->wp->rate;
 	if (r < W->min_rps)

@@ -50,6 +50,10 @@ static const struct store_coldef impl_cols[] = {
 	C(run_impl, baseline_of, SC_TEXT),
 	C(run_impl, knee_rps, SC_REAL),
 	C(run_impl, knee_crossed, SC_TRI),
+	C(run_impl, knee_kind, SC_TEXT),
+	C(run_impl, knee_lo_rps, SC_REAL),
+	C(run_impl, knee_hi_rps, SC_REAL),
+	C(run_impl, knee_reason, SC_TEXT),
 };
 static const struct store_table impls_t = {
 	"impls", impl_cols, ARRAY_SIZE(impl_cols), sizeof(struct run_impl),
@@ -184,16 +188,22 @@ int store_host_fact_upsert(struct store *st, const struct host_fact *f)
 }
 
 int store_impl_set_knee(struct store *st, const char *run_id, const char *name,
-			double knee_rps, int crossed)
+			double knee_rps, int crossed, const char *kind, double lo_rps,
+			double hi_rps, const char *reason)
 {
 	struct store_row p;
 
 	store_row_init(&p, NULL);
 	store_row_real(&p, "knee_rps", knee_rps);
 	store_row_int(&p, "knee_crossed", crossed);
+	store_row_text(&p, "knee_kind", kind);
+	store_row_real(&p, "knee_lo_rps", lo_rps);
+	store_row_real(&p, "knee_hi_rps", hi_rps);
+	store_row_text(&p, "knee_reason", reason);
 	store_row_text(&p, "run_id", run_id);
 	store_row_text(&p, "name", name);
-	return store_run_sql(st, "UPDATE impls SET knee_rps = ?, knee_crossed = ?"
+	return store_run_sql(st, "UPDATE impls SET knee_rps = ?, knee_crossed = ?, knee_kind = ?,"
+				 " knee_lo_rps = ?, knee_hi_rps = ?, knee_reason = ?"
 				 " WHERE run_id = ? AND name = ?", &p);
 }
 

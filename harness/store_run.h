@@ -28,6 +28,9 @@ struct run_impl {
 	char *baseline_of;           /* rerun --with-baseline: the impl cloned */
 	double knee_rps;             /* NAN: none */
 	int knee_crossed;            /* -1 unknown */
+	char *knee_kind;             /* point|bracket|floor|none (knee.h); NULL before schema 4 */
+	double knee_lo_rps, knee_hi_rps;  /* a bracket's (lo, hi], a point's rungs */
+	char *knee_reason;           /* a bracket's reason */
 };
 
 struct host_fact {
@@ -79,9 +82,11 @@ int run_record_spec(const struct run_record *r, const char *db_path, const char 
 int store_run_insert(struct store *st, const struct run_record *r);  /* runs row only */
 int store_impl_insert(struct store *st, const struct run_impl *im);
 int store_host_fact_upsert(struct store *st, const struct host_fact *f);
-/* impls.knee_rps / knee_crossed of run_id's impl name. */
+/* impls.knee_* of run_id's impl name: the knee the runner used
+ * (harness/knee.h; kind and reason may be NULL). */
 int store_impl_set_knee(struct store *st, const char *run_id, const char *name,
-			double knee_rps, int crossed);
+			double knee_rps, int crossed, const char *kind, double lo_rps,
+			double hi_rps, const char *reason);
 /* runs.status, failure (NULL: NULL), finished_at (now, unless running). */
 int store_run_set_status(struct store *st, const char *run_id, const char *status,
 			 const char *failure, double finished_at);

@@ -183,5 +183,11 @@ const char *const store_migrations[] = {
 	"UPDATE windows SET status = 'failed' WHERE id IN (SELECT id FROM m3_failed);"
 	"DROP TABLE m3_reasons;"
 	"DROP TABLE m3_failed;",
+	/* version 4: the knee as the runner used it (harness/knee.h): point,
+	 * bracket (lo, hi] with its reason, or floor (>= the highest rung). */
+	"ALTER TABLE impls ADD COLUMN knee_kind TEXT;"
+	"ALTER TABLE impls ADD COLUMN knee_lo_rps REAL;"
+	"ALTER TABLE impls ADD COLUMN knee_hi_rps REAL;"
+	"ALTER TABLE impls ADD COLUMN knee_reason TEXT;",
 	NULL,
 };

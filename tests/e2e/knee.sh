@@ -73,6 +73,36 @@ check "text output: no crossing says >= highest rung" grep -q 'flat: knee >= 149
 moved=$(jq -r '.fits[] | select(.impl == "fast") | .knee_rps' "$T/tol.json")
 cmp_num "admitting the 500 ms row moves the knee" "$moved" "<" 1036.8
 
+# A status column decides (issue 11): the four rows above marked rejected
+# and the rest accepted gives exactly the knees of the derived filter.
+awk -F, 'BEGIN { OFS = "," }
+	NR == 1 { print $0, "status"; next }
+	{ st = ($5 == 500) ? "rejected" : "accepted"; print $0, st }' "$T/w.csv" >"$T/st.csv"
+"$HARNESS" knee --windows "$T/st.csv" --json >"$T/st.json" 2>"$T/err"
+check "status column: rejected rows left out, same knees (fast 1180, slow 960)" \
+	jq -e '(.fits[] | select(.impl == "fast") | (.knee_rps - 1180 | fabs) < 1e-6 and .kind == "point"
+		and .accepted == 21 and .rejected.status == 4)
+		and (.fits[] | select(.impl == "slow") | (.knee_rps - 960 | fabs) < 1e-6)' "$T/st.json"
+# Every fast window at 1244.16 failed (a wall): a crossing made by failure,
+# reported as the bracket (1036.8, 1244.16], never as a point or ">=".
+awk -F, 'BEGIN { OFS = "," }
+	$1 == "fast" && $3 > 1244 && $3 < 1245 { $NF = "failed" } { print }' "$T/st.csv" >"$T/wall.csv"
+"$HARNESS" knee --windows "$T/wall.csv" --json >"$T/wall.json" 2>"$T/err"
+check "a wall is a bracket (1036.8, 1244.16] with its reason" \
+	jq -e '.fits[] | select(.impl == "fast") | .kind == "bracket" and .crossed
+		and (.lo_rps - 1036.8 | fabs) < 1e-6 and (.hi_rps - 1244.16 | fabs) < 1e-6
+		and (.reason | test("every valid window failed")) and .failed == 3' "$T/wall.json"
+"$HARNESS" knee --windows "$T/wall.csv" >"$T/wall.txt" 2>/dev/null
+check "text: knee in (1037, 1244] req/s" grep -q 'fast: knee in (1037, 1244\] req/s: at 1244 req/s every valid window failed' "$T/wall.txt"
+# The same failed rows marked rejected: that rung is left out, and the
+# knee is the one of the accepted windows only (between 1036.8 and 1492.99).
+sed 's/,failed$/,rejected/' "$T/wall.csv" >"$T/norej.csv"
+"$HARNESS" knee --windows "$T/norej.csv" --json >"$T/norej.json" 2>/dev/null
+check "failed rows marked rejected: a point between 1036.8 and 1492.99" \
+	jq -e '.fits[] | select(.impl == "fast") | .kind == "point" and .knee_rps > 1036.8 and .knee_rps < 1492.99' "$T/norej.json"
+sed 's/,accepted$/,maybe/' "$T/st.csv" >"$T/badst.csv"
+expect_exit "status other than accepted|failed|rejected: exit 2" 2 "$HARNESS" knee --windows "$T/badst.csv"
+
 # Bad input: exit 2 and exactly one line naming the problem.
 sed 's/,warm,/,warmth,/' "$T/w.csv" >"$T/nocol.csv"
 expect_exit "missing column: exit 2" 2 "$HARNESS" knee --windows "$T/nocol.csv"
@@ -85,6 +115,7 @@ check "non-numeric: one line with file, line 5 and column" \
 expect_exit "missing file: exit 2" 2 "$HARNESS" knee --windows "$T/none.csv"
 expect_exit "--group-by an absent column: exit 2" 2 "$HARNESS" knee --windows "$T/w.csv" --group-by rack
 expect_exit "no --windows: exit 2" 2 "$HARNESS" knee
+expect_exit "an unknown RUN: exit 2" 2 "$HARNESS" knee no-such-run --runs-dir "$T"
 printf 'impl,stage,offered_rps,block,p99_ms,requests,errors,achieved_rps,warm\na,confirm,1,0,1,1,0,1,1\n' >"$T/noladder.csv"
 expect_exit "no ladder rows: exit 2" 2 "$HARNESS" knee --windows "$T/noladder.csv"
 printf 'impl,stage\n"a,ladder\n' >"$T/quote.csv"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # harness report on the stored fixture run (tests/fixtures/report_run.sql:
-# two implementations, 40 windows, 4 rejected; see report_fixture.h), so the
+# two implementations, 40 windows, 2 failed, 2 rejected; see report_fixture.h), so the
 # report renders in CI without running load. Checks the four files, their
 # numbers against the fixture's construction, the exploratory stamp in
 # every format, and report.html in headless Chromium (one <svg> per chart,
@@ -85,8 +85,10 @@ cmp_num "evloop knee above 2000" "$kev" ">" 2000
 cmp_num "evloop knee below 4000" "$kev" "<" 4000
 cmp_num "threads knee above 1000" "$kth" ">" 1000
 cmp_num "threads knee below 2000" "$kth" "<" 2000
-if [ "$(jq '.impls[0].knee.inferential' "$J")" = false ]; then ok "knee interval labelled non-inferential (2 reps < confirm.reps 4)"
-else fail "knee interval labelled non-inferential"; fi
+# 2 ladder reps < confirm.reps 4, but the confirm windows at the bracketing
+# rungs count (harness/knee.h): 5 valid windows at 2000 and at 4000.
+if [ "$(jq '.impls[0].knee.inferential' "$J")" = true ]; then ok "knee interval inferential (ladder + confirm windows >= confirm.reps 4)"
+else fail "knee interval inferential with the confirm windows"; fi
 cmp_num "promise table: 6 confirm rows" "$(jq '.promise | length' "$J")" "==" 6
 if [ "$(jq -r '.verdicts[] | select(.stage=="confirm" and .rate_rps==2000 and .metric=="p99_ms") | "\(.pairs)/\(.blocks) \(.verdict)"' "$J")" = "3/4 A lower" ]; then
 	ok "paired verdict at confirm 2000: 3 pairs of 4 blocks, evloop lower"
@@ -162,16 +164,23 @@ C=$R/windows.csv
 if head -1 "$C" | grep -q '^impl,stage,offered_rps,block,p99_ms,requests,errors,achieved_rps,warm,'; then
 	ok "csv: the knee's columns first"; else fail "csv: header: $(head -1 "$C")"; fi
 cmp_num "csv: one row per window" "$(($(wc -l < "$C") - 1))" "==" 40
-cmp_num "csv: 4 rejected rows" "$(grep -c ',rejected,' "$C")" "==" 4
-# harness knee reads windows.csv. For evloop its own row filter (warm,
-# error rate, rate within 2%) rejects exactly the window the run rejected
-# (block 7, achieved 10% low), and its p99/requests columns are what the
-# report fits, so the knee must be the report's (same seed-free point
-# estimate; 0.01 req/s for float formatting). For threads it differs by
-# design: the run also rejected a window by stationarity, which the CSV
-# filter does not know.
-kcsv=$("$HARNESS" knee --windows "$C" --json 2>/dev/null | jq '.fits[] | select(.impl=="evloop") | .knee_rps')
+cmp_num "csv: 2 rejected rows (validity)" "$(grep -c ',rejected,' "$C")" "==" 2
+cmp_num "csv: 2 failed rows (outcome gates)" "$(grep -c ',failed,' "$C")" "==" 2
+# harness knee reads windows.csv. Its status column decides which rows are
+# valid (ladder and confirm), and its p99_ms_from_hist/requests/errors
+# columns are what the report fits, so both knees must be the report's
+# (same seed-free point estimate; 0.01 req/s for float formatting).
+"$HARNESS" knee --windows "$C" --json >"$T/kcsv.json" 2>/dev/null
+kcsv=$(jq '.fits[] | select(.impl=="evloop") | .knee_rps' "$T/kcsv.json")
 near "harness knee on windows.csv: evloop knee = report's" "$kcsv" "$kev" 0.01 "same windows, same fit"
+kcsv=$(jq '.fits[] | select(.impl=="threads") | .knee_rps' "$T/kcsv.json")
+near "harness knee on windows.csv: threads knee = report's" "$kcsv" "$kth" 0.01 "same windows, same fit"
+# ... and `harness knee RUN` reads the database itself: the same knees.
+"$HARNESS" knee fixture --runs-dir "$RUNS" --json >"$T/krun.json" 2>/dev/null
+krun=$(jq '.fits[] | select(.impl=="threads") | .knee_rps' "$T/krun.json")
+near "harness knee RUN: threads knee = report's" "$krun" "$kth" 0.01 "same windows, same fit"
+check "harness knee RUN: interval and label as the report's" jq -e --slurpfile rep "$J" \
+	'.fits[0].interval_rps == $rep[0].impls[0].knee.interval_rps and .fits[0].inferential == $rep[0].impls[0].knee.inferential' "$T/krun.json"
 
 # --- exploratory stamp in every format --------------------------------------
 for f in report.md report.html report.json; do

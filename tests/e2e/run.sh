@@ -149,11 +149,27 @@ write_spec "$T/fail.yaml" e2e-fail '--error-pct, "1"' \
 	'start_rps: 200, step: 2, max_rps: 200, reps: 2' '' 0
 "$HARNESS" run "$T/fail.yaml" --allow-dirty --runs-dir "$RUNS" --run-id failing >/dev/null 2>"$T/f.err"
 rc=$?
-cmp_num "run with nothing usable for one arm exits 1" "$rc" "==" 1
+# Failed windows are valid measurements (above the SLO): the stage measured
+# something for every arm, so the run exits 0.
+cmp_num "run whose one arm failed every window exits 0 (failed is measured)" "$rc" "==" 0
 cmp_num "every window of the 1%-500s arm failed (error_rate is an outcome gate)" "$(q failing "SELECT COUNT(*) FROM windows WHERE impl='slow' AND status='failed' AND reasons LIKE '%error_rate%'")" "==" 2
 "$HARNESS" audit failing --runs-dir "$RUNS" --json >"$T/fa.json"
-check "audit lists each rejected window with its statistic" jq -e '[.windows[] | select(.impl=="slow") | .gates[] | select(.gate=="error_rate") | .statistic > 0.005 and .threshold == 0] | length == 2 and all' "$T/fa.json"
-"$HARNESS" status failing --runs-dir "$RUNS" >"$T/fs.out"
+check "audit lists each failed window with its statistic" jq -e '[.windows[] | select(.impl=="slow") | .gates[] | select(.gate=="error_rate") | .statistic > 0.005 and .threshold == 0] | length == 2 and all' "$T/fa.json"
+"$HARNESS" knee failing --runs-dir "$RUNS" --json >"$T/fk.json"
+check "its knee is a bracket at the first rung, never '>='" jq -e '.fits[] | select(.impl=="slow") | .kind == "bracket" and .at_first_rung and .crossed' "$T/fk.json"
+
+# ------------------------------- a validity gate that always fails
+# The generator's lateness can never be <= 0 ms: every window of every arm
+# is void (rejected), so the stage measured nothing usable: exit 1.
+write_spec "$T/void.yaml" e2e-void '--delay-ms, "1"' \
+	'start_rps: 200, step: 2, max_rps: 200, reps: 1' ''
+sed -i 's/^window_gates: \[error_rate, achieved_vs_offered, sut_alive\]$/window_gates: [error_rate, achieved_vs_offered, sut_alive, generator]/;
+	s/^gates:$/gates:\n  generator: { lateness_p99_ms: 0 }/' "$T/void.yaml"
+"$HARNESS" run "$T/void.yaml" --allow-dirty --runs-dir "$RUNS" --run-id void >/dev/null 2>"$T/v.err"
+rc=$?
+cmp_num "run with nothing usable for its arms exits 1" "$rc" "==" 1
+cmp_num "every window rejected by the generator gate (validity)" "$(q void "SELECT COUNT(*) FROM windows WHERE status='rejected' AND reasons LIKE '%generator%'")" "==" 2
+"$HARNESS" status void --runs-dir "$RUNS" >"$T/fs.out"
 s=$?
 check "status says the run measured nothing usable" grep -q "nothing usable" "$T/fs.out"
 cmp_num "status exit" "$s" "==" 1

@@ -18,6 +18,12 @@
  *           [--burn-us U]                  burn U us of thread CPU per request
  *           [--stats-mode ok|malformed|500|hang]
  *           [--port-file F]                write the bound port to F
+ *           [--workers W]                  at most W requests in their delay
+ *                                          and burn at once (the rest wait):
+ *                                          capacity W / delay
+ *           [--rate-limit R]               token bucket of R req/s (R/10
+ *                                          tokens of burst): HTTP 503 at once
+ *                                          when empty
  *
  * Routes: GET /healthz -> 200 "ok"; GET /runtime-stats -> JSON (see
  * stats_body()); anything else -> 200 echoing the body ("ok" when empty).
@@ -29,7 +35,8 @@
  *    endpoint_calls.healthz, but is exempt from --error-pct and --mode, so a
  *    runner's readiness probe sees a live server.
  *  - every other request gets everything; the --error-pct sequence number n
- *    counts only these requests.
+ *    counts only these requests; --rate-limit and --workers apply to them
+ *    only (a 503 of the bucket is answered before any delay).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -71,6 +78,8 @@ static struct {
 	long burn_us;
 	enum stats_mode stats_mode;
 	const char *port_file;
+	long workers;
+	double rate_limit;
 } opt = { .host = "127.0.0.1", .port = -1, .stall_at_ms = -1, .exit_after_ms = -1 };
 
 static uint64_t start_ns;
@@ -78,6 +87,10 @@ static sem_t conn_slots;
 static atomic_ulong n_requests;	/* every request except /runtime-stats */
 static atomic_ulong n_work;	/* the --error-pct sequence */
 static atomic_ulong n_echo, n_healthz, n_other;
+static sem_t worker_slots;		/* --workers */
+static pthread_mutex_t bucket_mu = PTHREAD_MUTEX_INITIALIZER;	/* --rate-limit */
+static double bucket_tokens;
+static uint64_t bucket_ns;
 
 static void die(const char *fmt, ...)
 {
@@ -188,6 +201,15 @@ static void parse_args(int argc, char **argv)
 			else die("--stats-mode: want ok|malformed|500|hang, got '%s'", v);
 		} else if (!strcmp(a, "--port-file"))
 			opt.port_file = v;
+		else if (!strcmp(a, "--workers"))
+			opt.workers = arg_long(a, v, 1);
+		else if (!strcmp(a, "--rate-limit")) {
+			char *end;
+
+			opt.rate_limit = strtod(v, &end);
+			if (end == v || *end || !(opt.rate_limit > 0))
+				die("--rate-limit: want a rate > 0, got '%s'", v);
+		}
 		else
 			die("unknown option '%s'", a);
 	}
@@ -237,7 +259,8 @@ static int respond(int fd, int status, const char *ctype, const char *body, size
 {
 	char head[256];
 	const char *reason = status == 200 ? "OK" : status == 400 ? "Bad Request"
-		: status == 500 ? "Internal Server Error" : "Error";
+		: status == 500 ? "Internal Server Error"
+		: status == 503 ? "Service Unavailable" : "Error";
 	int n = snprintf(head, sizeof(head),
 			 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s\r\n",
 			 status, reason, ctype, blen, keep ? "" : "Connection: close\r\n");
@@ -264,6 +287,29 @@ static int stats_body(char *buf, size_t len)
 }
 
 /* ---- one request ---- */
+
+/* Take one token of the --rate-limit bucket; 0 when it is empty. */
+static int take_token(void)
+{
+	double burst = opt.rate_limit / 10 > 1 ? opt.rate_limit / 10 : 1;
+	uint64_t now = mono_ns();
+	int ok;
+
+	pthread_mutex_lock(&bucket_mu);
+	if (!bucket_ns) {
+		bucket_ns = now;
+		bucket_tokens = burst;
+	}
+	bucket_tokens += (double)(now - bucket_ns) / 1e9 * opt.rate_limit;
+	if (bucket_tokens > burst)
+		bucket_tokens = burst;
+	bucket_ns = now;
+	ok = bucket_tokens >= 1;
+	if (ok)
+		bucket_tokens -= 1;
+	pthread_mutex_unlock(&bucket_mu);
+	return ok;
+}
 
 /*
  * Handle one parsed request. Returns 1 to keep the connection, 0 to close it
@@ -320,10 +366,17 @@ static int handle(int fd, const char *method, const char *path, const char *body
 		}
 	}
 
+	if (!is_health && opt.rate_limit > 0 && !take_token())
+		return respond(fd, 503, "text/plain", "over the rate limit\n", 20, keep) ? 0 : keep;
+	if (!is_health && opt.workers)
+		while (sem_wait(&worker_slots) == -1 && errno == EINTR)
+			;
 	if (opt.delay_ms)
 		sleep_ms(opt.delay_ms);
 	if (opt.burn_us)
 		burn(opt.burn_us);
+	if (!is_health && opt.workers)
+		sem_post(&worker_slots);
 	due = mono_ns();
 	if (opt.stall_at_ms >= 0) {
 		uint64_t a = start_ns + (uint64_t)opt.stall_at_ms * 1000000ull;
@@ -569,6 +622,8 @@ int main(int argc, char **argv)
 		pthread_detach(t);
 	}
 	sem_init(&conn_slots, 0, MAX_CONNS);
+	if (opt.workers)
+		sem_init(&worker_slots, 0, (unsigned)opt.workers);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 * 1024);

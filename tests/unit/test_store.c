@@ -303,10 +303,15 @@ TEST(run_record_round_trip)
 	r.spec_text.p = xmalloc(1);
 	r.spec_text.len = 0;
 	CHECK(run_record_spec(&r, "x", &text, &len) == -1);
-	CHECK(store_impl_set_knee(&st, "r9", im.name, 123.5, 1) == 0);
+	CHECK(store_impl_set_knee(&st, "r9", im.name, 123.5, 1, "bracket", 100, 123.5,
+				  "at 123.5 req/s every valid window failed") == 0);
 	CHECK(run_record_load(&st, "r9", &back) == 0);
-	if (back.nimpls == 1)
+	if (back.nimpls == 1) {
 		CHECK(back.impls[0].knee_rps == 123.5 && back.impls[0].knee_crossed == 1);
+		CHECK_STR(back.impls[0].knee_kind, "bracket");
+		CHECK(back.impls[0].knee_lo_rps == 100 && back.impls[0].knee_hi_rps == 123.5);
+		CHECK_STR(back.impls[0].knee_reason, "at 123.5 req/s every valid window failed");
+	}
 	run_record_release(&back);
 	run_impl_release(&im);
 	run_record_release(&r);
