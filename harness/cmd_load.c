@@ -424,21 +424,170 @@ out:
 	return ret;
 }
 
+/* A URL, or a spec file (anything with a '.' and no scheme). */
+static int target_is_url(const char *t)
+{
+	return !strncasecmp(t, "http://", 7) || !strncasecmp(t, "https://", 8) ||
+	       strstr(t, "://") != NULL || !strchr(t, '.');
+}
+
+/* The options that go with a URL or with a spec, and the URL's syntax
+ * (target: the URL given, or NULL for a spec without --url). 0 or
+ * EXIT_USAGE after one line. */
+static int check_target(const struct opts *o, int is_url, const char **target)
+{
+	struct load_url u;
+	const char *why = "";
+	int https;
+
+	if (is_url && (o->impl || o->url || o->build))
+		return bad("--impl, --url and --build go with a spec file, not a URL%s%s", "", "");
+	if (!is_url && !o->impl)
+		return bad("%s: with a spec, give --impl NAME (and --url URL when it already runs)%s",
+			   o->target, "");
+	if (!is_url && (o->method || o->body || o->nheaders))
+		return bad("%s: --method, --header and --body do not apply to a spec's workload%s",
+			   o->target, "");
+	*target = is_url ? o->target : o->url;
+	if (!*target)
+		return 0;
+	if (load_url_parse(*target, &u, &why))
+		return bad("bad URL '%s': %s", *target, why);
+	https = u.https;
+	load_url_release(&u);
+	if (https && o->transport && !strcmp(o->transport, "native"))
+		return bad("%s: the native transport speaks plain http:// only; use --transport curl%s",
+			   *target, "");
+	return 0;
+}
+
+/* `harness load URL`: one request kind from --method, --header and --body
+ * (read into body), with the spec language's workload defaults. */
+static int url_workload(const struct opts *o, struct load_request *req, struct sbuf *body,
+			struct load_config *cfg)
+{
+	if (o->body && o->body[0] == '@') {
+		if (read_file(o->body + 1, body, 0))
+			return EXIT_USAGE;
+	} else if (o->body) {
+		sbuf_adds(body, o->body);
+	}
+	memset(req, 0, sizeof(*req));
+	req->name = (char *)"request";
+	req->weight = 1;
+	req->method = (char *)(o->method ? o->method : o->body ? "POST" : "GET");
+	req->headers = o->headers;
+	req->nheaders = o->nheaders;
+	if (o->body) {
+		req->body = body->buf;
+		req->body_len = body->len;
+	}
+	bind_load(cfg, NULL, NULL, o->rate, o->duration, 1);
+	cfg->requests = req;
+	cfg->nrequests = 1;
+	return 0;
+}
+
+/* `harness load SPEC --impl NAME`: the spec's workload; without --url the
+ * implementation is started here (*sut) and *target is its URL. 0 or an
+ * exit code after one line. */
+static int spec_workload(const struct opts *o, struct spec **spec, struct sut **sut,
+			 struct load_config *cfg, const char **target)
+{
+	const struct spec_impl *impl;
+	int ret;
+
+	*spec = spec_load(o->target);
+	if (!*spec)
+		return EXIT_USAGE;
+	impl = spec_impl_find(*spec, o->impl);
+	if (!impl)
+		return bad("%s: no implementation named '%s'", o->target, o->impl);
+	bind_load(cfg, *spec, NULL, o->rate, o->duration, (*spec)->seed);
+	if (o->url)
+		return 0;
+	ret = start_impl(*spec, impl, o->build, sut);
+	if (!ret)
+		*target = sut_url(*sut);
+	return ret;
+}
+
+/* Command-line options override the workload's. */
+static void apply_options(const struct opts *o, struct load_config *cfg)
+{
+	if (o->arrival)
+		cfg->arrival = !strcmp(o->arrival, "poisson") ? ARRIVAL_POISSON : ARRIVAL_CONSTANT;
+	if (o->seed >= 0)
+		cfg->seed = (uint64_t)o->seed;
+	if (o->connections > 0)
+		cfg->connections = (int)o->connections;
+	if (o->backlog_max >= 0)
+		cfg->backlog_max = (int)o->backlog_max;
+	if (o->timeout_ms > 0)
+		cfg->timeout_ms = (int)o->timeout_ms;
+	if (o->threads > 0)
+		cfg->threads = (int)o->threads;
+	if (o->transport)
+		cfg->transport = !strcmp(o->transport, "auto") ? TRANSPORT_AUTO :
+				 !strcmp(o->transport, "curl") ? TRANSPORT_CURL : TRANSPORT_NATIVE;
+	if (o->cpus)
+		cfg->cpus = o->cpus;
+	cfg->send_times_path = o->send_times;
+	cfg->batch_us = (int)o->batch_us;
+	cfg->ca_file = o->cacert;
+	if (cfg->threads > cfg->connections)
+		cfg->threads = cfg->connections;
+}
+
+/* Run the load with SIGINT/SIGTERM stopping it early, and print what it
+ * measured. EXIT_OK, or EXIT_ENV when the engine could not run. */
+static int drive(struct load_config *cfg, const struct opts *o)
+{
+	struct load_result res;
+	struct progress prog;
+	struct sigaction sa, old_int, old_term;
+	const char *tname;
+	int ret = EXIT_OK;
+
+	tname = cfg->transport == TRANSPORT_CURL ? "curl" :
+		cfg->transport == TRANSPORT_NATIVE ? "native" :
+		!strncasecmp(cfg->url, "https://", 8) ? "curl" : "native";
+	prog.duration = o->duration;
+	prog.tty = stderr_is_tty();
+	cfg->on_second = on_second;
+	cfg->ctx = &prog;
+	cfg->stop = &stop_flag;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (load_run(cfg, &res)) {
+		ret = EXIT_ENV;
+	} else {
+		if (prog.tty)
+			fputc('\n', stderr);
+		if (o->json)
+			print_json(cfg, &res, tname);
+		else
+			print_text(cfg, &res, tname);
+	}
+	load_result_release(&res);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return ret;
+}
+
 int cmd_load(int argc, char **argv)
 {
 	struct opts o;
 	struct load_config cfg;
-	struct load_result res;
 	struct load_request req;
-	struct load_url u;
-	struct progress prog;
 	struct sbuf body = SBUF_INIT;
-	struct sigaction sa, old_int, old_term;
-	const char *why = "", *tname, *target;
+	const char *target = NULL;
 	struct spec *spec = NULL;
-	const struct spec_impl *impl = NULL;
 	struct sut *sut = NULL;
-	int ret = EXIT_USAGE, is_url;
+	int ret, is_url;
 	size_t i;
 
 	if (cmd_wants_help(argc, argv)) {
@@ -447,128 +596,19 @@ int cmd_load(int argc, char **argv)
 	}
 	memset(&o, 0, sizeof(o));
 	memset(&cfg, 0, sizeof(cfg));
-	memset(&req, 0, sizeof(req));
-	if (parse_args(argc, argv, &o))
+	ret = parse_args(argc, argv, &o);
+	if (ret)
 		goto out;
-	is_url = !strncasecmp(o.target, "http://", 7) || !strncasecmp(o.target, "https://", 8) ||
-		 strstr(o.target, "://") != NULL || !strchr(o.target, '.');
-	if (is_url && (o.impl || o.url || o.build)) {
-		bad("--impl, --url and --build go with a spec file, not a URL%s%s", "", "");
+	is_url = target_is_url(o.target);
+	ret = check_target(&o, is_url, &target);
+	if (!ret)
+		ret = is_url ? url_workload(&o, &req, &body, &cfg)
+			     : spec_workload(&o, &spec, &sut, &cfg, &target);
+	if (ret)
 		goto out;
-	}
-	if (!is_url && !o.impl) {
-		bad("%s: with a spec, give --impl NAME (and --url URL when it already runs)%s",
-		    o.target, "");
-		goto out;
-	}
-	target = is_url ? o.target : o.url;
-	if (target && load_url_parse(target, &u, &why)) {
-		bad("bad URL '%s': %s", target, why);
-		goto out;
-	}
-	if (target && u.https && o.transport && !strcmp(o.transport, "native")) {
-		load_url_release(&u);
-		bad("%s: the native transport speaks plain http:// only; use --transport curl%s",
-		    target, "");
-		goto out;
-	}
-	if (target)
-		load_url_release(&u);
-	if (o.body && o.body[0] == '@') {
-		if (read_file(o.body + 1, &body, 0))
-			goto out;
-	} else if (o.body) {
-		sbuf_adds(&body, o.body);
-	}
-
-	if (is_url) {
-		req.name = (char *)"request";
-		req.weight = 1;
-		req.method = (char *)(o.method ? o.method : o.body ? "POST" : "GET");
-		req.path = NULL;
-		req.headers = o.headers;
-		req.nheaders = o.nheaders;
-		if (o.body) {
-			req.body = body.buf;
-			req.body_len = body.len;
-		}
-		bind_load(&cfg, NULL, NULL, o.rate, o.duration, 1);
-		cfg.requests = &req;
-		cfg.nrequests = 1;
-	} else {
-		if (o.method || o.body || o.nheaders) {
-			bad("%s: --method, --header and --body do not apply to a spec's workload%s",
-			    o.target, "");
-			goto out;
-		}
-		spec = spec_load(o.target);
-		if (!spec)
-			goto out;
-		impl = spec_impl_find(spec, o.impl);
-		if (!impl) {
-			bad("%s: no implementation named '%s'", o.target, o.impl);
-			goto out;
-		}
-		bind_load(&cfg, spec, NULL, o.rate, o.duration, spec->seed);
-		if (!o.url) {
-			ret = start_impl(spec, impl, o.build, &sut);
-			if (ret)
-				goto out;
-			ret = EXIT_USAGE;
-			target = sut_url(sut);
-		}
-	}
 	cfg.url = target;
-	if (o.arrival)
-		cfg.arrival = !strcmp(o.arrival, "poisson") ? ARRIVAL_POISSON : ARRIVAL_CONSTANT;
-	if (o.seed >= 0)
-		cfg.seed = (uint64_t)o.seed;
-	if (o.connections > 0)
-		cfg.connections = (int)o.connections;
-	if (o.backlog_max >= 0)
-		cfg.backlog_max = (int)o.backlog_max;
-	if (o.timeout_ms > 0)
-		cfg.timeout_ms = (int)o.timeout_ms;
-	if (o.threads > 0)
-		cfg.threads = (int)o.threads;
-	if (o.transport)
-		cfg.transport = !strcmp(o.transport, "auto") ? TRANSPORT_AUTO :
-				!strcmp(o.transport, "curl") ? TRANSPORT_CURL : TRANSPORT_NATIVE;
-	if (o.cpus)
-		cfg.cpus = o.cpus;
-	cfg.send_times_path = o.send_times;
-	cfg.batch_us = (int)o.batch_us;
-	cfg.ca_file = o.cacert;
-	if (cfg.threads > cfg.connections)
-		cfg.threads = cfg.connections;
-	tname = cfg.transport == TRANSPORT_CURL ? "curl" :
-		cfg.transport == TRANSPORT_NATIVE ? "native" :
-		!strncasecmp(target, "https://", 8) ? "curl" : "native";
-
-	prog.duration = o.duration;
-	prog.tty = stderr_is_tty();
-	cfg.on_second = on_second;
-	cfg.ctx = &prog;
-	cfg.stop = &stop_flag;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	if (load_run(&cfg, &res)) {
-		ret = EXIT_ENV;
-	} else {
-		if (prog.tty)
-			fputc('\n', stderr);
-		if (o.json)
-			print_json(&cfg, &res, tname);
-		else
-			print_text(&cfg, &res, tname);
-		ret = EXIT_OK;
-	}
-	load_result_release(&res);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	apply_options(&o, &cfg);
+	ret = drive(&cfg, &o);
 out:
 	for (i = 0; i < o.nheaders; i++) {
 		free(o.headers[i].key);

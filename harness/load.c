@@ -326,58 +326,64 @@ static void nap_until(struct load_thread *ths, int n, uint64_t t)
 	}
 }
 
-int load_run(const struct load_config *cfg, struct load_result *res)
+/* The transport for cfg's URL; NULL after an error(). */
+static const struct load_transport *pick_transport(const struct load_config *cfg,
+						   const struct load_url *url)
 {
-	struct load_shared sh;
-	struct load_thread *ths = NULL;
-	struct load_stats sec;
-	const char *why = "";
-	int nth = 0, started = 0, i, k, ret = -1;
-	unsigned whole;
-	int64_t s;
-	double coord_cpu = 0, c0;
-
-	memset(res, 0, sizeof(*res));
-	memset(&sh, 0, sizeof(sh));
-	sh.cfg = cfg;
-	load_stats_init(&res->total, cfg->nrequests);
-	load_stats_init(&sec, cfg->nrequests);
-	if (validate(cfg))
-		goto out_early;
-	if (load_url_parse(cfg->url, &sh.url, &why)) {
-		error("load: bad URL '%s': %s", cfg->url, why);
-		goto out_early;
-	}
 	switch (cfg->transport) {
 	case TRANSPORT_NATIVE:
-		if (sh.url.https) {
+		if (url->https) {
 			error("load: %s: the native transport speaks plain http:// only; use --transport curl",
 			      cfg->url);
-			goto out_early;
+			return NULL;
 		}
-		sh.tr = &load_native_transport;
-		break;
+		return &load_native_transport;
 	case TRANSPORT_CURL:
-		sh.tr = &load_curl_transport;
-		break;
+		return &load_curl_transport;
 	default:
-		sh.tr = sh.url.https ? &load_curl_transport : &load_native_transport;
+		return url->https ? &load_curl_transport : &load_native_transport;
 	}
-	if (sh.tr == &load_curl_transport)
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (load_shared_prepare(&sh))
-		goto out_early;
+}
 
+/* Phase 1: check the config, parse the URL, pick the transport, build the
+ * requests' wire forms. 0, or -1 after an error(). */
+static int setup_shared(const struct load_config *cfg, struct load_shared *sh)
+{
+	const char *why = "";
+	int nth;
+
+	sh->cfg = cfg;
+	if (validate(cfg))
+		return -1;
+	if (load_url_parse(cfg->url, &sh->url, &why))
+		return error("load: bad URL '%s': %s", cfg->url, why);
+	sh->tr = pick_transport(cfg, &sh->url);
+	if (!sh->tr)
+		return -1;
+	if (sh->tr == &load_curl_transport)
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (load_shared_prepare(sh))
+		return -1;
 	nth = cfg->threads < cfg->connections ? cfg->threads : cfg->connections;
-	sh.nthreads = nth;
-	sh.timeout_ns = (uint64_t)cfg->timeout_ms * 1000000ull;
-	sh.batch_ns = batch_ns(cfg, nth);
-	ths = xcalloc((size_t)nth, sizeof(*ths));
+	sh->nthreads = nth;
+	sh->timeout_ns = (uint64_t)cfg->timeout_ms * 1000000ull;
+	sh->batch_ns = batch_ns(cfg, nth);
+	return 0;
+}
+
+/* Phase 2: each thread's share of the connections and the backlog, its
+ * PRNG stream, its per-second slots and its transport state. 0, or -1
+ * (threads initialised so far are released by release_threads). */
+static int init_threads(struct load_shared *sh, struct load_thread *ths)
+{
+	const struct load_config *cfg = sh->cfg;
+	int i, k, nth = sh->nthreads;
+
 	for (i = 0; i < nth; i++) {
 		struct load_thread *th = &ths[i];
 
 		th->id = i;
-		th->sh = &sh;
+		th->sh = sh;
 		th->epfd = -1;
 		th->conns = cfg->connections / nth + (i < cfg->connections % nth);
 		th->bl_cap = (size_t)(cfg->backlog_max / nth + (i < cfg->backlog_max % nth));
@@ -390,119 +396,195 @@ int load_run(const struct load_config *cfg, struct load_result *res)
 		atomic_init(&th->consumed, -1);
 		atomic_init(&th->done, 0);
 		th->scheduling = 1;
-		if (sh.tr->init(th))
-			goto out;
+		if (sh->tr->init(th))
+			return -1;
 	}
+	return 0;
+}
 
-	/* Start a little in the future so every thread is waiting on time. */
-	sh.start_ns = now_ns() + 20000000ull;
-	sh.end_ns = sh.start_ns + (uint64_t)(cfg->duration_s * 1e9);
+/* Phase 3: fix the schedule's start a little in the future (so every
+ * thread is waiting on time) and start the workers. Returns how many
+ * started; fewer than nthreads after an error() (the others are told to
+ * stop). */
+static int start_threads(struct load_shared *sh, struct load_thread *ths)
+{
+	int i, nth = sh->nthreads;
+
+	sh->start_ns = now_ns() + 20000000ull;
+	sh->end_ns = sh->start_ns + (uint64_t)(sh->cfg->duration_s * 1e9);
 	for (i = 0; i < nth; i++) {
-		ths[i].sec_end = sh.start_ns + 1000000000ull;
-		ths[i].next_due = sh.start_ns;
+		ths[i].sec_end = sh->start_ns + 1000000000ull;
+		ths[i].next_due = sh->start_ns;
 		ths[i].j = 0;
 		schedule_next(&ths[i]);
 	}
 	for (i = 0; i < nth; i++) {
 		if (pthread_create(&ths[i].tid, NULL, worker, &ths[i])) {
 			error("load: cannot start generator thread %d", i);
-			atomic_store(&sh.stop, 1);
-			goto join;
+			atomic_store(&sh->stop, 1);
+			return i;
 		}
-		started++;
 	}
+	return nth;
+}
 
-	whole = (unsigned)floor(cfg->duration_s + 1e-9);
-	for (s = 0;; s++) {
-		int all_done, any;
+/* Wait until every worker has published second s or finished; *any: one
+ * published it, *all_done: every worker finished. A set stop flag is
+ * passed on to the workers meanwhile. */
+static void wait_second(struct load_shared *sh, struct load_thread *ths, int64_t s,
+			int *any, int *all_done)
+{
+	struct timespec ts = { 0, 200000 };
+	int i, nth = sh->nthreads;
 
-		nap_until(ths, nth, sh.start_ns + (uint64_t)(s + 1) * 1000000000ull + 1000000ull);
-		/* Wait for every worker to publish second s (or finish). */
-		for (;;) {
-			all_done = 1;
-			any = 0;
-			for (i = 0; i < nth; i++) {
-				int64_t p = atomic_load_explicit(&ths[i].published, memory_order_acquire);
-				int d = atomic_load_explicit(&ths[i].done, memory_order_acquire);
+	for (;;) {
+		*all_done = 1;
+		*any = 0;
+		for (i = 0; i < nth; i++) {
+			int64_t p = atomic_load_explicit(&ths[i].published, memory_order_acquire);
+			int d = atomic_load_explicit(&ths[i].done, memory_order_acquire);
 
-				if (p < s && !d)
-					break;
-				all_done &= d;
-				any |= p >= s;
-			}
-			if (i == nth)
+			if (p < s && !d)
 				break;
-			if (cfg->stop && *cfg->stop)
-				atomic_store(&sh.stop, 1);
-			{
-				struct timespec ts = { 0, 200000 };
-
-				nanosleep(&ts, NULL);
-			}
+			*all_done &= d;
+			*any |= p >= s;
 		}
+		if (i == nth)
+			return;
+		if (sh->cfg->stop && *sh->cfg->stop)
+			atomic_store(&sh->stop, 1);
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Merge the workers' slots of second s into sec (reset first) and hand
+ * the slots back; the CPU spent doing it is the second's too. Returns
+ * that CPU (seconds). */
+static double merge_second(struct load_shared *sh, struct load_thread *ths, int64_t s,
+			   struct load_stats *sec)
+{
+	double c0 = load_thread_cpu_s(), cpu;
+	int i;
+
+	load_stats_reset(sec);
+	for (i = 0; i < sh->nthreads; i++) {
+		struct load_stats *slot = &ths[i].slot[s % LOAD_NSLOT];
+
+		if (atomic_load_explicit(&ths[i].published, memory_order_acquire) < s)
+			continue;
+		load_stats_merge(sec, slot);
+		load_stats_reset(slot);
+		atomic_store_explicit(&ths[i].consumed, s, memory_order_release);
+	}
+	cpu = load_thread_cpu_s() - c0;
+	sec->cpu_s += cpu;
+	return cpu;
+}
+
+/* Phase 4, the coordinator: second by second, wait for every worker,
+ * merge, and report the whole seconds through on_second; stop early when
+ * on_second or the stop flag says so. Returns the coordinator's CPU. */
+static double coordinate(struct load_shared *sh, struct load_thread *ths,
+			 struct load_result *res)
+{
+	const struct load_config *cfg = sh->cfg;
+	unsigned whole = (unsigned)floor(cfg->duration_s + 1e-9);
+	struct load_stats sec;
+	double cpu = 0, c0;
+	int64_t s;
+	int any, all_done;
+
+	load_stats_init(&sec, cfg->nrequests);
+	for (s = 0;; s++) {
+		nap_until(ths, sh->nthreads, sh->start_ns + (uint64_t)(s + 1) * 1000000000ull + 1000000ull);
+		wait_second(sh, ths, s, &any, &all_done);
 		if (!any && all_done)
 			break;
+		cpu += merge_second(sh, ths, s, &sec);
 		c0 = load_thread_cpu_s();
-		load_stats_reset(&sec);
-		for (i = 0; i < nth; i++) {
-			struct load_stats *slot = &ths[i].slot[s % LOAD_NSLOT];
-
-			if (atomic_load_explicit(&ths[i].published, memory_order_acquire) < s)
-				continue;
-			load_stats_merge(&sec, slot);
-			load_stats_reset(slot);
-			atomic_store_explicit(&ths[i].consumed, s, memory_order_release);
-		}
-		sec.cpu_s += load_thread_cpu_s() - c0;
 		load_stats_merge(&res->total, &sec);
-		coord_cpu += load_thread_cpu_s() - c0;
-		if ((unsigned)s < whole && !res->stopped_early && !atomic_load(&sh.stop)) {
+		cpu += load_thread_cpu_s() - c0;
+		if ((unsigned)s < whole && !res->stopped_early && !atomic_load(&sh->stop)) {
 			res->seconds++;
 			if (cfg->on_second && cfg->on_second(cfg->ctx, (unsigned)s, &sec)) {
 				res->stopped_early = 1;
-				atomic_store(&sh.stop, 1);
+				atomic_store(&sh->stop, 1);
 			}
 		}
 		if (cfg->stop && *cfg->stop) {
 			res->stopped_early = 1;
-			atomic_store(&sh.stop, 1);
+			atomic_store(&sh->stop, 1);
 		}
 	}
-	ret = 0;
-join:
-	for (i = 0; i < started; i++)
-		pthread_join(ths[i].tid, NULL);
-	if (ret)
-		goto out;
-	{
-		uint64_t sched_end = sh.start_ns;
+	load_stats_release(&sec);
+	return cpu;
+}
 
-		for (i = 0; i < nth; i++) {
-			res->generator_cpu_s += ths[i].cpu_s;
-			if (ths[i].sched_end > sched_end)
-				sched_end = ths[i].sched_end;
-		}
-		res->generator_cpu_s += coord_cpu;
-		res->elapsed_s = (double)(sched_end - sh.start_ns) / 1e9;
-		if (res->elapsed_s <= 0)
-			res->elapsed_s = cfg->duration_s;
-		res->offered_rps = (double)res->total.counts.due / res->elapsed_s;
-		res->achieved_rps = (double)res->total.counts.completed / res->elapsed_s;
+/* Phase 5: the run's totals: generator CPU, elapsed (the schedule's span,
+ * to the last thread's end of scheduling), offered and achieved rates. */
+static void finish_result(const struct load_shared *sh, const struct load_thread *ths,
+			  double coord_cpu, struct load_result *res)
+{
+	uint64_t sched_end = sh->start_ns;
+	int i;
+
+	for (i = 0; i < sh->nthreads; i++) {
+		res->generator_cpu_s += ths[i].cpu_s;
+		if (ths[i].sched_end > sched_end)
+			sched_end = ths[i].sched_end;
 	}
-	if (cfg->send_times_path && write_send_times(cfg->send_times_path, ths, nth))
-		ret = -1;
-out:
-	for (i = 0; i < nth && ths; i++) {
+	res->generator_cpu_s += coord_cpu;
+	res->elapsed_s = (double)(sched_end - sh->start_ns) / 1e9;
+	if (res->elapsed_s <= 0)
+		res->elapsed_s = sh->cfg->duration_s;
+	res->offered_rps = (double)res->total.counts.due / res->elapsed_s;
+	res->achieved_rps = (double)res->total.counts.completed / res->elapsed_s;
+}
+
+static void release_threads(struct load_shared *sh, struct load_thread *ths)
+{
+	int i, k;
+
+	for (i = 0; i < sh->nthreads && ths; i++) {
 		if (ths[i].sh)
-			sh.tr->release(&ths[i]);
+			sh->tr->release(&ths[i]);
 		for (k = 0; k < LOAD_NSLOT; k++)
 			load_stats_release(&ths[i].slot[k]);
 		free(ths[i].bl);
 		free(ths[i].sends);
 	}
 	free(ths);
-out_early:
-	load_stats_release(&sec);
+}
+
+int load_run(const struct load_config *cfg, struct load_result *res)
+{
+	struct load_shared sh;
+	struct load_thread *ths = NULL;
+	double coord_cpu = 0;
+	int started = 0, i, ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	memset(&sh, 0, sizeof(sh));
+	load_stats_init(&res->total, cfg->nrequests);
+	if (setup_shared(cfg, &sh))
+		goto out;
+	ths = xcalloc((size_t)sh.nthreads, sizeof(*ths));
+	if (init_threads(&sh, ths))
+		goto out;
+	started = start_threads(&sh, ths);
+	if (started == sh.nthreads) {
+		coord_cpu = coordinate(&sh, ths, res);
+		ret = 0;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(ths[i].tid, NULL);
+	if (ret)
+		goto out;
+	finish_result(&sh, ths, coord_cpu, res);
+	if (cfg->send_times_path && write_send_times(cfg->send_times_path, ths, sh.nthreads))
+		ret = -1;
+out:
+	release_threads(&sh, ths);
 	load_shared_release(&sh);
 	return ret;
 }
