@@ -54,10 +54,16 @@ static const char usage_text[] =
 	"cgroup with sandbox.memory_max / pids_max and a build time limit, with\n"
 	"only the environment the spec lists.\n"
 	"\n"
-	"The new run id is the first line of standard output. Exit: as `harness\n"
-	"run` (0, 1, 3: a build that fails is 3, the run recorded as failed), and\n"
-	"2 for an unknown RUN or implementation, a repository that cannot be\n"
-	"fetched or a ref that does not exist (RUN is never modified).\n";
+	"The new run id is the first line of standard output (also when the run\n"
+	"fails: `harness compare RUN NEW` reads why). Exit: 0 measured; 1 the\n"
+	"commit under test failed to build or never came up healthy, or a stage\n"
+	"measured nothing usable; 2 an unknown RUN or implementation, a repository\n"
+	"that cannot be fetched or a ref that does not exist (RUN is never\n"
+	"modified, no run is made); 3 the host could not measure (the sandbox user\n"
+	"could not be prepared, an @base control failed to build or start, an\n"
+	"environment error). Every failure is recorded in the new run (status\n"
+	"failed, runs.failure_kind and failure_impl). In a CI script keep this exit\n"
+	"code: `set -o pipefail`, or write the output to a file, not a pipe.\n";
 
 struct impl_arg {
 	char *name, *repo, *ref;

@@ -133,6 +133,7 @@ static int make_arms(struct run_ctx *rc, const struct run_arm *extra, size_t nex
 		}
 		arm_from_impl(a, base, ra->name, ra->src_dir);
 		a->untrusted = ra->untrusted;
+		a->candidate = ra->untrusted && !ra->clone_of;
 	}
 	rc->narms = n;
 	return 0;
@@ -266,9 +267,19 @@ static int lock_run_dir(const char *dir)
 	return fd; /* kept open (and locked) until the process exits */
 }
 
-static int set_run_status(struct run_ctx *rc, const char *status, const char *failure)
+/*
+ * The run's status, and why when it did not finish cleanly: failure is the
+ * sentence for people, kind the word for programs (runs/README.md:
+ * sandbox, build, start, environment, interrupted, nothing_measured);
+ * build and start name the implementation (rc->fail_impl).
+ */
+static int set_run_status(struct run_ctx *rc, const char *status, const char *failure,
+			  const char *kind)
 {
-	return store_run_set_status(&rc->st, rc->run_id, status, failure,
+	const char *impl = kind && (!strcmp(kind, "build") || !strcmp(kind, "start"))
+				   ? rc->fail_impl : NULL;
+
+	return store_run_set_status(&rc->st, rc->run_id, status, failure, kind, impl,
 				    strcmp(status, "running") ? now_wall() : NAN);
 }
 
@@ -295,10 +306,23 @@ static int ensure_sandbox(struct run_ctx *rc)
 	return 0;
 }
 
+/* Did the arm that failed to build or start hold a rerun's commit under
+ * test? Then the failure is that commit's answer (exit 1), not the
+ * host's (exit 3; also for `run`, whose implementations are the user's). */
+static int candidate_failed(const struct run_ctx *rc)
+{
+	size_t i;
+
+	for (i = 0; i < rc->narms; i++)
+		if (rc->fail_impl && !strcmp(rc->arms[i].name, rc->fail_impl))
+			return rc->arms[i].candidate;
+	return 0;
+}
+
 /* Build, then run the stages; sets the run's final status. */
 static int build_and_run(struct run_ctx *rc)
 {
-	struct sbuf report_dir = SBUF_INIT;
+	struct sbuf report_dir = SBUF_INIT, why = SBUF_INIT;
 	int code;
 
 	rc->started = now_wall();
@@ -308,12 +332,15 @@ static int build_and_run(struct run_ctx *rc)
 		return EXIT_ENV;
 	sut_reap_leftovers();
 	if (ensure_sandbox(rc)) {
-		set_run_status(rc, "failed", "sandbox user could not be prepared");
+		set_run_status(rc, "failed", "sandbox user could not be prepared", "sandbox");
 		return EXIT_ENV;
 	}
 	if (runner_build_all(rc) && !runner_stop) {
-		set_run_status(rc, "failed", "build failed");
-		return EXIT_ENV;
+		code = candidate_failed(rc) ? EXIT_NEGATIVE : EXIT_ENV;
+		sbuf_addf(&why, "%s failed to build", rc->fail_impl ? rc->fail_impl : "?");
+		set_run_status(rc, "failed", why.buf, "build");
+		sbuf_release(&why);
+		return code;
 	}
 	code = runner_stop ? EXIT_NEGATIVE : runner_stages(rc);
 	runner_stop_all(rc);
@@ -321,15 +348,24 @@ static int build_and_run(struct run_ctx *rc)
 		fputc('\n', stderr);
 	run_quality_finish(&rc->st, rc->run_id); /* what was measured, and the load */
 	if (runner_stop) {
-		set_run_status(rc, "interrupted", "interrupted by a signal");
+		set_run_status(rc, "interrupted", "interrupted by a signal", "interrupted");
 		error("%s: interrupted; continue with: harness resume %s", rc->run_id, rc->run_id);
 		return EXIT_NEGATIVE;
 	}
+	if ((rc->fatal || code == EXIT_ENV) && rc->fail_kind && !strcmp(rc->fail_kind, "start")) {
+		code = candidate_failed(rc) ? EXIT_NEGATIVE : EXIT_ENV;
+		sbuf_addf(&why, "%s never came up healthy", rc->fail_impl);
+		set_run_status(rc, "failed", why.buf, "start");
+		sbuf_release(&why);
+		return code;
+	}
 	if (rc->fatal || code == EXIT_ENV) {
-		set_run_status(rc, "failed", "environment error (see the message above)");
+		set_run_status(rc, "failed", "environment error (see the message above)",
+			       "environment");
 		return EXIT_ENV;
 	}
-	set_run_status(rc, "finished", code == EXIT_NEGATIVE ? "a stage measured nothing usable" : NULL);
+	set_run_status(rc, "finished", code == EXIT_NEGATIVE ? "a stage measured nothing usable" : NULL,
+		       code == EXIT_NEGATIVE ? "nothing_measured" : NULL);
 	fprintf(stderr, "harness: %s finished: %zu windows, %zu accepted, %zu failed, %zu rejected\n",
 		rc->run_id, rc->done, rc->accepted, rc->failed, rc->rejected);
 	/* The morning's reading, written before anyone asks for it. */
@@ -601,7 +637,7 @@ int runner_resume(const char *run_dir, int force)
 	if (hostfacts_read(&rc.facts))
 		warning("host facts could not all be read");
 	store_event(&rc.st, rc.run_id, -1, "resume", "resumed%s", mismatch ? " with --force" : "");
-	set_run_status(&rc, "running", NULL);
+	set_run_status(&rc, "running", NULL, NULL);
 	printf("%s\n", rc.run_id);
 	fflush(stdout);
 	for (i = 0; i < rc.narms; i++)

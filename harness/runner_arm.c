@@ -69,6 +69,14 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 	if (!a->sut)
 		goto out;
 	if (sut_wait_healthy(a->sut, a->impl.health_timeout_s)) {
+		/* It was started, and exited or never answered healthy: the
+		 * implementation's doing (sut_start failing is the host's). */
+		if (!a->starts && !rc->fail_kind && !runner_stop) {
+			store_event(&rc->st, rc->run_id, wp->id, "start_failed",
+				    "%s never came up healthy (see its log)", a->name);
+			rc->fail_kind = "start";
+			rc->fail_impl = a->name;
+		}
 		runner_arm_stop(a);
 		goto out;
 	}
@@ -107,11 +115,14 @@ int runner_build_all(struct run_ctx *rc)
 		bo.stop = &runner_stop;
 		fprintf(stderr, "harness: building %s\n", a->name);
 		if (sut_build(&bo)) {
-			if (runner_stop)
+			if (runner_stop) {
 				store_event(&rc->st, rc->run_id, -1, "build_interrupted", "%s", a->name);
-			else
+			} else {
 				store_event(&rc->st, rc->run_id, -1, "build_failed", "%s: see %s",
 					    a->name, log.buf);
+				rc->fail_kind = "build";
+				rc->fail_impl = a->name;
+			}
 			ret = -1;
 		}
 	}

@@ -26,6 +26,9 @@ struct arm {
 				    point at this arm's own strings */
 	char *workdir;           /* where build and start run */
 	int untrusted;           /* build/run as the sandbox user */
+	int candidate;           /* rerun: the commit under test (not an @base
+				    control): its build or start failure is
+				    its own fault, exit 1, not the host's */
 	struct sut *sut;         /* running instance, or NULL */
 	struct rtstats *rts;     /* its runtime-stats poller, or NULL */
 	unsigned starts;         /* times started in this invocation */
@@ -58,6 +61,9 @@ struct run_ctx {
 
 	/* fatal: an environment error (exit 3) stopped the run */
 	int fatal;
+	/* why the run failed, for runs.failure_kind / failure_impl (NULL:
+	 * not set; fail_impl points at an arm's name) */
+	const char *fail_kind, *fail_impl;
 };
 
 /* runner_progress.c */

@@ -361,8 +361,11 @@ static int window_warmup(struct window_ctx *w)
 	if (runner_arm_start(rc, wp->arm, wp)) {
 		if (runner_stop)
 			return 1;   /* interrupted while waiting for it: resumable */
+		/* Never came up: the run fails (runner_arm_start recorded
+		 * whether it was the implementation's fault; runner.c picks
+		 * the exit code). */
 		if (wp->arm->starts == 0)
-			return -1;  /* never came up: an environment error (exit 3) */
+			return -1;
 		/* It ran before and will not come back: judged as exited. */
 		w->sut_exited = 1;
 		store_event(&rc->st, rc->run_id, wp->id, "sut_start_failed",

@@ -132,6 +132,7 @@ struct spec_compare {
 	double margin_pct;              /* default 5 */
 	unsigned metrics;               /* bit set of compare_metric; default both */
 	double alpha;                   /* default 0.05 (95% intervals) */
+	int min_pairs;                  /* default 3: valid pairs at a rate */
 };
 
 /* Untrusted builds (harness rerun). */

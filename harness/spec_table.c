@@ -223,6 +223,8 @@ static const struct field compare_fields[] = {
 	  "metrics harness compare judges" },
 	{ "alpha", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_compare, alpha), 0, 0, 0.5, 0.05, NULL, NULL, NULL, 0, 0, 0,
 	  "1 - confidence of the intervals (0.05: 95%)" },
+	{ "min_pairs", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_compare, min_pairs), 0, 2, 1000, 3, NULL, NULL, NULL, 0, 0, 0,
+	  "valid window pairs (both sides accepted or failed) needed at one rate or more before compare answers; fewer is inconclusive (exit 3)" },
 	FIELD_END
 };
 

@@ -21,6 +21,8 @@ static const struct store_coldef run_cols[] = {
 	C(run_record, finished_at, SC_REAL),
 	C(run_record, status, SC_TEXT),
 	C(run_record, failure, SC_TEXT),
+	C(run_record, failure_kind, SC_TEXT),
+	C(run_record, failure_impl, SC_TEXT),
 	C(run_record, exploratory, SC_INT),
 	C(run_record, forced, SC_INT),
 	C(run_record, harness_version, SC_TEXT),
@@ -208,17 +210,20 @@ int store_impl_set_knee(struct store *st, const char *run_id, const char *name,
 }
 
 int store_run_set_status(struct store *st, const char *run_id, const char *status,
-			 const char *failure, double finished_at)
+			 const char *failure, const char *kind, const char *impl,
+			 double finished_at)
 {
 	struct store_row p;
 
 	store_row_init(&p, NULL);
 	store_row_text(&p, "status", status);
 	store_row_text(&p, "failure", failure);
+	store_row_text(&p, "failure_kind", kind);
+	store_row_text(&p, "failure_impl", impl);
 	store_row_real(&p, "finished_at", finished_at);
 	store_row_text(&p, "id", run_id);
-	return store_run_sql(st, "UPDATE runs SET status = ?, failure = ?, finished_at = ?"
-				 " WHERE id = ?", &p);
+	return store_run_sql(st, "UPDATE runs SET status = ?, failure = ?, failure_kind = ?,"
+				 " failure_impl = ?, finished_at = ? WHERE id = ?", &p);
 }
 
 int store_run_set_forced(struct store *st, const char *run_id)

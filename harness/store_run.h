@@ -48,6 +48,9 @@ struct run_record {
 	double created_at, finished_at;
 	char *status;                /* running|finished|failed|interrupted */
 	char *failure;
+	char *failure_kind;          /* sandbox|build|start|environment|
+					interrupted|nothing_measured, or NULL */
+	char *failure_impl;          /* build and start: the implementation */
 	int exploratory, forced;
 	char *harness_version, *parent_run, *sandbox_user;
 	char *spec_repo, *spec_commit, *spec_branch;
@@ -87,9 +90,11 @@ int store_host_fact_upsert(struct store *st, const struct host_fact *f);
 int store_impl_set_knee(struct store *st, const char *run_id, const char *name,
 			double knee_rps, int crossed, const char *kind, double lo_rps,
 			double hi_rps, const char *reason);
-/* runs.status, failure (NULL: NULL), finished_at (now, unless running). */
+/* runs.status, failure, failure_kind, failure_impl (NULL: NULL),
+ * finished_at (NAN: NULL). */
 int store_run_set_status(struct store *st, const char *run_id, const char *status,
-			 const char *failure, double finished_at);
+			 const char *failure, const char *kind, const char *impl,
+			 double finished_at);
 /* runs.forced = 1. */
 int store_run_set_forced(struct store *st, const char *run_id);
 

@@ -189,5 +189,12 @@ const char *const store_migrations[] = {
 	"ALTER TABLE impls ADD COLUMN knee_lo_rps REAL;"
 	"ALTER TABLE impls ADD COLUMN knee_hi_rps REAL;"
 	"ALTER TABLE impls ADD COLUMN knee_reason TEXT;",
+	/* version 5: why a run failed, for programs (harness compare tells a
+	 * commit that failed to build or start from a host that failed):
+	 * failure_kind sandbox|build|start|environment|interrupted|
+	 * nothing_measured; failure_impl names the implementation for build
+	 * and start. */
+	"ALTER TABLE runs ADD COLUMN failure_kind TEXT;"
+	"ALTER TABLE runs ADD COLUMN failure_impl TEXT;",
 	NULL,
 };
