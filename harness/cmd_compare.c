@@ -11,48 +11,65 @@
 #include "util.h"
 
 static const char usage_text[] =
-	"usage: harness compare BASE NEW [--impl NAME] [--format md|json] [--json]\n"
-	"                       [--junit FILE] [--runs-dir D]\n"
+	"usage: harness compare BASE NEW [--impl NAME] [--judge-unpaired] [--inconclusive-ok]\n"
+	"                       [--format md|json] [--json] [--junit FILE] [--runs-dir D]\n"
 	"\n"
-	"Compare run NEW with run BASE (run ids under --runs-dir, or run directories),\n"
-	"for each implementation present in both, at each rate where both have\n"
-	"accepted windows: p99 from the merged histograms (ms) and CPU per request\n"
-	"(sum cpu / sum completed, us), the difference new - base with its interval,\n"
-	"and the knee of each side with its bootstrap interval.\n"
+	"Did NEW get slower, costlier or break against BASE? (run ids under\n"
+	"--runs-dir, or run directories). The answer fails closed: no exit 0\n"
+	"without the evidence for it.\n"
 	"\n"
-	"When NEW holds an arm \"<impl>@base\" (harness rerun --with-baseline), <impl>\n"
-	"is compared with that arm, paired by block (same stage and block, both\n"
-	"windows accepted); otherwise BASE's windows against NEW's, unpaired (Welch),\n"
-	"and the output says so.\n"
+	"Judged implementations decide the exit code: by default those NEW pairs\n"
+	"with a control \"<impl>@base\" (harness rerun --with-baseline: the changed\n"
+	"arms, paired by block with the baseline commit interleaved in the same\n"
+	"blocks). --impl NAME judges exactly NAME (paired or not); --judge-unpaired\n"
+	"also judges every implementation whose commit differs between the runs,\n"
+	"compared unpaired. The others are listed as advisory. BASE and NEW the same\n"
+	"run: only its paired arms are compared (exit 2 when it has none).\n"
 	"\n"
-	"Verdict per metric and rate, with m = margin_pct %% of the base value and\n"
-	"[lo, hi] the interval of the mean difference d (level 1 - alpha):\n"
-	"  regression    lo > 0 and d > m\n"
+	"Evidence: valid windows are accepted or failed (a failed window is a valid\n"
+	"measurement that fails the SLO; rejected ones are void). A judged\n"
+	"implementation needs compare.min_pairs (default 3) valid window pairs at\n"
+	"one rate or more. It REGRESSED when NEW's commit failed to build or never\n"
+	"came up healthy; when, at a rate with min_pairs valid windows on both\n"
+	"sides, most of NEW's windows failed (errors, unexpected statuses, under-\n"
+	"delivery, death) and none of BASE's did; when NEW crosses the SLO at a rung\n"
+	"where BASE holds; or when a metric is higher beyond the margin.\n"
+	"\n"
+	"Metrics, at each rate where both sides have accepted windows: latency at\n"
+	"the SLO percentile of each window (spec key `p99`; ms) and CPU per request\n"
+	"(us). The shift new - base is the Hodges-Lehmann estimate d with its\n"
+	"distribution-free interval [lo, hi] at 1 - 2 alpha (Wilcoxon signed-rank\n"
+	"paired, Mann-Whitney unpaired), so one window the host stalled moves it by\n"
+	"one rank. With m = margin_pct %% of the base value:\n"
+	"  regression    lo > 0 and d > m      (a one-sided test at alpha)\n"
 	"  improvement   hi < 0 and d < -m\n"
-	"  no change     -m < lo and hi < m (equivalent within the margin)\n"
-	"  inconclusive  none of these (an interval too wide to tell), or fewer\n"
-	"                than 2 windows/pairs\n"
-	"Per implementation: regression if any cell is, else improvement if any,\n"
-	"else inconclusive if any (or no common rate), else no change. The rule is\n"
-	"NEW's stored spec `compare: { margin_pct: 5, metric: [p99,\n"
-	"cpu_per_request], alpha: 0.05 }` (those are the defaults).\n"
+	"  no change     -m < lo and hi < m    (equivalence, two one-sided tests)\n"
+	"  inconclusive  none of these, or too few pairs for the level\n"
+	"The rule is NEW's stored spec `compare: { margin_pct: 5, metric: [p99,\n"
+	"cpu_per_request], alpha: 0.05, min_pairs: 3 }` (the defaults).\n"
 	"\n"
 	"--format md (default) is fit to paste as a pull-request comment; --format\n"
 	"json (or --json) is machine-readable; --junit FILE also writes JUnit XML\n"
-	"(one testcase per implementation verdict and per metric/rate; regression =\n"
-	"failure, inconclusive = skipped).\n"
+	"(regression = failure, inconclusive = error, advisory = skipped). Each\n"
+	"names both runs' status (finished, failed, interrupted, running).\n"
 	"\n"
-	"Exit 0 when no implementation regressed, 1 when any did, 2 on bad input\n"
-	"(unknown run, --impl not in both, nothing in common).\n";
+	"Exit: 0 every judged implementation has enough valid evidence and none\n"
+	"regressed; 1 a judged implementation regressed; 2 bad input (unknown run,\n"
+	"--impl not in both, nothing in common, a run against itself with nothing\n"
+	"paired); 3 inconclusive: not enough valid evidence, either run failed (for\n"
+	"another reason than NEW's build or start) or is unfinished, or nothing is\n"
+	"judged; the reason is given per implementation. --inconclusive-ok turns 3\n"
+	"into 0 (advisory jobs).\n";
 
 int cmd_compare(int argc, char **argv)
 {
-	const char *runs_dir = NULL, *only = NULL, *format = "md", *junit = NULL;
+	const char *runs_dir = NULL, *format = "md", *junit = NULL;
+	struct compare_opts opts = { NULL, 0 };
 	const char *pos[2] = { NULL, NULL };
 	struct cmp_run base, new_;
 	struct compare c;
 	struct sbuf out = SBUF_INIT;
-	int i, npos = 0, ret = EXIT_USAGE, loaded = 0;
+	int i, npos = 0, ret = EXIT_USAGE, loaded = 0, inconclusive_ok = 0;
 
 	memset(&c, 0, sizeof(c));
 	if (cmd_wants_help(argc, argv)) {
@@ -64,7 +81,11 @@ int cmd_compare(int argc, char **argv)
 		if (!strcmp(a, "--runs-dir") && i + 1 < argc)
 			runs_dir = argv[++i];
 		else if (!strcmp(a, "--impl") && i + 1 < argc)
-			only = argv[++i];
+			opts.only = argv[++i];
+		else if (!strcmp(a, "--judge-unpaired"))
+			opts.judge_unpaired = 1;
+		else if (!strcmp(a, "--inconclusive-ok"))
+			inconclusive_ok = 1;
 		else if (!strcmp(a, "--format") && i + 1 < argc)
 			format = argv[++i];
 		else if (!strcmp(a, "--json"))
@@ -92,7 +113,7 @@ int cmd_compare(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	loaded = 1;
-	if (compare_runs(&c, &base, &new_, only))
+	if (compare_runs(&c, &base, &new_, &opts))
 		goto out;
 	if (junit) {
 		struct sbuf x = SBUF_INIT;
@@ -114,7 +135,8 @@ int cmd_compare(int argc, char **argv)
 		ret = EXIT_ENV;
 		goto out;
 	}
-	ret = c.regressions ? EXIT_NEGATIVE : EXIT_OK;
+	ret = c.exit_code == 1 ? EXIT_NEGATIVE : c.exit_code == 3 && !inconclusive_ok ? EXIT_ENV
+									   : EXIT_OK;
 out:
 	if (loaded)
 		compare_release(&c);

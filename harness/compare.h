@@ -1,38 +1,66 @@
 /*
- * compare: two runs, implementation by implementation (harness compare).
+ * compare: two runs, implementation by implementation (harness compare),
+ * and a verdict that fails closed. docs: README.md "harness compare".
  *
- * For each implementation present in both runs (arms named "<impl>@base"
- * are controls, never compared on their own) and each rate at which both
- * sides have accepted windows:
+ * Which implementations are JUDGED (decide the exit code):
+ *   - by default, those NEW pairs with a control "<impl>@base" (harness
+ *     rerun --with-baseline: the changed arms, the baseline commit
+ *     interleaved in the same blocks);
+ *   - with only (--impl NAME): exactly that one, paired or not;
+ *   - with judge_unpaired (--judge-unpaired): also every implementation
+ *     compared unpaired across the two runs whose commit differs.
+ * Every other implementation in both runs is ADVISORY: compared and shown,
+ * never deciding the exit code (two runs made at different times differ by
+ * the host's drift as much as by the code).
  *
- *   p99            from the MERGED latency histograms of the accepted
- *                  windows (ms);
- *   cpu_per_request  sum(cpu_s) / sum(completed) over them (us/request);
+ * Evidence. A window is valid when accepted or failed (docs/DESIGN.md:
+ * failed = a valid measurement that fails the SLO; rejected = void). A
+ * valid pair is, paired, the two arms' windows of one stage and block,
+ * both valid; unpaired, min(valid BASE, valid NEW) windows at a rate. An
+ * implementation needs compare.min_pairs (default 3) valid pairs at one
+ * rate or more.
  *
- * and the difference new - base with a (1 - alpha) interval on the
- * per-window values: PAIRED by block when NEW holds "<impl>@base" (the
- * baseline commit interleaved in the same blocks: base = that arm, the
- * pairs are its and <impl>'s windows of the same stage and block, both
- * accepted), otherwise UNPAIRED (Welch, BASE's windows against NEW's),
- * which the output says.
+ * Verdict of a judged implementation, the first that applies:
+ *   regression    NEW's run failed because this implementation's commit
+ *                 failed to build or never came up healthy
+ *                 (runs.failure_kind build|start, failure_impl = it);
+ *   inconclusive  either run is not `finished` (failed for another
+ *                 reason, interrupted, running);
+ *   regression    an outcome failure: at a rate with >= min_pairs valid
+ *                 windows on both sides, more than half of NEW's failed
+ *                 (errors, under-delivery, death...) and none of BASE's;
+ *   regression    a knee regression: NEW crosses the SLO (its isotonic fit
+ *                 over valid ladder/refine/confirm windows, failed windows
+ *                 counting as above it) at a rung where BASE's fit holds,
+ *                 both with >= min_pairs valid windows there;
+ *   inconclusive  fewer than min_pairs valid pairs at every rate;
+ *   regression    a metric cell says so (below);
+ *   improvement   a cell does, none regressed;
+ *   inconclusive  no cell decided anything (every interval too wide);
+ *   no change     every cell is equivalent within the margin;
+ *   no regression otherwise (some cells equivalent, some undecided).
+ * The exit code: 1 if a judged implementation regressed, else 3 if one is
+ * inconclusive or none is judged, else 0.
  *
- * Verdict of one metric at one rate, with m = margin_pct % of the base
- * value and [lo, hi] the interval of the mean difference d:
- *   regression     lo > 0 and d > m   (significantly higher, beyond margin)
+ * Metric cells, at each rate where both sides have accepted windows:
+ *   latency     the SLO percentile (slo.percentile; spec key `p99`) of
+ *               each accepted window's histogram (ms); merged values
+ *               shown from the merged histograms;
+ *   cpu_per_request  sum(cpu_s) / sum(completed) (us/request).
+ * The shift new - base is the Hodges-Lehmann estimate d (paired: median of
+ * the Walsh averages of the per-block differences; unpaired: median of
+ * every NEW - BASE difference) with its distribution-free interval
+ * [lo, hi] at level 1 - 2 alpha (stat_hl_*: Wilcoxon signed-rank /
+ * Mann-Whitney). One window the host stalled moves d by one rank, not by
+ * its size / n as a mean would. With m = margin_pct % of the base value:
+ *   regression     lo > 0 and d > m    (one-sided test at alpha)
  *   improvement    hi < 0 and d < -m
- *   no change      -m < lo and hi < m (equivalent within the margin)
- *   inconclusive   none of these (e.g. an interval too wide to tell), or
- *                  fewer than 2 windows (pairs) on a side
- * An implementation's verdict: regression if any of its metric/rate cells
- * is; else improvement if any is; else inconclusive if any is; else no
- * change (and inconclusive when no rate was measured in both). The rule
- * (margin_pct, metric, alpha) is NEW's stored spec's `compare:` (spec
- * defaults: 5 %, [p99, cpu_per_request], 0.05).
+ *   no change      -m < lo and hi < m  (equivalence: two one-sided tests)
+ *   inconclusive   none of these, or too few pairs for the level (5 pairs
+ *                  at alpha 0.05).
  *
- * Knee per side: stat_knee over the side's accepted ladder windows (the
- * SLO percentile from each window's histogram, weighted by completed
- * requests), interval from stat_knee_bootstrap (2000 resamples, the run's
- * seed, level 1 - alpha); the shift is new - base when both crossed.
+ * Knee per side (shown): stat_knee over the valid ladder/refine/confirm
+ * windows (failed ones entering far above the SLO), bootstrap interval.
  *
  * Ownership: struct compare owns everything; compare_release() frees it.
  */
@@ -47,35 +75,48 @@
 
 struct sbuf;
 
-enum cmp_verdict { CMP_NO_CHANGE, CMP_IMPROVEMENT, CMP_REGRESSION, CMP_INCONCLUSIVE, CMP_NA };
-const char *cmp_verdict_name(enum cmp_verdict v); /* "no change", ... "n/a" */
+enum cmp_verdict {
+	CMP_NO_CHANGE, CMP_IMPROVEMENT, CMP_REGRESSION, CMP_INCONCLUSIVE, CMP_NA,
+	CMP_NO_REGRESSION,
+};
+/* "no change", "improvement", "regression", "inconclusive", "n/a",
+ * "no regression" */
+const char *cmp_verdict_name(enum cmp_verdict v);
 
-/* One accepted window, as compare needs it. */
+enum cmp_wstatus { CMP_W_ACCEPTED, CMP_W_FAILED, CMP_W_REJECTED };
+
+/* One done window, as compare needs it. */
 struct cmp_win {
 	char *impl, *stage;
+	char *reasons;       /* failing gates, comma list, or NULL */
+	enum cmp_wstatus status;
 	int rung, block;
 	double rate;
 	int64_t completed;
 	double cpu_s;        /* NAN: not accounted */
 	double p99_ms;       /* from the histogram when stored, else the column */
-	double pslo_ms;      /* the SLO percentile (knee input) */
+	double pslo_ms;      /* the SLO percentile (cells and knee) */
 	int has_hist;
 	void *hist;          /* struct hist *, or NULL */
 };
 
 struct cmp_run {
 	char *id, *dir, *spec_name, *spec_hash, *status;
+	char *failure;       /* runs.failure, or NULL */
+	char *failure_kind;  /* runs.failure_kind (build, start, ...) or NULL */
+	char *failure_impl;  /* the implementation for build and start, or NULL */
 	uint64_t seed;
 	int exploratory;
 	/* from the stored spec (defaults when it cannot be parsed) */
 	double slo_pct, slo_ms;
 	size_t min_reps;
 	double margin_pct, alpha;
+	size_t min_pairs;
 	unsigned metrics;    /* CMP_P99 | CMP_CPU_PER_REQUEST bits (spec.h) */
 	int spec_ok;
 	char **impls, **commits, **refs;  /* in spec order */
 	size_t nimpls;
-	struct cmp_win *w;
+	struct cmp_win *w;   /* every done window, any status */
 	size_t nw;
 };
 
@@ -83,54 +124,75 @@ struct cmp_metric {
 	enum cmp_verdict verdict;
 	double base, new_;   /* merged values; NAN when missing */
 	double rel_pct;      /* (new - base) / base * 100 */
-	struct diff_ci ci;   /* of the per-window (per-pair) difference */
+	struct diff_ci ci;   /* Hodges-Lehmann shift (ci.mean) and interval */
 	size_t nbase, nnew;  /* windows (paired: pairs in both) */
 };
 
 struct cmp_rate {
 	double rate;
+	/* valid windows (accepted + failed) and failed ones per side; valid
+	 * pairs (paired: blocks with both valid; else min of the sides) */
+	size_t vbase, fbase, vnew, fnew, vpairs;
+	int outcome_regression;  /* NEW failed where BASE held (compare.h) */
+	int has_cells;           /* both sides have accepted windows here */
 	struct cmp_metric p99, cpu;
 };
 
 struct cmp_knee {
-	int has;             /* at least one accepted ladder window */
+	int has;             /* at least one valid ladder/refine/confirm window */
 	struct knee_fit fit;
 	struct knee_interval ci;
 	int has_ci;
+	double held_rps;     /* highest rung where the fit holds (NAN: none) */
+	double cross_rps;    /* first rung where it does not (NAN: none) */
+	size_t held_n, cross_n;  /* valid windows at those rungs */
 };
 
 struct cmp_impl {
 	char *name;
 	const char *base_commit, *new_commit, *new_ref;  /* borrowed */
 	int paired;          /* NEW holds <name>@base */
+	int judged;          /* decides the exit code; else advisory */
 	struct cmp_rate *rates;
 	size_t nrates;
+	size_t max_vpairs;   /* most valid pairs at any rate */
 	struct cmp_knee kbase, knew;
 	enum cmp_verdict verdict;
-	char *why;           /* one line: the cells behind the verdict */
+	char *why;           /* one line: what decided the verdict */
+};
+
+struct compare_opts {
+	const char *only;    /* judge exactly this implementation, or NULL */
+	int judge_unpaired;  /* also judge changed implementations unpaired */
 };
 
 struct compare {
 	struct cmp_run base, new_;
 	double margin_pct, alpha;
+	size_t min_pairs;
 	unsigned metrics;
 	int same_spec;       /* the stored spec hashes are equal */
+	int same_run;        /* BASE and NEW are one run */
 	struct cmp_impl *impls;
 	size_t nimpls;
-	int regressions;     /* implementations with a regression */
+	int judged;          /* judged implementations */
+	int regressions;     /* judged implementations with a regression */
+	int inconclusive;    /* judged implementations without an answer */
+	int exit_code;       /* 0, 1 or 3 (compare.h, the verdict) */
 };
 
-/* Load one run's accepted windows and stored spec. -1 after error(). */
+/* Load one run's done windows and stored spec. -1 after error(). */
 int cmp_run_load(struct cmp_run *r, const char *runs_dir, const char *run);
 void cmp_run_release(struct cmp_run *r);
 
 /*
- * Compare base with new_ (both loaded; ownership moves into c). only: an
- * implementation name, or NULL for all. -1 after an error() when only is
- * not present in both, or the runs have no implementation in common.
+ * Compare base with new_ (both loaded; ownership moves into c, also on
+ * failure). -1 after an error() when opts->only is not in both runs, the
+ * runs have no implementation in common, or BASE and NEW are one run with
+ * no paired arm to compare (exit 2 for the caller).
  */
 int compare_runs(struct compare *c, struct cmp_run *base, struct cmp_run *new_,
-		 const char *only);
+		 const struct compare_opts *opts);
 void compare_release(struct compare *c);
 
 /* Writers (compare_out.c): append one whole document to out. */

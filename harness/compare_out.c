@@ -76,12 +76,36 @@ static const char *pair_text(const struct compare *c, const struct cmp_impl *im,
 		sbuf_addf(o, "paired by block against `%s@base` (the baseline commit interleaved "
 			  "in the same blocks of %s)", im->name, c->new_.id);
 	else
-		sbuf_addf(o, "unpaired (Welch): %s and %s ran at different times, so the "
-			  "interval also carries any drift between the runs", c->base.id, c->new_.id);
+		sbuf_addf(o, "unpaired (every %s window against every %s window): the runs ran "
+			  "at different times, so the interval also carries any drift between "
+			  "them", c->new_.id, c->base.id);
 	return o->buf;
 }
 
 /* ------------------------------------------------------------ markdown */
+
+static void run_status(struct sbuf *o, const char *role, const struct cmp_run *r)
+{
+	sbuf_addf(o, "%s `%s` **%s**", role, r->id, *r->status ? r->status : "(no status)");
+	if (r->failure)
+		sbuf_addf(o, " (%s)", r->failure);
+}
+
+static void md_evidence(struct sbuf *o, const struct cmp_impl *im)
+{
+	size_t j;
+
+	sbuf_adds(o, "| rate (req/s) | base: valid (failed) | new: valid (failed) | valid pairs "
+		  "| outcome |\n|---:|---:|---:|---:|---|\n");
+	for (j = 0; j < im->nrates; j++) {
+		const struct cmp_rate *r = &im->rates[j];
+		sbuf_addf(o, "| %.0f | %zu (%zu) | %zu (%zu) | %zu | %s |\n", r->rate, r->vbase,
+			  r->fbase, r->vnew, r->fnew, r->vpairs,
+			  r->outcome_regression ? "**new fails where base held**"
+			  : r->fnew ? "both fail" : r->fbase ? "base fails" : "both hold");
+	}
+	sbuf_adds(o, "\n");
+}
 
 static void md_cell(struct sbuf *o, const struct cmp_rate *r, const char *label,
 		    const struct cmp_metric *m, int prec, const char *unit, int paired)
@@ -117,41 +141,64 @@ void compare_md(const struct compare *c, struct sbuf *o)
 	struct sbuf t = SBUF_INIT;
 	char b1[13], b2[13];
 	size_t i, j;
-	double lvl = (1 - c->alpha) * 100;
+	double lvl = (1 - 2 * c->alpha) * 100;
 
 	sbuf_addf(o, "## harness compare: `%s` → `%s`\n\n", c->base.id, c->new_.id);
+	run_status(o, "Base", &c->base);
+	run_status(o, "; new", &c->new_);
+	sbuf_adds(o, ".\n\n");
+	if (c->same_run)
+		sbuf_adds(o, "**BASE and NEW are the same run**: only its paired arms "
+			  "(`<impl>@base`) are compared.\n\n");
+	if (!c->judged)
+		sbuf_adds(o, "**No implementation is judged**: none is paired with an `@base` "
+			  "control; unpaired comparisons are advisory (`--impl NAME` or "
+			  "`--judge-unpaired` judges them).\n\n");
 	if (c->base.exploratory || c->new_.exploratory)
 		sbuf_adds(o, "**EXPLORATORY**: a run was made from a dirty spec (--allow-dirty).\n\n");
 	sbuf_addf(o, "Spec `%s`, stored hash `%.12s`%s. ", c->new_.spec_name, c->new_.spec_hash,
 		  c->same_spec ? " (identical in both runs)" : "; **the runs' stored specs differ**");
-	sbuf_addf(o, "Rule: margin %g%%, metrics", c->margin_pct);
+	sbuf_addf(o, "Rule: margin %g%%, min_pairs %zu, metrics", c->margin_pct, c->min_pairs);
 	if (c->metrics & CMP_P99)
-		sbuf_adds(o, " p99");
+		sbuf_addf(o, " p%g", c->new_.slo_pct);
 	if (c->metrics & CMP_CPU_PER_REQUEST)
 		sbuf_adds(o, (c->metrics & CMP_P99) ? ", cpu_per_request" : " cpu_per_request");
-	sbuf_addf(o, "; %g%% intervals; accepted windows only; p99 from merged histograms.\n\n",
-		  lvl);
+	sbuf_addf(o, "; Hodges-Lehmann shifts with %g%% distribution-free intervals "
+		  "(one-sided tests at %g%%) over accepted windows; merged values from merged "
+		  "histograms.\n\n", lvl, c->alpha * 100);
 
 	for (i = 0; i < c->nimpls; i++) {
 		const struct cmp_impl *im = &c->impls[i];
 		double d;
 
-		sbuf_addf(o, "### `%s`: **%s**\n\n", im->name, cmp_verdict_name(im->verdict));
+		if (im->judged)
+			sbuf_addf(o, "### `%s`: **%s**\n\n", im->name, cmp_verdict_name(im->verdict));
+		else
+			sbuf_addf(o, "### `%s` (advisory, not judged): %s\n\n", im->name,
+				  cmp_verdict_name(im->verdict));
+		sbuf_adds(o, "Why: ");
+		sbuf_adds(o, im->why);
+		sbuf_adds(o, ".\n\n");
 		sbuf_addf(o, "Commit `%s` → `%s`", short_commit(im->base_commit, b1),
 			  short_commit(im->new_commit, b2));
 		if (im->new_ref)
 			sbuf_addf(o, " (ref `%s`)", im->new_ref);
 		sbuf_addf(o, "; %s.\n\n", pair_text(c, im, &t));
 		if (!im->nrates) {
-			sbuf_adds(o, "No rate has accepted windows on both sides.\n\n");
+			sbuf_adds(o, "No rate has valid windows on both sides.\n\n");
 		} else {
-			sbuf_addf(o, "| rate (req/s) | metric | base | new | Δ | Δ %% | %g%% CI of Δ | "
-				  "windows | verdict |\n", lvl);
+			md_evidence(o, im);
+			sbuf_reset(&t);
+			sbuf_addf(&t, "p%g (ms)", c->new_.slo_pct);
+			sbuf_addf(o, "| rate (req/s) | metric | base | new | Δ | Δ %% | %g%% interval "
+				  "of the shift | windows | verdict |\n", lvl);
 			sbuf_adds(o, "|---:|---|---:|---:|---:|---:|---|---:|---|\n");
 			for (j = 0; j < im->nrates; j++) {
 				const struct cmp_rate *r = &im->rates[j];
+				if (!r->has_cells)
+					continue;
 				if (c->metrics & CMP_P99)
-					md_cell(o, r, "p99 (ms)", &r->p99, 3, "", im->paired);
+					md_cell(o, r, t.buf, &r->p99, 3, "", im->paired);
 				if (c->metrics & CMP_CPU_PER_REQUEST)
 					md_cell(o, r, "CPU/request (µs)", &r->cpu, 1, "", im->paired);
 			}
@@ -165,10 +212,12 @@ void compare_md(const struct compare *c, struct sbuf *o)
 			sbuf_addf(o, "; shift %+.0f req/s", d);
 		sbuf_adds(o, ".\n\n");
 	}
-	sbuf_addf(o, "Δ is new - base of the merged values; the interval is for the mean "
-		  "per-window (paired: per-block) difference of the accepted windows.\n\n");
-	sbuf_addf(o, "**Result: %s** (exit %d).\n",
-		  c->regressions ? "regression" : "no regression", c->regressions ? 1 : 0);
+	sbuf_addf(o, "Δ is new - base of the merged values; the interval is for the "
+		  "Hodges-Lehmann shift of the per-window (paired: per-block) values.\n\n");
+	sbuf_addf(o, "**Result: %s** (exit %d): %d judged, %d regressed, %d inconclusive.\n",
+		  c->exit_code == 1 ? "regression" : c->exit_code == 3 ? "inconclusive"
+								     : "no regression",
+		  c->exit_code, c->judged, c->regressions, c->inconclusive);
 	sbuf_release(&t);
 }
 
@@ -226,6 +275,31 @@ static void json_str_or_null(struct sbuf *o, const char *s)
 		sbuf_adds(o, "null");
 }
 
+static void json_run(struct sbuf *o, const char *role, const struct cmp_run *r)
+{
+	sbuf_addf(o, ",\"%s_status\":", role);
+	sbuf_add_json_str(o, r->status);
+	sbuf_addf(o, ",\"%s_failure\":", role);
+	json_str_or_null(o, r->failure);
+	sbuf_addf(o, ",\"%s_failure_kind\":", role);
+	json_str_or_null(o, r->failure_kind);
+	sbuf_addf(o, ",\"%s_failure_impl\":", role);
+	json_str_or_null(o, r->failure_impl);
+}
+
+static void json_rate(struct sbuf *o, const struct compare *c, const struct cmp_rate *r)
+{
+	sbuf_addf(o, "{\"rate\":%g,\"base_valid\":%zu,\"base_failed\":%zu,\"new_valid\":%zu,"
+		  "\"new_failed\":%zu,\"valid_pairs\":%zu,\"outcome_regression\":%s,", r->rate,
+		  r->vbase, r->fbase, r->vnew, r->fnew, r->vpairs,
+		  r->outcome_regression ? "true" : "false");
+	json_metric(o, "latency", &r->p99, r->has_cells && (c->metrics & CMP_P99) != 0);
+	sbuf_adds(o, ",");
+	json_metric(o, "cpu_per_request", &r->cpu,
+		    r->has_cells && (c->metrics & CMP_CPU_PER_REQUEST) != 0);
+	sbuf_adds(o, "}");
+}
+
 void compare_json(const struct compare *c, struct sbuf *o)
 {
 	size_t i, j;
@@ -235,17 +309,21 @@ void compare_json(const struct compare *c, struct sbuf *o)
 	sbuf_add_json_str(o, c->base.id);
 	sbuf_adds(o, ",\"new\":");
 	sbuf_add_json_str(o, c->new_.id);
+	json_run(o, "base", &c->base);
+	json_run(o, "new", &c->new_);
+	sbuf_addf(o, ",\"same_run\":%s", c->same_run ? "true" : "false");
 	sbuf_adds(o, ",\"spec_name\":");
 	sbuf_add_json_str(o, c->new_.spec_name);
 	sbuf_addf(o, ",\"same_spec\":%s,\"exploratory\":%s", c->same_spec ? "true" : "false",
 		  c->base.exploratory || c->new_.exploratory ? "true" : "false");
-	sbuf_addf(o, ",\"rule\":{\"margin_pct\":%g,\"alpha\":%g,\"metrics\":[", c->margin_pct,
-		  c->alpha);
+	sbuf_addf(o, ",\"rule\":{\"margin_pct\":%g,\"alpha\":%g,\"min_pairs\":%zu,"
+		  "\"percentile\":%g,\"interval_level\":%g,\"metrics\":[", c->margin_pct, c->alpha,
+		  c->min_pairs, c->new_.slo_pct, 1 - 2 * c->alpha);
 	if (c->metrics & CMP_P99)
 		sbuf_adds(o, "\"p99\"");
 	if (c->metrics & CMP_CPU_PER_REQUEST)
 		sbuf_adds(o, (c->metrics & CMP_P99) ? ",\"cpu_per_request\"" : "\"cpu_per_request\"");
-	sbuf_adds(o, "]},\"units\":{\"p99\":\"ms\",\"cpu_per_request\":\"us\",\"rate\":\"req/s\"},"
+	sbuf_adds(o, "]},\"units\":{\"latency\":\"ms\",\"cpu_per_request\":\"us\",\"rate\":\"req/s\"},"
 		  "\"impls\":[");
 	for (i = 0; i < c->nimpls; i++) {
 		const struct cmp_impl *im = &c->impls[i];
@@ -255,7 +333,9 @@ void compare_json(const struct compare *c, struct sbuf *o)
 		sbuf_add_json_str(o, cmp_verdict_name(im->verdict));
 		sbuf_adds(o, ",\"why\":");
 		sbuf_add_json_str(o, im->why);
-		sbuf_addf(o, ",\"paired\":%s,\"base_commit\":", im->paired ? "true" : "false");
+		sbuf_addf(o, ",\"judged\":%s,\"paired\":%s,\"max_valid_pairs\":%zu,\"base_commit\":",
+			  im->judged ? "true" : "false", im->paired ? "true" : "false",
+			  im->max_vpairs);
 		json_str_or_null(o, im->base_commit);
 		sbuf_adds(o, ",\"new_commit\":");
 		json_str_or_null(o, im->new_commit);
@@ -263,13 +343,9 @@ void compare_json(const struct compare *c, struct sbuf *o)
 		json_str_or_null(o, im->new_ref);
 		sbuf_adds(o, ",\"rates\":[");
 		for (j = 0; j < im->nrates; j++) {
-			const struct cmp_rate *r = &im->rates[j];
-			sbuf_addf(o, "%s{\"rate\":%g,", j ? "," : "", r->rate);
-			json_metric(o, "p99", &r->p99, (c->metrics & CMP_P99) != 0);
-			sbuf_adds(o, ",");
-			json_metric(o, "cpu_per_request", &r->cpu,
-				    (c->metrics & CMP_CPU_PER_REQUEST) != 0);
-			sbuf_adds(o, "}");
+			if (j)
+				sbuf_adds(o, ",");
+			json_rate(o, c, &im->rates[j]);
 		}
 		sbuf_adds(o, "],");
 		json_knee(o, "knee_base", &im->kbase);
@@ -279,96 +355,168 @@ void compare_json(const struct compare *c, struct sbuf *o)
 		jnum(o, knee_shift(im, &d) ? d : NAN);
 		sbuf_adds(o, "}");
 	}
-	sbuf_addf(o, "],\"regressions\":%d,\"exit\":%d}\n", c->regressions,
-		  c->regressions ? 1 : 0);
+	sbuf_addf(o, "],\"judged\":%d,\"regressions\":%d,\"inconclusive\":%d,\"result\":",
+		  c->judged, c->regressions, c->inconclusive);
+	sbuf_add_json_str(o, c->exit_code == 1 ? "regression" : c->exit_code == 3 ? "inconclusive"
+										  : "no regression");
+	sbuf_addf(o, ",\"exit\":%d}\n", c->exit_code);
 }
 
 /* ------------------------------------------------------------ junit */
 
-static void junit_case(struct sbuf *o, const char *cls, const char *name,
-		       enum cmp_verdict v, const char *detail)
+/* kind: "failure" (regression), "error" (inconclusive), "skipped"
+ * (advisory, or a cell without an answer) or NULL (passed). */
+static void junit_case(struct sbuf *o, const char *cls, const char *name, const char *kind,
+		       const char *label, const char *detail)
 {
 	sbuf_adds(o, "    <testcase classname=\"");
 	sbuf_add_xml(o, cls);
 	sbuf_adds(o, "\" name=\"");
 	sbuf_add_xml(o, name);
-	sbuf_adds(o, "\"");
-	if (v == CMP_REGRESSION) {
-		sbuf_adds(o, ">\n      <failure type=\"regression\" message=\"");
-		sbuf_add_xml(o, detail);
-		sbuf_adds(o, "\"/>\n    </testcase>\n");
-	} else if (v == CMP_INCONCLUSIVE || v == CMP_NA) {
-		sbuf_adds(o, ">\n      <skipped message=\"");
-		sbuf_add_xml(o, cmp_verdict_name(v));
+	sbuf_adds(o, "\">\n      ");
+	if (kind) {
+		sbuf_addf(o, "<%s", kind);
+		if (strcmp(kind, "skipped"))
+			sbuf_addf(o, " type=\"%s\"", label);
+		sbuf_adds(o, " message=\"");
+		sbuf_add_xml(o, label);
 		sbuf_adds(o, ": ");
 		sbuf_add_xml(o, detail);
 		sbuf_adds(o, "\"/>\n    </testcase>\n");
 	} else {
-		sbuf_adds(o, ">\n      <system-out>");
-		sbuf_add_xml(o, cmp_verdict_name(v));
+		sbuf_adds(o, "<system-out>");
+		sbuf_add_xml(o, label);
 		sbuf_adds(o, ": ");
 		sbuf_add_xml(o, detail);
 		sbuf_adds(o, "</system-out>\n    </testcase>\n");
 	}
 }
 
+/* The testcase kind of an implementation's verdict. */
+static const char *impl_kind(const struct cmp_impl *im)
+{
+	if (!im->judged)
+		return "skipped";
+	if (im->verdict == CMP_REGRESSION)
+		return "failure";
+	if (im->verdict == CMP_INCONCLUSIVE)
+		return "error";
+	return NULL;
+}
+
+/* A cell of a judged implementation: only a regression fails it; the
+ * implementation's own testcase carries an inconclusive answer. */
+static const char *cell_kind(enum cmp_verdict v)
+{
+	if (v == CMP_REGRESSION)
+		return "failure";
+	if (v == CMP_INCONCLUSIVE || v == CMP_NA)
+		return "skipped";
+	return NULL;
+}
+
+static void tally(const char *kind, size_t *fails, size_t *errors, size_t *skips)
+{
+	if (!kind)
+		return;
+	*fails += !strcmp(kind, "failure");
+	*errors += !strcmp(kind, "error");
+	*skips += !strcmp(kind, "skipped");
+}
+
 static void cell_detail(struct sbuf *d, const char *metric, const struct cmp_metric *m,
 			const char *unit, double level)
 {
 	sbuf_reset(d);
-	sbuf_addf(d, "%s base %.4g%s, new %.4g%s (%+.1f%%), %g%% CI of the difference [%.4g, %.4g]",
-		  metric, m->base, unit, m->new_, unit, m->rel_pct, level * 100, m->ci.lo, m->ci.hi);
+	sbuf_addf(d, "%s base %.4g%s, new %.4g%s (%+.1f%%), shift %.4g, %g%% interval [%.4g, %.4g]",
+		  metric, m->base, unit, m->new_, unit, m->rel_pct, m->ci.mean, level * 100, m->ci.lo,
+		  m->ci.hi);
+}
+
+static void junit_property(struct sbuf *o, const char *name, const char *value)
+{
+	sbuf_adds(o, "      <property name=\"");
+	sbuf_add_xml(o, name);
+	sbuf_adds(o, "\" value=\"");
+	sbuf_add_xml(o, value ? value : "");
+	sbuf_adds(o, "\"/>\n");
 }
 
 void compare_junit(const struct compare *c, struct sbuf *o)
 {
-	struct sbuf cls = SBUF_INIT, name = SBUF_INIT, d = SBUF_INIT;
-	size_t i, j, tests = 0, fails = 0, skips = 0;
+	struct sbuf cls = SBUF_INIT, name = SBUF_INIT, d = SBUF_INIT, hdr = SBUF_INIT;
+	size_t i, j, tests = 0, fails = 0, errors = 0, skips = 0;
 
 	for (i = 0; i < c->nimpls; i++) {
 		const struct cmp_impl *im = &c->impls[i];
 		tests++;
-		fails += im->verdict == CMP_REGRESSION;
-		skips += im->verdict == CMP_INCONCLUSIVE;
-		for (j = 0; j < im->nrates; j++) {
-			const struct cmp_metric *ms[2] = { &im->rates[j].p99, &im->rates[j].cpu };
-			int k;
-			for (k = 0; k < 2; k++) {
-				if (!(c->metrics & (k ? CMP_CPU_PER_REQUEST : CMP_P99)))
-					continue;
+		tally(impl_kind(im), &fails, &errors, &skips);
+		for (j = 0; im->judged && j < im->nrates; j++) {
+			const struct cmp_rate *r = &im->rates[j];
+			if (!r->has_cells)
+				continue;
+			if (c->metrics & CMP_P99) {
 				tests++;
-				fails += ms[k]->verdict == CMP_REGRESSION;
-				skips += ms[k]->verdict == CMP_INCONCLUSIVE || ms[k]->verdict == CMP_NA;
+				tally(cell_kind(r->p99.verdict), &fails, &errors, &skips);
+			}
+			if (c->metrics & CMP_CPU_PER_REQUEST) {
+				tests++;
+				tally(cell_kind(r->cpu.verdict), &fails, &errors, &skips);
 			}
 		}
 	}
+	if (!c->judged) {  /* nothing judged: itself an error (exit 3) */
+		tests++;
+		errors++;
+	}
 	sbuf_adds(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	sbuf_addf(o, "<testsuites name=\"harness compare\" tests=\"%zu\" failures=\"%zu\" "
-		  "skipped=\"%zu\">\n", tests, fails, skips);
+		  "errors=\"%zu\" skipped=\"%zu\">\n", tests, fails, errors, skips);
 	sbuf_adds(o, "  <testsuite name=\"");
 	sbuf_add_xml(o, c->base.id);
 	sbuf_adds(o, " -> ");
 	sbuf_add_xml(o, c->new_.id);
-	sbuf_addf(o, "\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\">\n", tests,
-		  fails, skips);
+	sbuf_addf(o, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n", tests,
+		  fails, errors, skips);
+	sbuf_adds(o, "    <properties>\n");
+	junit_property(o, "base.run", c->base.id);
+	junit_property(o, "base.status", c->base.status);
+	junit_property(o, "base.failure", c->base.failure);
+	junit_property(o, "new.run", c->new_.id);
+	junit_property(o, "new.status", c->new_.status);
+	junit_property(o, "new.failure", c->new_.failure);
+	sbuf_addf(&hdr, "%d", c->exit_code);
+	junit_property(o, "exit", hdr.buf);
+	sbuf_adds(o, "    </properties>\n");
+	if (!c->judged)
+		junit_case(o, "harness.compare", "judged implementations", "error", "inconclusive",
+			   "no implementation is paired with an @base control; unpaired "
+			   "comparisons are advisory (--impl NAME or --judge-unpaired)");
 	for (i = 0; i < c->nimpls; i++) {
 		const struct cmp_impl *im = &c->impls[i];
 		sbuf_reset(&cls);
 		sbuf_addf(&cls, "harness.compare.%s", im->name);
-		junit_case(o, cls.buf, "verdict", im->verdict, im->why);
-		for (j = 0; j < im->nrates; j++) {
+		sbuf_reset(&name);
+		sbuf_addf(&name, "%s%s", im->judged ? "" : "advisory: ",
+			  cmp_verdict_name(im->verdict));
+		junit_case(o, cls.buf, "verdict", impl_kind(im), name.buf, im->why);
+		for (j = 0; im->judged && j < im->nrates; j++) {
 			const struct cmp_rate *r = &im->rates[j];
+			if (!r->has_cells)
+				continue;
 			if (c->metrics & CMP_P99) {
 				sbuf_reset(&name);
-				sbuf_addf(&name, "p99 at %g req/s", r->rate);
-				cell_detail(&d, "p99", &r->p99, " ms", 1 - c->alpha);
-				junit_case(o, cls.buf, name.buf, r->p99.verdict, d.buf);
+				sbuf_addf(&name, "p%g at %g req/s", c->new_.slo_pct, r->rate);
+				cell_detail(&d, "latency", &r->p99, " ms", 1 - 2 * c->alpha);
+				junit_case(o, cls.buf, name.buf, cell_kind(r->p99.verdict),
+					   cmp_verdict_name(r->p99.verdict), d.buf);
 			}
 			if (c->metrics & CMP_CPU_PER_REQUEST) {
 				sbuf_reset(&name);
 				sbuf_addf(&name, "cpu_per_request at %g req/s", r->rate);
-				cell_detail(&d, "CPU/request", &r->cpu, " us", 1 - c->alpha);
-				junit_case(o, cls.buf, name.buf, r->cpu.verdict, d.buf);
+				cell_detail(&d, "CPU/request", &r->cpu, " us", 1 - 2 * c->alpha);
+				junit_case(o, cls.buf, name.buf, cell_kind(r->cpu.verdict),
+					   cmp_verdict_name(r->cpu.verdict), d.buf);
 			}
 		}
 	}
@@ -376,4 +524,5 @@ void compare_junit(const struct compare *c, struct sbuf *o)
 	sbuf_release(&cls);
 	sbuf_release(&name);
 	sbuf_release(&d);
+	sbuf_release(&hdr);
 }

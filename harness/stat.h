@@ -158,4 +158,24 @@ int stat_paired_diff(const double *a, const double *b, size_t n, double level,
 int stat_welch_diff(const double *a, size_t na, const double *b, size_t nb,
 		    double level, double margin, struct diff_ci *out);
 
+/*
+ * Rank-based shifts (stat_rank.c), what harness compare judges by. out->mean
+ * is the Hodges-Lehmann estimate, not a mean; lo/hi its distribution-free
+ * interval; df and verdict unused (NAN, inconclusive).
+ *
+ * Paired: a[i] - b[i] over the pairs where both are finite; estimate = the
+ * median of the Walsh averages (d_i + d_j)/2, i <= j; interval = the k-th
+ * smallest and k-th largest of them, k from the exact Wilcoxon signed-rank
+ * distribution (normal approximation above 200 pairs), coverage >= level.
+ * Unpaired: estimate = the median of every a_i - b_j; interval from the
+ * Mann-Whitney distribution (exact up to na*nb = 10000). Ties are taken as
+ * they come (the intervals are then approximate).
+ * -1 (interval NAN, estimate set when any pair) when too few observations
+ * reach the level: at 95 %, 6 pairs, or 4 against 4.
+ */
+int stat_hl_paired(const double *a, const double *b, size_t n, double level,
+		   struct diff_ci *out);
+int stat_hl_unpaired(const double *a, size_t na, const double *b, size_t nb, double level,
+		     struct diff_ci *out);
+
 #endif

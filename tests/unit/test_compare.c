@@ -38,6 +38,10 @@ struct fx {
 	int next_block;
 };
 
+/* The run row's status and failure, and the commit of "a", for the next
+ * fx_open (reset by it). */
+static const char *fx_status = "finished", *fx_kind, *fx_impl, *fx_commit_a;
+
 static void fx_open(struct fx *f, const char *id, const char *const *impls)
 {
 	struct sbuf p = SBUF_INIT;
@@ -60,7 +64,13 @@ static void fx_open(struct fx *f, const char *id, const char *const *impls)
 	store_row_int(&r, "seed", 7);
 	store_row_text(&r, "stages", "ladder");
 	store_row_real(&r, "created_at", 1e9);
-	store_row_text(&r, "status", "finished");
+	store_row_text(&r, "status", fx_status);
+	if (fx_kind) {
+		store_row_text(&r, "failure", "it failed");
+		store_row_text(&r, "failure_kind", fx_kind);
+	}
+	if (fx_impl)
+		store_row_text(&r, "failure_impl", fx_impl);
 	store_row_text(&r, "harness_version", "test");
 	if (store_row_insert(&f->st, &r, NULL))
 		abort();
@@ -69,12 +79,19 @@ static void fx_open(struct fx *f, const char *id, const char *const *impls)
 		store_row_text(&r, "run_id", id);
 		store_row_text(&r, "name", impls[i]);
 		store_row_int(&r, "ord", (int64_t)i);
-		store_row_text(&r, "commit_id", "0123456789abcdef0123456789abcdef01234567");
+		store_row_text(&r, "commit_id", fx_commit_a && !strcmp(impls[i], "a")
+							? fx_commit_a
+							: "0123456789abcdef0123456789abcdef01234567");
 		if (store_row_insert(&f->st, &r, NULL))
 			abort();
 	}
 	sbuf_release(&p);
+	fx_status = "finished";
+	fx_kind = fx_impl = fx_commit_a = NULL;
 }
+
+/* Status and failing gates of the next fx_win's window (reset by it). */
+static const char *fx_wstatus = "accepted", *fx_reasons;
 
 /* One accepted window of impl at rate: 1000 requests at ms each, cpu_s. */
 static void fx_win(struct fx *f, const char *impl, const char *stage, int rung, int block,
@@ -98,7 +115,11 @@ static void fx_win(struct fx *f, const char *impl, const char *stage, int rung, 
 	store_row_text(&r, "impl", impl);
 	store_row_real(&r, "rate", rate);
 	store_row_text(&r, "state", "done");
-	store_row_text(&r, "status", "accepted");
+	store_row_text(&r, "status", fx_wstatus);
+	if (fx_reasons)
+		store_row_text(&r, "reasons", fx_reasons);
+	fx_wstatus = "accepted";
+	fx_reasons = NULL;
 	store_row_int(&r, "completed", 1000);
 	store_row_real(&r, "cpu_s", cpu_s);
 	store_row_real(&r, "p99_ms", ms);
@@ -130,15 +151,16 @@ static void fx_close(struct fx *f)
 	store_close(&f->st);
 }
 
-static const double jitter[3] = { 0.95, 1.0, 1.05 };
+#define NB 6
+static const double jitter[NB] = { 0.95, 1.0, 1.05, 0.98, 1.02, 1.0 };
 
-/* Three ladder blocks at 100 and 200 req/s for each impl; `scale` per
- * impl multiplies latency, `cpu` is us per request. */
+/* NB ladder blocks at 100 and 200 req/s for impl: ms latency (x1.5 at
+ * 200), cpu_us per request, jitter per block (reversed when swap). */
 static void fill(struct fx *f, const char *impl, double ms, double cpu_us, int swap_jitter)
 {
 	int k;
-	for (k = 0; k < 3; k++) {
-		double j = jitter[swap_jitter ? 2 - k : k];
+	for (k = 0; k < NB; k++) {
+		double j = jitter[swap_jitter ? NB - 1 - k : k];
 		fx_win(f, impl, "ladder", 0, k, 100, ms * j, cpu_us * j * 1000 / 1e6);
 		fx_win(f, impl, "ladder", 1, 10 + k, 200, ms * j * 1.5, cpu_us * j * 1000 / 1e6);
 	}
@@ -149,6 +171,7 @@ static void make(void)
 	static const char *const ab[] = { "a", "b", NULL };
 	static const char *const ab_base[] = { "a", "b", "a@base", NULL };
 	struct fx f;
+	int k;
 
 	/* base: a at 1 ms, 50 us/request; b at 2 ms. */
 	fx_open(&f, "base", ab);
@@ -156,7 +179,8 @@ static void make(void)
 	fill(&f, "b", 2.0, 80, 0);
 	fx_close(&f);
 
-	/* slow: a +5 ms; b unchanged (jitter order swapped). */
+	/* slow: a +5 ms at another commit; b unchanged (jitter swapped). */
+	fx_commit_a = "ccccccccccccccccccccccccccccccccccccccccc";
 	fx_open(&f, "slow", ab);
 	fill(&f, "a", 6.0, 50, 0);
 	fill(&f, "b", 2.0, 80, 1);
@@ -165,41 +189,84 @@ static void make(void)
 	/* paired: a slower by 0.5 ms in every block vs a@base. */
 	fx_open(&f, "paired", ab_base);
 	fill(&f, "a@base", 1.0, 50, 0);
-	{
-		int k;
-		for (k = 0; k < 3; k++) {
-			fx_win(&f, "a", "ladder", 0, k, 100, jitter[k] + 0.5, 50e-3 * jitter[k]);
-			fx_win(&f, "a", "ladder", 1, 10 + k, 200, 1.5 * jitter[k] + 0.5,
-			       50e-3 * jitter[k]);
-		}
+	for (k = 0; k < NB; k++) {
+		fx_win(&f, "a", "ladder", 0, k, 100, jitter[k] + 0.5, 50e-3 * jitter[k]);
+		fx_win(&f, "a", "ladder", 1, 10 + k, 200, 1.5 * jitter[k] + 0.5, 50e-3 * jitter[k]);
 	}
 	fill(&f, "b", 2.0, 80, 0);
 	fx_close(&f);
 
+	/* same: a equal to a@base in every block but block 3, which the host
+	 * stalled (+50 ms). */
+	fx_open(&f, "stall", ab_base);
+	for (k = 0; k < 12; k++) {
+		fx_win(&f, "a@base", "confirm", 0, k, 100, jitter[k % NB], 0.05);
+		fx_win(&f, "a", "confirm", 0, k, 100, jitter[k % NB] + (k == 3 ? 50 : 0), 0.05);
+	}
+	fx_close(&f);
+
+	/* fails: a answers errors at 200 req/s (failed windows), a@base holds. */
+	fx_open(&f, "fails", ab_base);
+	fill(&f, "a@base", 1.0, 50, 0);
+	for (k = 0; k < NB; k++) {
+		fx_win(&f, "a", "ladder", 0, k, 100, jitter[k], 50e-3);
+		fx_wstatus = "failed";
+		fx_reasons = "error_rate";
+		fx_win(&f, "a", "ladder", 1, 10 + k, 200, jitter[k], 50e-3);
+	}
+	fx_close(&f);
+
+	/* thin: a paired, but only 2 blocks valid. */
+	fx_open(&f, "thin", ab_base);
+	for (k = 0; k < NB; k++) {
+		fx_wstatus = k < 2 ? "accepted" : "rejected";
+		fx_win(&f, "a@base", "ladder", 0, k, 100, 1, 0.05);
+		fx_win(&f, "a", "ladder", 0, k, 100, 1, 0.05);
+	}
+	fx_close(&f);
+
+	/* the run of a commit that failed to build, of a control that did,
+	 * of a host that could not prepare the sandbox user. */
+	fx_status = "failed", fx_kind = "build", fx_impl = "a";
+	fx_open(&f, "nobuild", ab_base);
+	fx_close(&f);
+	fx_status = "failed", fx_kind = "build", fx_impl = "a@base";
+	fx_open(&f, "nobuild_base", ab_base);
+	fx_close(&f);
+	fx_status = "failed", fx_kind = "sandbox";
+	fx_open(&f, "nosandbox", ab_base);
+	fx_close(&f);
+
 	/* knee: a crosses the 20 ms SLO between 200 (10 ms) and 400 (30 ms). */
 	fx_open(&f, "knee", ab);
-	{
-		int k;
-		for (k = 0; k < 3; k++) {
-			fx_win(&f, "a", "ladder", 0, k, 100, 5, 0.05);
-			fx_win(&f, "a", "ladder", 1, 10 + k, 200, 10, 0.05);
-			fx_win(&f, "a", "ladder", 2, 20 + k, 400, 30, 0.05);
-			fx_win(&f, "b", "ladder", 0, k, 100, 5, 0.05);
-		}
+	for (k = 0; k < 3; k++) {
+		fx_win(&f, "a", "ladder", 0, k, 100, 5, 0.05);
+		fx_win(&f, "a", "ladder", 1, 10 + k, 200, 10, 0.05);
+		fx_win(&f, "a", "ladder", 2, 20 + k, 400, 30, 0.05);
+		fx_win(&f, "b", "ladder", 0, k, 100, 5, 0.05);
 	}
 	fx_close(&f);
 }
 
-static int load2(struct compare *c, const char *b, const char *n, const char *only)
+static int load2o(struct compare *c, const char *b, const char *n, const char *only,
+		  int judge_unpaired)
 {
+	struct compare_opts o = { only, judge_unpaired };
 	struct cmp_run rb, rn;
+
+	memset(c, 0, sizeof(*c));
 	if (cmp_run_load(&rb, root, b))
 		return -2;
 	if (cmp_run_load(&rn, root, n)) {
 		cmp_run_release(&rb);
 		return -2;
 	}
-	return compare_runs(c, &rb, &rn, only);
+	return compare_runs(c, &rb, &rn, &o);
+}
+
+static int load2(struct compare *c, const char *b, const char *n, const char *only)
+{
+	return load2o(c, b, n, only, 0);
 }
 
 static const struct cmp_impl *find(const struct compare *c, const char *name)
@@ -211,20 +278,28 @@ static const struct cmp_impl *find(const struct compare *c, const char *name)
 	return NULL;
 }
 
-TEST(unpaired_regression)
+TEST(unpaired_is_advisory_unless_asked)
 {
 	struct compare c;
 	const struct cmp_impl *a, *b;
 
+	/* Nothing paired: both listed, neither judged, no answer (exit 3). */
 	CHECK(load2(&c, "base", "slow", NULL) == 0);
+	CHECK(c.nimpls == 2 && c.judged == 0 && c.exit_code == 3);
+	a = find(&c, "a");
+	CHECK(a && !a->judged && a->verdict == CMP_REGRESSION);
+	compare_release(&c);
+
+	/* --judge-unpaired: a (another commit) is judged, b (same commit) not. */
+	CHECK(load2o(&c, "base", "slow", NULL, 1) == 0);
 	CHECK(c.same_spec);
 	NEAR(c.margin_pct, 20, 0, "the spec's compare.margin_pct");
-	CHECK(c.nimpls == 2);
-	CHECK(c.regressions == 1);
+	CHECK(c.judged == 1 && c.regressions == 1 && c.exit_code == 1);
 	a = find(&c, "a");
 	b = find(&c, "b");
 	CHECK(a && b);
 	if (a && b) {
+		CHECK(a->judged && !b->judged);
 		CHECK(!a->paired);
 		CHECK(a->verdict == CMP_REGRESSION);
 		CHECK(a->nrates == 2);
@@ -232,48 +307,128 @@ TEST(unpaired_regression)
 		NEAR(a->rates[0].p99.base, 1.05, 1.05 * 0.01, "hist bucket error < 1%");
 		NEAR(a->rates[0].p99.new_, 6.30, 6.30 * 0.01, "hist bucket error < 1%");
 		CHECK(a->rates[0].p99.verdict == CMP_REGRESSION);
-		/* CPU: sum cpu / sum completed = 50 us exactly (jitter averages 1) */
+		/* CPU: sum cpu / sum completed = 50 us (jitter averages 1) */
 		NEAR(a->rates[0].cpu.base, 50, 1e-9, "exact sums");
 		NEAR(a->rates[0].cpu.new_, 50, 1e-9, "exact sums");
 		CHECK(a->rates[0].cpu.verdict == CMP_NO_CHANGE);
-		CHECK(a->rates[0].p99.nbase == 3 && a->rates[0].p99.nnew == 3);
-		/* Welch over windows: mean diff 5 ms at 100 req/s */
+		CHECK(a->rates[0].p99.nbase == NB && a->rates[0].p99.nnew == NB);
+		CHECK(a->rates[0].vpairs == NB && a->max_vpairs == NB);
+		/* Hodges-Lehmann over every new - base difference: 5 ms */
 		NEAR(a->rates[0].p99.ci.mean, 5.0, 0.1, "bucket error on 1 and 6 ms");
 		CHECK(b->verdict == CMP_NO_CHANGE);
 		NEAR(b->rates[1].p99.base, 3.15, 3.15 * 0.01, "2 ms * 1.5 * 1.05");
 	}
 	compare_release(&c);
+
+	/* --impl b: asked for, judged although unchanged. */
+	CHECK(load2(&c, "base", "slow", "b") == 0);
+	CHECK(c.nimpls == 1 && c.judged == 1 && c.exit_code == 0);
+	compare_release(&c);
 }
 
-TEST(identical_runs_no_change)
+TEST(same_run)
 {
 	struct compare c;
-	CHECK(load2(&c, "base", "base", NULL) == 0);
-	CHECK(c.regressions == 0);
-	CHECK(c.nimpls == 2 && c.impls[0].verdict == CMP_NO_CHANGE);
+
+	/* No paired arm: nothing to compare, an input error. */
+	CHECK(load2(&c, "base", "base", NULL) == -1);
+	compare_release(&c);
+	/* Paired arms: compared (NEW's own control), the rest skipped. */
+	CHECK(load2(&c, "paired", "paired", NULL) == 0);
+	CHECK(c.same_run && c.nimpls == 1 && c.judged == 1 && c.exit_code == 1);
 	compare_release(&c);
 }
 
 TEST(paired_by_block)
 {
 	struct compare c;
-	const struct cmp_impl *a;
+	const struct cmp_impl *a, *b;
 
-	CHECK(load2(&c, "base", "paired", "a") == 0);
-	CHECK(c.nimpls == 1);
+	CHECK(load2(&c, "base", "paired", NULL) == 0);
+	CHECK(c.nimpls == 2 && c.judged == 1 && c.exit_code == 1);
 	a = find(&c, "a");
-	CHECK(a != NULL);
+	b = find(&c, "b");
+	CHECK(a && b && a->judged && !b->judged);
 	if (a) {
 		CHECK(a->paired);
 		CHECK(a->nrates == 2);
-		CHECK(a->rates[0].p99.nnew == 3);
+		CHECK(a->rates[0].p99.nnew == NB);
 		/* +0.5 ms in every block: the paired interval is tight around 0.5
-		 * although the windows spread by 10% (Welch could not see it). */
+		 * although the windows spread by 10%. */
 		NEAR(a->rates[0].p99.ci.mean, 0.5, 0.02, "bucket error on ~1.5 ms");
 		CHECK(a->rates[0].p99.ci.hi - a->rates[0].p99.ci.lo < 0.2);
 		CHECK(a->rates[0].p99.verdict == CMP_REGRESSION);
 		CHECK(a->verdict == CMP_REGRESSION);
 	}
+	compare_release(&c);
+}
+
+TEST(one_stalled_window)
+{
+	struct compare c;
+	const struct cmp_impl *a;
+
+	/* 12 pairs, equal but one (+50 ms): the shift stays 0 and the
+	 * interval inside the 20% margin, so "no change" (a t interval of the
+	 * mean would be [-2.4, +10.7] ms: inconclusive). */
+	CHECK(load2(&c, "base", "stall", NULL) == 0);
+	a = find(&c, "a");
+	CHECK(a != NULL);
+	if (a) {
+		NEAR(a->rates[0].p99.ci.mean, 0, 0.02, "bucket error on ~1 ms");
+		CHECK(a->rates[0].p99.ci.hi < 0.2);
+		CHECK(a->rates[0].p99.verdict == CMP_NO_CHANGE);
+		CHECK(a->verdict == CMP_NO_CHANGE);
+	}
+	CHECK(c.exit_code == 0);
+	compare_release(&c);
+}
+
+TEST(outcome_failure_is_a_regression)
+{
+	struct compare c;
+	const struct cmp_impl *a;
+
+	CHECK(load2(&c, "base", "fails", NULL) == 0);
+	a = find(&c, "a");
+	CHECK(a && a->verdict == CMP_REGRESSION && c.exit_code == 1);
+	if (a) {
+		CHECK(a->nrates == 2 && !a->rates[0].outcome_regression);
+		CHECK(a->rates[1].outcome_regression);
+		CHECK(a->rates[1].fnew == NB && a->rates[1].fbase == 0);
+		CHECK(strstr(a->why, "at 200 req/s new failed 6 of 6 valid windows (error_rate)"));
+	}
+	compare_release(&c);
+}
+
+TEST(evidence_and_failed_runs)
+{
+	struct compare c;
+	const struct cmp_impl *a;
+
+	CHECK(load2(&c, "base", "thin", NULL) == 0);
+	a = find(&c, "a");
+	CHECK(a && a->verdict == CMP_INCONCLUSIVE && a->max_vpairs == 2 && c.exit_code == 3);
+	CHECK(a && strstr(a->why, "not enough valid evidence"));
+	compare_release(&c);
+
+	/* The commit under test did not build: its fault. */
+	CHECK(load2(&c, "base", "nobuild", NULL) == 0);
+	a = find(&c, "a");
+	CHECK(a && a->verdict == CMP_REGRESSION && c.exit_code == 1);
+	CHECK(a && strstr(a->why, "failed to build"));
+	compare_release(&c);
+
+	/* The control did not build, or the host failed: no answer. */
+	CHECK(load2(&c, "base", "nobuild_base", NULL) == 0);
+	CHECK(c.exit_code == 3 && c.impls[0].verdict == CMP_INCONCLUSIVE);
+	compare_release(&c);
+	CHECK(load2(&c, "base", "nosandbox", NULL) == 0);
+	CHECK(c.exit_code == 3 && strstr(c.impls[0].why, "failed"));
+	compare_release(&c);
+	/* ...whichever side failed. */
+	CHECK(load2(&c, "nosandbox", "paired", NULL) == 0);
+	CHECK(c.exit_code == 3);
 	compare_release(&c);
 }
 
@@ -288,11 +443,15 @@ TEST(knee_and_shift)
 		CHECK(a->knew.has && a->knew.fit.crossed);
 		/* 10 ms at 200, 30 ms at 400: 20 ms at 300 req/s */
 		NEAR(a->knew.fit.knee_rps, 300, 3, "1% bucket error on 10 and 30 ms");
+		NEAR(a->knew.held_rps, 200, 0, "the rung below the crossing");
+		NEAR(a->knew.cross_rps, 400, 0, "the crossing rung");
 		CHECK(a->kbase.has && !a->kbase.fit.crossed);
 		NEAR(a->kbase.fit.highest_rung_rps, 200, 0, "base ladder tops at 200");
 		CHECK(a->knew.has_ci);
 		/* only rates measured on both sides are compared */
 		CHECK(a->nrates == 2);
+		/* base never measured 400: the knee says nothing against it */
+		CHECK(!strstr(a->why, "knee"));
 	}
 	compare_release(&c);
 }
@@ -312,16 +471,33 @@ TEST(writers)
 	struct compare c;
 	struct sbuf md = SBUF_INIT, js = SBUF_INIT, ju = SBUF_INIT;
 
-	CHECK(load2(&c, "base", "slow", NULL) == 0);
+	CHECK(load2o(&c, "base", "slow", NULL, 1) == 0);
 	compare_md(&c, &md);
 	compare_json(&c, &js);
 	compare_junit(&c, &ju);
 	CHECK(strstr(md.buf, "### `a`: **regression**") != NULL);
-	CHECK(strstr(md.buf, "unpaired (Welch)") != NULL);
+	CHECK(strstr(md.buf, "### `b` (advisory, not judged)") != NULL);
+	CHECK(strstr(md.buf, "unpaired (every slow window against every base window)") != NULL);
+	CHECK(strstr(md.buf, "Base `base` **finished**; new `slow` **finished**") != NULL);
 	CHECK(strstr(md.buf, "**Result: regression** (exit 1)") != NULL);
 	CHECK(strstr(js.buf, "\"regressions\":1") != NULL);
+	CHECK(strstr(js.buf, "\"new_status\":\"finished\"") != NULL);
 	CHECK(strstr(ju.buf, "failures=\"3\"") != NULL); /* verdict + p99 at 2 rates */
 	CHECK(strstr(ju.buf, "<failure type=\"regression\"") != NULL);
+	CHECK(strstr(ju.buf, "name=\"new.status\" value=\"finished\"") != NULL);
+	compare_release(&c);
+
+	/* An inconclusive judged implementation is an error, not skipped. */
+	sbuf_reset(&ju);
+	sbuf_reset(&js);
+	CHECK(load2(&c, "base", "nosandbox", NULL) == 0);
+	compare_junit(&c, &ju);
+	compare_json(&c, &js);
+	CHECK(strstr(ju.buf, "<error type=\"inconclusive\"") != NULL);
+	CHECK(strstr(ju.buf, "errors=\"1\"") != NULL);
+	CHECK(strstr(ju.buf, "name=\"new.status\" value=\"failed\"") != NULL);
+	CHECK(strstr(js.buf, "\"new_failure_kind\":\"sandbox\"") != NULL);
+	CHECK(strstr(js.buf, "\"exit\":3") != NULL);
 	compare_release(&c);
 	sbuf_release(&md);
 	sbuf_release(&js);
@@ -334,9 +510,12 @@ int main(void)
 	if (!root)
 		return 1;
 	make();
-	RUN(unpaired_regression);
-	RUN(identical_runs_no_change);
+	RUN(unpaired_is_advisory_unless_asked);
+	RUN(same_run);
 	RUN(paired_by_block);
+	RUN(one_stalled_window);
+	RUN(outcome_failure_is_a_regression);
+	RUN(evidence_and_failed_runs);
 	RUN(knee_and_shift);
 	RUN(bad_input);
 	RUN(writers);

@@ -385,6 +385,45 @@ TEST(merged_p99_is_not_mean_of_p99s)
 	hist_release(&m);
 }
 
+TEST(hodges_lehmann)
+{
+	double a[6] = { 1, 2, 3, 4, 5, 6 }, z[6] = { 0 }, b[4] = { 0, 1, 2, 3 };
+	double w[12];
+	struct diff_ci d;
+	int i;
+
+	/* Walsh averages of 1..6: median 3.5. At 95 % the exact signed-rank
+	 * k is 1 (P(T+ = 0) = 1/64 <= 0.025 < P(T+ <= 1) = 2/64): [1, 6];
+	 * at 90 % k = 3 (P(T+ <= 2) = 3/64 <= 0.05 < 5/64): the 3rd smallest
+	 * (1, 1.5, 2, ...) and 3rd largest Walsh averages, 2 and 5. */
+	CHECK(stat_hl_paired(a, z, 6, 0.95, &d) == 0);
+	NEAR(d.mean, 3.5, 1e-12, "exact");
+	NEAR(d.lo, 1, 1e-12, "exact");
+	NEAR(d.hi, 6, 1e-12, "exact");
+	CHECK(stat_hl_paired(a, z, 6, 0.90, &d) == 0);
+	NEAR(d.lo, 2, 1e-12, "exact");
+	NEAR(d.hi, 5, 1e-12, "exact");
+	/* 5 pairs cannot reach 95 % (1/32 > 0.025): no interval. */
+	CHECK(stat_hl_paired(a, z, 5, 0.95, &d) < 0 && isnan(d.lo));
+	/* One wild pair among 12 does not move the interval's ends beyond the
+	 * clean values (k = 14 > 12 tainted Walsh averages at 95 %). */
+	for (i = 0; i < 12; i++)
+		w[i] = i == 3 ? 1000 : 0;
+	{
+		double zz[12] = { 0 };
+		CHECK(stat_hl_paired(w, zz, 12, 0.95, &d) == 0);
+		NEAR(d.mean, 0, 0, "11 zeros");
+		NEAR(d.hi, 0, 0, "the wild pair stays outside the interval");
+	}
+	/* Unpaired 4 against 4 at 95 %: P(U = 0) = 1/70: k = 1, the extreme
+	 * differences; the estimate is the median of the 16 differences. */
+	CHECK(stat_hl_unpaired(a, 4, b, 4, 0.95, &d) == 0);
+	NEAR(d.mean, 1, 1e-12, "median of {i - j}");
+	NEAR(d.lo, -2, 1e-12, "1 - 3");
+	NEAR(d.hi, 4, 1e-12, "4 - 0");
+	CHECK(stat_hl_unpaired(a, 3, b, 3, 0.95, &d) < 0);
+}
+
 int main(void)
 {
 	RUN(mk_published_with_tie);
@@ -399,6 +438,7 @@ int main(void)
 	RUN(bootstrap_deterministic);
 	RUN(order_statistic_ci);
 	RUN(paired_ci);
+	RUN(hodges_lehmann);
 	RUN(welch_ci);
 	RUN(merged_p99_is_not_mean_of_p99s);
 	return t_done();

@@ -1,0 +1,646 @@
+/*
+ * compare_verdict: from two loaded runs to a verdict per implementation and
+ * an exit code that fails closed (the rules are in compare.h).
+ */
+#include "compare.h"
+#include "hist.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMP_NBOOT 2000
+/* A failed window's latency in the knee fit: far above any SLO, finite so
+ * that PAVA pools it (docs/DESIGN.md: failed windows enter as +infinity). */
+#define CMP_FAILED_MS 1e12
+
+const char *cmp_verdict_name(enum cmp_verdict v)
+{
+	switch (v) {
+	case CMP_NO_CHANGE: return "no change";
+	case CMP_IMPROVEMENT: return "improvement";
+	case CMP_REGRESSION: return "regression";
+	case CMP_INCONCLUSIVE: return "inconclusive";
+	case CMP_NO_REGRESSION: return "no regression";
+	case CMP_NA: break;
+	}
+	return "n/a";
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static int impl_index(const struct cmp_run *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nimpls; i++)
+		if (!strcmp(r->impls[i], name))
+			return (int)i;
+	return -1;
+}
+
+static int same_rate(double a, double b)
+{
+	return fabs(a - b) <= 1e-6 * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int valid(const struct cmp_win *w)
+{
+	return w->status != CMP_W_REJECTED;
+}
+
+static int in_knee(const struct cmp_win *w)
+{
+	return !strcmp(w->stage, "ladder") || !strcmp(w->stage, "refine") ||
+	       !strcmp(w->stage, "confirm");
+}
+
+static int is_control(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 5 && !strcmp(name + n - 5, "@base");
+}
+
+/* Sorted distinct rates of impl's windows that pass keep (NULL: all). */
+static size_t rates_of(const struct cmp_run *r, const char *impl,
+		       int (*keep)(const struct cmp_win *), double **out)
+{
+	double *v = NULL;
+	size_t n = 0, alloc = 0, i, k = 0;
+
+	for (i = 0; i < r->nw; i++) {
+		if (strcmp(r->w[i].impl, impl) || (keep && !keep(&r->w[i])))
+			continue;
+		XGROW(v, alloc, n + 1);
+		v[n++] = r->w[i].rate;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_double);
+	for (i = 0; i < n; i++)
+		if (!k || !same_rate(v[k - 1], v[i]))
+			v[k++] = v[i];
+	*out = v;
+	return k;
+}
+
+/* Valid and failed windows of impl at rate. */
+static void counts(const struct cmp_run *r, const char *impl, double rate, size_t *nvalid,
+		   size_t *nfailed)
+{
+	size_t i;
+
+	*nvalid = *nfailed = 0;
+	for (i = 0; i < r->nw; i++) {
+		const struct cmp_win *w = &r->w[i];
+		if (strcmp(w->impl, impl) || !same_rate(w->rate, rate) || !valid(w))
+			continue;
+		(*nvalid)++;
+		*nfailed += w->status == CMP_W_FAILED;
+	}
+}
+
+/* Blocks (stage, block) at rate where both impl and arm have a window
+ * passing keep. */
+static size_t block_pairs(const struct cmp_run *r, const char *impl, const char *arm,
+			  double rate, int (*keep)(const struct cmp_win *))
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < r->nw; i++) {
+		const struct cmp_win *w = &r->w[i];
+		if (strcmp(w->impl, impl) || !same_rate(w->rate, rate) || !keep(w))
+			continue;
+		for (j = 0; j < r->nw; j++) {
+			const struct cmp_win *x = &r->w[j];
+			if (!strcmp(x->impl, arm) && !strcmp(x->stage, w->stage) &&
+			    x->block == w->block && same_rate(x->rate, rate) && keep(x)) {
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+static int accepted(const struct cmp_win *w)
+{
+	return w->status == CMP_W_ACCEPTED;
+}
+
+static double win_cpu_us(const struct cmp_win *w)
+{
+	if (!isfinite(w->cpu_s) || w->completed <= 0)
+		return NAN;
+	return w->cpu_s * 1e6 / (double)w->completed;
+}
+
+static double win_value(const struct cmp_win *w, int cpu)
+{
+	return cpu ? win_cpu_us(w) : w->pslo_ms;
+}
+
+/* ------------------------------------------------------------ cells */
+
+/* Merged values over impl's accepted windows at rate: the SLO percentile
+ * (ms) of the merged histogram, CPU us/request = sum cpu / sum completed. */
+static void merged(const struct cmp_run *r, const char *impl, double rate, double pct,
+		   double *lat, double *cpu)
+{
+	struct hist h;
+	double cpu_sum = 0;
+	int64_t done = 0;
+	size_t i, nh = 0, ncpu = 0;
+
+	hist_init(&h);
+	for (i = 0; i < r->nw; i++) {
+		const struct cmp_win *w = &r->w[i];
+		if (strcmp(w->impl, impl) || !same_rate(w->rate, rate) || !accepted(w))
+			continue;
+		if (w->has_hist) {
+			hist_merge(&h, w->hist);
+			nh++;
+		}
+		if (isfinite(w->cpu_s) && w->completed > 0) {
+			cpu_sum += w->cpu_s;
+			done += w->completed;
+			ncpu++;
+		}
+	}
+	*lat = nh && h.total ? hist_percentile_ms(&h, pct) : NAN;
+	*cpu = ncpu && done > 0 ? cpu_sum * 1e6 / (double)done : NAN;
+	hist_release(&h);
+}
+
+/* Per-window values of impl's accepted windows at rate (unpaired). */
+static size_t values(const struct cmp_run *r, const char *impl, double rate, int cpu,
+		     double **out)
+{
+	double *v = NULL;
+	size_t n = 0, alloc = 0, i;
+
+	for (i = 0; i < r->nw; i++) {
+		const struct cmp_win *w = &r->w[i];
+		if (strcmp(w->impl, impl) || !same_rate(w->rate, rate) || !accepted(w) ||
+		    !isfinite(win_value(w, cpu)))
+			continue;
+		XGROW(v, alloc, n + 1);
+		v[n++] = win_value(w, cpu);
+	}
+	*out = v;
+	return n;
+}
+
+/* Pairs (new, base) of accepted windows in the same stage and block. */
+static size_t pairs(const struct cmp_run *r, const char *impl, const char *base_arm,
+		    double rate, int cpu, double **a, double **b)
+{
+	size_t n = 0, alloc = 0, alloc2 = 0, i, j;
+
+	*a = *b = NULL;
+	for (i = 0; i < r->nw; i++) {
+		const struct cmp_win *w = &r->w[i];
+		if (strcmp(w->impl, impl) || !same_rate(w->rate, rate) || !accepted(w))
+			continue;
+		for (j = 0; j < r->nw; j++) {
+			const struct cmp_win *x = &r->w[j];
+			if (strcmp(x->impl, base_arm) || strcmp(x->stage, w->stage) ||
+			    x->block != w->block || !same_rate(x->rate, rate) || !accepted(x))
+				continue;
+			if (isfinite(win_value(w, cpu)) && isfinite(win_value(x, cpu))) {
+				XGROW(*a, alloc, n + 1);
+				XGROW(*b, alloc2, n + 1);
+				(*a)[n] = win_value(w, cpu);
+				(*b)[n] = win_value(x, cpu);
+				n++;
+			}
+			break;
+		}
+	}
+	return n;
+}
+
+static enum cmp_verdict verdict_of(const struct cmp_metric *m, double margin_pct)
+{
+	double marg, d = m->ci.mean;
+
+	if (!isfinite(m->base) || !isfinite(m->new_))
+		return CMP_NA;
+	if (!isfinite(m->ci.lo) || !isfinite(m->ci.hi))
+		return CMP_INCONCLUSIVE;
+	marg = fabs(m->base) * margin_pct / 100.0;
+	if (m->ci.lo > 0 && d > marg)
+		return CMP_REGRESSION;
+	if (m->ci.hi < 0 && d < -marg)
+		return CMP_IMPROVEMENT;
+	/* Equivalence: the whole interval inside the margin. A small
+	 * estimate with a wide interval proves nothing: inconclusive. */
+	if (m->ci.lo > -marg && m->ci.hi < marg)
+		return CMP_NO_CHANGE;
+	return CMP_INCONCLUSIVE;
+}
+
+/* One metric at one rate: Hodges-Lehmann shift at level 1 - 2 alpha (each
+ * one-sided decision at alpha; compare.h). */
+static void metric(const struct compare *c, const struct cmp_run *bs, const char *barm,
+		   const char *impl, int paired, double rate, int cpu, struct cmp_metric *m)
+{
+	double bl, bc, nl, nc, *a = NULL, *b = NULL;
+	double level = 1 - 2 * c->alpha;
+
+	merged(bs, barm, rate, c->new_.slo_pct, &bl, &bc);
+	merged(&c->new_, impl, rate, c->new_.slo_pct, &nl, &nc);
+	m->base = cpu ? bc : bl;
+	m->new_ = cpu ? nc : nl;
+	m->rel_pct = isfinite(m->base) && m->base != 0 ? (m->new_ - m->base) / m->base * 100 : NAN;
+	if (paired) {
+		size_t n = pairs(&c->new_, impl, barm, rate, cpu, &a, &b);
+		stat_hl_paired(a, b, n, level, &m->ci);
+		m->nbase = m->nnew = n;
+	} else {
+		m->nnew = values(&c->new_, impl, rate, cpu, &a);
+		m->nbase = values(bs, barm, rate, cpu, &b);
+		stat_hl_unpaired(a, m->nnew, b, m->nbase, level, &m->ci);
+	}
+	m->verdict = verdict_of(m, c->margin_pct);
+	free(a);
+	free(b);
+}
+
+/* ------------------------------------------------------------ knee */
+
+/*
+ * The knee of impl over its valid ladder/refine/confirm windows, a failed
+ * window entering at CMP_FAILED_MS; held_rps/cross_rps the rungs that
+ * bracket the crossing.
+ */
+static void knee(const struct cmp_run *r, const char *impl, const struct compare *c,
+		 struct cmp_knee *k)
+{
+	double *rates = NULL, *p = NULL, *wt = NULL;
+	struct knee_rung *rungs = NULL;
+	size_t nr, i, j, nw = 0, off = 0, used = 0;
+
+	memset(k, 0, sizeof(*k));
+	k->held_rps = k->cross_rps = NAN;
+	for (i = 0; i < r->nw; i++)
+		if (!strcmp(r->w[i].impl, impl) && in_knee(&r->w[i]) && valid(&r->w[i]))
+			nw++;
+	if (!nw || !isfinite(r->slo_ms))
+		return;
+	nr = rates_of(r, impl, valid, &rates);
+	rungs = xcalloc(nr, sizeof(*rungs));
+	p = xcalloc(nw, sizeof(*p));
+	wt = xcalloc(nw, sizeof(*wt));
+	for (j = 0; j < nr; j++) {
+		struct knee_rung *g = &rungs[used];
+		g->rate = rates[j];
+		g->p99_ms = p + off;
+		g->weight = wt + off;
+		for (i = 0; i < r->nw; i++) {
+			const struct cmp_win *w = &r->w[i];
+			double v = w->status == CMP_W_FAILED ? CMP_FAILED_MS : w->pslo_ms;
+			if (strcmp(w->impl, impl) || !in_knee(w) || !valid(w) ||
+			    !same_rate(w->rate, rates[j]) || !isfinite(v))
+				continue;
+			p[off] = v;
+			wt[off] = w->completed > 0 ? (double)w->completed : 1;
+			off++;
+			g->nwin++;
+		}
+		used += g->nwin > 0;  /* stat_knee's indices count used rungs only */
+	}
+	if (stat_knee(rungs, used, r->slo_ms, &k->fit) == 0) {
+		k->has = 1;
+		k->has_ci = stat_knee_bootstrap(rungs, used, r->slo_ms, CMP_NBOOT, 1 - c->alpha,
+						r->seed, r->min_reps, &k->ci) == 0;
+		if (!k->fit.crossed) {
+			k->held_rps = rungs[used - 1].rate;
+			k->held_n = rungs[used - 1].nwin;
+		} else {
+			k->cross_rps = rungs[k->fit.hi].rate;
+			k->cross_n = rungs[k->fit.hi].nwin;
+			if (!k->fit.at_first_rung) {
+				k->held_rps = rungs[k->fit.lo].rate;
+				k->held_n = rungs[k->fit.lo].nwin;
+			}
+		}
+	}
+	free(rungs);
+	free(p);
+	free(wt);
+	free(rates);
+}
+
+/* NEW crosses at a rung where BASE's fit holds, with min_pairs valid
+ * windows on both sides at that rung. */
+static int knee_regression(const struct compare *c, const struct cmp_run *bs, const char *barm,
+			   const struct cmp_impl *ci)
+{
+	size_t nb, fb;
+
+	if (!ci->knew.has || !ci->kbase.has || !ci->knew.fit.crossed ||
+	    !isfinite(ci->kbase.held_rps) || ci->knew.cross_n < c->min_pairs)
+		return 0;
+	if (ci->knew.cross_rps > ci->kbase.held_rps && !same_rate(ci->knew.cross_rps,
+								   ci->kbase.held_rps))
+		return 0;
+	counts(bs, barm, ci->knew.cross_rps, &nb, &fb);
+	return nb >= c->min_pairs;
+}
+
+/* ------------------------------------------------------------ one implementation */
+
+/* Distinct failing gates of impl's failed windows at rate, into o. */
+static void failed_gates(const struct cmp_run *r, const char *impl, double rate,
+			 struct sbuf *o)
+{
+	size_t i, start = o->len;
+
+	for (i = 0; i < r->nw; i++) {
+		const struct cmp_win *w = &r->w[i];
+		const char *g, *e;
+		if (strcmp(w->impl, impl) || !same_rate(w->rate, rate) ||
+		    w->status != CMP_W_FAILED || !w->reasons)
+			continue;
+		for (g = w->reasons; *g; g = *e ? e + 1 : e) {
+			struct sbuf one = SBUF_INIT;
+			e = strchrnul(g, ',');
+			sbuf_add(&one, g, (size_t)(e - g));
+			if (one.len && !strstr(o->buf + start, one.buf))
+				sbuf_addf(o, "%s%s", o->len > start ? ", " : "", one.buf);
+			sbuf_release(&one);
+		}
+	}
+	if (o->len == start)
+		sbuf_adds(o, "outcome gates");
+}
+
+/* The rates, their counts and cells. Returns the cell verdict tallies. */
+static void impl_rates(struct compare *c, struct cmp_impl *ci, const struct cmp_run *bs,
+		       const char *barm, int tally[6])
+{
+	double *rb = NULL, *rn = NULL;
+	size_t nb, nn, i, j, alloc = 0;
+
+	nb = rates_of(bs, barm, valid, &rb);
+	nn = rates_of(&c->new_, ci->name, valid, &rn);
+	for (i = 0; i < nn; i++) {
+		struct cmp_rate *cr;
+		for (j = 0; j < nb && !same_rate(rb[j], rn[i]); j++)
+			;
+		if (j == nb)
+			continue;
+		XGROW(ci->rates, alloc, ci->nrates + 1);
+		cr = &ci->rates[ci->nrates++];
+		memset(cr, 0, sizeof(*cr));
+		cr->rate = rn[i];
+		cr->p99.verdict = cr->cpu.verdict = CMP_NA;
+		counts(bs, barm, cr->rate, &cr->vbase, &cr->fbase);
+		counts(&c->new_, ci->name, cr->rate, &cr->vnew, &cr->fnew);
+		cr->vpairs = ci->paired ? block_pairs(&c->new_, ci->name, barm, cr->rate, valid)
+					: (cr->vbase < cr->vnew ? cr->vbase : cr->vnew);
+		if (cr->vpairs > ci->max_vpairs)
+			ci->max_vpairs = cr->vpairs;
+		cr->outcome_regression = cr->vnew >= c->min_pairs && cr->vbase >= c->min_pairs &&
+					 2 * cr->fnew > cr->vnew && cr->fbase == 0;
+		cr->has_cells = cr->vnew > cr->fnew && cr->vbase > cr->fbase;
+		if (!cr->has_cells)
+			continue;
+		if (c->metrics & CMP_P99)
+			metric(c, bs, barm, ci->name, ci->paired, cr->rate, 0, &cr->p99);
+		if (c->metrics & CMP_CPU_PER_REQUEST)
+			metric(c, bs, barm, ci->name, ci->paired, cr->rate, 1, &cr->cpu);
+		tally[cr->p99.verdict]++;
+		tally[cr->cpu.verdict]++;
+	}
+	free(rb);
+	free(rn);
+}
+
+static int run_finished(const struct cmp_run *r)
+{
+	return !strcmp(r->status, "finished");
+}
+
+static void run_state(struct sbuf *o, const struct cmp_run *r)
+{
+	sbuf_addf(o, "run %s %s", r->id, *r->status ? r->status : "(no status)");
+	if (r->failure)
+		sbuf_addf(o, " (%s)", r->failure);
+}
+
+/* The verdict and its one-line why, in compare.h's order. */
+static void impl_verdict(struct compare *c, struct cmp_impl *ci, const struct cmp_run *bs,
+			 const char *barm, const int tally[6], struct sbuf *why)
+{
+	const struct cmp_run *nw = &c->new_;
+	size_t i;
+
+	if (!strcmp(nw->status, "failed") && nw->failure_kind && nw->failure_impl &&
+	    !strcmp(nw->failure_impl, ci->name) &&
+	    (!strcmp(nw->failure_kind, "build") || !strcmp(nw->failure_kind, "start"))) {
+		ci->verdict = CMP_REGRESSION;
+		sbuf_addf(why, "the new commit %s (run %s failed; see its logs/)",
+			  !strcmp(nw->failure_kind, "build") ? "failed to build"
+							    : "never came up healthy",
+			  nw->id);
+		return;
+	}
+	if (!run_finished(nw) || !run_finished(&c->base)) {
+		ci->verdict = CMP_INCONCLUSIVE;
+		run_state(why, !run_finished(nw) ? nw : &c->base);
+		if (!run_finished(nw) && !run_finished(&c->base)) {
+			sbuf_adds(why, "; ");
+			run_state(why, &c->base);
+		}
+		return;
+	}
+	for (i = 0; i < ci->nrates; i++) {
+		const struct cmp_rate *r = &ci->rates[i];
+		if (!r->outcome_regression)
+			continue;
+		if (ci->verdict != CMP_REGRESSION)
+			ci->verdict = CMP_REGRESSION;
+		else
+			sbuf_adds(why, "; ");
+		sbuf_addf(why, "at %g req/s new failed %zu of %zu valid windows (", r->rate, r->fnew,
+			  r->vnew);
+		failed_gates(nw, ci->name, r->rate, why);
+		sbuf_addf(why, ") where base held (all %zu valid windows accepted)", r->vbase);
+	}
+	if (knee_regression(c, bs, barm, ci)) {
+		sbuf_addf(why, "%sthe knee: new crosses the SLO at %g req/s, where base holds",
+			  ci->verdict == CMP_REGRESSION ? "; " : "", ci->knew.cross_rps);
+		ci->verdict = CMP_REGRESSION;
+	}
+	if (ci->verdict == CMP_REGRESSION)
+		return;
+	if (ci->max_vpairs < c->min_pairs) {
+		ci->verdict = CMP_INCONCLUSIVE;
+		sbuf_addf(why, "not enough valid evidence: at most %zu valid window pairs at any "
+			  "rate (compare.min_pairs %zu)", ci->max_vpairs, c->min_pairs);
+		return;
+	}
+	for (i = 0; i < ci->nrates; i++) {
+		const struct cmp_rate *r = &ci->rates[i];
+		int j;
+		for (j = 0; j < 2; j++) {
+			const struct cmp_metric *m = j ? &r->cpu : &r->p99;
+			if (m->verdict == CMP_REGRESSION)
+				sbuf_addf(why, "%s%s +%.1f%% at %g req/s", why->len ? "; " : "",
+					  j ? "cpu_per_request" : "latency", m->rel_pct, r->rate);
+		}
+	}
+	if (tally[CMP_REGRESSION]) {
+		ci->verdict = CMP_REGRESSION;
+	} else if (!tally[CMP_IMPROVEMENT] && !tally[CMP_NO_CHANGE]) {
+		/* Pairs enough, but no interval decided anything: "no
+		 * regression" would be a guess. */
+		ci->verdict = CMP_INCONCLUSIVE;
+		sbuf_addf(why, "no metric decided at any of %zu rates (%d undecided cells: "
+			  "intervals wider than the margin, or too few accepted pairs for the "
+			  "level); %zu valid pairs at best", ci->nrates, tally[CMP_INCONCLUSIVE],
+			  ci->max_vpairs);
+		return;
+	} else if (tally[CMP_IMPROVEMENT])
+		ci->verdict = CMP_IMPROVEMENT;
+	else if (tally[CMP_INCONCLUSIVE] || !tally[CMP_NO_CHANGE])
+		ci->verdict = CMP_NO_REGRESSION;
+	else
+		ci->verdict = CMP_NO_CHANGE;
+	if (!tally[CMP_REGRESSION])
+		sbuf_addf(why, "%d improved, %d equivalent, %d undecided cells over %zu rates; "
+			  "%zu valid pairs at best", tally[CMP_IMPROVEMENT], tally[CMP_NO_CHANGE],
+			  tally[CMP_INCONCLUSIVE], ci->nrates, ci->max_vpairs);
+}
+
+static void impl_compare(struct compare *c, struct cmp_impl *ci, const char *name)
+{
+	const struct cmp_run *bs = &c->base;
+	struct sbuf arm = SBUF_INIT, why = SBUF_INIT;
+	int tally[6] = { 0 };
+	int bi = impl_index(&c->base, name), ni = impl_index(&c->new_, name);
+
+	ci->name = xstrdup(name);
+	ci->base_commit = bi >= 0 ? c->base.commits[bi] : NULL;
+	ci->new_commit = ni >= 0 ? c->new_.commits[ni] : NULL;
+	ci->new_ref = ni >= 0 ? c->new_.refs[ni] : NULL;
+	sbuf_addf(&arm, "%s@base", name);
+	if (ci->paired) {
+		int ai = impl_index(&c->new_, arm.buf);
+		bs = &c->new_;
+		if (ai >= 0 && c->new_.commits[ai])
+			ci->base_commit = c->new_.commits[ai];
+	} else {
+		sbuf_reset(&arm);
+		sbuf_adds(&arm, name);
+	}
+	impl_rates(c, ci, bs, arm.buf, tally);
+	knee(bs, arm.buf, c, &ci->kbase);
+	knee(&c->new_, name, c, &ci->knew);
+	impl_verdict(c, ci, bs, arm.buf, tally, &why);
+	ci->why = sbuf_detach(&why, NULL);
+	sbuf_release(&arm);
+}
+
+/* ------------------------------------------------------------ the runs */
+
+static int commit_changed(const struct compare *c, const char *name)
+{
+	int bi = impl_index(&c->base, name), ni = impl_index(&c->new_, name);
+
+	if (bi < 0 || ni < 0 || !c->base.commits[bi] || !c->new_.commits[ni])
+		return 1;  /* unknown: treat as changed */
+	return strcmp(c->base.commits[bi], c->new_.commits[ni]) != 0;
+}
+
+static int same_run(const struct cmp_run *a, const struct cmp_run *b)
+{
+	return !strcmp(a->id, b->id) && !strcmp(a->dir, b->dir);
+}
+
+int compare_runs(struct compare *c, struct cmp_run *base, struct cmp_run *new_,
+		 const struct compare_opts *opts)
+{
+	const char *only = opts ? opts->only : NULL;
+	struct sbuf arm = SBUF_INIT;
+	size_t i, alloc = 0;
+	int ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	c->base = *base;
+	c->new_ = *new_;
+	memset(base, 0, sizeof(*base));
+	memset(new_, 0, sizeof(*new_));
+	c->margin_pct = c->new_.margin_pct;
+	c->alpha = c->new_.alpha;
+	c->min_pairs = c->new_.min_pairs;
+	c->metrics = c->new_.metrics;
+	c->same_spec = !strcmp(c->base.spec_hash, c->new_.spec_hash);
+	c->same_run = same_run(&c->base, &c->new_);
+	if (only && (impl_index(&c->base, only) < 0 || impl_index(&c->new_, only) < 0)) {
+		error("--impl %s: not an implementation of both %s and %s", only, c->base.id,
+		      c->new_.id);
+		goto out;
+	}
+	for (i = 0; i < c->new_.nimpls; i++) {
+		const char *name = c->new_.impls[i];
+		struct cmp_impl *ci;
+		int paired;
+
+		if (is_control(name) || impl_index(&c->base, name) < 0 || (only && strcmp(only, name)))
+			continue;
+		sbuf_reset(&arm);
+		sbuf_addf(&arm, "%s@base", name);
+		paired = impl_index(&c->new_, arm.buf) >= 0;
+		if (c->same_run && !paired)
+			continue;  /* a run against itself: nothing to learn */
+		XGROW(c->impls, alloc, c->nimpls + 1);
+		ci = &c->impls[c->nimpls++];
+		memset(ci, 0, sizeof(*ci));
+		ci->paired = paired;
+		ci->judged = only ? 1 : paired || (opts && opts->judge_unpaired &&
+						   commit_changed(c, name));
+		impl_compare(c, ci, name);
+		if (!ci->judged)
+			continue;
+		c->judged++;
+		c->regressions += ci->verdict == CMP_REGRESSION;
+		c->inconclusive += ci->verdict == CMP_INCONCLUSIVE;
+	}
+	if (!c->nimpls) {
+		if (c->same_run)
+			error("compare: BASE and NEW are the same run (%s) and it has no "
+			      "<impl>@base arm: nothing to compare", c->new_.id);
+		else
+			error("%s and %s have no implementation in common", c->base.id, c->new_.id);
+		goto out;
+	}
+	c->exit_code = c->regressions ? 1 : (c->inconclusive || !c->judged) ? 3 : 0;
+	ret = 0;
+out:
+	sbuf_release(&arm);
+	return ret;
+}
+
+void compare_release(struct compare *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nimpls; i++) {
+		free(c->impls[i].name);
+		free(c->impls[i].rates);
+		free(c->impls[i].why);
+	}
+	free(c->impls);
+	cmp_run_release(&c->base);
+	cmp_run_release(&c->new_);
+	memset(c, 0, sizeof(*c));
+}
