@@ -8,28 +8,50 @@ R=$T/runs
 "$HELPERS/compare_fixture" "$R" ||
 	{ fail "fixture generator"; exit 0; }
 
-# +5 ms per request: a regression, exit 1, in every format.
+# These runs hold no "<impl>@base" control: compared unpaired across runs,
+# every implementation is advisory, and nothing judged is no answer (3).
+expect_exit "nothing paired: no answer" 3 "$HARNESS" compare compare_base compare_slow \
+	--runs-dir "$R"
+grep -q '^### `a` (advisory, not judged): regression' "$T/out" && grep -q 'No implementation is judged' "$T/out" &&
+	ok "advisory regression listed, not judged" || fail "markdown: $(head -c 600 "$T/out")"
+grep -q 'Base `compare_base` \*\*finished\*\*; new `compare_slow` \*\*finished\*\*' "$T/out" &&
+	ok "markdown names both runs' status" || fail "run status: $(head -c 300 "$T/out")"
+expect_exit "nothing paired, --inconclusive-ok" 0 "$HARNESS" compare compare_base compare_slow \
+	--runs-dir "$R" --inconclusive-ok
+expect_exit "a run against itself, nothing paired" 2 "$HARNESS" compare compare_base \
+	compare_base --runs-dir "$R"
+grep -q "same run" "$T/err" && ok "says it is the same run" || fail "same run: $(cat "$T/err")"
+
+# +5 ms per request (--judge-unpaired: a's commit changed, b's did not): a
+# regression, exit 1, in every format.
 expect_exit "slow branch: regression" 1 "$HARNESS" compare compare_base compare_slow \
-	--runs-dir "$R" --junit "$T/junit.xml"
+	--runs-dir "$R" --junit "$T/junit.xml" --judge-unpaired
 grep -q '^### `a`: \*\*regression\*\*' "$T/out" && ok "markdown names a's regression" ||
 	fail "markdown: $(head -c 300 "$T/out")"
-grep -q '^### `b`: \*\*no change\*\*' "$T/out" && ok "b unchanged" || fail "b verdict"
-grep -q 'unpaired (Welch)' "$T/out" && ok "says unpaired" || fail "unpaired not said"
+grep -q '^### `b` (advisory, not judged): no change' "$T/out" && ok "b unchanged, advisory" ||
+	fail "b verdict"
+grep -q 'unpaired (every compare_slow window' "$T/out" && ok "says unpaired" || fail "unpaired not said"
 
-expect_exit "json" 1 "$HARNESS" compare compare_base compare_slow --runs-dir "$R" --format json
+expect_exit "json" 1 "$HARNESS" compare compare_base compare_slow --runs-dir "$R" --format json \
+	--judge-unpaired
 v=$(jq -r '.impls[] | select(.name=="a") | .verdict' "$T/out")
 [ "$v" = regression ] && ok "json verdict a = regression" || fail "json verdict a = '$v'"
-p=$(jq -r '.impls[] | select(.name=="a") | .rates[0].p99.new' "$T/out")
+p=$(jq -r '.impls[] | select(.name=="a") | .rates[0].latency.new' "$T/out")
 # 6.3 ms (6 ms * 1.05, the largest window) within the 1% bucket error
 near "merged p99 of the slow arm (ms)" "$p" 6.3 0.063 "histogram bucket error < 1%"
 c=$(jq -r '.impls[] | select(.name=="a") | .rates[0].cpu_per_request.new' "$T/out")
+[ "$(jq -r '.base_status + " " + .new_status' "$T/out")" = "finished finished" ] &&
+	ok "json names both runs' status" || fail "json status"
 near "cpu per request (us)" "$c" 50 0.001 "sum cpu / sum completed is exact"
 
-python3 - "$T/junit.xml" <<'PY' && ok "junit parses with 3 failures" || fail "junit: $(head -c 300 "$T/junit.xml")"
+python3 - "$T/junit.xml" <<'PY' && ok "junit parses with 3 failures, b skipped (advisory)" || fail "junit: $(head -c 300 "$T/junit.xml")"
 import sys, xml.etree.ElementTree as ET
 r = ET.parse(sys.argv[1]).getroot()
 assert r.tag == "testsuites" and r.get("failures") == "3", r.attrib
 assert len(r.findall(".//failure")) == 3
+props = {p.get("name"): p.get("value") for p in r.iter("property")}
+assert props["new.status"] == "finished" and props["base.status"] == "finished", props
+assert r.get("skipped") == "1", r.attrib
 PY
 
 # A comment-only change: no change, exit 0; an improvement: exit 0.
@@ -38,13 +60,13 @@ expect_exit "comment-only change: no regression" 0 "$HARNESS" compare compare_ba
 grep -q '^### `a`: \*\*no change\*\*' "$T/out" && ok "comment-only: no change" ||
 	fail "comment-only: $(grep '^###' "$T/out")"
 expect_exit "faster: no regression" 0 "$HARNESS" compare compare_base compare_fast \
-	--runs-dir "$R" --json
+	--runs-dir "$R" --json --judge-unpaired
 [ "$(jq -r '.impls[0].verdict' "$T/out")" = improvement ] && ok "faster: improvement" ||
 	fail "faster verdict $(jq -c '.impls[0].verdict' "$T/out")"
 
 # A run given as a directory works like an id.
 expect_exit "run directories as arguments" 1 "$HARNESS" compare "$R/compare_base" \
-	"$R/compare_slow"
+	"$R/compare_slow" --impl a
 
 # Bad input: exit 2 with one line.
 expect_exit "unknown run" 2 "$HARNESS" compare compare_base nope --runs-dir "$R"
