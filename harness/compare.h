@@ -1,6 +1,6 @@
 /*
  * compare: two runs, implementation by implementation (harness compare),
- * and a verdict that fails closed. docs: README.md "harness compare".
+ * and a verdict that fails closed (README.md, "harness compare").
  *
  * Which implementations are JUDGED (decide the exit code):
  *   - by default, those NEW pairs with a control "<impl>@base" (harness
@@ -13,7 +13,7 @@
  * never deciding the exit code (two runs made at different times differ by
  * the host's drift as much as by the code).
  *
- * Evidence. A window is valid when accepted or failed (docs/DESIGN.md:
+ * Evidence. A window is valid when accepted or failed (README.md, "harness compare":
  * failed = a valid measurement that fails the SLO; rejected = void). A
  * valid pair is, paired, the two arms' windows of one stage and block,
  * both valid; unpaired, min(valid BASE, valid NEW) windows at a rate. An

@@ -12,7 +12,7 @@
 
 #define CMP_NBOOT 2000
 /* A failed window's latency in the knee fit: far above any SLO, finite so
- * that PAVA pools it (docs/DESIGN.md: failed windows enter as +infinity). */
+ * that PAVA pools it (failed windows enter the fit as +infinity). */
 #define CMP_FAILED_MS 1e12
 
 const char *cmp_verdict_name(enum cmp_verdict v)

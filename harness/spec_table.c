@@ -222,7 +222,7 @@ static const struct field compare_fields[] = {
 	{ "metric", FT_ENUMSET, F_DEF, O(struct spec_compare, metrics), 0, 0, 0, CMP_P99 | CMP_CPU_PER_REQUEST, NULL, metric_names, NULL, 0, 1, 0,
 	  "metrics harness compare judges" },
 	{ "alpha", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_compare, alpha), 0, 0, 0.5, 0.05, NULL, NULL, NULL, 0, 0, 0,
-	  "1 - confidence of the intervals (0.05: 95%)" },
+	  "error rate of each one-sided decision of harness compare (its intervals are at 1 - 2 alpha: 90% for 0.05)" },
 	{ "min_pairs", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_compare, min_pairs), 0, 2, 1000, 3, NULL, NULL, NULL, 0, 0, 0,
 	  "valid window pairs (both sides accepted or failed) needed at one rate or more before compare answers; fewer is inconclusive (exit 3)" },
 	FIELD_END

@@ -153,13 +153,20 @@ for try in 1 2; do
 		ok "verdict: p99 regression for a" || fail "verdict a: $(jq -c '.impls[0] | {verdict, why, rates}' "$T/out")"
 	[ "$(jq -r '.impls[0].paired' "$T/out")" = true ] && ok "paired by block against a@base" ||
 		fail "not paired"
-	d=$(jq -r '.impls[0].rates[0].p99.ci_mean' "$T/out")
+	d=$(jq -r '.impls[0].rates[0].latency.ci_mean' "$T/out")
 	# 5 ms added per request; the tolerance is the host's p99 noise
 	near "paired p99 difference (ms)" "$d" 5 4 "fixed 5 ms delay; p99 noise of a shared host"
-	expect_exit "compare --impl b: comment-only is no regression" 0 "$HARNESS" compare base \
-		$id --runs-dir "$RUNS" --impl b
+	# A stalled window leaves the comment-only interval undecided: compare
+	# then answers inconclusive (exit 3), never "no regression".
+	"$HARNESS" compare base $id --runs-dir "$RUNS" --impl b >"$T/out" 2>"$T/err"
+	rc=$?
 	verdict=$(sed -n 's/^### `b`: \*\*\(.*\)\*\*$/\1/p' "$T/out")
-	[ "$verdict" = inconclusive ] || break
+	if [ "$verdict" != inconclusive ] || [ $try = 2 ]; then
+		[ $rc -eq 0 ] && ok "compare --impl b: comment-only is no regression (exit 0)" ||
+			fail "compare --impl b: exit $rc: $(grep -A3 '^### `b`' "$T/out")"
+		break
+	fi
+	[ $rc -eq 3 ] && ok "an undecided comparison exits 3" || fail "inconclusive with exit $rc"
 	echo "# attempt $try: b inconclusive (host stalls): $(grep '^| 1000' "$T/out")"
 done
 [ "$verdict" = "no change" ] && ok "verdict: no change for the comment-only b" ||
@@ -196,8 +203,13 @@ SUT_UID=$(id -u harness-sut 2>/dev/null)
 	ok "checkout given to harness-sut, its .git kept root's" || fail "checkout ownership"
 
 # ------------------------------------------------------------ untrusted build
-expect_exit "a build that fails" 3 "$HARNESS" rerun base --runs-dir "$RUNS" --run-id evil \
+# The commit under test does not build: its own negative answer (exit 1),
+# recorded as such for compare (runs.failure_kind).
+expect_exit "a build that fails" 1 "$HARNESS" rerun base --runs-dir "$RUNS" --run-id evil \
 	--impl "a=file://$REPO#evil"
+[ "$(q "$RUNS/evil/run.db" "SELECT failure_kind, failure_impl FROM runs")" = "build|a" ] &&
+	ok "recorded: failure_kind build, failure_impl a" ||
+	fail "failure_kind: $(q "$RUNS/evil/run.db" "SELECT failure_kind, failure_impl FROM runs")"
 grep -q "build" "$T/err" && ok "build failure said on stderr" || fail "build failure: $(cat "$T/err")"
 [ "$(q "$RUNS/evil/run.db" "SELECT status FROM runs")" = failed ] &&
 	ok "the failed rerun is recorded as failed: $(q "$RUNS/evil/run.db" "SELECT failure FROM runs")" ||
