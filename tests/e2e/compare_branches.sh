@@ -22,9 +22,6 @@ chmod 755 "$T"   # the sandbox user must reach its checkout under $T
 RUNS=$T/runs
 REPO=$T/svc
 g() { git -C "$REPO" -c user.name=t -c user.email=t@example.invalid "$@" >/dev/null; }
-branch() {  # branch NAME MESSAGE: commit the work tree's changes as NAME off main
-	g checkout -q -b "$1" && g commit -qam "$2" && g checkout -q main
-}
 
 mkdir -p "$REPO"
 cp "$ROOT/tests/helpers/testsrv.c" "$REPO/srv.c"
@@ -72,7 +69,8 @@ g checkout -q -b comment && sed -i '1s|^|/* a comment-only change */\n|' "$REPO/
 
 # Sizing (each window costs ~2 s: 1 s of warm-up, the least there is, and
 # 1 s measured): 500 req/s (a window's p99 is its 5th slowest request),
-# one rung, 5 blocks of 3 arms (a, a@base, b). compare needs 3 valid pairs
+# one rung, 5 blocks of one implementation (a; a rerun adds a@base: 10
+# windows, ~25 s). compare needs 3 valid pairs
 # at a rate (min_pairs) and, for "no change", 4 accepted pairs at alpha 0.1
 # (its 80 % signed-rank interval; at the default 0.05 it takes 5). The
 # margin (90 % of a 2-4 ms p99) is far below every regression here (+200
@@ -87,12 +85,6 @@ seed: 5
 slo: { percentile: 99, threshold_ms: 10, error_rate_max: 0.01 }
 implementations:
   - name: a
-    repo: $REPO
-    build: [/bin/sh, build.sh]
-    start: [/bin/sh, run.sh, "{port}"]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 5 }
-    restart: never
-  - name: b
     repo: $REPO
     build: [/bin/sh, build.sh]
     start: [/bin/sh, run.sh, "{port}"]
@@ -170,20 +162,19 @@ verdict err10 1 "^regression: at 500 req/s new failed [0-9]+ of [0-9]+ valid win
 rerun slow slow "0|1"
 verdict slow 1 "^regression: .*(knee: new crosses the SLO at 500 req/s|failed [0-9]+ of|latency \+)"
 
-# Comment only: "no change" needs 4 accepted pairs inside the margin; a
-# window the host stalled on one side (this VM stalls 10-30 ms every few
-# seconds) can leave the interval undecided (exit 3), so one more rerun is
-# allowed for that, and only for that.
-for try in 1 2; do
+# Comment only: "no change" needs 4 accepted pairs inside the margin. A
+# window the host stalled (this VM stalls 10-30 ms every few seconds, far
+# more when it is shared) is rejected by the generator gate or swings one
+# pair, and can leave the answer undecided: exit 3, never 0 or 1 on a guess.
+# Two more reruns are allowed for that, and only for that.
+for try in 1 2 3; do
 	rerun comment$try comment 0
-	quiet=; [ $try = 1 ] && quiet=quiet
+	quiet=; [ $try != 3 ] && quiet=quiet
 	verdict comment$try 0 "^(no change|no regression|improvement): " $quiet && break
-	[ $try = 1 ] && [ "$(jq -r .exit "$T/comment$try.json")" = 3 ] ||
-		{ [ $try = 1 ] && fail "comment-only: $(jq -c '.impls[0]' "$T/comment$try.json")"; break; }
-	echo "# attempt $try inconclusive: $(jq -c '.impls[0].rates' "$T/comment$try.json")"
+	[ $try != 3 ] && [ "$(jq -r .exit "$T/comment$try.json")" = 3 ] ||
+		{ [ $try != 3 ] && fail "comment-only: $(jq -c '.impls[0]' "$T/comment$try.json")"; break; }
+	echo "# attempt $try inconclusive (host stalls): $(jq -c '.impls[0].rates' "$T/comment$try.json")"
 done
-[ "$(jq -r '[.impls[] | select(.name=="b") | .judged][0]' "$T/comment1.json")" = false ] &&
-	ok "the unchanged arm b is advisory" || fail "b judged: $(jq -c '.impls' "$T/comment1.json")"
 
 # A run that failed before measuring: the host's fault, no answer.
 $NICE "$HARNESS" run "$T/spec-nosandbox.yaml" --allow-dirty --runs-dir "$RUNS" --run-id base2 \
