@@ -286,118 +286,156 @@ static int drive(struct probe *p, double seconds, double rate)
 	return 0;
 }
 
-int cmd_probe(int argc, char **argv)
-{
-	const char *spec_path = NULL, *impl_name = NULL, *runs_dir = NULL, *backend_s = NULL;
-	double seconds = 10, rate = 0;
-	int json = 0, no_build = 0, i, ret = EXIT_ENV;
-	struct spec *spec = NULL;
-	struct probe p;
-	struct sut_config sc;
-	struct sut_build_config bc;
-	struct sbuf dir = SBUF_INIT, label = SBUF_INIT, blog = SBUF_INIT;
-	enum acct_backend backend;
-	struct sigaction sa;
-	char stamp[32];
-	time_t now = time(NULL);
+struct probe_opts {
+	const char *spec_path, *impl_name, *runs_dir, *backend_s;
+	double seconds, rate;
+	int json, no_build;
+};
 
-	if (cmd_wants_help(argc, argv)) {
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	}
+/* 0, or EXIT_USAGE after one line. */
+static int parse_probe_args(int argc, char **argv, struct probe_opts *po)
+{
+	int i;
+
+	memset(po, 0, sizeof(*po));
+	po->seconds = 10;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--impl") && i + 1 < argc)
-			impl_name = argv[++i];
+			po->impl_name = argv[++i];
 		else if (!strcmp(a, "--seconds") && i + 1 < argc) {
-			if (parse_double(argv[++i], &seconds) || !(seconds > 0) || seconds > 86400)
+			if (parse_double(argv[++i], &po->seconds) || !(po->seconds > 0) ||
+			    po->seconds > 86400)
 				return error("probe: --seconds: want a number in (0, 86400], got '%s'", argv[i]), EXIT_USAGE;
 		} else if (!strcmp(a, "--rate") && i + 1 < argc) {
-			if (parse_double(argv[++i], &rate) || !(rate > 0))
+			if (parse_double(argv[++i], &po->rate) || !(po->rate > 0))
 				return error("probe: --rate: want a number > 0, got '%s'", argv[i]), EXIT_USAGE;
 		} else if (!strcmp(a, "--runs-dir") && i + 1 < argc)
-			runs_dir = argv[++i];
+			po->runs_dir = argv[++i];
 		else if (!strcmp(a, "--backend") && i + 1 < argc)
-			backend_s = argv[++i];
+			po->backend_s = argv[++i];
 		else if (!strcmp(a, "--json"))
-			json = 1;
+			po->json = 1;
 		else if (!strcmp(a, "--no-build"))
-			no_build = 1;
-		else if (a[0] == '-' || spec_path)
+			po->no_build = 1;
+		else if (a[0] == '-' || po->spec_path)
 			return error("probe: unexpected argument '%s'; see 'harness probe --help'", a), EXIT_USAGE;
 		else
-			spec_path = a;
+			po->spec_path = a;
 	}
-	if (!spec_path || !impl_name)
+	if (!po->spec_path || !po->impl_name)
 		return error("probe: need SPEC and --impl NAME; see 'harness probe --help'"), EXIT_USAGE;
-	spec = spec_load(spec_path);
-	if (!spec)
-		return EXIT_USAGE;
-	memset(&p, 0, sizeof(p));
-	p.spec = spec;
-	p.json = json;
-	p.impl = spec_impl_find(spec, impl_name);
-	if (!p.impl) {
-		error("probe: %s: no implementation named '%s'", spec_path, impl_name);
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	backend = spec->accounting.backend;
-	if (backend_s && account_backend_parse(backend_s, &backend)) {
-		error("probe: --backend: want auto, cgroup2, cgroup1 or procfs, got '%s'", backend_s);
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if (backend != ACCT_AUTO && !account_available(backend)) {
-		error("probe: accounting backend %s is not available on this host",
-		      account_backend_name(backend));
-		goto out;
-	}
-	sut_reap_leftovers();
+	return 0;
+}
 
-	if (!runs_dir)
-		runs_dir = getenv("HARNESS_RUNS_DIR") ? getenv("HARNESS_RUNS_DIR") : "runs";
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-	sbuf_addf(&dir, "%s/probe-%s-%d/logs", runs_dir, stamp, (int)getpid());
-	if (mkdir_p(dir.buf, 0755))
-		goto out;
-	sbuf_addf(&label, "probe.%d.%s", (int)getpid(), p.impl->name);
+/* The accounting backend: --backend, else the spec's. 0, EXIT_USAGE (bad
+ * name) or EXIT_ENV (not on this host), after one line. */
+static int probe_backend(const struct spec *spec, const char *backend_s, enum acct_backend *out)
+{
+	*out = spec->accounting.backend;
+	if (backend_s && account_backend_parse(backend_s, out))
+		return error("probe: --backend: want auto, cgroup2, cgroup1 or procfs, got '%s'",
+			     backend_s), EXIT_USAGE;
+	if (*out != ACCT_AUTO && !account_available(*out))
+		return error("probe: accounting backend %s is not available on this host",
+			     account_backend_name(*out)), EXIT_ENV;
+	return 0;
+}
 
-	if (!no_build && p.impl->build) {
-		sbuf_addf(&blog, "%s/%s.build.log", dir.buf, p.impl->name);
-		bind_build(&bc, spec, p.impl, NULL, blog.buf, NULL);
-		bc.backend = backend;
-		fprintf(stderr, "probe: building %s (log %s)\n", p.impl->name, blog.buf);
-		if (sut_build(&bc))
-			goto out;
-	}
-
-	bind_sut(&sc, spec, p.impl, NULL, dir.buf, label.buf, NULL);
-	sc.backend = backend;
-	sc.stop = &stop_flag;
-	p.sut = sut_start(&sc);
-	if (!p.sut)
-		goto out;
-	p.acct = sut_account(p.sut);
+/* Build (unless --no-build), start and wait until healthy, logging into
+ * dir; then start the runtime-stats poller. SIGINT/SIGTERM stop any of it.
+ * 0, or -1 after one line. */
+static int probe_start(struct probe *p, const struct probe_opts *po, enum acct_backend backend,
+		       const char *dir)
+{
+	struct sut_config sc;
+	struct sut_build_config bc;
+	struct sbuf label = SBUF_INIT, blog = SBUF_INIT;
+	struct sigaction sa;
+	int ret = -1;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-
-	if (sut_wait_healthy(p.sut, p.impl->health_timeout_s))
-		goto out;
-	fprintf(stderr, "probe: %s healthy: pid %d at %s, accounting %s every %d ms, cpus %s (%s), logs %s\n",
-		p.impl->name, (int)sut_pid(p.sut), sut_url(p.sut),
-		account_backend_name(account_backend(p.acct)), spec->accounting.sample_ms,
-		sut_cpus(p.sut) ? sut_cpus(p.sut) : "?", sut_cpus_method(p.sut), dir.buf);
-	if (sut_stats_url(p.sut)) {
-		p.rts = rtstats_start(sut_stats_url(p.sut), p.impl->stats_poll_hz, p.impl->signals,
-				      p.impl->nsignals);
-		if (!p.rts)
+	if (!po->no_build && p->impl->build) {
+		sbuf_addf(&blog, "%s/%s.build.log", dir, p->impl->name);
+		bind_build(&bc, p->spec, p->impl, NULL, blog.buf, NULL);
+		bc.backend = backend;
+		bc.stop = &stop_flag;
+		fprintf(stderr, "probe: building %s (log %s)\n", p->impl->name, blog.buf);
+		if (sut_build(&bc))
 			goto out;
 	}
-	if (drive(&p, seconds, rate))
+	sbuf_addf(&label, "probe.%d.%s", (int)getpid(), p->impl->name);
+	bind_sut(&sc, p->spec, p->impl, NULL, dir, label.buf, NULL);
+	sc.backend = backend;
+	sc.stop = &stop_flag;
+	p->sut = sut_start(&sc);
+	if (!p->sut)
+		goto out;
+	p->acct = sut_account(p->sut);
+	if (sut_wait_healthy(p->sut, p->impl->health_timeout_s))
+		goto out;
+	fprintf(stderr, "probe: %s healthy: pid %d at %s, accounting %s every %d ms, cpus %s (%s), logs %s\n",
+		p->impl->name, (int)sut_pid(p->sut), sut_url(p->sut),
+		account_backend_name(account_backend(p->acct)), p->spec->accounting.sample_ms,
+		sut_cpus(p->sut) ? sut_cpus(p->sut) : "?", sut_cpus_method(p->sut), dir);
+	if (sut_stats_url(p->sut)) {
+		p->rts = rtstats_start(sut_stats_url(p->sut), p->impl->stats_poll_hz,
+				       p->impl->signals, p->impl->nsignals);
+		if (!p->rts)
+			goto out;
+	}
+	ret = 0;
+out:
+	sbuf_release(&label);
+	sbuf_release(&blog);
+	return ret;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	struct probe_opts po;
+	struct spec *spec = NULL;
+	struct probe p;
+	struct sbuf dir = SBUF_INIT;
+	enum acct_backend backend;
+	const char *runs_dir;
+	char stamp[32];
+	time_t now = time(NULL);
+	int ret;
+
+	if (cmd_wants_help(argc, argv)) {
+		fputs(usage_text, stdout);
+		return EXIT_OK;
+	}
+	ret = parse_probe_args(argc, argv, &po);
+	if (ret)
+		return ret;
+	spec = spec_load(po.spec_path);
+	if (!spec)
+		return EXIT_USAGE;
+	memset(&p, 0, sizeof(p));
+	p.spec = spec;
+	p.json = po.json;
+	p.impl = spec_impl_find(spec, po.impl_name);
+	if (!p.impl) {
+		error("probe: %s: no implementation named '%s'", po.spec_path, po.impl_name);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	ret = probe_backend(spec, po.backend_s, &backend);
+	if (ret)
+		goto out;
+	ret = EXIT_ENV;
+	sut_reap_leftovers();
+	runs_dir = po.runs_dir ? po.runs_dir
+		   : getenv("HARNESS_RUNS_DIR") ? getenv("HARNESS_RUNS_DIR") : "runs";
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+	sbuf_addf(&dir, "%s/probe-%s-%d/logs", runs_dir, stamp, (int)getpid());
+	if (mkdir_p(dir.buf, 0755) || probe_start(&p, &po, backend, dir.buf) ||
+	    drive(&p, po.seconds, po.rate))
 		goto out;
 	ret = p.failed ? EXIT_ENV : EXIT_OK;
 out:
@@ -410,7 +448,5 @@ out:
 	sut_free(p.sut);
 	spec_free(spec);
 	sbuf_release(&dir);
-	sbuf_release(&label);
-	sbuf_release(&blog);
 	return ret;
 }
