@@ -185,131 +185,159 @@ static const git_remote_head *pick_head(const git_remote_head **heads, size_t n,
 
 /* ------------------------------------------------------------ fetch */
 
-int gitfetch(const char *repo_arg, const char *ref, const char *dest,
-	     struct gitfetch_result *out)
-{
-	git_repository *repo = NULL;
-	git_remote *remote = NULL;
+/* One fetch in progress: what its phases share. */
+struct fetch {
+	const char *ref, *dest;
+	struct gitfetch_result *out;
+	git_repository *repo;
+	git_remote *remote;
 	git_remote_callbacks cbs;
-	git_fetch_options fo;
-	git_remote_create_options ro;
-	git_checkout_options co;
-	git_object *obj = NULL, *commit = NULL;
-	const git_remote_head **heads = NULL;
-	const git_remote_head *head = NULL;
+	struct cred_state cred;
+	char *fetch_url, *record_url;
+	char *spec;             /* the refspec to fetch */
+	int have_head;          /* ref named a remote head: head_oid */
 	git_oid head_oid;
-	struct cred_state cred = { 0 };
-	char *fetch_url = NULL, *record_url = NULL, *spec = NULL;
-	char hex[GIT_OID_HEXSZ + 1];
-	size_t nheads = 0;
-	git_strarray specs;
-	int ret = -1;
+};
 
-	memset(out, 0, sizeof(*out));
-	prov_git_init();
-	if (!ref || !*ref)
-		ref = "HEAD";
-	if (resolve_url(repo_arg, &fetch_url, &record_url))
-		goto out;
-	if (!dir_empty_or_absent(dest)) {
-		error("%s: destination exists and is not empty", dest);
-		goto out;
-	}
-	if (mkdir_p(dest, 0755)) {
-		error("%s: cannot create: %s", dest, strerror(errno));
-		goto out;
-	}
-	if (git_repository_init(&repo, dest, 0) < 0) {
-		error("%s: cannot create a repository: %s", dest, prov_git_errmsg());
-		goto out;
-	}
-	cred_parse(fetch_url, &cred);
-	git_remote_init_callbacks(&cbs, GIT_REMOTE_CALLBACKS_VERSION);
-	cbs.credentials = cred_cb;
-	cbs.payload = &cred;
+/* Phase 1: an empty destination with a fresh repository in it. */
+static int fetch_prepare(struct fetch *f)
+{
+	if (!dir_empty_or_absent(f->dest))
+		return error("%s: destination exists and is not empty", f->dest);
+	if (mkdir_p(f->dest, 0755))
+		return error("%s: cannot create: %s", f->dest, strerror(errno));
+	if (git_repository_init(&f->repo, f->dest, 0) < 0)
+		return error("%s: cannot create a repository: %s", f->dest, prov_git_errmsg());
+	return 0;
+}
+
+/* Phase 2: list the remote's refs and choose what to fetch: the head ref
+ * names, or every ref when ref is a commit id (prefix). */
+static int fetch_list(struct fetch *f)
+{
+	git_remote_create_options ro;
+	const git_remote_head **heads = NULL;
+	const git_remote_head *head;
+	size_t nheads = 0;
+
+	cred_parse(f->fetch_url, &f->cred);
+	git_remote_init_callbacks(&f->cbs, GIT_REMOTE_CALLBACKS_VERSION);
+	f->cbs.credentials = cred_cb;
+	f->cbs.payload = &f->cred;
 	git_remote_create_options_init(&ro, GIT_REMOTE_CREATE_OPTIONS_VERSION);
-	ro.repository = repo;
+	ro.repository = f->repo;
 	/* why: url.*.insteadOf rewriting would fetch from elsewhere than the
 	 * URL recorded (and libgit2 1.5 leaks in that config glob). */
 	ro.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
-	if (git_remote_create_with_opts(&remote, fetch_url, &ro) < 0 ||
-	    git_remote_connect(remote, GIT_DIRECTION_FETCH, &cbs, NULL, NULL) < 0 ||
-	    git_remote_ls(&heads, &nheads, remote) < 0) {
-		error("%s: cannot fetch: %s", record_url, prov_git_errmsg());
-		goto out;
-	}
-	head = pick_head(heads, nheads, ref);
+	if (git_remote_create_with_opts(&f->remote, f->fetch_url, &ro) < 0 ||
+	    git_remote_connect(f->remote, GIT_DIRECTION_FETCH, &f->cbs, NULL, NULL) < 0 ||
+	    git_remote_ls(&heads, &nheads, f->remote) < 0)
+		return error("%s: cannot fetch: %s", f->record_url, prov_git_errmsg());
+	head = pick_head(heads, nheads, f->ref);
 	if (head) {
 		/* heads[] is the remote's until disconnect: copy what we need. */
 		struct sbuf sb = SBUF_INIT;
 		sbuf_addf(&sb, "+%s:%s", head->name, FETCHED_REF);
-		spec = sbuf_detach(&sb, NULL);
-		out->ref_resolved = xstrdup(head->name);
-		git_oid_cpy(&head_oid, &head->oid);
-	} else if (is_hex(ref, 7)) {
-		spec = xstrdup("+refs/*:refs/harness/all/*");
+		f->spec = sbuf_detach(&sb, NULL);
+		f->out->ref_resolved = xstrdup(head->name);
+		git_oid_cpy(&f->head_oid, &head->oid);
+		f->have_head = 1;
+	} else if (is_hex(f->ref, 7)) {
+		f->spec = xstrdup("+refs/*:refs/harness/all/*");
 	} else {
-		error("%s: no ref '%s' (looked for %s, refs/heads/%s, refs/tags/%s)",
-		      record_url, ref, ref, ref, ref);
-		goto out;
+		return error("%s: no ref '%s' (looked for %s, refs/heads/%s, refs/tags/%s)",
+			     f->record_url, f->ref, f->ref, f->ref, f->ref);
 	}
-	git_remote_disconnect(remote);
+	git_remote_disconnect(f->remote);
+	return 0;
+}
+
+/* Phase 3: fetch the chosen refspec (no tags, no FETCH_HEAD). */
+static int fetch_objects(struct fetch *f)
+{
+	git_fetch_options fo;
+	git_strarray specs;
 
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
-	fo.callbacks = cbs;
+	fo.callbacks = f->cbs;
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	fo.update_fetchhead = 0;
-	specs.strings = &spec;
+	specs.strings = &f->spec;
 	specs.count = 1;
-	if (git_remote_fetch(remote, &specs, &fo, NULL) < 0) {
-		error("%s: cannot fetch %s: %s", record_url, ref, prov_git_errmsg());
-		goto out;
-	}
+	if (git_remote_fetch(f->remote, &specs, &fo, NULL) < 0)
+		return error("%s: cannot fetch %s: %s", f->record_url, f->ref, prov_git_errmsg());
+	return 0;
+}
 
-	if (head) {
-		if (git_object_lookup(&obj, repo, &head_oid, GIT_OBJECT_ANY) < 0) {
-			error("%s: fetched %s but cannot read it: %s", record_url, out->ref_resolved,
-			      prov_git_errmsg());
+/* Phase 4: find the commit, check it out (detached), fill the result. */
+static int fetch_checkout(struct fetch *f)
+{
+	git_object *obj = NULL, *commit = NULL;
+	git_checkout_options co;
+	char hex[GIT_OID_HEXSZ + 1];
+	int ret = -1;
+
+	if (f->have_head) {
+		if (git_object_lookup(&obj, f->repo, &f->head_oid, GIT_OBJECT_ANY) < 0) {
+			error("%s: fetched %s but cannot read it: %s", f->record_url,
+			      f->out->ref_resolved, prov_git_errmsg());
 			goto out;
 		}
 	} else {
 		git_oid prefix;
-		size_t len = strlen(ref);
-		if (git_oid_fromstrn(&prefix, ref, len) < 0 ||
-		    git_object_lookup_prefix(&obj, repo, &prefix, len, GIT_OBJECT_ANY) < 0) {
-			error("%s: no commit '%s' reachable from any of its refs", record_url, ref);
+		size_t len = strlen(f->ref);
+		if (git_oid_fromstrn(&prefix, f->ref, len) < 0 ||
+		    git_object_lookup_prefix(&obj, f->repo, &prefix, len, GIT_OBJECT_ANY) < 0) {
+			error("%s: no commit '%s' reachable from any of its refs", f->record_url, f->ref);
 			goto out;
 		}
 	}
 	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0) {
-		error("%s: '%s' does not name a commit", record_url, ref);
+		error("%s: '%s' does not name a commit", f->record_url, f->ref);
 		goto out;
 	}
-
 	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
 	co.checkout_strategy = GIT_CHECKOUT_FORCE;
-	if (git_checkout_tree(repo, commit, &co) < 0 ||
-	    git_repository_set_head_detached(repo, git_object_id(commit)) < 0) {
-		error("%s: cannot check out %s: %s", dest, ref, prov_git_errmsg());
+	if (git_checkout_tree(f->repo, commit, &co) < 0 ||
+	    git_repository_set_head_detached(f->repo, git_object_id(commit)) < 0) {
+		error("%s: cannot check out %s: %s", f->dest, f->ref, prov_git_errmsg());
 		goto out;
 	}
 	git_oid_tostr(hex, sizeof(hex), git_object_id(commit));
-	out->commit = xstrdup(hex);
-	out->ref_asked = xstrdup(ref);
-	out->remote_url = record_url;
-	record_url = NULL;
+	f->out->commit = xstrdup(hex);
+	f->out->ref_asked = xstrdup(f->ref);
+	f->out->remote_url = f->record_url;
+	f->record_url = NULL;
 	ret = 0;
 out:
-	if (ret)
-		gitfetch_result_release(out);
 	git_object_free(commit);
 	git_object_free(obj);
-	git_remote_free(remote);
-	git_repository_free(repo);
-	free(cred.user);
-	free(cred.pass);
-	free(spec);
-	free(fetch_url);
-	free(record_url);
+	return ret;
+}
+
+int gitfetch(const char *repo_arg, const char *ref, const char *dest,
+	     struct gitfetch_result *out)
+{
+	struct fetch f;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	memset(&f, 0, sizeof(f));
+	prov_git_init();
+	f.ref = ref && *ref ? ref : "HEAD";
+	f.dest = dest;
+	f.out = out;
+	if (!resolve_url(repo_arg, &f.fetch_url, &f.record_url) && !fetch_prepare(&f) &&
+	    !fetch_list(&f) && !fetch_objects(&f) && !fetch_checkout(&f))
+		ret = 0;
+	if (ret)
+		gitfetch_result_release(out);
+	git_remote_free(f.remote);
+	git_repository_free(f.repo);
+	free(f.cred.user);
+	free(f.cred.pass);
+	free(f.spec);
+	free(f.fetch_url);
+	free(f.record_url);
 	return ret;
 }
