@@ -148,11 +148,11 @@ static json_t *gate_schema(const struct gate_def *g)
 	return o;
 }
 
-static json_t *field_schema(const struct field *f)
+/* A number, boolean, string or enum key; NULL for other types. */
+static json_t *scalar_schema(const struct field *f)
 {
-	json_t *o = NULL, *t;
 	const char *pat;
-	size_t i;
+	json_t *o = NULL;
 
 	switch (f->type) {
 	case FT_INT:
@@ -194,6 +194,20 @@ static json_t *field_schema(const struct field *f)
 		if (f->flags & F_DEF)
 			json_object_set_new(o, "default", json_string(f->enums[(int)f->dnum]));
 		break;
+	default:
+		break;
+	}
+	return o;
+}
+
+/* A list or map of scalars; NULL for other types. */
+static json_t *list_schema(const struct field *f)
+{
+	json_t *t;
+	size_t i;
+	json_t *o = NULL;
+
+	switch (f->type) {
 	case FT_ENUMSET:
 		o = json_object();
 		json_object_set_new(o, "type", json_string("array"));
@@ -238,6 +252,21 @@ static json_t *field_schema(const struct field *f)
 		json_object_set_new(t, "pattern", json_string("^(/([^~]|~[01])*)?$"));
 		json_object_set_new(o, "additionalProperties", t);
 		break;
+	default:
+		break;
+	}
+	return o;
+}
+
+static json_t *field_schema(const struct field *f)
+{
+	json_t *o, *t;
+	size_t i;
+
+	o = scalar_schema(f);
+	if (!o)
+		o = list_schema(f);
+	switch (f->type) {   /* the object-valued types */
 	case FT_OBJ:
 		o = object_schema(f->sub, NULL);
 		break;
@@ -264,6 +293,8 @@ static json_t *field_schema(const struct field *f)
 		for (i = 0; i < gate_registry_count; i++)
 			json_object_set_new(t, gate_registry[i]->name, gate_schema(gate_registry[i]));
 		json_object_set_new(o, "properties", t);
+		break;
+	default:
 		break;
 	}
 	/* the validator reads "key:" with no value as an empty map or list */
