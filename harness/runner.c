@@ -162,6 +162,41 @@ static void run_ctx_release(struct run_ctx *rc)
 
 /* ---------------------------------------------------------- provenance */
 
+/* The runs row of a new run (status running). */
+static int record_run(struct run_ctx *rc, const struct run_opts *o, const char *spec_abs,
+		      int dirty, const struct prov_repo *spec_repo)
+{
+	struct run_record r;
+	char stages[64];
+	size_t k;
+
+	/* Every string borrowed: r is written, never released. */
+	run_record_init(&r);
+	r.id = rc->run_id;
+	r.spec_name = (char *)rc->spec->name;
+	r.spec_path = (char *)spec_abs;
+	r.spec_text.p = (unsigned char *)rc->spec->text;
+	r.spec_text.len = rc->spec->text_len;
+	r.spec_hash = (char *)rc->spec->hash;
+	r.seed = (int64_t)rc->spec->seed;
+	r.stages = (char *)stages_text(rc->stages, stages, sizeof(stages));
+	r.created_at = now_wall();
+	r.status = "running";
+	r.exploratory = dirty || o->exploratory;
+	for (k = 0; k < rc->narms; k++)
+		if (rc->arms[k].untrusted) {
+			r.sandbox_user = (char *)rc->spec->sandbox.user;
+			break;
+		}
+	r.harness_version = (char *)harness_version;
+	r.parent_run = (char *)o->parent_run;
+	r.spec_repo = spec_repo->path;
+	r.spec_commit = spec_repo->commit;
+	r.spec_branch = spec_repo->branch;
+	r.spec_dirty = spec_repo->dirty;
+	return store_run_insert(&rc->st, &r);
+}
+
 static int record_impls(struct run_ctx *rc, const struct run_opts *o)
 {
 	size_t i, k;
@@ -169,34 +204,35 @@ static int record_impls(struct run_ctx *rc, const struct run_opts *o)
 	for (i = 0; i < rc->narms; i++) {
 		struct arm *a = &rc->arms[i];
 		struct prov_repo pr;
-		struct store_row row;
+		struct run_impl im;
 		const struct run_arm *ra = NULL;
+		int bad;
 
 		for (k = 0; o && k < o->narms; k++)
 			if (!strcmp(o->arms[k].name, a->name))
 				ra = &o->arms[k];
 		memset(&pr, 0, sizeof(pr));
 		prov_repo_read(a->workdir, &pr);
-		store_row_init(&row, "impls");
-		store_row_text(&row, "run_id", rc->run_id);
-		store_row_text(&row, "name", a->name);
-		store_row_int(&row, "ord", (int64_t)i);
-		store_row_text(&row, "repo", pr.path ? pr.path : a->workdir);
-		store_row_text(&row, "commit_id", ra && ra->commit ? ra->commit : pr.commit);
-		store_row_text(&row, "branch", pr.branch);
-		store_row_int(&row, "dirty", pr.dirty);
-		store_row_text(&row, "diff_hash", pr.diff_hash[0] ? pr.diff_hash : NULL);
+		/* Every string borrowed: im is written, never released. */
+		run_impl_init(&im);
+		im.run_id = rc->run_id;
+		im.name = a->name;
+		im.ord = (int)i;
+		im.repo = pr.path ? pr.path : a->workdir;
+		im.commit_id = ra && ra->commit ? (char *)ra->commit : pr.commit;
+		im.branch = pr.branch;
+		im.dirty = pr.dirty;
+		im.diff_hash = pr.diff_hash[0] ? pr.diff_hash : NULL;
 		if (ra) {
-			store_row_text(&row, "ref_asked", ra->ref_asked);
-			store_row_text(&row, "remote_url", ra->remote_url);
-			store_row_text(&row, "src_dir", ra->src_dir);
-			store_row_text(&row, "baseline_of", ra->clone_of);
+			im.ref_asked = (char *)ra->ref_asked;
+			im.remote_url = (char *)ra->remote_url;
+			im.src_dir = (char *)ra->src_dir;
+			im.baseline_of = (char *)ra->clone_of;
 		}
-		if (store_row_insert(&rc->st, &row, NULL)) {
-			prov_repo_release(&pr);
-			return -1;
-		}
+		bad = store_impl_insert(&rc->st, &im);
 		prov_repo_release(&pr);
+		if (bad)
+			return -1;
 	}
 	return 0;
 }
@@ -206,12 +242,9 @@ static int record_facts(struct run_ctx *rc)
 	size_t i;
 
 	for (i = 0; i < rc->facts.n; i++) {
-		struct store_row row;
-		store_row_init(&row, "host_facts");
-		store_row_text(&row, "run_id", rc->run_id);
-		store_row_text(&row, "key", rc->facts.keys[i]);
-		store_row_text(&row, "value", rc->facts.values[i]);
-		if (store_row_upsert(&rc->st, &row))
+		struct host_fact f = { rc->run_id, rc->facts.keys[i], rc->facts.values[i] };
+
+		if (store_host_fact_upsert(&rc->st, &f))
 			return -1;
 	}
 	return 0;
@@ -391,12 +424,10 @@ static char *abs_path(const char *p)
 int runner_run(const struct run_opts *o)
 {
 	struct run_ctx rc;
-	struct store_row row;
 	struct sbuf p = SBUF_INIT;
 	const char *runs_dir = store_runs_dir(o->runs_dir);
-	char stages[64], *spec_abs = NULL;
+	char *spec_abs = NULL;
 	int ret = EXIT_USAGE, dirty = 0, lockfd = -1;
-	size_t k;
 	struct prov_repo spec_repo;
 
 	memset(&rc, 0, sizeof(rc));
@@ -463,29 +494,8 @@ int runner_run(const struct run_opts *o)
 
 	if (store_begin(&rc.st))
 		goto out;
-	store_row_init(&row, "runs");
-	store_row_text(&row, "id", rc.run_id);
-	store_row_text(&row, "spec_name", rc.spec->name);
-	store_row_text(&row, "spec_path", spec_abs);
-	store_row_blob(&row, "spec_text", rc.spec->text, rc.spec->text_len);
-	store_row_text(&row, "spec_hash", rc.spec->hash);
-	store_row_int(&row, "seed", (int64_t)rc.spec->seed);
-	store_row_text(&row, "stages", stages_text(rc.stages, stages, sizeof(stages)));
-	store_row_real(&row, "created_at", now_wall());
-	store_row_text(&row, "status", "running");
-	store_row_int(&row, "exploratory", dirty || o->exploratory);
-	for (k = 0; k < rc.narms; k++)
-		if (rc.arms[k].untrusted) {
-			store_row_text(&row, "sandbox_user", rc.spec->sandbox.user);
-			break;
-		}
-	store_row_text(&row, "harness_version", harness_version);
-	store_row_text(&row, "parent_run", o->parent_run);
-	store_row_text(&row, "spec_repo", spec_repo.path);
-	store_row_text(&row, "spec_commit", spec_repo.commit);
-	store_row_text(&row, "spec_branch", spec_repo.branch);
-	store_row_int(&row, "spec_dirty", spec_repo.dirty);
-	if (store_row_insert(&rc.st, &row, NULL) || record_impls(&rc, o) || record_facts(&rc)) {
+	if (record_run(&rc, o, spec_abs, dirty, &spec_repo) || record_impls(&rc, o) ||
+	    record_facts(&rc)) {
 		store_rollback(&rc.st);
 		goto out;
 	}

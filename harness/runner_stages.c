@@ -50,7 +50,7 @@ static int block_order(struct run_ctx *rc, const char *stage, unsigned stage_id,
 	struct window_query q = { .stage = stage, .by_block = 1, .block = block };
 	struct window_rows wins = { NULL, 0 };
 	struct sbuf json = SBUF_INIT;
-	struct store_row row;
+	struct block_row brow;   /* strings borrowed */
 	size_t i, k;
 	int ret = -1, found = 0;
 
@@ -85,14 +85,13 @@ static int block_order(struct run_ctx *rc, const char *stage, unsigned stage_id,
 	sbuf_adds(&json, "]");
 	if (store_begin(&rc->st))
 		goto out;
-	store_row_init(&row, "blocks");
-	store_row_text(&row, "run_id", rc->run_id);
-	store_row_text(&row, "stage", stage);
-	store_row_int(&row, "rung", rung);
-	store_row_int(&row, "block", block);
-	store_row_real(&row, "rate", rate);
-	store_row_text(&row, "order_json", json.buf);
-	if (store_row_insert(&rc->st, &row, NULL))
+	brow.run_id = rc->run_id;
+	brow.stage = (char *)stage;
+	brow.rung = rung;
+	brow.block = block;
+	brow.rate = rate;
+	brow.order_json = json.buf;
+	if (store_block_insert(&rc->st, &brow))
 		goto rollback;
 	for (k = 0; k < n; k++) {
 		struct window_row w;

@@ -314,6 +314,18 @@ static const struct store_table events_t = {
 	"events", event_cols, ARRAY_SIZE(event_cols), sizeof(struct event_row),
 };
 
+static const struct store_coldef block_cols[] = {
+	C(block_row, run_id, SC_TEXT),
+	C(block_row, stage, SC_TEXT),
+	C(block_row, rung, SC_INT),
+	C(block_row, block, SC_INT),
+	C(block_row, rate, SC_REAL),
+	C(block_row, order_json, SC_TEXT),
+};
+static const struct store_table blocks_t = {
+	"blocks", block_cols, ARRAY_SIZE(block_cols), sizeof(struct block_row),
+};
+
 static int insert(struct store *st, const struct store_table *t, const void *row)
 {
 	struct store_row r;
@@ -321,6 +333,11 @@ static int insert(struct store *st, const struct store_table *t, const void *row
 	store_row_init(&r, t->name);
 	store_row_from(&r, t, 0, row);
 	return store_row_insert(st, &r, NULL);
+}
+
+int store_block_insert(struct store *st, const struct block_row *b)
+{
+	return insert(st, &blocks_t, b);
 }
 
 int store_second_insert(struct store *st, const struct window_second *r)

@@ -72,6 +72,15 @@ void window_row_release(struct window_row *w);
 /* The column list of the windows table (for tests and the evidence map). */
 const struct store_table *window_table(void);
 
+/* blocks: the order of one block's windows, planned once. */
+struct block_row {
+	char *run_id, *stage;
+	int rung, block;
+	double rate;
+	char *order_json;            /* impl names in run order */
+};
+int store_block_insert(struct store *st, const struct block_row *b);
+
 /* A planned window: run_id, stage, rung, block, slot, impl, rate, state
  * inserted; w->id receives the new id. */
 int store_window_insert(struct store *st, struct window_row *w);
