@@ -169,5 +169,15 @@ double report_hold_rps(const struct report_impl *im)
 {
 	if (!im->has_knee)
 		return NAN;
-	return im->knee.crossed ? im->knee.knee_rps : INFINITY;
+	switch (im->kres.kind) {
+	case KNEE_POINT:
+		return im->kres.knee_rps;
+	case KNEE_BRACKET:
+		return im->kres.lo_rps;     /* NAN when the first rung crossed */
+	case KNEE_FLOOR:
+		return INFINITY;
+	case KNEE_NONE:
+		break;
+	}
+	return NAN;
 }

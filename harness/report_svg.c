@@ -249,12 +249,22 @@ static enum knee_shape knee_shape(const struct report_impl *im, double *x, doubl
 	*x = *lo = *hi = NAN;
 	if (!im->has_knee)
 		return SHAPE_NONE;
-	if (!im->knee.crossed) {
-		*x = im->knee.highest_rung_rps;
+	switch (im->kres.kind) {
+	case KNEE_POINT:
+		*x = im->kres.knee_rps;
+		return SHAPE_POINT;
+	case KNEE_BRACKET:
+		*lo = im->kres.lo_rps;
+		*hi = im->kres.hi_rps;
+		*x = *hi;
+		return SHAPE_BRACKET;
+	case KNEE_FLOOR:
+		*x = im->kres.highest_rung_rps;
 		return SHAPE_FLOOR;
+	case KNEE_NONE:
+		break;
 	}
-	*x = im->knee.knee_rps;
-	return SHAPE_POINT;
+	return SHAPE_NONE;
 }
 
 static void legend(struct sbuf *out, const struct report *r, const struct plot *p, int slo)
@@ -408,6 +418,21 @@ static void knee_label(const struct plot *p, int k, double x, const char *col, s
 		  right ? "end" : "start");
 }
 
+/* "in (1350, 2025]", or "<= 1350" when the first rung already crossed. */
+static void bracket_text(struct sbuf *out, double lo, double hi)
+{
+	if (isnan(lo)) {
+		sbuf_adds(out, "&lt;= ");
+	} else {
+		sbuf_adds(out, "in (");
+		report_fmt_rate(out, lo);
+		sbuf_adds(out, ", ");
+	}
+	report_fmt_rate(out, hi);
+	if (!isnan(lo))
+		sbuf_adds(out, "]");
+}
+
 /* A point: a dashed line at the knee. A bracket: a hatched band over
  * (lo, hi]. A floor: an arrow from X to the right edge, "held >= X". */
 static void draw_knee(const struct report *r, const struct plot *p, int k, struct sbuf *out)
@@ -428,7 +453,7 @@ static void draw_knee(const struct report *r, const struct plot *p, int k, struc
 			  "stroke-dasharray=\"2,3\"/>\n", k, x, p->y.p1, x, p->y.p0, col);
 		knee_label(p, k, x, col, out);
 		sbuf_add_xml(out, im->name);
-		sbuf_addf(out, " knee %s%.0f", im->knee.at_first_rung ? "<= " : "", kx);
+		sbuf_addf(out, " knee %s%.0f", im->knee.at_first_rung ? "&lt;= " : "", kx);
 		break;
 	case SHAPE_BRACKET:
 		a = in_axis(&p->x, lo) ? amap(&p->x, lo) : p->x.p0;
@@ -438,18 +463,15 @@ static void draw_knee(const struct report *r, const struct plot *p, int k, struc
 			  "stroke-width=\"1\" stroke-dasharray=\"4,2\"><title>", k, a, p->y.p1,
 			  b - a > 2 ? b - a : 2, p->y.p0 - p->y.p1, k, col);
 		sbuf_add_xml(out, im->name);
-		sbuf_adds(out, ": knee in (");
-		report_fmt_rate(out, lo);
-		sbuf_adds(out, ", ");
-		report_fmt_rate(out, hi);
-		sbuf_adds(out, "] req/s, the crossing made by failed windows</title></rect>\n");
+		sbuf_adds(out, ": knee ");
+		bracket_text(out, lo, hi);
+		sbuf_adds(out, " req/s: ");
+		sbuf_add_xml(out, im->kres.reason);
+		sbuf_adds(out, "</title></rect>\n");
 		knee_label(p, k, b, col, out);
 		sbuf_add_xml(out, im->name);
-		sbuf_adds(out, " knee in (");
-		report_fmt_rate(out, lo);
-		sbuf_adds(out, ", ");
-		report_fmt_rate(out, hi);
-		sbuf_adds(out, "]");
+		sbuf_adds(out, " knee ");
+		bracket_text(out, lo, hi);
 		break;
 	case SHAPE_FLOOR:
 		if (!in_axis(&p->x, kx))

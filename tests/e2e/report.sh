@@ -157,6 +157,25 @@ cmp_num "floor: threads drawn as an arrow" "$(svg 0 | grep -c 'data-knee="floor"
 cmp_num "floor: and not as a knee line" "$(svg 0 | grep -c 'data-knee="point" data-impl="1"')" "==" 0
 cmp_num "floor: evloop still a knee line" "$(svg 0 | grep -c 'data-knee="point" data-impl="0"')" "==" 1
 check "floor: the summary says >= 1000" grep -q '^| threads | \*\*>= 1000 req/s' "$F/report.md"
+
+# A bracket is a band: with every evloop window at 4000 req/s failed (a
+# wall), evloop's crossing is made by failed windows, in (2000, 4000].
+mkdir -p "$T/wall/fixture"
+cp "$RUNS/fixture/run.db" "$T/wall/fixture/run.db"
+sqlite3 "$T/wall/fixture/run.db" \
+	"UPDATE windows SET status = 'failed', reasons = 'achieved_vs_offered' WHERE impl = 'evloop' AND rate = 4000"
+F=$("$HARNESS" report fixture --runs-dir "$T/wall" --format html,json,md 2>/dev/null)
+H=$F/report.html
+check "bracket: report.json says (2000, 4000]" \
+	jq -e '.impls[] | select(.name == "evloop") | .knee.kind == "bracket" and .knee.lo_rps == 2000 and .knee.hi_rps == 4000' "$F/report.json"
+cmp_num "bracket: evloop drawn as a band" "$(svg 0 | grep -c 'data-knee="bracket" data-impl="0"')" "==" 1
+cmp_num "bracket: and not as a knee line" "$(svg 0 | grep -c 'data-knee="point" data-impl="0"')" "==" 0
+check "bracket: the band is hatched" bash -c "grep 'data-knee=\"bracket\"' '$H' | grep -q 'fill=\"url(#hatch-0)\"'"
+cmp_num "bracket: threads still a knee line" "$(svg 0 | grep -c 'data-knee="point" data-impl="1"')" "==" 1
+check "bracket: the summary says in (2000, 4000] and why" \
+	grep -q '^| evloop | \*\*in (2000, 4000\] req/s: at 4000 req/s every valid window failed' "$F/report.md"
+cmp_num "bracket: the six failed windows drawn as crosses" \
+	"$(svg 0 | grep -c 'class="win" data-status="failed"')" ">=" 6
 H=$R/report.html
 
 # --- windows.csv ------------------------------------------------------------
