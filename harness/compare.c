@@ -4,8 +4,10 @@
  */
 #include "compare.h"
 #include "hist.h"
+#include "knee_run.h"
 #include "spec.h"
-#include "store.h"
+#include "store_run.h"
+#include "store_window.h"
 #include "util.h"
 
 #include <math.h>
@@ -14,13 +16,20 @@
 
 /* ------------------------------------------------------------ loading */
 
-static void rule_from_spec(struct cmp_run *r, const char *text, size_t len,
-			   const char *spec_path)
+/*
+ * The compare rule and the SLO from the stored spec (defaults,
+ * specs/README.md, when this binary cannot parse it: no knee then). *out
+ * is the spec for the knees (NULL when it does not parse). -1 after
+ * error() when the run holds no spec at all (a damaged run: exit 2).
+ */
+static int rule_from_spec(struct cmp_run *r, const struct run_record *rec, struct spec **out)
 {
 	struct spec *s;
+	const char *text;
+	size_t len;
 
-	/* Defaults (specs/README.md): used when the stored spec cannot be
-	 * parsed by this binary. */
+	*out = NULL;
+
 	r->slo_pct = 99;
 	r->slo_ms = NAN;
 	r->min_reps = 3;
@@ -28,11 +37,14 @@ static void rule_from_spec(struct cmp_run *r, const char *text, size_t len,
 	r->alpha = 0.05;
 	r->min_pairs = 3;
 	r->metrics = CMP_P99 | CMP_CPU_PER_REQUEST;
-	s = spec_parse(text, len, spec_path && *spec_path ? spec_path : "spec.yaml", r->dir);
+	if (run_record_spec(rec, r->dir, &text, &len))
+		return -1;
+	s = spec_parse(text, len, rec->spec_path && *rec->spec_path ? rec->spec_path : "spec.yaml",
+		       r->dir);
 	if (!s) {
 		warning("run %s: its stored spec does not parse; using the default compare rule "
 			"and no knee", r->id);
-		return;
+		return 0;
 	}
 	r->spec_ok = 1;
 	r->slo_pct = s->slo.percentile;
@@ -42,127 +54,104 @@ static void rule_from_spec(struct cmp_run *r, const char *text, size_t len,
 	r->alpha = s->compare.alpha;
 	r->min_pairs = (size_t)s->compare.min_pairs;
 	r->metrics = s->compare.metrics;
-	spec_free(s);
-}
-
-static int load_run_row(struct cmp_run *r, struct store *st)
-{
-	sqlite3_stmt *s;
-	int ret = -1;
-
-	s = store_prepare(st, "SELECT spec_name, spec_text, spec_hash, seed, status, exploratory,"
-			  " spec_path, failure, failure_kind, failure_impl FROM runs WHERE id = ?");
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, r->id, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) != SQLITE_ROW) {
-		error("%s: run %s is not in its database", r->dir, r->id);
-		goto out;
-	}
-	r->spec_name = xstrdup(store_col_text(s, 0) ? store_col_text(s, 0) : "");
-	r->spec_hash = xstrdup(store_col_text(s, 2) ? store_col_text(s, 2) : "");
-	r->seed = (uint64_t)store_col_int(s, 3);
-	r->status = xstrdup(store_col_text(s, 4) ? store_col_text(s, 4) : "");
-	r->exploratory = (int)store_col_int(s, 5);
-	r->failure = store_col_text(s, 7) ? xstrdup(store_col_text(s, 7)) : NULL;
-	r->failure_kind = store_col_text(s, 8) ? xstrdup(store_col_text(s, 8)) : NULL;
-	r->failure_impl = store_col_text(s, 9) ? xstrdup(store_col_text(s, 9)) : NULL;
-	rule_from_spec(r, sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1),
-		       store_col_text(s, 6));
-	ret = 0;
-out:
-	sqlite3_finalize(s);
-	return ret;
-}
-
-static int load_impls(struct cmp_run *r, struct store *st)
-{
-	sqlite3_stmt *s;
-	size_t alloc = 0, a2 = 0, a3 = 0;
-	int rc;
-
-	s = store_prepare(st, "SELECT name, commit_id, ref_asked FROM impls WHERE run_id = ?"
-			  " ORDER BY ord, name");
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, r->id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *c = store_col_text(s, 1), *f = store_col_text(s, 2);
-		XGROW(r->impls, alloc, r->nimpls + 1);
-		XGROW(r->commits, a2, r->nimpls + 1);
-		XGROW(r->refs, a3, r->nimpls + 1);
-		r->impls[r->nimpls] = xstrdup(store_col_text(s, 0));
-		r->commits[r->nimpls] = c ? xstrdup(c) : NULL;
-		r->refs[r->nimpls] = f ? xstrdup(f) : NULL;
-		r->nimpls++;
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return error("%s: reading impls: %s", r->dir, sqlite3_errmsg(st->db));
+	*out = s;
 	return 0;
 }
 
-/* accepted | failed | anything else (rejected, or a status this binary
- * does not know: void, never evidence). */
-static enum cmp_wstatus wstatus(const char *s)
+static char *dup_or_null(const char *s)
 {
-	if (s && !strcmp(s, "accepted"))
-		return CMP_W_ACCEPTED;
-	if (s && !strcmp(s, "failed"))
-		return CMP_W_FAILED;
-	return CMP_W_REJECTED;
+	return s ? xstrdup(s) : NULL;
+}
+
+static void take_record(struct cmp_run *r, const struct run_record *rec)
+{
+	size_t i;
+
+	r->spec_name = xstrdup(rec->spec_name ? rec->spec_name : "");
+	r->spec_hash = xstrdup(rec->spec_hash ? rec->spec_hash : "");
+	r->seed = (uint64_t)rec->seed;
+	r->status = xstrdup(rec->status ? rec->status : "");
+	r->exploratory = rec->exploratory;
+	r->failure = dup_or_null(rec->failure);
+	r->failure_kind = dup_or_null(rec->failure_kind);
+	r->failure_impl = dup_or_null(rec->failure_impl);
+	r->nimpls = rec->nimpls;
+	r->impls = xcalloc(rec->nimpls + 1, sizeof(*r->impls));
+	r->commits = xcalloc(rec->nimpls + 1, sizeof(*r->commits));
+	r->refs = xcalloc(rec->nimpls + 1, sizeof(*r->refs));
+	for (i = 0; i < rec->nimpls; i++) {
+		r->impls[i] = xstrdup(rec->impls[i].name);
+		r->commits[i] = dup_or_null(rec->impls[i].commit_id);
+		r->refs[i] = dup_or_null(rec->impls[i].ref_asked);
+	}
+}
+
+static enum cmp_wstatus wstatus(enum window_status s)
+{
+	return s == WINDOW_ACCEPTED ? CMP_W_ACCEPTED : s == WINDOW_FAILED ? CMP_W_FAILED
+									 : CMP_W_REJECTED;
+}
+
+/* One done window as compare needs it; -1 after error() on a corrupt
+ * histogram. */
+static int take_window(struct cmp_run *r, const struct window_row *row, struct cmp_win *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->impl = xstrdup(row->impl);
+	w->stage = xstrdup(row->stage);
+	w->reasons = dup_or_null(row->reasons);
+	w->status = wstatus(row->status);
+	w->rung = row->rung;
+	w->block = row->block;
+	w->rate = row->rate;
+	w->completed = row->completed;
+	w->cpu_s = row->cpu_s;
+	w->p99_ms = w->pslo_ms = row->p99_ms;
+	if (row->latency_hist.p && row->latency_hist.len) {
+		struct hist *h = xmalloc(sizeof(*h));
+		hist_init(h);
+		w->hist = h;
+		if (hist_deserialize(h, row->latency_hist.p, row->latency_hist.len))
+			return error("%s: window %lld of %s at %g req/s has a corrupt latency "
+				     "histogram", r->dir, (long long)row->id, w->impl, w->rate);
+		w->has_hist = 1;
+		w->p99_ms = hist_percentile_ms(h, 99);
+		w->pslo_ms = hist_percentile_ms(h, r->slo_pct);
+	}
+	return 0;
 }
 
 static int load_windows(struct cmp_run *r, struct store *st)
 {
-	sqlite3_stmt *s;
-	size_t alloc = 0;
-	int rc;
+	struct window_query q = { .done_only = 1, .with_hists = 1 };
+	struct window_rows rows;
+	size_t i;
+	int ret = -1;
 
-	s = store_prepare(st, "SELECT impl, stage, rung, block, rate, completed, cpu_s, p99_ms,"
-			  " latency_hist, status, reasons FROM windows WHERE run_id = ?"
-			  " AND state = 'done' ORDER BY id");
-	if (!s)
+	if (store_windows_load(st, r->id, &q, &rows))
 		return -1;
-	sqlite3_bind_text(s, 1, r->id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct cmp_win *w;
-		const void *blob = sqlite3_column_blob(s, 8);
-		int blen = sqlite3_column_bytes(s, 8);
-
-		XGROW(r->w, alloc, r->nw + 1);
-		w = &r->w[r->nw++];
-		memset(w, 0, sizeof(*w));
-		w->impl = xstrdup(store_col_text(s, 0));
-		w->stage = xstrdup(store_col_text(s, 1));
-		w->rung = (int)store_col_int(s, 2);
-		w->block = (int)store_col_int(s, 3);
-		w->rate = store_col_real(s, 4);
-		w->completed = store_col_int(s, 5);
-		w->cpu_s = store_col_real(s, 6);
-		w->p99_ms = store_col_real(s, 7);
-		w->pslo_ms = w->p99_ms;
-		w->status = wstatus(store_col_text(s, 9));
-		w->reasons = store_col_text(s, 10) ? xstrdup(store_col_text(s, 10)) : NULL;
-		if (blob && blen > 0) {
-			struct hist *h = xmalloc(sizeof(*h));
-			hist_init(h);
-			if (hist_deserialize(h, blob, (size_t)blen)) {
-				hist_release(h);
-				free(h);
-				sqlite3_finalize(s);
-				return error("%s: window of %s at %g req/s has a corrupt latency "
-					     "histogram", r->dir, w->impl, w->rate);
-			}
-			w->hist = h;
-			w->has_hist = 1;
-			w->p99_ms = hist_percentile_ms(h, 99);
-			w->pslo_ms = hist_percentile_ms(h, r->slo_pct);
-		}
+	r->w = xcalloc(rows.n + 1, sizeof(*r->w));
+	for (i = 0; i < rows.n; i++) {
+		r->nw++;
+		if (take_window(r, &rows.v[i], &r->w[i]))
+			goto out;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return error("%s: reading windows: %s", r->dir, sqlite3_errmsg(st->db));
+	ret = 0;
+out:
+	window_rows_release(&rows);
+	return ret;
+}
+
+/* Every implementation's knee by knee.h's one rule (NULL spec: none). */
+static int load_knees(struct cmp_run *r, struct store *st, const struct spec *spec)
+{
+	size_t i;
+
+	r->knees = xcalloc(r->nimpls + 1, sizeof(*r->knees));
+	for (i = 0; i < r->nimpls; i++)
+		if (spec && knee_for_impl(st, r->id, r->impls[i], spec, -1, CMP_KNEE_NBOOT,
+					  &r->knees[i]))
+			return -1;
 	return 0;
 }
 
@@ -170,17 +159,26 @@ int cmp_run_load(struct cmp_run *r, const char *runs_dir, const char *run)
 {
 	struct store st = { 0 };
 	struct sbuf dir = SBUF_INIT, id = SBUF_INIT;
+	struct run_record rec;
+	struct spec *spec = NULL;
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
+	run_record_init(&rec);
 	if (store_open_run(&st, store_runs_dir(runs_dir), run, &dir, &id))
 		goto out;
 	r->dir = sbuf_detach(&dir, NULL);
 	r->id = sbuf_detach(&id, NULL);
-	if (load_run_row(r, &st) || load_impls(r, &st) || load_windows(r, &st))
+	if (run_record_load(&st, r->id, &rec))
+		goto out;
+	take_record(r, &rec);
+	if (rule_from_spec(r, &rec, &spec) || load_windows(r, &st) || load_knees(r, &st, spec))
 		goto out;
 	ret = 0;
 out:
+	if (spec)
+		spec_free(spec);
+	run_record_release(&rec);
 	if (st.db)
 		store_close(&st);
 	if (ret)
@@ -198,7 +196,10 @@ void cmp_run_release(struct cmp_run *r)
 		free(r->impls[i]);
 		free(r->commits[i]);
 		free(r->refs[i]);
+		if (r->knees)
+			knee_result_release(&r->knees[i]);
 	}
+	free(r->knees);
 	for (i = 0; i < r->nw; i++) {
 		free(r->w[i].impl);
 		free(r->w[i].stage);

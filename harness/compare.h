@@ -29,10 +29,12 @@
  *   regression    an outcome failure: at a rate with >= min_pairs valid
  *                 windows on both sides, more than half of NEW's failed
  *                 (errors, under-delivery, death...) and none of BASE's;
- *   regression    a knee regression: NEW crosses the SLO (its isotonic fit
- *                 over valid ladder/refine/confirm windows, failed windows
- *                 counting as above it) at a rung where BASE's fit holds,
- *                 both with >= min_pairs valid windows there;
+ *   regression    a knee regression (knee.h's rule, each side's own knee):
+ *                 NEW crosses the SLO at a rung where BASE holds (BASE's
+ *                 floor, or the rung below its crossing), both with >=
+ *                 min_pairs valid windows at that rung; or both knees are
+ *                 points with inferential intervals and NEW's lies wholly
+ *                 below BASE's;
  *   inconclusive  fewer than min_pairs valid pairs at every rate;
  *   regression    a metric cell says so (below);
  *   improvement   a cell does, none regressed;
@@ -59,8 +61,7 @@
  *   inconclusive   none of these, or too few pairs for the level (5 pairs
  *                  at alpha 0.05).
  *
- * Knee per side (shown): stat_knee over the valid ladder/refine/confirm
- * windows (failed ones entering far above the SLO), bootstrap interval.
+ * Knee per side: knee_for_impl() (knee.h), shown and judged as above.
  *
  * Ownership: struct compare owns everything; compare_release() frees it.
  */
@@ -70,8 +71,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "knee.h"
 #include "spec.h"
 #include "stat.h"
+
+#define CMP_KNEE_NBOOT 2000   /* bootstrap resamples of each knee */
 
 struct sbuf;
 
@@ -118,6 +122,8 @@ struct cmp_run {
 	size_t nimpls;
 	struct cmp_win *w;   /* every done window, any status */
 	size_t nw;
+	struct knee_result *knees;  /* per impls[i], knee.h's rule (KNEE_NONE
+				       when the spec does not parse) */
 };
 
 struct cmp_metric {
@@ -138,15 +144,6 @@ struct cmp_rate {
 	struct cmp_metric p99, cpu;
 };
 
-struct cmp_knee {
-	int has;             /* at least one valid ladder/refine/confirm window */
-	struct knee_fit fit;
-	struct knee_interval ci;
-	int has_ci;
-	double held_rps;     /* highest rung where the fit holds (NAN: none) */
-	double cross_rps;    /* first rung where it does not (NAN: none) */
-	size_t held_n, cross_n;  /* valid windows at those rungs */
-};
 
 struct cmp_impl {
 	char *name;
@@ -156,7 +153,7 @@ struct cmp_impl {
 	struct cmp_rate *rates;
 	size_t nrates;
 	size_t max_vpairs;   /* most valid pairs at any rate */
-	struct cmp_knee kbase, knew;
+	const struct knee_result *kbase, *knew;  /* the runs'; NULL: none */
 	enum cmp_verdict verdict;
 	char *why;           /* one line: what decided the verdict */
 };

@@ -43,28 +43,25 @@ static const char *short_commit(const char *c, char buf[13])
 	return buf;
 }
 
-static void knee_text(struct sbuf *o, const struct cmp_knee *k)
+static void knee_text(struct sbuf *o, const struct knee_result *k)
 {
-	if (!k->has) {
-		sbuf_adds(o, "no accepted ladder window");
+	if (!k || k->kind == KNEE_NONE) {
+		sbuf_adds(o, "no valid ladder or confirm window");
 		return;
 	}
-	if (!k->fit.crossed)
-		sbuf_addf(o, ">= %.0f req/s (never crossed)", k->fit.highest_rung_rps);
-	else if (k->fit.at_first_rung)
-		sbuf_addf(o, "<= %.0f req/s (crossed at the first rung)", k->fit.knee_rps);
-	else
-		sbuf_addf(o, "%.0f req/s", k->fit.knee_rps);
-	if (k->fit.crossed && k->has_ci && isfinite(k->ci.lo))
-		sbuf_addf(o, " [%.0f, %.0f]%s", k->ci.lo, k->ci.hi,
-			  k->ci.inferential ? "" : " (non-inferential)");
+	knee_describe(k, o);
+	if (k->crossed && k->has_ci && isfinite(k->ci_lo))
+		sbuf_addf(o, " [%.0f, %.0f]%s", k->ci_lo, k->ci_hi,
+			  k->inferential ? "" : " (non-inferential)");
 }
 
+/* Both knees are points: the shift new - base. */
 static int knee_shift(const struct cmp_impl *im, double *d)
 {
-	if (!im->kbase.has || !im->knew.has || !im->kbase.fit.crossed || !im->knew.fit.crossed)
+	if (!im->kbase || !im->knew || im->kbase->kind != KNEE_POINT ||
+	    im->knew->kind != KNEE_POINT)
 		return 0;
-	*d = im->knew.fit.knee_rps - im->kbase.fit.knee_rps;
+	*d = im->knew->knee_rps - im->kbase->knee_rps;
 	return 1;
 }
 
@@ -204,10 +201,10 @@ void compare_md(const struct compare *c, struct sbuf *o)
 			}
 			sbuf_adds(o, "\n");
 		}
-		sbuf_adds(o, "Knee: base ");
-		knee_text(o, &im->kbase);
-		sbuf_adds(o, " → new ");
-		knee_text(o, &im->knew);
+		sbuf_adds(o, "Knees: base: ");
+		knee_text(o, im->kbase);
+		sbuf_adds(o, "; new: ");
+		knee_text(o, im->knew);
 		if (knee_shift(im, &d))
 			sbuf_addf(o, "; shift %+.0f req/s", d);
 		sbuf_adds(o, ".\n\n");
@@ -249,22 +246,29 @@ static void json_metric(struct sbuf *o, const char *name, const struct cmp_metri
 	sbuf_adds(o, "}");
 }
 
-static void json_knee(struct sbuf *o, const char *name, const struct cmp_knee *k)
+static void json_knee(struct sbuf *o, const char *name, const struct knee_result *k)
 {
 	sbuf_addf(o, "\"%s\":", name);
-	if (!k->has) {
+	if (!k || k->kind == KNEE_NONE) {
 		sbuf_adds(o, "null");
 		return;
 	}
-	sbuf_addf(o, "{\"crossed\":%s,\"knee_rps\":", k->fit.crossed ? "true" : "false");
-	jnum(o, k->fit.knee_rps);
+	sbuf_addf(o, "{\"kind\":\"%s\",\"crossed\":%s,\"knee_rps\":", knee_kind_name(k->kind),
+		  k->crossed ? "true" : "false");
+	jnum(o, k->knee_rps);
+	sbuf_adds(o, ",\"lo_rps\":");
+	jnum(o, k->kind == KNEE_BRACKET ? k->lo_rps : NAN);
+	sbuf_adds(o, ",\"hi_rps\":");
+	jnum(o, k->kind == KNEE_BRACKET ? k->hi_rps : NAN);
 	sbuf_adds(o, ",\"highest_rung_rps\":");
-	jnum(o, k->fit.highest_rung_rps);
+	jnum(o, k->highest_rung_rps);
+	sbuf_adds(o, ",\"reason\":");
+	sbuf_add_json_str(o, k->reason);
 	sbuf_adds(o, ",\"ci_lo\":");
-	jnum(o, k->has_ci ? k->ci.lo : NAN);
+	jnum(o, k->has_ci ? k->ci_lo : NAN);
 	sbuf_adds(o, ",\"ci_hi\":");
-	jnum(o, k->has_ci ? k->ci.hi : NAN);
-	sbuf_addf(o, ",\"inferential\":%s}", k->has_ci && k->ci.inferential ? "true" : "false");
+	jnum(o, k->has_ci ? k->ci_hi : NAN);
+	sbuf_addf(o, ",\"inferential\":%s}", k->has_ci && k->inferential ? "true" : "false");
 }
 
 static void json_str_or_null(struct sbuf *o, const char *s)
@@ -348,9 +352,9 @@ void compare_json(const struct compare *c, struct sbuf *o)
 			json_rate(o, c, &im->rates[j]);
 		}
 		sbuf_adds(o, "],");
-		json_knee(o, "knee_base", &im->kbase);
+		json_knee(o, "knee_base", im->kbase);
 		sbuf_adds(o, ",");
-		json_knee(o, "knee_new", &im->knew);
+		json_knee(o, "knee_new", im->knew);
 		sbuf_adds(o, ",\"knee_shift_rps\":");
 		jnum(o, knee_shift(im, &d) ? d : NAN);
 		sbuf_adds(o, "}");

@@ -10,11 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CMP_NBOOT 2000
-/* A failed window's latency in the knee fit: far above any SLO, finite so
- * that PAVA pools it (failed windows enter the fit as +infinity). */
-#define CMP_FAILED_MS 1e12
-
 const char *cmp_verdict_name(enum cmp_verdict v)
 {
 	switch (v) {
@@ -54,12 +49,6 @@ static int cmp_double(const void *a, const void *b)
 static int valid(const struct cmp_win *w)
 {
 	return w->status != CMP_W_REJECTED;
-}
-
-static int in_knee(const struct cmp_win *w)
-{
-	return !strcmp(w->stage, "ladder") || !strcmp(w->stage, "refine") ||
-	       !strcmp(w->stage, "confirm");
 }
 
 static int is_control(const char *name)
@@ -275,84 +264,54 @@ static void metric(const struct compare *c, const struct cmp_run *bs, const char
 
 /* ------------------------------------------------------------ knee */
 
-/*
- * The knee of impl over its valid ladder/refine/confirm windows, a failed
- * window entering at CMP_FAILED_MS; held_rps/cross_rps the rungs that
- * bracket the crossing.
- */
-static void knee(const struct cmp_run *r, const char *impl, const struct compare *c,
-		 struct cmp_knee *k)
+/* The valid windows of the rung at rate in a knee's table (0: none). */
+static size_t rung_windows(const struct knee_result *k, double rate)
 {
-	double *rates = NULL, *p = NULL, *wt = NULL;
-	struct knee_rung *rungs = NULL;
-	size_t nr, i, j, nw = 0, off = 0, used = 0;
+	size_t i;
 
-	memset(k, 0, sizeof(*k));
-	k->held_rps = k->cross_rps = NAN;
-	for (i = 0; i < r->nw; i++)
-		if (!strcmp(r->w[i].impl, impl) && in_knee(&r->w[i]) && valid(&r->w[i]))
-			nw++;
-	if (!nw || !isfinite(r->slo_ms))
-		return;
-	nr = rates_of(r, impl, valid, &rates);
-	rungs = xcalloc(nr, sizeof(*rungs));
-	p = xcalloc(nw, sizeof(*p));
-	wt = xcalloc(nw, sizeof(*wt));
-	for (j = 0; j < nr; j++) {
-		struct knee_rung *g = &rungs[used];
-		g->rate = rates[j];
-		g->p99_ms = p + off;
-		g->weight = wt + off;
-		for (i = 0; i < r->nw; i++) {
-			const struct cmp_win *w = &r->w[i];
-			double v = w->status == CMP_W_FAILED ? CMP_FAILED_MS : w->pslo_ms;
-			if (strcmp(w->impl, impl) || !in_knee(w) || !valid(w) ||
-			    !same_rate(w->rate, rates[j]) || !isfinite(v))
-				continue;
-			p[off] = v;
-			wt[off] = w->completed > 0 ? (double)w->completed : 1;
-			off++;
-			g->nwin++;
-		}
-		used += g->nwin > 0;  /* stat_knee's indices count used rungs only */
-	}
-	if (stat_knee(rungs, used, r->slo_ms, &k->fit) == 0) {
-		k->has = 1;
-		k->has_ci = stat_knee_bootstrap(rungs, used, r->slo_ms, CMP_NBOOT, 1 - c->alpha,
-						r->seed, r->min_reps, &k->ci) == 0;
-		if (!k->fit.crossed) {
-			k->held_rps = rungs[used - 1].rate;
-			k->held_n = rungs[used - 1].nwin;
-		} else {
-			k->cross_rps = rungs[k->fit.hi].rate;
-			k->cross_n = rungs[k->fit.hi].nwin;
-			if (!k->fit.at_first_rung) {
-				k->held_rps = rungs[k->fit.lo].rate;
-				k->held_n = rungs[k->fit.lo].nwin;
-			}
-		}
-	}
-	free(rungs);
-	free(p);
-	free(wt);
-	free(rates);
+	for (i = 0; i < k->nrungs; i++)
+		if (same_rate(k->rungs[i].rate, rate))
+			return k->rungs[i].nwin;
+	return 0;
 }
 
-/* NEW crosses at a rung where BASE's fit holds, with min_pairs valid
- * windows on both sides at that rung. */
-static int knee_regression(const struct compare *c, const struct cmp_run *bs, const char *barm,
-			   const struct cmp_impl *ci)
+/* The highest rung where base's knee holds (NAN: none): its floor, or the
+ * rung below its crossing. */
+static double held_rung(const struct knee_result *k)
 {
-	size_t nb, fb;
+	if (k->kind == KNEE_FLOOR)
+		return k->highest_rung_rps;
+	if (k->crossed && !k->at_first_rung && k->lo < k->nrungs)
+		return k->rungs[k->lo].rate;
+	return NAN;
+}
 
-	if (!ci->knew.has || !ci->kbase.has || !ci->knew.fit.crossed ||
-	    !isfinite(ci->kbase.held_rps) || ci->knew.cross_n < c->min_pairs)
+/* compare.h: NEW crosses at a rung where BASE holds (min_pairs valid
+ * windows on both sides there), or NEW's point interval lies wholly below
+ * BASE's. Writes the reason to why. */
+static int knee_regression(const struct compare *c, const struct cmp_impl *ci,
+			   struct sbuf *why)
+{
+	const struct knee_result *n = ci->knew, *b = ci->kbase;
+	double cross, held;
+
+	if (!n || !b || !n->crossed || b->kind == KNEE_NONE || n->hi >= n->nrungs)
 		return 0;
-	if (ci->knew.cross_rps > ci->kbase.held_rps && !same_rate(ci->knew.cross_rps,
-								   ci->kbase.held_rps))
-		return 0;
-	counts(bs, barm, ci->knew.cross_rps, &nb, &fb);
-	return nb >= c->min_pairs;
+	cross = n->rungs[n->hi].rate;
+	held = held_rung(b);
+	if (isfinite(held) && (cross < held || same_rate(cross, held)) &&
+	    rung_windows(n, cross) >= c->min_pairs && rung_windows(b, cross) >= c->min_pairs) {
+		sbuf_addf(why, "the knee: new crosses the SLO at %g req/s, where base holds "
+			  "(%s)", cross, n->kind == KNEE_BRACKET ? n->reason : "latency");
+		return 1;
+	}
+	if (n->kind == KNEE_POINT && b->kind == KNEE_POINT && n->has_ci && b->has_ci &&
+	    n->inferential && b->inferential && n->ci_hi < b->ci_lo) {
+		sbuf_addf(why, "the knee: new [%.0f, %.0f] req/s lies below base [%.0f, %.0f]",
+			  n->ci_lo, n->ci_hi, b->ci_lo, b->ci_hi);
+		return 1;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------ one implementation */
@@ -437,8 +396,8 @@ static void run_state(struct sbuf *o, const struct cmp_run *r)
 }
 
 /* The verdict and its one-line why, in compare.h's order. */
-static void impl_verdict(struct compare *c, struct cmp_impl *ci, const struct cmp_run *bs,
-			 const char *barm, const int tally[6], struct sbuf *why)
+static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally[6],
+			 struct sbuf *why)
 {
 	const struct cmp_run *nw = &c->new_;
 	size_t i;
@@ -475,10 +434,13 @@ static void impl_verdict(struct compare *c, struct cmp_impl *ci, const struct cm
 		failed_gates(nw, ci->name, r->rate, why);
 		sbuf_addf(why, ") where base held (all %zu valid windows accepted)", r->vbase);
 	}
-	if (knee_regression(c, bs, barm, ci)) {
-		sbuf_addf(why, "%sthe knee: new crosses the SLO at %g req/s, where base holds",
-			  ci->verdict == CMP_REGRESSION ? "; " : "", ci->knew.cross_rps);
-		ci->verdict = CMP_REGRESSION;
+	{
+		struct sbuf k = SBUF_INIT;
+		if (knee_regression(c, ci, &k)) {
+			sbuf_addf(why, "%s%s", ci->verdict == CMP_REGRESSION ? "; " : "", k.buf);
+			ci->verdict = CMP_REGRESSION;
+		}
+		sbuf_release(&k);
 	}
 	if (ci->verdict == CMP_REGRESSION)
 		return;
@@ -543,9 +505,12 @@ static void impl_compare(struct compare *c, struct cmp_impl *ci, const char *nam
 		sbuf_adds(&arm, name);
 	}
 	impl_rates(c, ci, bs, arm.buf, tally);
-	knee(bs, arm.buf, c, &ci->kbase);
-	knee(&c->new_, name, c, &ci->knew);
-	impl_verdict(c, ci, bs, arm.buf, tally, &why);
+	{
+		int kb = impl_index(bs, arm.buf);
+		ci->kbase = kb >= 0 && bs->knees ? &bs->knees[kb] : NULL;
+		ci->knew = ni >= 0 && c->new_.knees ? &c->new_.knees[ni] : NULL;
+	}
+	impl_verdict(c, ci, tally, &why);
 	ci->why = sbuf_detach(&why, NULL);
 	sbuf_release(&arm);
 }

@@ -121,6 +121,8 @@ static void fx_win(struct fx *f, const char *impl, const char *stage, int rung, 
 	fx_wstatus = "accepted";
 	fx_reasons = NULL;
 	store_row_int(&r, "completed", 1000);
+	store_row_int(&r, "due", 1000);
+	store_row_int(&r, "s2xx", 1000);
 	store_row_real(&r, "cpu_s", cpu_s);
 	store_row_real(&r, "p99_ms", ms);
 	store_row_blob(&r, "latency_hist", blob.buf, blob.len);
@@ -235,6 +237,16 @@ static void make(void)
 	fx_close(&f);
 	fx_status = "failed", fx_kind = "sandbox";
 	fx_open(&f, "nosandbox", ab_base);
+	fx_close(&f);
+
+	/* kneepaired: a@base 5 ms at 100 and 200; a 5 ms at 100, 30 ms at 200. */
+	fx_open(&f, "kneepaired", ab_base);
+	for (k = 0; k < NB; k++) {
+		fx_win(&f, "a@base", "ladder", 0, k, 100, 5 * jitter[k], 0.05);
+		fx_win(&f, "a@base", "ladder", 1, 10 + k, 200, 5 * jitter[k], 0.05);
+		fx_win(&f, "a", "ladder", 0, k, 100, 5 * jitter[k], 0.05);
+		fx_win(&f, "a", "ladder", 1, 10 + k, 200, 30 * jitter[k], 0.05);
+	}
 	fx_close(&f);
 
 	/* knee: a crosses the 20 ms SLO between 200 (10 ms) and 400 (30 ms). */
@@ -439,20 +451,33 @@ TEST(knee_and_shift)
 
 	CHECK(load2(&c, "base", "knee", "a") == 0);
 	a = find(&c, "a");
-	if (a) {
-		CHECK(a->knew.has && a->knew.fit.crossed);
+	CHECK(a && a->knew && a->kbase);
+	if (a && a->knew && a->kbase) {
+		CHECK(a->knew->kind == KNEE_POINT);
 		/* 10 ms at 200, 30 ms at 400: 20 ms at 300 req/s */
-		NEAR(a->knew.fit.knee_rps, 300, 3, "1% bucket error on 10 and 30 ms");
-		NEAR(a->knew.held_rps, 200, 0, "the rung below the crossing");
-		NEAR(a->knew.cross_rps, 400, 0, "the crossing rung");
-		CHECK(a->kbase.has && !a->kbase.fit.crossed);
-		NEAR(a->kbase.fit.highest_rung_rps, 200, 0, "base ladder tops at 200");
-		CHECK(a->knew.has_ci);
+		NEAR(a->knew->knee_rps, 300, 3, "1% bucket error on 10 and 30 ms");
+		CHECK(a->kbase->kind == KNEE_FLOOR);
+		NEAR(a->kbase->highest_rung_rps, 200, 0, "base ladder tops at 200");
+		CHECK(a->knew->has_ci);
 		/* only rates measured on both sides are compared */
 		CHECK(a->nrates == 2);
-		/* base never measured 400: the knee says nothing against it */
+		/* new crosses at 400, which base never measured: no knee verdict */
 		CHECK(!strstr(a->why, "knee"));
 	}
+	compare_release(&c);
+}
+
+TEST(knee_regression_at_a_held_rung)
+{
+	struct compare c;
+	const struct cmp_impl *a;
+
+	/* a@base holds 5 ms at 100 and 200 req/s; a crosses the 20 ms SLO at
+	 * 200 (30 ms): the knee regressed at a rung the base holds. */
+	CHECK(load2(&c, "base", "kneepaired", NULL) == 0);
+	a = find(&c, "a");
+	CHECK(a && a->verdict == CMP_REGRESSION && c.exit_code == 1);
+	CHECK(a && strstr(a->why, "the knee: new crosses the SLO at 200 req/s, where base holds"));
 	compare_release(&c);
 }
 
@@ -517,6 +542,7 @@ int main(void)
 	RUN(outcome_failure_is_a_regression);
 	RUN(evidence_and_failed_runs);
 	RUN(knee_and_shift);
+	RUN(knee_regression_at_a_held_rung);
 	RUN(bad_input);
 	RUN(writers);
 	{
