@@ -14,6 +14,7 @@
 #include "csv.h"
 #include "knee.h"
 #include "knee_run.h"
+#include "store_run.h"
 #include "spec.h"
 #include "store.h"
 #include "util.h"
@@ -458,54 +459,37 @@ out:
 	return ret;
 }
 
-/* The run's stored spec (its SLO, seed, confirm.reps); NULL after error(). */
-static struct spec *stored_spec(struct store *st, const char *run_id)
-{
-	sqlite3_stmt *s = store_prepare(st, "SELECT spec_path, spec_text FROM runs WHERE id = ?");
-	struct spec *spec = NULL;
-	char *path, *dir;
-
-	if (!s)
-		return NULL;
-	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		path = xstrdup(store_col_text(s, 0));
-		dir = xstrdup(path);
-		spec = spec_parse(sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1),
-				  path, dirname(dir));
-		free(path);
-		free(dir);
-	}
-	sqlite3_finalize(s);
-	if (!spec)
-		error("%s: run %s: its stored spec does not parse with this harness", st->path,
-		      run_id);
-	return spec;
-}
-
-/* Every implementation of RUN, fitted as its report fits it. Exit code. */
+/* Every implementation of RUN, fitted as its report fits it. Exit code:
+ * 2 when the database cannot be read or holds no spec, 3 when this
+ * harness cannot parse the stored spec. */
 static int from_run(struct knee_opts *o, struct kfit **fits, size_t *nfits)
 {
 	struct store st = { 0 };
 	struct sbuf dir = SBUF_INIT, id = SBUF_INIT;
+	struct run_record rec;
 	struct spec *spec = NULL;
-	sqlite3_stmt *s = NULL;
-	size_t afits = 0;
+	const char *text;
+	char *sdir = NULL;
+	size_t afits = 0, k, len;
 	int ret = EXIT_USAGE;
 
-	if (store_open_run(&st, store_runs_dir(o->runs_dir), o->run, &dir, &id))
+	run_record_init(&rec);
+	if (store_open_run(&st, store_runs_dir(o->runs_dir), o->run, &dir, &id) ||
+	    run_record_load(&st, id.buf, &rec) || run_record_spec(&rec, st.path, &text, &len))
 		goto out;
-	ret = EXIT_ENV;
-	if (!(spec = stored_spec(&st, id.buf)))
+	sdir = xstrdup(rec.spec_path ? rec.spec_path : "spec.yaml");
+	spec = spec_parse(text, len, rec.spec_path ? rec.spec_path : "spec.yaml", dirname(sdir));
+	if (!spec) {
+		error("%s: run %s: its stored spec does not parse with this harness", st.path,
+		      id.buf);
+		ret = EXIT_ENV;
 		goto out;
+	}
 	o->slo_ms = spec->slo.threshold_ms;
 	o->percentile = spec->slo.percentile;
-	s = store_prepare(&st, "SELECT name FROM impls WHERE run_id = ? ORDER BY ord, name");
-	if (!s)
-		goto out;
-	sqlite3_bind_text(s, 1, id.buf, -1, SQLITE_STATIC);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		struct kfit *f = fit_for(fits, nfits, &afits, NULL, store_col_text(s, 0));
+	for (k = 0; k < rec.nimpls; k++) {
+		struct kfit *f = fit_for(fits, nfits, &afits, NULL,
+					 rec.impls[k].name ? rec.impls[k].name : "");
 		struct knee_params p;
 		size_t i;
 
@@ -524,12 +508,11 @@ static int from_run(struct knee_opts *o, struct kfit **fits, size_t *nfits)
 	}
 	ret = EXIT_OK;
 out:
-	if (s)
-		sqlite3_finalize(s);
 	if (spec)
 		spec_free(spec);
-	if (st.db)
-		store_close(&st);
+	free(sdir);
+	run_record_release(&rec);
+	store_close(&st);
 	sbuf_release(&dir);
 	sbuf_release(&id);
 	return ret;

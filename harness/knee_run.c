@@ -7,18 +7,34 @@
 
 #include "hist.h"
 #include "spec.h"
+#include "store_window.h"
 #include "util.h"
 
-/* The stored column for a percentile the windows table keeps, or -1. */
-static int pct_column(double p)
+/* The stored percentile column for p, or NAN when the windows table keeps
+ * none for it. */
+static double pct_column(const struct window_row *w, double p)
 {
-	static const double pcts[] = { 50, 90, 99, 99.9 };
-	size_t i;
+	if (fabs(p - 50) < 1e-9)
+		return w->p50_ms;
+	if (fabs(p - 90) < 1e-9)
+		return w->p90_ms;
+	if (fabs(p - 99) < 1e-9)
+		return w->p99_ms;
+	if (fabs(p - 99.9) < 1e-9)
+		return w->p999_ms;
+	return NAN;
+}
 
-	for (i = 0; i < ARRAY_SIZE(pcts); i++)
-		if (fabs(p - pcts[i]) < 1e-9)
-			return (int)i;
-	return -1;
+/* A valid window of the knee's stages (knee_run.h). */
+static int knee_input(const struct window_row *w, int max_ladder_rung)
+{
+	const char *stage = w->stage ? w->stage : "";
+
+	if (w->status != WINDOW_ACCEPTED && w->status != WINDOW_FAILED)
+		return 0;
+	if (!strcmp(stage, "confirm") || !strcmp(stage, "refine"))
+		return 1;
+	return !strcmp(stage, "ladder") && (max_ladder_rung < 0 || w->rung <= max_ladder_rung);
 }
 
 double knee_window_bad(int failed, double due, double errors, double ok)
@@ -34,53 +50,43 @@ int knee_run_windows(struct store *st, const char *run_id, const char *impl,
 		     double percentile, int max_ladder_rung, struct knee_window **out,
 		     size_t *n)
 {
-	sqlite3_stmt *s = store_prepare(st,
-		"SELECT rate, status, latency_hist, p50_ms, p90_ms, p99_ms, p999_ms, due,"
-		" COALESCE(s4xx, 0) + COALESCE(s5xx, 0) + COALESCE(s_other, 0)"
-		" + COALESCE(err_connect, 0) + COALESCE(err_reset, 0) + COALESCE(err_timeout, 0)"
-		" + COALESCE(err_parse, 0) + COALESCE(err_other, 0) + COALESCE(dropped, 0),"
-		" COALESCE(s2xx, 0) + COALESCE(s3xx, 0)"
-		" FROM windows WHERE run_id = ? AND impl = ? AND state = 'done'"
-		" AND status IN ('accepted', 'failed')"
-		" AND (stage IN ('confirm', 'refine') OR (stage = 'ladder' AND (?3 < 0 OR rung <= ?3)))"
-		" ORDER BY id");
+	struct window_query q = { .impl = impl, .done_only = 1, .with_hists = 1 };
+	struct window_rows rows;
 	struct knee_window *w = NULL;
 	struct hist h;
-	size_t alloc = 0;
-	int col = pct_column(percentile), rc, ret = -1;
+	size_t i;
+	int ret = -1;
 
 	*out = NULL;
 	*n = 0;
-	if (!s)
+	if (store_windows_load(st, run_id, &q, &rows))
 		return -1;
 	hist_init(&h);
-	sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, impl, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 3, max_ladder_rung);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	w = xcalloc(rows.n + 1, sizeof(*w));
+	for (i = 0; i < rows.n; i++) {
+		const struct window_row *r = &rows.v[i];
 		struct knee_window *x;
-		const void *blob = sqlite3_column_blob(s, 2);
 
-		XGROW(w, alloc, *n + 1);
+		if (!knee_input(r, max_ladder_rung))
+			continue;
 		x = &w[(*n)++];
-		x->rate = store_col_real(s, 0);
-		x->failed = !strcmp(store_col_text(s, 1), "failed");
-		x->pct_ms = col >= 0 ? store_col_real(s, 3 + col) : NAN;
-		if (blob) {
-			if (hist_deserialize(&h, blob, (size_t)sqlite3_column_bytes(s, 2))) {
+		x->rate = r->rate;
+		x->failed = r->status == WINDOW_FAILED;
+		x->pct_ms = pct_column(r, percentile);
+		if (r->latency_hist.p) {
+			if (hist_deserialize(&h, r->latency_hist.p, r->latency_hist.len)) {
 				error("%s: run %s: a window of %s has a corrupt latency histogram",
 				      st->path, run_id, impl);
 				goto out;
 			}
 			x->pct_ms = h.total ? hist_percentile_ms(&h, percentile) : NAN;
 		}
-		x->requests = (double)store_col_int(s, 7);
-		x->bad = knee_window_bad(x->failed, x->requests, (double)store_col_int(s, 8),
-					 (double)store_col_int(s, 9));
-	}
-	if (rc != SQLITE_DONE) {
-		error("%s: %s", st->path, sqlite3_errmsg(st->db));
-		goto out;
+		x->requests = (double)r->due;
+		x->bad = knee_window_bad(x->failed, x->requests,
+					 (double)(r->s4xx + r->s5xx + r->s_other + r->err_connect +
+						  r->err_reset + r->err_timeout + r->err_parse +
+						  r->err_other + r->dropped),
+					 (double)(r->s2xx + r->s3xx));
 	}
 	*out = w;
 	w = NULL;
@@ -90,7 +96,7 @@ out:
 		*n = 0;
 	free(w);
 	hist_release(&h);
-	sqlite3_finalize(s);
+	window_rows_release(&rows);
 	return ret;
 }
 
