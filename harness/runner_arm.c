@@ -3,6 +3,7 @@
  * (with its runtime-stats poller) when a window needs it and it is not up,
  * restarted after it exited or when its restart policy says so, stopped.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,6 +93,17 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 out:
 	sbuf_release(&label);
 	return ret;
+}
+
+/* ------------------------------------------------------------- knee */
+
+double runner_arm_hold_rps(const struct arm *a)
+{
+	if (!a->knee_known || a->knee.kind == KNEE_NONE)
+		return NAN;
+	if (isfinite(a->knee.hold_rps))
+		return a->knee.hold_rps;
+	return isfinite(a->knee.knee_rps) ? a->knee.knee_rps : a->knee.highest_rung_rps;
 }
 
 /* ------------------------------------------------------------- builds */

@@ -81,8 +81,9 @@ int runner_stages(struct run_ctx *rc);
  * windows: ladder rungs <= max_rung, and every refine and confirm window.
  * k's rung table is released (scalars only). -1 after one error line. */
 int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_result *k);
-/* The rate an arm is known to hold: the knee's hold_rps, else its knee
- * (a bracket at the first rung), else the highest rung; NAN unknown. */
+/* runner_arm.c: the rate an arm is known to hold: the knee's hold_rps,
+ * else its knee (a bracket at the first rung), else the highest rung;
+ * NAN unknown. */
 double runner_arm_hold_rps(const struct arm *a);
 
 /* runner_window.c */

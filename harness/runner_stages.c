@@ -30,15 +30,6 @@ int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee
 	return ret;
 }
 
-double runner_arm_hold_rps(const struct arm *a)
-{
-	if (!a->knee_known || a->knee.kind == KNEE_NONE)
-		return NAN;
-	if (isfinite(a->knee.hold_rps))
-		return a->knee.hold_rps;
-	return isfinite(a->knee.knee_rps) ? a->knee.knee_rps : a->knee.highest_rung_rps;
-}
-
 /* --------------------------------------------------------------- blocks */
 
 /* Load the block's order from the database, or plan it (orders and
