@@ -1,5 +1,6 @@
 /* store: sqlite run database, migrations, bound-parameter row writer. */
 #include "store.h"
+#include "store_sql.h"
 
 #include <errno.h>
 #include <math.h>
@@ -131,23 +132,6 @@ sqlite3_stmt *store_prepare(struct store *st, const char *sql)
 		return NULL;
 	}
 	return s;
-}
-
-double store_col_real(sqlite3_stmt *s, int i)
-{
-	if (sqlite3_column_type(s, i) == SQLITE_NULL)
-		return NAN;
-	return sqlite3_column_double(s, i);
-}
-
-int64_t store_col_int(sqlite3_stmt *s, int i)
-{
-	return sqlite3_column_int64(s, i);
-}
-
-const char *store_col_text(sqlite3_stmt *s, int i)
-{
-	return (const char *)sqlite3_column_text(s, i);
 }
 
 /* ------------------------------------------------------------ row writer */

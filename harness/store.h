@@ -4,28 +4,30 @@
  * One run = one directory runs/<id>/ holding run.db, logs/ and report/.
  * The schema is in store_schema.c and documented in runs/README.md.
  *
- * Writers use store_row: a column list built from constant names, values
- * always bound as parameters (never spliced into SQL). Readers prepare
- * their own SELECTs with store_prepare() and bind their parameters.
+ * Rows are structs described by column lists (struct store_table): the
+ * same list builds the INSERT/UPDATE and the SELECT, values always bound
+ * as parameters (never spliced into SQL), columns read by name. The
+ * windows and their series are in store_window.h, the run's own rows in
+ * store_run.h. No caller sees sqlite: store_sql.h is for the store itself
+ * (and tests that inspect a database directly).
  *
  * Ownership: struct store owns its sqlite3 handle; store_close() finalises
- * it. Statements from store_prepare() belong to the caller
- * (sqlite3_finalize).
+ * it (and is a no-op on a closed or zeroed store).
  */
 #ifndef HARNESS_STORE_H
 #define HARNESS_STORE_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct sbuf;
+struct sqlite3;
 
 extern const char *const store_migrations[];  /* NULL-terminated, v1 first */
 int store_schema_version(void);               /* = number of migrations */
 
 struct store {
-	sqlite3 *db;
+	struct sqlite3 *db;
 	char *path;
 };
 
@@ -38,13 +40,6 @@ int store_exec(struct store *st, const char *sql);
 int store_begin(struct store *st);     /* BEGIN IMMEDIATE */
 int store_commit(struct store *st);
 void store_rollback(struct store *st);
-/* NULL after an error() naming the statement's problem. */
-sqlite3_stmt *store_prepare(struct store *st, const char *sql);
-
-/* Column helpers for readers: NULL columns read as NAN / 0 / NULL. */
-double store_col_real(sqlite3_stmt *s, int i);
-int64_t store_col_int(sqlite3_stmt *s, int i);
-const char *store_col_text(sqlite3_stmt *s, int i);
 
 /* ------------------------------------------------------------ row writer */
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "store_sql.h"
 #include "util.h"
 #include "t.h"
 
@@ -27,7 +28,7 @@ static int64_t count(struct store *st, const char *sql)
 	int64_t n = -1;
 
 	if (s && sqlite3_step(s) == SQLITE_ROW)
-		n = store_col_int(s, 0);
+		n = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	return n;
 }
