@@ -130,7 +130,8 @@ static void impl_table(const struct audit_data *d, int json, struct sbuf *out)
 		t->rejected += w->status == WINDOW_REJECTED;
 		t->failed += w->status == WINDOW_FAILED;
 	}
-	qsort(v, n, sizeof(*v), tally_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), tally_cmp);
 	sbuf_adds(out, json ? "\"implementations\": [" : "rejections per implementation:\n");
 	for (i = 0; i < n; i++) {
 		if (json) {
@@ -164,7 +165,8 @@ static void rejection_table(const struct audit_data *d, int json, struct sbuf *o
 			continue;
 		tally_find(&v, &n, &alloc, str(g->gate), str(g->phase), str(w->impl))->n++;
 	}
-	qsort(v, n, sizeof(*v), tally_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), tally_cmp);
 	sbuf_adds(out, json ? "], \"by_gate\": [" : "failing gates (per implementation):\n");
 	for (i = 0; i < n; i++) {
 		if (json) {

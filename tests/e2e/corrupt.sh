@@ -102,3 +102,13 @@ damaged "empty spec: audit --recheck" "$HARNESS" audit empty --runs-dir "$RUNS" 
 damaged "empty spec: resume" "$HARNESS" resume empty --runs-dir "$RUNS"
 if grep -q 'spec' "$T/err"; then ok "empty spec: the message says the spec"; else
 	fail "empty spec: message: $(cat "$T/err")"; fi
+
+# ------------------------------------------- a database that holds no run
+# (the connection is closed on that path: the ASan build checks the leak)
+cp -r "$RUNS/good" "$RUNS/norun"
+sqlite3 "$RUNS/norun/run.db" "DELETE FROM runs"
+damaged "no run: status" "$HARNESS" status norun --runs-dir "$RUNS"
+if grep -q 'holds no run' "$T/err"; then ok "no run: says so"; else
+	fail "no run: message: $(cat "$T/err")"; fi
+damaged "no run: report" "$HARNESS" report norun --runs-dir "$RUNS" -o "$T/rep2"
+damaged "no run: resume" "$HARNESS" resume norun --runs-dir "$RUNS"
