@@ -112,3 +112,12 @@ if grep -q 'holds no run' "$T/err"; then ok "no run: says so"; else
 	fail "no run: message: $(cat "$T/err")"; fi
 damaged "no run: report" "$HARNESS" report norun --runs-dir "$RUNS" -o "$T/rep2"
 damaged "no run: resume" "$HARNESS" resume norun --runs-dir "$RUNS"
+
+# ---------------------------------- a run that fails at start keeps no window running
+sed -e "s|start: \[.*\]|start: [/bin/false]|" -e 's/timeout_s: 10/timeout_s: 2/' \
+	"$T/tiny.yaml" >"$T/dead.yaml"
+"$HARNESS" run "$T/dead.yaml" --allow-dirty --runs-dir "$RUNS" --run-id dead >/dev/null 2>"$T/err"
+rc=$?
+cmp_num "a run whose implementation never comes up exits 3 ($(tail -n 1 "$T/err"))" "$rc" "==" 3
+cmp_num "and leaves no window running" \
+	"$(sqlite3 "$RUNS/dead/run.db" "SELECT COUNT(*) FROM windows WHERE state = 'running'")" "==" 0
