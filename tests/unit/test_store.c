@@ -7,6 +7,8 @@
  * no run, or a stored spec of zero bytes, is an error, never "no rows".
  */
 #include "t.h"
+#include "evidence.h"
+#include "evidence_load.h"
 #include "store.h"
 #include "store_run.h"
 #include "store_window.h"
@@ -318,6 +320,79 @@ TEST(run_record_round_trip)
 	store_close(&st);
 }
 
+/* The evidence a window gate saw live, written through the runner's map
+ * (evidence_to_window_row) and read back by audit --recheck's
+ * (evidence_load): the same numbers, so a recheck cannot drift. */
+TEST(evidence_round_trip)
+{
+	struct store st;
+	struct evidence e, back;
+	struct window_row w;
+	int k;
+
+	CHECK(open_db(&st, "e") == 0);
+	insert_run(&st, "r1");
+	evidence_init(&e, GATE_PHASE_WINDOW);
+	e.duration_s = 3;
+	e.offered_rps = 200;
+	e.achieved_rps = 198.5;
+	e.due = 600;
+	e.sent = 599;
+	e.completed = 590;
+	e.dropped = 1;
+	for (k = 0; k < ST_CLASSES; k++)
+		e.status[k] = 100 + (uint64_t)k;
+	e.status_other = 7;
+	e.lateness_p99_ms = 0.75;
+	e.generator_cpu_s = 0.125;
+	e.acct_backend = xstrdup("procfs");
+	e.has_throttle = 1;
+	e.nr_throttled = 4;
+	e.throttled_usec = 5000;
+	e.has_oom = 1;
+	e.oom_events = 2;
+	e.oom_kills = 1;
+	e.has_majfault = 1;
+	e.major_faults = 9;
+	e.sut_exited = 1;
+	window_row_init(&w);
+	w.run_id = xstrdup("r1");
+	w.stage = xstrdup("ladder");
+	w.impl = xstrdup("a");
+	w.rate = 200;
+	CHECK(store_window_insert(&st, &w) == 0);
+	evidence_to_window_row(&e, &w);
+	w.err_connect = 3;     /* the evidence holds the transport errors' sum */
+	w.err_timeout = 2;
+	w.state = WINDOW_DONE;
+	w.status = WINDOW_FAILED;
+	CHECK(store_window_update(&st, &w) == 0);
+	CHECK(evidence_load(&st, w.id, GATE_PHASE_WINDOW, &back) == 0);
+	CHECK(back.duration_s == 3 && back.offered_rps == 200 && back.achieved_rps == 198.5);
+	CHECK(back.due == 600 && back.sent == 599 && back.completed == 590 && back.dropped == 1);
+	for (k = 0; k < ST_CLASSES; k++)
+		CHECK(back.status[k] == 100 + (uint64_t)k);
+	CHECK(back.status_other == 7 && back.errors == 5);
+	CHECK(back.lateness_p99_ms == 0.75 && back.generator_cpu_s == 0.125);
+	CHECK_STR(back.acct_backend, "procfs");
+	CHECK(back.has_throttle && back.nr_throttled == 4 && back.throttled_usec == 5000);
+	CHECK(back.has_oom && back.oom_events == 2 && back.oom_kills == 1);
+	CHECK(back.has_majfault && back.major_faults == 9 && back.sut_exited == 1);
+	evidence_release(&back);
+	/* Without accounting: the flags read back absent. */
+	e.has_throttle = e.has_oom = e.has_majfault = 0;
+	free(e.acct_backend);
+	e.acct_backend = NULL;
+	evidence_to_window_row(&e, &w);
+	CHECK(store_window_update(&st, &w) == 0);
+	CHECK(evidence_load(&st, w.id, GATE_PHASE_WINDOW, &back) == 0);
+	CHECK(!back.has_throttle && !back.has_oom && !back.has_majfault && !back.acct_backend);
+	evidence_release(&back);
+	evidence_release(&e);
+	window_row_release(&w);
+	store_close(&st);
+}
+
 TEST(status_names)
 {
 	enum window_status s;
@@ -340,6 +415,7 @@ int main(void)
 	RUN(window_nulls_read_as_absent);
 	RUN(series_round_trip);
 	RUN(run_record_round_trip);
+	RUN(evidence_round_trip);
 	RUN(status_names);
 	{
 		char *argv[] = { "rm", "-rf", root, NULL };
