@@ -69,14 +69,18 @@ g checkout -q -b comment && sed -i '1s|^|/* a comment-only change */\n|' "$REPO/
 
 # Sizing (each window costs ~2 s: 1 s of warm-up, the least there is, and
 # 1 s measured): 500 req/s (a window's p99 is its 5th slowest request),
-# one rung, 5 blocks of one implementation (a; a rerun adds a@base: 10
-# windows, ~25 s). compare needs 3 valid pairs
+# one rung, 6 blocks of one implementation (a; a rerun adds a@base: 12
+# windows, ~30 s). compare needs 3 valid pairs
 # at a rate (min_pairs) and, for "no change", 4 accepted pairs at alpha 0.1
 # (its 80 % signed-rank interval; at the default 0.05 it takes 5). The
 # margin (90 % of a 2-4 ms p99) is far below every regression here (+200
 # ms, or failing windows) and above the paired noise of two identical
 # servers. The generator gate rejects windows where the load generator
-# itself ran 10 ms behind (a stall of the host, not of the code).
+# itself ran 20 ms behind (a stall of the host, not of the code; a
+# shared 2-core VM runs 2-5 ms behind at times, which is noise here). 32
+# connections keep even the 20x slower branch (20 ms a request: 1600
+# req/s with 32 connections) within the generator's reach, so its windows
+# are valid and its latency crosses the 10 ms SLO.
 spec() {  # spec USER REPS
 	cat <<YAML
 version: 1
@@ -91,7 +95,7 @@ implementations:
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 5 }
     restart: never
 workload:
-  connections: 8
+  connections: 32
   timeout_ms: 2000
   requests:
     - { name: echo, path: /echo, method: POST, body: "hi" }
@@ -105,13 +109,13 @@ warmup:
   gates: []
 gates:
   achieved_vs_offered: { tolerance_pct: 30 }
-  generator: { lateness_p99_ms: 10, cpu_max_pct: 95 }
+  generator: { lateness_p99_ms: 20, cpu_max_pct: 95 }
 window_gates: [error_rate, achieved_vs_offered, generator, sut_alive]
 sandbox: { user: $1 }
 compare: { margin_pct: 90, metric: [p99], min_pairs: 3, alpha: 0.1 }
 YAML
 }
-spec harness-sut 5 >"$T/spec.yaml"
+spec harness-sut 6 >"$T/spec.yaml"
 # sandbox.user passes the spec's name check but not useradd's, so a rerun
 # of this run fails before measuring, through no fault of the code.
 spec No.Such.User 1 >"$T/spec-nosandbox.yaml"
