@@ -35,7 +35,8 @@
  *                 min_pairs valid windows at that rung; or both knees are
  *                 points with inferential intervals and NEW's lies wholly
  *                 below BASE's;
- *   inconclusive  fewer than min_pairs valid pairs at every rate;
+ *   inconclusive  none of those, and fewer than min_pairs valid pairs at
+ *                 every rate;
  *   regression    a metric cell says so (below);
  *   improvement   a cell does, none regressed;
  *   inconclusive  no cell decided anything (every interval too wide);

@@ -442,9 +442,7 @@ static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally
 		}
 		sbuf_release(&k);
 	}
-	if (ci->verdict == CMP_REGRESSION)
-		return;
-	if (ci->max_vpairs < c->min_pairs) {
+	if (ci->verdict != CMP_REGRESSION && ci->max_vpairs < c->min_pairs) {
 		ci->verdict = CMP_INCONCLUSIVE;
 		sbuf_addf(why, "not enough valid evidence: at most %zu valid window pairs at any "
 			  "rate (compare.min_pairs %zu)", ci->max_vpairs, c->min_pairs);
@@ -460,7 +458,7 @@ static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally
 					  j ? "cpu_per_request" : "latency", m->rel_pct, r->rate);
 		}
 	}
-	if (tally[CMP_REGRESSION]) {
+	if (ci->verdict == CMP_REGRESSION || tally[CMP_REGRESSION]) {
 		ci->verdict = CMP_REGRESSION;
 	} else if (!tally[CMP_IMPROVEMENT] && !tally[CMP_NO_CHANGE]) {
 		/* Pairs enough, but no interval decided anything: "no
