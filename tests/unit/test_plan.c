@@ -49,6 +49,23 @@ TEST(williams_row_counts)
 	free(rows);
 }
 
+/* One implementation is a valid spec: its design is one row of one arm,
+ * and every block's order is that arm. */
+TEST(one_arm)
+{
+	int *rows = NULL, order[1];
+	unsigned b;
+
+	CHECK(plan_williams(1, &rows) == 1);
+	CHECK(rows[0] == 0);
+	free(rows);
+	for (b = 0; b < 20; b++) {
+		order[0] = -1;
+		plan_block_order(1, 12345, 1, b, order);
+		CHECK(order[0] == 0);
+	}
+}
+
 TEST(block_orders_are_seeded_and_counterbalanced)
 {
 	int a[3], b[3], first[3] = { 0 };
@@ -85,6 +102,7 @@ int main(void)
 {
 	RUN(williams_is_balanced_for_2_to_6_arms);
 	RUN(williams_row_counts);
+	RUN(one_arm);
 	RUN(block_orders_are_seeded_and_counterbalanced);
 	RUN(brackets);
 	return t_done();
