@@ -121,7 +121,7 @@ static int take_window(struct cmp_run *r, const struct window_row *row, struct c
 	return 0;
 }
 
-static int load_windows(struct cmp_run *r, struct store *st)
+static int read_windows(struct cmp_run *r, struct store *st)
 {
 	struct window_query q = { .done_only = 1, .with_hists = 1 };
 	struct window_rows rows;
@@ -143,7 +143,7 @@ out:
 }
 
 /* Every implementation's knee by knee.h's one rule (NULL spec: none). */
-static int load_knees(struct cmp_run *r, struct store *st, const struct spec *spec)
+static int read_knees(struct cmp_run *r, struct store *st, const struct spec *spec)
 {
 	size_t i;
 
@@ -172,7 +172,7 @@ int cmp_run_load(struct cmp_run *r, const char *runs_dir, const char *run)
 	if (run_record_load(&st, r->id, &rec))
 		goto out;
 	take_record(r, &rec);
-	if (rule_from_spec(r, &rec, &spec) || load_windows(r, &st) || load_knees(r, &st, spec))
+	if (rule_from_spec(r, &rec, &spec) || read_windows(r, &st) || read_knees(r, &st, spec))
 		goto out;
 	ret = 0;
 out:

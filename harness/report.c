@@ -32,7 +32,7 @@ static char *steal(char **p)
  * cannot parse it (a body_file moved, a newer spec version), the report
  * still renders its counts and percentiles with the defaults of
  * specs/README.md, says so, and omits what needs the SLO (knees, promise). */
-static void load_spec(struct report *r, const char *text, size_t len)
+static void read_spec(struct report *r, const char *text, size_t len)
 {
 	struct spec *sp;
 	char *pathcopy = xstrdup(r->spec_path ? r->spec_path : "spec.yaml");
@@ -78,7 +78,7 @@ static void load_spec(struct report *r, const char *text, size_t len)
 		snprintf(r->slo_label, sizeof(r->slo_label), "p%g", r->slo_pct);
 }
 
-static void load_run(struct report *r, struct run_record *rec)
+static void read_run(struct report *r, struct run_record *rec)
 {
 	r->run_id = steal(&rec->id);
 	r->spec_name = steal(&rec->spec_name);
@@ -100,7 +100,7 @@ static void load_run(struct report *r, struct run_record *rec)
 	r->spec_branch = steal(&rec->spec_branch);
 	r->spec_dirty = rec->spec_dirty;
 	/* An empty stored spec is as unreadable as a missing one. */
-	load_spec(r, rec->spec_text.len ? (const char *)rec->spec_text.p : NULL,
+	read_spec(r, rec->spec_text.len ? (const char *)rec->spec_text.p : NULL,
 		  rec->spec_text.len);
 }
 
@@ -120,7 +120,7 @@ static int add_impl(struct report *r, const char *name, size_t *alloc)
 	return (int)r->nimpls++;
 }
 
-static void load_impls(struct report *r, struct run_record *rec, size_t *alloc)
+static void read_impls(struct report *r, struct run_record *rec, size_t *alloc)
 {
 	size_t i;
 
@@ -143,7 +143,7 @@ static void load_impls(struct report *r, struct run_record *rec, size_t *alloc)
 }
 
 /* Host facts, and the run's events counted by kind (sorted by kind). */
-static int load_host(struct report *r, struct store *st, struct run_record *rec)
+static int read_host(struct report *r, struct store *st, struct run_record *rec)
 {
 	struct event_rows ev;
 	size_t i, k, ealloc = 0;
@@ -187,7 +187,7 @@ static int impl_index(struct report *r, const char *name, size_t *alloc)
 	return add_impl(r, name, alloc);
 }
 
-static int load_window_row(struct report *r, struct store *st, const struct window_row *row,
+static int read_window_row(struct report *r, struct store *st, const struct window_row *row,
 			   struct report_window *w, size_t *ialloc)
 {
 	memset(w, 0, sizeof(*w));
@@ -243,7 +243,7 @@ static int load_window_row(struct report *r, struct store *st, const struct wind
 	return 0;
 }
 
-static int load_windows(struct report *r, struct store *st, size_t *ialloc)
+static int read_windows(struct report *r, struct store *st, size_t *ialloc)
 {
 	struct window_query q = { .with_hists = 1 };
 	struct window_rows rows;
@@ -255,7 +255,7 @@ static int load_windows(struct report *r, struct store *st, size_t *ialloc)
 	r->windows = xcalloc(rows.n + 1, sizeof(*r->windows));
 	for (i = 0; i < rows.n; i++) {
 		r->nwindows++;
-		if (load_window_row(r, st, &rows.v[i], &r->windows[i], ialloc))
+		if (read_window_row(r, st, &rows.v[i], &r->windows[i], ialloc))
 			goto out;
 	}
 	ret = 0;
@@ -290,7 +290,7 @@ static void push(double **arr, size_t *n, size_t *alloc, double v)
 
 /* Each window's measured per-second p99 and, for accepted windows, its
  * anon-memory samples. */
-static int load_series(struct report *r, struct store *st)
+static int read_series(struct report *r, struct store *st)
 {
 	struct window_seconds secs;
 	struct acct_samples samples;
@@ -324,7 +324,7 @@ static int load_series(struct report *r, struct store *st)
 
 /* Failures of gates with enforce: false: they rejected nothing, and the
  * report shows them beside the rejections ("recorded"). */
-static int load_recorded(struct report *r, struct store *st)
+static int read_recorded(struct report *r, struct store *st)
 {
 	struct gate_rows gates;
 	size_t i;
@@ -363,10 +363,10 @@ int report_load(struct report *r, struct store *st, const char *run_id)
 	r->report_version = harness_version;
 	if (run_record_load(st, run_id, &rec))
 		return -1;
-	load_run(r, &rec);
-	load_impls(r, &rec, &ialloc);
-	if (load_host(r, st, &rec) || load_windows(r, st, &ialloc) || load_series(r, st) ||
-	    load_recorded(r, st))
+	read_run(r, &rec);
+	read_impls(r, &rec, &ialloc);
+	if (read_host(r, st, &rec) || read_windows(r, st, &ialloc) || read_series(r, st) ||
+	    read_recorded(r, st))
 		goto out;
 	ret = report_rollup(r);
 out:
