@@ -8,6 +8,7 @@
 #include "hist.h"
 #include "knee.h"
 #include "knee_run.h"
+#include "plan.h"
 #include "spec.h"
 #include "stat.h"
 #include "util.h"
@@ -295,7 +296,8 @@ TEST(run_db_uses_the_slo_percentile)
 	struct spec spec;
 	struct knee_result k;
 	struct knee_window *w;
-	size_t n;
+	const double rates[] = { 100, 200, 300, 400 };
+	size_t n, br[2];
 	int fd = mkstemp(path), id = 0, b;
 
 	CHECK(fd >= 0);
@@ -334,13 +336,20 @@ TEST(run_db_uses_the_slo_percentile)
 	spec.slo.threshold_ms = 20;
 	spec.slo.error_rate_max = 0.001;
 	spec.seed = 1;
+	/* The runner's confirm stage runs at plan_bracket() of this fit
+	 * (runner_stages.c confirm(), through runner_arm_knee ->
+	 * knee_for_impl): with slo.percentile 99.9 the p99.9 knee between
+	 * 200 and 300 puts confirm at those two rungs... */
 	CHECK(knee_for_impl(&st, "r", "a", &spec, -1, 0, &k) == 0);
 	CHECK(k.kind == KNEE_POINT);
 	CHECK(k.knee_rps > 200 && k.knee_rps < 300);
+	CHECK(plan_bracket(rates, 4, k.crossed, k.knee_rps, br) == 2 && br[0] == 1 && br[1] == 2);
 	knee_result_release(&k);
+	/* ... while the p99 fit never crosses: the two highest rungs. */
 	spec.slo.percentile = 99;
 	CHECK(knee_for_impl(&st, "r", "a", &spec, -1, 0, &k) == 0);
 	CHECK(k.kind == KNEE_FLOOR); /* p99 is 5 ms at every rung */
+	CHECK(plan_bracket(rates, 4, k.crossed, k.knee_rps, br) == 2 && br[0] == 2 && br[1] == 3);
 	knee_result_release(&k);
 	store_close(&st);
 	unlink(path);
