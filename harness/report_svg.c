@@ -491,11 +491,125 @@ static void draw_knee(const struct report *r, const struct plot *p, int k, struc
 	sbuf_adds(out, "</text>\n");
 }
 
+/* Knee intervals under everything else. */
+static void draw_knee_intervals(const struct report *r, const struct plot *p, struct sbuf *out)
+{
+	size_t k;
+
+	for (k = 0; k < r->nimpls; k++) {
+		const struct report_impl *im = &r->impls[k];
+		double a, b;
+
+		if (!im->has_knee_ci || !in_axis(&p->x, im->knee_ci.lo) || !in_axis(&p->x, im->knee_ci.hi))
+			continue;
+		a = amap(&p->x, im->knee_ci.lo);
+		b = amap(&p->x, im->knee_ci.hi);
+		sbuf_addf(out, "<rect data-knee=\"interval\" data-impl=\"%zu\" x=\"%.1f\" y=\"%.1f\" "
+			  "width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.12\"><title>",
+			  k, a, p->y.p1, b - a > 1 ? b - a : 1, p->y.p0 - p->y.p1, color((int)k));
+		sbuf_add_xml(out, im->name);
+		sbuf_addf(out, ": knee interval %.0f..%.0f req/s (%s)</title></rect>\n",
+			  im->knee_ci.lo, im->knee_ci.hi,
+			  im->knee_ci.inferential ? "inferential" : "non-inferential");
+	}
+}
+
+/* Ladder rung means joined by the isotonic fit, and the knee. The fit
+ * is interpolated linearly in rate and milliseconds, as the knee is,
+ * and drawn in small steps so that on log axes it still crosses the
+ * SLO line exactly at the knee. */
+static void draw_fits(const struct report *r, const struct plot *p, struct sbuf *out)
+{
+	size_t i, k;
+
+	for (k = 0; k < r->nimpls; k++) {
+		const struct report_impl *im = &r->impls[k];
+		const struct report_rung *prev = NULL;
+		int first = 1;
+
+		sbuf_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" points=\"",
+			  color((int)k));
+		for (i = 0; i < r->nrungs; i++) {
+			const struct report_rung *g = &r->rungs[i];
+			int step, nstep = prev ? 24 : 1;
+
+			if (g->impl != (int)k || strcmp(g->stage, "ladder") || !isfinite(g->fit_ms))
+				continue;
+			for (step = 1; step <= nstep; step++) {
+				double f = (double)step / nstep;
+				double x = prev ? prev->rate + f * (g->rate - prev->rate) : g->rate;
+				double y = prev ? prev->fit_ms + f * (g->fit_ms - prev->fit_ms) : g->fit_ms;
+
+				if (!in_axis(&p->y, y) || !in_axis(&p->x, x))
+					continue;
+				sbuf_addf(out, "%s%.1f,%.1f", first ? "" : " ", amap(&p->x, x), amap(&p->y, y));
+				first = 0;
+			}
+			prev = g;
+		}
+		sbuf_adds(out, "\"><title>");
+		sbuf_add_xml(out, im->name);
+		sbuf_adds(out, ": isotonic fit of rung means</title></polyline>\n");
+		for (i = 0; i < r->nrungs; i++) {
+			const struct report_rung *g = &r->rungs[i];
+
+			if (g->impl != (int)k || strcmp(g->stage, "ladder") ||
+			    !in_axis(&p->y, g->pslo.ms))
+				continue;
+			sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#fff\" "
+				  "stroke=\"%s\" stroke-width=\"2\"><title>", amap(&p->x, g->rate),
+				  amap(&p->y, g->pslo.ms), color((int)k));
+			sbuf_add_xml(out, im->name);
+			sbuf_addf(out, " %.0f req/s: merged %s %.3g ms [%.3g, %.3g], fit %.3g ms, "
+				  "%zu/%zu windows accepted</title></circle>\n", g->rate, r->slo_label,
+				  g->pslo.ms, g->pslo.lo_ms, g->pslo.hi_ms, g->fit_ms, g->accepted, g->total);
+		}
+		draw_knee(r, p, (int)k, out);
+	}
+}
+
+/* Windows on top: accepted dots, failed red crosses, rejected grey rings. A
+ * failed window with no finite percentile (nothing answered) or one
+ * above the axis is drawn on the top edge: it is over the SLO. */
+static void draw_windows(const struct report *r, const struct plot *p, struct sbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < r->nwindows; i++) {
+		const struct report_window *w = &r->windows[i];
+		enum wstatus st = wstatus(w);
+		double x, y;
+
+		if (!w->done || !in_axis(&p->x, w->rate))
+			continue;
+		if (in_axis(&p->y, w->pslo_ms))
+			y = amap(&p->y, w->pslo_ms);
+		else if (st == WS_FAILED)
+			y = p->y.p1 + 5;
+		else
+			continue;
+		/* Spread the implementations a little so their marks do not hide each other. */
+		x = amap(&p->x, w->rate) + ((double)w->impl_idx - ((double)r->nimpls - 1) / 2) * 5;
+		open_mark(out, "win", st, x, y, color(w->impl_idx));
+		sbuf_adds(out, "<title>");
+		sbuf_add_xml(out, w->impl);
+		sbuf_addf(out, " window %lld, %s %.0f req/s block %d: %s %.3g ms, %s", (long long)w->id,
+			  w->stage, w->rate, w->block, r->slo_label, w->pslo_ms, w->status);
+		if (st != WS_ACCEPTED && *w->reasons) {
+			sbuf_adds(out, " (");
+			sbuf_add_xml(out, w->reasons);
+			sbuf_adds(out, ")");
+		}
+		sbuf_adds(out, "</title>");
+		close_mark(out, st);
+	}
+}
+
 static void chart_latency(const struct report *r, struct sbuf *out)
 {
 	struct plot p = { .w = 760, .h = 400 };
 	double lo = INFINITY, hi = isfinite(r->slo_ms) ? r->slo_ms * 1.2 : 0;
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < r->nwindows; i++) {
 		const struct report_window *w = &r->windows[i];
@@ -517,23 +631,7 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 	      p.y.log ? (r->slo_pct == 99 ? "p99 (ms, log scale)" : "SLO percentile (ms, log scale)")
 		      : (r->slo_pct == 99 ? "p99 (ms)" : "SLO percentile (ms)"));
 
-	/* Knee intervals under everything else. */
-	for (k = 0; k < r->nimpls; k++) {
-		const struct report_impl *im = &r->impls[k];
-		double a, b;
-
-		if (!im->has_knee_ci || !in_axis(&p.x, im->knee_ci.lo) || !in_axis(&p.x, im->knee_ci.hi))
-			continue;
-		a = amap(&p.x, im->knee_ci.lo);
-		b = amap(&p.x, im->knee_ci.hi);
-		sbuf_addf(out, "<rect data-knee=\"interval\" data-impl=\"%zu\" x=\"%.1f\" y=\"%.1f\" "
-			  "width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.12\"><title>",
-			  k, a, p.y.p1, b - a > 1 ? b - a : 1, p.y.p0 - p.y.p1, color((int)k));
-		sbuf_add_xml(out, im->name);
-		sbuf_addf(out, ": knee interval %.0f..%.0f req/s (%s)</title></rect>\n",
-			  im->knee_ci.lo, im->knee_ci.hi,
-			  im->knee_ci.inferential ? "inferential" : "non-inferential");
-	}
+	draw_knee_intervals(r, &p, out);
 	if (in_axis(&p.y, r->slo_ms)) {
 		double y = amap(&p.y, r->slo_ms);
 
@@ -541,85 +639,8 @@ static void chart_latency(const struct report *r, struct sbuf *out)
 			  "stroke-width=\"2\" stroke-dasharray=\"6,4\"><title>SLO %s %g ms</title></line>\n",
 			  p.x.p0, y, p.x.p1, y, SLO_COLOR, r->slo_label, r->slo_ms);
 	}
-	/* Ladder rung means joined by the isotonic fit, and the knee. The fit
-	 * is interpolated linearly in rate and milliseconds, as the knee is,
-	 * and drawn in small steps so that on log axes it still crosses the
-	 * SLO line exactly at the knee. */
-	for (k = 0; k < r->nimpls; k++) {
-		const struct report_impl *im = &r->impls[k];
-		const struct report_rung *prev = NULL;
-		int first = 1;
-
-		sbuf_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" points=\"",
-			  color((int)k));
-		for (i = 0; i < r->nrungs; i++) {
-			const struct report_rung *g = &r->rungs[i];
-			int step, nstep = prev ? 24 : 1;
-
-			if (g->impl != (int)k || strcmp(g->stage, "ladder") || !isfinite(g->fit_ms))
-				continue;
-			for (step = 1; step <= nstep; step++) {
-				double f = (double)step / nstep;
-				double x = prev ? prev->rate + f * (g->rate - prev->rate) : g->rate;
-				double y = prev ? prev->fit_ms + f * (g->fit_ms - prev->fit_ms) : g->fit_ms;
-
-				if (!in_axis(&p.y, y) || !in_axis(&p.x, x))
-					continue;
-				sbuf_addf(out, "%s%.1f,%.1f", first ? "" : " ", amap(&p.x, x), amap(&p.y, y));
-				first = 0;
-			}
-			prev = g;
-		}
-		sbuf_adds(out, "\"><title>");
-		sbuf_add_xml(out, im->name);
-		sbuf_adds(out, ": isotonic fit of rung means</title></polyline>\n");
-		for (i = 0; i < r->nrungs; i++) {
-			const struct report_rung *g = &r->rungs[i];
-
-			if (g->impl != (int)k || strcmp(g->stage, "ladder") ||
-			    !in_axis(&p.y, g->pslo.ms))
-				continue;
-			sbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#fff\" "
-				  "stroke=\"%s\" stroke-width=\"2\"><title>", amap(&p.x, g->rate),
-				  amap(&p.y, g->pslo.ms), color((int)k));
-			sbuf_add_xml(out, im->name);
-			sbuf_addf(out, " %.0f req/s: merged %s %.3g ms [%.3g, %.3g], fit %.3g ms, "
-				  "%zu/%zu windows accepted</title></circle>\n", g->rate, r->slo_label,
-				  g->pslo.ms, g->pslo.lo_ms, g->pslo.hi_ms, g->fit_ms, g->accepted, g->total);
-		}
-		draw_knee(r, &p, (int)k, out);
-	}
-	/* Windows on top: accepted dots, failed red crosses, rejected grey rings. A
-	 * failed window with no finite percentile (nothing answered) or one
-	 * above the axis is drawn on the top edge: it is over the SLO. */
-	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
-		enum wstatus st = wstatus(w);
-		double x, y;
-
-		if (!w->done || !in_axis(&p.x, w->rate))
-			continue;
-		if (in_axis(&p.y, w->pslo_ms))
-			y = amap(&p.y, w->pslo_ms);
-		else if (st == WS_FAILED)
-			y = p.y.p1 + 5;
-		else
-			continue;
-		/* Spread the implementations a little so their marks do not hide each other. */
-		x = amap(&p.x, w->rate) + ((double)w->impl_idx - ((double)r->nimpls - 1) / 2) * 5;
-		open_mark(out, "win", st, x, y, color(w->impl_idx));
-		sbuf_adds(out, "<title>");
-		sbuf_add_xml(out, w->impl);
-		sbuf_addf(out, " window %lld, %s %.0f req/s block %d: %s %.3g ms, %s", (long long)w->id,
-			  w->stage, w->rate, w->block, r->slo_label, w->pslo_ms, w->status);
-		if (st != WS_ACCEPTED && *w->reasons) {
-			sbuf_adds(out, " (");
-			sbuf_add_xml(out, w->reasons);
-			sbuf_adds(out, ")");
-		}
-		sbuf_adds(out, "</title>");
-		close_mark(out, st);
-	}
+	draw_fits(r, &p, out);
+	draw_windows(r, &p, out);
 	legend(out, r, &p, 1);
 	sbuf_adds(out, "</svg>\n");
 }
