@@ -16,6 +16,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 BUILD=${BUILD:-build/release}
+case $BUILD in /*) OBJDIR=$BUILD ;; *) OBJDIR=$ROOT/$BUILD ;; esac
 # module cycles known and owned elsewhere, one per line: "a b" (sorted)
 KNOWN="gate spec"
 # gate <-> spec: gate.h includes spec.h (gate_input carries the spec and the
@@ -24,7 +25,7 @@ KNOWN="gate spec"
 # gate_input carrying plain values and the parameter values being the gate
 # module's type: issue 16 item 4, left to the gates' owner.
 
-out=$(python3 - "$ROOT" "$ROOT/$BUILD" "$KNOWN" <<'PY'
+out=$(python3 - "$ROOT" "$OBJDIR" "$KNOWN" <<'PY'
 import collections, os, re, subprocess, sys
 root, build, known = sys.argv[1], sys.argv[2], sys.argv[3]
 known = {tuple(sorted(l.split())) for l in known.splitlines() if l.strip()}
