@@ -1,10 +1,16 @@
 /*
- * runner_window: one window, start to stored.
+ * runner_window: one window, start to stored, in four steps that
+ * runner_window() (at the end) calls in order:
  *
- *   restart policy -> implementation up and healthy -> warm-up at the
- *   warm-up rate, warm-up gates every second (min_s .. max_s) -> discard
- *   -> measured seconds (accounting sampled, runtime stats polled) ->
- *   window gates -> one transaction.
+ *   1. window_warmup:  restart policy -> implementation up and healthy ->
+ *                      warm-up at the warm-up rate, warm-up gates every
+ *                      second (min_s .. max_s)
+ *   2. window_measure: discard -> measured seconds (accounting sampled,
+ *                      runtime stats polled)
+ *   3. window_judge:   window gates on the measured evidence -> status and
+ *                      reasons (judge.h)
+ *   4. window_store:   one transaction through the column lists
+ *                      (store_window.h)
  *
  * A window that is interrupted (SIGINT/SIGTERM) stores nothing but an
  * event and goes back to `planned`; resume runs it again.

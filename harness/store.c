@@ -25,16 +25,21 @@ int store_schema_version(void)
 static int migrate(struct store *st)
 {
 	sqlite3_stmt *s = NULL;
-	int have = 0, want = store_schema_version(), ret = -1;
+	int have = 0, want = store_schema_version(), ret = -1, rc;
 	struct sbuf sql = SBUF_INIT;
 
 	s = store_prepare(st, "PRAGMA user_version");
 	if (!s)
 		goto out;
-	if (sqlite3_step(s) == SQLITE_ROW)
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
 		have = sqlite3_column_int(s, 0);
+	else if (rc != SQLITE_DONE)
+		error("%s: reading the schema version: %s", st->path, sqlite3_errmsg(st->db));
 	sqlite3_finalize(s);
 	s = NULL;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		goto out;
 	if (have > want) {
 		error("%s: schema version %d is newer than this harness (%d)",
 		      st->path, have, want);
