@@ -2,8 +2,9 @@
  * error_rate: requests that did not get the answer they expected, over the
  * requests the schedule made due, <= max.
  *
- * Unexpected: every 4xx and 5xx response and every status outside
- * 200..599 (until a request can say which statuses it expects), every
+ * Unexpected: every completed response that is not what its request
+ * expects (workload.requests[].expect: status, body; default any 2xx or
+ * 3xx, so every 4xx, 5xx and status outside 200..599), every
  * transport error (connect, reset, timeout, parse, other) and every
  * dropped request (backlog full: a request the generator could not send is
  * never silent). The denominator is `due` (what was asked of the
@@ -26,7 +27,7 @@ static void eval(const struct spec_gate *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	double max = gate_param_num(cfg, &gate_error_rate, "max");
-	double bad, all, rate, unexpected;
+	double bad, all, rate;
 
 	if (isnan(max))
 		max = in->spec ? in->spec->slo.error_rate_max : NAN;
@@ -35,9 +36,7 @@ static void eval(const struct spec_gate *cfg, const struct gate_input *in,
 			     "no max given and no spec slo.error_rate_max");
 		return;
 	}
-	unexpected = (double)in->status[ST_4XX] + (double)in->status[ST_5XX] +
-		     (double)in->status_other;
-	bad = (double)in->errors + unexpected + (double)in->dropped;
+	bad = (double)in->errors + (double)in->unexpected + (double)in->dropped;
 	all = in->due ? (double)in->due
 		      : (double)in->completed + (double)in->errors + (double)in->dropped;
 	if (all <= 0) {
@@ -47,9 +46,10 @@ static void eval(const struct spec_gate *cfg, const struct gate_input *in,
 	}
 	rate = bad / all;
 	gate_resultf(out, rate <= max ? GATE_PASS : GATE_FAIL, "error_rate", rate, max,
-		     "%.6g = (%llu transport errors + %llu 4xx + %llu 5xx + %llu other status"
-		     " + %llu dropped) / %.0f %s (max %g)",
+		     "%.6g = (%llu transport errors + %llu unexpected responses (%llu 4xx,"
+		     " %llu 5xx, %llu other status) + %llu dropped) / %.0f %s (max %g)",
 		     rate, (unsigned long long)in->errors,
+		     (unsigned long long)in->unexpected,
 		     (unsigned long long)in->status[ST_4XX],
 		     (unsigned long long)in->status[ST_5XX],
 		     (unsigned long long)in->status_other,
@@ -59,7 +59,7 @@ static void eval(const struct spec_gate *cfg, const struct gate_input *in,
 
 const struct gate_def gate_error_rate = {
 	.name = "error_rate",
-	.help = "(transport errors + 4xx + 5xx + other statuses + dropped) / requests due <= max (default slo.error_rate_max)",
+	.help = "(transport errors + unexpected responses + dropped) / requests due <= max (default slo.error_rate_max); unexpected: not what the request's expect says (default: not 2xx/3xx)",
 	.phases = GATE_PHASE_WARMUP | GATE_PHASE_WINDOW,
 	.class = GATE_OUTCOME,
 	.params = params,

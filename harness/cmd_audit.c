@@ -336,6 +336,56 @@ static int window_series(struct store *st, int64_t wid, int json, struct sbuf *o
 	return 0;
 }
 
+/* The body's first bytes, printable, for a terminal. */
+static void body_text(const struct store_blob *b, struct sbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < b->len; i++)
+		sbuf_addf(out, "%c", b->p[i] >= 0x20 && b->p[i] < 0x7f ? b->p[i] : '.');
+}
+
+/* The window's unexpected-response samples (what came back). */
+static int window_samples(struct store *st, int64_t wid, int json, struct sbuf *out)
+{
+	struct unexpected_rows u;
+	size_t i;
+
+	if (store_unexpected_load(st, wid, &u))
+		return -1;
+	if (json)
+		sbuf_adds(out, "[");
+	else if (u.n)
+		sbuf_adds(out, "  unexpected responses (first of each phase):\n");
+	for (i = 0; i < u.n; i++) {
+		const struct unexpected_row *r = &u.v[i];
+		struct sbuf body = SBUF_INIT;
+
+		body_text(&r->body, &body);
+		if (json) {
+			sbuf_addf(out, "%s{\"phase\": ", i ? ", " : "");
+			sbuf_add_json_str(out, str(r->phase));
+			sbuf_adds(out, ", \"request\": ");
+			sbuf_add_json_str(out, str(r->name));
+			sbuf_addf(out, ", \"status\": %d, \"why\": ", r->status);
+			sbuf_add_json_str(out, str(r->why));
+			sbuf_adds(out, ", \"body\": ");
+			sbuf_add_json_str(out, body.buf ? body.buf : "");
+			sbuf_adds(out, "}");
+		} else {
+			sbuf_addf(out, "    %-8s %s: %s", str(r->phase), str(r->name), str(r->why));
+			if (body.len)
+				sbuf_addf(out, "; body: %s", body.buf);
+			sbuf_adds(out, "\n");
+		}
+		sbuf_release(&body);
+	}
+	if (json)
+		sbuf_adds(out, "]");
+	unexpected_rows_release(&u);
+	return 0;
+}
+
 static int listed(const struct audit_data *d, const struct window_row *w, const struct opts *o)
 {
 	if (o->impl && strcmp(str(w->impl), o->impl))
@@ -375,7 +425,9 @@ static int list_windows(struct store *st, const struct audit_data *d, const stru
 				sbuf_adds(out, ", \"series\": {");
 				if (window_series(st, w->id, 1, out))
 					return -1;
-				sbuf_adds(out, "}");
+				sbuf_adds(out, "}, \"unexpected\": ");
+				if (window_samples(st, w->id, 1, out))
+					return -1;
 			}
 			sbuf_adds(out, "}");
 		} else {
@@ -385,7 +437,8 @@ static int list_windows(struct store *st, const struct audit_data *d, const stru
 				  str(w->impl), w->rate, window_status_name(w->status),
 				  w->reasons ? " (" : "", str(w->reasons), w->reasons ? ")" : "");
 			gate_lines(d, w->id, o->window >= 0, 0, out);
-			if (o->window >= 0 && window_series(st, w->id, 0, out))
+			if (o->window >= 0 && (window_series(st, w->id, 0, out) ||
+						window_samples(st, w->id, 0, out)))
 				return -1;
 		}
 		n++;

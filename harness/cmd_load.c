@@ -33,7 +33,11 @@ static const char usage_text[] =
 "beyond it, it is counted as dropped.\n"
 "\n"
 "Accounting: every due request (\"requests\") ends as completed (by status\n"
-"class), an error (connect, reset, timeout, parse, other) or dropped. When\n"
+"class), an error (connect, reset, timeout, parse, other) or dropped. A\n"
+"completed response that is not what the request expects (default: any 2xx\n"
+"or 3xx; a spec's expect, or --expect-status / --expect-body) is also counted\n"
+"as unexpected, and the first few are shown with what came back. A\n"
+"response cut short after its status line is unexpected (truncated). When\n"
 "the duration is over, requests still in flight or in the backlog get up\n"
 "to --timeout-ms more to finish; the rest are counted as timeout errors.\n"
 "A request is attributed to the second in which it completed or failed.\n"
@@ -60,6 +64,11 @@ static const char usage_text[] =
 "  --seed N              PRNG seed for arrivals and the mix (default 1)\n"
 "  --cpus LIST           pin generator threads (e.g. 0 or 2-3)\n"
 "  --cacert FILE         curl: verify https servers with these CA certificates\n"
+"  --expect-status LIST  with a URL: the statuses expected, e.g. 200,201\n"
+"                        (default: any 2xx or 3xx)\n"
+"  --expect-body TEXT    with a URL: bytes the response body must contain\n"
+"  --error-rate-max X    exit 1 when (unexpected + errors + dropped) / requests\n"
+"                        exceeds X (default 0.001)\n"
 "  --impl NAME           with a spec: the implementation to target\n"
 "  --url URL             with a spec: where that implementation already\n"
 "                        listens; without it the implementation is started\n"
@@ -70,8 +79,9 @@ static const char usage_text[] =
 "With a spec, the workload (requests, arrival, connections, backlog_max,\n"
 "timeout_ms, threads, transport, seed) comes from the spec; options given\n"
 "on the command line override it. Progress is printed to stderr each\n"
-"second when stderr is a terminal. Exit: 0 when the run happened (errors\n"
-"are reported, not fatal), 2 bad arguments, 3 setup failure.\n";
+"second when stderr is a terminal. Latencies print as - when no request\n"
+"completed. Exit: 0 when the error rate is at most --error-rate-max, 1 when\n"
+"it is above, 2 bad arguments, 3 setup failure.\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -86,6 +96,10 @@ struct opts {
 	double rate, duration;
 	long connections, threads, timeout_ms, backlog_max, seed, batch_us;
 	int json, build;
+	double error_rate_max;
+	const char *expect_body;
+	int *expect_status;
+	size_t nexpect_status;
 	struct kv *headers;
 	size_t nheaders, aheaders;
 };
@@ -96,6 +110,31 @@ static int bad(const char *fmt, const char *a, const char *b)
 	fprintf(stderr, fmt, a, b);
 	fputc('\n', stderr);
 	return EXIT_USAGE;
+}
+
+/* "200,201": statuses 100..599, no repeats. 0 or -1. */
+static int parse_statuses(const char *v, struct opts *o)
+{
+	char *copy = xstrdup(v), *tok, *save = NULL;
+	long st;
+	size_t i;
+	int ret = 0;
+
+	free(o->expect_status);
+	o->expect_status = xcalloc(strlen(v) + 1, sizeof(*o->expect_status));
+	o->nexpect_status = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (parse_long(tok, &st) || st < 100 || st > 599) {
+			ret = -1;
+			break;
+		}
+		for (i = 0; i < o->nexpect_status && o->expect_status[i] != st; i++)
+			;
+		if (i == o->nexpect_status)
+			o->expect_status[o->nexpect_status++] = (int)st;
+	}
+	free(copy);
+	return ret || !o->nexpect_status ? -1 : 0;
 }
 
 static int parse_duration(const char *s, double *out)
@@ -128,6 +167,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	o->connections = o->threads = o->timeout_ms = o->backlog_max = o->seed = -1;
 	o->rate = o->duration = -1;
+	o->error_rate_max = 0.001;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		long *lp = NULL;
@@ -192,6 +232,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			kv->value = xstrdup(colon);
 		} else if (!strcmp(a, "--body")) {
 			o->body = v;
+		} else if (!strcmp(a, "--expect-status")) {
+			if (parse_statuses(v, o))
+				return bad("--expect-status: want statuses 100..599 like 200,201, got '%s'%s",
+					   v, "");
+		} else if (!strcmp(a, "--expect-body")) {
+			if (!*v || strlen(v) > LOAD_EXPECT_MAX_BODY)
+				return bad("--expect-body: want 1 to 256 bytes, got '%s'%s", v, "");
+			o->expect_body = v;
+		} else if (!strcmp(a, "--error-rate-max")) {
+			if (parse_double(v, &o->error_rate_max) || !(o->error_rate_max >= 0) ||
+			    o->error_rate_max > 1)
+				return bad("--error-rate-max: want a fraction in 0..1, got '%s'%s", v, "");
 		} else if (!strcmp(a, "--url")) {
 			o->url = v;
 		} else if (!strcmp(a, "--impl")) {
@@ -234,15 +286,44 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 /* ----------------------------------------------------------- printing */
 
+/* A percentile in ms, or "-" (JSON: null) when nothing was recorded. */
+static const char *pct(char buf[32], const struct hist *h, double p, int json)
+{
+	if (!h->total)
+		return json ? "null" : "-";
+	snprintf(buf, 32, "%.3f", hist_percentile_ms(h, p));
+	return buf;
+}
+
 static void add_pcts(struct sbuf *sb, const char *key, const struct hist *h, int full)
 {
-	sbuf_addf(sb, "\"%s\":{\"p50\":%.3f,", key, hist_percentile_ms(h, 50));
+	char b[32];
+
+	sbuf_addf(sb, "\"%s\":{\"p50\":%s,", key, pct(b, h, 50, 1));
 	if (full)
-		sbuf_addf(sb, "\"p90\":%.3f,", hist_percentile_ms(h, 90));
-	sbuf_addf(sb, "\"p99\":%.3f,", hist_percentile_ms(h, 99));
+		sbuf_addf(sb, "\"p90\":%s,", pct(b, h, 90, 1));
+	sbuf_addf(sb, "\"p99\":%s,", pct(b, h, 99, 1));
 	if (full)
-		sbuf_addf(sb, "\"p999\":%.3f,", hist_percentile_ms(h, 99.9));
-	sbuf_addf(sb, "\"max\":%.3f}", (double)h->max / 1e6 * (h->total > 0));
+		sbuf_addf(sb, "\"p999\":%s,", pct(b, h, 99.9, 1));
+	sbuf_addf(sb, "\"max\":%s}", pct(b, h, 100, 1));
+}
+
+/* (unexpected + transport errors + dropped) / due: what --error-rate-max
+ * judges, as the error_rate gate does. */
+static double error_rate(const struct load_counts *c)
+{
+	uint64_t bad = c->unexpected + load_counts_errors(c) + c->dropped;
+
+	return c->due ? (double)bad / (double)c->due : bad ? 1.0 : 0.0;
+}
+
+/* A sample's body, printable, at most n bytes. */
+static void add_body(struct sbuf *sb, const struct load_sample *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->body_len; i++)
+		sbuf_addf(sb, "%c", x->body[i] >= 0x20 && x->body[i] < 0x7f ? x->body[i] : '.');
 }
 
 static void add_errors(struct sbuf *sb, const struct load_counts *c)
@@ -257,7 +338,7 @@ static void add_errors(struct sbuf *sb, const struct load_counts *c)
 }
 
 static void print_json(const struct load_config *cfg, const struct load_result *r,
-		       const char *transport)
+		       const char *transport, const struct opts *o)
 {
 	const struct load_stats *t = &r->total;
 	const struct load_counts *c = &t->counts;
@@ -282,7 +363,23 @@ static void print_json(const struct load_config *cfg, const struct load_result *
 		  (unsigned long long)c->status[0], (unsigned long long)c->status[1],
 		  (unsigned long long)c->status[2], (unsigned long long)c->status[3],
 		  (unsigned long long)c->status_other);
-	sbuf_addf(&sb, ",\"dropped\":%llu,\"generator_cpu_s\":%.6f,\"cpu_us_per_request\":%.3f",
+	sbuf_addf(&sb, ",\"unexpected\":%llu,\"error_rate\":%.6g,\"error_rate_max\":%.6g,"
+		  "\"samples\":[", (unsigned long long)c->unexpected, error_rate(c), o->error_rate_max);
+	for (i = 0; i < t->nsamples; i++) {
+		const struct load_sample *x = &t->samples[i];
+		struct sbuf b = SBUF_INIT;
+
+		add_body(&b, x);
+		sbuf_addf(&sb, "%s{\"request\":", i ? "," : "");
+		sbuf_add_json_str(&sb, cfg->requests[x->req].name ? cfg->requests[x->req].name : "request");
+		sbuf_addf(&sb, ",\"status\":%d,\"why\":", x->status);
+		sbuf_add_json_str(&sb, x->why);
+		sbuf_adds(&sb, ",\"body\":");
+		sbuf_add_json_str(&sb, b.buf ? b.buf : "");
+		sbuf_adds(&sb, "}");
+		sbuf_release(&b);
+	}
+	sbuf_addf(&sb, "],\"dropped\":%llu,\"generator_cpu_s\":%.6f,\"cpu_us_per_request\":%.3f",
 		  (unsigned long long)c->dropped, r->generator_cpu_s,
 		  c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed : 0.0);
 	sbuf_addf(&sb, ",\"transport\":\"%s\",\"threads\":%d,\"connections\":%d,"
@@ -294,9 +391,10 @@ static void print_json(const struct load_config *cfg, const struct load_result *
 		if (i)
 			sbuf_adds(&sb, ",");
 		sbuf_add_json_str(&sb, cfg->requests[i].name ? cfg->requests[i].name : "request");
-		sbuf_addf(&sb, ":{\"requests\":%llu,\"completed\":%llu,\"dropped\":%llu,",
+		sbuf_addf(&sb, ":{\"requests\":%llu,\"completed\":%llu,\"unexpected\":%llu,"
+			  "\"dropped\":%llu,",
 			  (unsigned long long)rc->due, (unsigned long long)rc->completed,
-			  (unsigned long long)rc->dropped);
+			  (unsigned long long)rc->unexpected, (unsigned long long)rc->dropped);
 		sbuf_addf(&sb, "\"status\":{\"2xx\":%llu,\"3xx\":%llu,\"4xx\":%llu,\"5xx\":%llu},",
 			  (unsigned long long)rc->status[0], (unsigned long long)rc->status[1],
 			  (unsigned long long)rc->status[2], (unsigned long long)rc->status[3]);
@@ -311,10 +409,11 @@ static void print_json(const struct load_config *cfg, const struct load_result *
 }
 
 static void print_text(const struct load_config *cfg, const struct load_result *r,
-		       const char *transport)
+		       const char *transport, const struct opts *o)
 {
 	const struct load_stats *t = &r->total;
 	const struct load_counts *c = &t->counts;
+	char b[5][32];
 	size_t i;
 	int k;
 
@@ -327,39 +426,49 @@ static void print_text(const struct load_config *cfg, const struct load_result *
 	       r->stopped_early ? " (stopped early)" : "");
 	printf("rate        offered %.1f req/s, achieved %.1f req/s over %.2f s\n",
 	       r->offered_rps, r->achieved_rps, r->elapsed_s);
-	printf("latency ms  p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f\n",
-	       hist_percentile_ms(&t->latency, 50), hist_percentile_ms(&t->latency, 90),
-	       hist_percentile_ms(&t->latency, 99), hist_percentile_ms(&t->latency, 99.9),
-	       hist_percentile_ms(&t->latency, 100));
-	printf("service ms  p50 %.3f  p99 %.3f  max %.3f\n",
-	       hist_percentile_ms(&t->service, 50), hist_percentile_ms(&t->service, 99),
-	       hist_percentile_ms(&t->service, 100));
-	printf("lateness ms p50 %.3f  p99 %.3f  max %.3f\n",
-	       hist_percentile_ms(&t->lateness, 50), hist_percentile_ms(&t->lateness, 99),
-	       hist_percentile_ms(&t->lateness, 100));
-	printf("sched lag   p50 %.3f  p99 %.3f  max %.3f (the generator's own delay)\n",
-	       hist_percentile_ms(&t->sched_lag, 50), hist_percentile_ms(&t->sched_lag, 99),
-	       hist_percentile_ms(&t->sched_lag, 100));
+	printf("latency ms  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n",
+	       pct(b[0], &t->latency, 50, 0), pct(b[1], &t->latency, 90, 0),
+	       pct(b[2], &t->latency, 99, 0), pct(b[3], &t->latency, 99.9, 0),
+	       pct(b[4], &t->latency, 100, 0));
+	printf("service ms  p50 %s  p99 %s  max %s\n", pct(b[0], &t->service, 50, 0),
+	       pct(b[1], &t->service, 99, 0), pct(b[2], &t->service, 100, 0));
+	printf("lateness ms p50 %s  p99 %s  max %s\n", pct(b[0], &t->lateness, 50, 0),
+	       pct(b[1], &t->lateness, 99, 0), pct(b[2], &t->lateness, 100, 0));
+	printf("sched lag   p50 %s  p99 %s  max %s (the generator's own delay)\n",
+	       pct(b[0], &t->sched_lag, 50, 0), pct(b[1], &t->sched_lag, 99, 0),
+	       pct(b[2], &t->sched_lag, 100, 0));
 	printf("status      2xx %llu  3xx %llu  4xx %llu  5xx %llu  other %llu\n",
 	       (unsigned long long)c->status[0], (unsigned long long)c->status[1],
 	       (unsigned long long)c->status[2], (unsigned long long)c->status[3],
 	       (unsigned long long)c->status_other);
+	printf("unexpected  %llu (not what the request expects)\n", (unsigned long long)c->unexpected);
+	for (i = 0; i < t->nsamples; i++) {
+		const struct load_sample *x = &t->samples[i];
+		struct sbuf body = SBUF_INIT;
+
+		add_body(&body, x);
+		printf("  %s: %s%s%s\n", cfg->requests[x->req].name ? cfg->requests[x->req].name
+		       : "request", x->why, body.len ? "; body: " : "", body.len ? body.buf : "");
+		sbuf_release(&body);
+	}
 	printf("errors     ");
 	for (k = 0; k < LERR_KINDS; k++)
 		printf(" %s %llu", load_error_name(k), (unsigned long long)c->errors[k]);
-	printf("\ngenerator   %.3f s CPU, %.2f us per completed request\n", r->generator_cpu_s,
+	printf("\nerror rate  %.6g (unexpected + errors + dropped over requests; max %g)\n",
+	       error_rate(c), o->error_rate_max);
+	printf("generator   %.3f s CPU, %.2f us per completed request\n", r->generator_cpu_s,
 	       c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed : 0.0);
 	for (i = 0; t->nreq > 1 && i < t->nreq; i++) {
 		const struct load_counts *rc = &t->req_counts[i];
 
-		printf("  %-10s %llu due, %llu completed, %llu errors, %llu dropped;"
-		       " latency ms p50 %.3f p99 %.3f max %.3f\n",
+		printf("  %-10s %llu due, %llu completed, %llu unexpected, %llu errors, %llu dropped;"
+		       " latency ms p50 %s p99 %s max %s\n",
 		       cfg->requests[i].name ? cfg->requests[i].name : "request",
 		       (unsigned long long)rc->due, (unsigned long long)rc->completed,
+		       (unsigned long long)rc->unexpected,
 		       (unsigned long long)load_counts_errors(rc), (unsigned long long)rc->dropped,
-		       hist_percentile_ms(&t->req_latency[i], 50),
-		       hist_percentile_ms(&t->req_latency[i], 99),
-		       hist_percentile_ms(&t->req_latency[i], 100));
+		       pct(b[0], &t->req_latency[i], 50, 0), pct(b[1], &t->req_latency[i], 99, 0),
+		       pct(b[2], &t->req_latency[i], 100, 0));
 	}
 }
 
@@ -377,7 +486,7 @@ static int on_second(void *ctx, unsigned index, const struct load_stats *s)
 	fprintf(stderr, "\r[%3u/%.0f s] %6llu done  p99 %8.3f ms  errors %llu  dropped %llu   ",
 		index + 1, p->duration, (unsigned long long)s->counts.completed,
 		hist_percentile_ms(&s->latency, 99),
-		(unsigned long long)load_counts_errors(&s->counts),
+		(unsigned long long)(load_counts_errors(&s->counts) + s->counts.unexpected),
 		(unsigned long long)s->counts.dropped);
 	return 0;
 }
@@ -445,9 +554,10 @@ static int check_target(const struct opts *o, int is_url, const char **target)
 	if (!is_url && !o->impl)
 		return bad("%s: with a spec, give --impl NAME (and --url URL when it already runs)%s",
 			   o->target, "");
-	if (!is_url && (o->method || o->body || o->nheaders))
-		return bad("%s: --method, --header and --body do not apply to a spec's workload%s",
-			   o->target, "");
+	if (!is_url && (o->method || o->body || o->nheaders || o->expect_body ||
+			o->nexpect_status))
+		return bad("%s: --method, --header, --body and --expect-* do not apply to a spec's"
+			   " workload (its requests say what they expect)%s", o->target, "");
 	*target = is_url ? o->target : o->url;
 	if (!*target)
 		return 0;
@@ -478,6 +588,10 @@ static int url_workload(const struct opts *o, struct load_request *req, struct s
 	req->method = (char *)(o->method ? o->method : o->body ? "POST" : "GET");
 	req->headers = o->headers;
 	req->nheaders = o->nheaders;
+	req->expect.status = o->expect_status;
+	req->expect.nstatus = o->nexpect_status;
+	req->expect.body_contains = (char *)o->expect_body;
+	req->expect.body_contains_len = o->expect_body ? strlen(o->expect_body) : 0;
 	if (o->body) {
 		req->body = body->buf;
 		req->body_len = body->len;
@@ -568,9 +682,14 @@ static int drive(struct load_config *cfg, const struct opts *o)
 		if (prog.tty)
 			fputc('\n', stderr);
 		if (o->json)
-			print_json(cfg, &res, tname);
+			print_json(cfg, &res, tname, o);
 		else
-			print_text(cfg, &res, tname);
+			print_text(cfg, &res, tname, o);
+		if (error_rate(&res.total.counts) > o->error_rate_max) {
+			fprintf(stderr, "harness: load: %s: error rate %.6g is above --error-rate-max %g\n",
+				cfg->url, error_rate(&res.total.counts), o->error_rate_max);
+			ret = EXIT_NEGATIVE;
+		}
 	}
 	load_result_release(&res);
 	sigaction(SIGINT, &old_int, NULL);
@@ -615,6 +734,7 @@ out:
 		free(o.headers[i].value);
 	}
 	free(o.headers);
+	free(o.expect_status);
 	sbuf_release(&body);
 	if (sut)
 		sut_free(sut);

@@ -203,6 +203,7 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->dropped = e->dropped;
 	memcpy(in->status, e->status, sizeof(in->status));
 	in->status_other = e->status_other;
+	in->unexpected = e->unexpected;
 	in->lateness_p99_ms = e->lateness_p99_ms;
 	in->generator_cpu_pct = e->duration_s > 0 ? 100.0 * e->generator_cpu_s / e->duration_s : NAN;
 	in->nreq = e->nreq;

@@ -39,6 +39,7 @@ struct evidence {
 	uint64_t due, sent, completed, errors, dropped;
 	uint64_t status[ST_CLASSES];
 	uint64_t status_other;
+	uint64_t unexpected;      /* completed, not what the request expects */
 	double lateness_p99_ms;   /* the generator's schedule lag p99 (gate.h) */
 	double generator_cpu_s;
 

@@ -36,6 +36,7 @@ static const struct ev_map measured_map[] = {
 	M(status[ST_4XX], s4xx, EV_U64),
 	M(status[ST_5XX], s5xx, EV_U64),
 	M(status_other, s_other, EV_U64),
+	M(unexpected, err_unexpected, EV_U64),
 	/* The generator gate judges the generator's own schedule lag. */
 	M(lateness_p99_ms, sched_lag_p99_ms, EV_REAL),
 	M(generator_cpu_s, gen_cpu_s, EV_REAL),
@@ -127,6 +128,7 @@ static int load_seconds(struct store *st, int64_t wid, const char *phase, struct
 			e->status[ST_4XX] += (uint64_t)s->s4xx;
 			e->status[ST_5XX] += (uint64_t)s->s5xx;
 			e->status_other += (uint64_t)s->s_other;
+			e->unexpected += (uint64_t)s->unexpected;
 		}
 	}
 	window_seconds_release(&secs);

@@ -85,6 +85,8 @@ struct gate_input {
 	uint64_t sent, completed, errors, dropped;
 	uint64_t status[ST_CLASSES];
 	uint64_t status_other;    /* responses with a status outside 200..599 */
+	uint64_t unexpected;      /* completed responses that are not what their
+				     request expects (default: not 2xx/3xx) */
 	/* The generator's own lateness: p99 of intended send -> the engine
 	 * handling the request (load_stats.sched_lag). Waiting for a free
 	 * connection is the server's backpressure and is not in it. */

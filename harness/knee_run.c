@@ -83,10 +83,10 @@ int knee_run_windows(struct store *st, const char *run_id, const char *impl,
 		}
 		x->requests = (double)r->due;
 		x->bad = knee_window_bad(x->failed, x->requests,
-					 (double)(r->s4xx + r->s5xx + r->s_other + r->err_connect +
+					 (double)(r->err_unexpected + r->err_connect +
 						  r->err_reset + r->err_timeout + r->err_parse +
 						  r->err_other + r->dropped),
-					 (double)(r->s2xx + r->s3xx));
+					 (double)(r->completed - r->err_unexpected));
 	}
 	*out = w;
 	w = NULL;

@@ -16,7 +16,16 @@
  * plain HTTP/1.1) and curl (libcurl multi: HTTPS, HTTP/2, everything else).
  *
  * Accounting: every due request ends as completed (by status class), an
- * error of one kind, or dropped: due == completed + errors + dropped. After
+ * error of one kind, or dropped: due == completed + errors + dropped.
+ * A completed response is also checked against its request's expect
+ * (load_request.h; default: any 2xx or 3xx): one that does not match is
+ * counted as `unexpected` as well (a subset of completed), and the first
+ * LOAD_SAMPLES of them per stats are kept as samples. Only requests whose
+ * expect looks at the body (body_contains, max_bytes) have their bodies
+ * read by the engine; the others are discarded unseen, as before. A
+ * response cut short by the server closing the connection (FIN) after its
+ * status line (a truncated body) is completed and unexpected; an RST is
+ * still a reset error. After
  * the duration, requests in flight or in the backlog get up to timeout_ms
  * more; the rest are counted as timeout errors. A request is attributed to
  * the second in which it completed or failed (due and dropped: the second
@@ -57,12 +66,26 @@ struct load_counts {
 	uint64_t completed;         /* full responses, any status */
 	uint64_t status[4];         /* 2xx, 3xx, 4xx, 5xx */
 	uint64_t status_other;      /* a status outside 200..599 */
+	uint64_t unexpected;        /* completed, but not what the request expects */
 	uint64_t errors[LERR_KINDS];
 	uint64_t dropped;           /* backlog full: never sent */
 	uint64_t due;               /* requests the schedule made due */
 };
+/* Transport errors (every kind); unexpected responses and dropped requests
+ * are not in it. */
 uint64_t load_counts_errors(const struct load_counts *c);
 void load_counts_add(struct load_counts *dst, const struct load_counts *src);
+
+/* An unexpected response, kept for the audit. */
+#define LOAD_SAMPLES 3
+#define LOAD_SAMPLE_BODY 200
+struct load_sample {
+	uint32_t req;                    /* index of the request kind */
+	int status;
+	char why[96];                    /* what did not match */
+	size_t body_len;                 /* bytes in body (0 when the body was not read) */
+	char body[LOAD_SAMPLE_BODY];     /* the body's first bytes */
+};
 
 /* Results of one second (index = seconds since the load started) or of
  * a whole run. Histograms are indexed like the config's requests;
@@ -83,6 +106,8 @@ struct load_stats {
 	struct hist *req_latency;        /* [nreq] */
 	double cpu_s;                    /* generator CPU spent on this second:
 					    worker thread clocks + the merge */
+	size_t nsamples;                 /* the first unexpected responses */
+	struct load_sample samples[LOAD_SAMPLES];
 };
 void load_stats_init(struct load_stats *s, size_t nreq);
 void load_stats_release(struct load_stats *s);

@@ -38,6 +38,7 @@ struct cxfer {
 	int busy;
 	int retried;                /* re-sent once on a fresh connection */
 	int fresh;                  /* CURLOPT_FRESH_CONNECT is set */
+	struct load_check check;    /* the response against its expect */
 	struct cxfer *next_free;
 };
 
@@ -54,6 +55,16 @@ struct ccurl {
 
 static size_t discard(char *ptr, size_t size, size_t nmemb, void *ud)
 {
+	return size * nmemb;
+}
+
+/* The write callback of requests whose expect reads the body. */
+static size_t check_write(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+	struct cxfer *x = ud;
+
+	load_check_body(&x->check, &x->th->sh->cfg->requests[x->due.req].expect, ptr,
+			size * nmemb);
 	return size * nmemb;
 }
 
@@ -140,6 +151,7 @@ static int retry(struct ccurl *cc, struct cxfer *x, CURLcode rc)
 	x->fresh = 1;
 	x->retried = 1;
 	x->added = now_ns();
+	load_check_start(&x->check);
 	return curl_multi_add_handle(cc->multi, x->easy) == CURLM_OK;
 }
 
@@ -161,6 +173,22 @@ static void settle_sent(struct load_thread *th, struct cxfer *x, int ok, uint64_
 	t = x->added + (uint64_t)pre * 1000ull;
 	x->sent = t < now ? t : now;
 	load_on_sent(th, &x->due, x->sent);
+}
+
+/* The server answered, then closed (FIN: libcurl's "partial file"; an RST
+ * stays a reset) in the middle of the body: an answer, truncated, and not
+ * the one expected (load.h). Marks x's check. */
+static int truncated(struct cxfer *x, CURLcode rc)
+{
+	long status = 0;
+
+	if (rc != CURLE_PARTIAL_FILE)
+		return 0;
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	if (status <= 0)
+		return 0;
+	x->check.truncated = 1;
+	return 1;
 }
 
 /*
@@ -191,11 +219,12 @@ static void harvest(struct load_thread *th, uint64_t woke)
 		if (woke && woke >= x->added && woke < now)
 			now = woke;
 		settle_sent(th, x, rc == CURLE_OK, now);
-		if (rc == CURLE_OK) {
+		if (rc == CURLE_OK || truncated(x, rc)) {
 			long status = 0;
 
 			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
-			load_on_done(th, x->due.req, x->due.intended, x->sent, now, (int)status);
+			load_on_done(th, x->due.req, x->due.intended, x->sent, now, (int)status,
+				     &x->check);
 		} else {
 			load_on_error(th, x->due.req, map_error(rc), now);
 		}
@@ -216,6 +245,12 @@ static void configure(struct load_thread *th, struct cxfer *x, uint32_t req)
 
 	curl_easy_setopt(e, CURLOPT_URL, th->sh->wire[req].url);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, cc->hdrs[req]);
+	if (th->sh->need_body[req]) {
+		curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, check_write);
+		curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+	} else {
+		curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
+	}
 	curl_easy_setopt(e, CURLOPT_NOBODY, 0L);
 	curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
 	curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
@@ -307,6 +342,7 @@ static int curl_dispatch(struct load_thread *th, const struct load_due *d, uint6
 	}
 	x->retried = 0;
 	x->due = *d;
+	load_check_start(&x->check);
 	x->added = x->sent = now_ns();
 	cc->inflight++;
 	x->busy = 1;

@@ -54,6 +54,33 @@ struct load_wire {
 	char *url;          /* curl: origin + base path + request path */
 };
 
+/*
+ * What the engine saw of one response's body, for its request's expect
+ * (load_expect.c). Fed only for requests whose expect needs the body
+ * (load_shared.need_body); `truncated` is set by a transport for a
+ * response cut short after its status line.
+ */
+struct load_check {
+	uint64_t bytes;                  /* body bytes seen */
+	int found;                       /* body_contains seen */
+	int truncated;
+	size_t ncarry;                   /* the last bytes seen, for a match
+					    across two reads */
+	char carry[LOAD_EXPECT_MAX_BODY];
+	size_t nhead;                    /* the body's first bytes, for a sample */
+	char head[LOAD_SAMPLE_BODY];
+};
+
+void load_check_start(struct load_check *k);
+void load_check_body(struct load_check *k, const struct load_expect *e, const char *p,
+		     size_t n);
+/* NULL when a response with this status (and body, when k is given and
+ * fed) matches e; else why not, written into buf. */
+const char *load_expect_why(const struct load_expect *e, int status,
+			    const struct load_check *k, char *buf, size_t len);
+/* 1 when e needs the response body. */
+int load_expect_needs_body(const struct load_expect *e);
+
 /* A due request: its intended send time (ns, monotonic) and kind. */
 struct load_due {
 	uint64_t intended;
@@ -91,6 +118,8 @@ struct load_shared {
 	struct addrinfo *addr;      /* native: resolved once */
 	struct load_wire *wire;     /* [cfg->nrequests] */
 	double *cum_weight;         /* [cfg->nrequests], cumulative */
+	unsigned char *need_body;   /* [cfg->nrequests]: its expect reads the body */
+	int any_body;               /* some request's does */
 	uint64_t start_ns, end_ns;  /* the schedule's window */
 	uint64_t timeout_ns;
 	uint64_t batch_ns;          /* 0: wake per event; else the tick */
@@ -146,8 +175,9 @@ struct load_thread {
 /* Called by transports. `now` is a fresh now_ns(). */
 void load_tick(struct load_thread *th, uint64_t now);
 void load_on_sent(struct load_thread *th, const struct load_due *d, uint64_t now);
+/* k: what was seen of the response (NULL: nothing but the status). */
 void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
-		  uint64_t sent, uint64_t now, int status);
+		  uint64_t sent, uint64_t now, int status, const struct load_check *k);
 void load_on_error(struct load_thread *th, uint32_t req, enum load_error_kind k,
 		   uint64_t now);
 

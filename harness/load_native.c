@@ -53,6 +53,7 @@ struct nconn {
 	int retried;                 /* this request was re-sent once */
 	int recorded;                /* load_on_sent done for this request */
 	size_t got;                  /* response bytes received */
+	struct load_check check;     /* the response against its expect */
 };
 
 struct nlist {
@@ -114,6 +115,17 @@ static int on_headers_complete(http_parser *p)
 
 	/* A response to HEAD has headers only, whatever they announce. */
 	return c->th->sh->wire[c->due.req].head ? 1 : 0;
+}
+
+/* Installed only when some request's expect reads the body. */
+static int on_body(http_parser *p, const char *at, size_t len)
+{
+	struct nconn *c = p->data;
+	const struct load_shared *sh = c->th->sh;
+
+	if (sh->need_body[c->due.req])
+		load_check_body(&c->check, &sh->cfg->requests[c->due.req].expect, at, len);
+	return 0;
 }
 
 static int on_message_complete(http_parser *p)
@@ -203,6 +215,7 @@ static void conn_start(struct native *nt, struct nconn *c, const struct load_due
 	c->retried = 0;
 	c->recorded = 0;
 	c->got = 0;
+	load_check_start(&c->check);
 	c->deadline = now + th->sh->timeout_ns;
 	http_parser_init(&c->parser, HTTP_RESPONSE);
 	c->parser.data = c;
@@ -287,7 +300,7 @@ static void conn_done(struct native *nt, struct nconn *c, uint64_t now, int extr
 	int keep = http_should_keep_alive(&c->parser) && !extra;
 
 	load_on_done(c->th, c->due.req, c->due.intended, c->sent, now,
-		     c->parser.status_code);
+		     c->parser.status_code, &c->check);
 	if (!keep) {
 		conn_close(nt, c);
 		return;
@@ -375,6 +388,16 @@ static void conn_readable(struct native *nt, struct nconn *c)
 			conn_done(nt, c, arrival, parsed < (size_t)n);
 			return;
 		}
+		if (n == 0 && c->parser.status_code) {
+			/* The server answered, then closed (FIN, not RST) in the
+			 * middle of the body: an answer, truncated, and not the
+			 * one expected (load.h). */
+			c->check.truncated = 1;
+			load_on_done(c->th, c->due.req, c->due.intended, c->sent, now_ns(),
+				     c->parser.status_code, &c->check);
+			conn_close(nt, c);
+			return;
+		}
 		if (n == 0) {
 			/* EOF before a whole response. */
 			conn_lost(nt, c);
@@ -444,6 +467,8 @@ static int native_init(struct load_thread *th)
 		if (th->sh->wire[i].head)
 			nt->settings.on_headers_complete = on_headers_complete;
 	nt->settings.on_message_complete = on_message_complete;
+	if (th->sh->any_body)
+		nt->settings.on_body = on_body;
 	for (i = nt->n - 1; i >= 0; i--) {
 		struct nconn *c = &nt->c[i];
 

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -51,6 +52,7 @@ void load_counts_add(struct load_counts *d, const struct load_counts *s)
 	for (k = 0; k < 4; k++)
 		d->status[k] += s->status[k];
 	d->status_other += s->status_other;
+	d->unexpected += s->unexpected;
 	for (k = 0; k < LERR_KINDS; k++)
 		d->errors[k] += s->errors[k];
 	d->dropped += s->dropped;
@@ -97,6 +99,7 @@ void load_stats_reset(struct load_stats *s)
 	memset(&s->counts, 0, sizeof(s->counts));
 	memset(s->req_counts, 0, s->nreq * sizeof(*s->req_counts));
 	s->cpu_s = 0;
+	s->nsamples = 0;
 	hist_reset(&s->latency);
 	hist_reset(&s->service);
 	hist_reset(&s->lateness);
@@ -111,6 +114,8 @@ void load_stats_merge(struct load_stats *d, const struct load_stats *s)
 
 	load_counts_add(&d->counts, &s->counts);
 	d->cpu_s += s->cpu_s;
+	for (i = 0; i < s->nsamples && d->nsamples < LOAD_SAMPLES; i++)
+		d->samples[d->nsamples++] = s->samples[i];
 	hist_merge(&d->latency, &s->latency);
 	hist_merge(&d->service, &s->service);
 	hist_merge(&d->lateness, &s->lateness);
@@ -181,11 +186,34 @@ void load_on_sent(struct load_thread *th, const struct load_due *d, uint64_t now
 	}
 }
 
+/* Count a response that did not match its request's expect; keep it as
+ * a sample while there is room. */
+static void record_unexpected(struct load_stats *s, uint32_t req, int status,
+			      const struct load_check *k, const char *why)
+{
+	struct load_sample *x;
+	size_t n;
+
+	s->counts.unexpected++;
+	s->req_counts[req].unexpected++;
+	if (s->nsamples >= LOAD_SAMPLES)
+		return;
+	x = &s->samples[s->nsamples++];
+	x->req = req;
+	x->status = status;
+	snprintf(x->why, sizeof(x->why), "%s", why);
+	n = k ? k->nhead : 0;
+	x->body_len = n;
+	if (n)
+		memcpy(x->body, k->head, n);
+}
+
 void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
-		  uint64_t sent, uint64_t now, int status)
+		  uint64_t sent, uint64_t now, int status, const struct load_check *k)
 {
 	struct load_stats *s;
 	uint64_t lat = now > intended ? now - intended : 0;
+	char why[96];
 
 	load_tick(th, now);
 	s = th->cur;
@@ -198,6 +226,8 @@ void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
 		s->counts.status_other++;
 		s->req_counts[req].status_other++;
 	}
+	if (load_expect_why(&th->sh->cfg->requests[req].expect, status, k, why, sizeof(why)))
+		record_unexpected(s, req, status, k, why);
 	hist_record(&s->latency, lat);
 	hist_record(&s->req_latency[req], lat);
 	hist_record(&s->service, now > sent ? now - sent : 0);

@@ -188,6 +188,7 @@ int load_shared_prepare(struct load_shared *sh)
 
 	sh->wire = xcalloc(cfg->nrequests, sizeof(*sh->wire));
 	sh->cum_weight = xcalloc(cfg->nrequests, sizeof(*sh->cum_weight));
+	sh->need_body = xcalloc(cfg->nrequests, 1);
 	for (i = 0; i < cfg->nrequests; i++) {
 		const struct load_request *r = &cfg->requests[i];
 
@@ -198,6 +199,8 @@ int load_shared_prepare(struct load_shared *sh)
 			return error("load: request %s: bad path '%s'",
 				     r->name ? r->name : "?", r->path);
 		build_wire(&sh->wire[i], &sh->url, r);
+		sh->need_body[i] = (unsigned char)load_expect_needs_body(&r->expect);
+		sh->any_body |= sh->need_body[i];
 		sum += r->weight > 0 ? r->weight : 0;
 		sh->cum_weight[i] = sum;
 	}
@@ -227,6 +230,7 @@ void load_shared_release(struct load_shared *sh)
 	}
 	free(sh->wire);
 	free(sh->cum_weight);
+	free(sh->need_body);
 	if (sh->addr)
 		freeaddrinfo(sh->addr);
 	load_url_release(&sh->url);

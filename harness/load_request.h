@@ -8,11 +8,24 @@
 #define HARNESS_LOAD_REQUEST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util.h"
 
 enum arrival { ARRIVAL_CONSTANT, ARRIVAL_POISSON };
 enum transport { TRANSPORT_AUTO, TRANSPORT_NATIVE, TRANSPORT_CURL };
+
+/* What a response must be to count as the expected answer (the spec's
+ * workload.requests[].expect; see specs/README.md). A response that is
+ * not is counted as `unexpected` (load.h). */
+#define LOAD_EXPECT_MAX_BODY 256   /* longest body_contains, bytes */
+struct load_expect {
+	int *status;         /* expected statuses; none (0): any 2xx or 3xx */
+	size_t nstatus;
+	char *body_contains; /* bytes the body must contain, or NULL */
+	size_t body_contains_len;
+	uint64_t max_bytes;  /* largest body accepted, bytes; 0: no limit */
+};
 
 /* One kind of request of a workload (the spec's workload.requests; owned
  * by whoever built it, read-only here). */
@@ -26,6 +39,7 @@ struct load_request {
 	char *body;          /* bytes (body, or body_file's contents), or NULL */
 	size_t body_len;
 	char *body_file;     /* absolute path when the body came from a file */
+	struct load_expect expect;
 };
 
 #endif

@@ -214,9 +214,9 @@ static int read_window_row(struct report *r, struct store *st, const struct wind
 	w->completed = row->completed;
 	w->dropped = row->dropped;
 	/* report.h: every due request without a 2xx/3xx answer */
-	w->errors = row->s4xx + row->s5xx + row->s_other + row->err_connect + row->err_reset +
+	w->errors = row->err_unexpected + row->err_connect + row->err_reset +
 		    row->err_timeout + row->err_parse + row->err_other + row->dropped;
-	w->ok = row->s2xx + row->s3xx;
+	w->ok = row->completed - row->err_unexpected;
 	w->p50_ms = row->p50_ms;
 	w->p90_ms = row->p90_ms;
 	w->p99_ms = row->p99_ms;

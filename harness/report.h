@@ -17,8 +17,9 @@
  *   - paired verdicts pair two implementations' windows of the same block
  *     only when both were accepted.
  *
- * A window's "errors" are every request that was due and did not get a
- * 2xx/3xx answer: 4xx + 5xx + other statuses + transport errors (connect,
+ * A window's "errors" are every request that was due and did not get the
+ * answer its request expects: unexpected responses (by default any status
+ * but 2xx/3xx; workload.requests[].expect) + transport errors (connect,
  * reset, timeout, parse, other) + dropped (backlog full). Its "requests"
  * are the requests due in the measured window.
  *
@@ -67,7 +68,7 @@ struct report_window {
 	double rate;                 /* offered (planned) req/s */
 	double offered_rps, achieved_rps, duration_s, started_at;
 	int64_t due, sent, completed, dropped, errors;
-	int64_t ok;                  /* 2xx + 3xx responses: completed - unexpected statuses */
+	int64_t ok;                  /* expected responses: completed - unexpected */
 	double p50_ms, p90_ms, p99_ms, p999_ms, max_ms;  /* as stored */
 	double pslo_ms;              /* the SLO percentile, from latency_hist */
 	double lateness_p99_ms, gen_cpu_s;

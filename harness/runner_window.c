@@ -96,6 +96,7 @@ static void record_second(struct window_ctx *w, const char *phase, unsigned idx,
 	r->s4xx = (int64_t)sec->counts.status[ST_4XX];
 	r->s5xx = (int64_t)sec->counts.status[ST_5XX];
 	r->s_other = (int64_t)sec->counts.status_other;
+	r->unexpected = (int64_t)sec->counts.unexpected;
 	r->p50_ms = ms_or_nan(&sec->latency, 50);
 	r->p99_ms = ms_or_nan(&sec->latency, 99);
 	r->p999_ms = ms_or_nan(&sec->latency, 99.9);
@@ -174,6 +175,7 @@ static void evidence_totals(struct evidence *e, const struct load_stats *t,
 	for (i = 0; i < ST_CLASSES; i++)
 		e->status[i] = t->counts.status[i];
 	e->status_other = t->counts.status_other;
+	e->unexpected = t->counts.unexpected;
 	for (i = 0; i < spec->workload.nrequests && i < t->nreq; i++) {
 		names[i] = spec->workload.requests[i].name;
 		sent[i] = t->req_counts[i].sent;
@@ -582,6 +584,7 @@ static int store_requests(struct window_ctx *w, const char *phase, const struct 
 			.sent = (int64_t)t->req_counts[i].sent,
 			.completed = (int64_t)t->req_counts[i].completed,
 			.errors = (int64_t)load_counts_errors(&t->req_counts[i]),
+			.unexpected = (int64_t)t->req_counts[i].unexpected,
 			.p99_ms = ms_or_nan(&t->req_latency[i], 99),
 		};
 
@@ -634,6 +637,27 @@ static int store_gates(struct window_ctx *w, const char *phase, const char *cons
 	return 0;
 }
 
+/* The first unexpected responses of a phase. */
+static int store_unexpected(struct window_ctx *w, const char *phase, const struct load_stats *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsamples; i++) {
+		const struct load_sample *x = &t->samples[i];
+		struct unexpected_row r = {
+			.window_id = w->wp->id, .phase = (char *)phase, .seq = (int)i,
+			.name = x->req < w->spec->workload.nrequests ?
+				w->spec->workload.requests[x->req].name : (char *)"?",
+			.status = x->status, .why = (char *)x->why,
+			.body = { (unsigned char *)x->body, x->body_len },
+		};
+
+		if (store_unexpected_insert(&w->rc->st, &r))
+			return -1;
+	}
+	return 0;
+}
+
 /* The window's series: seconds, requests, runtime stats, samples. */
 static int store_series(struct window_ctx *w)
 {
@@ -645,6 +669,8 @@ static int store_series(struct window_ctx *w)
 			return -1;
 	if (store_requests(w, "warmup", &w->warm_total) ||
 	    store_requests(w, "measured", &w->meas_total) ||
+	    store_unexpected(w, "warmup", &w->warm_total) ||
+	    store_unexpected(w, "measured", &w->meas_total) ||
 	    store_stats(w, "warmup", &w->warm) || store_stats(w, "measured", &w->meas))
 		return -1;
 	for (i = 0; w->have_acct && i < w->acct.nsamples; i++) {

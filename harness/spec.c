@@ -71,6 +71,8 @@ void spec_free(struct spec *s)
 		free_kv(r->headers, r->nheaders);
 		free(r->body);
 		free(r->body_file);
+		free(r->expect.status);
+		free(r->expect.body_contains);
 	}
 	free(s->workload.requests);
 	free(s->workload.cpus);

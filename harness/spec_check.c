@@ -225,6 +225,12 @@ static void check_requests(struct vctx *v)
 				break;
 			}
 		}
+		if (r->expect.body_contains && (!r->expect.body_contains_len ||
+						r->expect.body_contains_len > LOAD_EXPECT_MAX_BODY)) {
+			snprintf(p, sizeof(p), "workload.requests[%zu].expect.body_contains", i);
+			spec_err_at(v, p, "must be 1 to %d bytes, got %zu", LOAD_EXPECT_MAX_BODY,
+				    r->expect.body_contains_len);
+		}
 		if (!r->body_file)
 			continue;
 		snprintf(p, sizeof(p), "workload.requests[%zu].body_file", i);

@@ -95,6 +95,7 @@ enum ftype {
 	FT_LIST,     /* a list of maps described by sub[] */
 	FT_GATELIST, /* a list of gate names (phase in `phase`) */
 	FT_GATES,    /* the gates: map, checked against the gate registry */
+	FT_INTLIST,  /* whole numbers in [min, max] (a list, or one number) -> int[] + count */
 };
 
 /* flags */

@@ -222,6 +222,16 @@ static json_t *list_schema(const struct field *f)
 				json_array_append_new(t, json_string(f->enums[i]));
 		json_object_set_new(o, "default", t);
 		break;
+	case FT_INTLIST:
+		o = json_object();
+		json_object_set_new(o, "type", json_string("array"));
+		t = json_object();
+		json_object_set_new(t, "type", json_string("integer"));
+		bounds(t, f);
+		json_object_set_new(o, "items", t);
+		json_object_set_new(o, "minItems", json_integer((json_int_t)f->min_items));
+		json_object_set_new(o, "uniqueItems", json_true());
+		break;
 	case FT_ARGV:
 		o = json_object();
 		json_object_set_new(o, "type", json_string("array"));
@@ -384,7 +394,7 @@ static void md_type(struct sbuf *sb, const struct field *f)
 		[FT_SCALAR] = "string", [FT_ENUM] = "enum", [FT_ENUMSET] = "list of enum",
 		[FT_ARGV] = "argv list", [FT_KV] = "map", [FT_SIGNALS] = "map name: JSON pointer",
 		[FT_OBJ] = "map", [FT_LIST] = "list of maps", [FT_GATELIST] = "list of gate names",
-		[FT_GATES] = "map gate: params",
+		[FT_GATES] = "map gate: params", [FT_INTLIST] = "list of integers",
 	};
 	size_t i;
 

@@ -73,6 +73,16 @@ static const struct field impl_fields[] = {
 
 /* -------------------------------------------------------------- workload */
 
+static const struct field expect_fields[] = {
+	{ "status", FT_INTLIST, F_MIN | F_MAX, O(struct load_expect, status), O(struct load_expect, nstatus), 100, 599, 0, "any 2xx or 3xx", NULL, NULL, 0, 1, 0,
+	  "the statuses that count as expected, e.g. [200, 201]" },
+	{ "body_contains", FT_SCALAR, 0, O(struct load_expect, body_contains), O(struct load_expect, body_contains_len), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "bytes the response body must contain (at most 256); only these requests' bodies are read" },
+	{ "max_bytes", FT_U64, F_DEF | F_MIN | F_MAX, O(struct load_expect, max_bytes), 0, 0, 1e15, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "largest response body accepted, in bytes (0: no limit)" },
+	FIELD_END
+};
+
 static const struct field request_fields[] = {
 	{ "name", FT_STR, F_REQ | F_IDENT, O(struct load_request, name), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "unique name of the request (letters, digits, _ . -)" },
@@ -88,6 +98,8 @@ static const struct field request_fields[] = {
 	  "request body (exclusive with body_file)" },
 	{ "body_file", FT_STR, 0, O(struct load_request, body_file), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "file holding the body, relative to the spec's directory; must exist; its bytes are hashed" },
+	{ "expect", FT_OBJ, 0, O(struct load_request, expect), 0, 0, 0, 0, NULL, NULL, expect_fields, 0, 0, 0,
+	  "what a response must be; one that is not is an error of kind unexpected, counted in the error rate" },
 	FIELD_END
 };
 

@@ -64,6 +64,48 @@ static void read_argv(struct vctx *v, const struct field *f, void *base,
 	*AT(base, f->off, char **) = argv;
 }
 
+/* FT_INTLIST: a non-empty list of whole numbers in range, no repeats. */
+static void read_intlist(struct vctx *v, const struct field *f, void *base,
+			 const struct ynode *n, const char *path)
+{
+	size_t i, j, k = 0;
+	int *arr;
+	double d;
+
+	if (n->kind != Y_SEQ || n->n < f->min_items) {
+		struct sbuf sb = SBUF_INIT;
+		ynode_describe(n, &sb);
+		VERR(v, n, path, "must be a non-empty list of numbers like [200, 201], got %s",
+		     sb.buf);
+		sbuf_release(&sb);
+		return;
+	}
+	arr = xcalloc(n->n, sizeof(*arr));
+	for (i = 0; i < n->n; i++) {
+		const struct ynode *e = n->vals[i];
+		char *p = spec_index_path(path, i);
+
+		if (spec_read_number(v, e, p, &d)) {
+			free(p);
+			continue;
+		}
+		if (d != floor(d)) {
+			VERR(v, e, p, "must be a whole number, got %s", e->str);
+		} else if (!spec_check_range(v, e, p, d, f->flags, f->min, f->max, 1)) {
+			for (j = 0; j < k && arr[j] != (int)d; j++)
+				;
+			if (j < k)
+				VERR(v, e, p, "%d is listed twice", (int)d);
+			else
+				arr[k++] = (int)d;
+		}
+		free(p);
+	}
+	free(*AT(base, f->off, int *));
+	*AT(base, f->off, int *) = arr;
+	*AT(base, f->off2, size_t) = k;
+}
+
 static void read_kv(struct vctx *v, const struct field *f, void *base,
 		    const struct ynode *n, const char *path)
 {
@@ -356,6 +398,9 @@ static void read_field(struct vctx *v, const struct field *f, void *base,
 		return;
 	case FT_ARGV:
 		read_argv(v, f, base, n, path);
+		return;
+	case FT_INTLIST:
+		read_intlist(v, f, base, n, path);
 		return;
 	case FT_KV:
 		read_kv(v, f, base, n, path);

@@ -196,5 +196,28 @@ const char *const store_migrations[] = {
 	 * and start. */
 	"ALTER TABLE runs ADD COLUMN failure_kind TEXT;"
 	"ALTER TABLE runs ADD COLUMN failure_impl TEXT;",
+	/* version 6: responses checked against each request's expect
+	 * (workload.requests[].expect; default any 2xx or 3xx). err_unexpected
+	 * (windows), unexpected (seconds, window_requests): completed
+	 * responses that did not match; before this version the only
+	 * expectation was 2xx/3xx, so older rows get 4xx + 5xx + other
+	 * statuses, which is what the error rate counted. unexpected_samples:
+	 * the first few of them per window phase, for the audit. */
+	"ALTER TABLE windows ADD COLUMN err_unexpected INTEGER;"
+	"UPDATE windows SET err_unexpected = COALESCE(s4xx, 0) + COALESCE(s5xx, 0) +"
+	"  COALESCE(s_other, 0) WHERE state = 'done';"
+	"ALTER TABLE seconds ADD COLUMN unexpected INTEGER;"
+	"UPDATE seconds SET unexpected = COALESCE(s4xx, 0) + COALESCE(s5xx, 0) + COALESCE(s_other, 0);"
+	"ALTER TABLE window_requests ADD COLUMN unexpected INTEGER;"
+	"CREATE TABLE unexpected_samples ("
+	"  window_id INTEGER NOT NULL REFERENCES windows(id),"
+	"  phase TEXT NOT NULL,"             /* warmup|measured */
+	"  seq INTEGER NOT NULL,"            /* 0.. in the order seen */
+	"  name TEXT NOT NULL,"              /* the request */
+	"  status INTEGER,"                  /* HTTP status received */
+	"  why TEXT,"                        /* what did not match */
+	"  body BLOB,"                       /* the body's first 200 bytes, when it was read */
+	"  PRIMARY KEY (window_id, phase, seq)"
+	");",
 	NULL,
 };

@@ -59,6 +59,7 @@ static const struct store_coldef window_cols[] = {
 	W(err_timeout, SC_I64, R),
 	W(err_parse, SC_I64, R),
 	W(err_other, SC_I64, R),
+	W(err_unexpected, SC_I64, R),
 	W(p50_ms, SC_REAL, R),
 	W(p90_ms, SC_REAL, R),
 	W(p99_ms, SC_REAL, R),
@@ -236,6 +237,7 @@ static const struct store_coldef second_cols[] = {
 	C(window_second, s4xx, SC_I64),
 	C(window_second, s5xx, SC_I64),
 	C(window_second, s_other, SC_I64),
+	C(window_second, unexpected, SC_I64),
 	C(window_second, p50_ms, SC_REAL),
 	C(window_second, p99_ms, SC_REAL),
 	C(window_second, p999_ms, SC_REAL),
@@ -255,6 +257,7 @@ static const struct store_coldef request_cols[] = {
 	C(window_request, sent, SC_I64),
 	C(window_request, completed, SC_I64),
 	C(window_request, errors, SC_I64),
+	C(window_request, unexpected, SC_I64),
 	C(window_request, p99_ms, SC_REAL),
 	CH(window_request, hist),
 };
@@ -314,6 +317,20 @@ static const struct store_table events_t = {
 	"events", event_cols, ARRAY_SIZE(event_cols), sizeof(struct event_row),
 };
 
+static const struct store_coldef unexpected_cols[] = {
+	C(unexpected_row, window_id, SC_I64),
+	C(unexpected_row, phase, SC_TEXT),
+	C(unexpected_row, seq, SC_INT),
+	C(unexpected_row, name, SC_TEXT),
+	C(unexpected_row, status, SC_INT),
+	C(unexpected_row, why, SC_TEXT),
+	C(unexpected_row, body, SC_BLOB),
+};
+static const struct store_table unexpected_t = {
+	"unexpected_samples", unexpected_cols, ARRAY_SIZE(unexpected_cols),
+	sizeof(struct unexpected_row),
+};
+
 static const struct store_coldef block_cols[] = {
 	C(block_row, run_id, SC_TEXT),
 	C(block_row, stage, SC_TEXT),
@@ -364,6 +381,12 @@ int store_gate_insert(struct store *st, const struct gate_row *r)
 {
 	return insert(st, &gates_t, r);
 }
+
+int store_unexpected_insert(struct store *st, const struct unexpected_row *r)
+{
+	return insert(st, &unexpected_t, r);
+}
+
 
 /*
  * The rows of a series table for one window (wid >= 0) or for every
@@ -469,6 +492,16 @@ int store_events_load(struct store *st, const char *run_id, int64_t wid,
 	return ret;
 }
 
+int store_unexpected_load(struct store *st, int64_t wid, struct unexpected_rows *out)
+{
+	void *rows;
+	int ret = load_series(st, &unexpected_t, NULL, wid, NULL, NULL, 0,
+			      "window_id, phase DESC, seq", &rows, &out->n);
+
+	out->v = rows;
+	return ret;
+}
+
 #define RELEASE(fn, type, table)                        \
 	void fn(type *r)                                \
 	{                                               \
@@ -482,3 +515,4 @@ RELEASE(acct_samples_release, struct acct_samples, acct_t)
 RELEASE(rtstat_rows_release, struct rtstat_rows, rtstats_t)
 RELEASE(gate_rows_release, struct gate_rows, gates_t)
 RELEASE(event_rows_release, struct event_rows, events_t)
+RELEASE(unexpected_rows_release, struct unexpected_rows, unexpected_t)

@@ -45,6 +45,7 @@ struct window_row {
 	int64_t due, sent, completed, dropped;
 	int64_t s2xx, s3xx, s4xx, s5xx, s_other;
 	int64_t err_connect, err_reset, err_timeout, err_parse, err_other;
+	int64_t err_unexpected;      /* completed but not what the request expects */
 	double p50_ms, p90_ms, p99_ms, p999_ms, max_ms;
 	double service_p50_ms, service_p99_ms;
 	double lateness_p50_ms, lateness_p99_ms, lateness_max_ms;
@@ -122,6 +123,7 @@ struct window_second {
 	int idx;
 	double rate;
 	int64_t due, sent, completed, errors, dropped, s4xx, s5xx, s_other;
+	int64_t unexpected;          /* completed but not what the request expects */
 	double p50_ms, p99_ms, p999_ms, max_ms;   /* NAN when none completed */
 	double lateness_p99_ms, sched_lag_p99_ms;
 	struct store_blob hist;
@@ -131,9 +133,22 @@ struct window_second {
 struct window_request {
 	int64_t window_id;
 	char *phase, *name;
-	int64_t sent, completed, errors;
+	int64_t sent, completed, errors;   /* errors: transport errors */
+	int64_t unexpected;
 	double p99_ms;
 	struct store_blob hist;
+};
+
+/* unexpected_samples: the first responses of a window phase that were
+ * not what their request expects. */
+struct unexpected_row {
+	int64_t window_id;
+	char *phase;
+	int seq;
+	char *name;
+	int status;
+	char *why;
+	struct store_blob body;      /* the body's first bytes; empty when not read */
 };
 
 /* acct_samples */
@@ -181,6 +196,7 @@ struct acct_samples { struct acct_sample_row *v; size_t n; };
 struct rtstat_rows { struct rtstat_row *v; size_t n; };
 struct gate_rows { struct gate_row *v; size_t n; };
 struct event_rows { struct event_row *v; size_t n; };
+struct unexpected_rows { struct unexpected_row *v; size_t n; };
 
 /* Writers (one row each; inside the caller's transaction). */
 int store_second_insert(struct store *st, const struct window_second *r);
@@ -188,6 +204,7 @@ int store_request_insert(struct store *st, const struct window_request *r);
 int store_acct_sample_insert(struct store *st, const struct acct_sample_row *r);
 int store_rtstat_insert(struct store *st, const struct rtstat_row *r);
 int store_gate_insert(struct store *st, const struct gate_row *r);
+int store_unexpected_insert(struct store *st, const struct unexpected_row *r);
 
 /*
  * Loaders. `wid` >= 0: that window's rows; wid < 0: every window of
@@ -214,5 +231,8 @@ void acct_samples_release(struct acct_samples *r);
 void rtstat_rows_release(struct rtstat_rows *r);
 void gate_rows_release(struct gate_rows *r);
 void event_rows_release(struct event_rows *r);
+/* One window's unexpected-response samples, by phase then seq. */
+int store_unexpected_load(struct store *st, int64_t wid, struct unexpected_rows *out);
+void unexpected_rows_release(struct unexpected_rows *r);
 
 #endif

@@ -8,7 +8,7 @@ for tr in native curl; do
 	# Refused: nothing listens on the port.
 	P=$(free_port)
 	load ref_$tr "http://127.0.0.1:$P/" --rate 200 --duration 0.5 --transport $tr
-	cmp_num "$tr: refused: harness exits 0" "$LOAD_RC" == 0
+	cmp_num "$tr: refused: harness exits 1 (error rate 1 > --error-rate-max)" "$LOAD_RC" == 1
 	cmp_num "$tr: refused: every request is a connect error" \
 		"$(j ref_$tr .errors.connect)" == "$(j ref_$tr .requests)"
 	cmp_num "$tr: refused: 100 requests due" "$(j ref_$tr .requests)" == 100

@@ -11,7 +11,13 @@
  *           [--error-pct X]                request n (1-based) gets HTTP 500
  *                                          when floor(n*X/100) !=
  *                                          floor((n-1)*X/100)
- *           [--mode ok|reset|hang|close]
+ *           [--mode ok|reset|hang|close|wrong-status|wrong-body|truncated|empty]
+ *                                          malformed answers (each request):
+ *                                          wrong-status: 404 "not found";
+ *                                          wrong-body: 200 "WRONG"; truncated:
+ *                                          200 promising 100 bytes, 20 sent,
+ *                                          then a close (FIN); empty: 200 with
+ *                                          an empty body
  *           [--exit-after-ms N]            _exit(1) N ms after start
  *           [--crash-once FILE]            with --exit-after-ms: crash only if
  *                                          FILE does not exist (created first)
@@ -63,7 +69,8 @@
 #define MAX_HEADER (64 * 1024)
 #define MAX_BODY (64 * 1024 * 1024)
 
-enum mode { MODE_OK, MODE_RESET, MODE_HANG, MODE_CLOSE };
+enum mode { MODE_OK, MODE_RESET, MODE_HANG, MODE_CLOSE, MODE_WRONG_STATUS, MODE_WRONG_BODY,
+	    MODE_TRUNCATED, MODE_EMPTY };
 enum stats_mode { STATS_OK, STATS_MALFORMED, STATS_500, STATS_HANG };
 
 static struct {
@@ -186,7 +193,12 @@ static void parse_args(int argc, char **argv)
 			else if (!strcmp(v, "reset")) opt.mode = MODE_RESET;
 			else if (!strcmp(v, "hang")) opt.mode = MODE_HANG;
 			else if (!strcmp(v, "close")) opt.mode = MODE_CLOSE;
-			else die("--mode: want ok|reset|hang|close, got '%s'", v);
+			else if (!strcmp(v, "wrong-status")) opt.mode = MODE_WRONG_STATUS;
+			else if (!strcmp(v, "wrong-body")) opt.mode = MODE_WRONG_BODY;
+			else if (!strcmp(v, "truncated")) opt.mode = MODE_TRUNCATED;
+			else if (!strcmp(v, "empty")) opt.mode = MODE_EMPTY;
+			else die("--mode: want ok|reset|hang|close|wrong-status|wrong-body|truncated|"
+				 "empty, got '%s'", v);
 		} else if (!strcmp(a, "--exit-after-ms"))
 			opt.exit_after_ms = arg_long(a, v, 0);
 		else if (!strcmp(a, "--crash-once"))
@@ -397,6 +409,20 @@ static int handle(int fd, const char *method, const char *path, const char *body
 	}
 	if (!is_health && opt.mode == MODE_CLOSE)
 		keep = 0;
+	if (!is_health && opt.mode == MODE_TRUNCATED) {
+		static const char part[] = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+					   "Content-Length: 100\r\n\r\nok, twenty bytes....";
+
+		write_all(fd, part, sizeof(part) - 1);
+		shutdown(fd, SHUT_WR);	/* a FIN, not an RST */
+		return 0;
+	}
+	if (!is_health && opt.mode == MODE_WRONG_STATUS)
+		return respond(fd, 404, "text/plain", "not found\n", 10, keep) ? 0 : keep;
+	if (!is_health && opt.mode == MODE_WRONG_BODY)
+		return respond(fd, 200, "text/plain", "WRONG", 5, keep) ? 0 : keep;
+	if (!is_health && opt.mode == MODE_EMPTY)
+		return respond(fd, 200, "text/plain", "", 0, keep) ? 0 : keep;
 
 	if (status == 500)
 		return respond(fd, 500, "text/plain", "injected error\n", 15, keep) ? 0 : keep;

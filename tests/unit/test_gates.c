@@ -327,6 +327,7 @@ TEST(error_rate)
 	in.completed = 10000;
 	in.status[ST_2XX] = 9995;
 	in.status[ST_5XX] = 5;
+	in.unexpected = 5;        /* the engine's default expect: not 2xx/3xx */
 	in.errors = 3;
 	in.dropped = 2;
 	/* (3 + 5 + 2) / (10000 + 3 + 2) = 9.995e-4 <= slo 0.001 */
@@ -339,24 +340,40 @@ TEST(error_rate)
 	CHECK(eval("error_rate") == GATE_PASS);
 	NEAR(res.threshold, 0.01, 0, "explicit max");
 
-	/* Unexpected statuses: 4xx and statuses outside 200..599 count like
-	 * 5xx; over the requests due when the engine counted them. */
+	/* Unexpected responses (what the engine counted against each
+	 * request's expect: here 6 4xx and 5 other statuses), over the
+	 * requests due when the engine counted them. */
 	reset("error_rate");
 	in.due = 10000;
 	in.completed = 9990;
 	in.status[ST_2XX] = 9980;
 	in.status[ST_4XX] = 6;
 	in.status_other = 5;
+	in.unexpected = 11;
 	CHECK(eval("error_rate") == GATE_FAIL);
 	NEAR(res.statistic, 11.0 / 10000, 1e-12, "(6 4xx + 5 other) / 10000 due");
+	CHECK(strstr(res.evidence, "11 unexpected") != NULL);
 	CHECK(strstr(res.evidence, "6 4xx") != NULL);
 	in.status[ST_4XX] = 2;
 	in.status_other = 0;
+	in.unexpected = 2;
 	in.dropped = 3;
 	in.errors = 4;
 	/* (2 + 3 + 4) / 10000 = 9e-4 */
 	CHECK(eval("error_rate") == GATE_PASS);
 	NEAR(res.statistic, 9.0 / 10000, 1e-12, "over due, not over answered");
+
+	/* An expected 404 (expect.status: [404]) is no error; a 200 whose
+	 * body is wrong is: the gate counts what the engine judged. */
+	in.status[ST_4XX] = 500;
+	in.unexpected = 0;
+	in.dropped = in.errors = 0;
+	CHECK(eval("error_rate") == GATE_PASS);
+	NEAR(res.statistic, 0, 0, "expected 404s are not errors");
+	in.status[ST_4XX] = 0;
+	in.unexpected = 20;
+	CHECK(eval("error_rate") == GATE_FAIL);
+	NEAR(res.statistic, 20.0 / 10000, 1e-12, "20 2xx with a wrong body / 10000 due");
 }
 
 TEST(achieved_vs_offered)

@@ -1,0 +1,131 @@
+/*
+ * load_expect: whether a response is what its request expects
+ * (load_request.h), for both transports. The body is searched as it
+ * streams in, never buffered whole: a match may straddle two reads, so
+ * the last body_contains_len - 1 bytes of each read are carried over.
+ * Declared in load_internal.h.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "load_internal.h"
+
+void load_check_start(struct load_check *k)
+{
+	k->bytes = 0;
+	k->found = 0;
+	k->truncated = 0;
+	k->ncarry = 0;
+	k->nhead = 0;
+}
+
+int load_expect_needs_body(const struct load_expect *e)
+{
+	return e->body_contains || e->max_bytes;
+}
+
+/* Keep the last `keep` bytes of carry + p[0..n). */
+static void carry_over(struct load_check *k, const char *p, size_t n, size_t keep)
+{
+	size_t total, drop;
+
+	if (n >= keep) {
+		memcpy(k->carry, p + n - keep, keep);
+		k->ncarry = keep;
+		return;
+	}
+	total = k->ncarry + n;
+	drop = total > keep ? total - keep : 0;
+	memmove(k->carry, k->carry + drop, k->ncarry - drop);
+	memcpy(k->carry + k->ncarry - drop, p, n);
+	k->ncarry = total - drop;
+}
+
+void load_check_body(struct load_check *k, const struct load_expect *e, const char *p,
+		     size_t n)
+{
+	const char *needle = e->body_contains;
+	size_t m = e->body_contains_len;
+
+	k->bytes += n;
+	if (k->nhead < LOAD_SAMPLE_BODY && n) {
+		size_t c = LOAD_SAMPLE_BODY - k->nhead < n ? LOAD_SAMPLE_BODY - k->nhead : n;
+
+		memcpy(k->head + k->nhead, p, c);
+		k->nhead += c;
+	}
+	if (!needle || !m || k->found || !n)
+		return;
+	if (k->ncarry) {
+		char buf[2 * LOAD_EXPECT_MAX_BODY];
+		size_t take = n < m - 1 ? n : m - 1;
+
+		memcpy(buf, k->carry, k->ncarry);
+		memcpy(buf + k->ncarry, p, take);
+		if (memmem(buf, k->ncarry + take, needle, m)) {
+			k->found = 1;
+			return;
+		}
+	}
+	if (memmem(p, n, needle, m)) {
+		k->found = 1;
+		return;
+	}
+	carry_over(k, p, n, m - 1);
+}
+
+/* The first bytes of s, printable, for a message. */
+static void quote(char *out, size_t len, const char *s, size_t n)
+{
+	size_t i, o = 0, max = n < 24 ? n : 24;
+
+	for (i = 0; i < max && o + 2 < len; i++)
+		out[o++] = s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' ? s[i] : '.';
+	if (max < n && o + 4 < len) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = 0;
+}
+
+const char *load_expect_why(const struct load_expect *e, int status,
+			    const struct load_check *k, char *buf, size_t len)
+{
+	size_t i;
+
+	if (k && k->truncated) {
+		snprintf(buf, len, "truncated: the connection closed after %llu body bytes",
+			 (unsigned long long)k->bytes);
+		return buf;
+	}
+	if (!e->nstatus) {
+		if (status < 200 || status > 399) {
+			snprintf(buf, len, "status %d, expected 2xx or 3xx", status);
+			return buf;
+		}
+	} else {
+		for (i = 0; i < e->nstatus && e->status[i] != status; i++)
+			;
+		if (i == e->nstatus) {
+			snprintf(buf, len, "status %d, expected %d%s", status, e->status[0],
+				 e->nstatus > 1 ? " or another listed one" : "");
+			return buf;
+		}
+	}
+	if (!k)
+		return NULL;
+	if (e->max_bytes && k->bytes > e->max_bytes) {
+		snprintf(buf, len, "body of %llu bytes, more than max_bytes %llu",
+			 (unsigned long long)k->bytes, (unsigned long long)e->max_bytes);
+		return buf;
+	}
+	if (e->body_contains && !k->found) {
+		char q[32];
+
+		quote(q, sizeof(q), e->body_contains, e->body_contains_len);
+		snprintf(buf, len, "body (%llu bytes) does not contain \"%s\"",
+			 (unsigned long long)k->bytes, q);
+		return buf;
+	}
+	return NULL;
+}
