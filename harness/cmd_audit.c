@@ -27,7 +27,8 @@ static const char usage[] =
 	"glance).\n"
 	"  --impl I, --gate G   only windows of that implementation / rejected by that gate\n"
 	"  --window W           one window: its gates and its per-second p99 series as a\n"
-	"                       sparkline with the Mann-Kendall figures\n"
+	"                       sparkline with the Mann-Kendall figures, and the first\n"
+	"                       unexpected responses (request, status, why, body)\n"
 	"  --recheck            recompute every stored gate verdict and window status\n"
 	"                       from the stored raw series; exit 1 if any differs\n";
 
