@@ -92,8 +92,49 @@ TEST(v3_reclassifies_outcome_windows)
 	unlink(path);
 }
 
+/* Version 6: before expect, the only expectation was 2xx/3xx, so an old
+ * window's and second's unexpected responses are its 4xx + 5xx + other
+ * statuses (NULL counted as 0); the error rate of an old run is unchanged. */
+TEST(v6_unexpected_from_statuses)
+{
+	char path[] = "/tmp/test_store_schema_XXXXXX";
+	struct store st;
+	sqlite3 *db;
+	int fd = mkstemp(path), v;
+
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	for (v = 0; v < 5; v++)
+		CHECK(sqlite3_exec(db, store_migrations[v], NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "PRAGMA user_version = 5;"
+			   "INSERT INTO runs (id, spec_name, spec_path, spec_text, spec_hash, seed,"
+			   " stages, created_at, status, harness_version) VALUES"
+			   " ('r1', 's', 's.yaml', 'x', 'h', 1, 'ladder', 0, 'finished', 'v');"
+			   "INSERT INTO windows (id, run_id, stage, rung, block, slot, impl, rate, state,"
+			   " s4xx, s5xx, s_other) VALUES"
+			   " (1, 'r1', 'ladder', 0, 0, 0, 'a', 100, 'done', 3, 4, 5),"
+			   " (2, 'r1', 'ladder', 0, 1, 0, 'a', 100, 'done', NULL, 2, NULL),"
+			   " (3, 'r1', 'ladder', 0, 2, 0, 'a', 100, 'planned', NULL, NULL, NULL);"
+			   "INSERT INTO seconds (window_id, phase, idx, s4xx, s5xx, s_other) VALUES"
+			   " (1, 'measured', 0, 1, 2, 3), (2, 'measured', 0, NULL, 7, NULL);",
+			   NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK(store_open(&st, path, 0) == 0);
+	CHECK(count(&st, "PRAGMA user_version") == store_schema_version());
+	CHECK(count(&st, "SELECT err_unexpected FROM windows WHERE id = 1") == 12);
+	CHECK(count(&st, "SELECT err_unexpected FROM windows WHERE id = 2") == 2);
+	CHECK(count(&st, "SELECT err_unexpected IS NULL FROM windows WHERE id = 3") == 1);
+	CHECK(count(&st, "SELECT unexpected FROM seconds WHERE window_id = 1") == 6);
+	CHECK(count(&st, "SELECT unexpected FROM seconds WHERE window_id = 2") == 7);
+	CHECK(count(&st, "SELECT COUNT(*) FROM unexpected_samples") == 0);
+	store_close(&st);
+	unlink(path);
+}
+
 int main(void)
 {
 	RUN(v3_reclassifies_outcome_windows);
+	RUN(v6_unexpected_from_statuses);
 	return t_done();
 }
