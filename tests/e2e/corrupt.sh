@@ -98,6 +98,7 @@ fi
 # ------------------------------------------------ a zero-length stored spec
 sqlite3 "$RUNS/empty/run.db" "UPDATE runs SET spec_text = x'', status = 'interrupted'"
 damaged "empty spec: compare" "$HARNESS" compare good empty --runs-dir "$RUNS"
+damaged "empty spec: compare" "$HARNESS" compare good empty --runs-dir "$RUNS"
 damaged "empty spec: audit --recheck" "$HARNESS" audit empty --runs-dir "$RUNS" --recheck
 damaged "empty spec: resume" "$HARNESS" resume empty --runs-dir "$RUNS"
 if grep -q 'spec' "$T/err"; then ok "empty spec: the message says the spec"; else
