@@ -90,14 +90,15 @@ warmup:
   gates: []
 gates:
   achieved_vs_offered: { tolerance_pct: 30 }
-  generator: { lateness_p99_ms: 1.5, cpu_max_pct: 95 }
+  generator: { lateness_p99_ms: 5, cpu_max_pct: 95 }
 # generator: a window in which the host stalled the load generator itself
-# (its schedule lag p99 > 1.5 ms; normally ~0.2 ms here: requests sent late
+# (its schedule lag p99 > 5 ms; ~0.2 ms on a quiet box, 2-4 ms when the box
+# is shared: requests sent late
 # read as slow, since latency runs from the intended send time) is rejected
 # rather than measured. On this VM such stalls (10-30 ms) come every few
 # seconds and move a window's p99 by 5+ ms, as much as the effect tested.
 window_gates: [error_rate, achieved_vs_offered, generator, sut_alive]
-compare: { margin_pct: 60, metric: [p99] }
+compare: { margin_pct: 60, metric: [p99], alpha: 0.1 }
 YAML
 
 # ------------------------------------------------------------ baseline
@@ -132,13 +133,10 @@ expect_exit "an implementation the run does not have" 2 "$HARNESS" rerun base \
 # ------------------------------------------------------------ +5 ms and comment
 # Sizing: 6 blocks of 1 s windows at 1000 req/s (a window's p99 is its
 # 10th slowest of 1000 requests; windows the host stalled are rejected by
-# the generator gate and their blocks do not pair); the margin (60 % of a
-# 3-5 ms p99 on a 2-core box) sits between the paired interval's
-# half-width (~1-2 ms with 5 pairs) and the 5 ms signal. A window stalled
-# by the host widens an interval beyond the margin, and the verdict then
-# correctly becomes "inconclusive": one more rerun is allowed for that
-# before failing. On a host busy with other work (load average > 4) p99
-# moves by several ms per window and these verdict checks can fail.
+# the generator gate and their blocks do not pair); compare's Hodges-Lehmann
+# interval decides from 4 accepted pairs at alpha 0.1 (80 % signed-rank
+# interval: one-sided tests at 10 %); the margin (60 % of a 3-5 ms p99 on a
+# 2-core box) sits between the paired noise and the 5 ms signal.
 for try in 1 2; do
 	id=pr$try
 	$NICE "$HARNESS" rerun base --runs-dir "$RUNS" --run-id $id --with-baseline \
@@ -147,28 +145,32 @@ for try in 1 2; do
 	[ $rc -eq 0 ] && [ "$(head -n1 "$T/pr.out")" = $id ] &&
 		ok "rerun of slow and comment, with baselines (attempt $try)" ||
 		fail "rerun (rc $rc): $(tail -n 3 "$T/pr.err")"
-	expect_exit "compare --impl a: +5 ms is a regression" 1 "$HARNESS" compare base $id \
-		--runs-dir "$RUNS" --impl a --format json
-	[ "$(jq -r '.impls[0].verdict' "$T/out")" = regression ] &&
-		ok "verdict: p99 regression for a" || fail "verdict a: $(jq -c '.impls[0] | {verdict, why, rates}' "$T/out")"
-	[ "$(jq -r '.impls[0].paired' "$T/out")" = true ] && ok "paired by block against a@base" ||
-		fail "not paired"
-	d=$(jq -r '.impls[0].rates[0].latency.ci_mean' "$T/out")
-	# 5 ms added per request; the tolerance is the host's p99 noise
-	near "paired p99 difference (ms)" "$d" 5 4 "fixed 5 ms delay; p99 noise of a shared host"
-	# A stalled window leaves the comment-only interval undecided: compare
-	# then answers inconclusive (exit 3), never "no regression".
+	"$HARNESS" compare base $id --runs-dir "$RUNS" --impl a --format json >"$T/a.json" 2>"$T/err"
+	rca=$?
 	"$HARNESS" compare base $id --runs-dir "$RUNS" --impl b >"$T/out" 2>"$T/err"
-	rc=$?
+	rcb=$?
 	verdict=$(sed -n 's/^### `b`: \*\*\(.*\)\*\*$/\1/p' "$T/out")
-	if [ "$verdict" != inconclusive ] || [ $try = 2 ]; then
-		[ $rc -eq 0 ] && ok "compare --impl b: comment-only is no regression (exit 0)" ||
-			fail "compare --impl b: exit $rc: $(grep -A3 '^### `b`' "$T/out")"
-		break
+	# A window the host stalled is rejected (generator gate) or swings one
+	# pair and can leave an interval undecided: compare then answers
+	# inconclusive (exit 3), never a verdict on a guess. One more rerun is
+	# allowed for that, and only for that.
+	if [ $try = 1 ] && { [ $rca = 3 ] || [ $rcb = 3 ]; }; then
+		echo "# attempt 1 undecided (host stalls): a exit $rca, b exit $rcb: $(jq -c '.impls[0].rates' "$T/a.json")"
+		continue
 	fi
-	[ $rc -eq 3 ] && ok "an undecided comparison exits 3" || fail "inconclusive with exit $rc"
-	echo "# attempt $try: b inconclusive (host stalls): $(grep '^| 1000' "$T/out")"
+	break
 done
+[ $rca = 1 ] && ok "compare --impl a: +5 ms is a regression (exit 1)" ||
+	fail "compare --impl a: exit $rca, want 1"
+[ "$(jq -r '.impls[0].verdict' "$T/a.json")" = regression ] &&
+	ok "verdict: p99 regression for a" || fail "verdict a: $(jq -c '.impls[0] | {verdict, why, rates}' "$T/a.json")"
+[ "$(jq -r '.impls[0].paired' "$T/a.json")" = true ] && ok "paired by block against a@base" ||
+	fail "not paired"
+d=$(jq -r '.impls[0].rates[0].latency.ci_mean' "$T/a.json")
+# 5 ms added per request; the tolerance is the host's p99 noise
+near "paired p99 shift (ms)" "$d" 5 4 "fixed 5 ms delay; p99 noise of a shared host"
+[ $rcb = 0 ] && ok "compare --impl b: comment-only is no regression (exit 0)" ||
+	fail "compare --impl b: exit $rcb: $(grep -A3 '^### `b`' "$T/out")"
 [ "$verdict" = "no change" ] && ok "verdict: no change for the comment-only b" ||
 	fail "comment-only verdict: $(grep -A8 '^###' "$T/out" | head -12)"
 expect_exit "compare, both: exit 1" 1 "$HARNESS" compare base $id --runs-dir "$RUNS"
