@@ -50,6 +50,9 @@ static int recheck_status(const struct spec *spec, const struct window_row *w,
 	ji.warmup_gates = spec->warmup.ngates > 0;
 	ji.warm_passed = w->warm > 0;
 	ji.sut_exited = w->sut_exited;
+	/* A window a test hook voided stays void: a stored fact of the run. */
+	ji.test_void = w->reasons && (!strncmp(w->reasons, "test_void", 9) ||
+				      strstr(w->reasons, ",test_void"));
 	ji.ngates = spec->nwindow_gates;
 	ji.gates = jg;
 	judge_window(&ji, &v);

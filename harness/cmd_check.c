@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "plan.h"
 #include "spec.h"
 #include "util.h"
 
@@ -20,8 +21,9 @@ static const char usage_text[] =
 	"usage: harness check [--json] [--quiet] SPEC|-\n"
 	"\n"
 	"Validate SPEC (YAML, see specs/README.md) and print the plan: implementations,\n"
-	"stages, the ladder's rungs, windows per stage (worst case), an estimate of\n"
-	"the total wall time including warm-ups, and the spec hash that freezes it.\n"
+	"stages, the ladder's rungs, windows per stage (worst case: refine at\n"
+	"max_steps, every rejected window replaced up to retries.max_per_cell), an\n"
+	"estimate of the total wall time including warm-ups, and the spec hash.\n"
 	"Every problem is printed as FILE:LINE:COL: key.path: what is wrong.\n"
 	"A well-formed spec that can never pass is refused too: a warm-up gate\n"
 	"needing more seconds than warmup.trailing_s (or more runtime-stats polls\n"
@@ -32,7 +34,9 @@ static const char usage_text[] =
 	"SPEC - reads standard input (relative paths then resolve against the cwd).\n"
 	"\n"
 	"  --json     print the plan as JSON (keys: spec_hash, implementations,\n"
-	"             rungs_rps, windows, estimated_seconds, estimated_seconds_max, ...)\n"
+	"             rungs_rps, windows, estimated_seconds, estimated_seconds_max, ...;\n"
+	"             windows.total is the pre-registered count, windows.total_max adds\n"
+	"             every replacement retries.max_per_cell allows)\n"
 	"  -q, --quiet  validate only: print nothing when the spec is valid\n"
 	"  -h, --help   this text\n"
 	"\n"
@@ -41,32 +45,32 @@ static const char usage_text[] =
 struct plan {
 	double *rungs;
 	size_t nrungs;
-	size_t w_ladder, w_confirm, w_soak;
-	size_t confirm_rates;
+	struct plan_windows w;   /* plan.h: pre-registered and replacements */
+	size_t total, total_r;
 	double est, est_max;
 };
 
-/* Windows per stage, worst case; seconds with warm-ups at min_s (expected)
- * and at max_s (worst). window_s already includes discard_s. */
+/* Windows per stage (refine at max_steps); seconds of the pre-registered
+ * windows with warm-ups at min_s (expected), and of every window a run
+ * can plan, replacements included, with warm-ups at max_s (worst).
+ * window_s already includes discard_s. */
 static void plan_compute(const struct spec *s, struct plan *p)
 {
-	size_t n = s->nimpls;
+	const struct plan_windows *w = &p->w;
 
 	memset(p, 0, sizeof(*p));
 	p->nrungs = spec_ladder_rungs(s, &p->rungs);
-	p->w_ladder = p->nrungs * (size_t)s->ladder.reps * n;
-	if (s->confirm.present) {
-		p->confirm_rates = 2 * n < p->nrungs ? 2 * n : p->nrungs;
-		p->w_confirm = p->confirm_rates * (size_t)s->confirm.reps * n;
-	}
-	if (s->soak.present)
-		p->w_soak = n;
-	p->est = p->w_ladder * (s->warmup.min_s + s->ladder.window_s) +
-		 p->w_confirm * (s->warmup.min_s + s->confirm.window_s) +
-		 p->w_soak * (s->warmup.min_s + s->soak.window_s);
-	p->est_max = p->w_ladder * (s->warmup.max_s + s->ladder.window_s) +
-		     p->w_confirm * (s->warmup.max_s + s->confirm.window_s) +
-		     p->w_soak * (s->warmup.max_s + s->soak.window_s);
+	plan_worst_windows(s, p->nrungs, s->nimpls, &p->w);
+	p->total = w->ladder + w->refine + w->confirm + w->soak;
+	p->total_r = w->ladder_r + w->refine_r + w->confirm_r + w->soak_r;
+	p->est = w->ladder * (s->warmup.min_s + s->ladder.window_s) +
+		 w->refine * (s->warmup.min_s + s->refine.window_s) +
+		 w->confirm * (s->warmup.min_s + s->confirm.window_s) +
+		 w->soak * (s->warmup.min_s + s->soak.window_s);
+	p->est_max = (w->ladder + w->ladder_r) * (s->warmup.max_s + s->ladder.window_s) +
+		     (w->refine + w->refine_r) * (s->warmup.max_s + s->refine.window_s) +
+		     (w->confirm + w->confirm_r) * (s->warmup.max_s + s->confirm.window_s) +
+		     (w->soak + w->soak_r) * (s->warmup.max_s + s->soak.window_s);
 }
 
 static void fmt_duration(char *buf, size_t n, double sec)
@@ -145,6 +149,14 @@ static void print_text(const struct spec *s, const struct plan *p)
 	for (i = 0; i < p->nrungs; i++)
 		printf(" %.0f", p->rungs[i]);
 	printf("\n");
+	if (s->refine.present)
+		printf("  refine     %d reps per step, at most %d steps, until each knee's bracket is"
+		       " within %g%%; window %g s (%g s discarded, %g s measured)\n",
+		       s->refine.reps, s->refine.max_steps, s->refine.resolution_pct,
+		       s->refine.window_s, s->refine.discard_s,
+		       s->refine.window_s - s->refine.discard_s);
+	else
+		printf("  refine     (not in this spec)\n");
 	if (s->confirm.present)
 		printf("  confirm    %d reps at each implementation's knee bracket;"
 		       " window %g s (%g s discarded, %g s measured)\n",
@@ -171,17 +183,25 @@ static void print_text(const struct spec *s, const struct plan *p)
 	printf("windows (worst case):\n");
 	printf("  ladder   %6zu  (%zu rungs x %d reps x %zu implementation%s; fewer when the ladder"
 	       " stops %d rung%s past each knee)\n",
-	       p->w_ladder, p->nrungs, s->ladder.reps, s->nimpls, s->nimpls == 1 ? "" : "s",
+	       p->w.ladder, p->nrungs, s->ladder.reps, s->nimpls, s->nimpls == 1 ? "" : "s",
 	       s->ladder.rungs_past_knee, s->ladder.rungs_past_knee == 1 ? "" : "s");
+	printf("  refine   %6zu  (%d steps x %d reps x %zu implementation%s; fewer when a bracket"
+	       " is narrow enough)\n",
+	       p->w.refine, s->refine.present ? s->refine.max_steps : 0,
+	       s->refine.present ? s->refine.reps : 0, s->nimpls, s->nimpls == 1 ? "" : "s");
 	printf("  confirm  %6zu  (%zu bracketing rates x %d reps x %zu implementation%s)\n",
-	       p->w_confirm, p->confirm_rates, s->confirm.present ? s->confirm.reps : 0, s->nimpls,
-	       s->nimpls == 1 ? "" : "s");
-	printf("  soak     %6zu  (one per implementation)\n", p->w_soak);
-	printf("  total    %6zu\n", p->w_ladder + p->w_confirm + p->w_soak);
+	       p->w.confirm, p->w.confirm_rates, s->confirm.present ? s->confirm.reps : 0,
+	       s->nimpls, s->nimpls == 1 ? "" : "s");
+	printf("  soak     %6zu  (one per implementation)\n", p->w.soak);
+	printf("  replace  %6zu  (at most retries.max_per_cell = %d per cell, for rejected windows)\n",
+	       p->total_r, s->retries.max_per_cell);
+	printf("  total    %6zu  (%zu pre-registered + %zu replacements at most)\n",
+	       p->total + p->total_r, p->total, p->total_r);
 	fmt_duration(a, sizeof(a), p->est);
 	fmt_duration(b, sizeof(b), p->est_max);
-	printf("estimated wall time: %s (%.0f s) with warm-ups of min_s = %g s;"
-	       " worst case %s (%.0f s) with warm-ups of max_s = %g s.\n",
+	printf("estimated wall time: %s (%.0f s) for the pre-registered windows with warm-ups of"
+	       " min_s = %g s; worst case %s (%.0f s) with every replacement and warm-ups of"
+	       " max_s = %g s.\n",
 	       a, p->est, s->warmup.min_s, b, p->est_max, s->warmup.max_s);
 	printf("  (each window costs its warm-up + window_s, which includes discard_s;"
 	       " builds and restarts not counted)\n");
@@ -216,10 +236,13 @@ static int print_json(const struct spec *s, const struct plan *p)
 		json_array_append_new(a, json_integer((json_int_t)llround(p->rungs[i])));
 	json_object_set_new(o, "rungs_rps", a);
 	w = json_object();
-	json_object_set_new(w, "ladder", json_integer((json_int_t)p->w_ladder));
-	json_object_set_new(w, "confirm", json_integer((json_int_t)p->w_confirm));
-	json_object_set_new(w, "soak", json_integer((json_int_t)p->w_soak));
-	json_object_set_new(w, "total", json_integer((json_int_t)(p->w_ladder + p->w_confirm + p->w_soak)));
+	json_object_set_new(w, "ladder", json_integer((json_int_t)p->w.ladder));
+	json_object_set_new(w, "refine", json_integer((json_int_t)p->w.refine));
+	json_object_set_new(w, "confirm", json_integer((json_int_t)p->w.confirm));
+	json_object_set_new(w, "soak", json_integer((json_int_t)p->w.soak));
+	json_object_set_new(w, "replacements_max", json_integer((json_int_t)p->total_r));
+	json_object_set_new(w, "total", json_integer((json_int_t)p->total));
+	json_object_set_new(w, "total_max", json_integer((json_int_t)(p->total + p->total_r)));
 	json_object_set_new(o, "windows", w);
 	json_object_set_new(o, "estimated_seconds", json_integer((json_int_t)llround(p->est)));
 	json_object_set_new(o, "estimated_seconds_max", json_integer((json_int_t)llround(p->est_max)));
@@ -232,6 +255,15 @@ static int print_json(const struct spec *s, const struct plan *p)
 	json_object_set_new(w, "window_s", json_real(s->ladder.window_s));
 	json_object_set_new(w, "discard_s", json_real(s->ladder.discard_s));
 	json_object_set_new(st, "ladder", w);
+	if (s->refine.present) {
+		w = json_object();
+		json_object_set_new(w, "reps", json_integer(s->refine.reps));
+		json_object_set_new(w, "resolution_pct", json_real(s->refine.resolution_pct));
+		json_object_set_new(w, "max_steps", json_integer(s->refine.max_steps));
+		json_object_set_new(w, "window_s", json_real(s->refine.window_s));
+		json_object_set_new(w, "discard_s", json_real(s->refine.discard_s));
+		json_object_set_new(st, "refine", w);
+	}
 	if (s->confirm.present) {
 		w = json_object();
 		json_object_set_new(w, "reps", json_integer(s->confirm.reps));

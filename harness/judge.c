@@ -75,6 +75,10 @@ void judge_window(const struct judge_input *in, struct window_verdict *out)
 		add_reason(out, "host_drift", NULL);
 		out->validity_fail = 1;
 	}
+	if (in->test_void) {
+		add_reason(out, "test_void", NULL);
+		out->validity_fail = 1;
+	}
 	if (in->sut_exited) {
 		add_reason(out, "sut_exited", NULL);
 		out->outcome_fail = 1;

@@ -51,16 +51,18 @@ struct judge_input {
 	int warm_passed;          /* every enforced warm-up gate passed */
 	int sut_exited;           /* the implementation exited (or never came back) */
 	int host_drift;           /* the host changed under the window */
+	int test_void;            /* HARNESS_TEST_VOID_WINDOWS (a test hook) voided it */
 	size_t ngates;
 	const struct judge_gate *gates; /* window gates, in the spec's order */
 };
 
 struct window_verdict {
 	enum window_status status;
-	/* Comma list, in this order: under_warmed, host_drift, sut_exited,
-	 * then every enforced window gate that did not pass, in the spec's
-	 * order, as `name` (fail) or `name:not_evaluable`. Empty when
-	 * accepted. Truncated (never overflowed) past its size. */
+	/* Comma list, in this order: under_warmed, host_drift, test_void
+	 * (a test hook), sut_exited, then every enforced window gate that
+	 * did not pass, in the spec's order, as `name` (fail) or
+	 * `name:not_evaluable`. Empty when accepted. Truncated (never
+	 * overflowed) past its size. */
 	char reasons[1024];
 	int validity_fail;        /* a validity reason was found */
 	int outcome_fail;         /* sut_exited or an enforced outcome gate failed */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rng.h"
+#include "spec.h"
 #include "util.h"
 
 size_t plan_williams(size_t n, int **rows)
@@ -78,4 +79,27 @@ size_t plan_bracket(const double *rates, size_t nrungs, int crossed,
 	out[0] = i - 1;
 	out[1] = i;
 	return 2;
+}
+
+void plan_worst_windows(const struct spec *s, size_t nrungs, size_t narms,
+			struct plan_windows *p)
+{
+	size_t r = (size_t)s->retries.max_per_cell;
+
+	memset(p, 0, sizeof(*p));
+	p->ladder = nrungs * (size_t)s->ladder.reps * narms;
+	p->ladder_r = nrungs * narms * r;
+	if (s->refine.present) {
+		p->refine = (size_t)s->refine.max_steps * (size_t)s->refine.reps * narms;
+		p->refine_r = (size_t)s->refine.max_steps * narms * r;
+	}
+	if (s->confirm.present) {
+		p->confirm_rates = s->refine.present || 2 * narms < nrungs ? 2 * narms : nrungs;
+		p->confirm = p->confirm_rates * (size_t)s->confirm.reps * narms;
+		p->confirm_r = p->confirm_rates * narms * r;
+	}
+	if (s->soak.present) {
+		p->soak = narms;
+		p->soak_r = narms * r;
+	}
 }

@@ -38,4 +38,25 @@ void plan_block_order(size_t n, uint64_t seed, unsigned stage_id, unsigned block
 size_t plan_bracket(const double *rates, size_t nrungs, int crossed,
 		    double knee_rps, size_t out[2]);
 
+/*
+ * The worst-case window count of each stage (for `check` and the runner's
+ * progress): every cell's pre-registered windows plus retries.max_per_cell
+ * replacements each.
+ *   ladder   nrungs x reps x narms
+ *   refine   max_steps x reps x narms (every arm refined every step)
+ *   confirm  min(2 narms, nrungs) rates x reps x narms (2 narms with
+ *            refine: refined brackets need not be rungs)
+ *   soak     narms
+ * Cells: ladder nrungs x narms, refine max_steps x narms, confirm
+ * rates x narms, soak narms.
+ */
+struct spec;
+struct plan_windows {
+	size_t ladder, refine, confirm, soak;       /* pre-registered */
+	size_t ladder_r, refine_r, confirm_r, soak_r; /* replacements, worst case */
+	size_t confirm_rates;
+};
+void plan_worst_windows(const struct spec *s, size_t nrungs, size_t narms,
+			struct plan_windows *p);
+
 #endif

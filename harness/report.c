@@ -253,6 +253,7 @@ static int read_windows(struct report *r, struct store *st, size_t *ialloc)
 	if (store_windows_load(st, r->run_id, &q, &rows))
 		return -1;
 	r->windows = xcalloc(rows.n + 1, sizeof(*r->windows));
+	cells_from_windows(&r->cells, rows.v, rows.n);
 	for (i = 0; i < rows.n; i++) {
 		r->nwindows++;
 		if (read_window_row(r, st, &rows.v[i], &r->windows[i], ialloc))
@@ -446,6 +447,7 @@ void report_release(struct report *r)
 	free(r->verdicts);
 	free_reasons(r->gate_fails, r->ngate_fails);
 	run_quality_release(&r->quality);
+	cells_release(&r->cells);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cells.h"
 #include "hist.h"
 #include "run_quality.h"
 #include "knee.h"
@@ -188,6 +189,7 @@ struct report {
 	struct report_verdict *verdicts;
 	size_t nverdicts;
 	struct run_quality quality;  /* counts by status, top rejecting gate, load */
+	struct cells cells;          /* stage x rate x impl: valid/failed/rejected/replacements */
 	double ref_rps;              /* the summary's reference rate (report_rollup.c); NAN none */
 	struct report_reason *gate_fails; /* per gate over all impls (html chart) */
 	size_t ngate_fails;

@@ -597,6 +597,7 @@ static void rollup_quality(struct report *r)
 	for (i = 0; i < r->nwindows; i++)
 		run_quality_add(&r->quality, r->windows[i].done ? r->windows[i].status : NULL,
 				r->windows[i].reasons);
+	run_quality_cells(&r->quality, &r->cells);
 	for (i = 0; i < r->nhost; i++) {
 		if (!strcmp(r->host[i].key, "loadavg_1m"))
 			r->quality.load_start = run_quality_parse_load(r->host[i].value);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cells.h"
 #include "store.h"
 #include "store_run.h"
 #include "store_window.h"
@@ -28,6 +29,7 @@ void run_quality_release(struct run_quality *q)
 	for (i = 0; i < q->nreasons; i++)
 		free(q->reasons[i].name);
 	free(q->reasons);
+	free(q->shorts);
 	run_quality_init(q);
 }
 
@@ -125,10 +127,36 @@ void run_quality_format(const struct run_quality *q, struct sbuf *out)
 		sbuf_addf(out, " (top: %s %zu)", top, top_n);
 	if (q->not_done)
 		sbuf_addf(out, ", %zu not run", q->not_done);
+	if (q->replacements)
+		sbuf_addf(out, ", %zu replacement%s", q->replacements,
+			  q->replacements == 1 ? "" : "s");
+	if (q->nshort)
+		sbuf_addf(out, "; %zu cell%s short: %s", q->nshort, q->nshort == 1 ? "" : "s",
+			  q->shorts);
 	sbuf_adds(out, "; load ");
 	load(out, q->load_start);
 	sbuf_adds(out, " -> ");
 	load(out, q->load_end);
+}
+
+void run_quality_cells(struct run_quality *q, const struct cells *cells)
+{
+	struct sbuf sb = SBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < cells->n; i++) {
+		const struct cell *c = &cells->v[i];
+
+		q->replacements += c->replacements;
+		if (!cell_short(c))
+			continue;
+		sbuf_addf(&sb, "%s%s %g req/s %s %zu/%zu valid", q->nshort ? ", " : "", c->stage,
+			  c->rate, c->impl, c->valid, c->planned);
+		q->nshort++;
+	}
+	free(q->shorts);
+	q->shorts = q->nshort ? sbuf_detach(&sb, NULL) : NULL;
+	sbuf_release(&sb);
 }
 
 int run_quality_load(struct store *st, const char *run_id, struct run_quality *q)
@@ -144,6 +172,14 @@ int run_quality_load(struct store *st, const char *run_id, struct run_quality *q
 	for (i = 0; i < rows.n; i++)
 		run_quality_add(q, rows.v[i].state == WINDOW_DONE ?
 				window_status_name(rows.v[i].status) : NULL, rows.v[i].reasons);
+	{
+		struct cells cells;
+
+		cells_init(&cells);
+		cells_from_windows(&cells, rows.v, rows.n);
+		run_quality_cells(q, &cells);
+		cells_release(&cells);
+	}
 	for (i = 0; i < rec.nhost; i++) {
 		if (!strcmp(rec.host[i].key, "loadavg_1m"))
 			q->load_start = run_quality_parse_load(rec.host[i].value);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "plan.h"
 #include "prov.h"
 #include "report.h"
 #include "run_quality.h"
@@ -58,18 +59,20 @@ static const char *stages_text(unsigned st, char *buf, size_t n)
 	return buf;
 }
 
-/* Worst-case window count of the requested stages (for progress/ETA). */
+/* Worst-case window count of the requested stages (for progress/ETA),
+ * replacements included (plan.h). */
 static size_t planned_windows(const struct run_ctx *rc)
 {
-	const struct spec *s = rc->spec;
+	struct plan_windows p;
 	size_t n = 0;
 
+	plan_worst_windows(rc->spec, rc->nrungs, rc->narms, &p);
 	if (rc->stages & STAGE_LADDER)
-		n += rc->nrungs * (size_t)s->ladder.reps * rc->narms;
-	if ((rc->stages & STAGE_CONFIRM) && s->confirm.present)
-		n += 2 * rc->narms * (size_t)s->confirm.reps * rc->narms;
-	if ((rc->stages & STAGE_SOAK) && s->soak.present)
-		n += rc->narms;
+		n += p.ladder + p.ladder_r + p.refine + p.refine_r;
+	if ((rc->stages & STAGE_CONFIRM) && rc->spec->confirm.present)
+		n += p.confirm + p.confirm_r;
+	if ((rc->stages & STAGE_SOAK) && rc->spec->soak.present)
+		n += p.soak + p.soak_r;
 	return n;
 }
 

@@ -101,6 +101,10 @@ struct window_plan {
  * -1: environment error (message printed, rc->fatal set). */
 int runner_window(struct run_ctx *rc, const struct window_plan *wp);
 
+/* runner_testhook.c: HARNESS_TEST_VOID_WINDOWS (tests only) voids this
+ * window? Records a test_void event when it does. */
+int runner_test_void(struct run_ctx *rc, const struct window_plan *wp);
+
 /* runner_arm.c */
 /* Make sure the arm's implementation is up and healthy for window wp
  * (restarting it after an exit or at a new block under per_block).

@@ -322,6 +322,9 @@ static void window_ctx_init(struct window_ctx *w, struct run_ctx *rc,
 	if (!strcmp(wp->stage, "confirm")) {
 		w->window_s = spec->confirm.window_s;
 		w->discard_s = spec->confirm.discard_s;
+	} else if (!strcmp(wp->stage, "refine")) {
+		w->window_s = spec->refine.window_s;
+		w->discard_s = spec->refine.discard_s;
 	} else if (!strcmp(wp->stage, "soak")) {
 		w->window_s = spec->soak.window_s;
 		w->discard_s = spec->soak.discard_s;
@@ -494,6 +497,7 @@ static void window_judge(struct window_ctx *w, struct window_judgement *j)
 	in.warmup_gates = spec->warmup.ngates > 0;
 	in.warm_passed = w->warm_passed;
 	in.sut_exited = w->sut_exited;
+	in.test_void = runner_test_void(w->rc, w->wp);
 	in.ngates = spec->nwindow_gates;
 	in.gates = jg;
 	judge_window(&in, &j->verdict);

@@ -81,6 +81,21 @@ struct spec_confirm {
 	/* at: knee_bracket (the only mode) */
 };
 
+/* Refine (optional): after the ladder, geometric midpoints of each crossed
+ * knee's bracket until it is within resolution_pct of its low end. */
+struct spec_refine {
+	int present;
+	int reps;                       /* default 3: windows per arm per step */
+	double resolution_pct;          /* default 5 */
+	int max_steps;                  /* default 4 */
+	double window_s, discard_s;     /* default: the ladder's */
+};
+
+/* Replacement windows for rejected (void) ones. */
+struct spec_retries {
+	int max_per_cell;               /* default 3, 0..50 */
+};
+
 struct spec_soak {
 	int present;
 	double window_s, discard_s;     /* discard default 0 */
@@ -155,7 +170,9 @@ struct spec {
 	struct spec_workload workload;
 	struct spec_ladder ladder;
 	struct spec_confirm confirm;
+	struct spec_refine refine;
 	struct spec_soak soak;
+	struct spec_retries retries;
 	struct spec_warmup warmup;
 	struct spec_gate *gates;        /* parameters of every gate named anywhere */
 	size_t ngates;

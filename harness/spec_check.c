@@ -284,6 +284,13 @@ static void check_stages(struct vctx *v)
 			s->confirm.discard_s = l->discard_s;
 		check_window(v, "confirm", s->confirm.window_s, s->confirm.discard_s);
 	}
+	if (s->refine.present) {
+		if (!spec_given(v, "stages.refine.window_s"))
+			s->refine.window_s = l->window_s;
+		if (!spec_given(v, "stages.refine.discard_s"))
+			s->refine.discard_s = l->discard_s;
+		check_window(v, "refine", s->refine.window_s, s->refine.discard_s);
+	}
 	if (s->soak.present)
 		check_window(v, "soak", s->soak.window_s, s->soak.discard_s);
 }

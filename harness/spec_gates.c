@@ -530,6 +530,9 @@ void spec_check_gate_points(struct vctx *v)
 	if (s->confirm.present && (spec_given(v, "stages.confirm.window_s") ||
 				   spec_given(v, "stages.confirm.discard_s")))
 		check_stage_points(v, "confirm", s->confirm.window_s, s->confirm.discard_s);
+	if (s->refine.present && (spec_given(v, "stages.refine.window_s") ||
+				  spec_given(v, "stages.refine.discard_s")))
+		check_stage_points(v, "refine", s->refine.window_s, s->refine.discard_s);
 	if (s->soak.present)
 		check_stage_points(v, "soak", s->soak.window_s, s->soak.discard_s);
 }

@@ -161,6 +161,20 @@ static const struct field confirm_fields[] = {
 	FIELD_END
 };
 
+static const struct field refine_fields[] = {
+	{ "reps", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_refine, reps), 0, 1, 1000, 3, NULL, NULL, NULL, 0, 0, 0,
+	  "blocks per refine step (each runs every refining implementation once, at its own midpoint)" },
+	{ "resolution_pct", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_refine, resolution_pct), 0, 0, 100, 5, NULL, NULL, NULL, 0, 0, 0,
+	  "stop refining a knee once its bracket (lo, hi] has hi <= lo * (1 + resolution_pct / 100)" },
+	{ "max_steps", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_refine, max_steps), 0, 1, 20, 4, NULL, NULL, NULL, 0, 0, 0,
+	  "most midpoints run per implementation" },
+	{ "window_s", FT_NUM, F_MIN | F_MINX | F_MAX, O(struct spec_refine, window_s), 0, 0, 86400, 0, "stages.ladder.window_s", NULL, NULL, 0, 0, 0,
+	  "seconds per window, discard_s included" },
+	{ "discard_s", FT_NUM, F_MIN | F_MAX, O(struct spec_refine, discard_s), 0, 0, 86400, 0, "stages.ladder.discard_s", NULL, NULL, 0, 0, 0,
+	  "seconds discarded at the head of each window, < window_s" },
+	FIELD_END
+};
+
 static const struct field soak_fields[] = {
 	{ "window_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_soak, window_s), 0, 0, 604800, 600, NULL, NULL, NULL, 0, 0, 0,
 	  "seconds of the single soak window per implementation, discard_s included" },
@@ -174,8 +188,10 @@ static const struct field soak_fields[] = {
 static const struct field stages_fields[] = {
 	{ "ladder", FT_OBJ, F_REQ, O(struct spec, ladder), 0, 0, 0, 0, NULL, NULL, ladder_fields, 0, 0, 0,
 	  "the rate ladder (required)" },
+	{ "refine", FT_OBJ, F_PRESENT, O(struct spec, refine), O(struct spec_refine, present), 0, 0, 0, NULL, NULL, refine_fields, 0, 0, 0,
+	  "after the ladder, the geometric midpoint of each crossed knee's bracket, step by step, until it is narrow enough (optional)" },
 	{ "confirm", FT_OBJ, F_PRESENT, O(struct spec, confirm), O(struct spec_confirm, present), 0, 0, 0, NULL, NULL, confirm_fields, 0, 0, 0,
-	  "extra blocks at the rungs bracketing each knee (optional)" },
+	  "extra blocks at the rates bracketing each knee (the refined bracket when refine ran) (optional)" },
 	{ "soak", FT_OBJ, F_PRESENT, O(struct spec, soak), O(struct spec_soak, present), 0, 0, 0, NULL, NULL, soak_fields, 0, 0, 0,
 	  "one long window per implementation below its knee (optional)" },
 	FIELD_END
@@ -240,6 +256,12 @@ static const struct field compare_fields[] = {
 	FIELD_END
 };
 
+static const struct field retries_fields[] = {
+	{ "max_per_cell", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_retries, max_per_cell), 0, 0, 50, 3, NULL, NULL, NULL, 0, 0, 0,
+	  "replacement windows per cell (stage x rate x implementation) for windows rejected by a validity reason; failed windows are valid and never replaced" },
+	FIELD_END
+};
+
 static const struct field sandbox_fields[] = {
 	{ "user", FT_STR, F_DEF | F_IDENT, O(struct spec_sandbox, user), 0, 0, 0, 0, "harness-sut", NULL, NULL, 0, 0, 0,
 	  "unprivileged user that builds and runs untrusted code (harness rerun)" },
@@ -266,7 +288,7 @@ const struct field spec_root_fields[] = {
 	{ "workload", FT_OBJ, F_REQ, O(struct spec, workload), 0, 0, 0, 0, NULL, NULL, workload_fields, 0, 0, 0,
 	  "the open-loop load" },
 	{ "stages", FT_OBJ, F_REQ, 0, 0, 0, 0, 0, NULL, NULL, stages_fields, 0, 0, 0,
-	  "ladder, confirm, soak" },
+	  "ladder, refine, confirm, soak" },
 	{ "warmup", FT_OBJ, 0, O(struct spec, warmup), 0, 0, 0, 0, NULL, NULL, warmup_fields, 0, 0, 0,
 	  "warm-up before every window" },
 	{ "gates", FT_GATES, 0, O(struct spec, gates), O(struct spec, ngates), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
@@ -276,6 +298,8 @@ const struct field spec_root_fields[] = {
 	  "gates judged on every measured window; a failing enforced gate rejects it" },
 	{ "accounting", FT_OBJ, 0, O(struct spec, accounting), 0, 0, 0, 0, NULL, NULL, accounting_fields, 0, 0, 0,
 	  "kernel CPU and memory accounting" },
+	{ "retries", FT_OBJ, 0, O(struct spec, retries), 0, 0, 0, 0, NULL, NULL, retries_fields, 0, 0, 0,
+	  "how many rejected windows are replaced so each cell reaches its pre-registered valid n" },
 	{ "compare", FT_OBJ, 0, O(struct spec, compare), 0, 0, 0, 0, NULL, NULL, compare_fields, 0, 0, 0,
 	  "what harness compare calls a regression" },
 	{ "sandbox", FT_OBJ, 0, O(struct spec, sandbox), 0, 0, 0, 0, NULL, NULL, sandbox_fields, 0, 0, 0,

@@ -219,5 +219,9 @@ const char *const store_migrations[] = {
 	"  body BLOB,"                       /* the body's first 200 bytes, when it was read */
 	"  PRIMARY KEY (window_id, phase, seq)"
 	");",
+	/* version 7: replacement windows (docs/DESIGN.md "Replacement
+	 * windows"): a window planned to replace a rejected one names it;
+	 * NULL for the pre-registered windows. The stage may be 'refine'. */
+	"ALTER TABLE windows ADD COLUMN replaces INTEGER;",
 	NULL,
 };

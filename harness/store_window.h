@@ -30,7 +30,7 @@ const char *window_state_name(enum window_state s);
 struct window_row {
 	int64_t id;
 	char *run_id;
-	char *stage;                 /* ladder|confirm|soak */
+	char *stage;                 /* ladder|refine|confirm|soak */
 	int rung, block, slot;
 	char *impl;
 	double rate;                 /* offered (planned), req/s */
@@ -66,6 +66,8 @@ struct window_row {
 	int64_t pgmajfault;
 	double sampler_cpu_s;
 	int sut_exited;
+	int has_replaces;            /* a replacement window (version 6) */
+	int64_t replaces;            /* the rejected window it replaces */
 };
 
 void window_row_init(struct window_row *w);
@@ -83,7 +85,7 @@ struct block_row {
 int store_block_insert(struct store *st, const struct block_row *b);
 
 /* A planned window: run_id, stage, rung, block, slot, impl, rate, state
- * inserted; w->id receives the new id. */
+ * and replaces inserted; w->id receives the new id. */
 int store_window_insert(struct store *st, struct window_row *w);
 /* A measured window (w->id): every column but the plan's (run_id, stage,
  * rung, block, slot, impl, rate) and attempts. */

@@ -1,0 +1,65 @@
+/*
+ * runner_testhook: HARNESS_TEST_VOID_WINDOWS, a TEST-ONLY hook that voids
+ * chosen windows as if a validity gate had failed (reason `test_void`),
+ * so the end-to-end tests can drive replacement windows deterministically
+ * (tests/e2e/replace.sh). Never set it in production: a run that used it
+ * says so in its reasons and its events.
+ *
+ * Format: comma-separated STAGE:IMPL:RATE:N entries; RATE is an offered
+ * rate (1e-6 relative) or `*` for any; N voids the first N windows of the
+ * cell (stage x rate x impl) in run order, `all` every one. Whether a
+ * window is among the first N is read from the database (the cell's
+ * windows already done), so a resumed run voids the same windows.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cells.h"
+#include "runner_internal.h"
+#include "util.h"
+
+static int entry_matches(const char *e, const struct window_plan *wp, long *n)
+{
+	char *copy = xstrdup(e), *f[4], *save = NULL, *tok;
+	int k = 0, ok = 0;
+
+	for (tok = strtok_r(copy, ":", &save); tok && k < 4; tok = strtok_r(NULL, ":", &save))
+		f[k++] = tok;
+	if (k == 4 && !strcmp(f[0], wp->stage) && !strcmp(f[1], wp->arm->name) &&
+	    (!strcmp(f[2], "*") || fabs(strtod(f[2], NULL) - wp->rate) <= 1e-6 * wp->rate)) {
+		*n = !strcmp(f[3], "all") ? -1 : strtol(f[3], NULL, 10);
+		ok = 1;
+	}
+	free(copy);
+	return ok;
+}
+
+int runner_test_void(struct run_ctx *rc, const struct window_plan *wp)
+{
+	const char *env = getenv("HARNESS_TEST_VOID_WINDOWS");
+	char *copy, *tok, *save = NULL;
+	long n = 0;
+	int hit = 0;
+
+	if (!env || !*env)
+		return 0;
+	copy = xstrdup(env);
+	for (tok = strtok_r(copy, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save))
+		hit = entry_matches(tok, wp, &n);
+	free(copy);
+	if (hit && n >= 0) {
+		struct cells cells;
+		const struct cell *c;
+
+		if (cells_load(&rc->st, rc->run_id, wp->stage, wp->arm->name, &cells))
+			return 0;
+		c = cells_find(&cells, wp->stage, wp->arm->name, wp->rate);
+		hit = !c || (long)(c->valid + c->rejected) < n;
+		cells_release(&cells);
+	}
+	if (hit)
+		store_event(&rc->st, rc->run_id, wp->id, "test_void",
+			    "%s: voided by HARNESS_TEST_VOID_WINDOWS (a test hook)", wp->arm->name);
+	return hit;
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Replacement windows (issue 12, item 1): a window rejected for a validity
+# reason is replaced in a later block of its stage until its cell (stage x
+# rate x implementation) has its pre-registered valid n, or
+# retries.max_per_cell replacements were spent; a cell whose replacements
+# ran out is named short. The rejections are forced with the test hook
+# HARNESS_TEST_VOID_WINDOWS (harness/runner_testhook.c), so the counts
+# below are exact: no warm-up gates and only outcome window gates, so
+# nothing else can void a window (a slow VM can only fail one, which is
+# valid and never replaced). Bounded: 2 rungs x 2 reps x 2 arms + 3
+# replacements, 1-2 s warm-up + 2 s each: under a minute.
+. "$(dirname "$0")/../lib.sh"
+
+RUNS="$T/runs"
+cat > "$T/r.yaml" <<YAML
+version: 1
+name: e2e-replace
+seed: 12
+slo: { percentile: 99, threshold_ms: 200, error_rate_max: 0.5 }
+implementations:
+  - name: a
+    start: [$HELPERS/testsrv, --port, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+  - name: b
+    start: [$HELPERS/testsrv, --port, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+workload:
+  connections: 4
+  timeout_ms: 2000
+  requests:
+    - { name: root, path: / }
+stages:
+  ladder: { start_rps: 50, step: 2, max_rps: 100, reps: 2, window_s: 2, discard_s: 1 }
+retries: { max_per_cell: 2 }
+warmup:
+  rate: { fixed_rps: 50 }
+  min_s: 1
+  max_s: 2
+  trailing_s: 1
+  gates: []
+gates:
+  achieved_vs_offered: { tolerance_pct: 50 }
+window_gates: [error_rate, achieved_vs_offered, sut_alive]
+YAML
+
+expect_exit "check accepts the spec" 0 "$HARNESS" check "$T/r.yaml"
+check "check counts the replacements in the worst case" \
+	grep -Eq "replace +8 +\(at most retries.max_per_cell = 2 per cell" "$T/out"
+
+# a at 50 req/s: its first window void (one replacement restores n = 2);
+# b at 100 req/s: every window void (2 replacements, then it is short).
+HARNESS_TEST_VOID_WINDOWS="ladder:a:50:1,ladder:b:100:all" \
+	"$HARNESS" run "$T/r.yaml" --allow-dirty --runs-dir "$RUNS" --run-id rp >"$T/run.out" 2>"$T/run.err"
+rc=$?
+cmp_num "run exits 0 (stderr: $(tail -n 3 "$T/run.err" | tr '\n' ' '))" "$rc" "==" 0
+q() { sqlite3 "$RUNS/rp/run.db" "$1"; }
+cell() { q "SELECT COUNT(*) FROM windows WHERE stage='ladder' AND impl='$1' AND rate=$2 ${3:-}"; }
+cmp_num "a@50: 2 pre-registered + 1 replacement" "$(cell a 50)" "==" 3
+cmp_num "a@50: the pre-registered valid n (2) reached" "$(cell a 50 "AND status IN ('accepted','failed')")" "==" 2
+cmp_num "a@50: the replacement names the window it replaces" \
+	"$(q "SELECT COUNT(*) FROM windows r JOIN windows v ON r.replaces = v.id
+	      WHERE r.impl='a' AND v.impl='a' AND v.status='rejected' AND v.reasons='test_void' AND r.block > v.block")" "==" 1
+cmp_num "a@100: nothing to replace" "$(cell a 100)" "==" 2
+cmp_num "b@50: nothing to replace" "$(cell b 50)" "==" 2
+cmp_num "b@100: 2 pre-registered + max_per_cell (2) replacements" "$(cell b 100)" "==" 4
+cmp_num "b@100: every attempt kept, all rejected" "$(cell b 100 "AND status='rejected'")" "==" 4
+cmp_num "b@100: 2 of them are replacements" "$(cell b 100 "AND replaces IS NOT NULL")" "==" 2
+cmp_num "a replacement event per replacement" "$(q "SELECT COUNT(*) FROM events WHERE kind='replacement'")" "==" 3
+check "run quality counts the replacements and names the short cell" \
+	grep -q "run quality: 11 windows: .*, 3 replacements; 1 cell short: ladder 100 req/s b 0/2 valid;" "$T/run.err"
+expect_exit "audit --recheck reproduces the test_void verdicts" 0 \
+	"$HARNESS" audit rp --runs-dir "$RUNS" --recheck
+R=$RUNS/rp/report
+check "report.md names the short cell" grep -q "1 cell short: ladder 100 req/s b 0/2 valid" "$R/report.md"
