@@ -516,6 +516,51 @@ static void rejections(const struct report *r, struct rdoc *d)
 	sbuf_release(&c);
 }
 
+/* Per cell (stage x rate x implementation): the pre-registered n and what
+ * became of it (docs/DESIGN.md "Replacement windows"); short cells marked. */
+static void cells_table(const struct report *r, struct rdoc *d)
+{
+	struct rdoc_block *t;
+	size_t i, nshort = 0;
+
+	add(d, RDOC_H2, "Cells: valid, failed, rejected and replacement windows");
+	for (i = 0; i < r->cells.n; i++)
+		nshort += cell_short(&r->cells.v[i]);
+	addf(d, RDOC_P, "A cell is one stage at one offered rate for one implementation; n is the "
+	     "number of windows its stage pre-registered. A rejected (void) window is replaced "
+	     "in a later block until n windows are valid or retries.max_per_cell replacements "
+	     "were spent; failed windows are valid and never replaced. %zu of %zu cells ended "
+	     "short%s.", nshort, r->cells.n, nshort ? " (marked SHORT: every number resting on "
+	     "them rests on fewer windows than planned)" : "");
+	t = add(d, RDOC_TABLE, "cells");
+	t->ncols = 9;
+	push_cell(t, "stage");
+	push_cell(t, "rate (req/s)");
+	push_cell(t, "implementation");
+	push_cell(t, "n");
+	push_cell(t, "valid");
+	push_cell(t, "failed");
+	push_cell(t, "rejected");
+	push_cell(t, "replacements");
+	push_cell(t, "");
+	for (i = 0; i < r->cells.n; i++) {
+		const struct cell *c = &r->cells.v[i];
+
+		push_cell(t, c->stage);
+		cellf(t, "%g", c->rate);
+		push_cell(t, c->impl);
+		cellf(t, "%zu", c->planned);
+		cellf(t, "%zu", c->valid);
+		cellf(t, "%zu", c->failed);
+		cellf(t, "%zu", c->rejected);
+		cellf(t, "%zu", c->replacements);
+		if (cell_short(c))
+			cellf(t, "%sSHORT %zu/%zu", RDOC_STRONG, c->valid, c->planned);
+		else
+			push_cell(t, c->pending ? "not run yet" : "");
+	}
+}
+
 /* The summary's interval: "95% [2430, 2610], inferential" (the Knees
  * table says how many resamples crossed and why a label is what it is). */
 static void short_ci(struct sbuf *c, const struct report *r, const struct report_impl *im)
@@ -629,6 +674,7 @@ void report_doc_build(const struct report *r, struct rdoc *d)
 	ratios(r, d);
 	verdicts(r, d);
 	rejections(r, d);
+	cells_table(r, d);
 	provenance(r, d);
 	if (*stamp)
 		add(d, RDOC_STAMP, stamp);

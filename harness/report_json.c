@@ -65,7 +65,28 @@ static json_t *quality_obj(const struct report *r)
 		      "load_start", jnum(q->load_start), "load_end", jnum(q->load_end),
 		      "line", line.buf);
 	sbuf_release(&line);
+	json_object_set_new(o, "replacements", json_integer((json_int_t)q->replacements));
+	json_object_set_new(o, "cells_short", json_integer((json_int_t)q->nshort));
 	return o;
+}
+
+/* Per cell (docs/DESIGN.md "Replacement windows"). */
+static json_t *cells_arr(const struct report *r)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < r->cells.n; i++) {
+		const struct cell *c = &r->cells.v[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:f, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b}",
+			"stage", c->stage, "rate", c->rate, "impl", c->impl,
+			"n", (json_int_t)c->planned, "valid", (json_int_t)c->valid,
+			"failed", (json_int_t)c->failed, "rejected", (json_int_t)c->rejected,
+			"replacements", (json_int_t)c->replacements,
+			"not_run", (json_int_t)c->pending, "short", cell_short(c)));
+	}
+	return a;
 }
 
 static json_t *run_obj(const struct report *r)
@@ -233,6 +254,7 @@ void report_json(const struct report *r, struct sbuf *out)
 	json_object_set_new(root, "report_harness_version", jstr(r->report_version));
 	json_object_set_new(root, "stamp", *report_stamp(r) ? json_string(report_stamp(r)) : json_null());
 	json_object_set_new(root, "run_quality", quality_obj(r));
+	json_object_set_new(root, "cells", cells_arr(r));
 	json_object_set_new(root, "run", run_obj(r));
 	json_object_set_new(root, "spec_parsed", json_boolean(r->spec_ok));
 	json_object_set_new(root, "slo",

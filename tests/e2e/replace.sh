@@ -74,3 +74,9 @@ expect_exit "audit --recheck reproduces the test_void verdicts" 0 \
 	"$HARNESS" audit rp --runs-dir "$RUNS" --recheck
 R=$RUNS/rp/report
 check "report.md names the short cell" grep -q "1 cell short: ladder 100 req/s b 0/2 valid" "$R/report.md"
+check "report.json: the short cell, with its counts" \
+	jq -e '[.cells[] | select(.short)] == [{"stage":"ladder","rate":100,"impl":"b","n":2,"valid":0,"failed":0,"rejected":4,"replacements":2,"not_run":0,"short":true}]' "$R/report.json"
+check "report.json: a@50 reached its n with one replacement" \
+	jq -e '[.cells[] | select(.impl == "a" and .rate == 50)][0] | .n == 2 and .valid == 2 and .replacements == 1 and (.short | not)' "$R/report.json"
+check "report.md: the cell table marks the short cell" grep -q "SHORT 0/2" "$R/report.md"
+check "report.json run quality counts replacements" jq -e '.run_quality.replacements == 3 and .run_quality.cells_short == 1' "$R/report.json"
