@@ -394,15 +394,18 @@ static void build_ratios(struct report *r)
 	}
 }
 
+/* impl's window in a block at this rate (a refine block runs each arm
+ * at its own midpoint: windows at different rates never pair). */
 static const struct report_window *block_window(const struct report *r, const char *stage,
-						int block, int impl)
+						int block, double rate, int impl)
 {
 	size_t i;
 
 	for (i = 0; i < r->nwindows; i++) {
 		const struct report_window *w = &r->windows[i];
 
-		if (w->impl_idx == impl && w->block == block && !strcmp(w->stage, stage))
+		if (w->impl_idx == impl && w->block == block && !strcmp(w->stage, stage) &&
+		    same_rate(w->rate, rate))
 			return w;
 	}
 	return NULL;
@@ -450,8 +453,8 @@ static void verdicts_for(struct report *r, const char *stage, double rate, size_
 				for (i = 0; i < nb; i++) {
 					const struct report_window *wa, *wb;
 
-					wa = block_window(r, stage, blocks[i], (int)a);
-					wb = block_window(r, stage, blocks[i], (int)b);
+					wa = block_window(r, stage, blocks[i], rate, (int)a);
+					wb = block_window(r, stage, blocks[i], rate, (int)b);
 					if (!wa || !wb || !wa->done || !wb->done)
 						continue;
 					both++;

@@ -70,13 +70,14 @@ check "first stdout line is the run id" test -f "$RUNS/$id/run.db"
 n=$(q "$id" "SELECT COUNT(*) FROM windows")
 nd=$(q "$id" "SELECT COUNT(DISTINCT stage || '/' || block || '/' || impl) FROM windows WHERE state = 'done'")
 cmp_num "every planned window done exactly once" "$nd" "==" "$n"
-cmp_num "ladder windows: 3 rungs x 2 implementations" "$(q "$id" "SELECT COUNT(*) FROM windows WHERE stage='ladder'")" "==" 6
-nc=$(q "$id" "SELECT COUNT(*) FROM windows WHERE stage='confirm'")
+# Pre-registered windows (replacements of rejected ones come on top).
+cmp_num "ladder windows: 3 rungs x 2 implementations" "$(q "$id" "SELECT COUNT(*) FROM windows WHERE stage='ladder' AND replaces IS NULL")" "==" 6
+nc=$(q "$id" "SELECT COUNT(*) FROM windows WHERE stage='confirm' AND replaces IS NULL")
 check "confirm windows: reps 2 x 2 arms x (1..4 rates) ($nc)" test "$nc" -ge 4 -a "$nc" -le 16 -a $((nc % 4)) -eq 0
 # Counterbalanced: over each stage's blocks each arm is first equally often.
 for st in ladder confirm; do
-	a=$(q "$id" "SELECT COUNT(*) FROM windows WHERE stage='$st' AND slot=0 AND impl='fast'")
-	b=$(q "$id" "SELECT COUNT(*) FROM windows WHERE stage='$st' AND slot=0 AND impl='slow'")
+	a=$(q "$id" "SELECT COUNT(*) FROM windows WHERE stage='$st' AND slot=0 AND impl='fast' AND replaces IS NULL")
+	b=$(q "$id" "SELECT COUNT(*) FROM windows WHERE stage='$st' AND slot=0 AND impl='slow' AND replaces IS NULL")
 	d=$((a - b)); d=${d#-}
 	check "$st orders counterbalanced (fast first $a, slow first $b)" test "$d" -le 1
 done
@@ -130,7 +131,7 @@ nd=$(q killme "SELECT COUNT(*) FROM windows WHERE state='done'")
 nu=$(q killme "SELECT COUNT(DISTINCT stage || '/' || block || '/' || impl) FROM windows")
 cmp_num "after resume every planned window is done ($before done before)" "$nd" "==" "$n"
 cmp_num "and each exists exactly once" "$nu" "==" "$n"
-cmp_num "the whole ladder: 3 rungs x 2 reps x 2 arms" "$n" "==" 12
+cmp_num "the whole ladder: 3 rungs x 2 reps x 2 arms" "$(q killme "SELECT COUNT(*) FROM windows WHERE replaces IS NULL")" "==" 12
 check "resume recorded" test "$(q killme "SELECT COUNT(*) FROM events WHERE kind='resume'")" -eq 1
 
 # ----------------------------------------- an implementation that crashes
@@ -168,7 +169,9 @@ sed -i 's/^window_gates: \[error_rate, achieved_vs_offered, sut_alive\]$/window_
 "$HARNESS" run "$T/void.yaml" --allow-dirty --runs-dir "$RUNS" --run-id void >/dev/null 2>"$T/v.err"
 rc=$?
 cmp_num "run with nothing usable for its arms exits 1" "$rc" "==" 1
-cmp_num "every window rejected by the generator gate (validity)" "$(q void "SELECT COUNT(*) FROM windows WHERE status='rejected' AND reasons LIKE '%generator%'")" "==" 2
+# 2 pre-registered windows, each cell replaced retries.max_per_cell (3) times.
+cmp_num "every window rejected by the generator gate (validity), replacements too" "$(q void "SELECT COUNT(*) FROM windows WHERE status='rejected' AND reasons LIKE '%generator%'")" "==" 8
+cmp_num "3 replacements per cell" "$(q void "SELECT COUNT(*) FROM windows WHERE replaces IS NOT NULL")" "==" 6
 "$HARNESS" status void --runs-dir "$RUNS" >"$T/fs.out"
 s=$?
 check "status says the run measured nothing usable" grep -q "nothing usable" "$T/fs.out"
