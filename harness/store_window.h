@@ -66,7 +66,7 @@ struct window_row {
 	int64_t pgmajfault;
 	double sampler_cpu_s;
 	int sut_exited;
-	int has_replaces;            /* a replacement window (version 6) */
+	int has_replaces;            /* a replacement window (schema 7) */
 	int64_t replaces;            /* the rejected window it replaces */
 };
 
