@@ -379,7 +379,19 @@ static void print_json(const struct load_config *cfg, const struct load_result *
 		sbuf_adds(&sb, "}");
 		sbuf_release(&b);
 	}
-	sbuf_addf(&sb, "],\"dropped\":%llu,\"generator_cpu_s\":%.6f,\"cpu_us_per_request\":%.3f",
+	{
+		char proto[64];
+		const char *pr = load_counts_protocol(c, proto, sizeof(proto));
+
+		sbuf_adds(&sb, "],\"protocol\":");
+		if (pr)
+			sbuf_add_json_str(&sb, pr);
+		else
+			sbuf_adds(&sb, "null");
+		sbuf_addf(&sb, ",\"bytes_sent\":%llu,\"bytes_received\":%llu",
+			  (unsigned long long)c->bytes_sent, (unsigned long long)c->bytes_received);
+	}
+	sbuf_addf(&sb, ",\"dropped\":%llu,\"generator_cpu_s\":%.6f,\"cpu_us_per_request\":%.3f",
 		  (unsigned long long)c->dropped, r->generator_cpu_s,
 		  c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed : 0.0);
 	sbuf_addf(&sb, ",\"transport\":\"%s\",\"threads\":%d,\"connections\":%d,"
@@ -454,7 +466,10 @@ static void print_text(const struct load_config *cfg, const struct load_result *
 	printf("errors     ");
 	for (k = 0; k < LERR_KINDS; k++)
 		printf(" %s %llu", load_error_name(k), (unsigned long long)c->errors[k]);
-	printf("\nerror rate  %.6g (unexpected + errors + dropped over requests; max %g)\n",
+	printf("\nprotocol    %s; %llu bytes sent, %llu received\n",
+	       load_counts_protocol(c, b[0], sizeof(b[0])) ? b[0] : "-",
+	       (unsigned long long)c->bytes_sent, (unsigned long long)c->bytes_received);
+	printf("error rate  %.6g (unexpected + errors + dropped over requests; max %g)\n",
 	       error_rate(c), o->error_rate_max);
 	printf("generator   %.3f s CPU, %.2f us per completed request\n", r->generator_cpu_s,
 	       c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed : 0.0);

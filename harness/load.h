@@ -61,6 +61,11 @@ enum load_error_kind {
 };
 const char *load_error_name(enum load_error_kind k); /* "connect", "reset", ... */
 
+/* The HTTP version a response came in (native: what the status line says,
+ * always 1.x; curl: CURLINFO_HTTP_VERSION). */
+enum load_proto { LPROTO_HTTP10, LPROTO_HTTP11, LPROTO_HTTP2, LPROTO_HTTP3, LPROTO_KINDS };
+const char *load_proto_name(enum load_proto p); /* "HTTP/1.1", "HTTP/2", ... */
+
 struct load_counts {
 	uint64_t sent;              /* requests written to a connection */
 	uint64_t completed;         /* full responses, any status */
@@ -70,11 +75,20 @@ struct load_counts {
 	uint64_t errors[LERR_KINDS];
 	uint64_t dropped;           /* backlog full: never sent */
 	uint64_t due;               /* requests the schedule made due */
+	uint64_t proto[LPROTO_KINDS]; /* completed responses by HTTP version */
+	/* HTTP bytes (before TLS): native, what it wrote and read on its
+	 * sockets; curl, what libcurl counts (CURLINFO_REQUEST_SIZE; header
+	 * size + body size received). Counted in the second they moved in
+	 * (curl: in which the transfer ended); not per request kind. */
+	uint64_t bytes_sent, bytes_received;
 };
 /* Transport errors (every kind); unexpected responses and dropped requests
  * are not in it. */
 uint64_t load_counts_errors(const struct load_counts *c);
 void load_counts_add(struct load_counts *dst, const struct load_counts *src);
+/* The HTTP versions responses came in, most responses first, joined by
+ * ',' (e.g. "HTTP/2,HTTP/1.1") into buf; NULL when nothing completed. */
+const char *load_counts_protocol(const struct load_counts *c, char *buf, size_t len);
 
 /* An unexpected response, kept for the audit. */
 #define LOAD_SAMPLES 3

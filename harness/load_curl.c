@@ -175,6 +175,24 @@ static void settle_sent(struct load_thread *th, struct cxfer *x, int ok, uint64_
 	load_on_sent(th, &x->due, x->sent);
 }
 
+/* The transfer's HTTP bytes and version, as libcurl counts them. */
+static void count_bytes(struct load_thread *th, struct cxfer *x)
+{
+	long req = 0, hdr = 0, ver = 0;
+	curl_off_t down = 0;
+
+	curl_easy_getinfo(x->easy, CURLINFO_REQUEST_SIZE, &req);
+	curl_easy_getinfo(x->easy, CURLINFO_HEADER_SIZE, &hdr);
+	curl_easy_getinfo(x->easy, CURLINFO_SIZE_DOWNLOAD_T, &down);
+	curl_easy_getinfo(x->easy, CURLINFO_HTTP_VERSION, &ver);
+	th->cur->counts.bytes_sent += req > 0 ? (uint64_t)req : 0;
+	th->cur->counts.bytes_received += (hdr > 0 ? (uint64_t)hdr : 0) +
+					  (down > 0 ? (uint64_t)down : 0);
+	x->check.proto = ver == CURL_HTTP_VERSION_1_0 ? LPROTO_HTTP10 :
+			 ver == CURL_HTTP_VERSION_2_0 ? LPROTO_HTTP2 :
+			 ver == CURL_HTTP_VERSION_3 ? LPROTO_HTTP3 : LPROTO_HTTP11;
+}
+
 /* The server answered, then closed (FIN: libcurl's "partial file"; an RST
  * stays a reset) in the middle of the body: an answer, truncated, and not
  * the one expected (load.h). Marks x's check. */
@@ -219,6 +237,7 @@ static void harvest(struct load_thread *th, uint64_t woke)
 		if (woke && woke >= x->added && woke < now)
 			now = woke;
 		settle_sent(th, x, rc == CURLE_OK, now);
+		count_bytes(th, x);
 		if (rc == CURLE_OK || truncated(x, rc)) {
 			long status = 0;
 

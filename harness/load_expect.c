@@ -15,6 +15,7 @@ void load_check_start(struct load_check *k)
 	k->bytes = 0;
 	k->found = 0;
 	k->truncated = 0;
+	k->proto = LPROTO_HTTP11;
 	k->ncarry = 0;
 	k->nhead = 0;
 }

@@ -64,6 +64,7 @@ struct load_check {
 	uint64_t bytes;                  /* body bytes seen */
 	int found;                       /* body_contains seen */
 	int truncated;
+	enum load_proto proto;           /* set by the transport before load_on_done */
 	size_t ncarry;                   /* the last bytes seen, for a match
 					    across two reads */
 	char carry[LOAD_EXPECT_MAX_BODY];

@@ -188,6 +188,7 @@ static void conn_write(struct native *nt, struct nconn *c)
 		n = send(c->fd, w->bytes + c->wpos, w->len - c->wpos, MSG_NOSIGNAL);
 		if (n > 0) {
 			c->wpos += (size_t)n;
+			c->th->cur->counts.bytes_sent += (uint64_t)n;
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -299,6 +300,8 @@ static void conn_done(struct native *nt, struct nconn *c, uint64_t now, int extr
 {
 	int keep = http_should_keep_alive(&c->parser) && !extra;
 
+	c->check.proto = c->parser.http_major == 1 && c->parser.http_minor == 0 ?
+			 LPROTO_HTTP10 : LPROTO_HTTP11;
 	load_on_done(c->th, c->due.req, c->due.intended, c->sent, now,
 		     c->parser.status_code, &c->check);
 	if (!keep) {
@@ -376,6 +379,7 @@ static void conn_readable(struct native *nt, struct nconn *c)
 			return;
 		}
 		c->got += (size_t)n;
+		c->th->cur->counts.bytes_received += (uint64_t)n;
 		parsed = http_parser_execute(&c->parser, &nt->settings, nt->rbuf, (size_t)n);
 		if (c->complete) {
 			http_parser_pause(&c->parser, 0);

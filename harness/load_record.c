@@ -28,6 +28,38 @@ static const char *const error_names[LERR_KINDS] = {
 	[LERR_OTHER] = "other",
 };
 
+static const char *const proto_names[LPROTO_KINDS] = {
+	[LPROTO_HTTP10] = "HTTP/1.0",
+	[LPROTO_HTTP11] = "HTTP/1.1",
+	[LPROTO_HTTP2] = "HTTP/2",
+	[LPROTO_HTTP3] = "HTTP/3",
+};
+
+const char *load_proto_name(enum load_proto p)
+{
+	return (unsigned)p < LPROTO_KINDS ? proto_names[p] : "?";
+}
+
+const char *load_counts_protocol(const struct load_counts *c, char *buf, size_t len)
+{
+	int used[LPROTO_KINDS] = { 0 }, k, best;
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (;;) {
+		best = -1;
+		for (k = 0; k < LPROTO_KINDS; k++)
+			if (c->proto[k] && !used[k] && (best < 0 || c->proto[k] > c->proto[best]))
+				best = k;
+		if (best < 0)
+			break;
+		used[best] = 1;
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", o ? "," : "",
+				      proto_names[best]);
+	}
+	return buf[0] ? buf : NULL;
+}
+
 const char *load_error_name(enum load_error_kind k)
 {
 	return (unsigned)k < LERR_KINDS ? error_names[k] : "?";
@@ -57,6 +89,10 @@ void load_counts_add(struct load_counts *d, const struct load_counts *s)
 		d->errors[k] += s->errors[k];
 	d->dropped += s->dropped;
 	d->due += s->due;
+	for (k = 0; k < LPROTO_KINDS; k++)
+		d->proto[k] += s->proto[k];
+	d->bytes_sent += s->bytes_sent;
+	d->bytes_received += s->bytes_received;
 }
 
 void load_stats_init(struct load_stats *s, size_t nreq)
@@ -225,6 +261,10 @@ void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
 	} else {
 		s->counts.status_other++;
 		s->req_counts[req].status_other++;
+	}
+	if (k && (unsigned)k->proto < LPROTO_KINDS) {
+		s->counts.proto[k->proto]++;
+		s->req_counts[req].proto[k->proto]++;
 	}
 	if (load_expect_why(&th->sh->cfg->requests[req].expect, status, k, why, sizeof(why)))
 		record_unexpected(s, req, status, k, why);

@@ -217,6 +217,10 @@ static int read_window_row(struct report *r, struct store *st, const struct wind
 	w->errors = row->err_unexpected + row->err_connect + row->err_reset +
 		    row->err_timeout + row->err_parse + row->err_other + row->dropped;
 	w->ok = row->completed - row->err_unexpected;
+	w->unexpected = row->err_unexpected;
+	w->protocol = row->protocol ? xstrdup(row->protocol) : NULL;
+	w->bytes_sent = row->bytes_sent;
+	w->bytes_received = row->bytes_received;
 	w->p50_ms = row->p50_ms;
 	w->p90_ms = row->p90_ms;
 	w->p99_ms = row->p99_ms;
@@ -434,6 +438,7 @@ void report_release(struct report *r)
 		free(w->status);
 		free(w->reasons);
 		free(w->recorded);
+		free(w->protocol);
 		if (w->has_hist)
 			hist_release(&w->lat);
 		free(w->anon);

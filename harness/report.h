@@ -70,6 +70,9 @@ struct report_window {
 	double offered_rps, achieved_rps, duration_s, started_at;
 	int64_t due, sent, completed, dropped, errors;
 	int64_t ok;                  /* expected responses: completed - unexpected */
+	int64_t unexpected;          /* completed, not what the request expects */
+	char *protocol;              /* HTTP version(s) of the responses, or NULL */
+	int64_t bytes_sent, bytes_received;   /* HTTP bytes of the measured part */
 	double p50_ms, p90_ms, p99_ms, p999_ms, max_ms;  /* as stored */
 	double pslo_ms;              /* the SLO percentile, from latency_hist */
 	double lateness_p99_ms, gen_cpu_s;

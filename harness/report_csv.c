@@ -13,7 +13,10 @@
  * than written as comment lines, which CSV readers (`harness knee`
  * included) do not accept; host facts are in report.json. For the same
  * reason the run quality line that opens the other formats is not here:
- * report.json (run_quality), report.md and report.html carry it.
+ * report.json (run_quality), report.md and report.html carry it. Before
+ * the provenance, four columns say what went over the wire: unexpected
+ * responses, the HTTP version(s) the responses came in, and the HTTP bytes
+ * sent and received.
  */
 #include "report.h"
 
@@ -69,6 +72,7 @@ void report_csv(const struct report *r, struct sbuf *out)
 		  "measured_offered_rps,duration_s,started_at,due,sent,completed,dropped,"
 		  "p50_ms,p90_ms,p999_ms,max_ms,%s_ms_from_hist,lateness_p99_ms,gen_cpu_s,"
 		  "cpu_s,cpu_ms_per_req,anon_p99_bytes,sut_exited,not_ok,"
+		  "unexpected,protocol,bytes_sent,bytes_received,"
 		  "run_id,spec_hash,impl_commit,impl_dirty,harness_version,exploratory,forced\n",
 		  r->slo_label);
 	for (i = 0; i < r->nwindows; i++) {
@@ -115,6 +119,10 @@ void report_csv(const struct report *r, struct sbuf *out)
 		inum(out, w->sut_exited);
 		num(out, knee_window_bad(!strcmp(w->status, "failed"), (double)w->due,
 					 (double)w->errors, (double)w->ok));
+		inum(out, w->unexpected);
+		str(out, w->protocol);
+		inum(out, w->bytes_sent);
+		inum(out, w->bytes_received);
 		str(out, r->run_id);
 		str(out, r->spec_hash);
 		str(out, w->impl_idx >= 0 ? r->impls[w->impl_idx].commit : NULL);

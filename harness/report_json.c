@@ -231,6 +231,10 @@ static json_t *window_obj(const struct report *r, const struct report_window *w)
 	json_object_set_new(o, "completed", json_integer(w->completed));
 	json_object_set_new(o, "errors", json_integer(w->errors));
 	json_object_set_new(o, "dropped", json_integer(w->dropped));
+	json_object_set_new(o, "unexpected", json_integer(w->unexpected));
+	json_object_set_new(o, "protocol", jstr(w->protocol));
+	json_object_set_new(o, "bytes_sent", json_integer(w->bytes_sent));
+	json_object_set_new(o, "bytes_received", json_integer(w->bytes_received));
 	json_object_set_new(o, "p50_ms", jnum(w->p50_ms));
 	json_object_set_new(o, "p99_ms", jnum(w->p99_ms));
 	json_object_set_new(o, "p999_ms", jnum(w->p999_ms));

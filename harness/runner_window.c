@@ -556,6 +556,14 @@ static void window_row_fill(struct window_ctx *w, const struct window_verdict *v
 	row->err_timeout = (int64_t)t->counts.errors[LERR_TIMEOUT];
 	row->err_parse = (int64_t)t->counts.errors[LERR_PARSE];
 	row->err_other = (int64_t)t->counts.errors[LERR_OTHER];
+	{
+		char proto[64];
+		const char *p = load_counts_protocol(&t->counts, proto, sizeof(proto));
+
+		row->protocol = p ? xstrdup(p) : NULL;
+	}
+	row->bytes_sent = (int64_t)t->counts.bytes_sent;
+	row->bytes_received = (int64_t)t->counts.bytes_received;
 	row->p50_ms = ms_or_nan(&t->latency, 50);
 	row->p90_ms = ms_or_nan(&t->latency, 90);
 	row->p99_ms = ms_or_nan(&t->latency, 99);

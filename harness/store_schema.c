@@ -223,5 +223,12 @@ const char *const store_migrations[] = {
 	 * windows"): a window planned to replace a rejected one names it;
 	 * NULL for the pre-registered windows. The stage may be 'refine'. */
 	"ALTER TABLE windows ADD COLUMN replaces INTEGER;",
+	/* version 8: what went over the wire in a window's measured part: the
+	 * HTTP version(s) responses came in (most first, e.g. 'HTTP/1.1' or
+	 * 'HTTP/2,HTTP/1.1'; NULL when nothing completed or before this
+	 * version) and the HTTP bytes sent and received (load.h). */
+	"ALTER TABLE windows ADD COLUMN protocol TEXT;"
+	"ALTER TABLE windows ADD COLUMN bytes_sent INTEGER;"
+	"ALTER TABLE windows ADD COLUMN bytes_received INTEGER;",
 	NULL,
 };

@@ -46,6 +46,8 @@ struct window_row {
 	int64_t s2xx, s3xx, s4xx, s5xx, s_other;
 	int64_t err_connect, err_reset, err_timeout, err_parse, err_other;
 	int64_t err_unexpected;      /* completed but not what the request expects */
+	char *protocol;              /* HTTP version(s) of the responses, or NULL */
+	int64_t bytes_sent, bytes_received;   /* HTTP bytes, measured part */
 	double p50_ms, p90_ms, p99_ms, p999_ms, max_ms;
 	double service_p50_ms, service_p99_ms;
 	double lateness_p50_ms, lateness_p99_ms, lateness_max_ms;

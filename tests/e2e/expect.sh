@@ -102,3 +102,22 @@ wid=$(q "SELECT MIN(id) FROM windows WHERE state = 'done'")
 "$HARNESS" audit nf --runs-dir "$RUNS" --window "$wid" >"$T/audit.out" 2>&1
 check "audit --window shows what came back" grep -q "page: status 404" "$T/audit.out"
 expect_exit "audit --recheck reproduces the verdicts" 0 "$HARNESS" audit nf --runs-dir "$RUNS" --recheck
+
+# What went over the wire (issue 13, item 5): the native transport speaks
+# HTTP/1.1; a GET of these paths is 60..200 bytes, the 404 answer
+# "not found\n" with its headers 70..300 bytes; both per completed request
+# of the measured part (the engine counts bytes as they move, so a request
+# in flight at a second's edge may shift a few bytes: ranges, not equalities).
+cmp_num "404 run: protocol recorded per window" \
+	"$(q "SELECT COUNT(*) FROM windows WHERE state = 'done' AND protocol = 'HTTP/1.1'")" "==" \
+	"$(q "SELECT COUNT(*) FROM windows WHERE state = 'done'")"
+per() { q "SELECT CAST(MIN($1 * 1.0 / completed) AS INTEGER) FROM windows WHERE state = 'done'"; }
+cmp_num "404 run: bytes sent per request >= 60" "$(per bytes_sent)" ">=" 60
+cmp_num "404 run: bytes sent per request <= 200" "$(per bytes_sent)" "<=" 200
+cmp_num "404 run: bytes received per request >= 70" "$(per bytes_received)" ">=" 70
+cmp_num "404 run: bytes received per request <= 300" "$(per bytes_received)" "<=" 300
+"$HARNESS" report nf --runs-dir "$RUNS" --format csv,json -o "$T/rep" >/dev/null 2>&1
+check "windows.csv: protocol and bytes columns" \
+	grep -q ",unexpected,protocol,bytes_sent,bytes_received,run_id," "$T/rep/windows.csv"
+check "report.json: each window's protocol" \
+	jq -e '[.windows[] | select(.done) | .protocol] | all(. == "HTTP/1.1")' "$T/rep/report.json"

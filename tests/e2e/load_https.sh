@@ -40,6 +40,11 @@ cmp_num "https: 2xx" "$(j tls '.status["2xx"]')" == 100
 check "https: curl transport chosen" test "$(j tls .transport)" = curl
 cmp_num "https: every request arrived over HTTP/2 (ALPN)" \
 	"$(grep -c '^HTTP/2.0$' "$T/ng/access.log")" == 100
+check "https: the protocol recorded is the one nginx logged (HTTP/2)" \
+	test "$(j tls .protocol)" = "HTTP/2"
+# "secure\n" is 7 body bytes per response, plus the headers curl counts.
+cmp_num "https: bytes received count the bodies at least" "$(j tls .bytes_received)" ">=" 700
+cmp_num "https: bytes sent counted" "$(j tls .bytes_sent)" ">" 0
 
 # Without the CA the certificate does not verify: connect errors, counted.
 # Each failed handshake costs a new connection, and libcurl loads the
