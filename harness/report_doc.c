@@ -320,6 +320,16 @@ static void promise(const struct report *r, struct rdoc *d)
 	sbuf_release(&c);
 }
 
+/* A rung resting on a short cell (cells.h): every number of its row
+ * rests on fewer valid windows than the stage planned. */
+static void short_note(const struct report *r, const struct report_rung *g, struct sbuf *c)
+{
+	const struct cell *x = cells_find(&r->cells, g->stage, r->impls[g->impl].name, g->rate);
+
+	if (x && cell_short(x))
+		sbuf_addf(c, " SHORT: %zu/%zu valid", x->valid, x->planned);
+}
+
 static void rungs(const struct report *r, struct rdoc *d)
 {
 	struct sbuf c = SBUF_INIT;
@@ -328,7 +338,8 @@ static void rungs(const struct report *r, struct rdoc *d)
 
 	add(d, RDOC_H2, "Rungs");
 	addf(d, RDOC_P, "Accepted windows only (failed windows are valid measurements over the SLO "
-	     "and count for the knee; rejected ones are void). Percentiles (ms) from the merged histogram of the "
+	     "and count for the knee; rejected ones are void; SHORT: fewer valid windows than "
+	     "the stage planned, after replacements, see the cell table). Percentiles (ms) from the merged histogram of the "
 	     "group's accepted windows (never averaged), with %.0f%% order-statistic intervals; "
 	     "CPU = sum of CPU / sum of completed requests; memory = p99 of the pooled anon samples. "
 	     "* : too few requests for that percentile, the interval's real coverage is below %.0f%%.",
@@ -348,6 +359,7 @@ static void rungs(const struct report *r, struct rdoc *d)
 		sbuf_addf(&c, "%zu/%zu", g->accepted, g->total);
 		if (g->not_done)
 			sbuf_addf(&c, " (+%zu not run)", g->not_done);
+		short_note(r, g, &c);
 		cell(t, &c);
 		reasons(&c, g->reasons, g->nreasons);
 		cell(t, &c);

@@ -180,11 +180,15 @@ static json_t *impl_obj(const struct report *r, const struct report_impl *im)
 static json_t *rung_obj(const struct report *r, const struct report_rung *g)
 {
 	json_t *o = json_object();
+	const struct cell *x;
 
 	json_object_set_new(o, "impl", jstr(r->impls[g->impl].name));
 	json_object_set_new(o, "stage", jstr(g->stage));
 	json_object_set_new(o, "rate_rps", jnum(g->rate));
 	json_object_set_new(o, "rung", json_integer(g->rung));
+	x = cells_find(&r->cells, g->stage, r->impls[g->impl].name, g->rate);
+	/* fewer valid windows than the stage planned, after replacements */
+	json_object_set_new(o, "short", json_boolean(x && cell_short(x)));
 	json_object_set_new(o, "windows",
 			    json_pack("{s:I, s:I, s:I, s:I}", "total", (json_int_t)g->total,
 				      "accepted", (json_int_t)g->accepted, "rejected",

@@ -80,3 +80,6 @@ check "report.json: a@50 reached its n with one replacement" \
 	jq -e '[.cells[] | select(.impl == "a" and .rate == 50)][0] | .n == 2 and .valid == 2 and .replacements == 1 and (.short | not)' "$R/report.json"
 check "report.md: the cell table marks the short cell" grep -q "SHORT 0/2" "$R/report.md"
 check "report.json run quality counts replacements" jq -e '.run_quality.replacements == 3 and .run_quality.cells_short == 1' "$R/report.json"
+check "report.json: the rung resting on the short cell says so, the others not" \
+	jq -e '[.rungs[] | select(.short) | "\(.impl)@\(.rate_rps)"] == ["b@100"]' "$R/report.json"
+check "report.md: the rungs table flags the short cell's row" grep -q "SHORT: 0/2 valid" "$R/report.md"
