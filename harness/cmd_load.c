@@ -35,8 +35,9 @@ static const char usage_text[] =
 "Accounting: every due request (\"requests\") ends as completed (by status\n"
 "class), an error (connect, reset, timeout, parse, other) or dropped. A\n"
 "completed response that is not what the request expects (default: any 2xx\n"
-"or 3xx; a spec's expect, or --expect-status / --expect-body) is also counted\n"
-"as unexpected, and the first few are shown with what came back. A\n"
+"or 3xx; a spec's expect, or --expect-status / --expect-body / --expect-type)\n"
+"is also counted as unexpected, and the first few are shown with what came\n"
+"back. A\n"
 "response cut short after its status line is unexpected (truncated). When\n"
 "the duration is over, requests still in flight or in the backlog get up\n"
 "to --timeout-ms more to finish; the rest are counted as timeout errors.\n"
@@ -67,6 +68,8 @@ static const char usage_text[] =
 "  --expect-status LIST  with a URL: the statuses expected, e.g. 200,201\n"
 "                        (default: any 2xx or 3xx)\n"
 "  --expect-body TEXT    with a URL: bytes the response body must contain\n"
+"  --expect-type TYPE    with a URL: the Content-Type expected, e.g.\n"
+"                        application/json (parameters after ; ignored)\n"
 "  --error-rate-max X    exit 1 when (unexpected + errors + dropped) / requests\n"
 "                        exceeds X (default 0.001)\n"
 "  --impl NAME           with a spec: the implementation to target\n"
@@ -97,7 +100,7 @@ struct opts {
 	long connections, threads, timeout_ms, backlog_max, seed, batch_us;
 	int json, build;
 	double error_rate_max;
-	const char *expect_body;
+	const char *expect_body, *expect_type;
 	int *expect_status;
 	size_t nexpect_status;
 	struct kv *headers;
@@ -240,6 +243,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (!*v || strlen(v) > LOAD_EXPECT_MAX_BODY)
 				return bad("--expect-body: want 1 to 256 bytes, got '%s'%s", v, "");
 			o->expect_body = v;
+		} else if (!strcmp(a, "--expect-type")) {
+			if (!*v || strlen(v) >= LOAD_CTYPE_MAX || strpbrk(v, "\r\n"))
+				return bad("--expect-type: want a media type like application/json, got '%s'%s",
+					   v, "");
+			o->expect_type = v;
 		} else if (!strcmp(a, "--error-rate-max")) {
 			if (parse_double(v, &o->error_rate_max) || !(o->error_rate_max >= 0) ||
 			    o->error_rate_max > 1)
@@ -570,7 +578,7 @@ static int check_target(const struct opts *o, int is_url, const char **target)
 		return bad("%s: with a spec, give --impl NAME (and --url URL when it already runs)%s",
 			   o->target, "");
 	if (!is_url && (o->method || o->body || o->nheaders || o->expect_body ||
-			o->nexpect_status))
+			o->expect_type || o->nexpect_status))
 		return bad("%s: --method, --header, --body and --expect-* do not apply to a spec's"
 			   " workload (its requests say what they expect)%s", o->target, "");
 	*target = is_url ? o->target : o->url;
@@ -607,6 +615,7 @@ static int url_workload(const struct opts *o, struct load_request *req, struct s
 	req->expect.nstatus = o->nexpect_status;
 	req->expect.body_contains = (char *)o->expect_body;
 	req->expect.body_contains_len = o->expect_body ? strlen(o->expect_body) : 0;
+	req->expect.content_type = (char *)o->expect_type;
 	if (o->body) {
 		req->body = body->buf;
 		req->body_len = body->len;

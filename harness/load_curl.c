@@ -188,6 +188,15 @@ static void count_bytes(struct load_thread *th, struct cxfer *x)
 	th->cur->counts.bytes_sent += req > 0 ? (uint64_t)req : 0;
 	th->cur->counts.bytes_received += (hdr > 0 ? (uint64_t)hdr : 0) +
 					  (down > 0 ? (uint64_t)down : 0);
+	if (th->sh->cfg->requests[x->due.req].expect.content_type) {
+		char *ct = NULL;
+
+		curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ct);
+		if (ct) {
+			load_check_field(&x->check, "Content-Type", 12);
+			load_check_value(&x->check, ct, strlen(ct));
+		}
+	}
 	x->check.proto = ver == CURL_HTTP_VERSION_1_0 ? LPROTO_HTTP10 :
 			 ver == CURL_HTTP_VERSION_2_0 ? LPROTO_HTTP2 :
 			 ver == CURL_HTTP_VERSION_3 ? LPROTO_HTTP3 : LPROTO_HTTP11;

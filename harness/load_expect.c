@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "load_internal.h"
 
@@ -18,6 +19,53 @@ void load_check_start(struct load_check *k)
 	k->proto = LPROTO_HTTP11;
 	k->ncarry = 0;
 	k->nhead = 0;
+	k->field_is_ct = k->in_value = 0;
+	k->nfield = k->nctype = 0;
+	k->ctype[0] = 0;
+}
+
+void load_check_field(struct load_check *k, const char *p, size_t n)
+{
+	if (k->in_value) {          /* a new header begins */
+		k->in_value = 0;
+		k->nfield = 0;
+	}
+	if (k->nfield + n > sizeof(k->field)) {
+		k->nfield = sizeof(k->field) + 1;   /* too long to be Content-Type */
+		return;
+	}
+	memcpy(k->field + k->nfield, p, n);
+	k->nfield += n;
+}
+
+void load_check_value(struct load_check *k, const char *p, size_t n)
+{
+	if (!k->in_value) {
+		k->in_value = 1;
+		k->field_is_ct = k->nfield == 12 && !strncasecmp(k->field, "content-type", 12);
+		if (k->field_is_ct)
+			k->nctype = 0;
+	}
+	if (!k->field_is_ct)
+		return;
+	if (n > LOAD_CTYPE_MAX - 1 - k->nctype)
+		n = LOAD_CTYPE_MAX - 1 - k->nctype;
+	memcpy(k->ctype + k->nctype, p, n);
+	k->nctype += n;
+	k->ctype[k->nctype] = 0;
+}
+
+/* The media type of value (before ';', trimmed) is want, ignoring case. */
+static int ctype_matches(const char *value, const char *want)
+{
+	size_t n = strlen(want), m;
+
+	while (*value == ' ' || *value == '\t')
+		value++;
+	m = strcspn(value, ";");
+	while (m && (value[m - 1] == ' ' || value[m - 1] == '\t'))
+		m--;
+	return m == n && !strncasecmp(value, want, n);
 }
 
 int load_expect_needs_body(const struct load_expect *e)
@@ -115,6 +163,11 @@ const char *load_expect_why(const struct load_expect *e, int status,
 	}
 	if (!k)
 		return NULL;
+	if (e->content_type && !ctype_matches(k->ctype, e->content_type)) {
+		snprintf(buf, len, "content type \"%.40s\", expected %.40s",
+			 k->ctype, e->content_type);
+		return buf;
+	}
 	if (e->max_bytes && k->bytes > e->max_bytes) {
 		snprintf(buf, len, "body of %llu bytes, more than max_bytes %llu",
 			 (unsigned long long)k->bytes, (unsigned long long)e->max_bytes);

@@ -60,6 +60,8 @@ struct load_wire {
  * (load_shared.need_body); `truncated` is set by a transport for a
  * response cut short after its status line.
  */
+#define LOAD_CTYPE_MAX 128
+
 struct load_check {
 	uint64_t bytes;                  /* body bytes seen */
 	int found;                       /* body_contains seen */
@@ -70,6 +72,12 @@ struct load_check {
 	char carry[LOAD_EXPECT_MAX_BODY];
 	size_t nhead;                    /* the body's first bytes, for a sample */
 	char head[LOAD_SAMPLE_BODY];
+	/* Content-Type, for requests whose expect names one (native: from
+	 * the parser's header callbacks; curl: CURLINFO_CONTENT_TYPE). */
+	int field_is_ct, in_value;       /* native: where the header parse is */
+	size_t nfield, nctype;
+	char field[16];
+	char ctype[LOAD_CTYPE_MAX];
 };
 
 void load_check_start(struct load_check *k);
@@ -81,6 +89,10 @@ const char *load_expect_why(const struct load_expect *e, int status,
 			    const struct load_check *k, char *buf, size_t len);
 /* 1 when e needs the response body. */
 int load_expect_needs_body(const struct load_expect *e);
+/* Header callbacks' data for a check: a part of a header's name, a part
+ * of its value (the parser may split both); Content-Type's is kept. */
+void load_check_field(struct load_check *k, const char *p, size_t n);
+void load_check_value(struct load_check *k, const char *p, size_t n);
 
 /* A due request: its intended send time (ns, monotonic) and kind. */
 struct load_due {
@@ -121,6 +133,7 @@ struct load_shared {
 	double *cum_weight;         /* [cfg->nrequests], cumulative */
 	unsigned char *need_body;   /* [cfg->nrequests]: its expect reads the body */
 	int any_body;               /* some request's does */
+	int any_ctype;              /* some request's expect names a content type */
 	uint64_t start_ns, end_ns;  /* the schedule's window */
 	uint64_t timeout_ns;
 	uint64_t batch_ns;          /* 0: wake per event; else the tick */

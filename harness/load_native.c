@@ -117,6 +117,25 @@ static int on_headers_complete(http_parser *p)
 	return c->th->sh->wire[c->due.req].head ? 1 : 0;
 }
 
+/* Installed only when some request's expect names a content type. */
+static int on_header_field(http_parser *p, const char *at, size_t len)
+{
+	struct nconn *c = p->data;
+
+	if (c->th->sh->cfg->requests[c->due.req].expect.content_type)
+		load_check_field(&c->check, at, len);
+	return 0;
+}
+
+static int on_header_value(http_parser *p, const char *at, size_t len)
+{
+	struct nconn *c = p->data;
+
+	if (c->th->sh->cfg->requests[c->due.req].expect.content_type)
+		load_check_value(&c->check, at, len);
+	return 0;
+}
+
 /* Installed only when some request's expect reads the body. */
 static int on_body(http_parser *p, const char *at, size_t len)
 {
@@ -473,6 +492,10 @@ static int native_init(struct load_thread *th)
 	nt->settings.on_message_complete = on_message_complete;
 	if (th->sh->any_body)
 		nt->settings.on_body = on_body;
+	if (th->sh->any_ctype) {
+		nt->settings.on_header_field = on_header_field;
+		nt->settings.on_header_value = on_header_value;
+	}
 	for (i = nt->n - 1; i >= 0; i--) {
 		struct nconn *c = &nt->c[i];
 

@@ -201,6 +201,7 @@ int load_shared_prepare(struct load_shared *sh)
 		build_wire(&sh->wire[i], &sh->url, r);
 		sh->need_body[i] = (unsigned char)load_expect_needs_body(&r->expect);
 		sh->any_body |= sh->need_body[i];
+		sh->any_ctype |= r->expect.content_type != NULL;
 		sum += r->weight > 0 ? r->weight : 0;
 		sh->cum_weight[i] = sum;
 	}

@@ -25,6 +25,8 @@ struct load_expect {
 	char *body_contains; /* bytes the body must contain, or NULL */
 	size_t body_contains_len;
 	uint64_t max_bytes;  /* largest body accepted, bytes; 0: no limit */
+	char *content_type;  /* the media type expected (case-insensitive, parameters
+				after ';' ignored), or NULL */
 };
 
 /* One kind of request of a workload (the spec's workload.requests; owned

@@ -73,6 +73,7 @@ void spec_free(struct spec *s)
 		free(r->body_file);
 		free(r->expect.status);
 		free(r->expect.body_contains);
+		free(r->expect.content_type);
 	}
 	free(s->workload.requests);
 	free(s->workload.cpus);

@@ -231,6 +231,12 @@ static void check_requests(struct vctx *v)
 			spec_err_at(v, p, "must be 1 to %d bytes, got %zu", LOAD_EXPECT_MAX_BODY,
 				    r->expect.body_contains_len);
 		}
+		if (r->expect.content_type && (strlen(r->expect.content_type) >= 128 ||
+					       strpbrk(r->expect.content_type, ";\r\n"))) {
+			snprintf(p, sizeof(p), "workload.requests[%zu].expect.content_type", i);
+			spec_err_at(v, p, "must be a media type like application/json (under 128"
+				    " bytes, no parameters)");
+		}
 		if (!r->body_file)
 			continue;
 		snprintf(p, sizeof(p), "workload.requests[%zu].body_file", i);

@@ -78,6 +78,8 @@ static const struct field expect_fields[] = {
 	  "the statuses that count as expected, e.g. [200, 201]" },
 	{ "body_contains", FT_SCALAR, 0, O(struct load_expect, body_contains), O(struct load_expect, body_contains_len), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "bytes the response body must contain (at most 256); only these requests' bodies are read" },
+	{ "content_type", FT_STR, 0, O(struct load_expect, content_type), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "the media type the response must declare, e.g. application/json (case-insensitive; parameters after ; ignored)" },
 	{ "max_bytes", FT_U64, F_DEF | F_MIN | F_MAX, O(struct load_expect, max_bytes), 0, 0, 1e15, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "largest response body accepted, in bytes (0: no limit)" },
 	FIELD_END

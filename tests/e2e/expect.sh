@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Responses are checked (issue 13, item 1): each malformed answer of testsrv
-# (wrong status, wrong body, truncated body, empty 200) is caught by the
+# (wrong status, wrong body, truncated body, empty 200, wrong content
+# type) is caught by the
 # request's expect and counted as `unexpected`, with both transports, and
 # `harness load` exits 1 above --error-rate-max; a spec's expect is read; a
 # tiny run whose path 404s has every window failed (an outcome), with the
 # mismatches sampled for the audit. All on 127.0.0.1; every load is 30
 # requests (100 req/s for 0.3 s); the run is 1 rung x 1 rep of 2 s windows.
+# Bytes and protocol per window (item 5) are checked on the same run.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/load_common.inc"
 
@@ -34,6 +36,20 @@ for tr in native curl; do
 	check "$tr: wrong-body sample shows the body" test "$(j wrong-body_$tr '.samples[0].body')" = WRONG
 	check "$tr: truncated says so" grep -q "truncated" <<<"$(why truncated_$tr)"
 	check "$tr: empty says 0 bytes" grep -q "0 bytes" <<<"$(why empty_$tr)"
+
+	# Wrong content type: "ok" as text/html when text/plain is expected.
+	srv --mode wrong-type
+	load wt_$tr "http://127.0.0.1:$PORT/x" --rate 100 --duration 0.3 --transport $tr \
+		--expect-type text/plain --expect-body ok
+	cmp_num "$tr: wrong-type: exit 1" "$LOAD_RC" == 1
+	cmp_num "$tr: wrong-type: every request unexpected" "$(j wt_$tr .unexpected)" == 30
+	check "$tr: wrong-type says so" grep -q 'content type "text/html' <<<"$(why wt_$tr)"
+	stop_srv
+	srv
+	load rt_$tr "http://127.0.0.1:$PORT/x" --rate 100 --duration 0.3 --transport $tr \
+		--expect-type TEXT/PLAIN
+	cmp_num "$tr: the right type (any case): nothing unexpected" "$(j rt_$tr .unexpected)" == 0
+	stop_srv
 done
 
 # Default expectation (any 2xx or 3xx): a 404 is unexpected; latencies of

@@ -11,13 +11,15 @@
  *           [--error-pct X]                request n (1-based) gets HTTP 500
  *                                          when floor(n*X/100) !=
  *                                          floor((n-1)*X/100)
- *           [--mode ok|reset|hang|close|wrong-status|wrong-body|truncated|empty]
+ *           [--mode ok|reset|hang|close|wrong-status|wrong-body|truncated|empty|
+ *                   wrong-type]
  *                                          malformed answers (each request):
  *                                          wrong-status: 404 "not found";
  *                                          wrong-body: 200 "WRONG"; truncated:
  *                                          200 promising 100 bytes, 20 sent,
  *                                          then a close (FIN); empty: 200 with
- *                                          an empty body
+ *                                          an empty body; wrong-type: 200 "ok"
+ *                                          as text/html
  *           [--exit-after-ms N]            _exit(1) N ms after start
  *           [--crash-once FILE]            with --exit-after-ms: crash only if
  *                                          FILE does not exist (created first)
@@ -70,7 +72,7 @@
 #define MAX_BODY (64 * 1024 * 1024)
 
 enum mode { MODE_OK, MODE_RESET, MODE_HANG, MODE_CLOSE, MODE_WRONG_STATUS, MODE_WRONG_BODY,
-	    MODE_TRUNCATED, MODE_EMPTY };
+	    MODE_TRUNCATED, MODE_EMPTY, MODE_WRONG_TYPE };
 enum stats_mode { STATS_OK, STATS_MALFORMED, STATS_500, STATS_HANG };
 
 static struct {
@@ -197,8 +199,9 @@ static void parse_args(int argc, char **argv)
 			else if (!strcmp(v, "wrong-body")) opt.mode = MODE_WRONG_BODY;
 			else if (!strcmp(v, "truncated")) opt.mode = MODE_TRUNCATED;
 			else if (!strcmp(v, "empty")) opt.mode = MODE_EMPTY;
+			else if (!strcmp(v, "wrong-type")) opt.mode = MODE_WRONG_TYPE;
 			else die("--mode: want ok|reset|hang|close|wrong-status|wrong-body|truncated|"
-				 "empty, got '%s'", v);
+				 "empty|wrong-type, got '%s'", v);
 		} else if (!strcmp(a, "--exit-after-ms"))
 			opt.exit_after_ms = arg_long(a, v, 0);
 		else if (!strcmp(a, "--crash-once"))
@@ -421,6 +424,8 @@ static int handle(int fd, const char *method, const char *path, const char *body
 		return respond(fd, 404, "text/plain", "not found\n", 10, keep) ? 0 : keep;
 	if (!is_health && opt.mode == MODE_WRONG_BODY)
 		return respond(fd, 200, "text/plain", "WRONG", 5, keep) ? 0 : keep;
+	if (!is_health && opt.mode == MODE_WRONG_TYPE)
+		return respond(fd, 200, "text/html; charset=utf-8", "ok", 2, keep) ? 0 : keep;
 	if (!is_health && opt.mode == MODE_EMPTY)
 		return respond(fd, 200, "text/plain", "", 0, keep) ? 0 : keep;
 

@@ -108,8 +108,40 @@ TEST(max_bytes_and_truncated)
 	CHECK(strstr(why, "truncated") != NULL);
 }
 
+TEST(content_type)
+{
+	char want[] = "application/json";
+	struct load_expect e = { .content_type = want };
+	struct load_check k;
+
+	load_check_start(&k);
+	/* The parser may split names and values anywhere. */
+	load_check_field(&k, "Content-Le", 10);
+	load_check_field(&k, "ngth", 4);
+	load_check_value(&k, "2", 1);
+	load_check_field(&k, "content-", 8);
+	load_check_field(&k, "TYPE", 4);
+	load_check_value(&k, "Application/", 12);
+	load_check_value(&k, "JSON; charset=utf-8", 19);
+	load_check_field(&k, "X-A-Very-Long-Header-Name", 25);
+	load_check_value(&k, "text/html", 9);
+	CHECK(load_expect_why(&e, 200, &k, why, sizeof(why)) == NULL);
+	load_check_start(&k);
+	load_check_field(&k, "Content-Type", 12);
+	load_check_value(&k, "text/html", 9);
+	CHECK(load_expect_why(&e, 200, &k, why, sizeof(why)) != NULL);
+	CHECK(strstr(why, "content type \"text/html\"") != NULL);
+	load_check_start(&k);            /* none declared */
+	CHECK(load_expect_why(&e, 200, &k, why, sizeof(why)) != NULL);
+	load_check_start(&k);
+	load_check_field(&k, "Content-Type", 12);
+	load_check_value(&k, "application/json+x", 18);   /* a prefix is not a match */
+	CHECK(load_expect_why(&e, 200, &k, why, sizeof(why)) != NULL);
+}
+
 int main(void)
 {
+	RUN(content_type);
 	RUN(default_is_2xx_or_3xx);
 	RUN(listed_statuses);
 	RUN(body_contains_across_reads);
