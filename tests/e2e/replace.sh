@@ -8,7 +8,8 @@
 # below are exact: no warm-up gates and only outcome window gates, so
 # nothing else can void a window (a slow VM can only fail one, which is
 # valid and never replaced). Bounded: 2 rungs x 2 reps x 2 arms + 3
-# replacements, 1-2 s warm-up + 2 s each: under a minute.
+# replacements, 1-2 s warm-up + 2 s each, interrupted once and resumed:
+# under a minute.
 . "$(dirname "$0")/../lib.sh"
 
 RUNS="$T/runs"
@@ -51,10 +52,25 @@ check "check counts the replacements in the worst case" \
 
 # a at 50 req/s: its first window void (one replacement restores n = 2);
 # b at 100 req/s: every window void (2 replacements, then it is short).
-HARNESS_TEST_VOID_WINDOWS="ladder:a:50:1,ladder:b:100:all" \
-	"$HARNESS" run "$T/r.yaml" --allow-dirty --runs-dir "$RUNS" --run-id rp >"$T/run.out" 2>"$T/run.err"
+# The run is interrupted (SIGINT) while the first replacement window runs
+# and resumed: the replacement round is read back as planned, not planned
+# again, so every count below holds for the resumed run.
+export HARNESS_TEST_VOID_WINDOWS="ladder:a:50:1,ladder:b:100:all"
+"$HARNESS" run "$T/r.yaml" --allow-dirty --runs-dir "$RUNS" --run-id rp >"$T/run.out" 2>"$T/run0.err" &
+hp=$!
+for _ in $(seq 1500); do   # at most 150 s (a loaded VM under ASan)
+	[ -f "$RUNS/rp/run.db" ] && [ "$(sqlite3 "$RUNS/rp/run.db" "SELECT COUNT(*) FROM windows
+		WHERE replaces IS NOT NULL AND state = 'running'" 2>/dev/null)" = 1 ] && break
+	sleep 0.1
+done
+kill -INT "$hp"
+wait "$hp"
 rc=$?
-cmp_num "run exits 0 (stderr: $(tail -n 3 "$T/run.err" | tr '\n' ' '))" "$rc" "==" 0
+cmp_num "the run interrupted during a replacement window exits 1 ($(tail -n 2 "$T/run0.err" | tr "\n" " "))" "$rc" "==" 1
+"$HARNESS" resume rp --runs-dir "$RUNS" >"$T/res.out" 2>"$T/run.err"
+rc=$?
+cmp_num "resume exits 0 (stderr: $(tail -n 3 "$T/run.err" | tr '\n' ' '))" "$rc" "==" 0
+unset HARNESS_TEST_VOID_WINDOWS
 q() { sqlite3 "$RUNS/rp/run.db" "$1"; }
 cell() { q "SELECT COUNT(*) FROM windows WHERE stage='ladder' AND impl='$1' AND rate=$2 ${3:-}"; }
 cmp_num "a@50: 2 pre-registered + 1 replacement" "$(cell a 50)" "==" 3
@@ -67,7 +83,9 @@ cmp_num "b@50: nothing to replace" "$(cell b 50)" "==" 2
 cmp_num "b@100: 2 pre-registered + max_per_cell (2) replacements" "$(cell b 100)" "==" 4
 cmp_num "b@100: every attempt kept, all rejected" "$(cell b 100 "AND status='rejected'")" "==" 4
 cmp_num "b@100: 2 of them are replacements" "$(cell b 100 "AND replaces IS NOT NULL")" "==" 2
-cmp_num "a replacement event per replacement" "$(q "SELECT COUNT(*) FROM events WHERE kind='replacement'")" "==" 3
+cmp_num "a replacement event per replacement (none twice after resume)" "$(q "SELECT COUNT(*) FROM events WHERE kind='replacement'")" "==" 3
+cmp_num "the interrupted replacement window ran again, as planned" "$(q "SELECT COUNT(*) FROM events WHERE kind='window_interrupted'")" "==" 1
+cmp_num "each (block, impl) once" "$(q "SELECT COUNT(DISTINCT block || '/' || impl) FROM windows")" "==" "$(q "SELECT COUNT(*) FROM windows")"
 check "run quality counts the replacements and names the short cell" \
 	grep -q "run quality: 11 windows: .*, 3 replacements; 1 cell short: ladder 100 req/s b 0/2 valid;" "$T/run.err"
 expect_exit "audit --recheck reproduces the test_void verdicts" 0 \
