@@ -80,6 +80,17 @@ const struct store_table *run_impl_table(void)
 	return &impls_t;
 }
 
+const struct store_table *store_run_table(const char *name)
+{
+	if (!strcmp(name, "runs"))
+		return &runs_t;
+	if (!strcmp(name, "impls"))
+		return &impls_t;
+	if (!strcmp(name, "host_facts"))
+		return &facts_t;
+	return NULL;
+}
+
 void run_record_init(struct run_record *r)
 {
 	memset(r, 0, sizeof(*r));

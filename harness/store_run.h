@@ -68,6 +68,8 @@ void run_impl_init(struct run_impl *im);
 /* The column lists (for tests). */
 const struct store_table *run_table(void);
 const struct store_table *run_impl_table(void);
+/* runs, impls or host_facts; NULL for another name. */
+const struct store_table *store_run_table(const char *name);
 void run_impl_release(struct run_impl *im);
 
 /* Load run_id's record (run_id NULL: the database's only run). -1 after

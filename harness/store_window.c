@@ -506,6 +506,20 @@ int store_unexpected_load(struct store *st, int64_t wid, struct unexpected_rows 
 	return ret;
 }
 
+const struct store_table *store_window_table(const char *name)
+{
+	static const struct store_table *const all[] = {
+		&windows_t, &blocks_t, &seconds_t, &requests_t, &acct_t, &rtstats_t,
+		&gates_t, &events_t, &unexpected_t,
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(all); i++)
+		if (!strcmp(all[i]->name, name))
+			return all[i];
+	return NULL;
+}
+
 #define RELEASE(fn, type, table)                        \
 	void fn(type *r)                                \
 	{                                               \

@@ -76,6 +76,9 @@ void window_row_init(struct window_row *w);
 void window_row_release(struct window_row *w);
 /* The column list of the windows table (for tests and the evidence map). */
 const struct store_table *window_table(void);
+/* The column list of a table this module owns (windows and its series),
+ * or NULL. */
+const struct store_table *store_window_table(const char *name);
 
 /* blocks: the order of one block's windows, planned once. */
 struct block_row {

@@ -11,6 +11,7 @@
 #include "evidence_load.h"
 #include "store.h"
 #include "store_run.h"
+#include "store_sql.h"
 #include "store_window.h"
 #include "util.h"
 
@@ -393,6 +394,57 @@ TEST(evidence_round_trip)
 	store_close(&st);
 }
 
+/* Every column of every table of the schema (all migrations) is in one
+ * column list, and every list entry is a column: a migration that adds a
+ * column without its list entry (or the reverse) fails here. */
+TEST(column_lists_cover_the_schema)
+{
+	struct store st;
+	sqlite3_stmt *t, *c;
+	int tables = 0;
+
+	CHECK(open_db(&st, "schema") == 0);
+	t = store_prepare(&st, "SELECT name FROM sqlite_master WHERE type = 'table'"
+			       " AND name NOT LIKE 'sqlite_%' ORDER BY name");
+	CHECK(t != NULL);
+	while (t && sqlite3_step(t) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(t, 0);
+		const struct store_table *list = store_window_table(name);
+		size_t i, ncols = 0;
+
+		if (!list)
+			list = store_run_table(name);
+		tables++;
+		if (!list) {
+			printf("#   table %s has no column list\n", name);
+			t_cur_failed = 1;
+			continue;
+		}
+		c = store_prepare(&st, "SELECT name FROM pragma_table_info(?)");
+		if (c)
+			sqlite3_bind_text(c, 1, name, -1, SQLITE_STATIC);
+		while (c && sqlite3_step(c) == SQLITE_ROW) {
+			const char *col = (const char *)sqlite3_column_text(c, 0);
+
+			for (i = 0; i < list->ncols && strcmp(list->cols[i].name, col); i++)
+				;
+			if (i == list->ncols) {
+				printf("#   %s.%s is not in its column list\n", name, col);
+				t_cur_failed = 1;
+			}
+			ncols++;
+		}
+		sqlite3_finalize(c);
+		if (ncols != list->ncols) {
+			printf("#   %s: %zu columns, %zu in its list\n", name, ncols, list->ncols);
+			t_cur_failed = 1;
+		}
+	}
+	sqlite3_finalize(t);
+	CHECK(tables >= 12);
+	store_close(&st);
+}
+
 TEST(status_names)
 {
 	enum window_status s;
@@ -416,6 +468,7 @@ int main(void)
 	RUN(series_round_trip);
 	RUN(run_record_round_trip);
 	RUN(evidence_round_trip);
+	RUN(column_lists_cover_the_schema);
 	RUN(status_names);
 	{
 		char *argv[] = { "rm", "-rf", root, NULL };
