@@ -32,7 +32,9 @@
  *   regression    a knee regression (knee.h's rule, each side's own knee):
  *                 NEW crosses the SLO at a rung where BASE holds (BASE's
  *                 floor, or the rung below its crossing), both with >=
- *                 min_pairs valid windows at that rung; or both knees are
+ *                 min_pairs valid windows at that rung and at least
+ *                 1 - alpha of NEW's bootstrap resamples crossing too (one
+ *                 stalled window is not a crossing); or both knees are
  *                 points with inferential intervals and NEW's lies wholly
  *                 below BASE's;
  *   inconclusive  none of those, and fewer than min_pairs valid pairs at

@@ -297,6 +297,11 @@ static int knee_regression(const struct compare *c, const struct cmp_impl *ci,
 
 	if (!n || !b || !n->crossed || b->kind == KNEE_NONE || n->hi >= n->nrungs)
 		return 0;
+	/* A crossing one stalled window makes (a rung's mean percentile
+	 * pulled over the SLO) is not a regression: at least 1 - alpha of
+	 * NEW's bootstrap resamples must cross too. */
+	if (!n->has_ci || !n->nboot || (double)n->ncrossed < (1 - c->alpha) * (double)n->nboot)
+		return 0;
 	cross = n->rungs[n->hi].rate;
 	held = held_rung(b);
 	if (isfinite(held) && (cross < held || same_rate(cross, held)) &&
@@ -475,7 +480,7 @@ static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally
 		ci->verdict = CMP_NO_REGRESSION;
 	else
 		ci->verdict = CMP_NO_CHANGE;
-	if (!tally[CMP_REGRESSION])
+	if (ci->verdict != CMP_REGRESSION)
 		sbuf_addf(why, "%d improved, %d equivalent, %d undecided cells over %zu rates; "
 			  "%zu valid pairs at best", tally[CMP_IMPROVEMENT], tally[CMP_NO_CHANGE],
 			  tally[CMP_INCONCLUSIVE], ci->nrates, ci->max_vpairs);
