@@ -164,6 +164,52 @@ static int parse_duration(const char *s, double *out)
 	return 0;
 }
 
+/* The options that shape the one request of `harness load URL`: 0 when a
+ * is one of them (taken), -1 when it is not, EXIT_USAGE after one line. */
+static int parse_request_option(struct opts *o, const char *a, const char *v)
+{
+	if (!strcmp(a, "--method")) {
+		if (!*v || strpbrk(v, " \t\r\n:/"))
+			return bad("--method: bad method '%s'%s", v, "");
+		o->method = v;
+	} else if (!strcmp(a, "--header")) {
+		const char *colon = strchr(v, ':');
+		struct kv *kv;
+
+		if (!colon || colon == v || strpbrk(v, "\r\n"))
+			return bad("--header: want 'Name: value', got '%s'%s", v, "");
+		XGROW(o->headers, o->aheaders, o->nheaders + 1);
+		kv = &o->headers[o->nheaders++];
+		kv->key = xstrndup(v, (size_t)(colon - v));
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		kv->value = xstrdup(colon);
+	} else if (!strcmp(a, "--body")) {
+		o->body = v;
+	} else if (!strcmp(a, "--expect-status")) {
+		if (parse_statuses(v, o))
+			return bad("--expect-status: want statuses 100..599 like 200,201, got '%s'%s",
+				   v, "");
+	} else if (!strcmp(a, "--expect-body")) {
+		if (!*v || strlen(v) > LOAD_EXPECT_MAX_BODY)
+			return bad("--expect-body: want 1 to 256 bytes, got '%s'%s", v, "");
+		o->expect_body = v;
+	} else if (!strcmp(a, "--expect-type")) {
+		if (!*v || strlen(v) >= LOAD_CTYPE_MAX || strpbrk(v, "\r\n"))
+			return bad("--expect-type: want a media type like application/json, got '%s'%s",
+				   v, "");
+		o->expect_type = v;
+	} else if (!strcmp(a, "--error-rate-max")) {
+		if (parse_double(v, &o->error_rate_max) || !(o->error_rate_max >= 0) ||
+		    o->error_rate_max > 1)
+			return bad("--error-rate-max: want a fraction in 0..1, got '%s'%s", v, "");
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	int i;
@@ -174,6 +220,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		long *lp = NULL;
+		int r;
 
 		if (!strcmp(a, "--json")) {
 			o->json = 1;
@@ -216,42 +263,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			lp = &o->backlog_max;
 		} else if (!strcmp(a, "--seed")) {
 			lp = &o->seed;
-		} else if (!strcmp(a, "--method")) {
-			if (!*v || strpbrk(v, " \t\r\n:/"))
-				return bad("--method: bad method '%s'%s", v, "");
-			o->method = v;
-		} else if (!strcmp(a, "--header")) {
-			const char *colon = strchr(v, ':');
-			struct kv *kv;
-
-			if (!colon || colon == v || strpbrk(v, "\r\n"))
-				return bad("--header: want 'Name: value', got '%s'%s", v, "");
-			XGROW(o->headers, o->aheaders, o->nheaders + 1);
-			kv = &o->headers[o->nheaders++];
-			kv->key = xstrndup(v, (size_t)(colon - v));
-			colon++;
-			while (*colon == ' ' || *colon == '\t')
-				colon++;
-			kv->value = xstrdup(colon);
-		} else if (!strcmp(a, "--body")) {
-			o->body = v;
-		} else if (!strcmp(a, "--expect-status")) {
-			if (parse_statuses(v, o))
-				return bad("--expect-status: want statuses 100..599 like 200,201, got '%s'%s",
-					   v, "");
-		} else if (!strcmp(a, "--expect-body")) {
-			if (!*v || strlen(v) > LOAD_EXPECT_MAX_BODY)
-				return bad("--expect-body: want 1 to 256 bytes, got '%s'%s", v, "");
-			o->expect_body = v;
-		} else if (!strcmp(a, "--expect-type")) {
-			if (!*v || strlen(v) >= LOAD_CTYPE_MAX || strpbrk(v, "\r\n"))
-				return bad("--expect-type: want a media type like application/json, got '%s'%s",
-					   v, "");
-			o->expect_type = v;
-		} else if (!strcmp(a, "--error-rate-max")) {
-			if (parse_double(v, &o->error_rate_max) || !(o->error_rate_max >= 0) ||
-			    o->error_rate_max > 1)
-				return bad("--error-rate-max: want a fraction in 0..1, got '%s'%s", v, "");
+		} else if ((r = parse_request_option(o, a, v)) >= 0) {
+			if (r)
+				return r;
 		} else if (!strcmp(a, "--url")) {
 			o->url = v;
 		} else if (!strcmp(a, "--impl")) {
