@@ -20,11 +20,13 @@ static int stage_order(const char *s)
 {
 	if (!strcmp(s, "ladder"))
 		return 0;
-	if (!strcmp(s, "confirm"))
+	if (!strcmp(s, "refine"))
 		return 1;
-	if (!strcmp(s, "soak"))
+	if (!strcmp(s, "confirm"))
 		return 2;
-	return 3;
+	if (!strcmp(s, "soak"))
+		return 3;
+	return 4;
 }
 
 static int same_rate(double a, double b)
