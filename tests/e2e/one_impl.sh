@@ -44,7 +44,7 @@ check "check counts windows for 1 implementation" grep -q "3 rungs x 2 reps x 1 
 rc=$?
 cmp_num "run of one implementation exits 0 (stderr: $(tail -n 3 "$T/run.err" | tr '\n' ' '))" "$rc" "==" 0
 q() { sqlite3 "$RUNS/one/run.db" "$1"; }
-cmp_num "ladder: 3 rungs x 2 reps x 1 arm" "$(q "SELECT COUNT(*) FROM windows WHERE stage='ladder'")" "==" 6
+cmp_num "ladder: 3 rungs x 2 reps x 1 arm (pre-registered; replacements on top)" "$(q "SELECT COUNT(*) FROM windows WHERE stage='ladder' AND replaces IS NULL")" "==" 6
 cmp_num "confirm ran (2 reps at 1..2 rates)" "$(q "SELECT COUNT(*) FROM windows WHERE stage='confirm'")" ">=" 2
 cmp_num "every window done" "$(q "SELECT COUNT(*) FROM windows WHERE state != 'done'")" "==" 0
 # 100..400 req/s at 1 ms per request, 8 connections: far below testsrv's
