@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "plan.h"
+#include "spec.h"
 #include "t.h"
 
 /* Every arm appears in every position equally often, and every ordered
@@ -98,6 +99,36 @@ TEST(brackets)
 	CHECK(plan_bracket(rates, 1, 1, 720, out) == 1);
 }
 
+/* check's worst case: pre-registered windows per stage, and every cell's
+ * max_per_cell replacements on top. */
+TEST(worst_case_windows)
+{
+	struct spec s;
+	struct plan_windows p;
+
+	memset(&s, 0, sizeof(s));
+	s.ladder.reps = 3;
+	s.retries.max_per_cell = 2;
+	s.confirm.present = 1;
+	s.confirm.reps = 10;
+	s.soak.present = 1;
+	plan_worst_windows(&s, 8, 2, &p);
+	CHECK(p.ladder == 8 * 3 * 2 && p.ladder_r == 8 * 2 * 2);
+	CHECK(p.confirm_rates == 4 && p.confirm == 4 * 10 * 2 && p.confirm_r == 4 * 2 * 2);
+	CHECK(p.refine == 0 && p.refine_r == 0);
+	CHECK(p.soak == 2 && p.soak_r == 2 * 2);
+	/* confirm rates are capped by the rungs without refine, not with it
+	 * (refined brackets need not be rungs) */
+	plan_worst_windows(&s, 3, 2, &p);
+	CHECK(p.confirm_rates == 3);
+	s.refine.present = 1;
+	s.refine.reps = 3;
+	s.refine.max_steps = 4;
+	plan_worst_windows(&s, 3, 2, &p);
+	CHECK(p.confirm_rates == 4);
+	CHECK(p.refine == 4 * 3 * 2 && p.refine_r == 4 * 2 * 2);
+}
+
 int main(void)
 {
 	RUN(williams_is_balanced_for_2_to_6_arms);
@@ -105,5 +136,6 @@ int main(void)
 	RUN(one_arm);
 	RUN(block_orders_are_seeded_and_counterbalanced);
 	RUN(brackets);
+	RUN(worst_case_windows);
 	return t_done();
 }
