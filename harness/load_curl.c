@@ -449,6 +449,7 @@ static void curl_release(struct load_thread *th)
 
 	if (cc) {
 		for (i = 0; i < cc->n && cc->x; i++) {
+			load_check_release(&cc->x[i].check);
 			if (!cc->x[i].easy)
 				continue;
 			if (cc->multi)

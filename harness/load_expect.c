@@ -6,10 +6,13 @@
  * Declared in load_internal.h.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "jsonptr.h"
 #include "load_internal.h"
+#include "util.h"
 
 void load_check_start(struct load_check *k)
 {
@@ -22,6 +25,15 @@ void load_check_start(struct load_check *k)
 	k->field_is_ct = k->in_value = 0;
 	k->nfield = k->nctype = 0;
 	k->ctype[0] = 0;
+	k->njbuf = 0;
+	k->jtoo_big = 0;
+}
+
+void load_check_release(struct load_check *k)
+{
+	free(k->jbuf);
+	k->jbuf = NULL;
+	k->njbuf = k->ajbuf = 0;
 }
 
 void load_check_field(struct load_check *k, const char *p, size_t n)
@@ -70,7 +82,7 @@ static int ctype_matches(const char *value, const char *want)
 
 int load_expect_needs_body(const struct load_expect *e)
 {
-	return e->body_contains || e->max_bytes;
+	return e->body_contains || e->max_bytes || e->njson;
 }
 
 /* Keep the last `keep` bytes of carry + p[0..n). */
@@ -102,6 +114,15 @@ void load_check_body(struct load_check *k, const struct load_expect *e, const ch
 
 		memcpy(k->head + k->nhead, p, c);
 		k->nhead += c;
+	}
+	if (e->njson && !k->jtoo_big && n) {
+		if (k->njbuf + n > LOAD_JSON_MAX) {
+			k->jtoo_big = 1;
+		} else {
+			XGROW(k->jbuf, k->ajbuf, k->njbuf + n);
+			memcpy(k->jbuf + k->njbuf, p, n);
+			k->njbuf += n;
+		}
 	}
 	if (!needle || !m || k->found || !n)
 		return;
@@ -135,6 +156,65 @@ static void quote(char *out, size_t len, const char *s, size_t n)
 		o += 3;
 	}
 	out[o] = 0;
+}
+
+/* The JSON value v is the scalar written as want. */
+static int json_equals(json_t *v, const char *want)
+{
+	double d;
+
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		return !strcmp(json_string_value(v), want);
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return !parse_double(want, &d) && d == json_number_value(v);
+	case JSON_TRUE:
+		return !strcmp(want, "true");
+	case JSON_FALSE:
+		return !strcmp(want, "false");
+	case JSON_NULL:
+		return !strcmp(want, "null");
+	default:
+		return 0;
+	}
+}
+
+/* The body's JSON against e->json; NULL when every pointer holds its value. */
+static const char *json_why(const struct load_expect *e, const struct load_check *k,
+			    char *buf, size_t len)
+{
+	json_error_t err;
+	json_t *doc, *v;
+	size_t i;
+
+	if (k->jtoo_big) {
+		snprintf(buf, len, "body over %d KiB: too large to check its JSON",
+			 LOAD_JSON_MAX / 1024);
+		return buf;
+	}
+	doc = json_loadb(k->jbuf ? k->jbuf : "", k->njbuf, JSON_DECODE_ANY, &err);
+	if (!doc) {
+		snprintf(buf, len, "body (%zu bytes) is not JSON: %.50s", k->njbuf, err.text);
+		return buf;
+	}
+	for (i = 0; i < e->njson; i++) {
+		v = jsonptr_get(doc, e->json[i].key);
+		if (!v) {
+			snprintf(buf, len, "no %.40s in the body's JSON", e->json[i].key);
+			break;
+		}
+		if (!json_equals(v, e->json[i].value)) {
+			char *got = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+			snprintf(buf, len, "%.30s is %.24s, expected %.24s", e->json[i].key,
+				 got ? got : "?", e->json[i].value);
+			free(got);
+			break;
+		}
+	}
+	json_decref(doc);
+	return i < e->njson ? buf : NULL;
 }
 
 const char *load_expect_why(const struct load_expect *e, int status,
@@ -181,5 +261,7 @@ const char *load_expect_why(const struct load_expect *e, int status,
 			 (unsigned long long)k->bytes, q);
 		return buf;
 	}
+	if (e->njson)
+		return json_why(e, k, buf, len);
 	return NULL;
 }

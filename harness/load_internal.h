@@ -61,6 +61,7 @@ struct load_wire {
  * response cut short after its status line.
  */
 #define LOAD_CTYPE_MAX 128
+#define LOAD_JSON_MAX (256 * 1024)   /* largest body whose JSON is checked */
 
 struct load_check {
 	uint64_t bytes;                  /* body bytes seen */
@@ -78,9 +79,16 @@ struct load_check {
 	size_t nfield, nctype;
 	char field[16];
 	char ctype[LOAD_CTYPE_MAX];
+	/* The whole body, for requests whose expect has json pointers (up
+	 * to LOAD_JSON_MAX; allocated on first use, freed by
+	 * load_check_release). */
+	char *jbuf;
+	size_t njbuf, ajbuf;
+	int jtoo_big;
 };
 
 void load_check_start(struct load_check *k);
+void load_check_release(struct load_check *k);
 void load_check_body(struct load_check *k, const struct load_expect *e, const char *p,
 		     size_t n);
 /* NULL when a response with this status (and body, when k is given and

@@ -573,9 +573,11 @@ static void native_release(struct load_thread *th)
 	int i;
 
 	if (nt) {
-		for (i = 0; i < nt->n; i++)
+		for (i = 0; i < nt->n; i++) {
 			if (nt->c[i].fd >= 0)
 				close(nt->c[i].fd);
+			load_check_release(&nt->c[i].check);
+		}
 		free(nt->c);
 		free(nt->rbuf);
 		free(nt);

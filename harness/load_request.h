@@ -27,6 +27,10 @@ struct load_expect {
 	uint64_t max_bytes;  /* largest body accepted, bytes; 0: no limit */
 	char *content_type;  /* the media type expected (case-insensitive, parameters
 				after ';' ignored), or NULL */
+	struct kv *json;     /* RFC 6901 pointer -> the scalar expected there, as
+				written: a JSON string by its text, a number by
+				value, true/false/null by name */
+	size_t njson;
 };
 
 /* One kind of request of a workload (the spec's workload.requests; owned

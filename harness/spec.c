@@ -74,6 +74,7 @@ void spec_free(struct spec *s)
 		free(r->expect.status);
 		free(r->expect.body_contains);
 		free(r->expect.content_type);
+		free_kv(r->expect.json, r->expect.njson);
 	}
 	free(s->workload.requests);
 	free(s->workload.cpus);

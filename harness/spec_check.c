@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jsonptr.h"
 #include "spec_internal.h"
 #include "util.h"
 
@@ -236,6 +237,13 @@ static void check_requests(struct vctx *v)
 			snprintf(p, sizeof(p), "workload.requests[%zu].expect.content_type", i);
 			spec_err_at(v, p, "must be a media type like application/json (under 128"
 				    " bytes, no parameters)");
+		}
+		for (j = 0; j < r->expect.njson; j++) {
+			if (jsonptr_valid(r->expect.json[j].key)) {
+				snprintf(p, sizeof(p), "workload.requests[%zu].expect.json", i);
+				spec_err_at(v, p, "\"%s\" is not a JSON pointer (RFC 6901: \"\" or"
+					    " /a/b/0; ~0 for ~, ~1 for /)", r->expect.json[j].key);
+			}
 		}
 		if (!r->body_file)
 			continue;

@@ -80,6 +80,8 @@ static const struct field expect_fields[] = {
 	  "bytes the response body must contain (at most 256); only these requests' bodies are read" },
 	{ "content_type", FT_STR, 0, O(struct load_expect, content_type), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "the media type the response must declare, e.g. application/json (case-insensitive; parameters after ; ignored)" },
+	{ "json", FT_KV, 0, O(struct load_expect, json), O(struct load_expect, njson), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "RFC 6901 JSON pointer -> the value expected there, e.g. { \"/id\": 42 } (a string by its text, a number by value, true/false/null by name; bodies up to 256 KiB)" },
 	{ "max_bytes", FT_U64, F_DEF | F_MIN | F_MAX, O(struct load_expect, max_bytes), 0, 0, 1e15, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "largest response body accepted, in bytes (0: no limit)" },
 	FIELD_END

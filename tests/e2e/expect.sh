@@ -96,6 +96,40 @@ cmp_num "spec expect: the listed 404 is expected" "$(j sp '.by_request.gone.unex
 cmp_num "spec expect: a 404 for page is not (and 10 bytes > max_bytes 4)" \
 	"$(j sp '.by_request.page.unexpected')" == "$(j sp '.by_request.page.requests')"
 stop_srv
+
+# JSON pointers (RFC 6901) into the body: testsrv echoes a POST's body, so
+# each request says what comes back; the second's /id is wrong.
+cat > "$T/json.yaml" <<YAML
+version: 1
+name: e2e-json
+slo: { percentile: 99, threshold_ms: 50 }
+implementations:
+  - name: a
+    start: [$HELPERS/testsrv, --port, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz" }
+workload:
+  requests:
+    - { name: good, method: POST, path: /echo, body: '{"id": 42, "tags": ["x", "y"], "ok": true}',
+        expect: { json: { /id: 42, /tags/1: "y", /ok: true } } }
+    - { name: bad, method: POST, path: /echo, body: '{"id": 43}', expect: { json: { /id: 42 } } }
+stages:
+  ladder: { start_rps: 100, step: 2, max_rps: 100, window_s: 20 }
+YAML
+expect_exit "check accepts json pointers" 0 "$HARNESS" check "$T/json.yaml"
+sed 's|/tags/1: "y"|tags: "y"|' "$T/json.yaml" > "$T/badptr.yaml"
+expect_exit "check refuses a json key that is no pointer" 2 "$HARNESS" check "$T/badptr.yaml"
+srv
+for tr in native curl; do
+	load js_$tr "$T/json.yaml" --impl a --url "http://127.0.0.1:$PORT" --rate 100 --duration 0.3 \
+		--transport $tr
+	cmp_num "$tr: json: the matching body is expected" "$(j js_$tr '.by_request.good.unexpected')" == 0
+	cmp_num "$tr: json: the wrong /id is unexpected" "$(j js_$tr '.by_request.bad.unexpected')" "==" \
+		"$(j js_$tr '.by_request.bad.requests')"
+	check "$tr: json: the sample says what /id was" \
+		grep -q "/id is 43, expected 42" <<<"$(j js_$tr '.samples[0].why')"
+done
+stop_srv
+
 sed 's/status: \[404\], //; s/max_bytes: 4/max_bytes: 4000/' "$T/spec.yaml" > "$T/run.yaml"
 sed -i 's/max_bytes: 4000/status: [200, 200]/' "$T/run.yaml"
 expect_exit "check refuses a status listed twice" 2 "$HARNESS" check "$T/run.yaml"

@@ -139,8 +139,42 @@ TEST(content_type)
 	CHECK(load_expect_why(&e, 200, &k, why, sizeof(why)) != NULL);
 }
 
+TEST(json_pointers)
+{
+	struct kv want[] = {
+		{ (char *)"/id", (char *)"42" },
+		{ (char *)"/tags/1", (char *)"b" },
+		{ (char *)"/ok", (char *)"true" },
+		{ (char *)"/none", (char *)"null" },
+	};
+	struct load_expect e = { .json = want, .njson = 4 };
+	const char *body = "{\"id\": 42.0, \"tags\": [\"a\", \"b\"], \"ok\": true, \"none\": null}";
+	struct load_check k = { 0 };
+	size_t s;
+
+	CHECK(load_expect_needs_body(&e));
+	for (s = 0; s <= strlen(body); s += 7) {
+		CHECK(check(&e, 200, body, s) == NULL);   /* split anywhere */
+	}
+	CHECK(check(&e, 200, "{\"id\": 43, \"tags\": [\"a\", \"b\"]}", 5) != NULL);
+	CHECK(strstr(why, "/id is 43, expected 42") != NULL);
+	CHECK(check(&e, 200, "{\"id\": 42, \"tags\": [\"a\"]}", 5) != NULL);
+	CHECK(strstr(why, "no /tags/1") != NULL);
+	CHECK(check(&e, 200, "<html>", 2) != NULL);
+	CHECK(strstr(why, "not JSON") != NULL);
+	e.njson = 1;
+	CHECK(check(&e, 200, "{\"id\": \"42\"}", 3) == NULL);   /* "42" as written */
+	/* Too large a body is not parsed, and says so. */
+	load_check_start(&k);
+	k.jtoo_big = 1;
+	CHECK(load_expect_why(&e, 200, &k, why, sizeof(why)) != NULL);
+	CHECK(strstr(why, "too large") != NULL);
+	load_check_release(&k);
+}
+
 int main(void)
 {
+	RUN(json_pointers);
 	RUN(content_type);
 	RUN(default_is_2xx_or_3xx);
 	RUN(listed_statuses);
