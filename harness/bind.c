@@ -2,9 +2,11 @@
  * bind: the spec, bound to the load engine and the implementation
  * lifecycle. Contracts in bind.h.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bind.h"
+#include "util.h"
 
 void bind_load(struct load_config *cfg, const struct spec *spec, const char *url,
 	       double rate, double duration_s, uint64_t seed)
@@ -76,5 +78,90 @@ void bind_build(struct sut_build_config *cfg, const struct spec *spec,
 		cfg->timeout_s = spec->sandbox.build_timeout_s;
 		cfg->memory_max_bytes = spec->sandbox.memory_max_bytes;
 		cfg->pids_max = spec->sandbox.pids_max;
+	}
+}
+
+/* ------------------------------------------------------ dependencies */
+
+char *bind_subst_deps(const char *tmpl, size_t len, const struct spec *spec, const int *ports,
+		      size_t *outlen)
+{
+	struct sbuf out = SBUF_INIT;
+	size_t pos = 0, last = 0, at, rl, nl;
+	const char *name;
+	int port, k;
+
+	while (spec_dep_ref_next(tmpl, len, &pos, &at, &rl, &name, &nl, &port)) {
+		k = nl ? spec_dep_index(spec, name, nl) : -1;
+		if (k < 0)
+			continue;
+		sbuf_add(&out, tmpl + last, at - last);
+		if (port)
+			sbuf_addf(&out, "%d", ports[k]);
+		else
+			sbuf_adds(&out, "127.0.0.1");
+		last = at + rl;
+	}
+	sbuf_add(&out, tmpl + last, len - last);
+	return sbuf_detach(&out, outlen);
+}
+
+static void subst_str(char **p, const struct spec *spec, const int *ports)
+{
+	char *n;
+
+	if (!*p)
+		return;
+	n = bind_subst_deps(*p, strlen(*p), spec, ports, NULL);
+	free(*p);
+	*p = n;
+}
+
+static void subst_argv(char **argv, const struct spec *spec, const int *ports)
+{
+	for (; argv && *argv; argv++)
+		subst_str(argv, spec, ports);
+}
+
+static void subst_impl(struct spec_impl *im, const struct spec *spec, const int *ports)
+{
+	size_t i;
+
+	subst_argv(im->start, spec, ports);
+	for (i = 0; i < im->nenv; i++)
+		subst_str(&im->env[i].value, spec, ports);
+	subst_str(&im->health_url, spec, ports);
+	subst_str(&im->stats_url, spec, ports);
+}
+
+void bind_deps(struct spec *spec, const int *ports)
+{
+	size_t i, j;
+
+	for (i = 0; i < spec->nimpls; i++)
+		subst_impl(&spec->impls[i], spec, ports);
+	for (i = 0; i < spec->ndeps; i++) {
+		struct spec_dep *d = &spec->deps[i];
+
+		subst_impl(&d->impl, spec, ports);
+		subst_str(&d->health_tcp, spec, ports);
+		subst_argv(d->health_cmd, spec, ports);
+		subst_argv(d->version, spec, ports);
+		subst_argv(d->setup, spec, ports);
+	}
+	for (i = 0; i < spec->workload.nrequests; i++) {
+		struct load_request *r = &spec->workload.requests[i];
+
+		subst_str(&r->path, spec, ports);
+		for (j = 0; j < r->nheaders; j++)
+			subst_str(&r->headers[j].value, spec, ports);
+		if (r->body) {
+			size_t n;
+			char *b = bind_subst_deps(r->body, r->body_len, spec, ports, &n);
+
+			free(r->body);
+			r->body = b;
+			r->body_len = n;
+		}
 	}
 }

@@ -10,7 +10,8 @@
  * strings, which must outlive the configuration. Callers set what is
  * theirs afterwards (load: on_second, ctx, stop; sut: backend override).
  *
- * {port} substitution is the spec's (spec_subst_port, used by sut).
+ * {port} substitution is the spec's (spec_subst_port, used by sut);
+ * {dep.NAME.port} and {dep.NAME.host} substitution is here (bind_deps).
  */
 #ifndef HARNESS_BIND_H
 #define HARNESS_BIND_H
@@ -59,5 +60,27 @@ void bind_sut(struct sut_config *cfg, const struct spec *spec, const struct spec
 void bind_build(struct sut_build_config *cfg, const struct spec *spec,
 		const struct spec_impl *impl, const char *workdir, const char *log_path,
 		const struct bind_sandbox *sandbox);
+
+/* ------------------------------------------------------ dependencies */
+
+/*
+ * tmpl[0..len) with every {dep.NAME.port} replaced by ports[i] of spec's
+ * dependency NAME (index i) and every {dep.NAME.host} by 127.0.0.1 (they
+ * listen on loopback). A reference naming no dependency is left as it is
+ * (the validator refused it). Returns a malloc'd, NUL-terminated string;
+ * *outlen (when non-NULL) gets its length.
+ */
+char *bind_subst_deps(const char *tmpl, size_t len, const struct spec *spec, const int *ports,
+		      size_t *outlen);
+
+/*
+ * Bind the spec to its dependencies' ports (ports[spec->ndeps], chosen
+ * before anything starts and kept across restarts): rewrites in place
+ * every string that may refer to them: implementations' start, env,
+ * health and stats URLs; dependencies' start, env, health, version and
+ * setup; requests' path, header values and body. Called once, before the
+ * arms copy the implementations.
+ */
+void bind_deps(struct spec *spec, const int *ports);
 
 #endif

@@ -63,6 +63,20 @@ void spec_free(struct spec *s)
 		free(im->cpus);
 	}
 	free(s->impls);
+	for (i = 0; i < s->ndeps; i++) {
+		struct spec_dep *d = &s->deps[i];
+		free(d->impl.name);
+		free(d->impl.repo);
+		free_argv(d->impl.start);
+		free_kv(d->impl.env, d->impl.nenv);
+		free(d->impl.health_url);
+		free(d->impl.cpus);
+		free(d->health_tcp);
+		free_argv(d->health_cmd);
+		free_argv(d->version);
+		free_argv(d->setup);
+	}
+	free(s->deps);
 	for (i = 0; i < s->workload.nrequests; i++) {
 		struct load_request *r = &s->workload.requests[i];
 		free(r->name);

@@ -55,6 +55,24 @@ struct spec_impl {
 	int line, col;       /* where it was declared, for messages */
 };
 
+/*
+ * A dependency (database, cache, downstream service): started before the
+ * implementations in declared order, shared by all of them, accounted and
+ * guarded per window (gates/dependency_headroom.c). Its implementation-
+ * shaped part (name, repo, start, env, health.url, health.timeout_s, cpus,
+ * limits) is a struct spec_impl, so sut starts it exactly as it starts an
+ * implementation; that impl's build, stats and restart are unused.
+ * Implementations, requests and later dependencies refer to it as
+ * {dep.NAME.port} and {dep.NAME.host} (bind.h).
+ */
+struct spec_dep {
+	struct spec_impl impl;
+	char *health_tcp;    /* "127.0.0.1:{port}": healthy once it accepts, or NULL */
+	char **health_cmd;   /* argv: healthy once it exits 0, or NULL */
+	char **version;      /* argv whose output is recorded in the run, or NULL */
+	char **setup;        /* argv run once after its first healthy start, or NULL */
+};
+
 struct spec_workload {
 	enum arrival arrival;           /* default constant */
 	int connections;                /* default 64, 1..100000 */
@@ -167,6 +185,8 @@ struct spec {
 	struct spec_slo slo;
 	struct spec_impl *impls;
 	size_t nimpls;                  /* >= 1 */
+	struct spec_dep *deps;          /* dependencies: */
+	size_t ndeps;                   /* 0 when none */
 	struct spec_workload workload;
 	struct spec_ladder ladder;
 	struct spec_confirm confirm;
@@ -219,6 +239,18 @@ void spec_free(struct spec *s);
 
 /* Lookups; NULL when absent. */
 const struct spec_impl *spec_impl_find(const struct spec *s, const char *name);
+/* The index of dependency `name` (len bytes of it), or -1. */
+int spec_dep_index(const struct spec *s, const char *name, size_t len);
+
+/*
+ * The next reference "{dep.NAME.port}" or "{dep.NAME.host}" in s[0..len)
+ * at or after *pos: 1 with *at (its offset), *reflen, the name
+ * (name/namelen point into s) and *is_port set, *pos moved past it; 0
+ * when there is none. Malformed "{dep." text is returned as a reference
+ * with namelen 0 (the validator refuses it).
+ */
+int spec_dep_ref_next(const char *s, size_t len, size_t *pos, size_t *at, size_t *reflen,
+		      const char **name, size_t *namelen, int *is_port);
 const struct spec_gate *spec_gate_find(const struct spec *s, const char *gate);
 
 /* A gate parameter as a number / string / map, with the gate's default

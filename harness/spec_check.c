@@ -393,9 +393,36 @@ static void check_generator(struct vctx *v)
 			     w->threads == 1 ? "" : "s", per_thread);
 }
 
+/* Dependencies run in their repo (default: the spec's directory). */
+static void resolve_dep_repos(struct vctx *v)
+{
+	struct spec *s = v->s;
+	size_t i;
+
+	for (i = 0; i < s->ndeps; i++) {
+		struct spec_impl *im = &s->deps[i].impl;
+		char p[64];
+		const struct ynode *n;
+
+		snprintf(p, sizeof(p), "dependencies[%zu]", i);
+		n = spec_node_at(v->root, p);
+		if (n) {
+			im->line = n->line;
+			im->col = n->col;
+		}
+		if (im->repo) {
+			char *r = resolve(s->base_dir, im->repo);
+			free(im->repo);
+			im->repo = r;
+		}
+	}
+}
+
 void spec_check_all(struct vctx *v)
 {
 	check_impls(v);
+	resolve_dep_repos(v);
+	spec_check_deps(v);
 	check_requests(v);
 	check_stages(v);
 	check_warmup(v);

@@ -7,6 +7,7 @@
  *   spec_read.c      scalar readers, key paths, did-you-mean
  *   spec_validate.c  node tree + tables -> struct spec, every error collected
  *   spec_check.c     checks across keys, paths, body files
+ *   spec_deps.c      dependencies: names, {dep.NAME.port} references
  *   spec_gates.c     gates: map and gate lists against the gate registry
  *   spec_schema.c    tables -> JSON Schema
  *   spec.c           the public API (spec.h), hash, rungs, {port}
@@ -196,6 +197,8 @@ void spec_refuse_at(struct vctx *v, const char *path, const char *fmt, ...)
 void spec_warn_at(struct vctx *v, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void spec_check_all(struct vctx *v);
+/* spec_deps.c: dependency names, references and health (see there). */
+void spec_check_deps(struct vctx *v);
 
 /* spec_gates.c: the gates: map, the gate lists, defaults and requirements. */
 void spec_read_gatelist(struct vctx *v, const struct field *f, void *base,

@@ -71,6 +71,46 @@ static const struct field impl_fields[] = {
 	FIELD_END
 };
 
+/* ----------------------------------------------------------- dependencies */
+
+#define D(member) O(struct spec_dep, member)
+
+static const struct field dep_health_fields[] = {
+	{ "url", FT_STR, F_PORT | F_URL, D(impl.health_url), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "URL polled until it answers 2xx; {port} is substituted (give one of url, tcp, command)" },
+	{ "tcp", FT_STR, F_PORT, D(health_tcp), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "\"127.0.0.1:{port}\": healthy once a TCP connection is accepted" },
+	{ "command", FT_ARGV, F_PORT, D(health_cmd), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "argv run in repo until it exits 0 (each try at most 5 s)" },
+	{ "timeout_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, D(impl.health_timeout_s), 0, 0, 3600, 30, NULL, NULL, NULL, 0, 0, 0,
+	  "seconds to wait for it to be healthy before the run stops (exit 3)" },
+	FIELD_END
+};
+
+static const struct field dep_fields[] = {
+	{ "name", FT_STR, F_REQ | F_IDENT, D(impl.name), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "unique name; others refer to it as {dep.NAME.port} and {dep.NAME.host}" },
+	{ "repo", FT_STR, F_DEF, D(impl.repo), 0, 0, 0, 0, ".", NULL, NULL, 0, 0, 0,
+	  "working directory of start, health, version and setup, relative to the spec's directory" },
+	{ "start", FT_ARGV, F_REQ | F_PORT, D(impl.start), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "start command as an argv list; \"{port}\" is its own port, {dep.OTHER.port} an earlier dependency's" },
+	{ "env", FT_KV, F_PORT | F_ENVNAME, D(impl.env), D(impl.nenv), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "environment variables added to a minimal environment; values may use {port}" },
+	{ "health", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, dep_health_fields, 0, 0, 0,
+	  "health check (default: healthy while the process is alive)" },
+	{ "cpus", FT_SCALAR, F_CPUS, D(impl.cpus), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "cpu list it is pinned to, e.g. \"0\"; dependency_headroom judges its CPU against these cores (default: every online cpu)" },
+	{ "limits", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, limits_fields, 0, 0, 0,
+	  "cgroup limits" },
+	{ "version", FT_ARGV, F_PORT, D(version), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "argv whose output (first 4 KiB) is recorded in the run and shown in the report, e.g. [postgres, --version]" },
+	{ "setup", FT_ARGV, F_PORT, D(setup), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "argv run once per run after it is first healthy (schema, seed data); failing stops the run (exit 3)" },
+	FIELD_END
+};
+
+#undef D
+
 /* -------------------------------------------------------------- workload */
 
 static const struct field expect_fields[] = {
@@ -289,6 +329,8 @@ const struct field spec_root_fields[] = {
 	  "the latency promise that defines the knee" },
 	{ "implementations", FT_LIST, F_REQ, O(struct spec, impls), O(struct spec, nimpls), 0, 0, 0, NULL, NULL, impl_fields,
 	  sizeof(struct spec_impl), 1, 0, "the arms measured (one or more), interleaved in every block" },
+	{ "dependencies", FT_LIST, 0, O(struct spec, deps), O(struct spec, ndeps), 0, 0, 0, NULL, NULL, dep_fields,
+	  sizeof(struct spec_dep), 0, 0, "services the implementations use (database, cache, backend): started first, in order, shared, accounted per window" },
 	{ "workload", FT_OBJ, F_REQ, O(struct spec, workload), 0, 0, 0, 0, NULL, NULL, workload_fields, 0, 0, 0,
 	  "the open-loop load" },
 	{ "stages", FT_OBJ, F_REQ, 0, 0, 0, 0, 0, NULL, NULL, stages_fields, 0, 0, 0,

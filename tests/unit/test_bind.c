@@ -76,6 +76,72 @@ TEST(url_defaults_are_the_spec_defaults)
 	spec_free(s);
 }
 
+static const char with_deps[] =
+	"version: 1\n"
+	"name: deps\n"
+	"slo: { threshold_ms: 20 }\n"
+	"dependencies:\n"
+	"  - name: db\n"
+	"    start: [./db, --port, \"{port}\"]\n"
+	"    health: { tcp: \"127.0.0.1:{port}\" }\n"
+	"  - name: cache.1\n"
+	"    start: [./cache, \"--db={dep.db.host}:{dep.db.port}\", \"{port}\"]\n"
+	"implementations:\n"
+	"  - name: a\n"
+	"    start: [./a, \"{port}\", \"{dep.db.port}\"]\n"
+	"    env: { CACHE: \"{dep.cache.1.host}:{dep.cache.1.port}\" }\n"
+	"    health: { url: \"http://127.0.0.1:{port}/?db={dep.db.port}\" }\n"
+	"workload:\n"
+	"  requests:\n"
+	"    - { name: r, path: \"/x/{dep.db.port}\", headers: { X-Db: \"{dep.db.host}\" },"
+	" body: \"{dep.cache.1.port}{dep.other.port}\" }\n"
+	"stages:\n"
+	"  ladder: { start_rps: 500, step: 1.2, max_rps: 2000, window_s: 60 }\n";
+
+/* {dep.NAME.port} / {dep.NAME.host} land everywhere they may appear; the
+ * dependency's own {port} is left for sut; dotted names resolve by the
+ * last '.'; a reference to no dependency is left as written. */
+TEST(dep_substitution)
+{
+	struct spec *s = spec_parse(with_deps, sizeof(with_deps) - 1, "t.yaml", "/tmp");
+	static const int ports[] = { 5432, 6379 };
+	const char *t = "a{dep.db.port}b{dep.db.host}{dep.nope.port}{port}";
+	size_t n;
+	char *x;
+
+	CHECK(s == NULL); /* {dep.other.port} names no dependency: refused */
+	spec_free(s);
+	x = bind_subst_deps(t, strlen(t), NULL, ports, &n);
+	CHECK_STR(x, "a{dep.db.port}b{dep.db.host}{dep.nope.port}{port}");
+	free(x);
+	{
+		char *fixed = xstrdup(with_deps);
+		char *o = strstr(fixed, "{dep.other.port}");
+
+		memmove(o, o + 16, strlen(o + 16) + 1);
+		s = spec_parse(fixed, strlen(fixed), "t.yaml", "/tmp");
+		free(fixed);
+	}
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	x = bind_subst_deps(t, strlen(t), s, ports, &n);
+	CHECK_STR(x, "a5432b127.0.0.1{dep.nope.port}{port}");
+	CHECK(n == strlen(x));
+	free(x);
+	bind_deps(s, ports);
+	CHECK_STR(s->impls[0].start[2], "5432");
+	CHECK_STR(s->impls[0].start[1], "{port}");
+	CHECK_STR(s->impls[0].env[0].value, "127.0.0.1:6379");
+	CHECK_STR(s->impls[0].health_url, "http://127.0.0.1:{port}/?db=5432");
+	CHECK_STR(s->deps[1].impl.start[1], "--db=127.0.0.1:5432");
+	CHECK_STR(s->deps[0].health_tcp, "127.0.0.1:{port}");
+	CHECK_STR(s->workload.requests[0].path, "/x/5432");
+	CHECK_STR(s->workload.requests[0].headers[0].value, "127.0.0.1");
+	CHECK(s->workload.requests[0].body_len == 4 && !memcmp(s->workload.requests[0].body, "6379", 4));
+	spec_free(s);
+}
+
 TEST(window_seeds)
 {
 	struct spec *s = spec_parse(minimal, sizeof(minimal) - 1, "t.yaml", "/tmp");
@@ -161,6 +227,7 @@ int main(void)
 {
 	RUN(load_from_every_workload_key);
 	RUN(url_defaults_are_the_spec_defaults);
+	RUN(dep_substitution);
 	RUN(window_seeds);
 	RUN(sut_trusted_and_sandboxed);
 	RUN(build_trusted_and_sandboxed);
