@@ -40,7 +40,18 @@ void evidence_release(struct evidence *e)
 	free(e->acct_backend);
 	evidence_release_stats(e);
 	free(e->stats);
+	for (i = 0; i < e->ndeps; i++)
+		free((char *)e->deps[i].name); /* owned here (evidence_add_dep) */
+	free(e->deps);
 	evidence_init(e, e->phase);
+}
+
+void evidence_add_dep(struct evidence *e, const struct gate_dep *d)
+{
+	e->deps = xrealloc(e->deps, (e->ndeps + 1) * sizeof(*e->deps));
+	e->deps[e->ndeps] = *d;
+	e->deps[e->ndeps].name = xstrdup(d->name ? d->name : "?");
+	e->ndeps++;
 }
 
 void evidence_add_second(struct evidence *e, double p99_ms, double p999_ms)
@@ -219,6 +230,8 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->oom_kills = e->oom_kills;
 	in->major_faults = e->major_faults;
 	in->sut_exited = e->sut_exited;
+	in->ndeps = e->ndeps;
+	in->deps = e->deps;
 
 	if (!impl || !impl->nsignals)
 		return;

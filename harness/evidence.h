@@ -54,6 +54,10 @@ struct evidence {
 
 	size_t nstats, astats;
 	struct ev_stat *stats;
+
+	/* dependencies over the phase (table window_deps); names owned */
+	size_t ndeps;
+	struct gate_dep *deps;
 };
 
 /* Scratch memory behind a gate_input (series, counters). */
@@ -76,6 +80,8 @@ void evidence_release_stats(struct evidence *e);
 /* Copies signal/key/error. */
 void evidence_add_stat(struct evidence *e, double t, const char *signal,
 		       const char *key, double value, const char *error);
+/* Append a dependency's figures (the name is copied). */
+void evidence_add_dep(struct evidence *e, const struct gate_dep *d);
 void evidence_set_requests(struct evidence *e, size_t n, const char *const *names,
 			   const uint64_t *sent);
 

@@ -63,6 +63,18 @@ struct gate_counters {
 	const double *values;
 };
 
+/* One dependency (spec dependencies:) over the phase, from its own
+ * cgroup (or process tree) like the implementation's accounting. */
+struct gate_dep {
+	const char *name;
+	double ncpus;             /* cores it may use (its cpuset, else online cpus) */
+	double duration_s;        /* the accounting window's length */
+	double cpu_s;             /* CPU seconds it used over it */
+	int has_throttle;
+	uint64_t nr_throttled;
+	int exited;               /* it exited (or was restarted) during the phase */
+};
+
 enum load_status_class { ST_2XX, ST_3XX, ST_4XX, ST_5XX, ST_CLASSES };
 
 struct gate_input {
@@ -108,6 +120,11 @@ struct gate_input {
 
 	/* The implementation exited during the phase. */
 	int sut_exited;
+
+	/* The spec's dependencies over the phase (window phase only; none
+	 * when the spec declares none). */
+	size_t ndeps;
+	const struct gate_dep *deps;
 
 	/* Runtime-stats signals (only those the implementation declares). */
 	size_t nseries;

@@ -147,6 +147,7 @@ static void run_ctx_release(struct run_ctx *rc)
 	size_t i;
 
 	runner_stop_all(rc);
+	runner_deps_release(rc);
 	for (i = 0; i < rc->narms; i++) {
 		free(rc->arms[i].name);
 		free(rc->arms[i].workdir);
@@ -378,8 +379,16 @@ static int build_and_run(struct run_ctx *rc)
 		sbuf_release(&why);
 		return code;
 	}
+	if (!runner_stop && runner_deps_start(rc)) {
+		runner_deps_stop(rc);
+		if (!runner_stop) {
+			set_run_status(rc, "failed", "a dependency could not be started", "dependency");
+			return EXIT_ENV;
+		}
+	}
 	code = runner_stop ? EXIT_NEGATIVE : runner_stages(rc);
 	runner_stop_all(rc);
+	runner_deps_stop(rc);
 	if (stderr_is_tty())
 		fputc('\n', stderr);
 	run_quality_finish(&rc->st, rc->run_id); /* what was measured, and the load */
@@ -394,6 +403,11 @@ static int build_and_run(struct run_ctx *rc)
 		set_run_status(rc, "failed", why.buf, "start");
 		sbuf_release(&why);
 		return code;
+	}
+	if ((rc->fatal || code == EXIT_ENV) && rc->fail_kind && !strcmp(rc->fail_kind, "dependency")) {
+		set_run_status(rc, "failed", "a dependency exited and could not be restarted",
+			       "dependency");
+		return EXIT_ENV;
 	}
 	if (rc->fatal || code == EXIT_ENV) {
 		set_run_status(rc, "failed", "environment error (see the message above)",
@@ -454,6 +468,10 @@ int runner_run(const struct run_opts *o)
 	}
 	rc.stages = o->stages ? o->stages : STAGE_LADDER | STAGE_CONFIRM | STAGE_SOAK;
 	rc.nrungs = spec_ladder_rungs(rc.spec, &rc.rungs);
+	if (runner_deps_bind(&rc)) {
+		ret = EXIT_ENV;
+		goto out;
+	}
 	if (make_arms(&rc, o->arms, o->narms))
 		goto out;
 
@@ -641,6 +659,10 @@ int runner_resume(const char *run_dir, int force)
 	}
 	runner_parse_stages(rec.stages ? rec.stages : "", &rc.stages);
 	rc.nrungs = spec_ladder_rungs(rc.spec, &rc.rungs);
+	if (runner_deps_bind(&rc)) {
+		ret = EXIT_ENV;
+		goto out;
+	}
 	if (resume_arms(&rc, &rec, force, &mismatch) || (mismatch && !force))
 		goto out;
 	/* A database that cannot be read or written is an input error (2). */

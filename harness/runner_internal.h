@@ -38,6 +38,24 @@ struct arm {
 	int knee_known;
 };
 
+/* A dependency of the run (runner_deps.c). */
+struct dep_run {
+	const struct spec_dep *spec;
+	struct spec_impl impl;   /* shallow copy of spec->impl, named sut_name */
+	char *sut_name;          /* "dep-<name>": its logs and cgroup label */
+	struct sut *sut;         /* running instance, or NULL */
+	unsigned starts;
+	char *cpus;              /* the cpus the kernel reported at its start */
+	double ncpus;            /* their count (NAN unknown) */
+	int acct_open;
+	/* the last window's figures beyond struct gate_dep */
+	uint64_t throttled_usec, oom_kill;
+	int has_oom;
+	double anon_max;
+};
+
+struct evidence;
+
 struct run_ctx {
 	struct spec *spec;
 	struct store st;
@@ -46,6 +64,9 @@ struct run_ctx {
 	char *logs_dir;          /* runs/<id>/logs */
 	struct arm *arms;
 	size_t narms;
+	struct dep_run *deps;    /* [ndeps], the spec's dependencies */
+	size_t ndeps;
+	int *dep_ports;          /* [ndeps], chosen once (bind_deps) */
 	unsigned stages;
 	double *rungs;
 	size_t nrungs;
@@ -116,5 +137,22 @@ void runner_arm_stop(struct arm *a);
 void runner_stop_all(struct run_ctx *rc);
 /* Build every arm once (logs/build-<arm>.log). -1 after one error line. */
 int runner_build_all(struct run_ctx *rc);
+
+/* runner_deps.c: the dependencies. -1 returns follow one error line. */
+/* Choose their ports and bind the spec to them (before the arms). */
+int runner_deps_bind(struct run_ctx *rc);
+/* Start every dependency not running, in order (first start: version,
+ * setup). */
+int runner_deps_start(struct run_ctx *rc);
+/* Before window wid: restart any that exited (event dep_exited). */
+int runner_deps_ensure(struct run_ctx *rc, int64_t wid);
+/* Accounting over the measured part; _end appends each to e->deps. */
+void runner_deps_window_begin(struct run_ctx *rc);
+void runner_deps_window_end(struct run_ctx *rc, struct evidence *e);
+/* e's dependencies as window_deps rows (inside the caller's transaction). */
+int runner_deps_store(struct run_ctx *rc, int64_t wid, const struct evidence *e);
+/* Stop them all (reverse order); _release also frees. */
+void runner_deps_stop(struct run_ctx *rc);
+void runner_deps_release(struct run_ctx *rc);
 
 #endif

@@ -244,6 +244,7 @@ static void meas_begin(struct window_ctx *w)
 	w->meas_t0_ns = now_ns();
 	w->started_wall = now_wall();
 	w->acct_open = account_window_begin(sut_account(w->arm->sut)) == 0;
+	runner_deps_window_begin(w->rc);
 	w->meas_started = 1;
 }
 
@@ -369,6 +370,12 @@ static int window_warmup(struct window_ctx *w)
 	struct load_result res;
 
 	check_drift(rc, wp->id);
+	if (runner_deps_ensure(rc, wp->id)) {
+		if (runner_stop)
+			return 1;
+		rc->fail_kind = "dependency";
+		return -1;
+	}
 	if (runner_arm_start(rc, wp->arm, wp)) {
 		if (runner_stop)
 			return 1;   /* interrupted while waiting for it: resumable */
@@ -422,6 +429,8 @@ static int window_measure(struct window_ctx *w)
 	if (load_run(&cfg, &res))
 		return -1;
 	load_result_release(&res);
+	if (w->meas_started)
+		runner_deps_window_end(w->rc, &w->meas);
 	if (runner_stop)
 		return 1;
 	if (w->acct_open)
@@ -714,6 +723,7 @@ static int window_store(struct window_ctx *w, const struct window_judgement *j)
 	if (store_begin(st))
 		goto out;
 	if (store_window_update(st, &row) || store_series(w) ||
+	    runner_deps_store(w->rc, w->wp->id, &w->meas) ||
 	    (w->warm_evals && store_gates(w, "warmup", (const char *const *)spec->warmup.gates,
 					  spec->warmup.ngates, w->warm_res, w->warm_evals)) ||
 	    store_gates(w, "window", (const char *const *)spec->window_gates,

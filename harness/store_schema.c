@@ -230,5 +230,26 @@ const char *const store_migrations[] = {
 	"ALTER TABLE windows ADD COLUMN protocol TEXT;"
 	"ALTER TABLE windows ADD COLUMN bytes_sent INTEGER;"
 	"ALTER TABLE windows ADD COLUMN bytes_received INTEGER;",
+	/* version 9: dependencies (spec dependencies:), accounted over each
+	 * window's measured part like the implementation (harness/account.h):
+	 * one row per dependency per measured window. ncpus: the cores it
+	 * may use (its cpus: as the kernel reports them, else every online
+	 * cpu); exited: it exited during the window (the window is rejected
+	 * by dependency_headroom and the dependency restarted before the
+	 * next). Versions are events (kind dep_version). */
+	"CREATE TABLE window_deps ("
+	"  window_id INTEGER NOT NULL REFERENCES windows(id),"
+	"  name TEXT NOT NULL,"
+	"  cpus TEXT,"                       /* cpu list it ran on, or NULL */
+	"  ncpus REAL,"                      /* cores it may use */
+	"  duration_s REAL,"
+	"  cpu_s REAL,"                      /* CPU seconds over the window */
+	"  nr_throttled INTEGER,"            /* NULL: backend gives none */
+	"  throttled_usec INTEGER,"
+	"  oom_kill INTEGER,"                /* NULL: backend gives none */
+	"  anon_max REAL,"                   /* bytes */
+	"  exited INTEGER NOT NULL,"
+	"  PRIMARY KEY (window_id, name)"
+	");",
 	NULL,
 };

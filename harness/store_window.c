@@ -335,6 +335,25 @@ static const struct store_table unexpected_t = {
 	sizeof(struct unexpected_row),
 };
 
+#define CO(st, col, flag) { #col, SC_I64_OPT, offsetof(struct st, col), offsetof(struct st, flag), NULL, 0 }
+static const struct store_coldef dep_cols[] = {
+	C(window_dep_row, window_id, SC_I64),
+	C(window_dep_row, name, SC_TEXT),
+	C(window_dep_row, cpus, SC_TEXT),
+	C(window_dep_row, ncpus, SC_REAL),
+	C(window_dep_row, duration_s, SC_REAL),
+	C(window_dep_row, cpu_s, SC_REAL),
+	CO(window_dep_row, nr_throttled, has_throttle),
+	CO(window_dep_row, throttled_usec, has_throttle),
+	CO(window_dep_row, oom_kill, has_oom),
+	C(window_dep_row, anon_max, SC_REAL),
+	C(window_dep_row, exited, SC_INT),
+};
+#undef CO
+static const struct store_table deps_t = {
+	"window_deps", dep_cols, ARRAY_SIZE(dep_cols), sizeof(struct window_dep_row),
+};
+
 static const struct store_coldef block_cols[] = {
 	C(block_row, run_id, SC_TEXT),
 	C(block_row, stage, SC_TEXT),
@@ -389,6 +408,11 @@ int store_gate_insert(struct store *st, const struct gate_row *r)
 int store_unexpected_insert(struct store *st, const struct unexpected_row *r)
 {
 	return insert(st, &unexpected_t, r);
+}
+
+int store_window_dep_insert(struct store *st, const struct window_dep_row *r)
+{
+	return insert(st, &deps_t, r);
 }
 
 
@@ -506,11 +530,22 @@ int store_unexpected_load(struct store *st, int64_t wid, struct unexpected_rows 
 	return ret;
 }
 
+int store_window_deps_load(struct store *st, const char *run_id, int64_t wid,
+			   struct window_dep_rows *out)
+{
+	void *rows;
+	int ret = load_series(st, &deps_t, run_id, wid, NULL, NULL, 0, "window_id, name",
+			      &rows, &out->n);
+
+	out->v = rows;
+	return ret;
+}
+
 const struct store_table *store_window_table(const char *name)
 {
 	static const struct store_table *const all[] = {
 		&windows_t, &blocks_t, &seconds_t, &requests_t, &acct_t, &rtstats_t,
-		&gates_t, &events_t, &unexpected_t,
+		&gates_t, &events_t, &unexpected_t, &deps_t,
 	};
 	size_t i;
 
@@ -534,3 +569,4 @@ RELEASE(rtstat_rows_release, struct rtstat_rows, rtstats_t)
 RELEASE(gate_rows_release, struct gate_rows, gates_t)
 RELEASE(event_rows_release, struct event_rows, events_t)
 RELEASE(unexpected_rows_release, struct unexpected_rows, unexpected_t)
+RELEASE(window_dep_rows_release, struct window_dep_rows, deps_t)

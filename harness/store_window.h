@@ -164,6 +164,21 @@ struct acct_sample_row {
 	double t_ms, anon_bytes, cpu_s;
 };
 
+/* window_deps: one dependency over a window's measured part. */
+struct window_dep_row {
+	int64_t window_id;
+	char *name;
+	char *cpus;                  /* the cpus it ran on, or NULL */
+	double ncpus;                /* cores it may use */
+	double duration_s, cpu_s;
+	int has_throttle;            /* nr_throttled, throttled_usec not NULL */
+	int64_t nr_throttled, throttled_usec;
+	int has_oom;
+	int64_t oom_kill;
+	double anon_max;             /* bytes, NAN unknown */
+	int exited;
+};
+
 /* rtstats: one signal's value at one poll. */
 struct rtstat_row {
 	int64_t window_id;
@@ -204,6 +219,7 @@ struct rtstat_rows { struct rtstat_row *v; size_t n; };
 struct gate_rows { struct gate_row *v; size_t n; };
 struct event_rows { struct event_row *v; size_t n; };
 struct unexpected_rows { struct unexpected_row *v; size_t n; };
+struct window_dep_rows { struct window_dep_row *v; size_t n; };
 
 /* Writers (one row each; inside the caller's transaction). */
 int store_second_insert(struct store *st, const struct window_second *r);
@@ -212,6 +228,7 @@ int store_acct_sample_insert(struct store *st, const struct acct_sample_row *r);
 int store_rtstat_insert(struct store *st, const struct rtstat_row *r);
 int store_gate_insert(struct store *st, const struct gate_row *r);
 int store_unexpected_insert(struct store *st, const struct unexpected_row *r);
+int store_window_dep_insert(struct store *st, const struct window_dep_row *r);
 
 /*
  * Loaders. `wid` >= 0: that window's rows; wid < 0: every window of
@@ -241,5 +258,10 @@ void event_rows_release(struct event_rows *r);
 /* One window's unexpected-response samples, by phase then seq. */
 int store_unexpected_load(struct store *st, int64_t wid, struct unexpected_rows *out);
 void unexpected_rows_release(struct unexpected_rows *r);
+/* Dependencies' rows of window wid (wid < 0: every window of run_id),
+ * ordered by window, then name. */
+int store_window_deps_load(struct store *st, const char *run_id, int64_t wid,
+			   struct window_dep_rows *out);
+void window_dep_rows_release(struct window_dep_rows *r);
 
 #endif

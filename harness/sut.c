@@ -45,7 +45,7 @@ struct sut {
 
 /* ------------------------------------------------------------ helpers */
 
-static int free_port(void)
+int sut_free_port(void)
 {
 	struct sockaddr_in sa;
 	socklen_t len = sizeof(sa);
@@ -214,13 +214,15 @@ int sut_build(const struct sut_build_config *cfg)
 	else if (timed_out)
 		error("impl %s: build (%s) timed out after %g s (wall-clock limit); %s ends:",
 		      impl->name, impl->build[0], cfg->timeout_s, cfg->log_path);
+	else if ((!WIFEXITED(st) || WEXITSTATUS(st)) && cfg->quiet)
+		ret = 1;
 	else if (!WIFEXITED(st) || WEXITSTATUS(st))
 		error("impl %s: build (%s) failed: %s after %.1f s; %s ends:", impl->name,
 		      impl->build[0], desc_status(st, desc, sizeof(desc)), (now_ns() - t0) / 1e9,
 		      cfg->log_path);
 	else
 		ret = 0;
-	if (ret && !stopped)
+	if (ret < 0 && !stopped)
 		sut_print_tail(cfg->log_path, off, TAIL_LINES);
 out:
 	if (pid > 0)
@@ -269,7 +271,7 @@ struct sut *sut_start(const struct sut_config *cfg)
 	}
 	if (impl->cpus && cpuset_parse(impl->cpus, &cpus, impl->name))
 		goto fail;
-	s->port = cfg->port > 0 ? cfg->port : free_port();
+	s->port = cfg->port > 0 ? cfg->port : sut_free_port();
 	if (s->port <= 0) {
 		error("impl %s: no free port on 127.0.0.1: %s", impl->name, strerror(errno));
 		goto fail;

@@ -83,6 +83,8 @@ struct sut *sut_start(const struct sut_config *cfg);
 int sut_wait_healthy(struct sut *s, double timeout_s);
 
 int sut_port(const struct sut *s);
+/* A loopback port free right now (bind 127.0.0.1:0), or -1. */
+int sut_free_port(void);
 /* "http://127.0.0.1:<port>" (owned by s). */
 const char *sut_url(const struct sut *s);
 /* The stats URL with {port} substituted; NULL when none. */
@@ -133,6 +135,9 @@ struct sut_build_config {
 	 * build's process group and cgroup are killed within about 20 ms and
 	 * sut_build() fails. */
 	volatile sig_atomic_t *stop;
+	/* A plain non-zero exit returns 1 without a message (a polled
+	 * health command); timeouts and errors still print and return -1. */
+	int quiet;
 };
 
 /*

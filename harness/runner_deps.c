@@ -1,0 +1,393 @@
+/*
+ * runner_deps: the spec's dependencies over a run (docs/DESIGN.md,
+ * "Dependencies"). Their ports are chosen and bound into the spec before
+ * the arms copy it (bind_deps); they start before any implementation, in
+ * declared order, each through sut exactly as an implementation starts
+ * (own process group and cgroup, pinned, PDEATHSIG, watchdog), trusted;
+ * the first start records their version and runs their setup. Before each
+ * window one that exited is restarted on the same port (or the run stops,
+ * exit 3); over each measured part each is accounted, and the figures go
+ * to the window's evidence (dependency_headroom) and to window_deps.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "account.h"
+#include "bind.h"
+#include "cpuset.h"
+#include "evidence.h"
+#include "runner_internal.h"
+#include "store_window.h"
+#include "sut.h"
+#include "util.h"
+
+#define VERSION_MAX 4096
+
+int runner_deps_bind(struct run_ctx *rc)
+{
+	struct spec *s = rc->spec;
+	size_t i;
+
+	rc->ndeps = s->ndeps;
+	if (!s->ndeps)
+		return 0;
+	rc->deps = xcalloc(s->ndeps, sizeof(*rc->deps));
+	rc->dep_ports = xcalloc(s->ndeps, sizeof(*rc->dep_ports));
+	for (i = 0; i < s->ndeps; i++) {
+		struct dep_run *d = &rc->deps[i];
+		struct sbuf nm = SBUF_INIT;
+
+		rc->dep_ports[i] = sut_free_port();
+		if (rc->dep_ports[i] <= 0)
+			return error("dependency %s: no free loopback port", s->deps[i].impl.name);
+		d->spec = &s->deps[i];
+		sbuf_addf(&nm, "dep-%s", s->deps[i].impl.name);
+		d->sut_name = sbuf_detach(&nm, NULL);
+		d->anon_max = NAN;
+	}
+	bind_deps(s, rc->dep_ports);
+	for (i = 0; i < s->ndeps; i++) {
+		rc->deps[i].impl = s->deps[i].impl;  /* after bind_deps rewrote it */
+		rc->deps[i].impl.name = rc->deps[i].sut_name;
+	}
+	return 0;
+}
+
+/* argv with {port} substituted (malloc'd, NULL-terminated). */
+static char **argv_port(char **argv, int port)
+{
+	size_t n = 0, i;
+	char **v;
+
+	while (argv[n])
+		n++;
+	v = xcalloc(n + 1, sizeof(*v));
+	for (i = 0; i < n; i++)
+		v[i] = spec_subst_port(argv[i], port);
+	return v;
+}
+
+static void argv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Run one of the dependency's commands to completion with its start's
+ * environment, process group and cgroup rules. 0 exit 0, 1 another exit
+ * (quiet only), -1 after an error line. */
+static int dep_command(struct run_ctx *rc, struct dep_run *d, char **argv, const char *what,
+		       double timeout_s, int quiet, const char *log_path)
+{
+	struct sut_build_config bc;
+	struct spec_impl im = d->impl;
+	struct sbuf label = SBUF_INIT;
+	int ret;
+
+	im.build = argv_port(argv, rc->dep_ports[d - rc->deps]);
+	bind_build(&bc, rc->spec, &im, NULL, log_path, NULL);
+	sbuf_addf(&label, "harness.%s.%s.%s", rc->run_id, d->sut_name, what);
+	bc.cgroup_name = label.buf;
+	bc.timeout_s = timeout_s;
+	bc.quiet = quiet;
+	bc.stop = &runner_stop;
+	ret = sut_build(&bc);
+	argv_free(im.build);
+	sbuf_release(&label);
+	return ret;
+}
+
+static int tcp_accepts(int port)
+{
+	struct sockaddr_in sa;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+
+	if (fd < 0)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* Healthy by its tcp or command check (url and none: sut_wait_healthy). */
+static int dep_wait_healthy(struct run_ctx *rc, struct dep_run *d)
+{
+	const struct spec_dep *sd = d->spec;
+	double t0 = now_wall(), limit = sd->impl.health_timeout_s;
+	struct sbuf log = SBUF_INIT;
+	int port = 0, ret = -1;
+
+	if (!sd->health_tcp && !sd->health_cmd)
+		return sut_wait_healthy(d->sut, limit);
+	if (sd->health_tcp) {
+		char *hp = spec_subst_port(sd->health_tcp, rc->dep_ports[d - rc->deps]);
+
+		port = atoi(hp + strlen("127.0.0.1:"));
+		free(hp);
+	}
+	sbuf_addf(&log, "%s/%s.health.log", rc->logs_dir, d->sut_name);
+	while (!runner_stop) {
+		if (sut_exited(d->sut)) {
+			char buf[64];
+
+			error("dependency %s %s before it was healthy (see %s)", sd->impl.name,
+			      sut_exit_desc(d->sut, buf, sizeof(buf)), sut_stderr_path(d->sut));
+			break;
+		}
+		if (port ? tcp_accepts(port)
+			 : dep_command(rc, d, sd->health_cmd, "health", 5, 1, log.buf) == 0) {
+			ret = 0;
+			break;
+		}
+		if (now_wall() - t0 > limit) {
+			error("dependency %s: not healthy after %g s (%s)", sd->impl.name, limit,
+			      port ? "no TCP connection accepted" : "health command never exited 0");
+			break;
+		}
+		usleep(port ? 50000 : 200000);
+	}
+	sbuf_release(&log);
+	return ret;
+}
+
+/* The version output, recorded once per invocation as a dep_version event. */
+static void dep_version(struct run_ctx *rc, struct dep_run *d)
+{
+	struct sbuf log = SBUF_INIT, out = SBUF_INIT;
+	const char *text;
+	size_t len;
+
+	sbuf_addf(&log, "%s/%s.version.log", rc->logs_dir, d->sut_name);
+	unlink(log.buf);
+	if (dep_command(rc, d, d->spec->version, "version", 30, 0, log.buf) == 0 &&
+	    !read_file(log.buf, &out, VERSION_MAX + 256)) {
+		text = out.buf ? out.buf : "";
+		if (!strncmp(text, "=== harness:", 12) && strchr(text, '\n'))
+			text = strchr(text, '\n') + 1;   /* sut_build's marker line */
+		len = strlen(text);
+		while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+			len--;
+		if (len > VERSION_MAX)
+			len = VERSION_MAX;
+		store_event(&rc->st, rc->run_id, -1, "dep_version", "%s: %.*s",
+			    d->spec->impl.name, (int)len, text);
+	} else {
+		warning("dependency %s: version command failed; no version recorded",
+			d->spec->impl.name);
+		store_event(&rc->st, rc->run_id, -1, "dep_version", "%s: (version command failed)",
+			    d->spec->impl.name);
+	}
+	sbuf_release(&log);
+	sbuf_release(&out);
+}
+
+static double count_cpus(const char *list)
+{
+	cpu_set_t set;
+
+	if (!list || cpuset_parse(list, &set, "dependency cpus"))
+		return NAN;
+	return CPU_COUNT(&set);
+}
+
+/* Start (or restart) one dependency and wait until healthy. */
+static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid)
+{
+	struct sut_config cfg;
+	struct sbuf label = SBUF_INIT, log = SBUF_INIT;
+	const char *name = d->spec->impl.name;
+	int ret = -1;
+
+	sbuf_addf(&label, "harness.%s.%s", rc->run_id, d->sut_name);
+	bind_sut(&cfg, rc->spec, &d->impl, NULL, rc->logs_dir, label.buf, NULL);
+	cfg.port = rc->dep_ports[d - rc->deps];
+	cfg.stop = &runner_stop;
+	d->sut = sut_start(&cfg);
+	if (!d->sut) {
+		error("dependency %s: could not be started", name);
+		goto out;
+	}
+	if (dep_wait_healthy(rc, d))
+		goto out;
+	d->starts++;
+	d->ncpus = count_cpus(sut_cpus(d->sut));
+	free(d->cpus);
+	d->cpus = sut_cpus(d->sut) ? xstrdup(sut_cpus(d->sut)) : NULL;
+	store_event(&rc->st, rc->run_id, wid, d->starts > 1 ? "dep_restart" : "dep_start",
+		    "%s started on 127.0.0.1:%d (start %u); cpus %s (%s)", name, cfg.port, d->starts,
+		    d->cpus ? d->cpus : "?", sut_cpus_method(d->sut) ? sut_cpus_method(d->sut) : "none");
+	if (d->starts == 1 && d->spec->version)
+		dep_version(rc, d);
+	if (d->starts == 1 && d->spec->setup) {
+		sbuf_addf(&log, "%s/%s.setup.log", rc->logs_dir, d->sut_name);
+		fprintf(stderr, "harness: setting up dependency %s\n", name);
+		if (dep_command(rc, d, d->spec->setup, "setup", 0, 0, log.buf)) {
+			error("dependency %s: setup failed (see %s)", name, log.buf);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (ret && d->sut) {
+		sut_free(d->sut);
+		d->sut = NULL;
+	}
+	sbuf_release(&label);
+	sbuf_release(&log);
+	return ret;
+}
+
+int runner_deps_start(struct run_ctx *rc)
+{
+	size_t i;
+
+	for (i = 0; i < rc->ndeps; i++) {
+		if (rc->deps[i].sut)
+			continue;
+		fprintf(stderr, "harness: starting dependency %s\n", rc->deps[i].spec->impl.name);
+		if (dep_start(rc, &rc->deps[i], -1))
+			return -1;
+	}
+	return 0;
+}
+
+int runner_deps_ensure(struct run_ctx *rc, int64_t wid)
+{
+	size_t i;
+	char buf[64];
+
+	for (i = 0; i < rc->ndeps; i++) {
+		struct dep_run *d = &rc->deps[i];
+
+		if (d->sut && !sut_exited(d->sut))
+			continue;
+		if (d->sut) {
+			store_event(&rc->st, rc->run_id, wid, "dep_exited", "%s %s; restarting it",
+				    d->spec->impl.name, sut_exit_desc(d->sut, buf, sizeof(buf)));
+			sut_free(d->sut);
+			d->sut = NULL;
+		}
+		if (dep_start(rc, d, wid)) {
+			if (!runner_stop)
+				error("dependency %s could not be restarted; the run stops",
+				      d->spec->impl.name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void runner_deps_window_begin(struct run_ctx *rc)
+{
+	size_t i;
+
+	for (i = 0; i < rc->ndeps; i++) {
+		struct dep_run *d = &rc->deps[i];
+
+		d->acct_open = d->sut && account_window_begin(sut_account(d->sut)) == 0;
+	}
+}
+
+void runner_deps_window_end(struct run_ctx *rc, struct evidence *e)
+{
+	size_t i;
+
+	for (i = 0; i < rc->ndeps; i++) {
+		struct dep_run *d = &rc->deps[i];
+		struct account_window aw;
+		struct gate_dep g;
+
+		memset(&g, 0, sizeof(g));
+		g.name = d->spec->impl.name;
+		g.ncpus = d->ncpus;
+		g.cpu_s = NAN;
+		d->anon_max = NAN;
+		if (d->acct_open && account_window_end(sut_account(d->sut), &aw) == 0) {
+			g.duration_s = aw.duration_s;
+			g.cpu_s = aw.cpu_s;
+			g.has_throttle = aw.has_throttle;
+			g.nr_throttled = aw.nr_throttled;
+			d->throttled_usec = aw.throttled_usec;
+			d->has_oom = aw.has_oom;
+			d->oom_kill = aw.oom_kill;
+			d->anon_max = aw.anon_max;
+			account_window_release(&aw);
+		}
+		d->acct_open = 0;
+		g.exited = !d->sut || sut_exited(d->sut);
+		evidence_add_dep(e, &g);
+	}
+}
+
+int runner_deps_store(struct run_ctx *rc, int64_t wid, const struct evidence *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->ndeps && i < rc->ndeps; i++) {
+		const struct gate_dep *g = &e->deps[i];
+		const struct dep_run *d = &rc->deps[i];
+		struct window_dep_row r;
+
+		memset(&r, 0, sizeof(r));
+		r.window_id = wid;
+		r.name = (char *)g->name;
+		r.cpus = d->cpus;
+		r.ncpus = g->ncpus;
+		r.duration_s = g->duration_s > 0 ? g->duration_s : NAN;
+		r.cpu_s = g->cpu_s;
+		r.has_throttle = g->has_throttle;
+		r.nr_throttled = (int64_t)g->nr_throttled;
+		r.throttled_usec = (int64_t)d->throttled_usec;
+		r.has_oom = d->has_oom;
+		r.oom_kill = (int64_t)d->oom_kill;
+		r.anon_max = d->anon_max;
+		r.exited = g->exited;
+		if (store_window_dep_insert(&rc->st, &r))
+			return -1;
+	}
+	return 0;
+}
+
+void runner_deps_stop(struct run_ctx *rc)
+{
+	size_t i = rc->ndeps;
+
+	/* in reverse order: a later dependency may use an earlier one */
+	while (i-- > 0) {
+		if (rc->deps[i].sut) {
+			sut_free(rc->deps[i].sut);
+			rc->deps[i].sut = NULL;
+		}
+	}
+}
+
+void runner_deps_release(struct run_ctx *rc)
+{
+	size_t i;
+
+	runner_deps_stop(rc);
+	for (i = 0; i < rc->ndeps; i++) {
+		free(rc->deps[i].sut_name);
+		free(rc->deps[i].cpus);
+	}
+	free(rc->deps);
+	free(rc->dep_ports);
+	rc->deps = NULL;
+	rc->dep_ports = NULL;
+	rc->ndeps = 0;
+}
