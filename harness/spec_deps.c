@@ -61,16 +61,32 @@ int spec_dep_ref_next(const char *s, size_t len, size_t *pos, size_t *at, size_t
 	return 0;
 }
 
+/* "db, cache" or "none" into sb (once). */
+static const char *dep_names(const struct spec *s, struct sbuf *sb)
+{
+	size_t i;
+
+	if (sb->len)
+		return sb->buf;
+	for (i = 0; i < s->ndeps; i++)
+		sbuf_addf(sb, "%s%s", i ? ", " : "", s->deps[i].impl.name ? s->deps[i].impl.name : "?");
+	if (!sb->len)
+		sbuf_adds(sb, "none");
+	return sb->buf;
+}
+
 /* Every reference in s resolves to a dependency with index < limit. */
 static void check_refs(struct vctx *v, const char *path, const char *s, size_t len, size_t limit,
 		       const char *self)
 {
 	size_t pos = 0, at, rl, nl;
 	const char *name;
+	struct sbuf names;
 	int port, k;
 
 	if (!s)
 		return;
+	sbuf_init(&names);
 	while (spec_dep_ref_next(s, len, &pos, &at, &rl, &name, &nl, &port)) {
 		if (!nl) {
 			spec_err_at(v, path, "malformed reference \"%.*s\": write {dep.NAME.port} or"
@@ -79,13 +95,14 @@ static void check_refs(struct vctx *v, const char *path, const char *s, size_t l
 		}
 		k = spec_dep_index(v->s, name, nl);
 		if (k < 0)
-			spec_err_at(v, path, "no dependency named \"%.*s\" (dependencies: declares %zu)",
-				    (int)nl, name, v->s->ndeps);
+			spec_err_at(v, path, "no dependency named \"%.*s\" (declared: %s)", (int)nl, name,
+				    dep_names(v->s, &names));
 		else if ((size_t)k >= limit)
-			spec_err_at(v, path, "dependency %s refers to %s\"%.*s\": a dependency may refer"
-				    " only to those declared before it (they start in order)",
-				    self, (size_t)k == limit ? "itself, " : "", (int)nl, name);
+			spec_err_at(v, path, "dependency %s refers to %s%.*s: a dependency may refer"
+				    " only to those declared before it (they start in order)", self,
+				    (size_t)k == limit ? "itself, " : "", (int)nl, name);
 	}
+	sbuf_release(&names);
 }
 
 static void check_argv(struct vctx *v, const char *path, char **argv, size_t limit,
