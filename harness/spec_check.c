@@ -422,7 +422,6 @@ void spec_check_all(struct vctx *v)
 {
 	check_impls(v);
 	resolve_dep_repos(v);
-	spec_check_deps(v);
 	check_requests(v);
 	check_stages(v);
 	check_warmup(v);

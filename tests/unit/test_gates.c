@@ -60,7 +60,7 @@ TEST(registry_complete)
 	static const char *names[] = { "p99_flat", "p999_flat", "gc_steady", "pools_warm",
 		"min_calls", "hot_set_touched", "major_faults_equal", "error_rate",
 		"achieved_vs_offered", "stationarity", "throttled", "oom", "generator",
-		"sut_alive" };
+		"sut_alive", "dependency_headroom" };
 	size_t i;
 	const struct gate_param *p;
 
@@ -423,6 +423,45 @@ TEST(sut_alive)
 	CHECK(res.status == GATE_NOT_EVALUABLE);
 }
 
+/* No dependencies: pass, "no dependencies". One pinned to one core at 95%
+ * of it: fail (90% default); at 50% of 2 cores: pass; throttled once or
+ * exited: fail; CPU unreadable: not evaluable. */
+TEST(dependency_headroom)
+{
+	struct gate_dep d[2];
+
+	reset("dependency_headroom");
+	CHECK(eval("dependency_headroom") == GATE_PASS);
+	CHECK_STR(res.evidence, "no dependencies");
+	memset(d, 0, sizeof(d));
+	d[0] = (struct gate_dep){ .name = "db", .ncpus = 1, .duration_s = 10, .cpu_s = 9.5 };
+	d[1] = (struct gate_dep){ .name = "cache", .ncpus = 2, .duration_s = 10, .cpu_s = 10 };
+	in.deps = d;
+	in.ndeps = 2;
+	CHECK(eval("dependency_headroom") == GATE_FAIL);
+	CHECK(res.statistic > 94.9 && res.statistic < 95.1 && res.threshold == 90);
+	CHECK(strstr(res.evidence, "db used 95.0% of 1 core") != NULL);
+	CHECK(strstr(res.evidence, "cache used 50.0% of 2 cores") != NULL);
+	d[0].cpu_s = 8.9;
+	CHECK(eval("dependency_headroom") == GATE_PASS);
+	num("max_cpu_pct", 80);
+	CHECK(eval("dependency_headroom") == GATE_FAIL);
+	reset("dependency_headroom");
+	in.deps = d;
+	in.ndeps = 2;
+	d[1].has_throttle = 1;
+	d[1].nr_throttled = 1;
+	CHECK(eval("dependency_headroom") == GATE_FAIL);
+	CHECK(strstr(res.evidence, "1 throttled") != NULL);
+	d[1].nr_throttled = 0;
+	d[0].exited = 1;
+	CHECK(eval("dependency_headroom") == GATE_FAIL);
+	CHECK(strstr(res.evidence, "db exited during the window") != NULL);
+	d[0].exited = 0;
+	d[0].ncpus = NAN;
+	CHECK(eval("dependency_headroom") == GATE_NOT_EVALUABLE);
+}
+
 /* A table row ("| ...") of text naming gate (as `name`) in the column
  * "| validity |" or "| outcome |": 1 when that column says cls. */
 static int class_row(const char *text, const char *needle, const char *cls)
@@ -496,6 +535,7 @@ int main(void)
 	RUN(achieved_vs_offered);
 	RUN(generator);
 	RUN(sut_alive);
+	RUN(dependency_headroom);
 	RUN(readme_covers_registry);
 	return t_done();
 }
