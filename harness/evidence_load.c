@@ -171,6 +171,32 @@ static int load_stats(struct store *st, int64_t wid, const char *phase, struct e
 	return 0;
 }
 
+/* The dependencies over the measured part (window_deps, schema 9). */
+static int load_deps(struct store *st, int64_t wid, struct evidence *e)
+{
+	struct window_dep_rows rows;
+	size_t i;
+
+	if (store_window_deps_load(st, NULL, wid, &rows))
+		return -1;
+	for (i = 0; i < rows.n; i++) {
+		const struct window_dep_row *r = &rows.v[i];
+		struct gate_dep d;
+
+		memset(&d, 0, sizeof(d));
+		d.name = r->name;
+		d.ncpus = r->ncpus;
+		d.duration_s = r->duration_s;
+		d.cpu_s = r->cpu_s;
+		d.has_throttle = r->has_throttle;
+		d.nr_throttled = (uint64_t)r->nr_throttled;
+		d.exited = r->exited;
+		evidence_add_dep(e, &d);
+	}
+	window_dep_rows_release(&rows);
+	return 0;
+}
+
 int evidence_load(struct store *st, int64_t wid, enum gate_phase phase, struct evidence *e)
 {
 	const char *ph = phase == GATE_PHASE_WARMUP ? "warmup" : "measured";
@@ -182,7 +208,8 @@ int evidence_load(struct store *st, int64_t wid, enum gate_phase phase, struct e
 		return -1;
 	evidence_from_window_row(e, &w);
 	if (load_seconds(st, wid, ph, e) || load_requests(st, wid, ph, e) ||
-	    load_stats(st, wid, ph, e))
+	    load_stats(st, wid, ph, e) ||
+	    (phase == GATE_PHASE_WINDOW && load_deps(st, wid, e)))
 		goto out;
 	if (phase == GATE_PHASE_WARMUP)
 		e->achieved_rps = e->duration_s > 0 ? (double)e->completed / e->duration_s : NAN;
