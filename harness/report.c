@@ -142,6 +142,45 @@ static void read_impls(struct report *r, struct run_record *rec, size_t *alloc)
 	}
 }
 
+/* A dep_version event's detail, "NAME: output", as a key and value. */
+static void dep_version(struct report *r, const char *detail)
+{
+	const char *colon = strstr(detail, ": ");
+	struct report_kv *kv;
+
+	if (!colon)
+		return;
+	r->dep_versions = xrealloc(r->dep_versions, (r->ndep_versions + 1) * sizeof(*r->dep_versions));
+	kv = &r->dep_versions[r->ndep_versions++];
+	kv->key = xstrndup(detail, (size_t)(colon - detail));
+	kv->value = xstrdup(colon + 2);
+}
+
+/* Every dependency's accounting per window (none before schema 9). */
+static int read_deps(struct report *r, struct store *st)
+{
+	struct window_dep_rows rows;
+	size_t i;
+
+	if (store_window_deps_load(st, r->run_id, -1, &rows))
+		return -1;
+	r->dep_rows = xcalloc(rows.n + 1, sizeof(*r->dep_rows));
+	for (i = 0; i < rows.n; i++) {
+		struct report_dep *d = &r->dep_rows[i];
+
+		d->name = xstrdup(rows.v[i].name ? rows.v[i].name : "?");
+		d->window_id = rows.v[i].window_id;
+		d->ncpus = rows.v[i].ncpus;
+		d->duration_s = rows.v[i].duration_s;
+		d->cpu_s = rows.v[i].cpu_s;
+		d->nr_throttled = rows.v[i].has_throttle ? rows.v[i].nr_throttled : -1;
+		d->exited = rows.v[i].exited;
+	}
+	r->ndep_rows = rows.n;
+	window_dep_rows_release(&rows);
+	return 0;
+}
+
 /* Host facts, and the run's events counted by kind (sorted by kind). */
 static int read_host(struct report *r, struct store *st, struct run_record *rec)
 {
@@ -159,6 +198,8 @@ static int read_host(struct report *r, struct store *st, struct run_record *rec)
 	for (i = 0; i < ev.n; i++) {
 		const char *kind = ev.v[i].kind ? ev.v[i].kind : "";
 
+		if (!strcmp(kind, "dep_version") && ev.v[i].detail)
+			dep_version(r, ev.v[i].detail);
 		for (k = 0; k < r->nevents && strcmp(r->events[k].kind, kind) < 0; k++)
 			;
 		if (k < r->nevents && !strcmp(r->events[k].kind, kind)) {
@@ -370,7 +411,7 @@ int report_load(struct report *r, struct store *st, const char *run_id)
 		return -1;
 	read_run(r, &rec);
 	read_impls(r, &rec, &ialloc);
-	if (read_host(r, st, &rec) || read_windows(r, st, &ialloc) || read_series(r, st) ||
+	if (read_host(r, st, &rec) || read_deps(r, st) || read_windows(r, st, &ialloc) || read_series(r, st) ||
 	    read_recorded(r, st))
 		goto out;
 	ret = report_rollup(r);
@@ -415,6 +456,14 @@ void report_release(struct report *r)
 	for (i = 0; i < r->nevents; i++)
 		free(r->events[i].kind);
 	free(r->events);
+	for (i = 0; i < r->ndep_versions; i++) {
+		free(r->dep_versions[i].key);
+		free(r->dep_versions[i].value);
+	}
+	free(r->dep_versions);
+	for (i = 0; i < r->ndep_rows; i++)
+		free(r->dep_rows[i].name);
+	free(r->dep_rows);
 	for (i = 0; i < r->nimpls; i++) {
 		struct report_impl *im = &r->impls[i];
 

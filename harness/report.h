@@ -152,6 +152,15 @@ struct report_verdict {
 	struct diff_ci ci;
 };
 
+/* One dependency over one measured window (window_deps). */
+struct report_dep {
+	char *name;
+	int64_t window_id;
+	double ncpus, duration_s, cpu_s;
+	int64_t nr_throttled;        /* -1: the backend gives none */
+	int exited;
+};
+
 struct report_event {
 	char *kind;
 	size_t count;
@@ -171,6 +180,13 @@ struct report {
 	size_t nhost;
 	struct report_event *events;
 	size_t nevents;
+	/* dependencies: their version output (events dep_version: key the
+	 * dependency, value its output) and each one's accounting per
+	 * measured window (table window_deps, schema 9) */
+	struct report_kv *dep_versions;
+	size_t ndep_versions;
+	struct report_dep *dep_rows;
+	size_t ndep_rows;
 
 	/* from the stored spec (defaults, slo_ms NAN, when spec_ok is 0) */
 	int spec_ok;

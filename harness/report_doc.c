@@ -152,6 +152,105 @@ static const char *or_dash(const char *s)
 
 /* ------------------------------------------------------------ sections */
 
+/* Dependencies' accounting grouped by dependency, stage and rate. */
+struct dep_group {
+	const char *name, *stage;
+	double rate;
+	size_t n, exited;
+	double cores_sum, ncpus, peak_pct;
+	int64_t throttled;           /* -1: not counted */
+};
+
+static const struct report_window *window_by_id(const struct report *r, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < r->nwindows; i++)
+		if (r->windows[i].id == id)
+			return &r->windows[i];
+	return NULL;
+}
+
+static void dep_group_add(struct dep_group *g, const struct report_dep *d)
+{
+	double used = d->duration_s > 0 ? d->cpu_s / d->duration_s : NAN;
+
+	g->n++;
+	g->exited += d->exited != 0;
+	if (isfinite(used)) {
+		g->cores_sum += used;
+		if (d->ncpus > 0 && 100 * used / d->ncpus > g->peak_pct)
+			g->peak_pct = 100 * used / d->ncpus;
+	}
+	g->ncpus = d->ncpus;
+	if (d->nr_throttled >= 0)
+		g->throttled = (g->throttled < 0 ? 0 : g->throttled) + d->nr_throttled;
+}
+
+/* Versions (provenance) and headroom per rung: how much of its cores each
+ * dependency used, so "the database never broke" is measured. */
+static void dependencies(const struct report *r, struct rdoc *d)
+{
+	struct dep_group *g = NULL;
+	struct rdoc_block *t;
+	struct sbuf c = SBUF_INIT;
+	size_t i, k, ng = 0, ag = 0;
+
+	if (!r->ndep_rows && !r->ndep_versions)
+		return;
+	add(d, RDOC_H2, "Dependencies");
+	add(d, RDOC_P, "Each dependency's CPU over the measured windows, in cores and as a share "
+	    "of the cores it may use (its cpus, else every online cpu); dependency_headroom "
+	    "rejects a window above its max_cpu_pct (default 90%), throttled, or with the "
+	    "dependency exiting.");
+	for (i = 0; i < r->ndep_rows; i++) {
+		const struct report_window *w = window_by_id(r, r->dep_rows[i].window_id);
+		const char *stage = w ? w->stage : "?";
+		double rate = w ? w->rate : NAN;
+
+		for (k = 0; k < ng; k++)
+			if (!strcmp(g[k].name, r->dep_rows[i].name) && !strcmp(g[k].stage, stage) &&
+			    g[k].rate == rate)
+				break;
+		if (k == ng) {
+			XGROW(g, ag, ng + 1);
+			memset(&g[ng], 0, sizeof(g[ng]));
+			g[ng].name = r->dep_rows[i].name;
+			g[ng].stage = stage;
+			g[ng].rate = rate;
+			g[ng].throttled = -1;
+			ng++;
+		}
+		dep_group_add(&g[k], &r->dep_rows[i]);
+	}
+	t = table(d, "dependency_headroom", 8, "dependency", "stage", "rate", "windows",
+		  "cores used (mean)", "of cores", "peak % of its cores", "throttled / exited");
+	for (k = 0; k < ng; k++) {
+		cellf(t, "%s", g[k].name);
+		cellf(t, "%s", g[k].stage);
+		report_fmt_rate(&c, g[k].rate);
+		cell(t, &c);
+		cellf(t, "%zu", g[k].n);
+		cellf(t, "%.2f", g[k].cores_sum / (double)g[k].n);
+		report_fmt_num(&c, g[k].ncpus, 0);
+		cell(t, &c);
+		cellf(t, "%s%.1f", g[k].peak_pct > 90 ? RDOC_STRONG : "", g[k].peak_pct);
+		if (g[k].throttled < 0)
+			cellf(t, "- / %zu", g[k].exited);
+		else
+			cellf(t, "%lld / %zu", (long long)g[k].throttled, g[k].exited);
+	}
+	if (r->ndep_versions) {
+		t = table(d, "dependency_versions", 2, "dependency", "version");
+		for (i = 0; i < r->ndep_versions; i++) {
+			cellf(t, "%s", r->dep_versions[i].key);
+			cellf(t, "%s", r->dep_versions[i].value);
+		}
+	}
+	free(g);
+	sbuf_release(&c);
+}
+
 static void provenance(const struct report *r, struct rdoc *d)
 {
 	struct sbuf c = SBUF_INIT;
@@ -687,6 +786,7 @@ void report_doc_build(const struct report *r, struct rdoc *d)
 	verdicts(r, d);
 	rejections(r, d);
 	cells_table(r, d);
+	dependencies(r, d);
 	provenance(r, d);
 	if (*stamp)
 		add(d, RDOC_STAMP, stamp);

@@ -10,7 +10,8 @@
 # validity reason: rejected, never failed), while the implementation
 # (pinned to cpu 1, idle dependency-wise) serves the offered rate. The
 # window_deps rows and `harness audit` show the dependency's CPU; audit
-# --recheck recomputes the same verdicts from the stored rows.
+# --recheck recomputes the same verdicts from the stored rows; the report
+# shows the headroom per rung and the dependency's version.
 . "$(dirname "$0")/../lib.sh"
 
 ncpu=$(nproc)
@@ -24,6 +25,7 @@ dependencies:
   - name: burner
     start: [$HELPERS/burn, --cpu, "600", --linger]
     cpus: "0"
+    version: [$HELPERS/burn, --cpu, "0"]
   - name: idle
     start: [$HELPERS/testsrv, --port, "{port}"]
     health: { url: "http://127.0.0.1:{port}/healthz" }
@@ -66,4 +68,8 @@ check "audit shows the gate's evidence (the dependency's CPU)" grep -q "burner u
 check "... and the idle one's" grep -q "idle used [0-9.]*% of [0-9]* cores" "$T/audit"
 "$HARNESS" audit "$id" --runs-dir "$T/runs" --recheck >"$T/recheck" 2>&1
 check "audit --recheck recomputes the same verdicts from window_deps" grep -q " 0 mismatches" "$T/recheck"
+md="$T/runs/$id/report/report.md"
+check "the report has a Dependencies section" grep -q "^## Dependencies" "$md"
+check "... with the burner's headroom row at the rung (1 core)" grep -q "^| burner | ladder | 100 | 2 | [0-9.]* | 1 |" "$md"
+check "... and its version output (provenance)" grep -q "^| burner | ready" "$md"
 exit 0
