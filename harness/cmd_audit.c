@@ -9,6 +9,7 @@
 #include "audit.h"
 #include "cmd.h"
 #include "gate.h"
+#include "judge.h"
 #include "spec.h"
 #include "stat.h"
 #include "store.h"
@@ -453,9 +454,20 @@ static int list_windows(struct store *st, const struct audit_data *d, const stru
 
 /* ------------------------------------------------------------------ cmd */
 
+/* ", N differ by a rule change ..." for a run judged by older rules. */
+static const char *rule_note(long n)
+{
+	static char buf[200];
+
+	snprintf(buf, sizeof(buf), "; %ld differ%s because the run was judged by the rules"
+		 " before the gate classes (error_rate now counts every unexpected"
+		 " response over requests due): rule changes, not drift", n, n == 1 ? "s" : "");
+	return buf;
+}
+
 /* The run's stored spec, parsed; NULL after an error naming the database
- * or the spec. */
-static struct spec *stored_spec(struct store *st, const char *run_id)
+ * or the spec. *legacy: the run was judged by rules older than JUDGE_RULES. */
+static struct spec *stored_spec(struct store *st, const char *run_id, int *legacy)
 {
 	struct run_record rec;
 	struct spec *spec = NULL;
@@ -465,6 +477,7 @@ static struct spec *stored_spec(struct store *st, const char *run_id)
 
 	if (run_record_load(st, run_id, &rec))
 		return NULL;
+	*legacy = rec.rules < JUDGE_RULES;
 	if (!run_record_spec(&rec, st->path, &text, &len)) {
 		dir = xstrdup(str(rec.spec_path));
 		spec = spec_parse(text, len, str(rec.spec_path), dirname(dir));
@@ -483,7 +496,7 @@ int cmd_audit(int argc, char **argv)
 	struct opts o = { NULL, NULL, -1, 0, 0 };
 	struct audit_data d = { { NULL, 0 }, { NULL, 0 } };
 	int i, ret = EXIT_USAGE, mism = 0;
-	long checked = 0;
+	struct recheck_count count = { 0 };
 
 	if (cmd_wants_help(argc, argv)) {
 		fputs(usage, stdout);
@@ -545,23 +558,25 @@ int cmd_audit(int argc, char **argv)
 		goto out;
 	ret = EXIT_OK;
 	if (o.recheck) {
-		spec = stored_spec(&st, id.buf);
+		spec = stored_spec(&st, id.buf, &count.legacy);
 		if (!spec) {
 			ret = EXIT_USAGE;
 			goto out;
 		}
-		mism = audit_recheck(&st, id.buf, spec, o.window, o.json, &rep, &checked);
+		mism = audit_recheck(&st, id.buf, spec, o.window, o.json, &rep, &count);
 		if (mism < 0) {
 			ret = EXIT_USAGE;
 			goto out;
 		}
 		if (o.json)
 			sbuf_addf(&out, ", \"recheck\": {\"checked\": %ld, \"mismatches\": %d,"
-					" \"details\": [%s]}", checked, mism, rep.buf);
+					" \"rule_changes\": %ld, \"details\": [%s]}",
+				  count.checked, mism, count.rule_changes, rep.buf);
 		else
 			sbuf_addf(&out, "\nrecheck: %ld stored gate verdicts and window statuses"
-					" recomputed from the stored series, %d mismatch%s\n%s",
-				  checked, mism, mism == 1 ? "" : "es", rep.buf);
+					" recomputed from the stored series, %d mismatch%s%s\n%s",
+				  count.checked, mism, mism == 1 ? "" : "es",
+				  count.rule_changes ? rule_note(count.rule_changes) : "", rep.buf);
 		if (mism)
 			ret = EXIT_NEGATIVE;
 	}

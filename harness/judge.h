@@ -26,6 +26,12 @@
 
 #include "gate.h"
 
+/* The generation of the gate and judge rules a run is recorded under
+ * (runs.rules): 2 = gate classes, failed windows, error_rate over requests
+ * due with every unexpected response. Runs recorded before have NULL
+ * there; `audit --recheck` tells their rule changes from drift. */
+#define JUDGE_RULES 2
+
 /* NONE: a window not measured yet (planned or running; NULL in the
  * database). The judge never returns it. */
 enum window_status {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "judge.h"
 #include "plan.h"
 #include "prov.h"
 #include "report.h"
@@ -198,6 +199,7 @@ static int record_run(struct run_ctx *rc, const struct run_opts *o, const char *
 	r.spec_commit = spec_repo->commit;
 	r.spec_branch = spec_repo->branch;
 	r.spec_dirty = spec_repo->dirty;
+	r.rules = JUDGE_RULES;
 	return store_run_insert(&rc->st, &r);
 }
 

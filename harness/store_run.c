@@ -32,6 +32,7 @@ static const struct store_coldef run_cols[] = {
 	C(run_record, spec_commit, SC_TEXT),
 	C(run_record, spec_branch, SC_TEXT),
 	C(run_record, spec_dirty, SC_TRI),
+	C(run_record, rules, SC_TRI),
 };
 static const struct store_table runs_t = {
 	"runs", run_cols, ARRAY_SIZE(run_cols), sizeof(struct run_record),

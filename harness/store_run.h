@@ -55,6 +55,8 @@ struct run_record {
 	char *harness_version, *parent_run, *sandbox_user;
 	char *spec_repo, *spec_commit, *spec_branch;
 	int spec_dirty;              /* -1 unknown */
+	int rules;                   /* judge.h JUDGE_RULES it was judged by;
+					-1: recorded before schema 10 */
 
 	struct run_impl *impls;
 	size_t nimpls;

@@ -251,5 +251,10 @@ const char *const store_migrations[] = {
 	"  exited INTEGER NOT NULL,"
 	"  PRIMARY KEY (window_id, name)"
 	");",
+	/* version 10: the rules a run was judged by (harness/judge.h
+	 * JUDGE_RULES); NULL for a run recorded before this version, whose
+	 * error_rate verdicts followed the rule before the gate classes
+	 * (audit --recheck reports those differences as rule changes). */
+	"ALTER TABLE runs ADD COLUMN rules INTEGER;",
 	NULL,
 };
