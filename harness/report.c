@@ -142,17 +142,19 @@ static void read_impls(struct report *r, struct run_record *rec, size_t *alloc)
 	}
 }
 
-/* A dep_version event's detail, "NAME: output", as a key and value. */
-static void dep_version(struct report *r, const char *detail)
+/* A version event's detail, "NAME: output", as "what NAME" -> output. */
+static void add_version(struct report *r, const char *what, const char *detail)
 {
 	const char *colon = strstr(detail, ": ");
 	struct report_kv *kv;
+	struct sbuf key = SBUF_INIT;
 
 	if (!colon)
 		return;
-	r->dep_versions = xrealloc(r->dep_versions, (r->ndep_versions + 1) * sizeof(*r->dep_versions));
-	kv = &r->dep_versions[r->ndep_versions++];
-	kv->key = xstrndup(detail, (size_t)(colon - detail));
+	r->versions = xrealloc(r->versions, (r->nversions + 1) * sizeof(*r->versions));
+	kv = &r->versions[r->nversions++];
+	sbuf_addf(&key, "%s %.*s", what, (int)(colon - detail), detail);
+	kv->key = sbuf_detach(&key, NULL);
 	kv->value = xstrdup(colon + 2);
 }
 
@@ -199,7 +201,9 @@ static int read_host(struct report *r, struct store *st, struct run_record *rec)
 		const char *kind = ev.v[i].kind ? ev.v[i].kind : "";
 
 		if (!strcmp(kind, "dep_version") && ev.v[i].detail)
-			dep_version(r, ev.v[i].detail);
+			add_version(r, "dependency", ev.v[i].detail);
+		if (!strcmp(kind, "impl_version") && ev.v[i].detail)
+			add_version(r, "implementation", ev.v[i].detail);
 		for (k = 0; k < r->nevents && strcmp(r->events[k].kind, kind) < 0; k++)
 			;
 		if (k < r->nevents && !strcmp(r->events[k].kind, kind)) {
@@ -456,11 +460,11 @@ void report_release(struct report *r)
 	for (i = 0; i < r->nevents; i++)
 		free(r->events[i].kind);
 	free(r->events);
-	for (i = 0; i < r->ndep_versions; i++) {
-		free(r->dep_versions[i].key);
-		free(r->dep_versions[i].value);
+	for (i = 0; i < r->nversions; i++) {
+		free(r->versions[i].key);
+		free(r->versions[i].value);
 	}
-	free(r->dep_versions);
+	free(r->versions);
 	for (i = 0; i < r->ndep_rows; i++)
 		free(r->dep_rows[i].name);
 	free(r->dep_rows);

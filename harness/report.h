@@ -180,11 +180,12 @@ struct report {
 	size_t nhost;
 	struct report_event *events;
 	size_t nevents;
-	/* dependencies: their version output (events dep_version: key the
-	 * dependency, value its output) and each one's accounting per
-	 * measured window (table window_deps, schema 9) */
-	struct report_kv *dep_versions;
-	size_t ndep_versions;
+	/* version output of dependencies and implementations (events
+	 * dep_version, impl_version: key "dependency NAME" or
+	 * "implementation NAME", value the output), and each dependency's
+	 * accounting per measured window (table window_deps, schema 9) */
+	struct report_kv *versions;
+	size_t nversions;
 	struct report_dep *dep_rows;
 	size_t ndep_rows;
 

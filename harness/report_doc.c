@@ -187,8 +187,8 @@ static void dep_group_add(struct dep_group *g, const struct report_dep *d)
 		g->throttled = (g->throttled < 0 ? 0 : g->throttled) + d->nr_throttled;
 }
 
-/* Versions (provenance) and headroom per rung: how much of its cores each
- * dependency used, so "the database never broke" is measured. */
+/* Headroom per rung: how much of its cores each dependency used, so "the
+ * database never broke" is measured. */
 static void dependencies(const struct report *r, struct rdoc *d)
 {
 	struct dep_group *g = NULL;
@@ -196,7 +196,7 @@ static void dependencies(const struct report *r, struct rdoc *d)
 	struct sbuf c = SBUF_INIT;
 	size_t i, k, ng = 0, ag = 0;
 
-	if (!r->ndep_rows && !r->ndep_versions)
+	if (!r->ndep_rows)
 		return;
 	add(d, RDOC_H2, "Dependencies");
 	add(d, RDOC_P, "Each dependency's CPU over the measured windows, in cores and as a share "
@@ -239,13 +239,6 @@ static void dependencies(const struct report *r, struct rdoc *d)
 			cellf(t, "- / %zu", g[k].exited);
 		else
 			cellf(t, "%lld / %zu", (long long)g[k].throttled, g[k].exited);
-	}
-	if (r->ndep_versions) {
-		t = table(d, "dependency_versions", 2, "dependency", "version");
-		for (i = 0; i < r->ndep_versions; i++) {
-			cellf(t, "%s", r->dep_versions[i].key);
-			cellf(t, "%s", r->dep_versions[i].value);
-		}
 	}
 	free(g);
 	sbuf_release(&c);
@@ -295,6 +288,13 @@ static void provenance(const struct report *r, struct rdoc *d)
 		cellf(t, "%s", r->parent_run);
 	}
 
+	if (r->nversions) {
+		t = table(d, "versions", 2, "component", "version (output of its version command)");
+		for (i = 0; i < r->nversions; i++) {
+			cellf(t, "%s", r->versions[i].key);
+			cellf(t, "%s", r->versions[i].value);
+		}
+	}
 	t = table(d, "implementations", 6, "implementation", "commit", "branch", "tree",
 		  "diff hash", "repository");
 	for (i = 0; i < r->nimpls; i++) {

@@ -381,6 +381,7 @@ static int build_and_run(struct run_ctx *rc)
 		sbuf_release(&why);
 		return code;
 	}
+	runner_arm_versions(rc);
 	if (!runner_stop && runner_deps_start(rc)) {
 		runner_deps_stop(rc);
 		if (!runner_stop) {

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bind.h"
 #include "rtstats.h"
@@ -140,4 +141,34 @@ int runner_build_all(struct run_ctx *rc)
 	}
 	sbuf_release(&log);
 	return ret;
+}
+
+/* ------------------------------------------------------------ versions */
+
+void runner_arm_versions(struct run_ctx *rc)
+{
+	struct sbuf log = SBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < rc->narms && !runner_stop; i++) {
+		struct arm *a = &rc->arms[i];
+		struct spec_impl im;
+		struct sut_build_config bc;
+		struct bind_sandbox sb;
+		int ok;
+
+		if (!a->impl.version)
+			continue;
+		im = a->impl;
+		im.build = a->impl.version;
+		sbuf_reset(&log);
+		sbuf_addf(&log, "%s/version-%s.log", rc->logs_dir, a->name);
+		unlink(log.buf);
+		bind_build(&bc, rc->spec, &im, a->workdir, log.buf, arm_sandbox(rc, a, &sb));
+		bc.timeout_s = 30;
+		bc.stop = &runner_stop;
+		ok = sut_build(&bc) == 0;
+		runner_store_version(rc, "impl_version", a->name, log.buf, ok);
+	}
+	sbuf_release(&log);
 }

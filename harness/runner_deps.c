@@ -165,17 +165,14 @@ static int dep_wait_healthy(struct run_ctx *rc, struct dep_run *d)
 	return ret;
 }
 
-/* The version output, recorded once per invocation as a dep_version event. */
-static void dep_version(struct run_ctx *rc, struct dep_run *d)
+void runner_store_version(struct run_ctx *rc, const char *kind, const char *name,
+			  const char *log_path, int ok)
 {
-	struct sbuf log = SBUF_INIT, out = SBUF_INIT;
+	struct sbuf out = SBUF_INIT;
 	const char *text;
 	size_t len;
 
-	sbuf_addf(&log, "%s/%s.version.log", rc->logs_dir, d->sut_name);
-	unlink(log.buf);
-	if (dep_command(rc, d, d->spec->version, "version", 30, 0, log.buf) == 0 &&
-	    !read_file(log.buf, &out, VERSION_MAX + 256)) {
+	if (ok && !read_file(log_path, &out, VERSION_MAX + 256)) {
 		text = out.buf ? out.buf : "";
 		if (!strncmp(text, "=== harness:", 12) && strchr(text, '\n'))
 			text = strchr(text, '\n') + 1;   /* sut_build's marker line */
@@ -184,16 +181,25 @@ static void dep_version(struct run_ctx *rc, struct dep_run *d)
 			len--;
 		if (len > VERSION_MAX)
 			len = VERSION_MAX;
-		store_event(&rc->st, rc->run_id, -1, "dep_version", "%s: %.*s",
-			    d->spec->impl.name, (int)len, text);
+		store_event(&rc->st, rc->run_id, -1, kind, "%s: %.*s", name, (int)len, text);
 	} else {
-		warning("dependency %s: version command failed; no version recorded",
-			d->spec->impl.name);
-		store_event(&rc->st, rc->run_id, -1, "dep_version", "%s: (version command failed)",
-			    d->spec->impl.name);
+		warning("%s: version command failed; no version recorded (see %s)", name, log_path);
+		store_event(&rc->st, rc->run_id, -1, kind, "%s: (version command failed)", name);
 	}
-	sbuf_release(&log);
 	sbuf_release(&out);
+}
+
+/* The version output, recorded once per invocation as a dep_version event. */
+static void dep_version(struct run_ctx *rc, struct dep_run *d)
+{
+	struct sbuf log = SBUF_INIT;
+	int ok;
+
+	sbuf_addf(&log, "%s/%s.version.log", rc->logs_dir, d->sut_name);
+	unlink(log.buf);
+	ok = dep_command(rc, d, d->spec->version, "version", 30, 0, log.buf) == 0;
+	runner_store_version(rc, "dep_version", d->spec->impl.name, log.buf, ok);
+	sbuf_release(&log);
 }
 
 static double count_cpus(const char *list)

@@ -138,6 +138,13 @@ void runner_stop_all(struct run_ctx *rc);
 /* Build every arm once (logs/build-<arm>.log). -1 after one error line. */
 int runner_build_all(struct run_ctx *rc);
 
+/* Record a version command's output (log_path, written by sut_build; ok:
+ * it exited 0) as an event of kind `kind` ("NAME: output", 4 KiB at most). */
+void runner_store_version(struct run_ctx *rc, const char *kind, const char *name,
+			  const char *log_path, int ok);
+/* Each arm's implementations[].version, once per invocation (impl_version). */
+void runner_arm_versions(struct run_ctx *rc);
+
 /* runner_deps.c: the dependencies. -1 returns follow one error line. */
 /* Choose their ports and bind the spec to them (before the arms). */
 int runner_deps_bind(struct run_ctx *rc);

@@ -51,6 +51,7 @@ void spec_free(struct spec *s)
 		free(im->name);
 		free(im->repo);
 		free_argv(im->build);
+		free_argv(im->version);
 		free_argv(im->start);
 		free_kv(im->env, im->nenv);
 		free(im->health_url);

@@ -38,6 +38,7 @@ struct spec_impl {
 	char *name;
 	char *repo;          /* absolute path of its git work tree */
 	char **build;        /* NULL-terminated argv, or NULL when none */
+	char **version;      /* argv whose output is recorded (toolchain), or NULL */
 	char **start;        /* NULL-terminated argv; may contain "{port}" */
 	struct kv *env; /* added on top of the minimal environment */
 	size_t nenv;

@@ -54,6 +54,8 @@ static const struct field impl_fields[] = {
 	  "its git work tree, relative to the spec's directory: recorded for provenance, working directory of build and start" },
 	{ "build", FT_ARGV, 0, O(struct spec_impl, build), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
 	  "build command as an argv list (never a shell string), run in repo" },
+	{ "version", FT_ARGV, 0, O(struct spec_impl, version), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "argv run in repo after the build whose output (first 4 KiB) is recorded in the run and shown in the report, e.g. [go, version]" },
 	{ "start", FT_ARGV, F_REQ | F_PORT, O(struct spec_impl, start), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
 	  "start command as an argv list, run in repo; \"{port}\" is replaced by the port it must listen on" },
 	{ "env", FT_KV, F_PORT | F_ENVNAME, O(struct spec_impl, env), O(struct spec_impl, nenv), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,

@@ -35,6 +35,7 @@ implementations:
     health: { url: "http://127.0.0.1:{port}/healthz" }
     cpus: "1"
     restart: never
+    version: [$HELPERS/burn, --cpu, "0"]
 workload:
   requests: [ { name: root, path: / } ]
   cpus: "1"
@@ -71,5 +72,6 @@ check "audit --recheck recomputes the same verdicts from window_deps" grep -q " 
 md="$T/runs/$id/report/report.md"
 check "the report has a Dependencies section" grep -q "^## Dependencies" "$md"
 check "... with the burner's headroom row at the rung (1 core)" grep -q "^| burner | ladder | 100 | 2 | [0-9.]* | 1 |" "$md"
-check "... and its version output (provenance)" grep -q "^| burner | ready" "$md"
+check "... and its version output (provenance)" grep -q "^| dependency burner | ready" "$md"
+check "the implementation's version output too (implementations[].version)" grep -q "^| implementation a | ready" "$md"
 exit 0
