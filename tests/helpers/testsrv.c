@@ -29,6 +29,11 @@
  *           [--workers W]                  at most W requests in their delay
  *                                          and burn at once (the rest wait):
  *                                          capacity W / delay
+ *           [--forward-port P]             a chained call: each request other
+ *                                          than /healthz first GETs / from
+ *                                          127.0.0.1:P (a new connection,
+ *                                          read to its close); 502 when that
+ *                                          fails
  *           [--rate-limit R]               token bucket of R req/s (R/10
  *                                          tokens of burst): HTTP 503 at once
  *                                          when empty
@@ -85,6 +90,7 @@ static struct {
 	long exit_after_ms;
 	const char *crash_once;
 	long burn_us;
+	long forward_port;
 	enum stats_mode stats_mode;
 	const char *port_file;
 	long workers;
@@ -208,6 +214,8 @@ static void parse_args(int argc, char **argv)
 			opt.crash_once = v;
 		else if (!strcmp(a, "--burn-us"))
 			opt.burn_us = arg_long(a, v, 0);
+		else if (!strcmp(a, "--forward-port"))
+			opt.forward_port = arg_long(a, v, 1);
 		else if (!strcmp(a, "--stats-mode")) {
 			if (!strcmp(v, "ok")) opt.stats_mode = STATS_OK;
 			else if (!strcmp(v, "malformed")) opt.stats_mode = STATS_MALFORMED;
@@ -267,6 +275,35 @@ static void hold_until_peer_closes(int fd)
 		if (r == 0 || (r < 0 && errno != EINTR))
 			return;
 	}
+}
+
+/* --forward-port: GET / from the backend on a new connection, read to its
+ * close. 0 when it answered with a 2xx status line. */
+static int forward(void)
+{
+	static const char req[] = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+	struct sockaddr_in sa;
+	char buf[4096];
+	size_t got = 0;
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok = 0;
+
+	if (fd < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)opt.forward_port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)) && !write_all(fd, req, sizeof(req) - 1)) {
+		while ((n = read(fd, buf + (got < 16 ? got : 16), sizeof(buf) - 16)) > 0 ||
+		       (n < 0 && errno == EINTR))
+			if (n > 0 && got < 16)
+				got += (size_t)n;
+		buf[got < 16 ? got : 16] = 0;
+		ok = !strncmp(buf, "HTTP/1.1 2", 10);
+	}
+	close(fd);
+	return ok ? 0 : -1;
 }
 
 static int respond(int fd, int status, const char *ctype, const char *body, size_t blen,
@@ -392,6 +429,8 @@ static int handle(int fd, const char *method, const char *path, const char *body
 		burn(opt.burn_us);
 	if (!is_health && opt.workers)
 		sem_post(&worker_slots);
+	if (!is_health && opt.forward_port && forward())
+		return respond(fd, 502, "text/plain", "backend failed\n", 15, keep) ? 0 : keep;
 	due = mono_ns();
 	if (opt.stall_at_ms >= 0) {
 		uint64_t a = start_ns + (uint64_t)opt.stall_at_ms * 1000000ull;
