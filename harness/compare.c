@@ -155,6 +155,72 @@ static int read_knees(struct cmp_run *r, struct store *st, const struct spec *sp
 	return 0;
 }
 
+/* The version events of the run, first of each component kept. */
+static int read_versions(struct cmp_run *r, struct store *st)
+{
+	struct event_rows ev;
+	size_t i, k;
+
+	if (store_events_load(st, r->id, -1, &ev))
+		return -1;
+	for (i = 0; i < ev.n; i++) {
+		const char *kind = ev.v[i].kind ? ev.v[i].kind : "";
+		const char *d = ev.v[i].detail, *colon = d ? strstr(d, ": ") : NULL;
+		struct sbuf key = SBUF_INIT;
+
+		if ((strcmp(kind, "dep_version") && strcmp(kind, "impl_version")) || !colon)
+			continue;
+		sbuf_addf(&key, "%s %.*s", kind[0] == 'd' ? "dependency" : "implementation",
+			  (int)(colon - d), d);
+		for (k = 0; k < r->nversions && strcmp(r->versions[k].key, key.buf); k++)
+			;
+		if (k < r->nversions) {
+			sbuf_release(&key);
+			continue;
+		}
+		r->versions = xrealloc(r->versions, (r->nversions + 1) * sizeof(*r->versions));
+		r->versions[r->nversions].key = sbuf_detach(&key, NULL);
+		r->versions[r->nversions].value = xstrdup(colon + 2);
+		r->nversions++;
+	}
+	event_rows_release(&ev);
+	return 0;
+}
+
+static const char *version_of(const struct cmp_run *r, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < r->nversions; i++)
+		if (!strcmp(r->versions[i].key, key))
+			return r->versions[i].value;
+	return NULL;
+}
+
+char *cmp_version_diffs(const struct cmp_run *base, const struct cmp_run *new_)
+{
+	struct sbuf o = SBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < new_->nversions; i++) {
+		const char *b = version_of(base, new_->versions[i].key);
+
+		if (b && !strcmp(b, new_->versions[i].value))
+			continue;
+		sbuf_addf(&o, "%s%s: \"%.80s\" -> \"%.80s\"", o.len ? "; " : "", new_->versions[i].key,
+			  b ? b : "(not recorded)", new_->versions[i].value);
+	}
+	for (i = 0; i < base->nversions; i++)
+		if (!version_of(new_, base->versions[i].key))
+			sbuf_addf(&o, "%s%s: \"%.80s\" -> \"(not recorded)\"", o.len ? "; " : "",
+				  base->versions[i].key, base->versions[i].value);
+	if (!o.len) {
+		sbuf_release(&o);
+		return NULL;
+	}
+	return sbuf_detach(&o, NULL);
+}
+
 int cmp_run_load(struct cmp_run *r, const char *runs_dir, const char *run)
 {
 	struct store st = { 0 };
@@ -172,7 +238,8 @@ int cmp_run_load(struct cmp_run *r, const char *runs_dir, const char *run)
 	if (run_record_load(&st, r->id, &rec))
 		goto out;
 	take_record(r, &rec);
-	if (rule_from_spec(r, &rec, &spec) || read_windows(r, &st) || read_knees(r, &st, spec))
+	if (rule_from_spec(r, &rec, &spec) || read_windows(r, &st) || read_knees(r, &st, spec) ||
+	    read_versions(r, &st))
 		goto out;
 	ret = 0;
 out:
@@ -200,6 +267,11 @@ void cmp_run_release(struct cmp_run *r)
 			knee_result_release(&r->knees[i]);
 	}
 	free(r->knees);
+	for (i = 0; i < r->nversions; i++) {
+		free(r->versions[i].key);
+		free(r->versions[i].value);
+	}
+	free(r->versions);
 	for (i = 0; i < r->nw; i++) {
 		free(r->w[i].impl);
 		free(r->w[i].stage);

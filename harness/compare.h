@@ -127,6 +127,10 @@ struct cmp_run {
 	size_t nw;
 	struct knee_result *knees;  /* per impls[i], knee.h's rule (KNEE_NONE
 				       when the spec does not parse) */
+	/* version outputs (events dep_version, impl_version): key
+	 * "dependency NAME" / "implementation NAME", value the output */
+	struct kv *versions;
+	size_t nversions;
 };
 
 struct cmp_metric {
@@ -173,6 +177,10 @@ struct compare {
 	unsigned metrics;
 	int same_spec;       /* the stored spec hashes are equal */
 	int same_run;        /* BASE and NEW are one run */
+	/* components whose recorded version differs between the runs, e.g.
+	 * "dependency db: \"15.4\" -> \"15.5\"", "; "-separated; NULL when none
+	 * (flagged in every format, never deciding the exit code) */
+	char *version_diffs;
 	struct cmp_impl *impls;
 	size_t nimpls;
 	int judged;          /* judged implementations */
@@ -183,6 +191,8 @@ struct compare {
 
 /* Load one run's done windows and stored spec. -1 after error(). */
 int cmp_run_load(struct cmp_run *r, const char *runs_dir, const char *run);
+/* The version differences of base -> new_ (see compare.version_diffs). */
+char *cmp_version_diffs(const struct cmp_run *base, const struct cmp_run *new_);
 void cmp_run_release(struct cmp_run *r);
 
 /*

@@ -155,6 +155,9 @@ void compare_md(const struct compare *c, struct sbuf *o)
 		sbuf_adds(o, "**EXPLORATORY**: a run was made from a dirty spec (--allow-dirty).\n\n");
 	sbuf_addf(o, "Spec `%s`, stored hash `%.12s`%s. ", c->new_.spec_name, c->new_.spec_hash,
 		  c->same_spec ? " (identical in both runs)" : "; **the runs' stored specs differ**");
+	if (c->version_diffs)
+		sbuf_addf(o, "**Versions differ between the runs** (the difference may be theirs): %s. ",
+			  c->version_diffs);
 	sbuf_addf(o, "Rule: margin %g%%, min_pairs %zu, metrics", c->margin_pct, c->min_pairs);
 	if (c->metrics & CMP_P99)
 		sbuf_addf(o, " p%g", c->new_.slo_pct);
@@ -318,6 +321,8 @@ void compare_json(const struct compare *c, struct sbuf *o)
 	sbuf_addf(o, ",\"same_run\":%s", c->same_run ? "true" : "false");
 	sbuf_adds(o, ",\"spec_name\":");
 	sbuf_add_json_str(o, c->new_.spec_name);
+	sbuf_adds(o, ",\"version_diffs\":");
+	json_str_or_null(o, c->version_diffs);
 	sbuf_addf(o, ",\"same_spec\":%s,\"exploratory\":%s", c->same_spec ? "true" : "false",
 		  c->base.exploratory || c->new_.exploratory ? "true" : "false");
 	sbuf_addf(o, ",\"rule\":{\"margin_pct\":%g,\"alpha\":%g,\"min_pairs\":%zu,"

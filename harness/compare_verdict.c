@@ -553,6 +553,7 @@ int compare_runs(struct compare *c, struct cmp_run *base, struct cmp_run *new_,
 	c->metrics = c->new_.metrics;
 	c->same_spec = !strcmp(c->base.spec_hash, c->new_.spec_hash);
 	c->same_run = same_run(&c->base, &c->new_);
+	c->version_diffs = cmp_version_diffs(&c->base, &c->new_);
 	if (only && (impl_index(&c->base, only) < 0 || impl_index(&c->new_, only) < 0)) {
 		error("--impl %s: not an implementation of both %s and %s", only, c->base.id,
 		      c->new_.id);
@@ -608,6 +609,7 @@ void compare_release(struct compare *c)
 		free(c->impls[i].why);
 	}
 	free(c->impls);
+	free(c->version_diffs);
 	cmp_run_release(&c->base);
 	cmp_run_release(&c->new_);
 	memset(c, 0, sizeof(*c));

@@ -4,7 +4,8 @@
 # every request, at {dep.be.port}; `be` burns 3 ms of CPU per call
 # (--burn-us 3000). At 100 req/s that is ~0.3 cores, and it must appear
 # under the dependency (window_deps), not under the front (windows.cpu_s):
-# the front only parses and forwards.
+# the front only parses and forwards. A second run whose dependency
+# reports another version: `harness compare` flags the difference.
 . "$(dirname "$0")/../lib.sh"
 
 cat >"$T/spec.yaml" <<EOF
@@ -15,6 +16,7 @@ dependencies:
   - name: be
     start: [$HELPERS/testsrv, --port, "{port}", --burn-us, "3000"]
     health: { url: "http://127.0.0.1:{port}/healthz" }
+    version: [$HELPERS/burn, --cpu, "0"]
 implementations:
   - name: front
     start: [$HELPERS/testsrv, --port, "{port}", --forward-port, "{dep.be.port}"]
@@ -30,8 +32,8 @@ retries: { max_per_cell: 1 }
 EOF
 
 expect_exit "run with a chained backend" 0 \
-	"$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$T/runs" --stages ladder
-db=$(ls -d "$T"/runs/*/run.db | head -1)
+	"$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$T/runs" --stages ladder --run-id one
+db="$T/runs/one/run.db"
 q() { sqlite3 "$db" "$1"; }
 cmp_num "accepted windows (every call reached the backend: error_rate passed)" \
 	"$(q "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" ">=" 2
@@ -43,4 +45,11 @@ be=$(q "SELECT AVG(d.cpu_s / d.duration_s) FROM window_deps d JOIN windows w ON 
 near "the backend's CPU, in cores, is charged to the dependency" "$be" 0.32 0.1 "100 req/s x 3 ms"
 front=$(q "SELECT AVG(cpu_s / duration_s) FROM windows WHERE status = 'accepted'")
 cmp_num "the front's own CPU (cores) is under half the backend's ($be)" "$front" "<" "$(awk -v b="$be" 'BEGIN { print b / 2 }')"
+
+sed -i 's|version: \[\(.*\), "0"\]|version: [\1, "0.01"]|' "$T/spec.yaml"
+"$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$T/runs" --stages ladder --run-id two >/dev/null 2>&1
+"$HARNESS" compare one two --runs-dir "$T/runs" >"$T/cmp.md" 2>/dev/null
+check "compare flags the dependency's version difference" grep -q "Versions differ between the runs.*dependency be" "$T/cmp.md"
+"$HARNESS" compare one two --runs-dir "$T/runs" --json >"$T/cmp.json" 2>/dev/null
+check "... in its JSON too" grep -q '"version_diffs":"dependency be' "$T/cmp.json"
 exit 0
