@@ -3,6 +3,8 @@
 #   make            build bin/harness (./harness/ holds the sources)
 #   make test       build and run every test (unit + end-to-end)
 #   make asan       the same tests under -fsanitize=address,undefined
+#   make slowtest   the slow statistical checks (tests/slow/*.sh: repeated
+#                   comparisons, error rates over many runs); not in CI
 #   make fuzz       run the spec-parser fuzzer for FUZZ_SECONDS (clang libFuzzer)
 #   make bench      measure the load engine against wrk / httperf / nginx
 #   make demo       run the example benchmark and render its report
@@ -34,7 +36,7 @@ HELPERS  := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(wildcard tests/hel
 FIXTURES := $(BUILD)/helpers/compare_fixture
 BIN      := $(BUILD)/bin/harness
 
-.PHONY: all test asan clean deps fuzz bench demo unit install
+.PHONY: all test asan clean deps fuzz bench demo unit install slowtest
 
 # The binary is bin/harness: ./harness is the source directory.
 all: deps bin/harness
@@ -115,6 +117,12 @@ test: deps $(BIN) bin/harness $(UNITS) $(HELPERS) $(FIXTURES)
 unit: deps $(UNITS) $(HELPERS)
 	@BUILD=$(BUILD) HARNESS=$(abspath $(BIN)) HELPERS=$(abspath $(BUILD)/helpers) \
 	  UNITS="$(UNITS)" E2E=none bash tests/run.sh
+
+# Repeated statistical checks (minutes each): run by hand or nightly, their
+# figures quoted in the closing notes; CI runs `test` and `asan` only.
+slowtest: deps $(BIN) bin/harness $(HELPERS) $(FIXTURES)
+	@BUILD=$(BUILD) HARNESS=$(abspath $(BIN)) HELPERS=$(abspath $(BUILD)/helpers) \
+	  UNITS= E2E="$(wildcard tests/slow/*.sh)" bash tests/run.sh
 
 asan:
 	@$(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 \
