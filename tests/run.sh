@@ -16,6 +16,7 @@ run_one() { # name, command...
 	echo "== $name" >>"$log"
 	out=$("$@" 2>>"$log"); rc=$?
 	times+=("$((SECONDS - t0)) s  $name")
+	echo "== $name: $((SECONDS - t0)) s, exit $rc" >>"$log"
 	printf '%s\n' "$out"
 	local p f
 	p=$(printf '%s\n' "$out" | grep -c '^ok - ' || true)
