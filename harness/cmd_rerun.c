@@ -143,21 +143,237 @@ static char *dir_of(const char *path)
 	return xstrndup(path, (size_t)(slash - path));
 }
 
+/* ------------------------------------------------------------ arguments */
+
+struct rerun_args {
+	const char *runs_dir, *run, *run_id_opt, *stages_opt;
+	struct impl_arg *impls;  /* owned: every string in it */
+	size_t nimpls, alloc;
+	int with_baseline;
+};
+
+static void rerun_args_release(struct rerun_args *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nimpls; i++) {
+		free(a->impls[i].name);
+		free(a->impls[i].repo);
+		free(a->impls[i].ref);
+	}
+	free(a->impls);
+}
+
+/* One --impl NAME=REPO#REF; NAME may be given once. */
+static int add_impl(struct rerun_args *a, const char *arg)
+{
+	struct impl_arg *n;
+	size_t j;
+
+	XGROW(a->impls, a->alloc, a->nimpls + 1);
+	n = &a->impls[a->nimpls];
+	memset(n, 0, sizeof(*n));
+	if (gitfetch_parse_arg(arg, &n->name, &n->repo, &n->ref))
+		return -1;
+	a->nimpls++;
+	for (j = 0; j + 1 < a->nimpls; j++)
+		if (!strcmp(a->impls[j].name, n->name))
+			return error("rerun: --impl %s given twice", n->name);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct rerun_args *a)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		int has_value = i + 1 < argc;
+
+		if (!strcmp(s, "--impl") && has_value) {
+			if (add_impl(a, argv[++i]))
+				return -1;
+		} else if (!strcmp(s, "--with-baseline")) {
+			a->with_baseline = 1;
+		} else if (!strcmp(s, "--stages") && has_value) {
+			a->stages_opt = argv[++i];
+		} else if (!strcmp(s, "--runs-dir") && has_value) {
+			a->runs_dir = argv[++i];
+		} else if (!strcmp(s, "--run-id") && has_value) {
+			a->run_id_opt = argv[++i];
+			if (!*a->run_id_opt || strchr(a->run_id_opt, '/') || a->run_id_opt[0] == '.')
+				return error("rerun: --run-id: '%s' is not a valid run id",
+					     a->run_id_opt);
+		} else if (s[0] == '-') {
+			return error("rerun: unknown option '%s'; see 'harness rerun --help'", s);
+		} else if (!a->run) {
+			a->run = s;
+		} else {
+			return error("rerun: unexpected argument '%s'", s);
+		}
+	}
+	if (!a->run || !a->nimpls) {
+		fputs(usage_text, stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the arms */
+
+/* The arms of the new run, each fetched into runs/<new-id>/src/<arm>/. */
+struct arm_set {
+	struct gitfetch_result *fetched;
+	struct run_arm *arms;
+	char **names, **src_dirs;  /* owned; arms[] borrows them */
+	size_t n, cap;
+};
+
+static void arm_set_init(struct arm_set *s, size_t cap)
+{
+	s->cap = cap;
+	s->n = 0;
+	s->fetched = xcalloc(cap, sizeof(*s->fetched));
+	s->arms = xcalloc(cap, sizeof(*s->arms));
+	s->names = xcalloc(cap, sizeof(*s->names));
+	s->src_dirs = xcalloc(cap, sizeof(*s->src_dirs));
+}
+
+static void arm_set_release(struct arm_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->cap; i++) {
+		gitfetch_result_release(&s->fetched[i]);
+		free(s->names[i]);
+		free(s->src_dirs[i]);
+	}
+	free(s->fetched);
+	free(s->arms);
+	free(s->names);
+	free(s->src_dirs);
+}
+
+/* Fetch REPO at REF into RUN_DIR/src/NAME as the next (untrusted) arm;
+ * CLONE_OF names the implementation an @base arm stands for, or NULL. */
+static int fetch_arm(struct arm_set *s, const char *run_dir, const char *name,
+		     const char *repo, const char *ref, const char *clone_of)
+{
+	struct run_arm *arm = &s->arms[s->n];
+	struct sbuf dir = SBUF_INIT;
+
+	sbuf_addf(&dir, "%s/src/%s", run_dir, name);
+	s->src_dirs[s->n] = sbuf_detach(&dir, NULL);
+	s->names[s->n] = xstrdup(name);
+	if (clone_of)
+		fprintf(stderr, "harness: fetching %s from %s at %.12s\n", name, repo, ref);
+	else
+		fprintf(stderr, "harness: fetching %s from %s at %s\n", name, repo,
+			ref ? ref : "HEAD");
+	if (gitfetch(repo, ref, s->src_dirs[s->n], &s->fetched[s->n]))
+		return -1;
+	arm->name = s->names[s->n];
+	arm->clone_of = clone_of;
+	arm->src_dir = s->src_dirs[s->n];
+	arm->commit = s->fetched[s->n].commit;
+	arm->ref_asked = s->fetched[s->n].ref_asked;
+	arm->remote_url = s->fetched[s->n].remote_url;
+	arm->untrusted = 1;
+	s->n++;
+	return 0;
+}
+
+/* NAME@base: RUN's recorded commit of NAME, from RUN's recorded repo. */
+static int fetch_baseline(struct arm_set *s, const char *run_dir, const struct parent *par,
+			  const char *name)
+{
+	const struct run_impl *ri = &par->rec.impls[parent_find(par, name)];
+	struct sbuf base = SBUF_INIT;
+	int ret;
+
+	if (!ri->commit_id || !ri->repo)
+		return error("rerun: --with-baseline: run %s recorded no commit for %s",
+			     par->rec.id, name);
+	if (ri->dirty > 0)
+		warning("run %s measured %s with uncommitted changes; %s@base is commit "
+			"%.12s without them", par->rec.id, name, name, ri->commit_id);
+	sbuf_addf(&base, "%s@base", name);
+	ret = fetch_arm(s, run_dir, base.buf, ri->repo, ri->commit_id, name);
+	sbuf_release(&base);
+	return ret;
+}
+
+static int fetch_arms(struct arm_set *s, const char *run_dir, const struct rerun_args *a,
+		      const struct parent *par)
+{
+	size_t i;
+
+	for (i = 0; i < a->nimpls; i++) {
+		const struct impl_arg *ia = &a->impls[i];
+
+		if (fetch_arm(s, run_dir, ia->name, ia->repo, ia->ref, NULL))
+			return -1;
+		if (a->with_baseline && fetch_baseline(s, run_dir, par, ia->name))
+			return -1;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------ command */
+
+/* RUN read (never written), its spec parsed, every --impl checked
+ * against it and the stages chosen. */
+static int check_parent(const struct rerun_args *a, const struct parent *par,
+			const struct spec *spec, unsigned *stages)
+{
+	const char *list = a->stages_opt ? a->stages_opt : par->rec.stages;
+	size_t i;
+
+	for (i = 0; i < a->nimpls; i++) {
+		const char *name = a->impls[i].name;
+
+		if (!spec_impl_find(spec, name) || parent_find(par, name) < 0)
+			return error("rerun: --impl %s: run %s has no implementation '%s'", name,
+				     par->rec.id, name);
+	}
+	if (list && runner_parse_stages(list, stages))
+		return error("rerun: --stages: '%s': expected ladder, confirm, soak", list);
+	return 0;
+}
+
+/* Make RUNS_DIR/<id>/src for a new run id; *RUN_DIR is set. */
+static int make_run_dir(const char *runs_dir, const char *run_id, struct sbuf *run_dir)
+{
+	struct sbuf src = SBUF_INIT;
+	int ret = EXIT_ENV;
+
+	sbuf_addf(run_dir, "%s/%s", runs_dir, run_id);
+	if (!access(run_dir->buf, F_OK)) {
+		error("rerun: %s already exists", run_dir->buf);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	sbuf_addf(&src, "%s/src", run_dir->buf);
+	if (mkdir_p(src.buf, 0755)) {
+		error("rerun: %s: cannot create: %s", src.buf, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	sbuf_release(&src);
+	return ret;
+}
 
 int cmd_rerun(int argc, char **argv)
 {
-	const char *runs_dir = NULL, *run = NULL, *run_id_opt = NULL, *stages_opt = NULL;
-	struct impl_arg *args = NULL;
-	struct gitfetch_result *fetched = NULL;
-	struct run_arm *arms = NULL;
+	struct rerun_args a = { 0 };
+	struct arm_set arms = { 0 };
 	struct parent par;
 	struct spec *spec = NULL;
 	struct run_opts o;
-	struct sbuf run_dir = SBUF_INIT, p = SBUF_INIT, base_name = SBUF_INIT;
-	char **arm_names = NULL, **src_dirs = NULL, *run_id = NULL, *base_dir = NULL;
-	size_t nargs = 0, alloc = 0, narms = 0, i, j;
-	int with_baseline = 0, ret = EXIT_USAGE, created = 0;
+	struct sbuf run_dir = SBUF_INIT, db = SBUF_INIT;
+	char *run_id = NULL, *base_dir = NULL;
+	int ret = EXIT_USAGE, created = 0;
 	unsigned stages = 0;
 
 	memset(&par, 0, sizeof(par));
@@ -165,50 +381,10 @@ int cmd_rerun(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return EXIT_OK;
 	}
-	for (i = 1; i < (size_t)argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--impl") && i + 1 < (size_t)argc) {
-			XGROW(args, alloc, nargs + 1);
-			if (gitfetch_parse_arg(argv[++i], &args[nargs].name, &args[nargs].repo,
-					       &args[nargs].ref))
-				goto out;
-			for (j = 0; j < nargs; j++)
-				if (!strcmp(args[j].name, args[nargs].name)) {
-					error("rerun: --impl %s given twice", args[nargs].name);
-					nargs++;
-					goto out;
-				}
-			nargs++;
-		} else if (!strcmp(a, "--with-baseline")) {
-			with_baseline = 1;
-		} else if (!strcmp(a, "--stages") && i + 1 < (size_t)argc) {
-			stages_opt = argv[++i];
-		} else if (!strcmp(a, "--runs-dir") && i + 1 < (size_t)argc) {
-			runs_dir = argv[++i];
-		} else if (!strcmp(a, "--run-id") && i + 1 < (size_t)argc) {
-			run_id_opt = argv[++i];
-			if (!*run_id_opt || strchr(run_id_opt, '/') || run_id_opt[0] == '.') {
-				error("rerun: --run-id: '%s' is not a valid run id", run_id_opt);
-				goto out;
-			}
-		} else if (a[0] == '-') {
-			error("rerun: unknown option '%s'; see 'harness rerun --help'", a);
-			goto out;
-		} else if (!run) {
-			run = a;
-		} else {
-			error("rerun: unexpected argument '%s'", a);
-			goto out;
-		}
-	}
-	if (!run || !nargs) {
-		fputs(usage_text, stderr);
+	if (parse_args(argc, argv, &a))
 		goto out;
-	}
-	runs_dir = store_runs_dir(runs_dir);
-
-	/* RUN: read, never written. */
-	if (parent_load(&par, runs_dir, run))
+	a.runs_dir = store_runs_dir(a.runs_dir);
+	if (parent_load(&par, a.runs_dir, a.run))
 		goto out;
 	base_dir = dir_of(par.rec.spec_path);
 	spec = spec_parse(par.spec_text, par.spec_len, par.rec.spec_path, base_dir);
@@ -216,98 +392,26 @@ int cmd_rerun(int argc, char **argv)
 		error("rerun: %s: its stored spec no longer parses", par.rec.id);
 		goto out;
 	}
-	for (i = 0; i < nargs; i++) {
-		if (!spec_impl_find(spec, args[i].name) || parent_find(&par, args[i].name) < 0) {
-			error("rerun: --impl %s: run %s has no implementation '%s'", args[i].name,
-			      par.rec.id, args[i].name);
-			goto out;
-		}
-	}
-	if (stages_opt ? runner_parse_stages(stages_opt, &stages)
-		       : (par.rec.stages && runner_parse_stages(par.rec.stages, &stages))) {
-		error("rerun: --stages: '%s': expected ladder, confirm, soak",
-		      stages_opt ? stages_opt : par.rec.stages);
+	if (check_parent(&a, &par, spec, &stages))
 		goto out;
-	}
 
-	/* The new run's directory, and every checkout in it. */
-	if (mkdir_p(runs_dir, 0755)) {
-		error("rerun: %s: cannot create: %s", runs_dir, strerror(errno));
+	if (mkdir_p(a.runs_dir, 0755)) {
+		error("rerun: %s: cannot create: %s", a.runs_dir, strerror(errno));
 		ret = EXIT_ENV;
 		goto out;
 	}
-	run_id = run_id_opt ? xstrdup(run_id_opt) : runner_new_run_id(runs_dir, "rerun");
-	sbuf_addf(&run_dir, "%s/%s", runs_dir, run_id);
-	if (!access(run_dir.buf, F_OK)) {
-		error("rerun: %s already exists", run_dir.buf);
+	run_id = a.run_id_opt ? xstrdup(a.run_id_opt) : runner_new_run_id(a.runs_dir, "rerun");
+	ret = make_run_dir(a.runs_dir, run_id, &run_dir);
+	if (ret)
 		goto out;
-	}
-	sbuf_addf(&p, "%s/src", run_dir.buf);
-	if (mkdir_p(p.buf, 0755)) {
-		error("rerun: %s: cannot create: %s", p.buf, strerror(errno));
-		ret = EXIT_ENV;
-		goto out;
-	}
+	ret = EXIT_USAGE;
 	created = 1;
-
-	narms = nargs * (with_baseline ? 2 : 1);
-	fetched = xcalloc(narms, sizeof(*fetched));
-	arms = xcalloc(narms, sizeof(*arms));
-	arm_names = xcalloc(narms, sizeof(*arm_names));
-	src_dirs = xcalloc(narms, sizeof(*src_dirs));
-	for (i = 0, j = 0; i < nargs; i++) {
-		int pi = parent_find(&par, args[i].name);
-
-		sbuf_reset(&p);
-		sbuf_addf(&p, "%s/src/%s", run_dir.buf, args[i].name);
-		src_dirs[j] = xstrdup(p.buf);
-		arm_names[j] = xstrdup(args[i].name);
-		fprintf(stderr, "harness: fetching %s from %s at %s\n", args[i].name, args[i].repo,
-			args[i].ref ? args[i].ref : "HEAD");
-		if (gitfetch(args[i].repo, args[i].ref, src_dirs[j], &fetched[j]))
-			goto out;
-		arms[j].name = arm_names[j];
-		arms[j].src_dir = src_dirs[j];
-		arms[j].commit = fetched[j].commit;
-		arms[j].ref_asked = fetched[j].ref_asked;
-		arms[j].remote_url = fetched[j].remote_url;
-		arms[j].untrusted = 1;
-		j++;
-		if (!with_baseline)
-			continue;
-
-		/* NAME@base: RUN's recorded commit of NAME, from RUN's repo. */
-		if (!par.rec.impls[pi].commit_id || !par.rec.impls[pi].repo) {
-			error("rerun: --with-baseline: run %s recorded no commit for %s", par.rec.id,
-			      args[i].name);
-			goto out;
-		}
-		if (par.rec.impls[pi].dirty > 0)
-			warning("run %s measured %s with uncommitted changes; %s@base is commit "
-				"%.12s without them", par.rec.id, args[i].name, args[i].name,
-				par.rec.impls[pi].commit_id);
-		sbuf_reset(&base_name);
-		sbuf_addf(&base_name, "%s@base", args[i].name);
-		sbuf_reset(&p);
-		sbuf_addf(&p, "%s/src/%s", run_dir.buf, base_name.buf);
-		src_dirs[j] = xstrdup(p.buf);
-		arm_names[j] = xstrdup(base_name.buf);
-		fprintf(stderr, "harness: fetching %s from %s at %.12s\n", base_name.buf,
-			par.rec.impls[pi].repo, par.rec.impls[pi].commit_id);
-		if (gitfetch(par.rec.impls[pi].repo, par.rec.impls[pi].commit_id, src_dirs[j], &fetched[j]))
-			goto out;
-		arms[j].name = arm_names[j];
-		arms[j].clone_of = args[i].name;
-		arms[j].src_dir = src_dirs[j];
-		arms[j].commit = fetched[j].commit;
-		arms[j].ref_asked = fetched[j].ref_asked;
-		arms[j].remote_url = fetched[j].remote_url;
-		arms[j].untrusted = 1;
-		j++;
-	}
+	arm_set_init(&arms, a.nimpls * (a.with_baseline ? 2 : 1));
+	if (fetch_arms(&arms, run_dir.buf, &a, &par))
+		goto out;
 
 	memset(&o, 0, sizeof(o));
-	o.runs_dir = runs_dir;
+	o.runs_dir = a.runs_dir;
 	o.run_id = run_id;
 	o.stages = stages;
 	o.spec_path = par.rec.spec_path;
@@ -316,40 +420,25 @@ int cmd_rerun(int argc, char **argv)
 	o.spec_base_dir = base_dir;
 	o.parent_run = par.rec.id;
 	o.exploratory = par.rec.exploratory;
-	o.arms = arms;
-	o.narms = narms;
+	o.arms = arms.arms;
+	o.narms = arms.n;
 	ret = runner_run(&o);
-	sbuf_reset(&p);
-	sbuf_addf(&p, "%s/run.db", run_dir.buf);
-	if (!access(p.buf, F_OK)) {
+	sbuf_addf(&db, "%s/run.db", run_dir.buf);
+	if (!access(db.buf, F_OK))
 		created = 0;  /* a run exists now: keep it, whatever happened */
-	}
 out:
 	/* No run.db: nothing was recorded, so leave nothing behind. */
 	if (created)
 		rm_tree(run_dir.buf);
-	for (i = 0; i < nargs; i++) {
-		free(args[i].name);
-		free(args[i].repo);
-		free(args[i].ref);
-	}
-	for (i = 0; i < narms; i++) {
-		gitfetch_result_release(&fetched[i]);
-		free(arm_names[i]);
-		free(src_dirs[i]);
-	}
-	free(args);
-	free(fetched);
-	free(arms);
-	free(arm_names);
-	free(src_dirs);
+	rerun_args_release(&a);
+	if (arms.cap)
+		arm_set_release(&arms);
 	free(run_id);
 	free(base_dir);
 	if (spec)
 		spec_free(spec);
 	parent_release(&par);
 	sbuf_release(&run_dir);
-	sbuf_release(&p);
-	sbuf_release(&base_name);
+	sbuf_release(&db);
 	return ret;
 }
