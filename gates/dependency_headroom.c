@@ -22,7 +22,7 @@ static const struct gate_param params[] = {
 	{ .name = NULL },
 };
 
-static void eval(const struct spec_gate *cfg, const struct gate_input *in,
+static void eval(const struct gate_params *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	double max_pct = gate_param_num(cfg, &gate_dependency_headroom, "max_cpu_pct");

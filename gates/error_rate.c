@@ -23,14 +23,14 @@ static const struct gate_param params[] = {
 	{ .name = NULL },
 };
 
-static void eval(const struct spec_gate *cfg, const struct gate_input *in,
+static void eval(const struct gate_params *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	double max = gate_param_num(cfg, &gate_error_rate, "max");
 	double bad, all, rate;
 
 	if (isnan(max))
-		max = in->spec ? in->spec->slo.error_rate_max : NAN;
+		max = in->error_rate_max;  /* NaN when the spec gives none */
 	if (isnan(max)) {
 		gate_resultf(out, GATE_NOT_EVALUABLE, "error_rate", NAN, NAN,
 			     "no max given and no spec slo.error_rate_max");

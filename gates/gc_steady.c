@@ -29,7 +29,7 @@ static const struct gate_param params[] = {
 	{ .name = NULL },
 };
 
-static void eval(const struct spec_gate *cfg, const struct gate_input *in,
+static void eval(const struct gate_params *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	const char *cname = gate_param_str(cfg, "count");

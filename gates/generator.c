@@ -21,12 +21,12 @@ static const struct gate_param params[] = {
 	{ .name = NULL },
 };
 
-static void eval(const struct spec_gate *cfg, const struct gate_input *in,
+static void eval(const struct gate_params *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	double lmax = gate_param_num(cfg, &gate_generator, "lateness_p99_ms");
 	double cmax = gate_param_num(cfg, &gate_generator, "cpu_max_pct");
-	int threads = in->spec && in->spec->workload.threads > 0 ? in->spec->workload.threads : 1;
+	int threads = in->generator_threads > 0 ? in->generator_threads : 1;
 	double cpu = in->generator_cpu_pct / threads;
 	int late, busy;
 

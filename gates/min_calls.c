@@ -40,17 +40,17 @@ static int lookup(const struct gate_counters *c, const struct gate_input *in,
 	return -1;
 }
 
-static void eval(const struct spec_gate *cfg, const struct gate_input *in,
+static void eval(const struct gate_params *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	const char *cname = gate_param_str(cfg, "counters");
-	const struct spec_value *min = gate_param_value(cfg, "min");
+	const struct gate_value *min = gate_param_value(cfg, "min");
 	const struct gate_counters *c = gate_input_counters(in, cname);
 	struct sbuf sb = SBUF_INIT;
 	double worst_ratio = INFINITY, worst_v = NAN, worst_min = NAN, v, m;
 	size_t i, short_ = 0;
 
-	if (!min || min->type != SPEC_MAP || !min->nmap) {
+	if (!min || min->type != GATE_VAL_MAP || !min->nmap) {
 		gate_resultf(out, GATE_NOT_EVALUABLE, "calls", NAN, NAN,
 			     "min: no name -> minimum map given");
 		return;

@@ -10,7 +10,7 @@ static const struct gate_param params[] = {
 	{ .name = NULL },
 };
 
-static void eval(const struct spec_gate *cfg, const struct gate_input *in,
+static void eval(const struct gate_params *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	double n = (double)in->oom_kills + (double)in->oom_events;

@@ -10,7 +10,7 @@
 
 extern const struct gate_def gate_p999_flat;
 
-static void eval(const struct spec_gate *cfg, const struct gate_input *in,
+static void eval(const struct gate_params *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	gate_eval_trend(cfg, &gate_p999_flat, in->p999_ms, in->nsec, 1.0, "per-second p99.9", out);

@@ -13,7 +13,7 @@ static const struct gate_param params[] = {
 	{ .name = NULL },
 };
 
-static void eval(const struct spec_gate *cfg, const struct gate_input *in,
+static void eval(const struct gate_params *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	const char *tn = gate_param_str(cfg, "total"), *mn = gate_param_str(cfg, "max");

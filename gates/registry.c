@@ -51,25 +51,10 @@ const struct gate_def *gate_find(const char *name)
 	return NULL;
 }
 
-/* The spec's parameters of gate `name` (NULL when it gives none). Looked
- * up here rather than through spec.c so gates stay a leaf module. */
-static const struct spec_gate *find_cfg(const struct spec *spec, const char *name)
-{
-	size_t i;
-
-	if (!spec)
-		return NULL;
-	for (i = 0; i < spec->ngates; i++)
-		if (spec->gates[i].name && !strcmp(spec->gates[i].name, name))
-			return &spec->gates[i];
-	return NULL;
-}
-
-void gate_eval(const struct spec *spec, const char *name,
+void gate_eval(const struct gate_params *cfg, const char *name,
 	       const struct gate_input *in, struct gate_result *out)
 {
 	const struct gate_def *def = gate_find(name);
-	const struct spec_gate *cfg;
 	const struct gate_param *p;
 
 	memset(out, 0, sizeof(*out));
@@ -81,7 +66,6 @@ void gate_eval(const struct spec *spec, const char *name,
 			     "unknown gate '%s'", name ? name : "(null)");
 		return;
 	}
-	cfg = find_cfg(spec ? spec : in ? in->spec : NULL, name);
 	for (p = def->params; p && p->name; p++) {
 		if (p->required && !gate_param_value(cfg, p->name)) {
 			gate_resultf(out, GATE_NOT_EVALUABLE, "", NAN, NAN,

@@ -8,17 +8,17 @@ static const struct gate_param params[] = {
 	{ .name = NULL },
 };
 
-static void eval(const struct spec_gate *cfg, const struct gate_input *in,
+static void eval(const struct gate_params *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	if (in->sut_exited)
 		gate_resultf(out, GATE_FAIL, "sut_exited", 1, 0,
 			     "implementation %s exited during the phase",
-			     in->impl && in->impl->name ? in->impl->name : "?");
+			     in->impl_name ? in->impl_name : "?");
 	else
 		gate_resultf(out, GATE_PASS, "sut_exited", 0, 0,
 			     "implementation %s alive for %.1fs",
-			     in->impl && in->impl->name ? in->impl->name : "?", in->duration_s);
+			     in->impl_name ? in->impl_name : "?", in->duration_s);
 }
 
 const struct gate_def gate_sut_alive = {

@@ -14,7 +14,7 @@ static const struct gate_param params[] = {
 	{ .name = NULL },
 };
 
-static void eval(const struct spec_gate *cfg, const struct gate_input *in,
+static void eval(const struct gate_params *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	double max = gate_param_num(cfg, &gate_throttled, "max_periods");

@@ -49,10 +49,10 @@ static int recheck_status(const struct spec *spec, const struct window_row *w,
 	int ret;
 
 	for (g = 0; g < spec->nwindow_gates; g++) {
-		const struct spec_gate *cfg = spec_gate_find(spec, spec->window_gates[g]);
+		const struct gate_params *cfg = spec_gate_find(spec, spec->window_gates[g]);
 		struct gate_result r;
 
-		gate_eval(spec, spec->window_gates[g], in, &r);
+		gate_eval(spec_gate_find(spec, spec->window_gates[g]), spec->window_gates[g], in, &r);
 		jg[g].name = spec->window_gates[g];
 		jg[g].status = r.status;
 		jg[g].enforced = cfg ? cfg->enforce : 1;
@@ -135,7 +135,7 @@ static int recheck_phase(struct store *st, const struct spec *spec, const struct
 
 		if (!gates.v[k].phase || strcmp(gates.v[k].phase, ph))
 			continue;
-		gate_eval(spec, gate, &in, &r);
+		gate_eval(spec_gate_find(spec, gate), gate, &in, &r);
 		count->checked++;
 		if (!strcmp(status, gate_status_name(r.status)) && same_num(stat, r.statistic) &&
 		    same_num(thr, r.threshold))

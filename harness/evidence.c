@@ -199,8 +199,9 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 		t0 = (double)first;
 	}
 	in->phase = e->phase;
-	in->spec = spec;
-	in->impl = impl;
+	in->impl_name = impl ? impl->name : NULL;
+	in->error_rate_max = spec ? spec->slo.error_rate_max : NAN;
+	in->generator_threads = spec && spec->workload.threads > 0 ? spec->workload.threads : 1;
 	in->nsec = e->nsec - first;
 	in->p99_ms = e->p99_ms ? e->p99_ms + first : NULL;
 	in->p999_ms = e->p999_ms ? e->p999_ms + first : NULL;

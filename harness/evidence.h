@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "gate.h"
+#include "spec.h"
 
 /* One row of the rtstats table: a signal's value at one poll. */
 struct ev_stat {

@@ -21,7 +21,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "spec.h"
+#include "util.h"
+
+/* One parameter value of a gate, as the spec gives it (struct kv: util.h). */
+enum gate_value_type { GATE_VAL_NUM, GATE_VAL_BOOL, GATE_VAL_STR, GATE_VAL_MAP };
+struct gate_value {
+	char *key;
+	enum gate_value_type type;
+	double num;                     /* GATE_VAL_NUM, GATE_VAL_BOOL (0/1) */
+	char *str;                      /* GATE_VAL_STR */
+	struct kv *map;            /* GATE_VAL_MAP: key -> number as text */
+	size_t nmap;
+};
+
+/* The parameters of one gate (the spec's `gates:` map), defaults filled
+ * in by the spec parser; the spec owns them. */
+struct gate_params {
+	char *name;
+	int enforce;                    /* default 1; 0 = record only */
+	struct gate_value *values;
+	size_t nvalues;
+};
 
 enum gate_status { GATE_PASS = 0, GATE_FAIL = 1, GATE_NOT_EVALUABLE = 2 };
 const char *gate_status_name(enum gate_status s); /* "pass" | "fail" | "not_evaluable" */
@@ -79,8 +99,12 @@ enum load_status_class { ST_2XX, ST_3XX, ST_4XX, ST_5XX, ST_CLASSES };
 
 struct gate_input {
 	enum gate_phase phase;
-	const struct spec *spec;
-	const struct spec_impl *impl;
+	/* What the gates need of the spec, as plain values (the gate module
+	 * never reads the spec: spec.h depends on gate.h, not back). */
+	const char *impl_name;       /* the implementation judged */
+	double error_rate_max;       /* slo.error_rate_max (error_rate's default);
+					NaN: none */
+	int generator_threads;       /* workload.threads (>= 1) */
 
 	/* Per-second latency series from the load engine (from intended send
 	 * time). Warm-up: the trailing `trailing_s` seconds; window: the
@@ -173,7 +197,7 @@ struct gate_def {
 	unsigned phases;       /* GATE_PHASE_* where it may be declared */
 	enum gate_class class; /* validity or outcome (see above) */
 	const struct gate_param *params; /* terminated by { NULL } */
-	void (*eval)(const struct spec_gate *cfg, const struct gate_input *in,
+	void (*eval)(const struct gate_params *cfg, const struct gate_input *in,
 		     struct gate_result *out);
 	/* What the gate's min_points parameter counts, so `harness check`
 	 * refuses a spec that can never give it that many (spec_gates.c). */
@@ -185,9 +209,10 @@ extern const struct gate_def *const gate_registry[];
 extern const size_t gate_registry_count;
 const struct gate_def *gate_find(const char *name);
 
-/* Evaluate gate `name` with the spec's parameters; out is always filled
- * (an unknown gate or missing parameters are not_evaluable). */
-void gate_eval(const struct spec *spec, const char *name,
+/* Evaluate gate `name` with its parameters cfg (the spec's entry for it,
+ * spec_gate_find(); NULL when the spec gives none); out is always filled
+ * (an unknown gate or missing required parameters are not_evaluable). */
+void gate_eval(const struct gate_params *cfg, const char *name,
 	       const struct gate_input *in, struct gate_result *out);
 
 /* Helpers for gate files. */
@@ -203,12 +228,12 @@ const struct gate_counters *gate_input_counters(const struct gate_input *in, con
  * parameter absent from cfg reads as def's default from the gate's params
  * table; a default of NAN means "derived by the gate" (see its help).
  */
-double gate_param_num(const struct spec_gate *cfg, const struct gate_def *def,
+double gate_param_num(const struct gate_params *cfg, const struct gate_def *def,
 		      const char *key);
 /* A GP_SIGNAL value; NULL when absent. */
-const char *gate_param_str(const struct spec_gate *cfg, const char *key);
+const char *gate_param_str(const struct gate_params *cfg, const char *key);
 /* Any value as written (GP_NUM_MAP); NULL when absent. */
-const struct spec_value *gate_param_value(const struct spec_gate *cfg, const char *key);
+const struct gate_value *gate_param_value(const struct gate_params *cfg, const char *key);
 /* The declaration of parameter key of def, or NULL. */
 const struct gate_param *gate_param_find(const struct gate_def *def, const char *key);
 
@@ -223,7 +248,7 @@ const struct gate_param *gate_param_find(const struct gate_def *def, const char 
 /* The parameters every trend gate takes (alpha, min_slope_ms_per_min,
  * min_points), shared by p99_flat, p999_flat and stationarity. */
 extern const struct gate_param gate_trend_params[];
-void gate_eval_trend(const struct spec_gate *cfg, const struct gate_def *def,
+void gate_eval_trend(const struct gate_params *cfg, const struct gate_def *def,
 		     const double *y, size_t n, double dt_s, const char *what,
 		     struct gate_result *out);
 

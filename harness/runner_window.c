@@ -203,8 +203,8 @@ static int warm_evaluate(struct window_ctx *w)
 	collect_rtstats(w, &w->warm, w->warm_t0_ns);
 	evidence_gate_input(&w->warm, spec, &w->arm->impl, spec->warmup.trailing_s, &in, &scratch);
 	for (g = 0; g < spec->warmup.ngates; g++) {
-		const struct spec_gate *cfg = spec_gate_find(spec, spec->warmup.gates[g]);
-		gate_eval(spec, spec->warmup.gates[g], &in, &w->warm_res[g]);
+		const struct gate_params *cfg = spec_gate_find(spec, spec->warmup.gates[g]);
+		gate_eval(spec_gate_find(spec, spec->warmup.gates[g]), spec->warmup.gates[g], &in, &w->warm_res[g]);
 		if (w->warm_res[g].status != GATE_PASS && (!cfg || cfg->enforce))
 			all = 0;
 	}
@@ -495,9 +495,9 @@ static void window_judge(struct window_ctx *w, struct window_judgement *j)
 	j->gates = xcalloc(spec->nwindow_gates + 1, sizeof(*j->gates));
 	evidence_gate_input(&w->meas, spec, &w->arm->impl, 0, &gin, &scratch);
 	for (g = 0; g < spec->nwindow_gates; g++) {
-		const struct spec_gate *gc = spec_gate_find(spec, spec->window_gates[g]);
+		const struct gate_params *gc = spec_gate_find(spec, spec->window_gates[g]);
 
-		gate_eval(spec, spec->window_gates[g], &gin, &j->gates[g]);
+		gate_eval(spec_gate_find(spec, spec->window_gates[g]), spec->window_gates[g], &gin, &j->gates[g]);
 		jg[g].name = spec->window_gates[g];
 		jg[g].status = j->gates[g].status;
 		jg[g].enforced = gc ? gc->enforce : 1;
@@ -642,7 +642,7 @@ static int store_gates(struct window_ctx *w, const char *phase, const char *cons
 	size_t g;
 
 	for (g = 0; g < n; g++) {
-		const struct spec_gate *cfg = spec_gate_find(w->spec, gates[g]);
+		const struct gate_params *cfg = spec_gate_find(w->spec, gates[g]);
 		struct gate_row r = {
 			.window_id = w->wp->id, .phase = (char *)phase, .gate = (char *)gates[g],
 			.status = (char *)gate_status_name(res[g].status),

@@ -94,7 +94,7 @@ void spec_free(struct spec *s)
 	free(s->workload.requests);
 	free(s->workload.cpus);
 	for (i = 0; i < s->ngates; i++) {
-		struct spec_gate *g = &s->gates[i];
+		struct gate_params *g = &s->gates[i];
 		for (j = 0; j < g->nvalues; j++) {
 			free(g->values[j].key);
 			free(g->values[j].str);

@@ -16,6 +16,8 @@
 #ifndef HARNESS_SPEC_H
 #define HARNESS_SPEC_H
 
+#include "gate.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -131,24 +133,8 @@ struct spec_warmup {
 	size_t ngates;
 };
 
-/* One parameter value of a gate, as written in the spec. */
-enum spec_value_type { SPEC_NUM, SPEC_BOOL, SPEC_STR, SPEC_MAP };
-struct spec_value {
-	char *key;
-	enum spec_value_type type;
-	double num;                     /* SPEC_NUM, SPEC_BOOL (0/1) */
-	char *str;                      /* SPEC_STR */
-	struct kv *map;            /* SPEC_MAP: key -> number as text */
-	size_t nmap;
-};
-
-/* The parameters of one gate (the `gates:` map), defaults filled in. */
-struct spec_gate {
-	char *name;
-	int enforce;                    /* default 1; 0 = record only */
-	struct spec_value *values;
-	size_t nvalues;
-};
+/* A gate's parameters as written in the spec (`gates:`) are the gate
+ * module's struct gate_params (gate.h). */
 
 struct spec_slo {
 	double percentile;              /* (0,100), default 99 */
@@ -195,7 +181,7 @@ struct spec {
 	struct spec_soak soak;
 	struct spec_retries retries;
 	struct spec_warmup warmup;
-	struct spec_gate *gates;        /* parameters of every gate named anywhere */
+	struct gate_params *gates;        /* parameters of every gate named anywhere */
 	size_t ngates;
 	char **window_gates;            /* NULL-terminated */
 	size_t nwindow_gates;
@@ -252,13 +238,13 @@ int spec_dep_index(const struct spec *s, const char *name, size_t len);
  */
 int spec_dep_ref_next(const char *s, size_t len, size_t *pos, size_t *at, size_t *reflen,
 		      const char **name, size_t *namelen, int *is_port);
-const struct spec_gate *spec_gate_find(const struct spec *s, const char *gate);
+const struct gate_params *spec_gate_find(const struct spec *s, const char *gate);
 
 /* A gate parameter as a number / string / map, with the gate's default
  * already applied by the parser. */
-double spec_gate_num(const struct spec_gate *g, const char *key, double def);
-const char *spec_gate_str(const struct spec_gate *g, const char *key);
-const struct spec_value *spec_gate_value(const struct spec_gate *g, const char *key);
+double spec_gate_num(const struct gate_params *g, const char *key, double def);
+const char *spec_gate_str(const struct gate_params *g, const char *key);
+const struct gate_value *spec_gate_value(const struct gate_params *g, const char *key);
 
 /* The ladder's rates, start_rps * step^k up to max_rps inclusive.
  * Returns the count; *rates is malloc'd (caller frees). */

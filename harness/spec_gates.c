@@ -2,7 +2,7 @@
  * spec_gates: the gates: map and the gate lists (warmup.gates,
  * window_gates), checked against the gate registry (gates/registry.c):
  * names, phases, parameter names, types and ranges. Every gate a list
- * names gets a struct spec_gate with every default filled in, so
+ * names gets a struct gate_params with every default filled in, so
  * consumers only ever call spec_gate_find() + spec_gate_num().
  */
 #include <math.h>
@@ -118,9 +118,9 @@ void spec_read_gatelist(struct vctx *v, const struct field *f, void *base,
 	*AT(base, f->off2, size_t) = k;
 }
 
-static struct spec_gate *gate_add(struct spec *s, const char *name)
+static struct gate_params *gate_add(struct spec *s, const char *name)
 {
-	struct spec_gate *g;
+	struct gate_params *g;
 
 	s->gates = xrealloc(s->gates, (s->ngates + 1) * sizeof(*s->gates));
 	g = &s->gates[s->ngates++];
@@ -130,9 +130,9 @@ static struct spec_gate *gate_add(struct spec *s, const char *name)
 	return g;
 }
 
-static struct spec_value *value_add(struct spec_gate *g, const char *key)
+static struct gate_value *value_add(struct gate_params *g, const char *key)
 {
-	struct spec_value *val;
+	struct gate_value *val;
 
 	g->values = xrealloc(g->values, (g->nvalues + 1) * sizeof(*g->values));
 	val = &g->values[g->nvalues++];
@@ -165,10 +165,10 @@ static void unknown_param(struct vctx *v, const struct gate_def *def, const stru
 	sbuf_release(&sb);
 }
 
-static void read_num_map(struct vctx *v, const struct gate_param *gp, struct spec_gate *g,
+static void read_num_map(struct vctx *v, const struct gate_param *gp, struct gate_params *g,
 			 const struct ynode *n, const char *path)
 {
-	struct spec_value *val;
+	struct gate_value *val;
 	size_t i;
 	double d;
 
@@ -180,7 +180,7 @@ static void read_num_map(struct vctx *v, const struct gate_param *gp, struct spe
 		return;
 	}
 	val = value_add(g, gp->name);
-	val->type = SPEC_MAP;
+	val->type = GATE_VAL_MAP;
 	val->map = xcalloc(n->n + 1, sizeof(*val->map));
 	for (i = 0; i < n->n; i++) {
 		char *p = path_key(path, n->keys[i]->str);
@@ -194,10 +194,10 @@ static void read_num_map(struct vctx *v, const struct gate_param *gp, struct spe
 	}
 }
 
-static void read_param(struct vctx *v, const struct gate_param *gp, struct spec_gate *g,
+static void read_param(struct vctx *v, const struct gate_param *gp, struct gate_params *g,
 		       const struct ynode *n, const char *path)
 {
-	struct spec_value *val;
+	struct gate_value *val;
 	double d;
 	int b;
 
@@ -207,14 +207,14 @@ static void read_param(struct vctx *v, const struct gate_param *gp, struct spec_
 		    spec_check_range(v, n, path, d, F_MIN | F_MAX, gp->min, gp->max, 0))
 			return;
 		val = value_add(g, gp->name);
-		val->type = SPEC_NUM;
+		val->type = GATE_VAL_NUM;
 		val->num = d;
 		return;
 	case GP_BOOL:
 		if (spec_read_bool(v, n, path, &b))
 			return;
 		val = value_add(g, gp->name);
-		val->type = SPEC_BOOL;
+		val->type = GATE_VAL_BOOL;
 		val->num = b;
 		return;
 	case GP_SIGNAL:
@@ -228,7 +228,7 @@ static void read_param(struct vctx *v, const struct gate_param *gp, struct spec_
 			return;
 		}
 		val = value_add(g, gp->name);
-		val->type = SPEC_STR;
+		val->type = GATE_VAL_STR;
 		val->str = xstrdup(n->str);
 		return;
 	case GP_NUM_MAP:
@@ -254,7 +254,7 @@ void spec_read_gates(struct vctx *v, const struct ynode *n, const char *path)
 		const struct ynode *k = n->keys[i], *m = n->vals[i];
 		const struct gate_def *def = gate_find(k->str);
 		char *p = path_key(path, k->str);
-		struct spec_gate *g;
+		struct gate_params *g;
 
 		if (!def) {
 			unknown_gate(v, k, p, k->str);
@@ -327,7 +327,7 @@ static int find_use(struct vctx *v, const char *name, char *path, size_t n)
 	return 0;
 }
 
-static int has_value(const struct spec_gate *g, const char *key)
+static int has_value(const struct gate_params *g, const char *key)
 {
 	size_t i;
 
@@ -365,7 +365,7 @@ void spec_finish_gates(struct vctx *v)
 	ensure(s, s->window_gates);
 
 	for (i = 0; i < s->ngates; i++) {
-		struct spec_gate *g = &s->gates[i];
+		struct gate_params *g = &s->gates[i];
 		const struct gate_def *def = gate_find(g->name);
 		const struct gate_param *gp;
 
@@ -376,11 +376,11 @@ void spec_finish_gates(struct vctx *v)
 			if (has_value(g, gp->name))
 				continue;
 			if (!gp->required) {
-				struct spec_value *val;
+				struct gate_value *val;
 				if ((gp->type != GP_NUM && gp->type != GP_BOOL) || isnan(gp->def))
 					continue; /* no default: the gate resolves it */
 				val = value_add(g, gp->name);
-				val->type = gp->type == GP_NUM ? SPEC_NUM : SPEC_BOOL;
+				val->type = gp->type == GP_NUM ? GATE_VAL_NUM : GATE_VAL_BOOL;
 				val->num = gp->def;
 				continue;
 			}

@@ -23,7 +23,7 @@ const struct spec_impl *spec_impl_find(const struct spec *s, const char *name)
 	return NULL;
 }
 
-const struct spec_gate *spec_gate_find(const struct spec *s, const char *gate)
+const struct gate_params *spec_gate_find(const struct spec *s, const char *gate)
 {
 	size_t i;
 
@@ -33,7 +33,7 @@ const struct spec_gate *spec_gate_find(const struct spec *s, const char *gate)
 	return NULL;
 }
 
-const struct spec_value *spec_gate_value(const struct spec_gate *g, const char *key)
+const struct gate_value *spec_gate_value(const struct gate_params *g, const char *key)
 {
 	size_t i;
 
@@ -43,18 +43,18 @@ const struct spec_value *spec_gate_value(const struct spec_gate *g, const char *
 	return NULL;
 }
 
-double spec_gate_num(const struct spec_gate *g, const char *key, double def)
+double spec_gate_num(const struct gate_params *g, const char *key, double def)
 {
-	const struct spec_value *v = spec_gate_value(g, key);
+	const struct gate_value *v = spec_gate_value(g, key);
 
-	return v && (v->type == SPEC_NUM || v->type == SPEC_BOOL) ? v->num : def;
+	return v && (v->type == GATE_VAL_NUM || v->type == GATE_VAL_BOOL) ? v->num : def;
 }
 
-const char *spec_gate_str(const struct spec_gate *g, const char *key)
+const char *spec_gate_str(const struct gate_params *g, const char *key)
 {
-	const struct spec_value *v = spec_gate_value(g, key);
+	const struct gate_value *v = spec_gate_value(g, key);
 
-	return v && v->type == SPEC_STR ? v->str : NULL;
+	return v && v->type == GATE_VAL_STR ? v->str : NULL;
 }
 
 /* ---------------------------------------------------------------- rungs */

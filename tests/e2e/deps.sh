@@ -17,13 +17,10 @@
 
 BUILD=${BUILD:-build/release}
 case $BUILD in /*) OBJDIR=$BUILD ;; *) OBJDIR=$ROOT/$BUILD ;; esac
-# module cycles known and owned elsewhere, one per line: "a b" (sorted)
-KNOWN="gate spec"
-# gate <-> spec: gate.h includes spec.h (gate_input carries the spec and the
-# impl; a gate's parameters are a struct spec_gate) and the spec's validator
-# and schema read the gate registry's parameter tables. Removing it means
-# gate_input carrying plain values and the parameter values being the gate
-# module's type: issue 16 item 4, left to the gates' owner.
+# module cycles known and owned elsewhere, one per line: "a b" (sorted).
+# None today: gate <-> spec was the last (gate.h read the spec; now the
+# gate input carries plain values and gate_params is the gate module's type).
+KNOWN=""
 
 out=$(python3 - "$ROOT" "$OBJDIR" "$KNOWN" <<'PY'
 import collections, os, re, subprocess, sys

@@ -6,28 +6,22 @@
 #include "util.h"
 #include "t.h"
 
-/* A spec holding one gate's parameters (values[] filled by the test). */
-static struct spec spec;
-static struct spec_gate cfg;
-static struct spec_value vals[8];
+/* One gate's parameters (values[] filled by the test). */
+static struct gate_params cfg;
+static struct gate_value vals[8];
 static struct gate_input in;
 static struct gate_result res;
 
 static void reset(const char *gate)
 {
-	memset(&spec, 0, sizeof(spec));
 	memset(&cfg, 0, sizeof(cfg));
 	memset(vals, 0, sizeof(vals));
 	memset(&in, 0, sizeof(in));
 	cfg.name = (char *)gate;
 	cfg.enforce = 1;
 	cfg.values = vals;
-	spec.gates = &cfg;
-	spec.ngates = 1;
-	spec.slo.error_rate_max = 0.001;
-	spec.slo.threshold_ms = 20;
-	spec.workload.threads = 1;
-	in.spec = &spec;
+	in.error_rate_max = 0.001;
+	in.generator_threads = 1;
 	in.phase = GATE_PHASE_WINDOW;
 	in.lateness_p99_ms = NAN;
 	in.generator_cpu_pct = NAN;
@@ -36,7 +30,7 @@ static void reset(const char *gate)
 static void num(const char *key, double v)
 {
 	vals[cfg.nvalues].key = (char *)key;
-	vals[cfg.nvalues].type = SPEC_NUM;
+	vals[cfg.nvalues].type = GATE_VAL_NUM;
 	vals[cfg.nvalues].num = v;
 	cfg.nvalues++;
 }
@@ -44,14 +38,14 @@ static void num(const char *key, double v)
 static void str(const char *key, const char *v)
 {
 	vals[cfg.nvalues].key = (char *)key;
-	vals[cfg.nvalues].type = SPEC_STR;
+	vals[cfg.nvalues].type = GATE_VAL_STR;
 	vals[cfg.nvalues].str = (char *)v;
 	cfg.nvalues++;
 }
 
 static enum gate_status eval(const char *gate)
 {
-	gate_eval(&spec, gate, &in, &res);
+	gate_eval(&cfg, gate, &in, &res);
 	return res.status;
 }
 
@@ -241,7 +235,7 @@ TEST(min_calls)
 	reset("min_calls");
 	in.phase = GATE_PHASE_WARMUP;
 	str("counters", "calls");
-	vals[cfg.nvalues] = (struct spec_value){ .key = "min", .type = SPEC_MAP, .map = m, .nmap = 2 };
+	vals[cfg.nvalues] = (struct gate_value){ .key = "min", .type = GATE_VAL_MAP, .map = m, .nmap = 2 };
 	cfg.nvalues++;
 	in.counters = &c;
 	in.ncounters = 1;
@@ -404,22 +398,20 @@ TEST(generator)
 	in.generator_cpu_pct = 97;
 	CHECK(eval("generator") == GATE_FAIL); /* saturated, even if on time */
 	CHECK_STR(res.stat_name, "generator_cpu_pct");
-	spec.workload.threads = 2; /* 97% of one core over 2 threads */
+	in.generator_threads = 2; /* 97% of one core over 2 threads */
 	CHECK(eval("generator") == GATE_PASS);
 }
 
 TEST(sut_alive)
 {
-	struct spec_impl impl = { .name = "evloop" };
-
 	reset("sut_alive");
-	in.impl = &impl;
+	in.impl_name = "evloop";
 	CHECK(eval("sut_alive") == GATE_PASS);
 	in.sut_exited = 1;
 	CHECK(eval("sut_alive") == GATE_FAIL);
 	CHECK(strstr(res.evidence, "evloop") != NULL);
 	/* Always evaluable, except without any input at all. */
-	gate_eval(&spec, "sut_alive", NULL, &res);
+	gate_eval(&cfg, "sut_alive", NULL, &res);
 	CHECK(res.status == GATE_NOT_EVALUABLE);
 }
 

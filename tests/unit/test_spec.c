@@ -134,8 +134,8 @@ TEST(every_key_read)
 	struct spec *s = spec_load(VALID "full.yaml");
 	const struct spec_impl *go;
 	const struct load_request *r;
-	const struct spec_gate *g;
-	const struct spec_value *v;
+	const struct gate_params *g;
+	const struct gate_value *v;
 
 	CHECK(s != NULL);
 	if (!s)
@@ -209,7 +209,7 @@ TEST(every_key_read)
 	CHECK_STR(spec_gate_str(spec_gate_find(s, "gc_steady"), "committed"), "heap");
 	NEAR(spec_gate_num(spec_gate_find(s, "gc_steady"), "min_points", -1), 5, 0, "registry default");
 	v = spec_gate_value(spec_gate_find(s, "min_calls"), "min");
-	CHECK(v && v->type == SPEC_MAP && v->nmap == 2);
+	CHECK(v && v->type == GATE_VAL_MAP && v->nmap == 2);
 	if (v && v->nmap == 2) {
 		CHECK_STR(v->map[1].key, "get");
 		CHECK_STR(v->map[1].value, "1000");
