@@ -108,7 +108,7 @@ void evidence_from_window_row(struct evidence *e, const struct window_row *w)
 
 /* ------------------------------------------------------------ loading */
 
-static int load_seconds(struct store *st, int64_t wid, const char *phase, struct evidence *e)
+static int read_seconds(struct store *st, int64_t wid, const char *phase, struct evidence *e)
 {
 	struct window_seconds secs;
 	size_t i;
@@ -135,7 +135,7 @@ static int load_seconds(struct store *st, int64_t wid, const char *phase, struct
 	return 0;
 }
 
-static int load_requests(struct store *st, int64_t wid, const char *phase, struct evidence *e)
+static int read_requests(struct store *st, int64_t wid, const char *phase, struct evidence *e)
 {
 	struct window_requests reqs;
 	const char **names;
@@ -157,7 +157,7 @@ static int load_requests(struct store *st, int64_t wid, const char *phase, struc
 	return 0;
 }
 
-static int load_stats(struct store *st, int64_t wid, const char *phase, struct evidence *e)
+static int read_stats(struct store *st, int64_t wid, const char *phase, struct evidence *e)
 {
 	struct rtstat_rows rows;
 	size_t i;
@@ -172,7 +172,7 @@ static int load_stats(struct store *st, int64_t wid, const char *phase, struct e
 }
 
 /* The dependencies over the measured part (window_deps, schema 9). */
-static int load_deps(struct store *st, int64_t wid, struct evidence *e)
+static int read_deps(struct store *st, int64_t wid, struct evidence *e)
 {
 	struct window_dep_rows rows;
 	size_t i;
@@ -207,9 +207,9 @@ int evidence_load(struct store *st, int64_t wid, enum gate_phase phase, struct e
 	if (store_window_load(st, wid, 0, &w))
 		return -1;
 	evidence_from_window_row(e, &w);
-	if (load_seconds(st, wid, ph, e) || load_requests(st, wid, ph, e) ||
-	    load_stats(st, wid, ph, e) ||
-	    (phase == GATE_PHASE_WINDOW && load_deps(st, wid, e)))
+	if (read_seconds(st, wid, ph, e) || read_requests(st, wid, ph, e) ||
+	    read_stats(st, wid, ph, e) ||
+	    (phase == GATE_PHASE_WINDOW && read_deps(st, wid, e)))
 		goto out;
 	if (phase == GATE_PHASE_WARMUP)
 		e->achieved_rps = e->duration_s > 0 ? (double)e->completed / e->duration_s : NAN;

@@ -421,7 +421,7 @@ int store_window_dep_insert(struct store *st, const struct window_dep_row *r)
  * window of run_id, optionally of one phase. `extra`: a constant condition
  * (or NULL).
  */
-static int load_series(struct store *st, const struct store_table *t, const char *run_id,
+static int read_series(struct store *st, const struct store_table *t, const char *run_id,
 		       int64_t wid, const char *phase, const char *extra, unsigned skip,
 		       const char *order, void **rows, size_t *n)
 {
@@ -452,7 +452,7 @@ int store_seconds_load(struct store *st, const char *run_id, int64_t wid, const 
 		       int with_hists, struct window_seconds *out)
 {
 	void *rows;
-	int ret = load_series(st, &seconds_t, run_id, wid, phase, NULL,
+	int ret = read_series(st, &seconds_t, run_id, wid, phase, NULL,
 			      with_hists ? 0 : WC_HIST, "window_id, phase, idx", &rows, &out->n);
 
 	out->v = rows;
@@ -463,7 +463,7 @@ int store_requests_load(struct store *st, int64_t wid, const char *phase,
 			struct window_requests *out)
 {
 	void *rows;
-	int ret = load_series(st, &requests_t, NULL, wid, phase, NULL, 0, "window_id, rowid",
+	int ret = read_series(st, &requests_t, NULL, wid, phase, NULL, 0, "window_id, rowid",
 			      &rows, &out->n);
 
 	out->v = rows;
@@ -474,7 +474,7 @@ int store_acct_samples_load(struct store *st, const char *run_id, int64_t wid,
 			    struct acct_samples *out)
 {
 	void *rows;
-	int ret = load_series(st, &acct_t, run_id, wid, NULL, NULL, 0, "window_id, t_ms",
+	int ret = read_series(st, &acct_t, run_id, wid, NULL, NULL, 0, "window_id, t_ms",
 			      &rows, &out->n);
 
 	out->v = rows;
@@ -485,7 +485,7 @@ int store_rtstats_load(struct store *st, int64_t wid, const char *phase,
 		       struct rtstat_rows *out)
 {
 	void *rows;
-	int ret = load_series(st, &rtstats_t, NULL, wid, phase, NULL, 0, "window_id, rowid",
+	int ret = read_series(st, &rtstats_t, NULL, wid, phase, NULL, 0, "window_id, rowid",
 			      &rows, &out->n);
 
 	out->v = rows;
@@ -496,7 +496,7 @@ int store_gates_load(struct store *st, const char *run_id, int64_t wid,
 		     struct gate_rows *out)
 {
 	void *rows;
-	int ret = load_series(st, &gates_t, run_id, wid, NULL, NULL, 0, "window_id, rowid",
+	int ret = read_series(st, &gates_t, run_id, wid, NULL, NULL, 0, "window_id, rowid",
 			      &rows, &out->n);
 
 	out->v = rows;
@@ -523,7 +523,7 @@ int store_events_load(struct store *st, const char *run_id, int64_t wid,
 int store_unexpected_load(struct store *st, int64_t wid, struct unexpected_rows *out)
 {
 	void *rows;
-	int ret = load_series(st, &unexpected_t, NULL, wid, NULL, NULL, 0,
+	int ret = read_series(st, &unexpected_t, NULL, wid, NULL, NULL, 0,
 			      "window_id, phase DESC, seq", &rows, &out->n);
 
 	out->v = rows;
@@ -534,7 +534,7 @@ int store_window_deps_load(struct store *st, const char *run_id, int64_t wid,
 			   struct window_dep_rows *out)
 {
 	void *rows;
-	int ret = load_series(st, &deps_t, run_id, wid, NULL, NULL, 0, "window_id, name",
+	int ret = read_series(st, &deps_t, run_id, wid, NULL, NULL, 0, "window_id, name",
 			      &rows, &out->n);
 
 	out->v = rows;
