@@ -42,7 +42,7 @@ const struct gate_param *gate_param_find(const struct gate_def *def, const char 
 	return NULL;
 }
 
-const struct spec_value *gate_param_value(const struct spec_gate *cfg, const char *key)
+const struct gate_value *gate_param_value(const struct gate_params *cfg, const char *key)
 {
 	size_t i;
 
@@ -54,23 +54,23 @@ const struct spec_value *gate_param_value(const struct spec_gate *cfg, const cha
 	return NULL;
 }
 
-double gate_param_num(const struct spec_gate *cfg, const struct gate_def *def,
+double gate_param_num(const struct gate_params *cfg, const struct gate_def *def,
 		      const char *key)
 {
-	const struct spec_value *v = gate_param_value(cfg, key);
+	const struct gate_value *v = gate_param_value(cfg, key);
 	const struct gate_param *p;
 
-	if (v && (v->type == SPEC_NUM || v->type == SPEC_BOOL))
+	if (v && (v->type == GATE_VAL_NUM || v->type == GATE_VAL_BOOL))
 		return v->num;
 	p = gate_param_find(def, key);
 	return p ? p->def : NAN;
 }
 
-const char *gate_param_str(const struct spec_gate *cfg, const char *key)
+const char *gate_param_str(const struct gate_params *cfg, const char *key)
 {
-	const struct spec_value *v = gate_param_value(cfg, key);
+	const struct gate_value *v = gate_param_value(cfg, key);
 
-	return v && v->type == SPEC_STR ? v->str : NULL;
+	return v && v->type == GATE_VAL_STR ? v->str : NULL;
 }
 
 void gate_resultf(struct gate_result *r, enum gate_status st, const char *stat_name,
@@ -121,7 +121,7 @@ const struct gate_param gate_trend_params[] = {
 	{ .name = NULL },
 };
 
-void gate_eval_trend(const struct spec_gate *cfg, const struct gate_def *def,
+void gate_eval_trend(const struct gate_params *cfg, const struct gate_def *def,
 		     const double *y, size_t n, double dt_s, const char *what,
 		     struct gate_result *out)
 {
