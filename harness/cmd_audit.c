@@ -17,22 +17,6 @@
 #include "store_window.h"
 #include "util.h"
 
-static const char usage[] =
-	"usage: harness audit RUN [--impl I] [--gate G] [--window W] [--recheck]\n"
-	"                    [--runs-dir D] [--json]\n"
-	"\n"
-	"Lists failed windows (a valid measurement above the SLO: an outcome gate\n"
-	"failed or the implementation exited) and rejected windows (void: a validity\n"
-	"gate failed), each with its gates' statistic, threshold and evidence, and a\n"
-	"table per gate per implementation (an asymmetric rejection rate shows at a\n"
-	"glance).\n"
-	"  --impl I, --gate G   only windows of that implementation / rejected by that gate\n"
-	"  --window W           one window: its gates and its per-second p99 series as a\n"
-	"                       sparkline with the Mann-Kendall figures, and the first\n"
-	"                       unexpected responses (request, status, why, body)\n"
-	"  --recheck            recompute every stored gate verdict and window status\n"
-	"                       from the stored raw series; exit 1 if any differs\n";
-
 struct opts {
 	const char *impl, *gate;
 	int64_t window;
@@ -487,83 +471,74 @@ static struct spec *stored_spec(struct store *st, const char *run_id, int *legac
 	return spec;
 }
 
-int cmd_audit(int argc, char **argv)
+static struct opts o = { NULL, NULL, -1, 0, 0 };
+
+static int opt_window(const struct opt *opt, const char *v)
 {
-	const char *runs_dir = NULL, *run = NULL;
-	struct sbuf dir = SBUF_INIT, id = SBUF_INIT, out = SBUF_INIT, rep = SBUF_INIT;
-	struct store st = { 0 };
+	long w;
+
+	if (parse_long(v, &w) || w < 0)
+		return error("audit: --window: '%s' is not a window id", v);
+	o.window = w;
+	return 0;
+}
+
+static const struct opt options[] = {
+	OPT_STRING(0, "impl", "I", &o.impl, "only windows of that implementation"),
+	OPT_STRING(0, "gate", "G", &o.gate, "only windows rejected or failed by that gate"),
+	OPT_CALLBACK("window", "W", opt_window,
+		     "one window: its gates and its per-second p99 series as a\n"
+		     "sparkline with the Mann-Kendall figures, and the first\n"
+		     "unexpected responses (request, status, why, body)"),
+	OPT_BOOL(0, "recheck", &o.recheck,
+		 "recompute every stored gate verdict and window status\n"
+		 "from the stored raw series; exit 1 if any differs"),
+	OPT_END(),
+};
+
+static int cmd_audit(struct cmd_ctx *c)
+{
+	struct sbuf out = SBUF_INIT, rep = SBUF_INIT;
+	struct store *st = &c->st;
+	const char *run_id = c->run_id.buf;
 	struct spec *spec = NULL;
-	struct opts o = { NULL, NULL, -1, 0, 0 };
 	struct audit_data d = { { NULL, 0 }, { NULL, 0 } };
-	int i, ret = EXIT_USAGE, mism = 0;
+	int ret = EXIT_USAGE, mism = 0;
 	struct recheck_count count = { 0 };
 
-	if (cmd_wants_help(argc, argv)) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		long w;
-		if (!strcmp(a, "--json"))
-			o.json = 1;
-		else if (!strcmp(a, "--recheck"))
-			o.recheck = 1;
-		else if (!strcmp(a, "--runs-dir") && i + 1 < argc)
-			runs_dir = argv[++i];
-		else if (!strcmp(a, "--impl") && i + 1 < argc)
-			o.impl = argv[++i];
-		else if (!strcmp(a, "--gate") && i + 1 < argc)
-			o.gate = argv[++i];
-		else if (!strcmp(a, "--window") && i + 1 < argc) {
-			if (parse_long(argv[++i], &w) || w < 0) {
-				error("audit: --window: '%s' is not a window id", argv[i]);
-				return EXIT_USAGE;
-			}
-			o.window = w;
-		} else if (a[0] == '-') {
-			error("audit: unknown option '%s'; see 'harness audit --help'", a);
-			return EXIT_USAGE;
-		} else if (!run)
-			run = a;
-		else {
-			error("audit: unexpected argument '%s'", a);
-			return EXIT_USAGE;
-		}
-	}
-	if (!run) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
-	if (store_open_run(&st, store_runs_dir(runs_dir), run, &dir, &id))
-		goto out;
+	o.json = c->json;
 	if (o.gate && !gate_find(o.gate)) {
 		error("audit: --gate: no gate named '%s'", o.gate);
 		goto out;
 	}
-	if (audit_data_load(&st, id.buf, &d))
+	if (audit_data_load(st, run_id, &d))
 		goto out;
+	if (o.window >= 0 && !window_of(&d, o.window)) {
+		error("audit: --window %lld: run %s has no finished window %lld",
+		      (long long)o.window, run_id, (long long)o.window);
+		goto out;
+	}
 	if (o.json) {
 		sbuf_adds(&out, "{\"run\": ");
-		sbuf_add_json_str(&out, id.buf);
+		sbuf_add_json_str(&out, run_id);
 		sbuf_adds(&out, ", ");
 		rejection_table(&d, 1, &out);
 		sbuf_adds(&out, ", ");
 	} else {
-		sbuf_addf(&out, "run %s\n", id.buf);
+		sbuf_addf(&out, "run %s\n", run_id);
 		rejection_table(&d, 0, &out);
 		sbuf_adds(&out, "\n");
 	}
-	if (list_windows(&st, &d, &o, &out) < 0)
+	if (list_windows(st, &d, &o, &out) < 0)
 		goto out;
 	ret = EXIT_OK;
 	if (o.recheck) {
-		spec = stored_spec(&st, id.buf, &count.legacy);
+		spec = stored_spec(st, run_id, &count.legacy);
 		if (!spec) {
 			ret = EXIT_USAGE;
 			goto out;
 		}
-		mism = audit_recheck(&st, id.buf, spec, o.window, o.json, &rep, &count);
+		mism = audit_recheck(st, run_id, spec, o.window, o.json, &rep, &count);
 		if (mism < 0) {
 			ret = EXIT_USAGE;
 			goto out;
@@ -587,10 +562,25 @@ out:
 	if (spec)
 		spec_free(spec);
 	audit_data_release(&d);
-	store_close(&st);
-	sbuf_release(&dir);
-	sbuf_release(&id);
 	sbuf_release(&out);
 	sbuf_release(&rep);
 	return ret;
 }
+
+const struct cmd_desc cmd_audit_desc = {
+	.name = "audit",
+	.summary = "rejected windows: gate, statistic, threshold, evidence",
+	.synopsis = "RUN [options]",
+	.about =
+	"Lists failed windows (a valid measurement above the SLO: an outcome gate\n"
+	"failed or the implementation exited) and rejected windows (void: a validity\n"
+	"gate failed), each with its gates' statistic, threshold and evidence, and a\n"
+	"table per gate per implementation (an asymmetric rejection rate shows at a\n"
+	"glance). RUN is a run id, a run directory, or `latest`.\n"
+	"Exit: 0, 1 when --recheck found a difference, 2 unknown run, gate or window.\n",
+	.opts = options,
+	.flags = CMD_RUN | CMD_JSON,
+	.min_args = 1,
+	.max_args = 1,
+	.fn = cmd_audit,
+};

@@ -17,31 +17,6 @@
 #include "spec.h"
 #include "util.h"
 
-static const char usage_text[] =
-	"usage: harness check [--json] [--quiet] SPEC|-\n"
-	"\n"
-	"Validate SPEC (YAML, see specs/README.md) and print the plan: implementations,\n"
-	"stages, the ladder's rungs, windows per stage (worst case: refine at\n"
-	"max_steps, every rejected window replaced up to retries.max_per_cell), an\n"
-	"estimate of the total wall time including warm-ups, and the spec hash.\n"
-	"Every problem is printed as FILE:LINE:COL: key.path: what is wrong.\n"
-	"A well-formed spec that can never pass is refused too: a warm-up gate\n"
-	"needing more seconds than warmup.trailing_s (or more runtime-stats polls\n"
-	"than trailing_s x poll_hz), a window gate needing more than a stage's\n"
-	"measured window_s - discard_s (gates' min_points). Warnings, printed as\n"
-	"FILE:LINE:COL: warning: key.path: ..., do not change the exit status: a\n"
-	"max_rps above what the generator is known to hold (specs/README.md).\n"
-	"SPEC - reads standard input (relative paths then resolve against the cwd).\n"
-	"\n"
-	"  --json     print the plan as JSON (keys: spec_hash, implementations,\n"
-	"             rungs_rps, windows, estimated_seconds, estimated_seconds_max, ...;\n"
-	"             windows.total is the pre-registered count, windows.total_max adds\n"
-	"             every replacement retries.max_per_cell allows)\n"
-	"  -q, --quiet  validate only: print nothing when the spec is valid\n"
-	"  -h, --help   this text\n"
-	"\n"
-	"Exit status: 0 valid, 2 invalid spec or usage error.\n";
-
 struct plan {
 	double *rungs;
 	size_t nrungs;
@@ -292,36 +267,20 @@ static int print_json(const struct spec *s, const struct plan *p)
 	return ret;
 }
 
-int cmd_check(int argc, char **argv)
+static int quiet;
+
+static const struct opt options[] = {
+	OPT_BOOL('q', "quiet", &quiet, "validate only: print nothing when the spec is valid"),
+	OPT_END(),
+};
+
+static int cmd_check(struct cmd_ctx *c)
 {
-	const char *path = NULL;
-	int json = 0, quiet = 0, i, ret;
+	const char *path = c->args[0];
+	int json = c->json, ret;
 	struct spec *s;
 	struct plan p;
 
-	if (cmd_wants_help(argc, argv)) {
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	}
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
-			quiet = 1;
-		else if (!strcmp(argv[i], "--") && i + 1 < argc && !path)
-			path = argv[++i];
-		else if (argv[i][0] == '-' && argv[i][1])
-			return error("check: unknown option '%s'; see 'harness check --help'", argv[i]),
-			       EXIT_USAGE;
-		else if (!path)
-			path = argv[i];
-		else
-			return error("check: one spec at a time; see 'harness check --help'"), EXIT_USAGE;
-	}
-	if (!path) {
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
-	}
 	if (!strcmp(path, "-")) {
 		/* from standard input: relative paths resolve against the cwd */
 		struct sbuf sb = SBUF_INIT;
@@ -358,3 +317,34 @@ int cmd_check(int argc, char **argv)
 	spec_free(s);
 	return ret;
 }
+
+const struct cmd_desc cmd_check_desc = {
+	.name = "check",
+	.summary = "validate a spec and print the plan and its hash",
+	.synopsis = "SPEC|- [options]",
+	.about =
+	"Validate SPEC (YAML, see specs/README.md) and print the plan: implementations,\n"
+	"stages, the ladder's rungs, windows per stage (worst case: refine at\n"
+	"max_steps, every rejected window replaced up to retries.max_per_cell), an\n"
+	"estimate of the total wall time including warm-ups, and the spec hash.\n"
+	"Every problem is printed as FILE:LINE:COL: key.path: what is wrong.\n"
+	"A well-formed spec that can never pass is refused too: a warm-up gate\n"
+	"needing more seconds than warmup.trailing_s (or more runtime-stats polls\n"
+	"than trailing_s x poll_hz), a window gate needing more than a stage's\n"
+	"measured window_s - discard_s (gates' min_points). Warnings, printed as\n"
+	"FILE:LINE:COL: warning: key.path: ..., do not change the exit status: a\n"
+	"max_rps above what the generator is known to hold (specs/README.md).\n"
+	"SPEC - reads standard input (relative paths then resolve against the cwd).\n"
+	"\n"
+	"Exit status: 0 valid, 2 invalid spec or usage error.\n"
+	"\n"
+	"--json prints the plan (keys: spec_hash, implementations, rungs_rps,\n"
+	"windows, estimated_seconds, estimated_seconds_max, ...; windows.total is the\n"
+	"pre-registered count, windows.total_max adds every replacement\n"
+	"retries.max_per_cell allows).\n",
+	.opts = options,
+	.flags = CMD_JSON,
+	.min_args = 1,
+	.max_args = 1,
+	.fn = cmd_check,
+};

@@ -10,10 +10,73 @@
 #include "compare.h"
 #include "util.h"
 
-static const char usage_text[] =
-	"usage: harness compare BASE NEW [--impl NAME] [--judge-unpaired] [--inconclusive-ok]\n"
-	"                       [--format md|json] [--json] [--junit FILE] [--runs-dir D]\n"
-	"\n"
+static const char *format = "md", *junit;
+static struct compare_opts copts;
+static int inconclusive_ok;
+
+static const struct opt options[] = {
+	OPT_STRING(0, "impl", "NAME", &copts.only, "judge exactly NAME (paired or not)"),
+	OPT_BOOL(0, "judge-unpaired", &copts.judge_unpaired,
+		 "also judge every implementation whose commit differs"),
+	OPT_BOOL(0, "inconclusive-ok", &inconclusive_ok, "exit 0 instead of 3 when inconclusive"),
+	OPT_STRING(0, "format", "md|json", &format, "output format (default md)"),
+	OPT_STRING(0, "junit", "FILE", &junit, "also write JUnit XML to FILE"),
+	OPT_END(),
+};
+
+static int cmd_compare(struct cmd_ctx *c)
+{
+	struct cmp_run base, new_;
+	struct compare cmp;
+	struct sbuf out = SBUF_INIT;
+	int ret = EXIT_USAGE;
+
+	memset(&cmp, 0, sizeof(cmp));
+	if (c->json)
+		format = "json";
+	if (strcmp(format, "md") && strcmp(format, "json"))
+		return error("compare: --format %s: expected md or json", format), EXIT_USAGE;
+	if (cmp_run_load(&base, c->runs_dir, c->args[0]))
+		return EXIT_USAGE;
+	if (cmp_run_load(&new_, c->runs_dir, c->args[1])) {
+		cmp_run_release(&base);
+		return EXIT_USAGE;
+	}
+	if (compare_runs(&cmp, &base, &new_, &copts))
+		goto out;
+	if (junit) {
+		struct sbuf x = SBUF_INIT;
+		compare_junit(&cmp, &x);
+		if (write_file(junit, x.buf, x.len)) {
+			sbuf_release(&x);
+			error("compare: --junit %s: cannot write it", junit);
+			goto out;
+		}
+		sbuf_release(&x);
+	}
+	if (!strcmp(format, "json"))
+		compare_json(&cmp, &out);
+	else
+		compare_md(&cmp, &out);
+	fwrite(out.buf, 1, out.len, stdout);
+	if (fflush(stdout) || ferror(stdout)) {
+		error("compare: cannot write to standard output");
+		ret = EXIT_ENV;
+		goto out;
+	}
+	ret = cmp.exit_code == 1 ? EXIT_NEGATIVE : cmp.exit_code == 3 && !inconclusive_ok ? EXIT_ENV
+									     : EXIT_OK;
+out:
+	compare_release(&cmp);
+	sbuf_release(&out);
+	return ret;
+}
+
+const struct cmd_desc cmd_compare_desc = {
+	.name = "compare",
+	.summary = "compare two runs and give a verdict (exit 1 on regression)",
+	.synopsis = "BASE NEW [options]",
+	.about =
 	"Did NEW get slower, costlier or break against BASE? (run ids under\n"
 	"--runs-dir, or run directories). The answer fails closed: no exit 0\n"
 	"without the evidence for it.\n"
@@ -40,7 +103,7 @@ static const char usage_text[] =
 	"(us). The shift new - base is the Hodges-Lehmann estimate d with its\n"
 	"distribution-free interval [lo, hi] at 1 - 2 alpha (Wilcoxon signed-rank\n"
 	"paired, Mann-Whitney unpaired), so one window the host stalled moves it by\n"
-	"one rank. With m = margin_pct %% of the base value:\n"
+	"one rank. With m = margin_pct % of the base value:\n"
 	"  regression    lo > 0 and d > m      (a one-sided test at alpha)\n"
 	"  improvement   hi < 0 and d < -m\n"
 	"  no change     -m < lo and hi < m    (equivalence, two one-sided tests)\n"
@@ -59,90 +122,10 @@ static const char usage_text[] =
 	"paired); 3 inconclusive: not enough valid evidence, either run failed (for\n"
 	"another reason than NEW's build or start) or is unfinished, or nothing is\n"
 	"judged; the reason is given per implementation. --inconclusive-ok turns 3\n"
-	"into 0 (advisory jobs).\n";
-
-int cmd_compare(int argc, char **argv)
-{
-	const char *runs_dir = NULL, *format = "md", *junit = NULL;
-	struct compare_opts opts = { NULL, 0 };
-	const char *pos[2] = { NULL, NULL };
-	struct cmp_run base, new_;
-	struct compare c;
-	struct sbuf out = SBUF_INIT;
-	int i, npos = 0, ret = EXIT_USAGE, loaded = 0, inconclusive_ok = 0;
-
-	memset(&c, 0, sizeof(c));
-	if (cmd_wants_help(argc, argv)) {
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	}
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--runs-dir") && i + 1 < argc)
-			runs_dir = argv[++i];
-		else if (!strcmp(a, "--impl") && i + 1 < argc)
-			opts.only = argv[++i];
-		else if (!strcmp(a, "--judge-unpaired"))
-			opts.judge_unpaired = 1;
-		else if (!strcmp(a, "--inconclusive-ok"))
-			inconclusive_ok = 1;
-		else if (!strcmp(a, "--format") && i + 1 < argc)
-			format = argv[++i];
-		else if (!strcmp(a, "--json"))
-			format = "json";
-		else if (!strcmp(a, "--junit") && i + 1 < argc)
-			junit = argv[++i];
-		else if (a[0] == '-' && a[1])
-			goto usage;
-		else if (npos < 2)
-			pos[npos++] = a;
-		else
-			goto usage;
-	}
-	if (npos != 2)
-		goto usage;
-	if (strcmp(format, "md") && strcmp(format, "json")) {
-		error("compare: --format %s: expected md or json", format);
-		return EXIT_USAGE;
-	}
-
-	if (cmp_run_load(&base, runs_dir, pos[0]))
-		return EXIT_USAGE;
-	if (cmp_run_load(&new_, runs_dir, pos[1])) {
-		cmp_run_release(&base);
-		return EXIT_USAGE;
-	}
-	loaded = 1;
-	if (compare_runs(&c, &base, &new_, &opts))
-		goto out;
-	if (junit) {
-		struct sbuf x = SBUF_INIT;
-		compare_junit(&c, &x);
-		if (write_file(junit, x.buf, x.len)) {
-			sbuf_release(&x);
-			error("compare: --junit %s: cannot write it", junit);
-			goto out;
-		}
-		sbuf_release(&x);
-	}
-	if (!strcmp(format, "json"))
-		compare_json(&c, &out);
-	else
-		compare_md(&c, &out);
-	fwrite(out.buf, 1, out.len, stdout);
-	if (fflush(stdout) || ferror(stdout)) {
-		error("compare: cannot write to standard output");
-		ret = EXIT_ENV;
-		goto out;
-	}
-	ret = c.exit_code == 1 ? EXIT_NEGATIVE : c.exit_code == 3 && !inconclusive_ok ? EXIT_ENV
-									   : EXIT_OK;
-out:
-	if (loaded)
-		compare_release(&c);
-	sbuf_release(&out);
-	return ret;
-usage:
-	fputs(usage_text, stderr);
-	return EXIT_USAGE;
-}
+	"into 0 (advisory jobs).\n",
+	.opts = options,
+	.flags = CMD_RUNS_DIR | CMD_JSON,
+	.min_args = 2,
+	.max_args = 2,
+	.fn = cmd_compare,
+};

@@ -19,70 +19,6 @@
 #include "store.h"
 #include "util.h"
 
-static const char usage_text[] =
-	"usage: harness knee --windows FILE.csv [--slo-ms 20] [--percentile 99]\n"
-	"                    [--error-rate-max 0.001] [--rate-tolerance-pct 2]\n"
-	"                    [--group-by COLUMN] [--seed N] [--min-reps N] [--level 0.95]\n"
-	"                    [--json]\n"
-	"       harness knee RUN [--runs-dir D] [--json]\n"
-	"\n"
-	"Fit the knee (the offered rate where the SLO percentile first reaches the\n"
-	"SLO) of each implementation, separately, with the rule of docs/DESIGN.md\n"
-	"\"The knee\": per rung, the request-weighted mean of the valid windows'\n"
-	"percentile, or a crossing when every valid window failed or the pooled\n"
-	"share of requests not answered as expected exceeds --error-rate-max (or\n"
-	"100 - percentile %); isotonic (PAVA) over the rungs; the first crossing,\n"
-	"interpolated between the rungs around it, or a bracket (lo, hi] with its\n"
-	"reason when failed windows made it; \">= highest rung\" without a crossing,\n"
-	"never extrapolated. Interval: percentile bootstrap (2000 resamples of the\n"
-	"valid windows within each rung, seeded by --seed, default 1), labelled\n"
-	"non-inferential when a bracketing rung has fewer than --min-reps valid\n"
-	"windows (default 10, the spec's confirm.reps default).\n"
-	"\n"
-	"RUN: the run's valid windows (ladder, refine, confirm) with its stored\n"
-	"spec's SLO, seed and confirm.reps: the knees its report shows.\n"
-	"\n"
-	"CSV: a header row, then one row per window. Required columns (any order,\n"
-	"extra columns allowed and usable by --group-by):\n"
-	"  impl          implementation name (fits are never pooled across impls)\n"
-	"  stage         ladder rows feed the knee (with a status column: ladder,\n"
-	"                refine and confirm rows); others are ignored\n"
-	"  offered_rps   the rung's offered rate, req/s (rows with equal rates form a rung)\n"
-	"  block         block number (recorded; not used by the fit)\n"
-	"  p99_ms        the window's p99 latency, ms (from its own merged histogram);\n"
-	"                for another --percentile: a column <label>_ms_from_hist\n"
-	"                (p99.9_ms_from_hist, as a run's windows.csv has), or p50_ms,\n"
-	"                p90_ms, p999_ms\n"
-	"  requests      requests due in the window (the window's weight)\n"
-	"  errors        of them, not answered as expected (unexpected statuses,\n"
-	"                transport errors, dropped)\n"
-	"  achieved_rps  completed requests / window duration, req/s\n"
-	"  warm          1 if the window passed its warm-up gates, else 0\n"
-	"Optional:\n"
-	"  not_ok        requests not answered as expected, for the knee (a failed\n"
-	"                window's unserved ones too; a run's windows.csv has it);\n"
-	"                without it: errors\n"
-	"  status        accepted | failed | rejected: when present it decides: rejected\n"
-	"                rows are left out, failed rows are valid windows above the SLO,\n"
-	"                and the checks below are not applied (a CSV whose failed\n"
-	"                windows are all marked rejected gives the knees of accepted\n"
-	"                windows only, as before failed windows existed).\n"
-	"\n"
-	"Without a status column a ladder row is rejected (and counted per\n"
-	"implementation, per reason) when warm is 0 (not_warm), requests is 0\n"
-	"(empty), errors/requests exceeds --error-rate-max (error_rate), or\n"
-	"|achieved - offered| / offered exceeds --rate-tolerance-pct percent\n"
-	"(rate_off); a row failing several reasons is counted under each.\n"
-	"\n"
-	"--json prints {\"fits\": [{\"group\", \"impl\", \"kind\" (point|bracket|floor|\n"
-	"none), \"crossed\", \"at_first_rung\", \"knee_rps\", \"lo_rps\", \"hi_rps\",\n"
-	"\"hold_rps\", \"reason\", \"highest_rung_rps\", \"interval_rps\": [lo, hi] (null\n"
-	"without a crossing), \"boot_resamples\", \"boot_crossed\", \"inferential\",\n"
-	"\"rungs\", \"accepted\", \"failed\", \"total\", \"rejected\": {\"not_warm\",\n"
-	"\"empty\", \"error_rate\", \"rate_off\", \"status\"}}]}. Exit 0, or 2 on a usage\n"
-	"or input error (an unknown RUN too), 3 when the run's stored spec does not\n"
-	"parse with this harness.\n";
-
 static const char *const required_cols[] = { "impl", "stage", "offered_rps", "block",
 	"p99_ms", "requests", "errors", "achieved_rps", "warm" };
 
@@ -109,85 +45,28 @@ struct knee_opts {
 	int json;
 };
 
-static int parse_opts(int argc, char **argv, struct knee_opts *o)
-{
-	int i;
+static struct knee_opts o = {
+	.slo_ms = 20, .percentile = 99, .error_rate_max = 0.001, .tolerance_pct = 2,
+	.level = 0.95, .seed = 1, .min_reps = 10,
+};
+static long seed_opt = -1;
 
-	o->slo_ms = 20;
-	o->percentile = 99;
-	o->error_rate_max = 0.001;
-	o->tolerance_pct = 2;
-	o->level = 0.95;
-	o->seed = 1;
-	o->min_reps = 10;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL, *eq;
-		char key[64];
-		double d;
-		long l;
-
-		if (!strcmp(a, "--json")) {
-			o->json = 1;
-			continue;
-		}
-		if (strncmp(a, "--", 2)) {
-			if (o->run)
-				return error("knee: unexpected argument '%s' (see harness knee --help)", a);
-			o->run = a;
-			continue;
-		}
-		eq = strchr(a, '=');
-		if (eq) {
-			snprintf(key, sizeof(key), "%.*s", (int)(eq - a), a);
-			v = eq + 1;
-		} else {
-			snprintf(key, sizeof(key), "%s", a);
-			if (i + 1 >= argc)
-				return error("knee: %s needs a value", a);
-			v = argv[++i];
-		}
-		if (!strcmp(key, "--windows")) {
-			o->windows = v;
-		} else if (!strcmp(key, "--runs-dir")) {
-			o->runs_dir = v;
-		} else if (!strcmp(key, "--percentile")) {
-			if (parse_double(v, &d) < 0 || !(d > 0 && d < 100))
-				return error("knee: --percentile: must be in (0, 100), got '%s'", v);
-			o->percentile = d;
-		} else if (!strcmp(key, "--group-by")) {
-			o->group_by = v;
-		} else if (!strcmp(key, "--slo-ms")) {
-			if (parse_double(v, &d) < 0 || !(d > 0) || !isfinite(d))
-				return error("knee: --slo-ms: must be a number > 0, got '%s'", v);
-			o->slo_ms = d;
-		} else if (!strcmp(key, "--error-rate-max")) {
-			if (parse_double(v, &d) < 0 || !(d >= 0 && d <= 1))
-				return error("knee: --error-rate-max: must be in [0, 1], got '%s'", v);
-			o->error_rate_max = d;
-		} else if (!strcmp(key, "--rate-tolerance-pct")) {
-			if (parse_double(v, &d) < 0 || !(d >= 0) || !isfinite(d))
-				return error("knee: --rate-tolerance-pct: must be a number >= 0, got '%s'", v);
-			o->tolerance_pct = d;
-		} else if (!strcmp(key, "--level")) {
-			if (parse_double(v, &d) < 0 || !(d > 0 && d < 1))
-				return error("knee: --level: must be in (0, 1), got '%s'", v);
-			o->level = d;
-		} else if (!strcmp(key, "--seed")) {
-			if (parse_long(v, &l) < 0 || l < 0)
-				return error("knee: --seed: must be an integer >= 0, got '%s'", v);
-			o->seed = (uint64_t)l;
-		} else if (!strcmp(key, "--min-reps")) {
-			if (parse_long(v, &l) < 0 || l < 1)
-				return error("knee: --min-reps: must be an integer >= 1, got '%s'", v);
-			o->min_reps = l;
-		} else {
-			return error("knee: unknown option '%s' (see harness knee --help)", key);
-		}
-	}
-	if (!o->windows == !o->run)
-		return error("knee: give either --windows FILE.csv or a RUN (see harness knee --help)");
-	return 0;
-}
+static const struct opt options[] = {
+	OPT_STRING(0, "windows", "FILE.csv", &o.windows, "fit the windows of this CSV"),
+	OPT_NUMBER("slo-ms", "MS", &o.slo_ms, 1e-9, 1e9, "the SLO threshold (default 20)"),
+	OPT_NUMBER("percentile", "P", &o.percentile, 1e-9, 99.9999999,
+		   "the SLO percentile (default 99)"),
+	OPT_NUMBER("error-rate-max", "X", &o.error_rate_max, 0, 1,
+		   "a window above it is failed (default 0.001)"),
+	OPT_NUMBER("rate-tolerance-pct", "PCT", &o.tolerance_pct, 0, 1e9,
+		   "achieved vs offered tolerance (default 2)"),
+	OPT_STRING(0, "group-by", "COLUMN", &o.group_by, "one fit per value of COLUMN"),
+	OPT_LONG("seed", "N", &seed_opt, 0, 9.2e18, "bootstrap seed (default 1)"),
+	OPT_LONG("min-reps", "N", &o.min_reps, 1, 1e9,
+		 "valid windows a bracketing rung needs (default 10)"),
+	OPT_NUMBER("level", "L", &o.level, 1e-9, 0.999999999, "interval level (default 0.95)"),
+	OPT_END(),
+};
 
 static struct kfit *fit_for(struct kfit **fits, size_t *n, size_t *alloc, const char *group,
 			    const char *impl)
@@ -462,10 +341,10 @@ out:
 /* Every implementation of RUN, fitted as its report fits it. Exit code:
  * 2 when the database cannot be read or holds no spec, 3 when this
  * harness cannot parse the stored spec. */
-static int from_run(struct knee_opts *o, struct kfit **fits, size_t *nfits)
+static int from_run(struct cmd_ctx *c, struct knee_opts *o, struct kfit **fits, size_t *nfits)
 {
-	struct store st = { 0 };
-	struct sbuf dir = SBUF_INIT, id = SBUF_INIT;
+	struct store *st = &c->st;
+	const char *id = c->run_id.buf;
 	struct run_record rec;
 	struct spec *spec = NULL;
 	const char *text;
@@ -474,14 +353,12 @@ static int from_run(struct knee_opts *o, struct kfit **fits, size_t *nfits)
 	int ret = EXIT_USAGE;
 
 	run_record_init(&rec);
-	if (store_open_run(&st, store_runs_dir(o->runs_dir), o->run, &dir, &id) ||
-	    run_record_load(&st, id.buf, &rec) || run_record_spec(&rec, st.path, &text, &len))
+	if (run_record_load(st, id, &rec) || run_record_spec(&rec, st->path, &text, &len))
 		goto out;
 	sdir = xstrdup(rec.spec_path ? rec.spec_path : "spec.yaml");
 	spec = spec_parse(text, len, rec.spec_path ? rec.spec_path : "spec.yaml", dirname(sdir));
 	if (!spec) {
-		error("%s: run %s: its stored spec does not parse with this harness", st.path,
-		      id.buf);
+		error("%s: run %s: its stored spec does not parse with this harness", st->path, id);
 		ret = EXIT_ENV;
 		goto out;
 	}
@@ -493,7 +370,7 @@ static int from_run(struct knee_opts *o, struct kfit **fits, size_t *nfits)
 		struct knee_params p;
 		size_t i;
 
-		if (knee_run_windows(&st, id.buf, f->impl, spec->slo.percentile, -1, &f->win,
+		if (knee_run_windows(st, id, f->impl, spec->slo.percentile, -1, &f->win,
 				     &f->nwin))
 			goto out;
 		for (i = 0; i < f->nwin; i++)
@@ -512,28 +389,25 @@ out:
 		spec_free(spec);
 	free(sdir);
 	run_record_release(&rec);
-	store_close(&st);
-	sbuf_release(&dir);
-	sbuf_release(&id);
 	return ret;
 }
 
-int cmd_knee(int argc, char **argv)
+static int cmd_knee(struct cmd_ctx *c)
 {
-	struct knee_opts o = { 0 };
 	struct sbuf out = SBUF_INIT;
 	struct kfit *fits = NULL;
 	size_t nfits = 0, i;
 	int ret = EXIT_USAGE;
 
-	if (cmd_wants_help(argc, argv)) {
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	}
-	if (parse_opts(argc, argv, &o) < 0)
-		return EXIT_USAGE;
+	o.json = c->json;
+	o.run = c->run;
+	if (seed_opt >= 0)
+		o.seed = (uint64_t)seed_opt;
+	if (!o.windows == !o.run)
+		return error("knee: give either --windows FILE.csv or a RUN (see harness knee --help)"),
+		       EXIT_USAGE;
 	if (o.run) {
-		ret = from_run(&o, &fits, &nfits);
+		ret = from_run(c, &o, &fits, &nfits);
 		if (ret != EXIT_OK)
 			goto out;
 	} else {
@@ -564,3 +438,70 @@ out:
 	sbuf_release(&out);
 	return ret;
 }
+
+const struct cmd_desc cmd_knee_desc = {
+	.name = "knee",
+	.summary = "fit per-implementation knees from a windows CSV or a run",
+	.synopsis = "--windows FILE.csv [options]\nRUN [--runs-dir D] [--json]",
+	.about =
+	"Fit the knee (the offered rate where the SLO percentile first reaches the\n"
+	"SLO) of each implementation, separately, with the rule of docs/DESIGN.md\n"
+	"\"The knee\": per rung, the request-weighted mean of the valid windows'\n"
+	"percentile, or a crossing when every valid window failed or the pooled\n"
+	"share of requests not answered as expected exceeds --error-rate-max (or\n"
+	"100 - percentile %); isotonic (PAVA) over the rungs; the first crossing,\n"
+	"interpolated between the rungs around it, or a bracket (lo, hi] with its\n"
+	"reason when failed windows made it; \">= highest rung\" without a crossing,\n"
+	"never extrapolated. Interval: percentile bootstrap (2000 resamples of the\n"
+	"valid windows within each rung, seeded by --seed, default 1), labelled\n"
+	"non-inferential when a bracketing rung has fewer than --min-reps valid\n"
+	"windows (default 10, the spec's confirm.reps default).\n"
+	"\n"
+	"RUN: the run's valid windows (ladder, refine, confirm) with its stored\n"
+	"spec's SLO, seed and confirm.reps: the knees its report shows.\n"
+	"\n"
+	"CSV: a header row, then one row per window. Required columns (any order,\n"
+	"extra columns allowed and usable by --group-by):\n"
+	"  impl          implementation name (fits are never pooled across impls)\n"
+	"  stage         ladder rows feed the knee (with a status column: ladder,\n"
+	"                refine and confirm rows); others are ignored\n"
+	"  offered_rps   the rung's offered rate, req/s (rows with equal rates form a rung)\n"
+	"  block         block number (recorded; not used by the fit)\n"
+	"  p99_ms        the window's p99 latency, ms (from its own merged histogram);\n"
+	"                for another --percentile: a column <label>_ms_from_hist\n"
+	"                (p99.9_ms_from_hist, as a run's windows.csv has), or p50_ms,\n"
+	"                p90_ms, p999_ms\n"
+	"  requests      requests due in the window (the window's weight)\n"
+	"  errors        of them, not answered as expected (unexpected statuses,\n"
+	"                transport errors, dropped)\n"
+	"  achieved_rps  completed requests / window duration, req/s\n"
+	"  warm          1 if the window passed its warm-up gates, else 0\n"
+	"Optional:\n"
+	"  not_ok        requests not answered as expected, for the knee (a failed\n"
+	"                window's unserved ones too; a run's windows.csv has it);\n"
+	"                without it: errors\n"
+	"  status        accepted | failed | rejected: when present it decides: rejected\n"
+	"                rows are left out, failed rows are valid windows above the SLO,\n"
+	"                and the checks below are not applied (a CSV whose failed\n"
+	"                windows are all marked rejected gives the knees of accepted\n"
+	"                windows only, as before failed windows existed).\n"
+	"\n"
+	"Without a status column a ladder row is rejected (and counted per\n"
+	"implementation, per reason) when warm is 0 (not_warm), requests is 0\n"
+	"(empty), errors/requests exceeds --error-rate-max (error_rate), or\n"
+	"|achieved - offered| / offered exceeds --rate-tolerance-pct percent\n"
+	"(rate_off); a row failing several reasons is counted under each.\n"
+	"\n"
+	"--json prints {\"fits\": [{\"group\", \"impl\", \"kind\" (point|bracket|floor|\n"
+	"none), \"crossed\", \"at_first_rung\", \"knee_rps\", \"lo_rps\", \"hi_rps\",\n"
+	"\"hold_rps\", \"reason\", \"highest_rung_rps\", \"interval_rps\": [lo, hi] (null\n"
+	"without a crossing), \"boot_resamples\", \"boot_crossed\", \"inferential\",\n"
+	"\"rungs\", \"accepted\", \"failed\", \"total\", \"rejected\": {\"not_warm\",\n"
+	"\"empty\", \"error_rate\", \"rate_off\", \"status\"}}]}. Exit 0, or 2 on a usage\n"
+	"or input error (an unknown RUN too), 3 when the run's stored spec does not\n"
+	"parse with this harness.\n",
+	.opts = options,
+	.flags = CMD_RUN | CMD_RUN_OPTIONAL | CMD_JSON,
+	.max_args = 1,
+	.fn = cmd_knee,
+};

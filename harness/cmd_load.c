@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bind.h"
@@ -17,74 +18,6 @@
 #include "spec.h"
 #include "sut.h"
 #include "util.h"
-
-static const char usage_text[] =
-"usage: harness load URL --rate R --duration D [options]\n"
-"       harness load SPEC.yaml --impl NAME [--url URL] --rate R --duration D [options]\n"
-"\n"
-"Open-loop load: request k is due at start + k/R (constant) or after\n"
-"exponential gaps (poisson), whatever the server does. Latency is measured\n"
-"from that intended send time (a stalled server shows its stall), service\n"
-"time from the actual send. Lateness is actual - intended send: it includes\n"
-"waiting for a free connection (the server's backpressure). Schedule lag is\n"
-"intended send -> the generator handling the request (sent, queued or\n"
-"dropped): the generator's own health, which the generator gate judges.\n"
-"A due request with no free connection waits in a backlog of --backlog-max;\n"
-"beyond it, it is counted as dropped.\n"
-"\n"
-"Accounting: every due request (\"requests\") ends as completed (by status\n"
-"class), an error (connect, reset, timeout, parse, other) or dropped. A\n"
-"completed response that is not what the request expects (default: any 2xx\n"
-"or 3xx; a spec's expect, or --expect-status / --expect-body / --expect-type)\n"
-"is also counted as unexpected, and the first few are shown with what came\n"
-"back. A\n"
-"response cut short after its status line is unexpected (truncated). When\n"
-"the duration is over, requests still in flight or in the backlog get up\n"
-"to --timeout-ms more to finish; the rest are counted as timeout errors.\n"
-"A request is attributed to the second in which it completed or failed.\n"
-"A kept-alive connection that breaks before any response byte gets its\n"
-"request re-sent once on a new connection (keeping its send times).\n"
-"\n"
-"CPU: above 4000 req/s per thread a generator thread wakes on a short tick\n"
-"(about 4 requests, 200..600 us) instead of for every event; sends are then\n"
-"up to one tick late, which shows as lateness and in latency.\n"
-"\n"
-"options:\n"
-"  --rate R              requests per second (> 0)\n"
-"  --duration D          seconds (> 0; suffix ms, s or m allowed)\n"
-"  --arrival A           constant (default) or poisson\n"
-"  --connections C       connection cap (default 64)\n"
-"  --threads T           generator threads, one event loop each (default 1)\n"
-"  --transport X         native (http://, default) or curl (anything);\n"
-"                        https:// uses curl\n"
-"  --method M            request method (default GET, POST with --body)\n"
-"  --header 'K: V'       add a header (repeatable)\n"
-"  --body B | @FILE      request body, literal or read from FILE\n"
-"  --timeout-ms N        per-request timeout (default 5000)\n"
-"  --backlog-max N       backlog bound (default 10000)\n"
-"  --seed N              PRNG seed for arrivals and the mix (default 1)\n"
-"  --cpus LIST           pin generator threads (e.g. 0 or 2-3)\n"
-"  --cacert FILE         curl: verify https servers with these CA certificates\n"
-"  --expect-status LIST  with a URL: the statuses expected, e.g. 200,201\n"
-"                        (default: any 2xx or 3xx)\n"
-"  --expect-body TEXT    with a URL: bytes the response body must contain\n"
-"  --expect-type TYPE    with a URL: the Content-Type expected, e.g.\n"
-"                        application/json (parameters after ; ignored)\n"
-"  --error-rate-max X    exit 1 when (unexpected + errors + dropped) / requests\n"
-"                        exceeds X (default 0.001)\n"
-"  --impl NAME           with a spec: the implementation to target\n"
-"  --url URL             with a spec: where that implementation already\n"
-"                        listens; without it the implementation is started\n"
-"                        (and stopped after), waiting for its health URL\n"
-"  --build               with a spec and no --url: run its build first\n"
-"  --json                print the result as JSON (times in ms)\n"
-"\n"
-"With a spec, the workload (requests, arrival, connections, backlog_max,\n"
-"timeout_ms, threads, transport, seed) comes from the spec; options given\n"
-"on the command line override it. Progress is printed to stderr each\n"
-"second when stderr is a terminal. Latencies print as - when no request\n"
-"completed. Exit: 0 when the error rate is at most --error-rate-max, 1 when\n"
-"it is above, 2 bad arguments, 3 setup failure.\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -140,30 +73,6 @@ static int parse_statuses(const char *v, struct opts *o)
 	return ret || !o->nexpect_status ? -1 : 0;
 }
 
-static int parse_duration(const char *s, double *out)
-{
-	char buf[64];
-	size_t n = strlen(s);
-	double mul = 1;
-
-	if (!n || n >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, n + 1);
-	if (n > 2 && !strcmp(buf + n - 2, "ms")) {
-		mul = 1e-3;
-		buf[n - 2] = 0;
-	} else if (buf[n - 1] == 's') {
-		buf[n - 1] = 0;
-	} else if (buf[n - 1] == 'm') {
-		mul = 60;
-		buf[n - 1] = 0;
-	}
-	if (parse_double(buf, out))
-		return -1;
-	*out *= mul;
-	return 0;
-}
-
 /* The options that shape the one request of `harness load URL`: 0 when a
  * is one of them (taken), -1 when it is not, EXIT_USAGE after one line. */
 static int parse_request_option(struct opts *o, const char *a, const char *v)
@@ -210,99 +119,99 @@ static int parse_request_option(struct opts *o, const char *a, const char *v)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct opts *o)
+static struct opts o = {
+	.connections = -1, .threads = -1, .timeout_ms = -1, .backlog_max = -1, .seed = -1,
+	.rate = -1, .duration = -1, .error_rate_max = 0.001,
+};
+
+/* --method, --header, --body, --expect-*, --error-rate-max. */
+static int opt_request(const struct opt *op, const char *v)
 {
-	int i;
+	char a[48];
 
-	o->connections = o->threads = o->timeout_ms = o->backlog_max = o->seed = -1;
-	o->rate = o->duration = -1;
-	o->error_rate_max = 0.001;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		long *lp = NULL;
-		int r;
+	snprintf(a, sizeof(a), "--%s", op->name);
+	return parse_request_option(&o, a, v) ? -1 : 0;
+}
 
-		if (!strcmp(a, "--json")) {
-			o->json = 1;
-			continue;
-		}
-		if (!strcmp(a, "--build")) {
-			o->build = 1;
-			continue;
-		}
-		if (a[0] != '-' || !a[1]) {
-			if (o->target)
-				return bad("unexpected argument '%s'%s", a, "");
-			o->target = a;
-			continue;
-		}
-		if (!v)
-			return bad("%s needs a value%s", a, "");
-		i++;
-		if (!strcmp(a, "--rate")) {
-			if (parse_double(v, &o->rate) || !(o->rate > 0) || o->rate > 1e7)
-				return bad("--rate: want a number of requests per second > 0, got '%s'%s", v, "");
-		} else if (!strcmp(a, "--duration")) {
-			if (parse_duration(v, &o->duration) || !(o->duration > 0) || o->duration > 1e7)
-				return bad("--duration: want seconds > 0, got '%s'%s", v, "");
-		} else if (!strcmp(a, "--arrival")) {
-			if (strcmp(v, "constant") && strcmp(v, "poisson"))
-				return bad("--arrival: want constant or poisson, got '%s'%s", v, "");
-			o->arrival = v;
-		} else if (!strcmp(a, "--transport")) {
-			if (strcmp(v, "native") && strcmp(v, "curl") && strcmp(v, "auto"))
-				return bad("--transport: want native or curl, got '%s'%s", v, "");
-			o->transport = v;
-		} else if (!strcmp(a, "--connections")) {
-			lp = &o->connections;
-		} else if (!strcmp(a, "--threads")) {
-			lp = &o->threads;
-		} else if (!strcmp(a, "--timeout-ms")) {
-			lp = &o->timeout_ms;
-		} else if (!strcmp(a, "--backlog-max")) {
-			lp = &o->backlog_max;
-		} else if (!strcmp(a, "--seed")) {
-			lp = &o->seed;
-		} else if ((r = parse_request_option(o, a, v)) >= 0) {
-			if (r)
-				return r;
-		} else if (!strcmp(a, "--url")) {
-			o->url = v;
-		} else if (!strcmp(a, "--impl")) {
-			o->impl = v;
-		} else if (!strcmp(a, "--cacert")) {
-			if (access(v, R_OK))
-				return bad("--cacert: cannot read '%s'%s", v, "");
-			o->cacert = v;
-		} else if (!strcmp(a, "--cpus")) {
-			o->cpus = v;
-		} else if (!strcmp(a, "--batch-us")) {
-			/* hidden: wake-up policy, see load.h */
-			if (parse_long(v, &o->batch_us) || o->batch_us < -1 || o->batch_us > 100000)
-				return bad("--batch-us: want -1, 0 or a tick in us, got '%s'%s", v, "");
-		} else if (!strcmp(a, "--dump-send-times")) {
-			o->send_times = v;   /* hidden: for the arrival-process tests */
-		} else {
-			return bad("unknown option '%s'%s", a, "");
-		}
-		if (lp) {
-			long min = lp == &o->seed || lp == &o->backlog_max ? 0 : 1;
+static int opt_arrival(const struct opt *op, const char *v)
+{
+	if (strcmp(v, "constant") && strcmp(v, "poisson"))
+		return bad("--arrival: want constant or poisson, got '%s'%s", v, ""), -1;
+	o.arrival = v;
+	return 0;
+}
 
-			if (parse_long(v, lp) || *lp < min || *lp > 100000000)
-				return bad("%s: want an integer >= %s", a,
-					   min ? "1" : "0");
-		}
-	}
-	if (!o->target)
-		return bad("no URL or spec given (see harness load --help)%s%s", "", "");
-	if (o->rate < 0)
+static int opt_transport(const struct opt *op, const char *v)
+{
+	if (strcmp(v, "native") && strcmp(v, "curl") && strcmp(v, "auto"))
+		return bad("--transport: want native or curl, got '%s'%s", v, ""), -1;
+	o.transport = v;
+	return 0;
+}
+
+static int opt_cacert(const struct opt *op, const char *v)
+{
+	if (access(v, R_OK))
+		return bad("--cacert: cannot read '%s'%s", v, ""), -1;
+	o.cacert = v;
+	return 0;
+}
+
+static const struct opt options[] = {
+	OPT_RATE("rate", &o.rate, "requests per second (> 0; 1k = 1000)"),
+	OPT_DURATION("duration", &o.duration, "seconds (> 0; suffix ms, s, m or h allowed)"),
+	OPT_CALLBACK("arrival", "A", opt_arrival, "constant (default) or poisson"),
+	OPT_LONG("connections", "C", &o.connections, 1, 100000, "connection cap (default 64)"),
+	OPT_LONG("threads", "T", &o.threads, 1, 256,
+		 "generator threads, one event loop each (default 1)"),
+	OPT_CALLBACK("transport", "X", opt_transport,
+		     "native (http://, default) or curl (anything);\nhttps:// uses curl"),
+	OPT_CALLBACK("method", "M", opt_request, "request method (default GET, POST with --body)"),
+	OPT_CALLBACK("header", "'K: V'", opt_request, "add a header (repeatable)"),
+	OPT_CALLBACK("body", "B|@FILE", opt_request, "request body, literal or read from FILE"),
+	OPT_LONG("timeout-ms", "N", &o.timeout_ms, 1, 100000000,
+		 "per-request timeout (default 5000)"),
+	OPT_LONG("backlog-max", "N", &o.backlog_max, 0, 100000000,
+		 "backlog bound (default 10000)"),
+	OPT_LONG("seed", "N", &o.seed, 0, 100000000,
+		 "PRNG seed for arrivals and the mix (default 1)"),
+	OPT_STRING(0, "cpus", "LIST", &o.cpus, "pin generator threads (e.g. 0 or 2-3)"),
+	OPT_CALLBACK("cacert", "FILE", opt_cacert,
+		     "curl: verify https servers with these CA certificates"),
+	OPT_CALLBACK("expect-status", "LIST", opt_request,
+		     "with a URL: the statuses expected, e.g. 200,201\n"
+		     "(default: any 2xx or 3xx)"),
+	OPT_CALLBACK("expect-body", "TEXT", opt_request,
+		     "with a URL: bytes the response body must contain"),
+	OPT_CALLBACK("expect-type", "TYPE", opt_request,
+		     "with a URL: the Content-Type expected, e.g.\n"
+		     "application/json (parameters after ; ignored)"),
+	OPT_CALLBACK("error-rate-max", "X", opt_request,
+		     "exit 1 when (unexpected + errors + dropped) / requests\n"
+		     "exceeds X (default 0.001)"),
+	OPT_STRING(0, "impl", "NAME", &o.impl, "with a spec: the implementation to target"),
+	OPT_STRING(0, "url", "URL", &o.url,
+		   "with a spec: where that implementation already\n"
+		   "listens; without it the implementation is started\n"
+		   "(and stopped after), waiting for its health URL"),
+	OPT_BOOL(0, "build", &o.build, "with a spec and no --url: run its build first"),
+	/* hidden: the wake-up policy (load.h), and the arrival-process tests */
+	OPT_LONG("batch-us", "US", &o.batch_us, -1, 100000, NULL),
+	OPT_STRING(0, "dump-send-times", "FILE", &o.send_times, NULL),
+	OPT_END(),
+};
+
+/* What the table cannot say alone. 0 or EXIT_USAGE after one line. */
+static int check_args(void)
+{
+	if (o.rate < 0)
 		return bad("--rate is required%s%s", "", "");
-	if (o->duration < 0)
+	if (o.duration < 0)
 		return bad("--duration is required%s%s", "", "");
-	if (o->connections > 100000)
-		return bad("--connections: at most 100000%s%s", "", "");
-	if (o->threads > 256)
-		return bad("--threads: at most 256%s%s", "", "");
+	if (o.rate > 1e7)
+		return bad("--rate: at most 10M requests per second%s%s", "", "");
+	if (o.duration > 1e7)
+		return bad("--duration: at most 1e7 seconds%s%s", "", "");
 	return 0;
 }
 
@@ -531,18 +440,21 @@ static int on_second(void *ctx, unsigned index, const struct load_stats *s)
 /* --------------------------------------------------------------- main */
 
 /* Start (and optionally build) an implementation of the spec; its logs go
- * to a fresh directory under $TMPDIR. 0, or EXIT_ENV after one line. */
+ * to runs_dir/load-<time>-<pid>/logs, beside probe's (never a temporary
+ * directory nobody removes). 0, or EXIT_ENV after one line. */
 static int start_impl(const struct spec *spec, const struct spec_impl *impl, int build,
-		      struct sut **out)
+		      const char *runs_dir, struct sut **out)
 {
 	struct sbuf dir = SBUF_INIT, label = SBUF_INIT, blog = SBUF_INIT;
 	struct sut_config sc;
-	const char *tmp = getenv("TMPDIR");
+	char stamp[32];
+	time_t now = time(NULL);
 	int ret = EXIT_ENV;
 
-	sbuf_addf(&dir, "%s/harness-load.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir.buf)) {
-		error("load: cannot create a log directory %s", dir.buf);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+	sbuf_addf(&dir, "%s/load-%s-%d/logs", runs_dir, stamp, (int)getpid());
+	if (mkdir_p(dir.buf, 0755)) {
+		error("load: cannot create the log directory %s", dir.buf);
 		goto out;
 	}
 	sbuf_addf(&label, "load.%d.%s", (int)getpid(), impl->name);
@@ -643,8 +555,8 @@ static int url_workload(const struct opts *o, struct load_request *req, struct s
 /* `harness load SPEC --impl NAME`: the spec's workload; without --url the
  * implementation is started here (*sut) and *target is its URL. 0 or an
  * exit code after one line. */
-static int spec_workload(const struct opts *o, struct spec **spec, struct sut **sut,
-			 struct load_config *cfg, const char **target)
+static int spec_workload(const struct opts *o, const char *runs_dir, struct spec **spec,
+			 struct sut **sut, struct load_config *cfg, const char **target)
 {
 	const struct spec_impl *impl;
 	int ret;
@@ -658,7 +570,7 @@ static int spec_workload(const struct opts *o, struct spec **spec, struct sut **
 	bind_load(cfg, *spec, NULL, o->rate, o->duration, (*spec)->seed);
 	if (o->url)
 		return 0;
-	ret = start_impl(*spec, impl, o->build, sut);
+	ret = start_impl(*spec, impl, o->build, runs_dir, sut);
 	if (!ret)
 		*target = sut_url(*sut);
 	return ret;
@@ -735,9 +647,8 @@ static int drive(struct load_config *cfg, const struct opts *o)
 	return ret;
 }
 
-int cmd_load(int argc, char **argv)
+static int cmd_load(struct cmd_ctx *c)
 {
-	struct opts o;
 	struct load_config cfg;
 	struct load_request req;
 	struct sbuf body = SBUF_INIT;
@@ -747,20 +658,17 @@ int cmd_load(int argc, char **argv)
 	int ret, is_url;
 	size_t i;
 
-	if (cmd_wants_help(argc, argv)) {
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	}
-	memset(&o, 0, sizeof(o));
 	memset(&cfg, 0, sizeof(cfg));
-	ret = parse_args(argc, argv, &o);
+	o.target = c->args[0];
+	o.json = c->json;
+	ret = check_args();
 	if (ret)
 		goto out;
 	is_url = target_is_url(o.target);
 	ret = check_target(&o, is_url, &target);
 	if (!ret)
 		ret = is_url ? url_workload(&o, &req, &body, &cfg)
-			     : spec_workload(&o, &spec, &sut, &cfg, &target);
+			     : spec_workload(&o, c->runs_dir, &spec, &sut, &cfg, &target);
 	if (ret)
 		goto out;
 	cfg.url = target;
@@ -779,3 +687,50 @@ out:
 	spec_free(spec);
 	return ret;
 }
+
+const struct cmd_desc cmd_load_desc = {
+	.name = "load",
+	.summary = "drive open-loop load at a URL or a spec's implementation",
+	.synopsis = "URL --rate R --duration D [options]\n"
+		    "SPEC.yaml --impl NAME [--url URL] --rate R --duration D [options]",
+	.about =
+	"Open-loop load: request k is due at start + k/R (constant) or after\n"
+	"exponential gaps (poisson), whatever the server does. Latency is measured\n"
+	"from that intended send time (a stalled server shows its stall), service\n"
+	"time from the actual send. Lateness is actual - intended send: it includes\n"
+	"waiting for a free connection (the server's backpressure). Schedule lag is\n"
+	"intended send -> the generator handling the request (sent, queued or\n"
+	"dropped): the generator's own health, which the generator gate judges.\n"
+	"A due request with no free connection waits in a backlog of --backlog-max;\n"
+	"beyond it, it is counted as dropped.\n"
+	"\n"
+	"Accounting: every due request (\"requests\") ends as completed (by status\n"
+	"class), an error (connect, reset, timeout, parse, other) or dropped. A\n"
+	"completed response that is not what the request expects (default: any 2xx\n"
+	"or 3xx; a spec's expect, or --expect-status / --expect-body / --expect-type)\n"
+	"is also counted as unexpected, and the first few are shown with what came\n"
+	"back. A\n"
+	"response cut short after its status line is unexpected (truncated). When\n"
+	"the duration is over, requests still in flight or in the backlog get up\n"
+	"to --timeout-ms more to finish; the rest are counted as timeout errors.\n"
+	"A request is attributed to the second in which it completed or failed.\n"
+	"A kept-alive connection that breaks before any response byte gets its\n"
+	"request re-sent once on a new connection (keeping its send times).\n"
+	"\n"
+	"CPU: above 4000 req/s per thread a generator thread wakes on a short tick\n"
+	"(about 4 requests, 200..600 us) instead of for every event; sends are then\n"
+	"up to one tick late, which shows as lateness and in latency.\n"
+	"\n"
+	"With a spec, the workload (requests, arrival, connections, backlog_max,\n"
+	"timeout_ms, threads, transport, seed) comes from the spec; options given\n"
+	"on the command line override it. A spec's implementation started by load\n"
+	"logs into RUNS_DIR/load-<time>-<pid>/logs. Progress is printed to stderr each\n"
+	"second when stderr is a terminal. Latencies print as - when no request\n"
+	"completed. Exit: 0 when the error rate is at most --error-rate-max, 1 when\n"
+	"it is above, 2 bad arguments, 3 setup failure.\n",
+	.opts = options,
+	.flags = CMD_RUNS_DIR | CMD_JSON,
+	.min_args = 1,
+	.max_args = 1,
+	.fn = cmd_load,
+};

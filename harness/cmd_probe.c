@@ -22,31 +22,6 @@
 #include "sut.h"
 #include "util.h"
 
-static const char usage_text[] =
-	"usage: harness probe SPEC --impl NAME [--seconds N] [--rate R] [--runs-dir D]\n"
-	"                     [--backend auto|cgroup2|cgroup1|procfs] [--no-build] [--json]\n"
-	"\n"
-	"Build the implementation NAME of SPEC, start it on a free loopback port,\n"
-	"wait until its health URL answers, then for N seconds (default 10) print\n"
-	"every second its CPU (user/system), anonymous memory, peak, throttling,\n"
-	"OOM kills and major faults as the kernel accounts them (the backend is\n"
-	"named on every line), and every runtime-stats signal of the spec. With\n"
-	"--rate R it drives open-loop load at R requests/s with the spec's\n"
-	"workload meanwhile and prints the second's requests and p99. Then it\n"
-	"stops the implementation (SIGTERM, grace, SIGKILL) and exits.\n"
-	"\n"
-	"  --impl NAME      the implementation to probe (required)\n"
-	"  --seconds N      how long to watch it (default 10)\n"
-	"  --rate R         drive load at R requests per second\n"
-	"  --runs-dir D     logs go to D/probe-<time>-<pid>/logs (default ./runs,\n"
-	"                   or $HARNESS_RUNS_DIR)\n"
-	"  --backend B      accounting backend (default: the spec's accounting.backend)\n"
-	"  --no-build       skip the implementation's build command\n"
-	"  --json           one JSON object per second on stdout instead of text\n"
-	"\n"
-	"Exit status: 0 done, 2 usage or spec error, 3 the implementation failed to\n"
-	"build, start or become healthy, or exited during the probe.\n";
-
 static volatile sig_atomic_t stop_flag;
 
 static void on_signal(int sig)
@@ -287,46 +262,23 @@ static int drive(struct probe *p, double seconds, double rate)
 }
 
 struct probe_opts {
-	const char *spec_path, *impl_name, *runs_dir, *backend_s;
+	const char *spec_path, *impl_name, *backend_s;
 	double seconds, rate;
 	int json, no_build;
 };
 
-/* 0, or EXIT_USAGE after one line. */
-static int parse_probe_args(int argc, char **argv, struct probe_opts *po)
-{
-	int i;
+static struct probe_opts po = { .seconds = 10 };
 
-	memset(po, 0, sizeof(*po));
-	po->seconds = 10;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--impl") && i + 1 < argc)
-			po->impl_name = argv[++i];
-		else if (!strcmp(a, "--seconds") && i + 1 < argc) {
-			if (parse_double(argv[++i], &po->seconds) || !(po->seconds > 0) ||
-			    po->seconds > 86400)
-				return error("probe: --seconds: want a number in (0, 86400], got '%s'", argv[i]), EXIT_USAGE;
-		} else if (!strcmp(a, "--rate") && i + 1 < argc) {
-			if (parse_double(argv[++i], &po->rate) || !(po->rate > 0))
-				return error("probe: --rate: want a number > 0, got '%s'", argv[i]), EXIT_USAGE;
-		} else if (!strcmp(a, "--runs-dir") && i + 1 < argc)
-			po->runs_dir = argv[++i];
-		else if (!strcmp(a, "--backend") && i + 1 < argc)
-			po->backend_s = argv[++i];
-		else if (!strcmp(a, "--json"))
-			po->json = 1;
-		else if (!strcmp(a, "--no-build"))
-			po->no_build = 1;
-		else if (a[0] == '-' || po->spec_path)
-			return error("probe: unexpected argument '%s'; see 'harness probe --help'", a), EXIT_USAGE;
-		else
-			po->spec_path = a;
-	}
-	if (!po->spec_path || !po->impl_name)
-		return error("probe: need SPEC and --impl NAME; see 'harness probe --help'"), EXIT_USAGE;
-	return 0;
-}
+static const struct opt options[] = {
+	OPT_STRING(0, "impl", "NAME", &po.impl_name, "the implementation to probe (required)"),
+	OPT_DURATION("duration", &po.seconds, "how long to watch it (default 10 s)"),
+	OPT_DURATION("seconds", &po.seconds, NULL),   /* the old name */
+	OPT_RATE("rate", &po.rate, "drive load at R requests per second (1k = 1000)"),
+	OPT_STRING(0, "backend", "auto|cgroup2|cgroup1|procfs", &po.backend_s,
+		   "accounting backend (default: the spec's accounting.backend)"),
+	OPT_BOOL(0, "no-build", &po.no_build, "skip the implementation's build command"),
+	OPT_END(),
+};
 
 /* The accounting backend: --backend, else the spec's. 0, EXIT_USAGE (bad
  * name) or EXIT_ENV (not on this host), after one line. */
@@ -394,25 +346,22 @@ out:
 	return ret;
 }
 
-int cmd_probe(int argc, char **argv)
+static int cmd_probe(struct cmd_ctx *c)
 {
-	struct probe_opts po;
 	struct spec *spec = NULL;
 	struct probe p;
 	struct sbuf dir = SBUF_INIT;
 	enum acct_backend backend;
-	const char *runs_dir;
 	char stamp[32];
 	time_t now = time(NULL);
 	int ret;
 
-	if (cmd_wants_help(argc, argv)) {
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	}
-	ret = parse_probe_args(argc, argv, &po);
-	if (ret)
-		return ret;
+	po.spec_path = c->args[0];
+	po.json = c->json;
+	if (!po.impl_name)
+		return error("probe: --impl NAME is required; see 'harness probe --help'"), EXIT_USAGE;
+	if (po.seconds > 86400)
+		return error("probe: --duration: at most 86400 s, got %g", po.seconds), EXIT_USAGE;
 	spec = spec_load(po.spec_path);
 	if (!spec)
 		return EXIT_USAGE;
@@ -430,10 +379,8 @@ int cmd_probe(int argc, char **argv)
 		goto out;
 	ret = EXIT_ENV;
 	sut_reap_leftovers();
-	runs_dir = po.runs_dir ? po.runs_dir
-		   : getenv("HARNESS_RUNS_DIR") ? getenv("HARNESS_RUNS_DIR") : "runs";
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-	sbuf_addf(&dir, "%s/probe-%s-%d/logs", runs_dir, stamp, (int)getpid());
+	sbuf_addf(&dir, "%s/probe-%s-%d/logs", c->runs_dir, stamp, (int)getpid());
 	if (mkdir_p(dir.buf, 0755) || probe_start(&p, &po, backend, dir.buf) ||
 	    drive(&p, po.seconds, po.rate))
 		goto out;
@@ -450,3 +397,28 @@ out:
 	sbuf_release(&dir);
 	return ret;
 }
+
+const struct cmd_desc cmd_probe_desc = {
+	.name = "probe",
+	.summary = "start one implementation and print its accounting and signals",
+	.synopsis = "SPEC --impl NAME [options]",
+	.about =
+	"Build the implementation NAME of SPEC, start it on a free loopback port,\n"
+	"wait until its health URL answers, then for --duration (default 10 s) print\n"
+	"every second its CPU (user/system), anonymous memory, peak, throttling,\n"
+	"OOM kills and major faults as the kernel accounts them (the backend is\n"
+	"named on every line), and every runtime-stats signal of the spec. With\n"
+	"--rate R it drives open-loop load at R requests/s with the spec's\n"
+	"workload meanwhile and prints the second's requests and p99. Then it\n"
+	"stops the implementation (SIGTERM, grace, SIGKILL) and exits.\n"
+	"Logs go to RUNS_DIR/probe-<time>-<pid>/logs; --json prints one JSON object\n"
+	"per second on stdout instead of text.\n"
+	"\n"
+	"Exit status: 0 done, 2 usage or spec error, 3 the implementation failed to\n"
+	"build, start or become healthy, or exited during the probe.\n",
+	.opts = options,
+	.flags = CMD_RUNS_DIR | CMD_JSON,
+	.min_args = 1,
+	.max_args = 1,
+	.fn = cmd_probe,
+};

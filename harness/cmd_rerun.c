@@ -27,44 +27,6 @@
 #include "store_run.h"
 #include "util.h"
 
-static const char usage_text[] =
-	"usage: harness rerun RUN --impl NAME=REPO#REF [--impl ...] [--with-baseline]\n"
-	"                     [--stages ladder,confirm,soak] [--runs-dir D] [--run-id ID]\n"
-	"\n"
-	"Re-run RUN's stored spec (its exact text: same seed, gates, ladder) with\n"
-	"implementation NAME built from REPO at REF, e.g. a pull request:\n"
-	"  harness rerun 20260101T000000-box --impl go=https://host/o/r#refs/pull/42/head\n"
-	"\n"
-	"REPO: a local path, file:// URL or any URL libgit2 fetches (credentials in\n"
-	"the URL are used, never recorded). REF: a branch, tag, full ref name\n"
-	"(refs/pull/42/head) or commit id; omitted (NAME=REPO): the remote's HEAD.\n"
-	"The commit is checked out detached in RUNS_DIR/<new-id>/src/NAME/ and\n"
-	"recorded with the ref asked for and the remote URL.\n"
-	"\n"
-	"--with-baseline  also run, per --impl, RUN's recorded commit of NAME\n"
-	"                 (fetched from RUN's recorded repository) as an arm\n"
-	"                 \"NAME@base\" interleaved in the same blocks, so\n"
-	"                 `harness compare RUN NEW` pairs them by block\n"
-	"--stages LIST    default: the stages RUN ran\n"
-	"\n"
-	"Fetched code is untrusted: it builds and runs as the unprivileged user\n"
-	"of the spec's sandbox.user (default harness-sut; created with useradd\n"
-	"--system --no-create-home --shell /usr/sbin/nologin when missing, which\n"
-	"needs root), owning only its checkout and the run's logs/, in its own\n"
-	"cgroup with sandbox.memory_max / pids_max and a build time limit, with\n"
-	"only the environment the spec lists.\n"
-	"\n"
-	"The new run id is the first line of standard output (also when the run\n"
-	"fails: `harness compare RUN NEW` reads why). Exit: 0 measured; 1 the\n"
-	"commit under test failed to build or never came up healthy, or a stage\n"
-	"measured nothing usable; 2 an unknown RUN or implementation, a repository\n"
-	"that cannot be fetched or a ref that does not exist (RUN is never\n"
-	"modified, no run is made); 3 the host could not measure (the sandbox user\n"
-	"could not be prepared, an @base control failed to build or start, an\n"
-	"environment error). Every failure is recorded in the new run (status\n"
-	"failed, runs.failure_kind and failure_impl). In a CI script keep this exit\n"
-	"code: `set -o pipefail`, or write the output to a file, not a pipe.\n";
-
 struct impl_arg {
 	char *name, *repo, *ref;
 };
@@ -182,42 +144,34 @@ static int add_impl(struct rerun_args *a, const char *arg)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct rerun_args *a)
+static struct rerun_args a;
+
+static int opt_impl(const struct opt *o, const char *v)
 {
-	int i;
+	return add_impl(&a, v);
+}
 
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		int has_value = i + 1 < argc;
-
-		if (!strcmp(s, "--impl") && has_value) {
-			if (add_impl(a, argv[++i]))
-				return -1;
-		} else if (!strcmp(s, "--with-baseline")) {
-			a->with_baseline = 1;
-		} else if (!strcmp(s, "--stages") && has_value) {
-			a->stages_opt = argv[++i];
-		} else if (!strcmp(s, "--runs-dir") && has_value) {
-			a->runs_dir = argv[++i];
-		} else if (!strcmp(s, "--run-id") && has_value) {
-			a->run_id_opt = argv[++i];
-			if (!*a->run_id_opt || strchr(a->run_id_opt, '/') || a->run_id_opt[0] == '.')
-				return error("rerun: --run-id: '%s' is not a valid run id",
-					     a->run_id_opt);
-		} else if (s[0] == '-') {
-			return error("rerun: unknown option '%s'; see 'harness rerun --help'", s);
-		} else if (!a->run) {
-			a->run = s;
-		} else {
-			return error("rerun: unexpected argument '%s'", s);
-		}
-	}
-	if (!a->run || !a->nimpls) {
-		fputs(usage_text, stderr);
-		return -1;
-	}
+static int opt_run_id(const struct opt *o, const char *v)
+{
+	if (!*v || strchr(v, '/') || v[0] == '.')
+		return error("rerun: --run-id: '%s' is not a valid run id", v);
+	a.run_id_opt = v;
 	return 0;
 }
+
+static const struct opt options[] = {
+	OPT_CALLBACK("impl", "NAME=REPO#REF", opt_impl,
+		     "build NAME from REPO at REF (repeatable; at least one)"),
+	OPT_BOOL(0, "with-baseline", &a.with_baseline,
+		 "also run, per --impl, RUN's recorded commit of NAME\n"
+		 "(fetched from RUN's recorded repository) as an arm\n"
+		 "\"NAME@base\" interleaved in the same blocks, so\n"
+		 "`harness compare RUN NEW` pairs them by block"),
+	OPT_STRING(0, "stages", "LIST", &a.stages_opt,
+		   "ladder,confirm,soak (default: the stages RUN ran)"),
+	OPT_CALLBACK("run-id", "ID", opt_run_id, "name the new run (default: UTC time and host)"),
+	OPT_END(),
+};
 
 /* ------------------------------------------------------------ the arms */
 
@@ -364,9 +318,8 @@ out:
 	return ret;
 }
 
-int cmd_rerun(int argc, char **argv)
+static int cmd_rerun(struct cmd_ctx *c)
 {
-	struct rerun_args a = { 0 };
 	struct arm_set arms = { 0 };
 	struct parent par;
 	struct spec *spec = NULL;
@@ -377,13 +330,12 @@ int cmd_rerun(int argc, char **argv)
 	unsigned stages = 0;
 
 	memset(&par, 0, sizeof(par));
-	if (cmd_wants_help(argc, argv)) {
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	}
-	if (parse_args(argc, argv, &a))
+	a.run = c->args[0];
+	a.runs_dir = c->runs_dir;
+	if (!a.nimpls) {
+		error("rerun: --impl NAME=REPO#REF is required; see 'harness rerun --help'");
 		goto out;
-	a.runs_dir = store_runs_dir(a.runs_dir);
+	}
 	if (parent_load(&par, a.runs_dir, a.run))
 		goto out;
 	base_dir = dir_of(par.rec.spec_path);
@@ -442,3 +394,43 @@ out:
 	sbuf_release(&db);
 	return ret;
 }
+
+const struct cmd_desc cmd_rerun_desc = {
+	.name = "rerun",
+	.summary = "re-run a stored spec with implementations from git refs",
+	.synopsis = "RUN --impl NAME=REPO#REF [options]",
+	.about =
+	"Re-run RUN's stored spec (its exact text: same seed, gates, ladder) with\n"
+	"implementation NAME built from REPO at REF, e.g. a pull request:\n"
+	"  harness rerun 20260101T000000-box --impl go=https://host/o/r#refs/pull/42/head\n"
+	"\n"
+	"REPO: a local path, file:// URL or any URL libgit2 fetches (credentials in\n"
+	"the URL are used, never recorded). REF: a branch, tag, full ref name\n"
+	"(refs/pull/42/head) or commit id; omitted (NAME=REPO): the remote's HEAD.\n"
+	"The commit is checked out detached in RUNS_DIR/<new-id>/src/NAME/ and\n"
+	"recorded with the ref asked for and the remote URL.\n"
+	"\n"
+	"Fetched code is untrusted: it builds and runs as the unprivileged user\n"
+	"of the spec's sandbox.user (default harness-sut; created with useradd\n"
+	"--system --no-create-home --shell /usr/sbin/nologin when missing, which\n"
+	"needs root), owning only its checkout and the run's logs/, in its own\n"
+	"cgroup with sandbox.memory_mb / sandbox.pids and the build time limit\n"
+	"sandbox.build_timeout_s, with\n"
+	"only the environment the spec lists.\n"
+	"\n"
+	"The new run id is the first line of standard output (also when the run\n"
+	"fails: `harness compare RUN NEW` reads why). Exit: 0 measured; 1 the\n"
+	"commit under test failed to build or never came up healthy, or a stage\n"
+	"measured nothing usable; 2 an unknown RUN or implementation, a repository\n"
+	"that cannot be fetched or a ref that does not exist (RUN is never\n"
+	"modified, no run is made); 3 the host could not measure (the sandbox user\n"
+	"could not be prepared, an @base control failed to build or start, an\n"
+	"environment error). Every failure is recorded in the new run (status\n"
+	"failed, runs.failure_kind and failure_impl). In a CI script keep this exit\n"
+	"code: `set -o pipefail`, or write the output to a file, not a pipe.\n",
+	.opts = options,
+	.flags = CMD_RUNS_DIR,
+	.min_args = 1,
+	.max_args = 1,
+	.fn = cmd_rerun,
+};

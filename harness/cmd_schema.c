@@ -5,42 +5,23 @@
  * specs/README.md embeds.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "cmd.h"
 #include "spec.h"
 #include "util.h"
 
-static const char usage_text[] =
-	"usage: harness schema [--markdown]\n"
-	"\n"
-	"Print the JSON Schema (draft 2020-12) of the spec language on standard\n"
-	"output, generated from the same tables the validator uses and from the gate\n"
-	"registry. Point a YAML language server at it for completion and checking:\n"
-	"\n"
-	"  harness schema > specs/schema.json\n"
-	"  # yaml-language-server: $schema=../specs/schema.json   (first line of a spec)\n"
-	"\n"
-	"  --markdown  print the key reference table (as embedded in specs/README.md)\n"
-	"  -h, --help  this text\n";
+static int markdown;
 
-int cmd_schema(int argc, char **argv)
+static const struct opt options[] = {
+	OPT_BOOL(0, "markdown", &markdown,
+		 "print the key reference table (as embedded in specs/README.md)"),
+	OPT_END(),
+};
+
+static int cmd_schema(struct cmd_ctx *c)
 {
 	struct sbuf sb = SBUF_INIT;
-	int markdown = 0, i;
 
-	if (cmd_wants_help(argc, argv)) {
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	}
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--markdown")) {
-			markdown = 1;
-		} else {
-			error("schema: unexpected argument '%s'; see 'harness schema --help'", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
 	if (markdown)
 		spec_reference_md(&sb);
 	else
@@ -49,3 +30,18 @@ int cmd_schema(int argc, char **argv)
 	sbuf_release(&sb);
 	return EXIT_OK;
 }
+
+const struct cmd_desc cmd_schema_desc = {
+	.name = "schema",
+	.summary = "print the JSON Schema of the spec language",
+	.synopsis = "[--markdown]",
+	.about =
+	"Print the JSON Schema (draft 2020-12) of the spec language on standard\n"
+	"output, generated from the same tables the validator uses and from the gate\n"
+	"registry. Point a YAML language server at it for completion and checking:\n"
+	"\n"
+	"  harness schema > specs/schema.json\n"
+	"  # yaml-language-server: $schema=../specs/schema.json   (first line of a spec)\n",
+	.opts = options,
+	.fn = cmd_schema,
+};

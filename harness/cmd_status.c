@@ -1,29 +1,14 @@
-/* cmd_status: `harness status [RUN] [--json]`. */
+/* cmd_status: `harness status [RUN] [--json]`: one run's progress. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "jout.h"
 #include "store.h"
 #include "store_run.h"
 #include "store_window.h"
 #include "util.h"
-
-static const char usage[] =
-	"usage: harness status [RUN] [--runs-dir D] [--json]\n"
-	"\n"
-	"Without RUN: the runs (as `harness runs`). With RUN: its status, and per\n"
-	"stage the windows planned so far, done, accepted, failed (valid, above the\n"
-	"SLO) and rejected (void).\n"
-	"--json prints {\"run\", \"status\", \"finished\", \"exploratory\", \"planned\",\n"
-	"\"done\", \"accepted\", \"failed\", \"rejected\", \"in_flight\", \"stages\": {...}}.\n"
-	"\"planned\" counts the windows the run has planned so far (the ladder plans\n"
-	"rung by rung and stops past the knees, so it grows until the run ends).\n"
-	"\"status\" is running, finished, failed or interrupted (a run whose process\n"
-	"died without saying so stays running).\n"
-	"Exit: 0 only for a finished run; 1 for a run that failed, was interrupted,\n"
-	"has not finished, or finished with nothing usable in some stage; 2 unknown\n"
-	"run or bad arguments.\n";
 
 struct counts {
 	long planned, done, accepted, rejected, running, failed;
@@ -67,93 +52,67 @@ static size_t count_stages(const struct window_rows *wins, struct stage_counts *
 	return n;
 }
 
-int cmd_status(int argc, char **argv)
+static json_t *counts_json(const struct counts *c, json_t *o)
 {
-	const char *runs_dir = NULL, *run = NULL;
-	struct sbuf dir = SBUF_INIT, id = SBUF_INIT, out = SBUF_INIT;
-	struct store st = { 0 };
+	json_object_set_new(o, "planned", json_integer(c->planned));
+	json_object_set_new(o, "done", json_integer(c->done));
+	json_object_set_new(o, "accepted", json_integer(c->accepted));
+	json_object_set_new(o, "failed", json_integer(c->failed));
+	json_object_set_new(o, "rejected", json_integer(c->rejected));
+	return o;
+}
+
+static void print_counts(const char *name, const struct counts *c)
+{
+	printf("  %-8s planned %4ld  done %4ld  accepted %4ld  failed %4ld  rejected %4ld\n",
+	       name, c->planned, c->done, c->accepted, c->failed, c->rejected);
+}
+
+static int cmd_status(struct cmd_ctx *c)
+{
 	struct run_record rec;
 	struct window_rows wins = { NULL, 0 };
 	struct stage_counts *stages = NULL;
 	struct counts total = { 0 };
-	int i, json = 0, ret = EXIT_USAGE, finished, exploratory;
+	int ret = EXIT_USAGE, finished;
 	const char *status, *failure;
 	size_t k, nst;
 
-	if (cmd_wants_help(argc, argv)) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!strcmp(argv[i], "--runs-dir") && i + 1 < argc)
-			runs_dir = argv[++i];
-		else if (argv[i][0] == '-') {
-			error("status: unknown option '%s'; see 'harness status --help'", argv[i]);
-			return EXIT_USAGE;
-		} else if (!run)
-			run = argv[i];
-		else {
-			error("status: unexpected argument '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
-	if (!run)
-		return cmd_runs(argc, argv);
 	run_record_init(&rec);
-	if (store_open_run(&st, store_runs_dir(runs_dir), run, &dir, &id))
-		goto out;
-	if (run_record_load(&st, id.buf, &rec) || store_windows_load(&st, id.buf, NULL, &wins))
+	if (run_record_load(&c->st, c->run_id.buf, &rec) ||
+	    store_windows_load(&c->st, c->run_id.buf, NULL, &wins))
 		goto out;
 	status = rec.status ? rec.status : "";
 	failure = rec.failure;
-	exploratory = rec.exploratory;
 	finished = !strcmp(status, "finished");
 	stages = xcalloc(wins.n + 1, sizeof(*stages));
 	nst = count_stages(&wins, stages, &total);
-	if (json)
-		sbuf_adds(&out, "\"stages\": {");
-	for (k = 0; k < nst; k++) {
-		const struct counts *c = &stages[k].c;
+	if (c->json) {
+		json_t *o = json_object(), *st = json_object();
 
-		if (json) {
-			sbuf_addf(&out, "%s", k ? ", " : "");
-			sbuf_add_json_str(&out, stages[k].stage);
-			sbuf_addf(&out, ": {\"planned\": %ld, \"done\": %ld, \"accepted\": %ld,"
-					" \"failed\": %ld, \"rejected\": %ld}", c->planned, c->done,
-				  c->accepted, c->failed, c->rejected);
-		} else {
-			sbuf_addf(&out, "  %-8s planned %4ld  done %4ld  accepted %4ld  failed %4ld"
-					"  rejected %4ld\n", stages[k].stage, c->planned, c->done,
-				  c->accepted, c->failed, c->rejected);
+		json_object_set_new(o, "run", jout_str(c->run_id.buf));
+		json_object_set_new(o, "status", jout_str(status));
+		json_object_set_new(o, "failure", jout_str(failure));
+		json_object_set_new(o, "finished", json_boolean(finished));
+		json_object_set_new(o, "exploratory", json_boolean(rec.exploratory > 0));
+		counts_json(&total, o);
+		json_object_set_new(o, "in_flight", json_integer(total.running));
+		for (k = 0; k < nst; k++)
+			json_object_set_new(st, stages[k].stage, counts_json(&stages[k].c,
+									     json_object()));
+		json_object_set_new(o, "stages", st);
+		if (jout_print(o, stdout)) {
+			ret = EXIT_ENV;
+			goto out;
 		}
-	}
-	if (json) {
-		sbuf_adds(&out, "}");
-		printf("{\"run\": ");
-		{
-			struct sbuf q = SBUF_INIT;
-			sbuf_add_json_str(&q, id.buf);
-			sbuf_adds(&q, ", \"status\": ");
-			sbuf_add_json_str(&q, status);
-			fputs(q.buf, stdout);
-			sbuf_release(&q);
-		}
-		printf(", \"finished\": %s, \"exploratory\": %s, \"planned\": %ld, \"done\": %ld,"
-		       " \"accepted\": %ld, \"failed\": %ld, \"rejected\": %ld, \"in_flight\": %ld, %s}\n",
-		       finished ? "true" : "false", exploratory ? "true" : "false", total.planned,
-		       total.done, total.accepted, total.failed, total.rejected, total.running,
-		       out.buf);
 	} else {
-		printf("run %s: %s%s%s%s\n", id.buf, status, failure ? " (" : "",
+		printf("run %s: %s%s%s%s\n", c->run_id.buf, status, failure ? " (" : "",
 		       failure ? failure : "", failure ? ")" : "");
-		if (exploratory)
+		if (rec.exploratory > 0)
 			printf("EXPLORATORY: the spec had uncommitted changes\n");
-		printf("%s", out.buf);
-		printf("  %-8s planned %4ld  done %4ld  accepted %4ld  failed %4ld  rejected %4ld\n",
-		       "total", total.planned, total.done, total.accepted, total.failed,
-		       total.rejected);
+		for (k = 0; k < nst; k++)
+			print_counts(stages[k].stage, &stages[k].c);
+		print_counts("total", &total);
 	}
 	/* A script gating on `harness status` must never read an unfinished
 	 * or failed run as a success (README.md, exit codes). */
@@ -162,9 +121,27 @@ out:
 	free(stages);
 	window_rows_release(&wins);
 	run_record_release(&rec);
-	store_close(&st);
-	sbuf_release(&dir);
-	sbuf_release(&id);
-	sbuf_release(&out);
 	return ret;
 }
+
+const struct cmd_desc cmd_status_desc = {
+	.name = "status",
+	.summary = "one run's progress (default: the latest run)",
+	.synopsis = "[RUN] [options]",
+	.about =
+	"RUN's status (default `latest`, the newest run; `harness runs` lists them\n"
+	"all), and per stage the windows planned so far, done, accepted, failed\n"
+	"(valid, above the SLO) and rejected (void).\n"
+	"--json prints {\"run\", \"status\", \"failure\", \"finished\", \"exploratory\",\n"
+	"\"planned\", \"done\", \"accepted\", \"failed\", \"rejected\", \"in_flight\",\n"
+	"\"stages\": {...}}. \"planned\" counts the windows the run has planned so far\n"
+	"(the ladder plans rung by rung and stops past the knees, so it grows until\n"
+	"the run ends). \"status\" is running, finished, failed or interrupted (a run\n"
+	"whose process died without saying so stays running).\n"
+	"Exit: 0 only for a finished run; 1 for a run that failed, was interrupted,\n"
+	"has not finished, or finished with nothing usable in some stage; 2 unknown\n"
+	"run, no runs at all, or bad arguments.\n",
+	.flags = CMD_RUN | CMD_RUN_LATEST | CMD_JSON,
+	.max_args = 1,
+	.fn = cmd_status,
+};

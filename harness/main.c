@@ -5,26 +5,12 @@
 #include "cmd.h"
 #include "util.h"
 
-struct cmd_struct {
-	const char *name;
-	int (*fn)(int, char **);
-	const char *help;
-};
-
-static const struct cmd_struct commands[] = {
-	{ "check", cmd_check, "validate a spec and print the plan and its hash" },
-	{ "schema", cmd_schema, "print the JSON Schema of the spec language" },
-	{ "load", cmd_load, "drive open-loop load at a URL or a spec's implementation" },
-	{ "probe", cmd_probe, "start one implementation and print its accounting and signals" },
-	{ "run", cmd_run, "run a spec: ladder, confirm, soak; print the run id" },
-	{ "resume", cmd_resume, "continue an interrupted run at its first unfinished window" },
-	{ "status", cmd_status, "list runs, or one run's progress" },
-	{ "audit", cmd_audit, "rejected windows: gate, statistic, threshold, evidence" },
-	{ "report", cmd_report, "write a run's report (md, html, json, csv)" },
-	{ "knee", cmd_knee, "fit per-implementation knees from a windows CSV" },
-	{ "rerun", cmd_rerun, "re-run a stored spec with implementations from git refs" },
-	{ "compare", cmd_compare, "compare two runs and give a verdict (exit 1 on regression)" },
-	{ "runs", cmd_runs, "list runs with id, spec, date, commits, status" },
+/* Every command, in the order `harness --help` lists them; each file's
+ * descriptor carries its options, flags and summary (cmd.h). */
+static const struct cmd_desc *const commands[] = {
+	&cmd_check_desc, &cmd_schema_desc, &cmd_load_desc, &cmd_probe_desc, &cmd_run_desc,
+	&cmd_resume_desc, &cmd_status_desc, &cmd_audit_desc, &cmd_report_desc, &cmd_knee_desc,
+	&cmd_rerun_desc, &cmd_compare_desc, &cmd_runs_desc,
 };
 
 static void usage(FILE *f)
@@ -36,7 +22,7 @@ static void usage(FILE *f)
 		   "Benchmark orchestration and gating: open-loop load, kernel accounting,\n"
 		   "pre-registered gates, audit and provenance.\n\ncommands:\n");
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
 	fprintf(f, "\n`harness <command> --help` describes each command. Exit codes:\n"
 		   "0 success, 1 negative answer, 2 usage or input error, 3 environment error.\n");
 }
@@ -59,9 +45,9 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	for (i = 0; i < ARRAY_SIZE(commands); i++) {
-		if (strcmp(argv[1], commands[i].name))
+		if (strcmp(argv[1], commands[i]->name))
 			continue;
-		ret = commands[i].fn(argc - 1, argv + 1);
+		ret = cmd_main(commands[i], argc - 1, argv + 1);
 		/* git's rule: a full disk or closed pipe must not exit 0. */
 		if (fflush(stdout) || ferror(stdout)) {
 			fprintf(stderr, "harness: error writing standard output\n");

@@ -1,5 +1,6 @@
 /* store: sqlite run database, migrations, bound-parameter row writer. */
 #include "store.h"
+#include "store_run.h"
 #include "store_sql.h"
 
 #include <errno.h>
@@ -623,6 +624,9 @@ int store_run_dir(const char *runs_dir, const char *run, struct sbuf *dir)
 		if (has_db(dir->buf))
 			return 0;
 		sbuf_reset(dir);
+		/* `latest`: the newest run, unless a run is called that. */
+		if (!strcmp(run, "latest"))
+			return store_latest_run(runs_dir, dir);
 	}
 	sbuf_adds(dir, run);
 	while (dir->len > 1 && dir->buf[dir->len - 1] == '/')

@@ -150,7 +150,8 @@ int store_event(struct store *st, const char *run_id, int64_t window_id,
 /* The runs directory: --runs-dir if given, else $HARNESS_RUNS_DIR, else
  * ./runs. */
 const char *store_runs_dir(const char *opt);
-/* Resolve RUN (an id under runs_dir, or a path to a run directory) to its
+/* Resolve RUN (an id under runs_dir, a path to a run directory, or
+ * `latest`: the newest run under runs_dir, store_latest_run) to its
  * directory; -1 with an error() naming RUN when there is no run.db. */
 int store_run_dir(const char *runs_dir, const char *run, struct sbuf *dir);
 /* Open runs/<...>/run.db for RUN and read its id. */

@@ -1,9 +1,13 @@
 /* store_run: the runs, impls and host_facts tables, through column lists. */
 #include "store_run.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -245,4 +249,112 @@ int store_run_set_forced(struct store *st, const char *run_id)
 	store_row_init(&p, NULL);
 	store_row_text(&p, "id", run_id);
 	return store_run_sql(st, "UPDATE runs SET forced = 1 WHERE id = ?", &p);
+}
+
+/* ------------------------------------------------------- the runs dir */
+
+static int entry_by_date(const void *a, const void *b)
+{
+	const struct run_entry *x = a, *y = b;
+	double dx = isfinite(x->rec.created_at) ? x->rec.created_at : 0;
+	double dy = isfinite(y->rec.created_at) ? y->rec.created_at : 0;
+
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	return strcmp(x->rec.id, y->rec.id);
+}
+
+/* Read dir/run.db into e->rec; -1 after one error() naming the database. */
+static int read_entry(struct run_entry *e)
+{
+	struct store st = { 0 };
+	struct sbuf db = SBUF_INIT;
+	int ret = -1;
+
+	sbuf_addf(&db, "%s/run.db", e->dir);
+	if (!store_open(&st, db.buf, 0) && !run_record_load(&st, NULL, &e->rec))
+		ret = 0;
+	else
+		run_record_init(&e->rec);
+	store_close(&st);
+	sbuf_release(&db);
+	return ret;
+}
+
+int store_runs_list(const char *runs_dir, struct run_entry **v, size_t *n, int *missing)
+{
+	struct sbuf p = SBUF_INIT;
+	size_t alloc = 0;
+	struct dirent *e;
+	struct stat sb;
+	DIR *d;
+
+	*v = NULL;
+	*n = 0;
+	if (missing)
+		*missing = 0;
+	d = opendir(runs_dir);
+	if (!d) {
+		if (missing && errno == ENOENT) {
+			*missing = 1;
+			return -1;
+		}
+		return error("%s: cannot read the runs directory: %s", runs_dir, strerror(errno));
+	}
+	while ((e = readdir(d))) {
+		struct run_entry *r;
+
+		if (e->d_name[0] == '.')
+			continue;
+		sbuf_reset(&p);
+		sbuf_addf(&p, "%s/%s/run.db", runs_dir, e->d_name);
+		if (stat(p.buf, &sb) || !S_ISREG(sb.st_mode))
+			continue;
+		XGROW(*v, alloc, *n + 1);
+		r = &(*v)[(*n)++];
+		memset(r, 0, sizeof(*r));
+		r->dir = xstrndup(p.buf, p.len - strlen("/run.db"));
+		r->readable = !read_entry(r);
+		if (!r->readable)
+			r->rec.status = xstrdup("unreadable");
+		if (!r->rec.id)
+			r->rec.id = xstrdup(e->d_name);
+	}
+	closedir(d);
+	sbuf_release(&p);
+	if (*n)
+		qsort(*v, *n, sizeof(**v), entry_by_date);
+	return 0;
+}
+
+void run_entries_free(struct run_entry *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].dir);
+		run_record_release(&v[i].rec);
+	}
+	free(v);
+}
+
+int store_latest_run(const char *runs_dir, struct sbuf *dir)
+{
+	struct run_entry *v;
+	size_t n, i;
+	int ret = -1;
+
+	if (store_runs_list(runs_dir, &v, &n, NULL))
+		return -1;
+	for (i = n; i-- > 0;)
+		if (v[i].readable) {
+			sbuf_reset(dir);
+			sbuf_adds(dir, v[i].dir);
+			ret = 0;
+			break;
+		}
+	if (ret)
+		error("latest: no readable run under %s", runs_dir);
+	run_entries_free(v, n);
+	return ret;
 }

@@ -85,6 +85,26 @@ const struct run_impl *run_record_impl(const struct run_record *r, const char *n
 int run_record_spec(const struct run_record *r, const char *db_path, const char **text,
 		    size_t *len);
 
+/* ------------------------------------------------------- the runs dir */
+
+/* One run directory under a runs directory. */
+struct run_entry {
+	char *dir;                   /* runs_dir/<name> */
+	struct run_record rec;       /* readable: loaded; else id = <name>,
+					status = "unreadable" */
+	int readable;
+};
+
+/* Every directory under runs_dir holding a run.db, oldest first (created_at,
+ * then id). A database that cannot be read is listed unreadable after one
+ * error() line naming it. *v is malloc'd; free with run_entries_free. -1
+ * after error() when runs_dir cannot be read (*missing set when it does not
+ * exist: before the first run). */
+int store_runs_list(const char *runs_dir, struct run_entry **v, size_t *n, int *missing);
+void run_entries_free(struct run_entry *v, size_t n);
+/* The newest readable run's directory (`latest`); -1 after error(). */
+int store_latest_run(const char *runs_dir, struct sbuf *dir);
+
 /* Writers (inside the caller's transaction). */
 int store_run_insert(struct store *st, const struct run_record *r);  /* runs row only */
 int store_impl_insert(struct store *st, const struct run_impl *im);

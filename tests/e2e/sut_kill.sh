@@ -30,7 +30,7 @@ count_alive() { local n=0 p; for p in $(cat "$T/pids"); do alive "$p" && n=$((n 
 
 for backend in auto procfs; do
 	rm -f "$T/pids"
-	"$HARNESS" probe "$T/spec.yaml" --impl tree --seconds 30 --backend $backend --runs-dir "$T/runs" \
+	"$HARNESS" probe "$T/spec.yaml" --impl tree --duration 30 --backend $backend --runs-dir "$T/runs" \
 		>"$T/out" 2>"$T/err" &
 	hp=$!
 	_pids+=("$hp")

@@ -43,7 +43,7 @@ spec srv "[$S, --port, \"{port}\", --burn-us, \"500\"]" '    env: { PROBE_MARK: 
         tilde: /nested/tilde~0key
         absent: /no/such
         str: /nested/str'
-"$HARNESS" probe "$T/srv.yaml" --impl srv --seconds 3 --rate 200 --json --runs-dir "$T/runs" \
+"$HARNESS" probe "$T/srv.yaml" --impl srv --duration 3 --rate 200 --json --runs-dir "$T/runs" \
 	>"$T/srv.out" 2>"$T/srv.err"
 rc=$?
 cmp_num "probe of a healthy server exits 0" "$rc" == 0
@@ -68,7 +68,7 @@ check "the server was stopped and said so" grep -q "probe: srv stopped" "$T/srv.
 check "logs written under the runs dir" test -s "$(ls -d "$T"/runs/probe-*/logs | head -1)/srv.stderr.log"
 
 # ---- the procfs backend on request; text output ----
-"$HARNESS" probe "$T/srv.yaml" --impl srv --seconds 2 --backend procfs --runs-dir "$T/runs" \
+"$HARNESS" probe "$T/srv.yaml" --impl srv --duration 2 --backend procfs --runs-dir "$T/runs" \
 	>"$T/pfs.out" 2>"$T/pfs.err"
 cmp_num "probe --backend procfs exits 0" "$?" == 0
 check "text lines name procfs" grep -q "^\[  2s\] procfs: cpu" "$T/pfs.out"
@@ -79,7 +79,7 @@ spec bad "[$S, --port, \"{port}\", --stats-mode, \"500\"]" '    stats:
       url: "http://127.0.0.1:{port}/runtime-stats"
       poll_hz: 2
       signals: { gc_count: /gc/collections }'
-"$HARNESS" probe "$T/bad.yaml" --impl bad --seconds 2 --json --runs-dir "$T/runs" >"$T/bad.out" 2>"$T/bad.err"
+"$HARNESS" probe "$T/bad.yaml" --impl bad --duration 2 --json --runs-dir "$T/runs" >"$T/bad.out" 2>"$T/bad.err"
 cmp_num "HTTP 500 stats do not stop the probe" "$?" == 0
 check "polls recorded as http_error" test "$(jq -r '.stats.polls[0]' <"$T/bad.out" | head -1)" = http_error
 check "the signal is missing, not zero" test "$(jq -r .stats.signals.gc_count <"$T/bad.out" | head -1)" = missing
@@ -87,7 +87,7 @@ check "the signal is missing, not zero" test "$(jq -r .stats.signals.gc_count <"
 # ---- the implementation sees only the minimal environment + its env ----
 spec envp "[/bin/sh, -c, 'env > $T/env.txt; exec $S --port \"\$1\"', sh, \"{port}\"]" \
 	'    env: { PROBE_MARK: "port-{port}" }'
-SECRET_TOKEN=hunter2 "$HARNESS" probe "$T/envp.yaml" --impl envp --seconds 1 --runs-dir "$T/runs" \
+SECRET_TOKEN=hunter2 "$HARNESS" probe "$T/envp.yaml" --impl envp --duration 1 --runs-dir "$T/runs" \
 	>/dev/null 2>"$T/envp.err"
 cmp_num "env probe exits 0" "$?" == 0
 check "the harness's own variables do not leak" bash -c "! grep -q SECRET_TOKEN $T/env.txt"
@@ -97,7 +97,7 @@ check "nothing beyond the documented minimal set (extra: '$extra')" test -z "$ex
 
 # ---- start argv that does not exist: exit 3, one line ----
 spec nope "[./no-such-server, --port, \"{port}\"]"
-expect_exit "missing start argv" 3 "$HARNESS" probe "$T/nope.yaml" --impl nope --seconds 1 --runs-dir "$T/runs"
+expect_exit "missing start argv" 3 "$HARNESS" probe "$T/nope.yaml" --impl nope --duration 1 --runs-dir "$T/runs"
 cmp_num "missing start argv: exactly one line" "$(wc -l <"$T/err")" == 1
 check "the line names the program" grep -q "no-such-server" "$T/err"
 
@@ -113,16 +113,16 @@ check "its sleep was stopped with it" bash -c "! pgrep -f '^sleep 31[.]7$' >/dev
 
 # ---- exits during the probe ----
 spec dies "[$S, --port, \"{port}\", --exit-after-ms, \"1500\"]"
-expect_exit "implementation that exits during the probe" 3 "$HARNESS" probe "$T/dies.yaml" --impl dies --seconds 5 --runs-dir "$T/runs"
+expect_exit "implementation that exits during the probe" 3 "$HARNESS" probe "$T/dies.yaml" --impl dies --duration 5 --runs-dir "$T/runs"
 check "message says it exited with status 1" grep -q "exited with status 1 during the probe" "$T/err"
 
 # ---- build: failing build is exit 3 with the log's tail ----
 spec bld "[$S, --port, \"{port}\"]" "    build: [/bin/sh, -c, 'echo compiling main.c; echo main.c:3: error: expected ; >&2; exit 2']"
-expect_exit "failing build" 3 "$HARNESS" probe "$T/bld.yaml" --impl bld --seconds 1 --runs-dir "$T/runs"
+expect_exit "failing build" 3 "$HARNESS" probe "$T/bld.yaml" --impl bld --duration 1 --runs-dir "$T/runs"
 check "build failure names the exit status" grep -q "build (/bin/sh) failed: exited with status 2" "$T/err"
 check "build failure shows the log's tail" grep -q "main.c:3: error: expected" "$T/err"
 spec bld2 "[$S, --port, \"{port}\"]" "    build: [/bin/sh, -c, 'echo built > $T/built.txt']"
-expect_exit "succeeding build then probe" 0 "$HARNESS" probe "$T/bld2.yaml" --impl bld2 --seconds 1 --runs-dir "$T/runs"
+expect_exit "succeeding build then probe" 0 "$HARNESS" probe "$T/bld2.yaml" --impl bld2 --duration 1 --runs-dir "$T/runs"
 check "the build ran in the implementation's directory" test -s "$T/built.txt"
 
 # ---- bad usage ----

@@ -1,0 +1,27 @@
+/*
+ * jout: JSON output through jansson, for every command that prints JSON
+ * (no JSON written by hand: escaping, NaN and key order are jansson's).
+ *
+ * jansson refuses a non-finite real (json_real(NAN) is NULL, and setting
+ * NULL into an object silently drops the key); jout_num() turns it into
+ * null instead, so a missing number is always present as null.
+ */
+#ifndef HARNESS_JOUT_H
+#define HARNESS_JOUT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* s, or null when s is NULL. New reference. */
+json_t *jout_str(const char *s);
+/* v, or null when v is not finite. New reference. */
+json_t *jout_num(double v);
+/* true/false, or null when v < 0 (a tri-state int). */
+json_t *jout_tri(int v);
+/* Print v (2-space indent, insertion order) and a newline to f; takes v's
+ * reference. 0, or -1 after error() when writing failed. */
+int jout_print(json_t *v, FILE *f);
+/* The same into a malloc'd string with a trailing newline. */
+char *jout_dumps(json_t *v);
+
+#endif
