@@ -2,7 +2,8 @@
 #
 #   make            build bin/harness (./harness/ holds the sources)
 #   make test       build and run every test (unit + end-to-end)
-#   make asan       the same tests under -fsanitize=address,undefined
+#   make asan       the same tests under -fsanitize=address,undefined, except
+#                   the e2e scripts marked "# release-only:" (tests/run.sh)
 #   make slowtest   the slow statistical checks (tests/slow/*.sh: repeated
 #                   comparisons, error rates over many runs); not in CI
 #   make fuzz       run the spec-parser fuzzer for FUZZ_SECONDS (clang libFuzzer)
@@ -13,6 +14,8 @@
 # apt-get when run as root (and says so), otherwise names them and stops.
 
 CC       ?= cc
+# Compile on every core (the tests themselves run one program at a time).
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 BUILD    ?= build/release
 VERSION  := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 WARN      = -Wall -Wextra -Werror -Wno-unused-parameter
@@ -61,6 +64,9 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	  else echo "make: missing Debian packages:$$missing (run as root, or apt-get install them)"; exit 1; fi; \
 	fi
+
+# Nothing compiles before the Debian packages (headers, libraries) are in.
+$(OBJS) $(UNITS) $(HELPERS) $(FIXTURES) $(BUILD)/version.c: | deps
 
 # Quiet by default (one line per file); `make V=1` prints every command.
 ifeq ($(V),1)
@@ -125,7 +131,7 @@ slowtest: deps $(BIN) bin/harness $(HELPERS) $(FIXTURES)
 	  UNITS= E2E="$(or $(wildcard tests/slow/*.sh),none)" bash tests/run.sh
 
 asan:
-	@$(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 \
+	@RELEASE_ONLY=skip $(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 
 FUZZ_SECONDS ?= 60

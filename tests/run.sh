@@ -2,13 +2,19 @@
 # Runs every unit-test program ($UNITS) and every end-to-end script in
 # tests/e2e/*.sh (or those named in $E2E; "none" for none), counts the
 # "ok - " / "not ok - " lines they print, and ends with "N passed, N failed".
+#
+# RELEASE_ONLY=skip (set by `make asan`): an e2e script whose first lines
+# hold "# release-only: WHY" is skipped and named. Such a script's subject
+# is a statistical figure (a knee bracket, a verdict over repeated
+# comparisons) measured through code that other scripts also drive under
+# the sanitizers; it takes minutes and its figure is the release build's.
 set -u
 cd "$(dirname "$0")/.."
 export HARNESS HELPERS BUILD
 export HARNESS_TEST_TMP="${HARNESS_TEST_TMP:-$(mktemp -d /tmp/harness-test.XXXXXX)}"
 log="$HARNESS_TEST_TMP/test.log"
 : > "$log"
-passed=0; failed=0; failures=(); times=()
+passed=0; failed=0; failures=(); times=(); skipped=()
 
 run_one() { # name, command...
 	local name=$1; shift
@@ -35,11 +41,19 @@ done
 if [ "${E2E:-}" != none ]; then
 	for s in ${E2E:-tests/e2e/*.sh}; do
 		[ -f "$s" ] || continue
+		why=$(head -n 12 "$s" | sed -n 's/^# release-only: //p')
+		if [ "${RELEASE_ONLY:-}" = skip ] && [ -n "$why" ]; then
+			skipped+=("$(basename "$s") ($why)")
+			continue
+		fi
 		run_one "$(basename "$s")" bash "$s"
 	done
 fi
 echo "# time per program (slowest first):"
 printf '%s\n' "${times[@]}" | sort -rn | head -8 | sed 's/^/#   /'
+for k in "${skipped[@]}"; do
+	echo "# skipped, release-only: $k"
+done
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failing: ${failures[*]} (stderr in $log)"
 fi

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# release-only: knee brackets against wrk on three servers; knee.sh and refine.sh drive the knee code under the sanitizers
 # Issue 11 acceptance: servers of known capacity under a full ladder with
 # every default window gate enforced. The knee must be reported crossed,
 # with its bracket (a bracket's (lo, hi], a point's bracketing rungs)

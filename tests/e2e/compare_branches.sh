@@ -1,4 +1,5 @@
 #!/bin/bash
+# release-only: five reruns and comparisons for verdicts; rerun.sh and compare.sh drive the same code under the sanitizers
 # compare fails closed (issue 11's acceptance): five pull-request branches
 # of a small service, each re-run in a fresh run with --with-baseline, are
 # each a regression (exit 1) with the right reason; a comment-only branch
