@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -356,5 +357,84 @@ int store_latest_run(const char *runs_dir, struct sbuf *dir)
 	if (ret)
 		error("latest: no readable run under %s", runs_dir);
 	run_entries_free(v, n);
+	return ret;
+}
+
+/* ------------------------------------------------------------ run lookups
+ * (declared in store.h: every command resolves RUN through them) */
+
+static int has_db(const char *dir)
+{
+	struct sbuf p = SBUF_INIT;
+	int ok;
+
+	sbuf_addf(&p, "%s/run.db", dir);
+	ok = access(p.buf, R_OK) == 0;
+	sbuf_release(&p);
+	return ok;
+}
+
+int store_run_dir(const char *runs_dir, const char *run, struct sbuf *dir)
+{
+	sbuf_reset(dir);
+	if (!run || !*run)
+		return error("no run given");
+	if (!strchr(run, '/')) {
+		sbuf_addf(dir, "%s/%s", runs_dir, run);
+		if (has_db(dir->buf))
+			return 0;
+		sbuf_reset(dir);
+		/* `latest`: the newest run, unless a run is called that. */
+		if (!strcmp(run, "latest"))
+			return store_latest_run(runs_dir, dir);
+	}
+	sbuf_adds(dir, run);
+	while (dir->len > 1 && dir->buf[dir->len - 1] == '/')
+		dir->buf[--dir->len] = '\0';
+	if (has_db(dir->buf))
+		return 0;
+	return error("%s: no such run (looked in %s/ and for %s/run.db)", run, runs_dir, run);
+}
+
+struct run_id_row {
+	char *id;
+};
+static const struct store_coldef run_id_cols[] = {
+	{ "id", SC_TEXT, offsetof(struct run_id_row, id), 0, NULL, 0 },
+};
+static const struct store_table run_id_t = {
+	"runs", run_id_cols, ARRAY_SIZE(run_id_cols), sizeof(struct run_id_row),
+};
+
+int store_open_run(struct store *st, const char *runs_dir, const char *run,
+		   struct sbuf *dir, struct sbuf *run_id)
+{
+	struct sbuf db = SBUF_INIT;
+	struct run_id_row *rows = NULL;
+	size_t n = 0;
+	int ret = -1;
+
+	st->db = NULL;
+	st->path = NULL;
+	if (store_run_dir(runs_dir, run, dir))
+		goto out;
+	sbuf_addf(&db, "%s/run.db", dir->buf);
+	if (store_open(st, db.buf, 0))
+		goto out;
+	if (store_select(st, &run_id_t, 0, NULL, NULL, "rowid LIMIT 1", (void **)&rows, &n))
+		goto fail;
+	if (!n || !rows[0].id) {
+		error("%s: database holds no run", db.buf);
+		goto fail;
+	}
+	sbuf_reset(run_id);
+	sbuf_adds(run_id, rows[0].id);
+	ret = 0;
+	goto out;
+fail:
+	store_close(st);
+out:
+	store_rows_free(&run_id_t, rows, n);
+	sbuf_release(&db);
 	return ret;
 }
