@@ -16,6 +16,7 @@
 #include "account.h"
 #include "bind.h"
 #include "cmd.h"
+#include "jout.h"
 #include "load.h"
 #include "rtstats.h"
 #include "spec.h"
@@ -99,12 +100,13 @@ static json_t *signals_json(const struct probe *p, const struct rtstats_poll *po
 		json_t *c;
 		switch (v->kind) {
 		case RTV_NUMBER:
-			json_object_set_new(sig, p->impl->signals[i].name, json_real(v->num));
+			json_object_set_new(sig, p->impl->signals[i].name, jout_num(v->num));
 			break;
 		case RTV_COUNTERS:
 			c = json_object();
 			for (k = 0; k < v->ncounters; k++)
-				json_object_set_new(c, v->counters[k].name, json_real(v->counters[k].value));
+				json_object_set_new(c, v->counters[k].name,
+						    jout_num(v->counters[k].value));
 			json_object_set_new(sig, p->impl->signals[i].name, c);
 			break;
 		default:
@@ -334,8 +336,9 @@ static int probe_start(struct probe *p, const struct probe_opts *po, enum acct_b
 		account_backend_name(account_backend(p->acct)), p->spec->accounting.sample_ms,
 		sut_cpus(p->sut) ? sut_cpus(p->sut) : "?", sut_cpus_method(p->sut), dir);
 	if (sut_stats_url(p->sut)) {
-		p->rts = rtstats_start(sut_stats_url(p->sut), p->impl->stats_poll_hz,
-				       p->impl->signals, p->impl->nsignals);
+		p->rts = rtstats_start_fmt(sut_stats_url(p->sut), p->impl->stats_poll_hz,
+					   p->impl->signals, p->impl->nsignals,
+					   p->impl->stats_format, 0);
 		if (!p->rts)
 			goto out;
 	}

@@ -1,12 +1,14 @@
 /* rtstats: the runtime-stats poller (see rtstats.h). */
 #include <curl/curl.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "jsonptr.h"
+#include "promtext.h"
 #include "rtstats.h"
 #include "util.h"
 
@@ -16,6 +18,7 @@ struct rtstats {
 	char *url;
 	double hz;
 	int timeout_ms;
+	enum stats_format format;
 	struct spec_signal *signals;
 	size_t nsignals;
 
@@ -109,6 +112,64 @@ int rtstats_parse(const char *body, size_t len, const struct spec_signal *signal
 	}
 	rtstats_extract(doc, signals, n, out);
 	json_decref(doc);
+	return 0;
+}
+
+/* One signal from a Prometheus document: one sample is a number, several
+ * are counters named by the labels the selector leaves free, none is
+ * missing; NaN is not numeric (a gauge with nothing to report yet). */
+static void prom_extract(const struct promtext *doc, const char *selector,
+			 struct rtstats_value *out)
+{
+	struct prom_selector sel;
+	const struct prom_sample **m = NULL;
+	char *err = NULL;
+	size_t n, k;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = RTV_MISSING;
+	if (prom_selector_parse(selector, &sel, &err)) {
+		free(err);   /* refused by the spec check and by rtstats_start */
+		return;
+	}
+	n = promtext_select(doc, &sel, &m);
+	if (n == 1) {
+		out->kind = isnan(m[0]->value) ? RTV_NOT_NUMERIC : RTV_NUMBER;
+		out->num = m[0]->value;
+	} else if (n > 1) {
+		out->kind = RTV_COUNTERS;
+		out->ncounters = n;
+		out->counters = xcalloc(n, sizeof(*out->counters));
+		for (k = 0; k < n; k++) {
+			out->counters[k].name = promtext_series_name(m[k], &sel);
+			out->counters[k].value = m[k]->value;
+		}
+	}
+	free(m);
+	prom_selector_release(&sel);
+}
+
+int rtstats_parse_prom(const char *body, size_t len, const struct spec_signal *signals,
+		       size_t n, struct rtstats_value *out, char **err)
+{
+	struct promtext doc;
+	struct sbuf sb = SBUF_INIT;
+	char *why = NULL;
+	size_t i;
+
+	if (promtext_parse(body, len, &doc, &why)) {
+		for (i = 0; i < n; i++) {
+			memset(&out[i], 0, sizeof(out[i]));
+			out[i].kind = RTV_MISSING;
+		}
+		sbuf_addf(&sb, "not Prometheus text: %s", why);
+		free(why);
+		*err = sbuf_detach(&sb, NULL);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		prom_extract(&doc, signals[i].pointer, &out[i]);
+	promtext_release(&doc);
 	return 0;
 }
 
@@ -211,8 +272,11 @@ static void poll_once(struct rtstats *r, CURL *c, struct rtstats_poll *p)
 	} else if (p->http_status < 200 || p->http_status >= 300) {
 		p->status = RTS_HTTP_ERROR;
 		sbuf_addf(&sb, "HTTP %ld", p->http_status);
-	} else if (rtstats_parse(b.sb.buf, b.sb.len, r->signals, r->nsignals, p->values,
-				 &p->error)) {
+	} else if (r->format == STATS_PROMETHEUS
+			   ? rtstats_parse_prom(b.sb.buf, b.sb.len, r->signals, r->nsignals,
+						p->values, &p->error)
+			   : rtstats_parse(b.sb.buf, b.sb.len, r->signals, r->nsignals, p->values,
+					   &p->error)) {
 		p->status = RTS_MALFORMED;
 	} else {
 		p->status = RTS_OK;
@@ -270,8 +334,8 @@ static void *poller_main(void *arg)
 	return NULL;
 }
 
-struct rtstats *rtstats_start_timeout(const char *url, double hz,
-				      const struct spec_signal *signals, size_t n, int timeout_ms)
+struct rtstats *rtstats_start_fmt(const char *url, double hz, const struct spec_signal *signals,
+				  size_t n, enum stats_format format, int timeout_ms)
 {
 	struct rtstats *r;
 	pthread_condattr_t ca;
@@ -280,13 +344,19 @@ struct rtstats *rtstats_start_timeout(const char *url, double hz,
 
 	if (!(hz > 0))
 		return error("stats: poll_hz must be > 0, got %g", hz), NULL;
-	for (i = 0; i < n; i++)
-		if (jsonptr_valid(signals[i].pointer))
+	for (i = 0; i < n; i++) {
+		if (format == STATS_PROMETHEUS && !prom_selector_valid(signals[i].pointer))
+			return error("stats: signal %s: '%s' is not a metric selector"
+				     " (name or name{label=\"value\"})", signals[i].name,
+				     signals[i].pointer), NULL;
+		if (format != STATS_PROMETHEUS && jsonptr_valid(signals[i].pointer))
 			return error("stats: signal %s: '%s' is not a JSON pointer (RFC 6901)",
 				     signals[i].name, signals[i].pointer), NULL;
+	}
 	r = xcalloc(1, sizeof(*r));
 	r->url = xstrdup(url);
 	r->hz = hz;
+	r->format = format;
 	if (timeout_ms <= 0) {
 		timeout_ms = (int)(800.0 / hz);
 		if (timeout_ms < 100)
@@ -316,10 +386,16 @@ struct rtstats *rtstats_start_timeout(const char *url, double hz,
 	return r;
 }
 
+struct rtstats *rtstats_start_timeout(const char *url, double hz,
+				      const struct spec_signal *signals, size_t n, int timeout_ms)
+{
+	return rtstats_start_fmt(url, hz, signals, n, STATS_JSON, timeout_ms);
+}
+
 struct rtstats *rtstats_start(const char *url, double hz, const struct spec_signal *signals,
 			      size_t n)
 {
-	return rtstats_start_timeout(url, hz, signals, n, 0);
+	return rtstats_start_fmt(url, hz, signals, n, STATS_JSON, 0);
 }
 
 size_t rtstats_since(struct rtstats *r, uint64_t since_ns, struct rtstats_poll **out)

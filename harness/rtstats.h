@@ -4,7 +4,11 @@
  *
  * A thread polls the URL at poll_hz with libcurl (keep-alive, timeout
  * 0.8/hz s clamped to [0.1, 5] s unless set), parses the body with jansson
- * and extracts each declared signal by its RFC 6901 pointer. Every poll is
+ * and extracts each declared signal by its RFC 6901 pointer; or, with
+ * stats.format prometheus, reads the body as Prometheus text (promtext.h)
+ * and each signal by its metric selector: one matching sample is a
+ * number, several are counters named by their free labels, NaN is
+ * not_numeric. Every poll is
  * kept with its monotonic timestamp and its outcome: ok, http_error (any
  * non-2xx), timeout, connect, malformed (not JSON) or error. A signal is a
  * number, an object of counters (every member a number: per-request-name
@@ -61,6 +65,9 @@ struct rtstats *rtstats_start(const char *url, double hz, const struct spec_sign
 			      size_t n);
 struct rtstats *rtstats_start_timeout(const char *url, double hz,
 				      const struct spec_signal *signals, size_t n, int timeout_ms);
+/* The same for a stats format (spec.h stats_format). */
+struct rtstats *rtstats_start_fmt(const char *url, double hz, const struct spec_signal *signals,
+				  size_t n, enum stats_format format, int timeout_ms);
 
 /* Deep copies of the polls sent at or after since_ns (0: all), oldest
  * first; returns the count, *out malloc'd (NULL when none). */
@@ -80,6 +87,11 @@ void rtstats_free(struct rtstats *r);   /* stops first */
  */
 int rtstats_parse(const char *body, size_t len, const struct spec_signal *signals, size_t n,
 		  struct rtstats_value *out, char **err);
+/* The same for Prometheus text (signals are metric selectors); -1 with
+ * *err when the body is not exposition text ("not Prometheus text: line N:
+ * ..."). */
+int rtstats_parse_prom(const char *body, size_t len, const struct spec_signal *signals,
+		       size_t n, struct rtstats_value *out, char **err);
 void rtstats_extract(json_t *doc, const struct spec_signal *signals, size_t n,
 		     struct rtstats_value *out);
 void rtstats_values_release(struct rtstats_value *v, size_t n);

@@ -83,8 +83,9 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 		goto out;
 	}
 	if (sut_stats_url(a->sut))
-		a->rts = rtstats_start(sut_stats_url(a->sut), a->impl.stats_poll_hz,
-				       a->impl.signals, a->impl.nsignals);
+		a->rts = rtstats_start_fmt(sut_stats_url(a->sut), a->impl.stats_poll_hz,
+					   a->impl.signals, a->impl.nsignals, a->impl.stats_format,
+					   0);
 	a->starts++;
 	store_event(&rc->st, rc->run_id, wp->id, "sut_start",
 		    "%s started on %s (start %u); cpus %s (%s)", a->name, sut_url(a->sut),

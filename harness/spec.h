@@ -29,6 +29,8 @@
 #include "util.h"
 
 enum restart_policy { RESTART_PER_WINDOW, RESTART_PER_BLOCK, RESTART_NEVER };
+/* stats.format: what the stats URL serves (docs/prometheus.md). */
+enum stats_format { STATS_JSON, STATS_PROMETHEUS };
 
 /* A declared runtime-stats signal: name -> RFC 6901 JSON pointer. */
 struct spec_signal {
@@ -48,6 +50,8 @@ struct spec_impl {
 	double health_timeout_s;        /* default 30 */
 	char *stats_url;     /* NULL when no stats endpoint; may contain "{port}" */
 	double stats_poll_hz;           /* default 1 */
+	enum stats_format stats_format; /* default json: signals are JSON pointers;
+					   prometheus: metric selectors */
 	struct spec_signal *signals;
 	size_t nsignals;
 	char *cpus;          /* cpu list ("0-2,4") or NULL */

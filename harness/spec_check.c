@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "jsonptr.h"
+#include "promtext.h"
 #include "spec_internal.h"
 #include "util.h"
 
@@ -162,6 +163,37 @@ static void check_impls(struct vctx *v)
 				       im->name, j);
 				break;
 			}
+		}
+	}
+}
+
+/* Each signal is what stats.format reads: a JSON pointer for json, a
+ * metric selector for prometheus (the two never overlap: a pointer starts
+ * with '/', a metric name cannot). */
+static void check_signals(struct vctx *v)
+{
+	struct spec *s = v->s;
+	size_t i, k;
+	char p[96];
+
+	for (i = 0; i < s->nimpls; i++) {
+		const struct spec_impl *im = &s->impls[i];
+		int prom = im->stats_format == STATS_PROMETHEUS;
+
+		for (k = 0; k < im->nsignals; k++) {
+			const char *sig = im->signals[k].pointer;
+
+			if (prom == prom_selector_valid(sig))
+				continue;
+			snprintf(p, sizeof(p), "implementations[%zu].stats.signals.%s", i,
+				 im->signals[k].name);
+			if (prom)
+				spec_err_at(v, p, "stats.format is prometheus: want a metric selector"
+					    " like db_pool{state=\"busy\"}, got \"%.60s\"", sig);
+			else
+				spec_err_at(v, p, "stats.format is json: want a JSON pointer like"
+					    " /gc/count (or set stats.format: prometheus), got \"%.60s\"",
+					    sig);
 		}
 	}
 }
@@ -421,6 +453,7 @@ static void resolve_dep_repos(struct vctx *v)
 void spec_check_all(struct vctx *v)
 {
 	check_impls(v);
+	check_signals(v);
 	resolve_dep_repos(v);
 	check_requests(v);
 	check_stages(v);

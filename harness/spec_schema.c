@@ -259,7 +259,12 @@ static json_t *list_schema(const struct field *f)
 		json_object_set_new(o, "propertyNames", t);
 		t = json_object();
 		json_object_set_new(t, "type", json_string("string"));
-		json_object_set_new(t, "pattern", json_string("^(/([^~]|~[01])*)?$"));
+		/* a JSON pointer (stats.format json), or a metric selector
+		 * name{label="value",...} (prometheus); spec_check.c pairs
+		 * each with its format */
+		json_object_set_new(t, "pattern",
+				    json_string("^(/([^~]|~[01])*)?$|^[A-Za-z_:][A-Za-z0-9_:]*"
+						"(\\{.*\\})?$|^\\{.*\\}$"));
 		json_object_set_new(o, "additionalProperties", t);
 		break;
 	default:
@@ -392,7 +397,7 @@ static void md_type(struct sbuf *sb, const struct field *f)
 		[FT_INT] = "integer", [FT_U64] = "integer", [FT_NUM] = "number",
 		[FT_MB] = "number (MiB)", [FT_BOOL] = "bool", [FT_STR] = "string",
 		[FT_SCALAR] = "string", [FT_ENUM] = "enum", [FT_ENUMSET] = "list of enum",
-		[FT_ARGV] = "argv list", [FT_KV] = "map", [FT_SIGNALS] = "map name: JSON pointer",
+		[FT_ARGV] = "argv list", [FT_KV] = "map", [FT_SIGNALS] = "map name: JSON pointer or metric selector",
 		[FT_OBJ] = "map", [FT_LIST] = "list of maps", [FT_GATELIST] = "list of gate names",
 		[FT_GATES] = "map gate: params", [FT_INTLIST] = "list of integers",
 	};

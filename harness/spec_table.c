@@ -12,6 +12,7 @@
 #define O(type, member) offsetof(type, member)
 
 static const char *const restart_names[] = { "per_window", "per_block", "never", NULL };
+static const char *const stats_format_names[] = { "json", "prometheus", NULL };
 static const char *const arrival_names[] = { "constant", "poisson", NULL };
 static const char *const transport_names[] = { "auto", "native", "curl", NULL };
 static const char *const backend_names[] = { "auto", "cgroup2", "cgroup1", "procfs", NULL };
@@ -31,11 +32,13 @@ static const struct field health_fields[] = {
 
 static const struct field stats_fields[] = {
 	{ "url", FT_STR, F_REQ | F_PORT | F_URL, O(struct spec_impl, stats_url), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
-	  "runtime-stats endpoint returning JSON; {port} is substituted" },
+	  "runtime-stats endpoint returning JSON or Prometheus text; {port} is substituted" },
+	{ "format", FT_ENUM, F_DEF, O(struct spec_impl, stats_format), 0, 0, 0, STATS_JSON, NULL, stats_format_names, NULL, 0, 0, 0,
+	  "json (signals are RFC 6901 pointers) or prometheus (text exposition format, as at /metrics; signals are metric selectors like db_pool{state=\"busy\"})" },
 	{ "poll_hz", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_impl, stats_poll_hz), 0, 0, 100, 1, NULL, NULL, NULL, 0, 0, 0,
 	  "polls per second during warm-up and windows" },
 	{ "signals", FT_SIGNALS, 0, O(struct spec_impl, signals), O(struct spec_impl, nsignals), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
-	  "signal name -> RFC 6901 JSON pointer into the stats document" },
+	  "signal name -> RFC 6901 JSON pointer into the stats document (format json), or a metric selector name{label=\"value\"} (format prometheus)" },
 	FIELD_END
 };
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "promtext.h"
 #include "spec_internal.h"
 #include "util.h"
 
@@ -176,9 +177,12 @@ static void read_signals(struct vctx *v, const struct field *f, void *base,
 		if (!spec_is_ident(key->str)) {
 			VERR(v, key, p, "a signal name must be letters, digits, '_', '.' or '-'");
 		} else if (!spec_read_string(v, val, p, 0, 0, &sig[k].pointer, NULL)) {
-			if (!pointer_ok(sig[k].pointer)) {
-				VERR(v, val, p, "must be a JSON pointer (RFC 6901) like /gc/count, got \"%.60s\"",
-				     sig[k].pointer);
+			/* Which of the two a signal must be depends on
+			 * stats.format: spec_check.c checks that. */
+			if (!pointer_ok(sig[k].pointer) && !prom_selector_valid(sig[k].pointer)) {
+				VERR(v, val, p, "must be a JSON pointer (RFC 6901) like /gc/count, or a"
+				     " Prometheus metric selector like db_pool{state=\"busy\"}, got"
+				     " \"%.60s\"", sig[k].pointer);
 				free(sig[k].pointer);
 			} else {
 				sig[k].name = xstrdup(key->str);

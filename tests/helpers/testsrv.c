@@ -39,7 +39,8 @@
  *                                          when empty
  *
  * Routes: GET /healthz -> 200 "ok"; GET /runtime-stats -> JSON (see
- * stats_body()); anything else -> 200 echoing the body ("ok" when empty).
+ * stats_body()); GET /metrics -> the same figures as Prometheus text
+ * (prom_body(), also governed by --stats-mode); anything else -> 200 echoing the body ("ok" when empty).
  *
  * Which options touch which route (so tests know what they measure):
  *  - /runtime-stats is governed by --stats-mode only: no delay, stall, burn,
@@ -338,6 +339,35 @@ static int stats_body(char *buf, size_t len)
 			atomic_load(&n_healthz), atomic_load(&n_other), n);
 }
 
+/* The figures of stats_body() as client_golang would expose them. */
+static int prom_body(char *buf, size_t len)
+{
+	unsigned long n = atomic_load(&n_requests);
+	unsigned long total = n >= 50 ? 8 : n / 7;
+
+	return snprintf(buf, len,
+			"# HELP testsrv_gc_collections_total GC cycles (one per 100 requests).\n"
+			"# TYPE testsrv_gc_collections_total counter\n"
+			"testsrv_gc_collections_total %lu\n"
+			"# HELP testsrv_heap_committed_bytes Committed heap.\n"
+			"# TYPE testsrv_heap_committed_bytes gauge\n"
+			"testsrv_heap_committed_bytes %lu\n"
+			"# HELP testsrv_pool_connections Pool connections by state.\n"
+			"# TYPE testsrv_pool_connections gauge\n"
+			"testsrv_pool_connections{pool=\"main\",state=\"busy\"} %lu\n"
+			"testsrv_pool_connections{pool=\"main\",state=\"max\"} 8\n"
+			"# HELP testsrv_requests_total Requests by name; \"quoted\" \\ help.\n"
+			"# TYPE testsrv_requests_total counter\n"
+			"testsrv_requests_total{request=\"echo\"} %lu\n"
+			"testsrv_requests_total{request=\"healthz\"} %lu\n"
+			"testsrv_requests_total{request=\"other\"} %lu\n"
+			"# HELP testsrv_ratio Not yet known.\n"
+			"# TYPE testsrv_ratio gauge\n"
+			"testsrv_ratio NaN\n",
+			n / 100, 64ul * 1024 * 1024, total, atomic_load(&n_echo),
+			atomic_load(&n_healthz), atomic_load(&n_other));
+}
+
 /* ---- one request ---- */
 
 /* Take one token of the --rate-limit bucket; 0 when it is empty. */
@@ -370,13 +400,14 @@ static int take_token(void)
 static int handle(int fd, const char *method, const char *path, const char *body, size_t blen,
 		  int keep)
 {
-	int is_stats = !strcmp(path, "/runtime-stats");
+	int is_prom = !strcmp(path, "/metrics");
+	int is_stats = is_prom || !strcmp(path, "/runtime-stats");
 	int is_health = !strcmp(path, "/healthz");
 	int status = 200;
 	uint64_t due;
 
 	if (is_stats) {
-		char sb[1024];
+		char sb[2048];
 		int n;
 
 		switch (opt.stats_mode) {
@@ -393,6 +424,11 @@ static int handle(int fd, const char *method, const char *path, const char *body
 		}
 		case STATS_OK:
 			break;
+		}
+		if (is_prom) {
+			n = prom_body(sb, sizeof(sb));
+			return respond(fd, 200, "text/plain; version=0.0.4; charset=utf-8", sb,
+				       (size_t)n, keep) ? 0 : keep;
 		}
 		n = stats_body(sb, sizeof(sb));
 		return respond(fd, 200, "application/json", sb, (size_t)n, keep) ? 0 : keep;
