@@ -344,20 +344,37 @@ static int read_series(struct report *r, struct store *st)
 {
 	struct window_seconds secs;
 	struct acct_samples samples;
+	static const char *const head[] = { "warmup", "discard" };
 	struct report_window *w = NULL;
-	size_t i, alloc = 0;
+	size_t i, k, alloc = 0, alloc2 = 0, ndone = 0;
 
 	if (store_seconds_load(st, r->run_id, -1, "measured", 0, &secs))
 		return -1;
 	for (i = 0; i < secs.n; i++) {
 		if (!w || w->id != secs.v[i].window_id) {
 			w = window_by_id(r, secs.v[i].window_id);
-			alloc = 0;
+			alloc = alloc2 = 0;
+			ndone = 0;
 		}
-		if (w)
-			push(&w->sec_p99, &w->nsec, &alloc, secs.v[i].p99_ms);
+		if (!w)
+			continue;
+		push(&w->sec_p99, &w->nsec, &alloc, secs.v[i].p99_ms);
+		push(&w->sec_done, &ndone, &alloc2, (double)secs.v[i].completed);
 	}
 	window_seconds_release(&secs);
+	/* the seconds before the measured part (timeline chart) */
+	for (k = 0; k < ARRAY_SIZE(head); k++) {
+		if (store_seconds_load(st, r->run_id, -1, head[k], 0, &secs))
+			return -1;
+		for (i = 0, w = NULL; i < secs.n; i++) {
+			if (!w || w->id != secs.v[i].window_id)
+				w = window_by_id(r, secs.v[i].window_id);
+			if (w)
+				w->nhead++;
+		}
+		window_seconds_release(&secs);
+	}
+	w = NULL;
 	if (store_acct_samples_load(st, r->run_id, -1, &samples))
 		return -1;
 	for (i = 0, w = NULL; i < samples.n; i++) {
@@ -496,6 +513,7 @@ void report_release(struct report *r)
 			hist_release(&w->lat);
 		free(w->anon);
 		free(w->sec_p99);
+		free(w->sec_done);
 	}
 	free(r->windows);
 	for (i = 0; i < r->nrungs; i++)

@@ -83,7 +83,9 @@ struct report_window {
 	double *anon;                /* acct_samples.anon_bytes (accepted windows) */
 	size_t nanon;
 	double *sec_p99;             /* measured per-second p99, NAN when none */
-	size_t nsec;
+	double *sec_done;            /* measured per-second completed requests */
+	size_t nsec;                 /* entries of sec_p99 and sec_done */
+	size_t nhead;                /* warm-up and discard seconds before them */
 };
 
 /* A percentile read from a merged histogram, with its interval. */
@@ -253,6 +255,7 @@ void report_csv(const struct report *r, struct sbuf *out);
 /* The charts of report.html, one inline <svg> each (report_svg.c). */
 size_t report_nchart(void);
 const char *report_chart_title(size_t i);
+const char *report_chart_name(size_t i);     /* its data-chart="NAME" */
 void report_chart(const struct report *r, size_t i, struct sbuf *out);
 
 /* Formatting helpers shared by the writers. */

@@ -2,8 +2,10 @@
  * report_html: report.html, ONE self-contained file: the report document
  * (report_doc.c) as HTML with the charts inline as SVG (report_svg.c).
  * No script, no external stylesheet, font or image: it opens offline and
- * from a CI artifact. Each chart is one <figure class="chart"> holding
- * exactly one <svg>.
+ * from a CI artifact. Each chart is one <figure class="chart"
+ * id="chart-NAME"> holding exactly one <svg data-chart="NAME">, as wide as
+ * the page (its viewBox keeps the proportions; printing keeps it whole).
+ * A table of contents after the title links every section and chart.
  */
 #include "report.h"
 
@@ -32,12 +34,52 @@ static const char style[] =
 	"td strong{color:#a40000}"
 	".stamp{background:#fff3cd;border:2px solid #d39e00;padding:10px;font-weight:bold;"
 	"font-size:15px;margin:12px 0}"
-	"figure.chart{margin:16px 0;overflow-x:auto}figure.chart svg{max-width:100%;height:auto}"
+	"figure.chart{margin:16px 0}figure.chart svg{display:block;width:100%;height:auto}"
+	"nav.toc{font-size:14px;background:#f7f7f7;border:1px solid #ddd;padding:6px 14px}"
+	"nav.toc ol{margin:4px 0;padding-left:22px}nav.toc li{margin:2px 0}"
+	"@media print{body{max-width:none;margin:0}figure.chart,tr{break-inside:avoid}"
+	"nav.toc{display:none}}"
 	"figcaption{font-size:13px;color:#555}"
 	"p{font-size:14px;line-height:1.4}";
 
+/* The table of contents: every section (h2 id s-N, N its block index),
+ * the charts nested under theirs. */
+static void toc(const struct rdoc *d, struct sbuf *out)
+{
+	size_t i;
+	int open = 0;
+
+	sbuf_adds(out, "<nav class=\"toc\"><strong>Contents</strong>\n<ol>\n");
+	for (i = 0; i < d->n; i++) {
+		const struct rdoc_block *b = &d->b[i];
+
+		if (b->kind == RDOC_H2) {
+			if (open)
+				sbuf_adds(out, "</ol>");
+			if (i)
+				sbuf_adds(out, "</li>\n");
+			open = 0;
+			sbuf_addf(out, "<li><a href=\"#s-%zu\">", i);
+			sbuf_add_xml(out, b->text);
+			sbuf_adds(out, "</a>");
+		} else if (b->kind == RDOC_CHART) {
+			if (!open)
+				sbuf_adds(out, "<ol>");
+			open = 1;
+			sbuf_addf(out, "<li><a href=\"#chart-%s\">", report_chart_name(b->chart));
+			sbuf_add_xml(out, b->text);
+			sbuf_adds(out, "</a></li>");
+		}
+	}
+	if (open)
+		sbuf_adds(out, "</ol>");
+	sbuf_adds(out, "</li>\n</ol></nav>\n");
+}
+
 void report_html(const struct report *r, struct sbuf *out)
 {
+	int toc_done = 0;
+
 	struct rdoc d;
 	size_t i, k;
 
@@ -60,7 +102,11 @@ void report_html(const struct report *r, struct sbuf *out)
 			sbuf_adds(out, "</div>\n");
 			break;
 		case RDOC_H2:
-			sbuf_adds(out, "<h2>");
+			if (!toc_done) {
+				toc(&d, out);
+				toc_done = 1;
+			}
+			sbuf_addf(out, "<h2 id=\"s-%zu\">", i);
 			sbuf_add_xml(out, b->text);
 			sbuf_adds(out, "</h2>\n");
 			break;
@@ -87,7 +133,8 @@ void report_html(const struct report *r, struct sbuf *out)
 			sbuf_adds(out, "</table>\n");
 			break;
 		case RDOC_CHART:
-			sbuf_addf(out, "<figure class=\"chart\" id=\"chart-%zu\">\n", b->chart);
+			sbuf_addf(out, "<figure class=\"chart\" id=\"chart-%s\">\n",
+				  report_chart_name(b->chart));
 			report_chart(r, b->chart, out);
 			sbuf_adds(out, "<figcaption>");
 			sbuf_add_xml(out, b->text);

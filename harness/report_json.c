@@ -339,7 +339,8 @@ void report_json(const struct report *r, struct sbuf *out)
 	json_object_set_new(root, "rejections", reasons(r->gate_fails, r->ngate_fails));
 	a = json_array();
 	for (i = 0; i < report_nchart(); i++)
-		json_array_append_new(a, json_string(report_chart_title(i)));
+		json_array_append_new(a, json_pack("{s:s, s:s}", "name", report_chart_name(i),
+						   "title", report_chart_title(i)));
 	json_object_set_new(root, "charts", a);
 	a = json_array();
 	for (i = 0; i < r->nwindows; i++)

@@ -53,10 +53,43 @@ static void table(struct sbuf *out, const struct rdoc_block *b)
 	sbuf_adds(out, "\n");
 }
 
+/* GitHub's heading anchor: lower case, spaces to '-', other punctuation
+ * dropped. */
+static void slug(struct sbuf *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == ' ')
+			sbuf_adds(out, "-");
+		else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+			 c >= 0x80)
+			sbuf_add(out, s, 1);
+		else if (c >= 'A' && c <= 'Z')
+			sbuf_addf(out, "%c", c - 'A' + 'a');
+	}
+}
+
+static void toc(const struct rdoc *d, struct sbuf *out)
+{
+	size_t i;
+
+	sbuf_adds(out, "Contents:");
+	for (i = 0; i < d->n; i++) {
+		if (d->b[i].kind != RDOC_H2)
+			continue;
+		sbuf_addf(out, "\n- [%s](#", d->b[i].text);
+		slug(out, d->b[i].text);
+		sbuf_adds(out, ")");
+	}
+	sbuf_adds(out, "\n\n");
+}
+
 void report_md(const struct report *r, struct sbuf *out)
 {
 	struct rdoc d;
 	size_t i;
+	int toc_done = 0;
 
 	report_doc_build(r, &d);
 	for (i = 0; i < d.n; i++) {
@@ -70,6 +103,10 @@ void report_md(const struct report *r, struct sbuf *out)
 			sbuf_addf(out, "> **%s**\n\n", b->text);
 			break;
 		case RDOC_H2:
+			if (!toc_done) {
+				toc(&d, out);
+				toc_done = 1;
+			}
 			sbuf_addf(out, "## %s\n\n", b->text);
 			break;
 		case RDOC_P:

@@ -334,6 +334,45 @@ TEST(exploratory_stamp_in_every_format)
 		sbuf_release(&out[k]);
 }
 
+/* Every axis tick label is a plain number: digits, one '.', then an
+ * optional k, M or %; never an exponent or more than 3 decimals. */
+static int plain_ticks(const char *html)
+{
+	const char *p = html;
+	size_t n = 0;
+
+	while ((p = strstr(p, "class=\"tick\""))) {
+		const char *t = strchr(p, '>'), *e;
+		size_t dec = 0;
+		int dot = 0;
+
+		if (!t)
+			return 0;
+		e = strchr(++t, '<');
+		if (!e || e == t)
+			return 0;
+		for (p = t; p < e; p++) {
+			if (*p == '.') {
+				if (dot++)
+					return 0;
+			} else if ((*p == 'k' || *p == 'M' || *p == '%') && p == e - 1) {
+				continue;
+			} else if (*p < '0' || *p > '9') {
+				fprintf(stderr, "# tick label '%.*s'\n", (int)(e - t), t);
+				return 0;
+			} else if (dot) {
+				dec++;
+			}
+		}
+		if (dec > 3 && e[-1] != '%') {
+			fprintf(stderr, "# tick label '%.*s'\n", (int)(e - t), t);
+			return 0;
+		}
+		n++;
+	}
+	return n > 20;
+}
+
 TEST(formats_shape)
 {
 	struct sbuf out[4] = { SBUF_INIT, SBUF_INIT, SBUF_INIT, SBUF_INIT };
@@ -349,7 +388,18 @@ TEST(formats_shape)
 	CHECK(count(out[1].buf, "<svg") == report_nchart());
 	CHECK(count(out[1].buf, "<figure class=\"chart\"") == report_nchart());
 	CHECK(!strstr(out[1].buf, "<script") && !strstr(out[1].buf, "src=") &&
-	      !strstr(out[1].buf, "href=") && !strstr(out[1].buf, "@import"));
+	      count(out[1].buf, "href=") == count(out[1].buf, "href=\"#") &&
+	      !strstr(out[1].buf, "@import"));
+	/* every chart by name, once; the table of contents links it */
+	for (k = 0; k < (int)report_nchart(); k++) {
+		char want[96];
+
+		snprintf(want, sizeof(want), "data-chart=\"%s\"", report_chart_name((size_t)k));
+		CHECK(count(out[1].buf, want) == 1);
+		snprintf(want, sizeof(want), "href=\"#chart-%s\"", report_chart_name((size_t)k));
+		CHECK(count(out[1].buf, want) == 1);
+	}
+	CHECK(plain_ticks(out[1].buf));
 	/* csv: the knee's columns first, one row per finished window. */
 	CHECK(!strncmp(out[3].buf, "impl,stage,offered_rps,block,p99_ms,requests,errors,"
 			"achieved_rps,warm,", 70));
