@@ -1,5 +1,5 @@
 /*
- * cmd_report: harness report RUN [--format md|html|json|csv|all] [-o DIR].
+ * cmd_report: harness report RUN [--format md|html|json|csv|hgrm|all] [-o DIR].
  * Reads the run database, writes the chosen formats into
  * runs/<id>/report/ (or DIR) and prints that directory on stdout.
  */
@@ -16,7 +16,7 @@ static int parse_formats(const char *s, unsigned *out)
 {
 	static const struct { const char *name; unsigned bit; } names[] = {
 		{ "md", REPORT_MD }, { "html", REPORT_HTML }, { "json", REPORT_JSON },
-		{ "csv", REPORT_CSV }, { "all", REPORT_ALL },
+		{ "csv", REPORT_CSV }, { "hgrm", REPORT_HGRM }, { "all", REPORT_ALL },
 	};
 	const char *p = s;
 
@@ -28,7 +28,7 @@ static int parse_formats(const char *s, unsigned *out)
 			if (strlen(names[i].name) == len && !strncmp(names[i].name, p, len))
 				break;
 		if (i == ARRAY_SIZE(names))
-			return error("report: --format %s: expected md, html, json, csv or all", s);
+			return error("report: --format %s: expected md, html, json, csv, hgrm or all", s);
 		*out |= names[i].bit;
 		p += len;
 		if (*p == ',')
@@ -64,7 +64,7 @@ static int opt_format(const struct opt *o, const char *v)
 }
 
 static const struct opt options[] = {
-	OPT_CALLBACK("format", "md|html|json|csv|all", opt_format,
+	OPT_CALLBACK("format", "md|html|json|csv|hgrm|all", opt_format,
 		     "the formats to write, a comma list (default all)"),
 	OPT_STRING('o', "output", "DIR", &outdir, "write into DIR (default RUN/report)"),
 	OPT_END(),
@@ -125,6 +125,9 @@ const struct cmd_desc cmd_report_desc = {
 	"                --windows` reads:\n"
 	"                impl,stage,offered_rps,block,p99_ms,requests,errors,achieved_rps,warm\n"
 	"                (no comment lines, so no summary: see report.json)\n"
+	"  hgrm/         per implementation and rung (IMPL_STAGE_RATErps.hgrm), the\n"
+	"                merged latency of its accepted windows in HdrHistogram's\n"
+	"                percentile-distribution text (ms), for HdrHistogram plotters\n"
 	"Default: all formats (a comma list picks several). Prints the report\n"
 	"directory on standard output; with --json, one object: report_dir, files,\n"
 	"windows (total, accepted), exploratory, forced.\n"

@@ -22,6 +22,7 @@
  */
 #include "hist.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -285,4 +286,69 @@ bad:
 	h->max = 0;
 	h->sum = 0;
 	return -1;
+}
+
+/* ------------------------------------------------ HdrHistogram text */
+
+/*
+ * HdrHistogram's percentile distribution ("hgrm", as its
+ * outputPercentileDistribution prints it): a header, one line per
+ * percentile level (value, percentile as a fraction, cumulative count,
+ * 1/(1-percentile)), the levels stepping by halves of the remaining
+ * distance with `ticks` lines per half (0, 10, 20 .. 50, 55, 60 .. 75,
+ * 77.5 .. for 5), a last line at 100%, and the mean/max footer. The value
+ * at a level is hist_percentile()'s (bucket midpoint, clamped to the exact
+ * min and max); the count is every sample up to and including its bucket.
+ */
+void hist_hgrm(const struct hist *h, double unit_ns, int ticks, struct sbuf *out)
+{
+	double level = 0, mean = hist_mean_ns(h), var = 0;
+	uint64_t below = 0;
+	size_t i;
+
+	if (ticks < 1)
+		ticks = 5;
+	sbuf_addf(out, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount",
+		  "1/(1-Percentile)");
+	while (h->total) {
+		uint64_t rank, seen = 0;
+		double reporting;
+
+		/* the bucket holding this level's rank, as hist_percentile */
+		rank = (uint64_t)ceil(level / 100.0 * (double)h->total - 1e-9);
+		if (rank < 1)
+			rank = 1;
+		for (i = 0; i < HIST_BUCKETS; i++) {
+			seen += h->counts[i];
+			if (seen >= rank)
+				break;
+		}
+		if (seen >= h->total && level > 0)
+			break;   /* the last bucket: the 100% line says it */
+		sbuf_addf(out, "%12.3f %2.12f %10llu %14.2f\n",
+			  (double)hist_percentile(h, level) / unit_ns, level / 100.0,
+			  (unsigned long long)seen, 1.0 / (1.0 - level / 100.0));
+		reporting = ticks * pow(2, floor(log2(100.0 / (100.0 - level))) + 1);
+		level += 100.0 / reporting;
+		if (100.0 - level < 1e-10)
+			break;
+	}
+	if (h->total)
+		sbuf_addf(out, "%12.3f %2.12f %10llu\n", (double)h->max / unit_ns, 1.0,
+			  (unsigned long long)h->total);
+	for (i = 0; i < HIST_BUCKETS && h->total; i++) {
+		double d;
+
+		if (!h->counts[i])
+			continue;
+		d = (double)hist_bucket_value(i) - mean;
+		var += d * d * (double)h->counts[i];
+		below += h->counts[i];
+	}
+	sbuf_addf(out, "#[Mean    = %12.3f, StdDeviation   = %12.3f]\n", mean / unit_ns,
+		  below ? sqrt(var / (double)below) / unit_ns : 0.0);
+	sbuf_addf(out, "#[Max     = %12.3f, Total count    = %12llu]\n",
+		  h->total ? (double)h->max / unit_ns : 0.0, (unsigned long long)h->total);
+	sbuf_addf(out, "#[Buckets = %12d, SubBuckets     = %12d]\n",
+		  (int)(REGULAR_BUCKETS - LINEAR_MAX) / (int)SUB_HALF + 1, (int)(2 * SUB_HALF));
 }

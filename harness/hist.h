@@ -43,6 +43,12 @@ size_t hist_bucket_of(uint64_t ns);
 uint64_t hist_bucket_value(size_t bucket);
 size_t hist_nbuckets(void);
 
+/* HdrHistogram's percentile-distribution text ("hgrm": the format of its
+ * outputPercentileDistribution, read by its plotters) of h, values divided
+ * by unit_ns (1e6: milliseconds), `ticks` percentile lines per half
+ * distance (HdrHistogram's default is 5). Appends to out. */
+void hist_hgrm(const struct hist *h, double unit_ns, int ticks, struct sbuf *out);
+
 /* Compact serialisation: only non-zero buckets (varints). */
 void hist_serialize(const struct hist *h, struct sbuf *out);
 /* h must be initialised; it is reset first. -1 on a corrupt blob. */

@@ -236,7 +236,8 @@ enum report_format {
 	REPORT_HTML = 2,      /* report.html */
 	REPORT_JSON = 4,      /* report.json */
 	REPORT_CSV = 8,       /* windows.csv */
-	REPORT_ALL = 15,
+	REPORT_HGRM = 16,     /* hgrm/IMPL_STAGE_RATErps.hgrm (report_hgrm.c) */
+	REPORT_ALL = 31,
 };
 const char *report_file_name(unsigned format);   /* one bit -> "report.md" ... */
 /* mkdir -p dir, then write each chosen file atomically; -1 after an
@@ -245,6 +246,15 @@ int report_write_files(const struct report *r, const char *dir, unsigned formats
 /* report_load + report_write_files + report_release: e.g. a run's end
  * writing runs/<id>/report/. */
 int report_write_run(struct store *st, const char *run_id, const char *dir, unsigned formats);
+
+/* hgrm (report_hgrm.c): each rung's merged accepted windows in
+ * HdrHistogram's percentile-distribution text, one file per rung with
+ * accepted windows under DIR/hgrm/; -1 after an error() naming the file.
+ * report_hgrm_path appends the file name of rung g, report_hgrm_rung its
+ * text. */
+int report_write_hgrm(const struct report *r, const char *dir);
+void report_hgrm_path(const struct report *r, const struct report_rung *g, struct sbuf *out);
+void report_hgrm_rung(const struct report *r, const struct report_rung *g, struct sbuf *out);
 
 /* The writers: each appends one whole file to out. */
 void report_md(const struct report *r, struct sbuf *out);

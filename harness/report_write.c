@@ -20,6 +20,8 @@ const char *report_file_name(unsigned format)
 {
 	size_t i;
 
+	if (format == REPORT_HGRM)
+		return "hgrm/";
 	for (i = 0; i < ARRAY_SIZE(outputs); i++)
 		if (outputs[i].bit == format)
 			return outputs[i].name;
@@ -44,6 +46,8 @@ int report_write_files(const struct report *r, const char *dir, unsigned formats
 		if (write_file(path.buf, body.buf, body.len))
 			goto out;
 	}
+	if ((formats & REPORT_HGRM) && report_write_hgrm(r, dir))
+		goto out;
 	ret = 0;
 out:
 	sbuf_release(&path);

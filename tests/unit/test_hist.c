@@ -1,6 +1,8 @@
 /* test_hist: the histogram's 1% error bound, merge, serialisation. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hist.h"
 #include "rng.h"
@@ -211,6 +213,87 @@ TEST(percentile_edges)
 	hist_release(&h);
 }
 
+/* hgrm (HdrHistogram's percentile-distribution text), parsed back: a
+ * known distribution (1..100000 us, one sample each, so the exact
+ * percentile p is ceil(p * 1000) us) matches at every printed level
+ * within the histogram's bucket error (< 0.79%, hist.c) plus the 3
+ * printed decimals (0.0005 ms); the levels step as HdrHistogram's (5 per
+ * half distance); counts, 1/(1-p), the 100% line and the footer agree. */
+struct hgrm_line { double v, p, inv; unsigned long long n; };
+
+static size_t hgrm_parse(const char *text, struct hgrm_line *l, size_t max, double *mean,
+			 double *maxv, unsigned long long *total)
+{
+	const char *p = strstr(text, "1/(1-Percentile)\n\n");
+	size_t n = 0;
+
+	if (!p)
+		return 0;
+	p += strlen("1/(1-Percentile)\n\n");
+	while (*p && *p != '#' && n < max) {
+		int k = sscanf(p, "%lf %lf %llu %lf", &l[n].v, &l[n].p, &l[n].n, &l[n].inv);
+
+		if (k < 3)
+			return 0;
+		if (k == 3)
+			l[n].inv = INFINITY;
+		n++;
+		p = strchr(p, '\n');
+		if (!p)
+			return 0;
+		p++;
+	}
+	if (sscanf(p, "#[Mean    = %lf, StdDeviation   = %*f]\n#[Max     = %lf, Total count    = "
+		   "%llu]", mean, maxv, total) != 3)
+		return 0;
+	return n;
+}
+
+TEST(hgrm_known_distribution)
+{
+	static struct hgrm_line l[2000];
+	struct hist h;
+	struct sbuf out = SBUF_INIT;
+	unsigned long long total = 0, prev = 0;
+	double mean = 0, maxv = 0;
+	size_t n, i;
+	uint64_t us;
+
+	hist_init(&h);
+	for (us = 1; us <= 100000; us++)
+		hist_record(&h, us * 1000);
+	hist_hgrm(&h, 1e6, 5, &out);
+	n = hgrm_parse(out.buf, l, 2000, &mean, &maxv, &total);
+	CHECK(n > 30);
+	CHECK(!strncmp(out.buf, "       Value     Percentile TotalCount 1/(1-Percentile)\n\n", 57));
+	/* HdrHistogram's levels: 0, 10 .. 50 by 10, then 55, 60 .. by 5 */
+	CHECK(n > 8 && l[0].p == 0 && fabs(l[1].p - 0.1) < 1e-12 && fabs(l[5].p - 0.5) < 1e-12 &&
+	      fabs(l[6].p - 0.55) < 1e-12 && fabs(l[10].p - 0.75) < 1e-12 &&
+	      fabs(l[11].p - 0.775) < 1e-12);
+	for (i = 0; i < n; i++) {
+		double exact = ceil(l[i].p * 100000 - 1e-9) / 1000;   /* ms */
+
+		if (exact < 0.001)
+			exact = 0.001;
+		if (i + 1 == n) {   /* the 100% line */
+			CHECK(l[i].p == 1 && l[i].n == 100000 && isinf(l[i].inv));
+			NEAR(l[i].v, 100.0, 0.0005, "the exact max, 3 decimals");
+			continue;
+		}
+		NEAR(l[i].v, exact, exact * 0.0079 + 0.0005, "bucket error 1/128 + 3 decimals");
+		NEAR(l[i].inv, 1 / (1 - l[i].p), 0.005 + 1e-9 / (1 - l[i].p), "printed with 2 decimals");
+		/* every sample of the bucket holding the level is counted */
+		CHECK(l[i].n >= (unsigned long long)ceil(l[i].p * 100000 - 1e-9) && l[i].n >= prev);
+		CHECK(l[i].n <= (unsigned long long)(l[i].v * 1000 * 1.0079 + 1));
+		prev = l[i].n;
+	}
+	NEAR(mean, 50.0005, 0.0005, "the exact sum / count");
+	NEAR(maxv, 100.0, 0.0005, "exact max");
+	CHECK(total == 100000);
+	hist_release(&h);
+	sbuf_release(&out);
+}
+
 int main(void)
 {
 	RUN(error_uniform_1us_100s);
@@ -220,5 +303,6 @@ int main(void)
 	RUN(merge_equals_concatenation);
 	RUN(serialize_roundtrip);
 	RUN(percentile_edges);
+	RUN(hgrm_known_distribution);
 	return t_done();
 }
