@@ -66,7 +66,7 @@ check "json: run_quality object first after the stamp, counts by status" \
 	       (.run_quality.line | startswith("40 windows: 36 accepted, "))' "$J"
 for f in report.md report.html; do
 	q=$(grep -n "Run quality: 40 windows: 36 accepted, " "$R/$f" | head -1 | cut -d: -f1)
-	p=$(grep -n "Provenance" "$R/$f" | head -1 | cut -d: -f1)
+	p=$(grep -n "^## Provenance\|>Provenance</h2>" "$R/$f" | head -1 | cut -d: -f1)
 	if [ -n "$q" ] && [ -n "$p" ] && [ "$q" -lt "$p" ]; then ok "$f: run quality (line $q) before provenance (line $p)"
 	else fail "$f: run quality (line '$q') before provenance (line '$p')"; fi
 done
@@ -111,33 +111,34 @@ check "md: summary, then charts, then tables, then provenance" order "$R/report.
 	"^## Summary" "^| implementation | knee | interval | CPU ms/request at" "^Run quality:" \
 	"^## Charts" "^## Knees" "^## Rungs" "^## Failed and rejected windows" "^## Provenance"
 check "html: summary, then charts, then tables, then provenance" order "$R/report.html" \
-	"<h2>Summary</h2>" '<table id="t-summary">' "<h2>Charts</h2>" 'id="svg-0"' 'id="svg-4"' \
-	"<h2>Knees" '<table id="t-rungs">' "<h2>Provenance</h2>"
+	'<nav class="toc">' '<h2 id="s-[0-9]*">Summary</h2>' '<table id="t-summary">' \
+	'<h2 id="s-[0-9]*">Charts</h2>' 'data-chart="latency_vs_rate"' 'data-chart="rejections"' \
+	'<h2 id="s-[0-9]*">Knees' '<table id="t-rungs">' '<h2 id="s-[0-9]*">Provenance</h2>'
 
 # --- failed and rejected windows are drawn apart -----------------------------
 # svg-0 (latency): every failed window is drawn (on the top edge when its
 # percentile is off the chart); rejected ones within the axes. svg-4 (one
 # cell per window): one cell per finished window, by status.
 H=$R/report.html
-svg() { awk -v id="id=\"svg-$1\"" 'index($0, id) { on = 1 } on { print } on && /<\/svg>/ { exit }' "$H"; }
+svg() { awk -v id="data-chart=\"$1\"" 'index($0, id) { on = 1 } on { print } on && /<\/svg>/ { exit }' "$H"; }
 nf=$(jq '[.windows[] | select(.status == "failed")] | length' "$J")
 nr=$(jq '[.windows[] | select(.status == "rejected")] | length' "$J")
 cmp_num "fixture: failed windows (outcome gates)" "$nf" ">=" 1
 cmp_num "fixture: rejected windows (validity gates)" "$nr" ">=" 1
-cmp_num "latency chart: one red cross per failed window" "$(svg 0 | grep -c 'class="win" data-status="failed"')" "==" "$nf"
-cmp_num "latency chart: grey rings for rejected windows" "$(svg 0 | grep -c 'class="win" data-status="rejected"')" ">=" 1
+cmp_num "latency chart: one red cross per failed window" "$(svg latency_vs_rate | grep -c 'class="win" data-status="failed"')" "==" "$nf"
+cmp_num "latency chart: grey rings for rejected windows" "$(svg latency_vs_rate | grep -c 'class="win" data-status="rejected"')" ">=" 1
 check "latency chart: failed crosses are red, rejected rings hollow" \
-	bash -c "svg0=\$(awk 'index(\$0, \"id=\\\"svg-0\") { on = 1 } on { print } on && /<\\/svg>/ { exit }' '$H')
+	bash -c "svg0=\$(awk 'index(\$0, \"data-chart=\\\"latency_vs_rate\") { on = 1 } on { print } on && /<\\/svg>/ { exit }' '$H')
 		grep 'data-status=\"failed\" d=' <<<\"\$svg0\" | grep -q 'fill=\"#d62728\"' &&
 		grep 'data-status=\"rejected\" cx=' <<<\"\$svg0\" | grep -q 'fill=\"none\"'"
 check "latency chart: the legend names all three" bash -c "grep -q 'failed (over SLO)' '$H' && grep -q 'rejected (void)' '$H'"
-cmp_num "per-second chart: failed cells" "$(svg 4 | grep -c 'class="cell" data-status="failed"')" "==" "$nf"
-cmp_num "per-second chart: rejected cells" "$(svg 4 | grep -c 'class="cell" data-status="rejected"')" "==" "$nr"
-cmp_num "per-gate chart: failed bars apart from rejected" "$(svg 3 | grep -c 'data-status="failed"')" ">=" 1
+cmp_num "per-second chart: failed cells" "$(svg per_second | grep -c 'class="cell" data-status="failed"')" "==" "$nf"
+cmp_num "per-second chart: rejected cells" "$(svg per_second | grep -c 'class="cell" data-status="rejected"')" "==" "$nr"
+cmp_num "per-gate chart: failed bars apart from rejected" "$(svg rejections | grep -c 'data-status="failed"')" ">=" 1
 cmp_num "csv: failed rows say so" "$(grep -c ',failed,' "$R/windows.csv")" "==" "$nf"
 # both fixture implementations cross: a knee line each, no floor arrow
-cmp_num "knees that crossed are drawn as lines" "$(svg 0 | grep -c 'data-knee="point"')" "==" 2
-cmp_num "and not as arrows" "$(svg 0 | grep -c 'data-knee="floor"')" "==" 0
+cmp_num "knees that crossed are drawn as lines" "$(svg latency_vs_rate | grep -c 'data-knee="point"')" "==" 2
+cmp_num "and not as arrows" "$(svg latency_vs_rate | grep -c 'data-knee="floor"')" "==" 0
 
 # A floor is an arrow, not a knee line: without threads' windows from
 # 2000 req/s on, threads held the SLO at every rung it has (500, 1000).
@@ -153,9 +154,9 @@ F=$("$HARNESS" report fixture --runs-dir "$T/floor" --format html,json,md 2>/dev
 H=$F/report.html
 check "floor: report.json says threads never crossed" \
 	jq -e '.impls[] | select(.name == "threads") | .knee.crossed == false and .knee.highest_rung_rps == 1000' "$F/report.json"
-cmp_num "floor: threads drawn as an arrow" "$(svg 0 | grep -c 'data-knee="floor" data-impl="1"')" "==" 1
-cmp_num "floor: and not as a knee line" "$(svg 0 | grep -c 'data-knee="point" data-impl="1"')" "==" 0
-cmp_num "floor: evloop still a knee line" "$(svg 0 | grep -c 'data-knee="point" data-impl="0"')" "==" 1
+cmp_num "floor: threads drawn as an arrow" "$(svg latency_vs_rate | grep -c 'data-knee="floor" data-impl="1"')" "==" 1
+cmp_num "floor: and not as a knee line" "$(svg latency_vs_rate | grep -c 'data-knee="point" data-impl="1"')" "==" 0
+cmp_num "floor: evloop still a knee line" "$(svg latency_vs_rate | grep -c 'data-knee="point" data-impl="0"')" "==" 1
 check "floor: the summary says >= 1000" grep -q '^| threads | \*\*>= 1000 req/s' "$F/report.md"
 
 # A bracket is a band: with every evloop window at 4000 req/s failed (a
@@ -168,15 +169,62 @@ F=$("$HARNESS" report fixture --runs-dir "$T/wall" --format html,json,md 2>/dev/
 H=$F/report.html
 check "bracket: report.json says (2000, 4000]" \
 	jq -e '.impls[] | select(.name == "evloop") | .knee.kind == "bracket" and .knee.lo_rps == 2000 and .knee.hi_rps == 4000' "$F/report.json"
-cmp_num "bracket: evloop drawn as a band" "$(svg 0 | grep -c 'data-knee="bracket" data-impl="0"')" "==" 1
-cmp_num "bracket: and not as a knee line" "$(svg 0 | grep -c 'data-knee="point" data-impl="0"')" "==" 0
+cmp_num "bracket: evloop drawn as a band" "$(svg latency_vs_rate | grep -c 'data-knee="bracket" data-impl="0"')" "==" 1
+cmp_num "bracket: and not as a knee line" "$(svg latency_vs_rate | grep -c 'data-knee="point" data-impl="0"')" "==" 0
 check "bracket: the band is hatched" bash -c "grep 'data-knee=\"bracket\"' '$H' | grep -q 'fill=\"url(#hatch-0)\"'"
-cmp_num "bracket: threads still a knee line" "$(svg 0 | grep -c 'data-knee="point" data-impl="1"')" "==" 1
+cmp_num "bracket: threads still a knee line" "$(svg latency_vs_rate | grep -c 'data-knee="point" data-impl="1"')" "==" 1
 check "bracket: the summary says in (2000, 4000] and why" \
 	grep -q '^| evloop | \*\*in (2000, 4000\] req/s: at 4000 req/s every valid window failed' "$F/report.md"
 cmp_num "bracket: the six failed windows drawn as crosses" \
-	"$(svg 0 | grep -c 'class="win" data-status="failed"')" ">=" 6
+	"$(svg latency_vs_rate | grep -c 'class="win" data-status="failed"')" ">=" 6
+cmp_num "bracket: evloop's 4000 ladder rung, no accepted window, is a gap in cpu_per_request" \
+	"$(svg cpu_per_request | grep -c 'data-gap="0"')" "==" 1
 H=$R/report.html
+
+# --- the charts: names, marks, plain ticks ----------------------------------
+CHARTS="latency_vs_rate percentile_spectrum timeline cpu_per_request memory ratio per_second rejections"
+check "json: the charts by name" test "$(jq -r '[.charts[].name] | join(" ")' "$J")" = "$CHARTS"
+for c in $CHARTS; do
+	cmp_num "html: chart $c once, linked from the table of contents" \
+		"$(grep -c "data-chart=\"$c\"" "$H")$(grep -c "href=\"#chart-$c\"" "$H")" "==" 11
+done
+nl=$(jq '[.rungs[] | select(.stage == "ladder" and .slo_percentile_ms.ci != null)] | length' "$J")
+cmp_num "latency_vs_rate: an interval whisker per ladder rung" \
+	"$(svg latency_vs_rate | grep -c 'data-whisker=')" "==" "$nl"
+cmp_num "percentile_spectrum: one line per implementation" \
+	"$(svg percentile_spectrum | grep -c '<polyline data-impl=')" "==" 2
+cmp_num "timeline: a verdict per finished window" \
+	"$(svg timeline | grep -c 'class="verdict"')" "==" 40
+cmp_num "timeline: failed verdicts" "$(svg timeline | grep -c 'class="verdict" data-status="failed"')" "==" "$nf"
+# the fixture stores no warm-up seconds: a copy with 2 per window shades each
+mkdir -p "$T/warm/fixture"
+cp "$RUNS/fixture/run.db" "$T/warm/fixture/run.db"
+sqlite3 "$T/warm/fixture/run.db" "INSERT INTO seconds (window_id, phase, idx, rate, p99_ms)
+	SELECT window_id, 'warmup', idx, rate, p99_ms FROM seconds WHERE phase = 'measured' AND idx < 2"
+F=$("$HARNESS" report fixture --runs-dir "$T/warm" --format html 2>/dev/null)
+cmp_num "timeline: each window's warm-up shaded" \
+	"$(grep -c 'data-warmup=.*2 s warm-up and discard' "$F/report.html")" "==" 40
+cmp_num "timeline: no warm-up, no shading" "$(svg timeline | grep -c 'data-warmup=')" "==" 0
+cmp_num "ratio: p99 ratios with intervals" "$(svg ratio | grep -c 'data-whisker="pslo"')" ">=" 2
+cmp_num "ratio: CPU ratios" "$(svg ratio | grep -c 'data-metric="cpu"')" "==" 4
+cmp_num "per_second: one scale per rung" "$(svg per_second | grep -c 'class="rung" data-scale-ms=')" "==" \
+	"$(jq '.rungs | length' "$J")"
+bad=$(grep -o 'class="tick"[^>]*>[^<]*<' "$H" | sed 's/.*>\(.*\)</\1/' |
+	grep -Evx '[0-9]+(\.[0-9]{1,3})?[kM]?|[0-9]+(\.[0-9]+)?%' | head -3)
+if [ -z "$bad" ] && [ "$(grep -c 'class="tick"' "$H")" -gt 20 ]; then ok "every tick label is a plain round number"
+else fail "tick labels: '$bad'"; fi
+
+# --- hgrm: HdrHistogram's percentile distribution per rung -------------------
+"$HARNESS" report fixture --runs-dir "$RUNS" --format hgrm -o "$T/h" >/dev/null 2>&1
+cmp_num "hgrm: one file per rung with accepted windows" "$(ls "$T/h/hgrm" | wc -l)" "==" \
+	"$(jq '[.rungs[] | select(.windows.accepted > 0)] | length' "$J")"
+G=$T/h/hgrm/threads_confirm_2000rps.hgrm
+check "hgrm: HdrHistogram's header and footer" bash -c "head -1 '$G' | grep -q '^       Value     Percentile TotalCount 1/(1-Percentile)\$' && grep -q '^#\[Max     = ' '$G'"
+# the merged p99 of the JSON lies between the values at the levels around 0.99
+lo99=$(awk 'NR > 2 && $1 !~ /#/ && $2 < 0.99 { v = $1 } END { print v }' "$G")
+hi99=$(awk 'NR > 2 && $1 !~ /#/ && $2 >= 0.99 { print $1; exit }' "$G")
+check "hgrm: around 0.99 it brackets the report's merged p99 ($lo99 <= $p99 <= $hi99)" \
+	awk -v a="$lo99" -v p="$p99" -v b="$hi99" 'BEGIN { exit !(a - 0.0005 <= p && p <= b + 0.0005) }'
 
 # --- windows.csv ------------------------------------------------------------
 C=$R/windows.csv
@@ -247,6 +295,9 @@ charts=$(jq '.charts | length' "$J")
 chrome "file://$R/report.html" --dump-dom >"$T/dom.html" 2>"$T/chrome.err"
 cmp_num "rendered DOM: one <svg> per chart" "$(grep -o '<svg' "$T/dom.html" | wc -l)" "==" "$charts"
 cmp_num "rendered DOM: $charts chart figures" "$(grep -o '<figure class="chart"' "$T/dom.html" | wc -l)" "==" "$charts"
+missing=""
+for c in $CHARTS; do grep -q "<svg[^>]*data-chart=\"$c\"" "$T/dom.html" || missing="$missing $c"; done
+if [ -z "$missing" ]; then ok "rendered DOM: every named chart ($CHARTS)"; else fail "rendered DOM lacks:$missing"; fi
 if grep -q 'CONSOLE' "$T/chrome.err"; then fail "no console message or script error: $(grep CONSOLE "$T/chrome.err" | head -3)"
 else ok "no console message or script error"; fi
 chrome "file://$R/report.html" --window-size=1200,6000 --screenshot="$T/report.png" >/dev/null 2>&1
