@@ -209,5 +209,12 @@ void compare_release(struct compare *c);
 void compare_md(const struct compare *c, struct sbuf *out);
 void compare_json(const struct compare *c, struct sbuf *out);
 void compare_junit(const struct compare *c, struct sbuf *out);
+/* One self-contained HTML page (compare_html.c): the deltas chart, then
+ * everything compare_md() says, as HTML; no script, nothing external. */
+void compare_html(const struct compare *c, struct sbuf *out);
+/* The per-rung deltas chart, one <svg data-chart="compare_deltas">
+ * (compare_chart.c): each implementation's verdict, then per metric the
+ * shift in % of base with its interval per rate, the margin band. */
+void compare_chart(const struct compare *c, struct sbuf *out);
 
 #endif
