@@ -8,9 +8,10 @@
 
 #include "cmd.h"
 #include "compare.h"
+#include "svgpng.h"
 #include "util.h"
 
-static const char *format = "md", *junit;
+static const char *format = "md", *junit, *output, *chart;
 static struct compare_opts copts;
 static int inconclusive_ok;
 
@@ -19,10 +20,42 @@ static const struct opt options[] = {
 	OPT_BOOL(0, "judge-unpaired", &copts.judge_unpaired,
 		 "also judge every implementation whose commit differs"),
 	OPT_BOOL(0, "inconclusive-ok", &inconclusive_ok, "exit 0 instead of 3 when inconclusive"),
-	OPT_STRING(0, "format", "md|json", &format, "output format (default md)"),
+	OPT_STRING(0, "format", "md|json|html|png", &format, "output format (default md)"),
+	OPT_STRING('o', "output", "FILE", &output, "write it to FILE, not standard output"),
+	OPT_STRING(0, "chart", "FILE", &chart,
+		   "also write the deltas chart to FILE (.png, or .svg) and link it"),
 	OPT_STRING(0, "junit", "FILE", &junit, "also write JUnit XML to FILE"),
 	OPT_END(),
 };
+
+/* --chart FILE: the deltas chart as PNG (rsvg-convert) or, for a .svg
+ * name, as SVG. */
+static int write_chart(const struct compare *cmp, const char *path)
+{
+	struct sbuf svg = SBUF_INIT;
+	size_t n = strlen(path);
+	int ret;
+
+	compare_chart(cmp, &svg);
+	if (n > 4 && !strcmp(path + n - 4, ".svg"))
+		ret = write_file(path, svg.buf, svg.len);
+	else
+		ret = svg_to_png(svg.buf, svg.len, path);
+	sbuf_release(&svg);
+	return ret ? error("compare: --chart %s: not written", path) : 0;
+}
+
+/* The document to --output FILE or standard output. */
+static int emit(const struct sbuf *out)
+{
+	if (output)
+		return write_file(output, out->buf, out->len) ?
+			error("compare: --output %s: cannot write it", output) : 0;
+	fwrite(out->buf, 1, out->len, stdout);
+	if (fflush(stdout) || ferror(stdout))
+		return error("compare: cannot write to standard output");
+	return 0;
+}
 
 static int cmd_compare(struct cmd_ctx *c)
 {
@@ -34,8 +67,10 @@ static int cmd_compare(struct cmd_ctx *c)
 	memset(&cmp, 0, sizeof(cmp));
 	if (c->json)
 		format = "json";
-	if (strcmp(format, "md") && strcmp(format, "json"))
-		return error("compare: --format %s: expected md or json", format), EXIT_USAGE;
+	if (strcmp(format, "md") && strcmp(format, "json") && strcmp(format, "html") &&
+	    strcmp(format, "png"))
+		return error("compare: --format %s: expected md, json, html or png", format),
+		       EXIT_USAGE;
 	if (cmp_run_load(&base, c->runs_dir, c->args[0]))
 		return EXIT_USAGE;
 	if (cmp_run_load(&new_, c->runs_dir, c->args[1])) {
@@ -54,15 +89,27 @@ static int cmd_compare(struct cmd_ctx *c)
 		}
 		sbuf_release(&x);
 	}
-	if (!strcmp(format, "json"))
-		compare_json(&cmp, &out);
-	else
-		compare_md(&cmp, &out);
-	fwrite(out.buf, 1, out.len, stdout);
-	if (fflush(stdout) || ferror(stdout)) {
-		error("compare: cannot write to standard output");
+	if (chart && write_chart(&cmp, chart)) {
 		ret = EXIT_ENV;
 		goto out;
+	}
+	if (!strcmp(format, "png")) {
+		compare_chart(&cmp, &out);
+		if (svg_to_png(out.buf, out.len, output)) {
+			ret = EXIT_ENV;
+			goto out;
+		}
+	} else {
+		if (!strcmp(format, "json"))
+			compare_json(&cmp, &out);
+		else if (!strcmp(format, "html"))
+			compare_html(&cmp, &out);
+		else
+			compare_md_linked(&cmp, chart, &out);
+		if (emit(&out)) {
+			ret = EXIT_ENV;
+			goto out;
+		}
 	}
 	ret = cmp.exit_code == 1 ? EXIT_NEGATIVE : cmp.exit_code == 3 && !inconclusive_ok ? EXIT_ENV
 									     : EXIT_OK;
@@ -112,7 +159,13 @@ const struct cmd_desc cmd_compare_desc = {
 	"cpu_per_request], alpha: 0.05, min_pairs: 3 }` (the defaults).\n"
 	"\n"
 	"--format md (default) is fit to paste as a pull-request comment; --format\n"
-	"json (or --json) is machine-readable; --junit FILE also writes JUnit XML\n"
+	"json (or --json) is machine-readable; --format html is one self-contained\n"
+	"page (the per-rung deltas chart, then what the markdown says); --format png\n"
+	"is the deltas chart alone (each implementation's verdict, the shift per\n"
+	"rate in % of base with its interval, the margin band), drawn by\n"
+	"rsvg-convert (Debian librsvg2-bin). -o FILE writes any of them to FILE.\n"
+	"--chart FILE also writes the chart (PNG, or SVG for a .svg name) and the\n"
+	"markdown links it under its heading. --junit FILE also writes JUnit XML\n"
 	"(regression = failure, inconclusive = error, advisory = skipped). Each\n"
 	"names both runs' status (finished, failed, interrupted, running).\n"
 	"\n"

@@ -212,6 +212,9 @@ void compare_junit(const struct compare *c, struct sbuf *out);
 /* One self-contained HTML page (compare_html.c): the deltas chart, then
  * everything compare_md() says, as HTML; no script, nothing external. */
 void compare_html(const struct compare *c, struct sbuf *out);
+/* compare_md() with, when chart is not NULL, a Markdown image of that
+ * path under its heading (harness compare --chart FILE). */
+void compare_md_linked(const struct compare *c, const char *chart, struct sbuf *out);
 /* The per-rung deltas chart, one <svg data-chart="compare_deltas">
  * (compare_chart.c): each implementation's verdict, then per metric the
  * shift in % of base with its interval per rate, the margin band. */

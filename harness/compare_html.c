@@ -19,7 +19,7 @@ static const char style[] =
 	"border-bottom:1px solid #ddd}"
 	"table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}"
 	"th,td{border:1px solid #ccc;padding:3px 7px;text-align:left}th{background:#f0f0f0}"
-	"strong{color:#a40000}code{background:#f3f3f3;padding:0 3px}"
+	"code{background:#f3f3f3;padding:0 3px}"
 	"figure{margin:12px 0}figure svg{display:block;width:100%;height:auto}"
 	"p{font-size:14px;line-height:1.4}";
 
@@ -146,5 +146,25 @@ void compare_html(const struct compare *c, struct sbuf *out)
 	sbuf_adds(out, "</figure>\n");
 	md_to_html(out, md.buf);
 	sbuf_adds(out, "</body>\n</html>\n");
+	sbuf_release(&md);
+}
+
+void compare_md_linked(const struct compare *c, const char *chart, struct sbuf *out)
+{
+	struct sbuf md = SBUF_INIT;
+	const char *cut;
+
+	compare_md(c, &md);
+	cut = chart ? strstr(md.buf, "\n\n") : NULL;
+	if (!cut) {
+		sbuf_add(out, md.buf, md.len);
+	} else {
+		/* after the heading: the chart, for the comment's reader */
+		sbuf_add(out, md.buf, (size_t)(cut - md.buf) + 2);
+		sbuf_adds(out, "![per-rung deltas: shift of new vs base in % with intervals](");
+		sbuf_adds(out, chart);
+		sbuf_adds(out, ")\n\n");
+		sbuf_adds(out, cut + 2);
+	}
 	sbuf_release(&md);
 }

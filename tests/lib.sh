@@ -74,3 +74,30 @@ wait_port() {
 	done
 	return 1
 }
+
+# Headless Chromium (Debian `chromium`) for the pages' tests: installed
+# with apt-get when missing and run as root, as the Makefile does for its
+# tools. chromium_ready returns 1 when it is still missing.
+chromium_ready() {
+	if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+		echo "# installing chromium (apt-get) to render the pages" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 ||
+			{ apt-get update -qq >/dev/null 2>&1 &&
+			  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; }
+	fi
+	command -v chromium >/dev/null 2>&1
+}
+
+# chrome URL ARGS...: headless, offline, a throwaway profile under $T.
+chrome() {
+	local url=$1 prof; shift
+	prof=$(mktemp -d "$T/prof.XXXXXX")
+	timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$prof" \
+		--enable-logging=stderr --v=0 "$@" "$url"
+}
+
+# is_png FILE: its first 8 bytes are PNG's signature.
+is_png() {
+	[ "$(head -c 8 "$1" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+}

@@ -116,9 +116,9 @@ check "html: summary, then charts, then tables, then provenance" order "$R/repor
 	'<h2 id="s-[0-9]*">Knees' '<table id="t-rungs">' '<h2 id="s-[0-9]*">Provenance</h2>'
 
 # --- failed and rejected windows are drawn apart -----------------------------
-# svg-0 (latency): every failed window is drawn (on the top edge when its
-# percentile is off the chart); rejected ones within the axes. svg-4 (one
-# cell per window): one cell per finished window, by status.
+# latency_vs_rate: every failed window is drawn (on the top edge when its
+# percentile is off the chart); rejected ones within the axes. per_second
+# (one cell per window): one cell per finished window, by status.
 H=$R/report.html
 svg() { awk -v id="data-chart=\"$1\"" 'index($0, id) { on = 1 } on { print } on && /<\/svg>/ { exit }' "$H"; }
 nf=$(jq '[.windows[] | select(.status == "failed")] | length' "$J")
@@ -268,23 +268,10 @@ if [ "$(head -1 "$X/windows.csv" | awk -F, '{ print $(NF-1) }')" = exploratory ]
 else fail "exploratory run: csv column"; fi
 
 # --- report.html in headless Chromium ----------------------------------------
-if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-	echo "# installing chromium (apt-get) to render report.html" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 ||
-		{ apt-get update -qq >/dev/null 2>&1 &&
-		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; }
-fi
-if ! command -v chromium >/dev/null 2>&1; then
+if ! chromium_ready; then
 	fail "chromium: not installed and apt-get could not install it: report.html not rendered"
 	exit 0
 fi
-chrome() { # url, extra args...: headless, offline, throwaway profile
-	local url=$1; shift
-	local prof; prof=$(mktemp -d "$T/prof.XXXXXX")
-	timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
-		--disable-component-update --disable-sync --no-first-run --user-data-dir="$prof" \
-		--enable-logging=stderr --v=0 "$@" "$url"
-}
 # The error check must be able to fail: a page with a broken script is caught.
 printf '<html><body><script>undefinedFn()</script></body></html>\n' > "$T/bad.html"
 chrome "file://$T/bad.html" --dump-dom >/dev/null 2>"$T/bad.err"
@@ -301,7 +288,6 @@ if [ -z "$missing" ]; then ok "rendered DOM: every named chart ($CHARTS)"; else 
 if grep -q 'CONSOLE' "$T/chrome.err"; then fail "no console message or script error: $(grep CONSOLE "$T/chrome.err" | head -3)"
 else ok "no console message or script error"; fi
 chrome "file://$R/report.html" --window-size=1200,6000 --screenshot="$T/report.png" >/dev/null 2>&1
-if [ "$(head -c 8 "$T/report.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then
-	ok "screenshot is a PNG"; else fail "screenshot is a PNG"; fi
+if is_png "$T/report.png"; then ok "screenshot is a PNG"; else fail "screenshot is a PNG"; fi
 cmp_num "screenshot is not blank (bytes)" "$(stat -c %s "$T/report.png" 2>/dev/null || echo 0)" ">" 100000
 if [ -n "${REPORT_PNG:-}" ]; then cp "$T/report.png" "$REPORT_PNG"; fi
