@@ -105,12 +105,12 @@ static void chart_cost(const struct report *r, struct sbuf *out, const char *nam
 	sbuf_adds(out, "</svg>\n");
 }
 
-void report_chart_cpu(const struct report *r, struct sbuf *out)
+void report_chart_cpu(const struct report *r, const char *title, struct sbuf *out)
 {
-	chart_cost(r, out, "cpu_per_request", svg_chart_title("cpu_per_request"), 0);
+	chart_cost(r, out, "cpu_per_request", title, 0);
 }
 
-void report_chart_memory(const struct report *r, struct sbuf *out)
+void report_chart_memory(const struct report *r, const char *title, struct sbuf *out)
 {
-	chart_cost(r, out, "memory", svg_chart_title("memory"), 1);
+	chart_cost(r, out, "memory", title, 1);
 }

@@ -335,7 +335,7 @@ static void draw_windows(const struct report *r, const struct plot *p, struct sb
 	}
 }
 
-void report_chart_latency(const struct report *r, struct sbuf *out)
+void report_chart_latency(const struct report *r, const char *title, struct sbuf *out)
 {
 	struct plot p = { .w = 760, .h = 400 };
 	double lo = INFINITY, hi = isfinite(r->slo_ms) ? r->slo_ms * 1.2 : 0;
@@ -363,7 +363,7 @@ void report_chart_latency(const struct report *r, struct sbuf *out)
 		lo = r->slo_ms;
 	svg_rate_axis(r, &p.x, p.w);
 	svg_value_axis(&p.y, isfinite(lo) ? lo : 0, hi, p.h);
-	svg_open(out, "latency_vs_rate", svg_chart_title("latency_vs_rate"), p.w, p.h);
+	svg_open(out, "latency_vs_rate", title, p.w, p.h);
 	hatch_defs(r, out);
 	svg_frame(out, &p, p.x.log ? "offered rate (req/s, log scale)" : "offered rate (req/s)",
 	      p.y.log ? (r->slo_pct == 99 ? "p99 (ms, log scale)" : "SLO percentile (ms, log scale)")

@@ -75,15 +75,15 @@ static double ratio_value(const struct report_ratio *q, int metric)
 	return metric ? q->cpu : q->pslo;
 }
 
-void report_chart_ratio(const struct report *r, struct sbuf *out)
+/* The ratio axis (log): every ladder ratio, widened by the intervals up
+ * to twice the values' range (a wide one is clipped, its whisker running
+ * off the edge, rather than flattening every ratio against 1). Returns
+ * whether any ratio exists. */
+static int ratio_axis(const struct report *r, struct plot *p)
 {
-	static const char *const mname[] = { "pslo", "cpu" };
-	struct plot p = { .w = 760, .h = 360 };
-	double lo = 1, hi = 1, a, b, y;
-	size_t i, k;
+	double lo = 1, hi = 1, vlo, vhi, a, b;
+	size_t i;
 	int m, any = 0;
-
-	double vlo, vhi;
 
 	for (i = 0; i < r->nratios; i++) {
 		const struct report_ratio *q = &r->ratios[i];
@@ -98,9 +98,6 @@ void report_chart_ratio(const struct report *r, struct sbuf *out)
 			}
 		}
 	}
-	/* Intervals widen the axis up to twice the values' range: a wide one
-	 * is clipped (its whisker runs off the edge) rather than flattening
-	 * every ratio against 1. */
 	vlo = lo;
 	vhi = hi;
 	for (i = 0; i < r->nratios; i++) {
@@ -114,14 +111,26 @@ void report_chart_ratio(const struct report *r, struct sbuf *out)
 			hi = fmax(hi, fmin(b, vhi * 2));
 		}
 	}
+	memset(&p->y, 0, sizeof(p->y));
+	p->y.log = 1;
+	p->y.lo = lo / 1.15;
+	p->y.hi = hi * 1.15;
+	p->y.p0 = p->h - SVG_MB;
+	p->y.p1 = SVG_MT;
+	return any;
+}
+
+void report_chart_ratio(const struct report *r, const char *title, struct sbuf *out)
+{
+	static const char *const mname[] = { "pslo", "cpu" };
+	struct plot p = { .w = 760, .h = 360 };
+	double a, b, y;
+	size_t i, k;
+	int m, any;
+
 	svg_rate_axis(r, &p.x, p.w);
-	memset(&p.y, 0, sizeof(p.y));
-	p.y.log = 1;
-	p.y.lo = lo / 1.15;
-	p.y.hi = hi * 1.15;
-	p.y.p0 = p.h - SVG_MB;
-	p.y.p1 = SVG_MT;
-	svg_open(out, "ratio", svg_chart_title("ratio"), p.w, p.h);
+	any = ratio_axis(r, &p);
+	svg_open(out, "ratio", title, p.w, p.h);
 	svg_frame(out, &p, p.x.log ? "offered rate (req/s, log scale)" : "offered rate (req/s)",
 		  "ratio to the base (log scale)");
 	if (!any)

@@ -9,7 +9,7 @@
 
 #include "util.h"
 
-void report_chart_rejections(const struct report *r, struct sbuf *out)
+void report_chart_rejections(const struct report *r, const char *title, struct sbuf *out)
 {
 	double bar = 14, row = bar * (double)(r->nimpls ? r->nimpls : 1) + 12;
 	double w = 760, left = 170, right = 150;
@@ -20,7 +20,7 @@ void report_chart_rejections(const struct report *r, struct sbuf *out)
 		if (r->impls[k].total > max)
 			max = r->impls[k].total;
 	w += 60; /* room for "n failed, m rejected /t" */
-	svg_open(out, "rejections", svg_chart_title("rejections"), w, h);
+	svg_open(out, "rejections", title, w, h);
 	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">windows each gate failed (solid: "
 		  "valid, over the SLO) or rejected (pale, grey edge: void), of each implementation's "
 		  "finished windows</text>\n", 8.0, SVG_MT + 6);

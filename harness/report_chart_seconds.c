@@ -109,7 +109,7 @@ static void cell(const struct report *r, const struct report_window *wn, double 
 	sbuf_adds(out, " ms</text>\n</g>\n");
 }
 
-void report_chart_seconds(const struct report *r, struct sbuf *out)
+void report_chart_seconds(const struct report *r, const char *title, struct sbuf *out)
 {
 	double w = LEFT + COLS * (CW + GAP) + 8, y = SVG_MT + 32;
 	struct sbuf body = SBUF_INIT;
@@ -153,7 +153,7 @@ void report_chart_seconds(const struct report *r, struct sbuf *out)
 		}
 		y += 8;
 	}
-	svg_open(out, "per_second", svg_chart_title("per_second"), w, y + 8);
+	svg_open(out, "per_second", title, w, y + 8);
 	sbuf_addf(out, "<text x=\"8\" y=\"%.1f\" fill=\"#555\">one row per rung, one cell per window "
 		  "(green: accepted; red edge: failed; grey, dashed: rejected);</text>\n"
 		  "<text x=\"8\" y=\"%.1f\" fill=\"#555\">one scale per rung, from 0 ms at a cell's "

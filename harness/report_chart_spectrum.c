@@ -47,12 +47,12 @@ static void merged(const struct report *r, int k, double rate, struct hist *h)
 	}
 }
 
-void report_chart_spectrum(const struct report *r, struct sbuf *out)
+void report_chart_spectrum(const struct report *r, const char *title, struct sbuf *out)
 {
 	struct plot p = { .w = 760, .h = 380 };
 	double rate = spectrum_rate(r), xmax = 10, lo = INFINITY, hi = 0;
 	struct hist *h = xcalloc(r->nimpls ? r->nimpls : 1, sizeof(*h));
-	struct sbuf title = SBUF_INIT;
+	struct sbuf head = SBUF_INIT;
 	size_t k;
 	int j;
 
@@ -82,13 +82,13 @@ void report_chart_spectrum(const struct report *r, struct sbuf *out)
 	p.x.p0 = SVG_ML;
 	p.x.p1 = p.w - SVG_MR;
 	svg_value_axis(&p.y, isfinite(lo) ? lo : 0, hi, p.h);
-	sbuf_adds(&title, svg_chart_title("percentile_spectrum"));
+	sbuf_adds(&head, title);
 	if (isfinite(rate)) {
-		sbuf_adds(&title, " at ");
-		svg_num(&title, rate);
-		sbuf_adds(&title, " req/s (ladder, merged accepted windows)");
+		sbuf_adds(&head, " at ");
+		svg_num(&head, rate);
+		sbuf_adds(&head, " req/s (ladder, merged accepted windows)");
 	}
-	svg_open(out, "percentile_spectrum", title.buf, p.w, p.h);
+	svg_open(out, "percentile_spectrum", head.buf, p.w, p.h);
 	svg_frame(out, &p, "percentile (1/(1-p) scale)",
 		  p.y.log ? "latency (ms, log scale)" : "latency (ms)");
 	if (!(hi > 0))
@@ -141,5 +141,5 @@ void report_chart_spectrum(const struct report *r, struct sbuf *out)
 	for (k = 0; k < r->nimpls; k++)
 		hist_release(&h[k]);
 	free(h);
-	sbuf_release(&title);
+	sbuf_release(&head);
 }

@@ -1,7 +1,7 @@
 /*
- * report_svg: the chart registry of report.html and the chart kit
- * (report_svg.h) the charts share. Each chart is its own file,
- * report_chart_*.c; this one holds what they have in common.
+ * report_svg: the chart kit (report_svg.h) the charts share. Each chart is
+ * its own file, report_chart_*.c, listed in report_charts.c; this one
+ * holds what they have in common and calls none of them.
  */
 #include "report.h"
 #include "report_svg.h"
@@ -12,53 +12,6 @@
 #include <string.h>
 
 #include "util.h"
-
-/* ------------------------------------------------------------ registry */
-
-static const struct chart {
-	const char *name, *title;
-	void (*draw)(const struct report *r, struct sbuf *out);
-} charts[] = {
-	{ "latency_vs_rate", "Tail latency vs offered rate", report_chart_latency },
-	{ "percentile_spectrum", "Latency by percentile", report_chart_spectrum },
-	{ "timeline", "The whole run over time", report_chart_timeline },
-	{ "cpu_per_request", "CPU per request vs offered rate", report_chart_cpu },
-	{ "memory", "Memory (anon p99) vs offered rate", report_chart_memory },
-	{ "ratio", "Ratios between implementations vs offered rate", report_chart_ratio },
-	{ "per_second", "Per-second p99 of every window", report_chart_seconds },
-	{ "rejections", "Failed and rejected windows per gate", report_chart_rejections },
-};
-
-size_t report_nchart(void)
-{
-	return ARRAY_SIZE(charts);
-}
-
-const char *report_chart_title(size_t i)
-{
-	return i < ARRAY_SIZE(charts) ? charts[i].title : "";
-}
-
-const char *report_chart_name(size_t i)
-{
-	return i < ARRAY_SIZE(charts) ? charts[i].name : "";
-}
-
-const char *svg_chart_title(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(charts); i++)
-		if (!strcmp(charts[i].name, name))
-			return charts[i].title;
-	return name;
-}
-
-void report_chart(const struct report *r, size_t i, struct sbuf *out)
-{
-	if (i < ARRAY_SIZE(charts))
-		charts[i].draw(r, out);
-}
 
 /* ------------------------------------------------------------ numbers */
 

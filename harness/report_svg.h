@@ -53,9 +53,6 @@ void svg_num(struct sbuf *out, double v);
 /* A plain number with up to `sig` significant figures (for labels). */
 void svg_sig(struct sbuf *out, double v, int sig);
 
-/* The registered title of chart `name` (report_svg.c). */
-const char *svg_chart_title(const char *name);
-
 /* <svg data-chart="name" ...>, white background and the title. */
 void svg_open(struct sbuf *out, const char *name, const char *title, double w, double h);
 /* The plot area, grid, tick labels and axis labels. */
@@ -85,14 +82,15 @@ double svg_legend_marks(struct sbuf *out, double x, double y);
 /* One legend row per implementation at the plot's right; returns the next y. */
 double svg_legend_impls(struct sbuf *out, const struct report *r, const struct plot *p);
 
-/* The charts (report_chart_*.c). */
-void report_chart_latency(const struct report *r, struct sbuf *out);
-void report_chart_spectrum(const struct report *r, struct sbuf *out);
-void report_chart_timeline(const struct report *r, struct sbuf *out);
-void report_chart_cpu(const struct report *r, struct sbuf *out);
-void report_chart_memory(const struct report *r, struct sbuf *out);
-void report_chart_ratio(const struct report *r, struct sbuf *out);
-void report_chart_seconds(const struct report *r, struct sbuf *out);
-void report_chart_rejections(const struct report *r, struct sbuf *out);
+/* The charts (report_chart_*.c), listed in report_charts.c, each drawn
+ * with its registered title. */
+void report_chart_latency(const struct report *r, const char *title, struct sbuf *out);
+void report_chart_spectrum(const struct report *r, const char *title, struct sbuf *out);
+void report_chart_timeline(const struct report *r, const char *title, struct sbuf *out);
+void report_chart_cpu(const struct report *r, const char *title, struct sbuf *out);
+void report_chart_memory(const struct report *r, const char *title, struct sbuf *out);
+void report_chart_ratio(const struct report *r, const char *title, struct sbuf *out);
+void report_chart_seconds(const struct report *r, const char *title, struct sbuf *out);
+void report_chart_rejections(const struct report *r, const char *title, struct sbuf *out);
 
 #endif
