@@ -141,6 +141,8 @@ struct report_ratio {
 	double rate;
 	int impl, base;
 	double pslo, cpu, anon;      /* NAN when a side is missing */
+	/* conservative intervals of pslo and cpu (report_ratio.c), NAN none */
+	double pslo_lo, pslo_hi, cpu_lo, cpu_hi;
 };
 
 struct report_verdict {
@@ -225,6 +227,8 @@ void report_release(struct report *r);
 /* report_rollup.c, for report_load: compute the roll-ups of the windows
  * report.c read into r. 0, or -1 after an error(). */
 int report_rollup(struct report *r);
+/* report_ratio.c, for report_rollup: each ratio's intervals. */
+void report_ratio_intervals(struct report *r);
 
 /* Reasons a window was rejected, per impl or per rung; NULL when absent. */
 const struct report_reason *report_reason_find(const struct report_reason *v, size_t n,

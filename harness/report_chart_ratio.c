@@ -2,12 +2,10 @@
  * report_chart_ratio: ratio, each implementation over the base (the
  * report's ratios: every implementation against the first one) at each
  * ladder rate, for the SLO percentile (solid) and CPU per request
- * (dashed), with intervals as whiskers. The intervals are conservative
- * quotients of each side's own interval: the percentile's from the merged
- * histograms' order-statistic intervals ([a.lo / b.hi, a.hi / b.lo]), the
- * CPU's from a t interval over each side's accepted windows' CPU per
- * request. A ratio above 1 means more than the base at that rate; a line
- * at 1 marks parity. Marks carry data-metric="pslo|cpu".
+ * (dashed), with intervals as whiskers (report_ratio.c: conservative
+ * quotients of each side's own interval). A ratio above 1 means more than
+ * the base at that rate; a line at 1 marks parity. Marks carry
+ * data-metric="pslo|cpu", whiskers data-whisker="pslo|cpu".
  */
 #include "report.h"
 #include "report_svg.h"
@@ -17,57 +15,13 @@
 
 #include "util.h"
 
-/* Mean and t interval (at r->level) of impl's accepted ladder windows'
- * CPU ms per request at rate; 0 when fewer than 2. */
-static int cpu_interval(const struct report *r, int impl, double rate, double *lo, double *hi)
+/* The interval of q's metric (0 = pslo, 1 = cpu; report_ratio.c); 0 when
+ * none. */
+static int ratio_interval(const struct report_ratio *q, int metric, double *lo, double *hi)
 {
-	double s = 0, ss = 0, m, sd, t;
-	size_t i, n = 0;
-
-	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
-
-		if (w->impl_idx != impl || !w->accepted || strcmp(w->stage, "ladder") ||
-		    fabs(w->rate - rate) > 1e-9 * rate || !isfinite(w->cpu_ms_per_req))
-			continue;
-		s += w->cpu_ms_per_req;
-		ss += w->cpu_ms_per_req * w->cpu_ms_per_req;
-		n++;
-	}
-	if (n < 2)
-		return 0;
-	m = s / (double)n;
-	sd = sqrt(fmax(0, (ss - s * m) / (double)(n - 1)));
-	t = stat_t_quantile(1 - (1 - r->level) / 2, (double)(n - 1));
-	*lo = m - t * sd / sqrt((double)n);
-	*hi = m + t * sd / sqrt((double)n);
-	return 1;
-}
-
-/* The interval of q's metric (0 = pslo, 1 = cpu); 0 when none. */
-static int ratio_interval(const struct report *r, const struct report_ratio *q, int metric,
-			  double *lo, double *hi)
-{
-	const struct report_rung *a = report_ladder_rung(r, q->impl, q->rate);
-	const struct report_rung *b = report_ladder_rung(r, q->base, q->rate);
-	double alo, ahi, blo, bhi;
-
-	if (!a || !b)
-		return 0;
-	if (metric == 0) {
-		alo = a->pslo.lo_ms;
-		ahi = a->pslo.hi_ms;
-		blo = b->pslo.lo_ms;
-		bhi = b->pslo.hi_ms;
-	} else if (!cpu_interval(r, q->impl, q->rate, &alo, &ahi) ||
-		   !cpu_interval(r, q->base, q->rate, &blo, &bhi)) {
-		return 0;
-	}
-	if (!isfinite(alo) || !isfinite(ahi) || !(blo > 0) || !(bhi > 0) || alo < 0)
-		return 0;
-	*lo = alo / bhi;
-	*hi = ahi / blo;
-	return 1;
+	*lo = metric ? q->cpu_lo : q->pslo_lo;
+	*hi = metric ? q->cpu_hi : q->pslo_hi;
+	return isfinite(*lo) && isfinite(*hi);
 }
 
 static double ratio_value(const struct report_ratio *q, int metric)
@@ -104,7 +58,7 @@ static int ratio_axis(const struct report *r, struct plot *p)
 		const struct report_ratio *q = &r->ratios[i];
 
 		for (m = 0; m < 2 && !strcmp(q->stage, "ladder"); m++) {
-			if (!ratio_interval(r, q, m, &a, &b))
+			if (!ratio_interval(q, m, &a, &b))
 				continue;
 			if (a > 0)
 				lo = fmin(lo, fmax(a, vlo / 2));
@@ -158,7 +112,7 @@ void report_chart_ratio(const struct report *r, const char *title, struct sbuf *
 				x = svg_amap(&p.x, q->rate) + (m ? 3 : -3);
 				sbuf_addf(&d, "%s%.1f %.1f", pen ? "L" : "M", x, svg_amap(&p.y, v));
 				pen = 1;
-				if (ratio_interval(r, q, m, &a, &b)) {
+				if (ratio_interval(q, m, &a, &b)) {
 					double ya = svg_amap(&p.y, fmax(a, p.y.lo));
 					double yb = svg_amap(&p.y, fmin(b, p.y.hi));
 
@@ -176,7 +130,7 @@ void report_chart_ratio(const struct report *r, const char *title, struct sbuf *
 				sbuf_add_xml(out, r->impls[q->base].name);
 				sbuf_addf(out, " at %.0f req/s, %s: %.2f", q->rate,
 					  m ? "CPU per request" : r->slo_label, v);
-				if (ratio_interval(r, q, m, &a, &b))
+				if (ratio_interval(q, m, &a, &b))
 					sbuf_addf(out, " [%.2f, %.2f]", a, b);
 				sbuf_adds(out, "</title></circle>\n");
 			}

@@ -478,6 +478,13 @@ static void rungs(const struct report *r, struct rdoc *d)
 	sbuf_release(&c);
 }
 
+/* " [0.91, 1.20]" when the ratio has an interval (report_ratio.c) */
+static void ratio_ci(struct sbuf *c, double lo, double hi)
+{
+	if (isfinite(lo) && isfinite(hi))
+		sbuf_addf(c, " [%.2f, %.2f]", lo, hi);
+}
+
 static void ratios(const struct report *r, struct rdoc *d)
 {
 	struct sbuf c = SBUF_INIT;
@@ -487,8 +494,11 @@ static void ratios(const struct report *r, struct rdoc *d)
 	if (!r->nratios)
 		return;
 	addf(d, RDOC_H2, "Ratios to %s, each stamped with its rate", r->impls[0].name);
-	add(d, RDOC_P, "A ratio is a curve, not a number: > 1 means more than the base at that "
-	    "stage and rate (merged percentiles, pooled CPU and memory of accepted windows).");
+	addf(d, RDOC_P, "A ratio is a curve, not a number: > 1 means more than the base at that "
+	     "stage and rate (merged percentiles, pooled CPU and memory of accepted windows). "
+	     "[lo, hi]: a conservative interval from each side's own %.0f%% interval (the "
+	     "percentile's order-statistic interval; a t interval over the windows' CPU per "
+	     "request), lo = a.lo / b.hi, hi = a.hi / b.lo.", r->level * 100);
 	t = table(d, "ratios", 6, "implementation / base", "stage", "rate (req/s)", r->slo_label,
 		  "CPU ms/req", "anon p99");
 	for (i = 0; i < r->nratios; i++) {
@@ -499,8 +509,10 @@ static void ratios(const struct report *r, struct rdoc *d)
 		report_fmt_rate(&c, q->rate);
 		cell(t, &c);
 		report_fmt_num(&c, q->pslo, 2);
+		ratio_ci(&c, q->pslo_lo, q->pslo_hi);
 		cell(t, &c);
 		report_fmt_num(&c, q->cpu, 2);
+		ratio_ci(&c, q->cpu_lo, q->cpu_hi);
 		cell(t, &c);
 		report_fmt_num(&c, q->anon, 2);
 		cell(t, &c);

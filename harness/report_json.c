@@ -17,6 +17,13 @@ static json_t *jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* [lo, hi], or null without an interval */
+static json_t *ratio_ci(double lo, double hi)
+{
+	return isfinite(lo) && isfinite(hi) ? json_pack("[o, o]", json_real(lo), json_real(hi))
+					    : json_null();
+}
+
 static json_t *jstr(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -312,10 +319,12 @@ void report_json(const struct report *r, struct sbuf *out)
 		const struct report_ratio *q = &r->ratios[i];
 
 		json_array_append_new(a, json_pack(
-			"{s:s, s:o, s:s, s:s, s:o, s:o, s:o}", "stage", q->stage,
+			"{s:s, s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "stage", q->stage,
 			"rate_rps", jnum(q->rate), "impl", r->impls[q->impl].name,
 			"base", r->impls[q->base].name, "slo_percentile", jnum(q->pslo),
-			"cpu_ms_per_req", jnum(q->cpu), "anon_p99", jnum(q->anon)));
+			"slo_percentile_ci", ratio_ci(q->pslo_lo, q->pslo_hi),
+			"cpu_ms_per_req", jnum(q->cpu),
+			"cpu_ms_per_req_ci", ratio_ci(q->cpu_lo, q->cpu_hi), "anon_p99", jnum(q->anon)));
 	}
 	json_object_set_new(root, "ratios", a);
 

@@ -619,6 +619,7 @@ int report_rollup(struct report *r)
 	for (i = 0; i < r->nimpls; i++)
 		rollup_impl(r, (int)i);
 	build_ratios(r);
+	report_ratio_intervals(r);
 	build_verdicts(r);
 	rollup_quality(r);
 	rollup_ref_rate(r);

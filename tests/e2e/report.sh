@@ -205,7 +205,13 @@ F=$("$HARNESS" report fixture --runs-dir "$T/warm" --format html 2>/dev/null)
 cmp_num "timeline: each window's warm-up shaded" \
 	"$(grep -c 'data-warmup=.*2 s warm-up and discard' "$F/report.html")" "==" 40
 cmp_num "timeline: no warm-up, no shading" "$(svg timeline | grep -c 'data-warmup=')" "==" 0
-cmp_num "ratio: p99 ratios with intervals" "$(svg ratio | grep -c 'data-whisker="pslo"')" ">=" 2
+check "json: each ratio inside its interval" jq -e '[.ratios[] | select(.slo_percentile_ci != null) |
+	.slo_percentile_ci[0] <= .slo_percentile and .slo_percentile <= .slo_percentile_ci[1]] |
+	length > 0 and all' "$J"
+cmp_num "ratio: a p99 whisker per ladder ratio with an interval" "$(svg ratio | grep -c 'data-whisker="pslo"')" "==" \
+	"$(jq '[.ratios[] | select(.stage == "ladder" and .slo_percentile_ci != null)] | length' "$J")"
+cmp_num "ratio: a CPU whisker per ladder ratio with an interval" "$(svg ratio | grep -c 'data-whisker="cpu"')" "==" \
+	"$(jq '[.ratios[] | select(.stage == "ladder" and .cpu_ms_per_req_ci != null)] | length' "$J")"
 cmp_num "ratio: CPU ratios" "$(svg ratio | grep -c 'data-metric="cpu"')" "==" 4
 cmp_num "per_second: one scale per rung" "$(svg per_second | grep -c 'class="rung" data-scale-ms=')" "==" \
 	"$(jq '.rungs | length' "$J")"
