@@ -108,6 +108,8 @@ size_t svg_ticks(const struct axis *a, double *t)
 {
 	size_t n = 0, k;
 
+	if (a->tick_kind == 2)
+		return 0;
 	if (a->log) {
 		static const double m125[] = { 1, 2, 5 }, m19[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
 		const double *mult = m125;

@@ -33,7 +33,8 @@ struct axis {
 	int log;
 	double p0, p1;   /* pixel range */
 	/* ticks: 0 = 1-2-5 steps (log: 1, 2, 5 per decade); 1 = percentile
-	 * labels on a 1/(1-p) axis (1 -> "0%", 10 -> "90%", 100 -> "99%") */
+	 * labels on a 1/(1-p) axis (1 -> "0%", 10 -> "90%", 100 -> "99%");
+	 * 2 = none (the chart draws its own) */
 	int tick_kind;
 };
 

@@ -195,6 +195,8 @@ cmp_num "percentile_spectrum: one line per implementation" \
 	"$(svg percentile_spectrum | grep -c '<polyline data-impl=')" "==" 2
 cmp_num "timeline: a verdict per finished window" \
 	"$(svg timeline | grep -c 'class="verdict"')" "==" 40
+# the fixture's confirm stage starts ~420 s after the ladder's last window
+cmp_num "timeline: the one long pause cut and marked" "$(svg timeline | grep -c '<g data-break=')" "==" 1
 cmp_num "timeline: failed verdicts" "$(svg timeline | grep -c 'class="verdict" data-status="failed"')" "==" "$nf"
 # the fixture stores no warm-up seconds: a copy with 2 per window shades each
 mkdir -p "$T/warm/fixture"
