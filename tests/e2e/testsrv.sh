@@ -1,4 +1,5 @@
 #!/bin/bash
+# release-only: checks the helper server, which is built without sanitizers in both builds
 # Quick checks of the test helper server itself (tests/helpers/testsrv.c):
 # other tests trust its delay, error injection, stats JSON and failure modes.
 . "$(dirname "$0")/../lib.sh"
