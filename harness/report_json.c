@@ -256,6 +256,12 @@ static json_t *window_obj(const struct report *r, const struct report_window *w)
 	for (i = 0; i < w->nsec; i++)
 		json_array_append_new(sec, jnum(w->sec_p99[i]));
 	json_object_set_new(o, "second_p99_ms", sec);
+	sec = json_array();   /* the timeline's achieved rate, per measured second */
+	for (i = 0; i < w->nsec; i++)
+		json_array_append_new(sec, json_integer((json_int_t)w->sec_done[i]));
+	json_object_set_new(o, "second_completed", sec);
+	json_object_set_new(o, "started_at", jnum(w->started_at));
+	json_object_set_new(o, "head_seconds", json_integer((json_int_t)w->nhead));
 	return o;
 }
 

@@ -195,6 +195,9 @@ cmp_num "percentile_spectrum: one line per implementation" \
 	"$(svg percentile_spectrum | grep -c '<polyline data-impl=')" "==" 2
 cmp_num "timeline: a verdict per finished window" \
 	"$(svg timeline | grep -c 'class="verdict"')" "==" 40
+check "json: the timeline's numbers per window (start, head, completed per second)" \
+	jq -e '[.windows[] | (.second_completed | length) == (.second_p99_ms | length) and
+	        .started_at > 0 and .head_seconds == 0] | all' "$J"
 # the fixture's confirm stage starts ~420 s after the ladder's last window
 cmp_num "timeline: the one long pause cut and marked" "$(svg timeline | grep -c '<g data-break=')" "==" 1
 cmp_num "timeline: failed verdicts" "$(svg timeline | grep -c 'class="verdict" data-status="failed"')" "==" "$nf"
