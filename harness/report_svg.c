@@ -111,27 +111,31 @@ size_t svg_ticks(const struct axis *a, double *t)
 	if (a->tick_kind == 2)
 		return 0;
 	if (a->log) {
-		static const double m125[] = { 1, 2, 5 }, m19[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
-		const double *mult = m125;
-		size_t nm = 3;
+		/* 1, 2 and 5 per decade first, then 3, 4, 6 .. 9 where they keep
+		 * 45 px from every tick already placed (a short axis still gets
+		 * its ends labelled; a long one stays 1-2-5); sorted after. */
+		static const double order[] = { 1, 2, 5, 3, 4, 6, 7, 8, 9 };
+		size_t nm = a->tick_kind == 1 ? 1 : ARRAY_SIZE(order), j, q;
 		double d;
-		int pass;
 
-		if (a->tick_kind == 1) {   /* 1/(1-p): decades only */
-			mult = m19;
-			nm = 1;
-		}
-		for (pass = 0; pass < 2; pass++) {
-			n = 0;
-			for (d = pow(10, floor(log10(a->lo))); d <= a->hi && n < 16; d *= 10)
-				for (k = 0; k < nm && n < 16; k++)
-					if (svg_in_axis(a, d * mult[k]))
-						t[n++] = d * mult[k];
-			if (n >= 3 || a->tick_kind == 1)
-				break;
-			mult = m19;    /* less than a decade: 1..9 per decade */
-			nm = 9;
-		}
+		for (k = 0; k < nm; k++)
+			for (d = pow(10, floor(log10(a->lo))); d <= a->hi && n < 16; d *= 10) {
+				double v = d * order[k], x = svg_amap(a, v);
+				int far = 1;
+
+				if (!svg_in_axis(a, v))
+					continue;
+				for (j = 0; j < n && far; j++)
+					far = k < 3 || fabs(svg_amap(a, t[j]) - x) >= 45;
+				if (far)
+					t[n++] = v;
+			}
+		for (j = 1; j < n; j++)
+			for (q = j; q > 0 && t[q - 1] > t[q]; q--) {
+				d = t[q];
+				t[q] = t[q - 1];
+				t[q - 1] = d;
+			}
 	} else {
 		double raw = (a->hi - a->lo) / 5, mag, step, v;
 
