@@ -119,6 +119,20 @@ const char *const *account_dirs(const struct account *a, size_t *n);
 
 /* Number of processes in the cgroup (procfs: in the tree); -1 unknown. */
 int account_nprocs(struct account *a);
+
+/*
+ * The limits hit since the cgroup was made, as the kernel counts them:
+ * forks refused at pids.max (pids.events "max", v1 and v2) and processes
+ * killed by the OOM killer at the memory limit (oom_kill). has_* 0 where
+ * the backend cannot tell (procfs, a controller not mounted).
+ */
+struct account_limit_hits {
+	int has_pids;
+	uint64_t pids_refused;
+	int has_oom;
+	uint64_t oom_kill;
+};
+void account_limit_hits(struct account *a, struct account_limit_hits *h);
 /* SIGKILL every process of the cgroup (cgroup.kill in v2) until it is
  * empty or timeout_s passed; 0 when empty. procfs: the tree. */
 int account_kill_all(struct account *a, double timeout_s);

@@ -122,6 +122,24 @@ const char *const *account_dirs(const struct account *a, size_t *n)
 	return (const char *const *)a->dirs;
 }
 
+void account_limit_hits(struct account *a, struct account_limit_hits *h)
+{
+	struct acct_counters c;
+	char buf[256];
+	size_t i;
+
+	memset(h, 0, sizeof(*h));
+	for (i = 0; i < a->ndirs && !h->has_pids; i++)
+		if (acct_read(a->dirs[i], "pids.events", buf, sizeof(buf)) >= 0 &&
+		    !acct_kv(buf, "max", &h->pids_refused))
+			h->has_pids = 1;
+	memset(&c, 0, sizeof(c));
+	if (a->ops->counters && !a->ops->counters(a, &c) && c.has_oom) {
+		h->has_oom = 1;
+		h->oom_kill = c.oom_kill;
+	}
+}
+
 int account_nprocs(struct account *a)
 {
 	return a->ops->nprocs(a);

@@ -55,6 +55,7 @@ void bind_sut(struct sut_config *cfg, const struct spec *spec, const struct spec
 	cfg->sample_ms = spec->accounting.sample_ms;
 	cfg->run_as_uid = sandbox ? sandbox->uid : -1;
 	cfg->run_as_gid = sandbox ? sandbox->gid : -1;
+	cfg->jail = sandbox ? &sandbox->jail : NULL;
 	cfg->memory_max_bytes = impl->memory_max_bytes;
 	cfg->pids_max = impl->pids_max;
 	if (sandbox && !cfg->memory_max_bytes)
@@ -74,6 +75,7 @@ void bind_build(struct sut_build_config *cfg, const struct spec *spec,
 	cfg->backend = spec->accounting.backend;
 	cfg->uid = sandbox ? sandbox->uid : -1;
 	cfg->gid = sandbox ? sandbox->gid : -1;
+	cfg->jail = sandbox ? &sandbox->jail : NULL;
 	if (sandbox) {
 		cfg->timeout_s = spec->sandbox.build_timeout_s;
 		cfg->memory_max_bytes = spec->sandbox.memory_max_bytes;

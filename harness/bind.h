@@ -41,6 +41,7 @@ uint64_t bind_window_seed(const struct spec *spec, int64_t window_id, uint64_t s
  * rerun: the spec's sandbox limits where the impl sets none). */
 struct bind_sandbox {
 	int uid, gid;
+	struct jail jail;       /* bwrap's view (jail.h) */
 };
 
 /*

@@ -409,11 +409,13 @@ static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally
 
 	if (!strcmp(nw->status, "failed") && nw->failure_kind && nw->failure_impl &&
 	    !strcmp(nw->failure_impl, ci->name) &&
-	    (!strcmp(nw->failure_kind, "build") || !strcmp(nw->failure_kind, "start"))) {
+	    (!strcmp(nw->failure_kind, "build") || !strcmp(nw->failure_kind, "start") ||
+	     !strcmp(nw->failure_kind, "limit"))) {
 		ci->verdict = CMP_REGRESSION;
 		sbuf_addf(why, "the new commit %s (run %s failed; see its logs/)",
 			  !strcmp(nw->failure_kind, "build") ? "failed to build"
-							    : "never came up healthy",
+			  : !strcmp(nw->failure_kind, "start") ? "never came up healthy"
+							      : "hit its sandbox limits",
 			  nw->id);
 		return;
 	}

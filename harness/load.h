@@ -162,6 +162,10 @@ struct load_config {
 	/* curl transport: CA certificates (PEM file) to verify https servers
 	 * with, instead of the system's; NULL for the system's. */
 	const char *ca_file;
+	/* > 0: open every connection inside this network namespace (netns.h;
+	 * a sandboxed implementation's loopback), the caller's descriptor,
+	 * open for the whole run; <= 0: the harness's own network. */
+	int netns_fd;
 };
 
 struct load_result {

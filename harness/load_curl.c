@@ -24,6 +24,7 @@
 #include <curl/curl.h>
 
 #include "load_internal.h"
+#include "netns.h"
 #include "util.h"
 
 #define MAX_EVENTS 256
@@ -348,6 +349,7 @@ static int curl_init_thread(struct load_thread *th)
 		curl_easy_setopt(e, CURLOPT_USERAGENT, "harness");
 		if (cfg->ca_file)
 			curl_easy_setopt(e, CURLOPT_CAINFO, cfg->ca_file);
+		netns_curl(e, &cfg->netns_fd);
 		x->next_free = cc->free;
 		cc->free = x;
 	}

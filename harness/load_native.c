@@ -31,6 +31,7 @@
 #include <linux/net_tstamp.h>
 
 #include "load_internal.h"
+#include "netns.h"
 #include "util.h"
 
 #define RBUF_SIZE (64 * 1024)
@@ -262,8 +263,9 @@ static void conn_start(struct native *nt, struct nconn *c, const struct load_due
 		int one = 1, fd;
 
 		c->state = N_CONNECTING;
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			    ai->ai_protocol);
+		fd = netns_socket(th->sh->cfg->netns_fd,
+				  ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+				  ai->ai_protocol);
 		if (fd < 0) {
 			conn_fail(nt, c, LERR_OTHER);
 			return;

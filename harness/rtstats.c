@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "jsonptr.h"
+#include "netns.h"
 #include "promtext.h"
 #include "rtstats.h"
 #include "util.h"
@@ -19,6 +20,7 @@ struct rtstats {
 	double hz;
 	int timeout_ms;
 	enum stats_format format;
+	int netns_fd;                   /* <= 0: the harness's network */
 	struct spec_signal *signals;
 	size_t nsignals;
 
@@ -302,6 +304,7 @@ static void *poller_main(void *arg)
 		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)r->timeout_ms);
 		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 		curl_easy_setopt(c, CURLOPT_PROXY, "");
+		netns_curl(c, &r->netns_fd);
 	}
 	pthread_mutex_lock(&r->mu);
 	while (!r->stop) {
@@ -334,8 +337,8 @@ static void *poller_main(void *arg)
 	return NULL;
 }
 
-struct rtstats *rtstats_start_fmt(const char *url, double hz, const struct spec_signal *signals,
-				  size_t n, enum stats_format format, int timeout_ms)
+static struct rtstats *start(const char *url, double hz, const struct spec_signal *signals,
+			     size_t n, enum stats_format format, int timeout_ms, int netns_fd)
 {
 	struct rtstats *r;
 	pthread_condattr_t ca;
@@ -357,6 +360,7 @@ struct rtstats *rtstats_start_fmt(const char *url, double hz, const struct spec_
 	r->url = xstrdup(url);
 	r->hz = hz;
 	r->format = format;
+	r->netns_fd = netns_fd;
 	if (timeout_ms <= 0) {
 		timeout_ms = (int)(800.0 / hz);
 		if (timeout_ms < 100)
@@ -384,6 +388,19 @@ struct rtstats *rtstats_start_fmt(const char *url, double hz, const struct spec_
 	}
 	r->running = 1;
 	return r;
+}
+
+struct rtstats *rtstats_start_fmt(const char *url, double hz, const struct spec_signal *signals,
+				  size_t n, enum stats_format format, int timeout_ms)
+{
+	return start(url, hz, signals, n, format, timeout_ms, -1);
+}
+
+struct rtstats *rtstats_start_in(int netns_fd, const char *url, double hz,
+				 const struct spec_signal *signals, size_t n,
+				 enum stats_format format)
+{
+	return start(url, hz, signals, n, format, 0, netns_fd);
 }
 
 struct rtstats *rtstats_start_timeout(const char *url, double hz,

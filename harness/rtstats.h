@@ -68,6 +68,11 @@ struct rtstats *rtstats_start_timeout(const char *url, double hz,
 /* The same for a stats format (spec.h stats_format). */
 struct rtstats *rtstats_start_fmt(const char *url, double hz, const struct spec_signal *signals,
 				  size_t n, enum stats_format format, int timeout_ms);
+/* rtstats_start_fmt polling from inside the network namespace netns_fd
+ * (netns.h; the caller's, open until rtstats_free), default timeout. */
+struct rtstats *rtstats_start_in(int netns_fd, const char *url, double hz,
+				 const struct spec_signal *signals, size_t n,
+				 enum stats_format format);
 
 /* Deep copies of the polls sent at or after since_ns (0: all), oldest
  * first; returns the count, *out malloc'd (NULL when none). */

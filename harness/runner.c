@@ -24,6 +24,7 @@
 #include "report.h"
 #include "run_quality.h"
 #include "runner_internal.h"
+#include "jail.h"
 #include "sandbox.h"
 #include "store_run.h"
 #include "store_window.h"
@@ -138,6 +139,7 @@ static int make_arms(struct run_ctx *rc, const struct run_arm *extra, size_t nex
 		arm_from_impl(a, base, ra->name, ra->src_dir);
 		a->untrusted = ra->untrusted;
 		a->candidate = ra->untrusted && !ra->clone_of;
+		a->frozen = ra->untrusted && ra->clone_of;
 	}
 	rc->narms = n;
 	return 0;
@@ -163,6 +165,7 @@ static void run_ctx_release(struct run_ctx *rc)
 	free(rc->run_id);
 	free(rc->dir);
 	free(rc->logs_dir);
+	free(rc->hide_dir);
 }
 
 /* ---------------------------------------------------------- provenance */
@@ -315,16 +318,30 @@ static int lock_run_dir(const char *dir)
 static int set_run_status(struct run_ctx *rc, const char *status, const char *failure,
 			  const char *kind)
 {
-	const char *impl = kind && (!strcmp(kind, "build") || !strcmp(kind, "start"))
+	const char *impl = kind && (!strcmp(kind, "build") || !strcmp(kind, "start") ||
+				    !strcmp(kind, "limit"))
 				   ? rc->fail_impl : NULL;
 
 	return store_run_set_status(&rc->st, rc->run_id, status, failure, kind, impl,
 				    strcmp(status, "running") ? now_wall() : NAN);
 }
 
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
 static int ensure_sandbox(struct run_ctx *rc)
 {
+	int *uids = NULL;
 	size_t i;
+	int ret = -1;
 
 	rc->sandbox_uid = rc->sandbox_gid = -1;
 	for (i = 0; i < rc->narms; i++)
@@ -332,17 +349,36 @@ static int ensure_sandbox(struct run_ctx *rc)
 			break;
 	if (i == rc->narms)
 		return 0;
-	if (sandbox_user_ensure(rc->spec->sandbox.user, &rc->sandbox_uid, &rc->sandbox_gid))
-		return -1;
-	/* The checkout is the user's; logs/ stays root's (the harness opens
-	 * the log files and the child inherits the descriptors), so untrusted
-	 * code cannot plant links there. */
-	for (i = 0; i < rc->narms; i++)
-		if (rc->arms[i].untrusted &&
-		    (sandbox_give(rc->arms[i].workdir, rc->sandbox_uid, rc->sandbox_gid, 1) ||
-		     sandbox_reachable(rc->arms[i].workdir, rc->sandbox_uid, rc->sandbox_gid)))
-			return -1;
-	return 0;
+	uids = xcalloc(rc->narms, sizeof(*uids));
+	if (jail_check() ||
+	    sandbox_user_ensure(rc->spec->sandbox.user, &rc->sandbox_uid, &rc->sandbox_gid) ||
+	    sandbox_uids(rc->narms, uids))
+		goto out;
+	free(rc->hide_dir);
+	rc->hide_dir = dir_of(rc->dir);
+	/* Each arm's checkout is its own uid's (group: the sandbox user's);
+	 * logs/ stays root's and the logs reach their files through the
+	 * harness's relay, so untrusted code cannot plant links there or
+	 * truncate them. */
+	for (i = 0; i < rc->narms; i++) {
+		struct arm *a = &rc->arms[i];
+
+		a->uid = -1;
+		if (!a->untrusted)
+			continue;
+		a->uid = uids[i];
+		if (sandbox_give(a->workdir, a->uid, rc->sandbox_gid, 1) ||
+		    sandbox_reachable(a->workdir, a->uid, rc->sandbox_gid))
+			goto out;
+		store_event(&rc->st, rc->run_id, -1, "sandbox_identity",
+			    "%s: uid %d, gid %d (%s)%s", a->name, a->uid, rc->sandbox_gid,
+			    rc->spec->sandbox.user ? rc->spec->sandbox.user : SANDBOX_DEFAULT_USER,
+			    a->frozen ? "; frozen after its build" : "");
+	}
+	ret = 0;
+out:
+	free(uids);
+	return ret;
 }
 
 /* Did the arm that failed to build or start hold a rerun's commit under
@@ -404,6 +440,14 @@ static int build_and_run(struct run_ctx *rc)
 		code = candidate_failed(rc) ? EXIT_NEGATIVE : EXIT_ENV;
 		sbuf_addf(&why, "%s never came up healthy", rc->fail_impl);
 		set_run_status(rc, "failed", why.buf, "start");
+		sbuf_release(&why);
+		return code;
+	}
+	if ((rc->fatal || code == EXIT_ENV) && rc->fail_kind && !strcmp(rc->fail_kind, "limit")) {
+		code = candidate_failed(rc) ? EXIT_NEGATIVE : EXIT_ENV;
+		sbuf_addf(&why, "%s hit its sandbox limits (see the sandbox_limit event)",
+			  rc->fail_impl);
+		set_run_status(rc, "failed", why.buf, "limit");
 		sbuf_release(&why);
 		return code;
 	}
@@ -568,6 +612,7 @@ static int resume_arms(struct run_ctx *rc, const struct run_record *rec, int for
 			return error("%s: implementation %s is not in the stored spec", rc->run_id, name);
 		arm_from_impl(a, impl, name, im->src_dir);
 		a->untrusted = im->src_dir != NULL;
+		a->frozen = a->untrusted && im->baseline_of;
 		rc->narms++;
 		memset(&pr, 0, sizeof(pr));
 		prov_repo_read(a->workdir, &pr);

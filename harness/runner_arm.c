@@ -3,13 +3,17 @@
  * (with its runtime-stats poller) when a window needs it and it is not up,
  * restarted after it exited or when its restart policy says so, stopped.
  */
+#include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "account.h"
 #include "bind.h"
 #include "rtstats.h"
+#include "sandbox.h"
 #include "runner_internal.h"
 #include "sut.h"
 #include "util.h"
@@ -42,9 +46,41 @@ static const struct bind_sandbox *arm_sandbox(const struct run_ctx *rc, const st
 {
 	if (!a->untrusted)
 		return NULL;
-	sb->uid = rc->sandbox_uid;
+	memset(sb, 0, sizeof(*sb));
+	sb->uid = a->uid;
 	sb->gid = rc->sandbox_gid;
+	sb->jail.hide = rc->hide_dir;
+	sb->jail.frozen = a->frozen && a->built;
 	return sb;
+}
+
+int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id)
+{
+	struct account_limit_hits h;
+	struct sbuf ev = SBUF_INIT;
+
+	if (!a->untrusted || !a->sut || !sut_account(a->sut))
+		return 0;
+	account_limit_hits(sut_account(a->sut), &h);
+	if (!(h.has_pids && h.pids_refused) && !(h.has_oom && h.oom_kill))
+		return 0;
+	sbuf_addf(&ev, "%s hit its sandbox limits:", a->name);
+	if (h.has_pids && h.pids_refused)
+		sbuf_addf(&ev, " %" PRIu64 " forks refused at pids.max %" PRIu64 " (pids.events max)",
+			  h.pids_refused, a->impl.pids_max ? a->impl.pids_max : rc->spec->sandbox.pids_max);
+	if (h.has_oom && h.oom_kill)
+		sbuf_addf(&ev, "%s%" PRIu64 " processes OOM-killed at %" PRIu64 " MiB (oom_kill)",
+			  h.has_pids && h.pids_refused ? ";" : "", h.oom_kill,
+			  (a->impl.memory_max_bytes ? a->impl.memory_max_bytes
+						    : rc->spec->sandbox.memory_max_bytes) >> 20);
+	store_event(&rc->st, rc->run_id, window_id, "sandbox_limit", "%s", ev.buf);
+	error("%s", ev.buf);
+	sbuf_release(&ev);
+	if (!rc->fail_kind) {
+		rc->fail_kind = "limit";
+		rc->fail_impl = a->name;
+	}
+	return 1;
 }
 
 int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan *wp)
@@ -73,6 +109,8 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 	if (sut_wait_healthy(a->sut, a->impl.health_timeout_s)) {
 		/* It was started, and exited or never answered healthy: the
 		 * implementation's doing (sut_start failing is the host's). */
+		if (!a->starts && !runner_stop)
+			runner_arm_limit_hit(rc, a, wp->id);
 		if (!a->starts && !rc->fail_kind && !runner_stop) {
 			store_event(&rc->st, rc->run_id, wp->id, "start_failed",
 				    "%s never came up healthy (see its log)", a->name);
@@ -83,9 +121,14 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 		goto out;
 	}
 	if (sut_stats_url(a->sut))
-		a->rts = rtstats_start_fmt(sut_stats_url(a->sut), a->impl.stats_poll_hz,
-					   a->impl.signals, a->impl.nsignals, a->impl.stats_format,
-					   0);
+		a->rts = rtstats_start_in(sut_netns(a->sut), sut_stats_url(a->sut),
+					  a->impl.stats_poll_hz, a->impl.signals,
+					  a->impl.nsignals, a->impl.stats_format);
+	if (a->untrusted && !a->argv_recorded) {
+		store_event(&rc->st, rc->run_id, wp->id, "sandbox_argv", "%s start: %s", a->name,
+			    sut_argv_text(a->sut));
+		a->argv_recorded = 1;
+	}
 	a->starts++;
 	store_event(&rc->st, rc->run_id, wp->id, "sut_start",
 		    "%s started on %s (start %u); cpus %s (%s)", a->name, sut_url(a->sut),
@@ -110,23 +153,45 @@ double runner_arm_hold_rps(const struct arm *a)
 
 /* ------------------------------------------------------------- builds */
 
+/* An @base control, once built: its tree becomes root's (the arm then
+ * runs with it bound read-only), before any commit under test runs. */
+static int freeze(struct run_ctx *rc, struct arm *a)
+{
+	if (sandbox_give(a->workdir, 0, 0, 1))
+		return -1;
+	a->built = 1;
+	store_event(&rc->st, rc->run_id, -1, "sandbox_frozen", "%s: %s is root's and read-only to it",
+		    a->name, a->workdir);
+	return 0;
+}
+
 int runner_build_all(struct run_ctx *rc)
 {
 	struct sbuf log = SBUF_INIT;
-	size_t i;
+	size_t i, pass;
 	int ret = 0;
 
+	/* pass 0: the frozen controls (then frozen); pass 1: everything else */
+	for (pass = 0; pass < 2; pass++)
 	for (i = 0; i < rc->narms && !ret; i++) {
 		struct arm *a = &rc->arms[i];
 		struct sut_build_config bo;
 		struct bind_sandbox sb;
+		char *argv_text = NULL;
 
-		if (!a->impl.build)
+		if ((pass == 0) != (a->frozen != 0))
 			continue;
+		if (!a->impl.build) {
+			if (a->frozen && freeze(rc, a))
+				ret = -1;
+			continue;
+		}
 		sbuf_reset(&log);
 		sbuf_addf(&log, "%s/build-%s.log", rc->logs_dir, a->name);
 		bind_build(&bo, rc->spec, &a->impl, a->workdir, log.buf, arm_sandbox(rc, a, &sb));
 		bo.stop = &runner_stop;
+		if (a->untrusted)
+			bo.argv_text = &argv_text;
 		fprintf(stderr, "harness: building %s\n", a->name);
 		if (sut_build(&bo)) {
 			if (runner_stop) {
@@ -137,6 +202,14 @@ int runner_build_all(struct run_ctx *rc)
 				rc->fail_kind = "build";
 				rc->fail_impl = a->name;
 			}
+			ret = -1;
+		}
+		if (argv_text)
+			store_event(&rc->st, rc->run_id, -1, "sandbox_argv", "%s build: %s", a->name,
+				    argv_text);
+		free(argv_text);
+		if (!ret && a->frozen && freeze(rc, a)) {
+			rc->fatal = 1;
 			ret = -1;
 		}
 	}

@@ -25,7 +25,13 @@ struct arm {
 	struct spec_impl impl;   /* shallow copy of the spec's; name and repo
 				    point at this arm's own strings */
 	char *workdir;           /* where build and start run */
-	int untrusted;           /* build/run as the sandbox user */
+	int untrusted;           /* build/run in a jail (jail.h) as its own uid */
+	int frozen;              /* an @base control: built first, then its
+				    tree root's and bound read-only */
+	int uid;                 /* untrusted: this arm's own uid in this run
+				    (group: the sandbox user's), else -1 */
+	int argv_recorded;       /* its start argv is in the events */
+	int built;               /* built (and, when frozen, frozen) */
 	int candidate;           /* rerun: the commit under test (not an @base
 				    control): its build or start failure is
 				    its own fault, exit 1, not the host's */
@@ -72,6 +78,7 @@ struct run_ctx {
 	size_t nrungs;
 	struct hostfacts facts;  /* read at start; drift is checked per window */
 	int sandbox_uid, sandbox_gid;
+	char *hide_dir;          /* the runs directory, hidden from jails */
 
 	/* progress */
 	size_t planned, done, accepted, failed, rejected;
@@ -131,6 +138,11 @@ int runner_test_void(struct run_ctx *rc, const struct window_plan *wp);
  * (restarting it after an exit or at a new block under per_block).
  * -1 after one error line. */
 int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan *wp);
+/* An untrusted arm that hit a limit of its sandbox (forks refused at
+ * pids.max, OOM kills: account_limit_hits): records a sandbox_limit event
+ * with the kernel's counts, sets rc->fail_kind "limit" and fail_impl, and
+ * returns 1; else 0 (trusted arms, nothing running, nothing hit). */
+int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id);
 /* Stop the arm's implementation and its poller (no-op when not running). */
 void runner_arm_stop(struct arm *a);
 /* Stop every arm's implementation. */

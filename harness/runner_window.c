@@ -278,6 +278,8 @@ static void load_config_for(struct window_ctx *w, struct load_config *cfg, doubl
 	bind_load(cfg, w->spec, sut_url(w->arm->sut), rate, duration_s,
 		  bind_window_seed(w->spec, w->wp->id, stream));
 	cfg->stop = &runner_stop;
+	/* a jailed implementation listens on its own namespace's loopback */
+	cfg->netns_fd = sut_netns(w->arm->sut);
 }
 
 static double warmup_rate(struct window_ctx *w)
@@ -770,7 +772,7 @@ int runner_window(struct run_ctx *rc, const struct window_plan *wp)
 {
 	struct window_ctx w;
 	struct window_judgement j;
-	int ret;
+	int ret, limit = 0;
 
 	memset(&j, 0, sizeof(j));
 	window_ctx_init(&w, rc, wp);
@@ -784,13 +786,18 @@ int runner_window(struct run_ctx *rc, const struct window_plan *wp)
 		window_judge(&w, &j);
 		ret = window_store(&w, &j);
 	}
-	if (!ret)
+	if (!ret) {
+		/* the window stands as measured; a sandbox limit hit during it
+		 * then ends the run as the arm's failure (runner.c) */
+		limit = runner_arm_limit_hit(rc, wp->arm, wp->id);
 		window_done(&w, &j.verdict);
-	else if (ret > 0)
+	} else if (ret > 0)
 		store_event(&rc->st, rc->run_id, wp->id, "window_interrupted",
 			    "%s: interrupted; resume runs it again", wp->arm->name);
 	if (ret)
 		store_window_set_state(&rc->st, wp->id, WINDOW_PLANNED, 0);
+	if (limit)
+		ret = -1;
 out:
 	if (ret < 0)
 		rc->fatal = 1;

@@ -4,7 +4,10 @@
 #include "sandbox.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -198,4 +201,54 @@ out:
 	sbuf_release(&pre);
 	free(real);
 	return ret;
+}
+
+/* Is any process running as uid? (a uid another run drew) */
+static int uid_in_use(int uid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	struct stat st;
+	char path[300];
+	int used = 0;
+
+	if (!d)
+		return 0;
+	while (!used && (e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s", e->d_name);
+		if (!stat(path, &st) && st.st_uid == (uid_t)uid)
+			used = 1;
+	}
+	closedir(d);
+	return used;
+}
+
+int sandbox_uids(size_t n, int *uids)
+{
+	uint32_t r;
+	size_t i;
+	int fd, tries;
+
+	if (n > 16)
+		return error("sandbox: %zu untrusted arms, at most 16", n);
+	for (tries = 0; tries < 100; tries++) {
+		fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || read(fd, &r, sizeof(r)) != (ssize_t)sizeof(r)) {
+			if (fd >= 0)
+				close(fd);
+			return error("sandbox: /dev/urandom: %s", strerror(errno));
+		}
+		close(fd);
+		/* a block of 16 consecutive uids, one per arm */
+		for (i = 0; i < n; i++) {
+			uids[i] = SANDBOX_UID_MIN + (int)(r & 0xffffff) * 16 + (int)i;
+			if (getpwuid((uid_t)uids[i]) || uid_in_use(uids[i]))
+				break;
+		}
+		if (i == n)
+			return 0;
+	}
+	return error("sandbox: no free block of uids found");
 }

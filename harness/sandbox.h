@@ -21,6 +21,8 @@
 #ifndef HARNESS_SANDBOX_H
 #define HARNESS_SANDBOX_H
 
+#include <stddef.h>
+
 #define SANDBOX_DEFAULT_USER "harness-sut"
 #define SANDBOX_USERADD "/usr/sbin/useradd"
 
@@ -48,5 +50,16 @@ int sandbox_give(const char *path, int uid, int gid, int recursive);
  * with a clear line instead of "permission denied" deep in its log.
  */
 int sandbox_reachable(const char *path, int uid, int gid);
+
+/*
+ * One identity per untrusted arm and run: n uids nobody else uses, chosen
+ * at random in [SANDBOX_UID_MIN, SANDBOX_UID_MIN + 2^24 * 16) (no passwd
+ * entry, no running process, no other run: each run draws its own), into
+ * uids[0..n). -1 with an error() when n > 16 or /dev/urandom fails.
+ * The arm's processes run as that uid (the sandbox user's group), and
+ * bwrap maps it to itself in the arm's user namespace.
+ */
+#define SANDBOX_UID_MIN 1000000000
+int sandbox_uids(size_t n, int *uids);
 
 #endif

@@ -313,13 +313,13 @@ static const struct field retries_fields[] = {
 
 static const struct field sandbox_fields[] = {
 	{ "user", FT_STR, F_DEF | F_IDENT, O(struct spec_sandbox, user), 0, 0, 0, 0, "harness-sut", NULL, NULL, 0, 0, 0,
-	  "unprivileged user that builds and runs untrusted code (harness rerun)" },
+	  "unprivileged user (created when missing) whose group untrusted code runs in (harness rerun); each untrusted arm of a run gets its own uid, inside bubblewrap" },
 	{ "build_timeout_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_sandbox, build_timeout_s), 0, 0, 86400, 600, NULL, NULL, NULL, 0, 0, 0,
 	  "a build running longer is killed" },
 	{ "memory_mb", FT_MB, F_DEF | F_MIN | F_MAX, O(struct spec_sandbox, memory_max_bytes), 0, 0, 16777216, 4096, NULL, NULL, NULL, 0, 0, 0,
-	  "memory limit of untrusted builds in MiB (0: none)" },
+	  "memory limit of untrusted builds and runs in MiB (0: none); an OOM kill fails the arm (failure_kind limit)" },
 	{ "pids", FT_U64, F_DEF | F_MIN | F_MAX, O(struct spec_sandbox, pids_max), 0, 0, 4194304, 4096, NULL, NULL, NULL, 0, 0, 0,
-	  "process limit of untrusted builds (0: none)" },
+	  "process (task) limit of untrusted builds and runs (0: none); a refused fork fails the arm (failure_kind limit)" },
 	FIELD_END
 };
 

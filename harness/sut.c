@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "cpuset.h"
+#include "jail.h"
+#include "netns.h"
 #include "sut.h"
 #include "sut_spawn.h"
 #include "util.h"
@@ -41,6 +43,9 @@ struct sut {
 	char *cpus;
 	const char *cpus_method;
 	double grace_s;
+	int netns_fd;                   /* jailed: its network namespace, else -1 */
+	pid_t relay;                    /* jailed: the log relay, else -1 */
+	char *argv_text;
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -146,9 +151,9 @@ int sut_build(const struct sut_build_config *cfg)
 	struct spawn sp;
 	struct sbuf label = SBUF_INIT;
 	char **env = NULL, **argv = NULL, desc[128];
-	int fd = -1, ret = -1, st = 0, wd_fd = -1, timed_out = 0, stopped = 0;
+	int fd = -1, ret = -1, st = 0, wd_fd = -1, timed_out = 0, stopped = 0, relay_w = -1;
 	long off;
-	pid_t pid = -1, wdog = -1;
+	pid_t pid = -1, wdog = -1, relay = -1;
 	uint64_t t0 = now_ns(), deadline;
 
 	if (!impl->build)
@@ -170,11 +175,28 @@ int sut_build(const struct sut_build_config *cfg)
 	env = spawn_env(impl, 0, cfg->uid, wd);
 	argv = spawn_argv(impl->build, 0);
 	memset(&sp, 0, sizeof(sp));
+	sp.out_fd = fd;
+	sp.err_fd = fd;
+	if (cfg->jail) {
+		char **jargv = jail_argv(cfg->jail, wd, argv, 0);
+		int unused;
+
+		if (!jargv)
+			goto out;
+		spawn_strv_free(argv);
+		argv = jargv;
+		spawn_strv_free(env);
+		env = spawn_env_jail(impl, 0);
+		relay = spawn_relay(fd, -1, &relay_w, &unused);
+		if (relay < 0)
+			goto out;
+		sp.out_fd = sp.err_fd = relay_w;
+	}
+	if (cfg->argv_text)
+		*cfg->argv_text = jail_argv_text(argv);
 	sp.argv = argv;
 	sp.envp = env;
 	sp.cwd = wd;
-	sp.out_fd = fd;
-	sp.err_fd = fd;
 	sp.acct = acct;
 	sp.uid = cfg->uid;
 	sp.gid = cfg->gid;
@@ -182,6 +204,9 @@ int sut_build(const struct sut_build_config *cfg)
 	sbuf_addf(&label, "impl %s: build", impl->name);
 	sp.what = label.buf;
 	pid = spawn_run(&sp);
+	if (relay_w >= 0)
+		close(relay_w);
+	relay_w = -1;
 	if (pid < 0)
 		goto out;
 	wdog = spawn_watchdog(pid, acct, &wd_fd);
@@ -208,6 +233,9 @@ int sut_build(const struct sut_build_config *cfg)
 	pid = -1;
 	/* what the build left running (a daemon, a stray compiler) goes too */
 	kill_all(-1, acct);
+	/* the relay drains into the log before its tail is printed */
+	spawn_relay_wait(relay, 2.0);
+	relay = -1;
 	if (stopped)
 		error("impl %s: build (%s) interrupted after %.1f s; %s ends:", impl->name,
 		      impl->build[0], (now_ns() - t0) / 1e9, cfg->log_path);
@@ -230,6 +258,9 @@ out:
 	if (pid > 0)
 		waitpid(pid, &st, 0);
 	spawn_watchdog_release(wdog, wd_fd);
+	if (relay_w >= 0)
+		close(relay_w);
+	spawn_relay_wait(relay, 2.0);
 	account_free(acct);
 	spawn_strv_free(env);
 	spawn_strv_free(argv);
@@ -250,13 +281,15 @@ struct sut *sut_start(const struct sut_config *cfg)
 	struct spawn sp;
 	struct sbuf sb = SBUF_INIT;
 	char **env = NULL, **argv = NULL;
-	int out = -1, err = -1;
+	int out = -1, err = -1, ow = -1, ew = -1, info[2] = { -1, -1 };
 	cpu_set_t cpus;
 	struct stat st;
 
 	s->pid = -1;
 	s->watchdog = -1;
 	s->wd_fd = -1;
+	s->netns_fd = -1;
+	s->relay = -1;
 	s->name = xstrdup(impl->name);
 	s->stop = cfg->stop;
 	s->grace_s = cfg->stop_grace_s > 0 ? cfg->stop_grace_s : 3.0;
@@ -302,11 +335,32 @@ struct sut *sut_start(const struct sut_config *cfg)
 	env = spawn_env(impl, s->port, cfg->run_as_uid, wd);
 	argv = spawn_argv(impl->start, s->port);
 	memset(&sp, 0, sizeof(sp));
+	sp.out_fd = out;
+	sp.err_fd = err;
+	if (cfg->jail) {
+		char **jargv = jail_argv(cfg->jail, wd, argv, 1);
+
+		if (!jargv)
+			goto fail;
+		spawn_strv_free(argv);
+		argv = jargv;
+		spawn_strv_free(env);
+		env = spawn_env_jail(impl, s->port);
+		if (pipe2(info, O_CLOEXEC)) {
+			error("impl %s: pipe: %s", impl->name, strerror(errno));
+			goto fail;
+		}
+		s->relay = spawn_relay(out, err, &ow, &ew);
+		if (s->relay < 0)
+			goto fail;
+		sp.out_fd = ow;
+		sp.err_fd = ew;
+		sp.keep_fd = info[1];
+	}
+	s->argv_text = jail_argv_text(argv);
 	sp.argv = argv;
 	sp.envp = env;
 	sp.cwd = wd;
-	sp.out_fd = out;
-	sp.err_fd = err;
 	sp.acct = s->acct;
 	if (impl->cpus && !account_has_cpuset(s->acct))
 		sp.cpus = &cpus;
@@ -315,9 +369,26 @@ struct sut *sut_start(const struct sut_config *cfg)
 	sbuf_addf(&sb, "impl %s: start", impl->name);
 	sp.what = sb.buf;
 	s->pid = spawn_run(&sp);
+	if (ow >= 0)
+		close(ow);
+	if (ew >= 0)
+		close(ew);
+	if (info[1] >= 0)
+		close(info[1]);
+	ow = ew = info[1] = -1;
 	if (s->pid < 0)
 		goto fail;
 	account_attach(s->acct, s->pid);
+	if (cfg->jail) {
+		/* the sandboxed process (bwrap's child, pid 1 of its namespace)
+		 * holds the network namespace the harness connects through */
+		pid_t child = jail_child_pid(info[0], 10000);
+
+		if (child <= 0 || (s->netns_fd = netns_open(child)) < 0) {
+			sut_print_tail(s->err_path, s->err_off, TAIL_LINES);
+			goto fail;
+		}
+	}
 	s->watchdog = spawn_watchdog(s->pid, s->acct, &s->wd_fd);
 	if (s->watchdog < 0)
 		warning("impl %s: no watchdog process (%s): a killed harness may leave it running",
@@ -337,6 +408,14 @@ out:
 		close(out);
 	if (err >= 0)
 		close(err);
+	if (ow >= 0)
+		close(ow);
+	if (ew >= 0)
+		close(ew);
+	if (info[0] >= 0)
+		close(info[0]);
+	if (info[1] >= 0)
+		close(info[1]);
 	spawn_strv_free(env);
 	spawn_strv_free(argv);
 	sbuf_release(&sb);
@@ -414,6 +493,7 @@ int sut_wait_healthy(struct sut *s, double timeout_s)
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
 	curl_easy_setopt(c, CURLOPT_PROXY, "");
+	netns_curl(c, &s->netns_fd);
 	for (;;) {
 		long left_ms = (long)((deadline - now_ns()) / 1000000);
 		if (sut_exited(s)) {
@@ -459,6 +539,8 @@ int sut_port(const struct sut *s) { return s->port; }
 const char *sut_url(const struct sut *s) { return s->url; }
 const char *sut_stats_url(const struct sut *s) { return s->stats_url; }
 pid_t sut_pid(const struct sut *s) { return s->pid; }
+int sut_netns(const struct sut *s) { return s->netns_fd; }
+const char *sut_argv_text(const struct sut *s) { return s->argv_text; }
 const char *sut_stdout_path(const struct sut *s) { return s->out_path; }
 const char *sut_stderr_path(const struct sut *s) { return s->err_path; }
 int sut_exit_status(const struct sut *s) { return s->status; }
@@ -530,6 +612,8 @@ void sut_stop(struct sut *s)
 	kill_all(s->pid, s->acct);
 	reap(s, 1);
 	s->stopped = 1;
+	spawn_relay_wait(s->relay, 2.0);
+	s->relay = -1;
 	spawn_watchdog_release(s->watchdog, s->wd_fd);
 	s->watchdog = -1;
 	s->wd_fd = -1;
@@ -541,7 +625,11 @@ void sut_free(struct sut *s)
 		return;
 	sut_stop(s);
 	spawn_watchdog_release(s->watchdog, s->wd_fd);
+	spawn_relay_wait(s->relay, 2.0);
+	if (s->netns_fd >= 0)
+		close(s->netns_fd);
 	account_free(s->acct);
+	free(s->argv_text);
 	free(s->name);
 	free(s->health_url);
 	free(s->stats_url);

@@ -44,6 +44,7 @@
 #include <sys/types.h>
 
 #include "account.h"
+#include "jail.h"
 #include "spec.h"
 
 struct sut_config {
@@ -61,6 +62,11 @@ struct sut_config {
 	/* When non-NULL and set non-zero (a signal handler's flag),
 	 * sut_wait_healthy() gives up within about a second. */
 	volatile sig_atomic_t *stop;
+	/* Non-NULL: run under bwrap (jail.h) with its own network namespace,
+	 * which the health check (and, through sut_netns, the load and the
+	 * stats poller) enter; stdout/stderr reach the log files through a
+	 * relay process's pipes, never as the files themselves. */
+	const struct jail *jail;
 };
 
 struct sut;
@@ -90,6 +96,11 @@ const char *sut_url(const struct sut *s);
 /* The stats URL with {port} substituted; NULL when none. */
 const char *sut_stats_url(const struct sut *s);
 pid_t sut_pid(const struct sut *s);
+/* The descriptor of the implementation's network namespace (netns.h) when
+ * it runs in a jail, else -1. Owned by s: valid until sut_free. */
+int sut_netns(const struct sut *s);
+/* The exact argv started, as one line (jail_argv_text; owned by s). */
+const char *sut_argv_text(const struct sut *s);
 const char *sut_stdout_path(const struct sut *s);
 const char *sut_stderr_path(const struct sut *s);
 
@@ -138,6 +149,11 @@ struct sut_build_config {
 	/* A plain non-zero exit returns 1 without a message (a polled
 	 * health command); timeouts and errors still print and return -1. */
 	int quiet;
+	/* Non-NULL: run under bwrap, as for sut_config.jail. */
+	const struct jail *jail;
+	/* Non-NULL: receives the exact argv executed, as one line
+	 * (jail_argv_text; malloc'd, the caller frees), once spawned. */
+	char **argv_text;
 };
 
 /*

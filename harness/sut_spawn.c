@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jail.h"
 #include "sut_spawn.h"
 #include "util.h"
 
@@ -99,6 +101,26 @@ char **spawn_env(const struct spec_impl *impl, int port, int uid, const char *wo
 		env_set(&env, &n, &alloc, "HOME",
 			pw && pw->pw_dir && !stat(pw->pw_dir, &st) ? pw->pw_dir : workdir);
 	}
+	for (i = 0; impl && i < impl->nenv; i++) {
+		char *val = spec_subst_port(impl->env[i].value, port);
+		env_set(&env, &n, &alloc, impl->env[i].key, val);
+		free(val);
+	}
+	return env;
+}
+
+char **spawn_env_jail(const struct spec_impl *impl, int port)
+{
+	char **env = NULL;
+	size_t n = 0, alloc = 0, i;
+
+	XGROW(env, alloc, 1);
+	env[0] = NULL;
+	env_set(&env, &n, &alloc, "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	env_set(&env, &n, &alloc, "HOME", JAIL_HOME);
+	env_set(&env, &n, &alloc, "USER", "sandbox");
+	env_set(&env, &n, &alloc, "LOGNAME", "sandbox");
+	env_set(&env, &n, &alloc, "LANG", "C.UTF-8");
 	for (i = 0; impl && i < impl->nenv; i++) {
 		char *val = spec_subst_port(impl->env[i].value, port);
 		env_set(&env, &n, &alloc, impl->env[i].key, val);
@@ -209,7 +231,18 @@ static _Noreturn void child(const struct spawn *sp, const char *path, int errfd,
 		child_fail(errfd, ST_CHDIR);
 	if (dup2(devnull, 0) < 0 || dup2(sp->out_fd, 1) < 0 || dup2(sp->err_fd, 2) < 0)
 		child_fail(errfd, ST_STDIO);
-	cloexec_from(3);
+	if (sp->keep_fd > 0) {
+		/* descriptor 3 is the kept one: move the error pipe away first */
+		if (errfd == 3 && (errfd = fcntl(errfd, F_DUPFD_CLOEXEC, 10)) < 0)
+			_exit(127);
+		if (sp->keep_fd != 3 && dup2(sp->keep_fd, 3) < 0)
+			child_fail(errfd, ST_STDIO);
+		if (sp->keep_fd == 3)
+			fcntl(3, F_SETFD, 0);
+		cloexec_from(4);
+	} else {
+		cloexec_from(3);
+	}
 	for (sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
 	sigemptyset(&all);
@@ -282,6 +315,112 @@ out:
 		close(devnull);
 	free(path);
 	return pid;
+}
+
+/* ------------------------------------------------------------ relay */
+
+/* The relay's loop: no harness code after fork, only read/write/poll. */
+static _Noreturn void relay(int in0, int in1, int f0, int f1)
+{
+	struct pollfd p[2] = { { in0, POLLIN, 0 }, { in1, POLLIN, 0 } };
+	struct sigaction sa;
+	static char buf[65536];
+	int open_n = in1 >= 0 ? 2 : 1, i;
+	ssize_t n;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	/* a ^C to the harness's group must not lose the last lines */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	while (open_n > 0) {
+		if (poll(p, in1 >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(1);
+		}
+		for (i = 0; i < (in1 >= 0 ? 2 : 1); i++) {
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			n = read(p[i].fd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(p[i].fd);
+				p[i].fd = -1;
+				open_n--;
+				continue;
+			}
+			if (write(i ? f1 : f0, buf, (size_t)n) < 0)
+				(void)0;        /* a full disk: keep draining */
+		}
+	}
+	_exit(0);
+}
+
+pid_t spawn_relay(int out_file, int err_file, int *out_w, int *err_w)
+{
+	int a[2] = { -1, -1 }, b[2] = { -1, -1 };
+	pid_t pid;
+
+	*out_w = *err_w = -1;
+	if (pipe2(a, O_CLOEXEC) || (err_file >= 0 && pipe2(b, O_CLOEXEC))) {
+		error("log relay: pipe: %s", strerror(errno));
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		error("log relay: fork: %s", strerror(errno));
+		goto fail;
+	}
+	if (!pid) {
+		/* the write ends close on exec only: close them here, or the
+		 * relay would never see end-of-file */
+		int fd;
+
+		/* keep only the read ends and the files: a write end of another
+		 * sandbox's pipe held here would keep its relay from ever
+		 * seeing end-of-file */
+		for (fd = 3; fd < 4096; fd++)
+			if (fd != a[0] && fd != b[0] && fd != out_file && fd != err_file)
+				close(fd);
+		relay(a[0], b[0], out_file, err_file);
+	}
+	close(a[0]);
+	if (b[0] >= 0)
+		close(b[0]);
+	*out_w = a[1];
+	*err_w = b[1];
+	return pid;
+fail:
+	if (a[0] >= 0) {
+		close(a[0]);
+		close(a[1]);
+	}
+	if (b[0] >= 0) {
+		close(b[0]);
+		close(b[1]);
+	}
+	return -1;
+}
+
+void spawn_relay_wait(pid_t relay_pid, double timeout_s)
+{
+	uint64_t deadline = now_ns() + (uint64_t)(timeout_s * 1e9);
+	int st;
+	pid_t r;
+
+	if (relay_pid <= 0)
+		return;
+	while ((r = waitpid(relay_pid, &st, WNOHANG)) == 0 && now_ns() < deadline)
+		usleep(2000);
+	if (r == 0) {
+		kill(relay_pid, SIGKILL);
+		waitpid(relay_pid, &st, 0);
+	}
 }
 
 /* ------------------------------------------------------------ watchdog */

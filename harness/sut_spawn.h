@@ -16,6 +16,10 @@
  * NULL-terminated, malloc'd strings; free with spawn_strv_free(). */
 char **spawn_env(const struct spec_impl *impl, int port, int uid, const char *workdir);
 void spawn_strv_free(char **v);
+/* The environment of a jailed process: nothing of the harness's own,
+ * only PATH (the Debian default), HOME=JAIL_HOME, USER=LOGNAME=sandbox,
+ * LANG=C.UTF-8, then the impl's env ({port} substituted when port > 0). */
+char **spawn_env_jail(const struct spec_impl *impl, int port);
 /* Copy argv substituting {port} (port > 0). */
 char **spawn_argv(char *const *argv, int port);
 
@@ -28,11 +32,27 @@ struct spawn {
 	const cpu_set_t *cpus;          /* sched_setaffinity; NULL: none */
 	int uid, gid;                   /* -1: unchanged */
 	const char *what;               /* "impl go: start" for messages */
+	int keep_fd;                    /* > 0: given to the child as descriptor 3
+					   (bwrap's --info-fd); 0: none */
 };
 
 /* Fork and exec. The pid (leader of its own process group), or -1 after
  * one error() line saying which step failed. */
 pid_t spawn_run(const struct spawn *sp);
+
+/*
+ * Fork the log relay of a sandboxed process: it appends what arrives on
+ * two pipes to out_file and err_file (err_file < 0: one pipe, to
+ * out_file) and exits when every writer has closed them. The pipes'
+ * write ends (close-on-exec; give them to spawn_run as out_fd/err_fd and
+ * close them after) are returned in *out_w and *err_w (-1 with one pipe).
+ * why: the sandboxed code then holds a pipe, never the log file, so it
+ * can neither truncate nor seek over what the harness wrote there.
+ * Returns the relay's pid, or -1 after one error() line.
+ */
+pid_t spawn_relay(int out_file, int err_file, int *out_w, int *err_w);
+/* Wait (at most timeout_s, then SIGKILL) for the relay to drain and exit. */
+void spawn_relay_wait(pid_t relay, double timeout_s);
 
 /* Fork the watchdog for a process group and an account; returns its pid
  * and the pipe's write end in *fd (close-on-exec). */

@@ -39,7 +39,18 @@ echo 2 >"$REPO/delay"
 git init -q -b main "$REPO"
 g add -A && g commit -m A
 A=$(git -C "$REPO" rev-parse HEAD)
-g checkout -b slow && echo 7 >"$REPO/delay" && g commit -am "B: +5 ms per request"
+g checkout -b slow && echo 7 >"$REPO/delay"
+# ...and its build tries to make its baseline (and every other checkout
+# of every run) 20 ms slower: its sandbox shows it none of them.
+cat >"$REPO/build.sh" <<SH
+#!/bin/sh
+id -u >uid.txt
+for d in ../a@base ../b@base ../b "$RUNS"/*/src/*; do
+	[ "\$d" -ef . ] || { echo 22 >"\$d/delay" 2>/dev/null && echo "wrote \$d/delay"; }
+done
+exec cc -std=gnu11 -D_GNU_SOURCE -O1 -pthread -o srv srv.c
+SH
+g commit -am "B: +5 ms per request (and a build that tries to slow the baseline)"
 B=$(git -C "$REPO" rev-parse HEAD)
 g checkout main && g checkout -b comment
 sed -i 's/^# build the server/# build the server (a comment-only change)/' "$REPO/build.sh"
@@ -197,12 +208,24 @@ DB=$RUNS/pr1/run.db
 [ "$(q "$DB" "SELECT parent_run FROM runs")" = base ] && ok "parent run recorded" || fail "parent_run"
 [ "$(q "$DB" "SELECT sandbox_user FROM runs")" = harness-sut ] &&
 	ok "records the unprivileged user" || fail "sandbox_user '$(q "$DB" "SELECT sandbox_user FROM runs")'"
-SUT_UID=$(id -u harness-sut 2>/dev/null)
-[ -n "$SUT_UID" ] && [ "$(cat "$RUNS/pr1/src/a/uid.txt" 2>/dev/null)" = "$SUT_UID" ] &&
-	ok "the build ran as harness-sut (uid $SUT_UID)" || fail "build uid: $(cat "$RUNS/pr1/src/a/uid.txt" 2>&1)"
+SUT_GID=$(id -g harness-sut 2>/dev/null)
+uid_of() { q "$1" "SELECT detail FROM events WHERE kind = 'sandbox_identity' AND detail LIKE '$2: uid %'" | sed 's/^[^:]*: uid \([0-9]*\),.*/\1/'; }
+A_UID=$(uid_of "$DB" a)
+[ -n "$A_UID" ] && [ "$A_UID" != 0 ] && [ "$(cat "$RUNS/pr1/src/a/uid.txt" 2>/dev/null)" = "$A_UID" ] &&
+	ok "the build ran as a's own uid ($A_UID)" || fail "build uid: $(cat "$RUNS/pr1/src/a/uid.txt" 2>&1) vs '$A_UID'"
+[ "$(uid_of "$DB" b)" != "$A_UID" ] && [ "$(uid_of "$DB" a@base)" != "$A_UID" ] &&
+	ok "one uid per arm" || fail "shared uid: $(q "$DB" "SELECT detail FROM events WHERE kind = 'sandbox_identity'")"
 [ "$(stat -c %U "$DB")" = root ] && ok "run.db stays root's" || fail "run.db owner"
-[ "$(stat -c %U "$RUNS/pr1/src/a")" = harness-sut ] && [ "$(stat -c %U "$RUNS/pr1/src/a/.git")" = root ] &&
-	ok "checkout given to harness-sut, its .git kept root's" || fail "checkout ownership"
+[ "$(stat -c %u:%g "$RUNS/pr1/src/a")" = "$A_UID:$SUT_GID" ] && [ "$(stat -c %U "$RUNS/pr1/src/a/.git")" = root ] &&
+	ok "checkout given to a's uid (group harness-sut), its .git kept root's" || fail "checkout ownership"
+[ "$(stat -c %U "$RUNS/pr1/src/a@base/srv")" = root ] &&
+	ok "a@base frozen: root's after its build, before a's" || fail "a@base not frozen: $(stat -c %U "$RUNS/pr1/src/a@base/srv")"
+[ "$(cat "$RUNS/pr1/src/a@base/delay")" = 2 ] && [ "$(cat "$RUNS/base/src/a/delay" 2>/dev/null || cat "$REPO/delay")" = 2 ] &&
+	! grep -q "wrote" "$RUNS/pr1/logs/build-a.log" &&
+	ok "a's build could not touch its baseline or any other checkout" ||
+	fail "baseline touched: $(cat "$RUNS/pr1/src/a@base/delay") $(grep wrote "$RUNS/pr1/logs/build-a.log")"
+grep -q "a@base build: /usr/bin/bwrap " <(q "$DB" "SELECT detail FROM events WHERE kind = 'sandbox_argv'") &&
+	ok "the exact bwrap argv of each build is recorded" || fail "no sandbox_argv event"
 
 # ------------------------------------------------------------ untrusted build
 # The commit under test does not build: its own negative answer (exit 1),
@@ -216,8 +239,9 @@ grep -q "build" "$T/err" && ok "build failure said on stderr" || fail "build fai
 [ "$(q "$RUNS/evil/run.db" "SELECT status FROM runs")" = failed ] &&
 	ok "the failed rerun is recorded as failed: $(q "$RUNS/evil/run.db" "SELECT failure FROM runs")" ||
 	fail "evil status $(q "$RUNS/evil/run.db" "SELECT status, failure FROM runs")"
-[ "$(cat "$RUNS/evil/src/a/uid.txt" 2>/dev/null)" = "$SUT_UID" ] && ok "evil build ran as harness-sut" ||
-	fail "evil build uid"
+E_UID=$(uid_of "$RUNS/evil/run.db" a)
+[ -n "$E_UID" ] && [ "$(cat "$RUNS/evil/src/a/uid.txt" 2>/dev/null)" = "$E_UID" ] && [ "$E_UID" != "$A_UID" ] &&
+	ok "evil build ran as its own uid, not another run's" || fail "evil build uid"
 # KEEP=DIR keeps a copy of the runs for a look after the test.
 [ -n "${KEEP:-}" ] && cp -r "$RUNS" "$KEEP"
 [ "$(dump)" = "$BASESUM" ] && ok "baseline database intact" || fail "baseline database changed"

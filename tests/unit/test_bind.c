@@ -162,7 +162,7 @@ TEST(window_seeds)
 TEST(sut_trusted_and_sandboxed)
 {
 	struct spec *s = spec_load("tests/specs/valid/full.yaml");
-	struct bind_sandbox sb = { 1234, 4321 };
+	struct bind_sandbox sb = { 1234, 4321, { "/runs", 0 } };
 	struct sut_config c;
 	const struct spec_impl *go, *dn;
 
@@ -179,12 +179,14 @@ TEST(sut_trusted_and_sandboxed)
 	CHECK(c.backend == ACCT_CGROUP1);
 	CHECK(c.sample_ms == 100);
 	CHECK(c.run_as_uid == -1 && c.run_as_gid == -1);
+	CHECK(c.jail == NULL);
 	CHECK(c.memory_max_bytes == 0 && c.pids_max == 0);
 	CHECK(c.port == 0);
 	/* untrusted: the sandbox's limits where the impl sets none */
 	bind_sut(&c, s, dn, "/src", "/logs", "label", &sb);
 	CHECK_STR(c.workdir, "/src");
 	CHECK(c.run_as_uid == 1234 && c.run_as_gid == 4321);
+	CHECK(c.jail == &sb.jail && !strcmp(c.jail->hide, "/runs"));
 	CHECK(c.memory_max_bytes == 1024ull << 20);
 	CHECK(c.pids_max == 1024);
 	/* ... and the impl's own where it sets them */
@@ -197,7 +199,7 @@ TEST(sut_trusted_and_sandboxed)
 TEST(build_trusted_and_sandboxed)
 {
 	struct spec *s = spec_load("tests/specs/valid/full.yaml");
-	struct bind_sandbox sb = { 1234, 4321 };
+	struct bind_sandbox sb = { 1234, 4321, { "/runs", 0 } };
 	struct sut_build_config c;
 	const struct spec_impl *go;
 
@@ -211,12 +213,14 @@ TEST(build_trusted_and_sandboxed)
 	CHECK_STR(c.log_path, "/logs/b.log");
 	CHECK(c.backend == ACCT_CGROUP1);
 	CHECK(c.uid == -1 && c.gid == -1);
+	CHECK(c.jail == NULL);
 	NEAR(c.timeout_s, 0, 0, "trusted builds have no timeout");
 	CHECK(c.memory_max_bytes == 0 && c.pids_max == 0);
 	CHECK(c.cgroup_name == NULL);
 	bind_build(&c, s, go, "/src", "/logs/b.log", &sb);
 	CHECK_STR(c.workdir, "/src");
 	CHECK(c.uid == 1234 && c.gid == 4321);
+	CHECK(c.jail == &sb.jail);
 	NEAR(c.timeout_s, 300, 0, "sandbox.build_timeout_s");
 	CHECK(c.memory_max_bytes == 1024ull << 20);
 	CHECK(c.pids_max == 1024);

@@ -1,0 +1,180 @@
+/*
+ * jail: the bwrap command line (see jail.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jail.h"
+#include "util.h"
+
+struct vec {
+	char **v;
+	size_t n, alloc;
+};
+
+static void push(struct vec *a, const char *s)
+{
+	XGROW(a->v, a->alloc, a->n + 2);
+	a->v[a->n++] = xstrdup(s);
+	a->v[a->n] = NULL;
+}
+
+static void push3(struct vec *a, const char *x, const char *y, const char *z)
+{
+	push(a, x);
+	push(a, y);
+	if (z)
+		push(a, z);
+}
+
+char **jail_argv(const struct jail *j, const char *workdir, char *const *cmd, int info)
+{
+	static const char *const fixed[] = {
+		JAIL_BWRAP, "--unshare-all", "--die-with-parent", "--new-session",
+		"--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+		"--tmpfs", "/tmp", "--dir", JAIL_HOME, "--tmpfs", "/run", "--tmpfs", "/home",
+	};
+	struct vec a = { NULL, 0, 0 };
+	struct sbuf git = SBUF_INIT;
+	char *wd = NULL, *hide = NULL, **ret = NULL;
+	struct stat st;
+	size_t i;
+
+	if (!cmd || !cmd[0]) {
+		error("%s: no command to run in the sandbox", workdir);
+		goto out;
+	}
+	wd = realpath(workdir, NULL);
+	if (!wd) {
+		error("%s: %s", workdir, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(fixed); i++)
+		push(&a, fixed[i]);
+	if (j && j->hide) {
+		hide = realpath(j->hide, NULL);
+		if (!hide) {
+			error("%s: %s", j->hide, strerror(errno));
+			goto out;
+		}
+		/* never "/": an empty root would hide the system the code needs */
+		if (strcmp(hide, "/"))
+			push3(&a, "--tmpfs", hide, NULL);
+	}
+	push3(&a, j && j->frozen ? "--ro-bind" : "--bind", wd, wd);
+	sbuf_addf(&git, "%s/.git", wd);
+	if (!lstat(git.buf, &st) && S_ISDIR(st.st_mode))
+		push3(&a, "--ro-bind", git.buf, git.buf);
+	/* the empty runs directory read-only too: a write there is refused,
+	 * not quietly kept in a throwaway tmpfs */
+	if (hide && strcmp(hide, "/"))
+		push3(&a, "--remount-ro", hide, NULL);
+	push3(&a, "--chdir", wd, NULL);
+	if (info) {
+		char n[16];
+		snprintf(n, sizeof(n), "%d", JAIL_INFO_FD);
+		push3(&a, "--info-fd", n, NULL);
+	}
+	push(&a, "--");
+	for (i = 0; cmd[i]; i++)
+		push(&a, cmd[i]);
+	ret = a.v;
+	a.v = NULL;
+	a.n = 0;
+out:
+	for (i = 0; i < a.n; i++)
+		free(a.v[i]);
+	free(a.v);
+	free(wd);
+	free(hide);
+	sbuf_release(&git);
+	return ret;
+}
+
+static int plain(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+,-",
+			    *s))
+			return 0;
+	return 1;
+}
+
+char *jail_argv_text(char *const *argv)
+{
+	struct sbuf sb = SBUF_INIT;
+	const char *p;
+	size_t i;
+
+	for (i = 0; argv && argv[i]; i++) {
+		if (i)
+			sbuf_adds(&sb, " ");
+		if (plain(argv[i])) {
+			sbuf_adds(&sb, argv[i]);
+			continue;
+		}
+		sbuf_adds(&sb, "'");
+		for (p = argv[i]; *p; p++) {
+			if (*p == '\'')
+				sbuf_adds(&sb, "'\\''");
+			else
+				sbuf_add(&sb, p, 1);
+		}
+		sbuf_adds(&sb, "'");
+	}
+	return sbuf_detach(&sb, NULL);
+}
+
+int jail_check(void)
+{
+	if (access(JAIL_BWRAP, X_OK))
+		return error("sandbox: %s: %s (install the Debian package bubblewrap)", JAIL_BWRAP,
+			     strerror(errno));
+	return 0;
+}
+
+pid_t jail_child_pid(int fd, int timeout_ms)
+{
+	char buf[1024];
+	size_t got = 0;
+	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	const char *k;
+	ssize_t n;
+
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		int left = (int)(((int64_t)deadline - (int64_t)now_ns()) / 1000000);
+
+		if (left <= 0) {
+			error("sandbox: bwrap did not report its child within %d ms", timeout_ms);
+			return -1;
+		}
+		if (poll(&p, 1, left) < 0 && errno != EINTR)
+			break;
+		n = read(fd, buf + got, sizeof(buf) - 1 - got);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		buf[got] = '\0';
+		/* bwrap writes the whole object at once, closing brace last */
+		if (strchr(buf, '}') || got == sizeof(buf) - 1)
+			break;
+	}
+	buf[got] = '\0';
+	k = strstr(buf, "\"child-pid\"");
+	if (!k || !(k = strchr(k, ':'))) {
+		error("sandbox: bwrap exited before starting the command (see its stderr)");
+		return -1;
+	}
+	return (pid_t)strtol(k + 1, NULL, 10);
+}

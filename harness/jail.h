@@ -1,0 +1,65 @@
+/*
+ * jail: the bubblewrap (bwrap) command line that untrusted code runs in.
+ *
+ * The harness does not build a namespace sandbox itself: it runs Debian's
+ * bwrap (package bubblewrap) as the arm's unprivileged uid, after the
+ * existing uid drop and inside the arm's cgroup (sut.h), as
+ *
+ *   /usr/bin/bwrap --unshare-all --die-with-parent --new-session
+ *     --cap-drop ALL --ro-bind / / --dev /dev --proc /proc
+ *     --tmpfs /tmp --dir /tmp/home --tmpfs /run --tmpfs /home
+ *     [--tmpfs HIDE]...                  the runs directory: empty
+ *     --bind WORKDIR WORKDIR             (--ro-bind when frozen)
+ *     [--ro-bind WORKDIR/.git WORKDIR/.git]
+ *     [--remount-ro HIDE]...
+ *     --chdir WORKDIR [--info-fd 3] -- CMD...
+ *
+ * so the code sees a read-only system, its own checkout read-write (its
+ * .git read-only and not renamable), a private /tmp and $HOME
+ * (/tmp/home), nothing of any run's database, logs or other checkouts,
+ * its own network (loopback only: the harness reaches it through
+ * netns.h), PID, IPC, UTS, cgroup and user namespaces, no capabilities,
+ * and dies with the harness. The environment is the caller's (sut's
+ * minimal set, HOME=/tmp/home).
+ *
+ * Ownership: returned vectors and strings are malloc'd, the caller's
+ * (spawn_strv_free / free).
+ */
+#ifndef HARNESS_JAIL_H
+#define HARNESS_JAIL_H
+
+#include <sys/types.h>
+
+#define JAIL_BWRAP "/usr/bin/bwrap"
+#define JAIL_HOME "/tmp/home"
+/* The descriptor bwrap writes its {"child-pid": N} to (--info-fd). */
+#define JAIL_INFO_FD 3
+
+struct jail {
+	const char *hide;       /* a directory shown empty (the runs directory); NULL: none */
+	int frozen;             /* the working directory bound read-only */
+};
+
+/*
+ * The bwrap argv running cmd (argv, NULL-terminated) in workdir under j.
+ * info: add --info-fd JAIL_INFO_FD. NULL after one error() line when a
+ * path cannot be resolved (realpath).
+ */
+char **jail_argv(const struct jail *j, const char *workdir, char *const *cmd, int info);
+
+/* argv as one line for the record: words joined by spaces, a word with
+ * anything but [A-Za-z0-9_./:=@%+,-] single-quoted. */
+char *jail_argv_text(char *const *argv);
+
+/* 0 when bwrap is installed and executable, else -1 after one error()
+ * naming the package to install. */
+int jail_check(void);
+
+/*
+ * Read bwrap's info JSON from fd (at most timeout_ms) and return the
+ * sandboxed process's pid as the harness sees it; -1 after an error()
+ * (bwrap exited before setting up: its stderr says why).
+ */
+pid_t jail_child_pid(int fd, int timeout_ms);
+
+#endif

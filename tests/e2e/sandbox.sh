@@ -1,0 +1,216 @@
+#!/bin/bash
+# Untrusted code in its bwrap sandbox (issue 17's acceptance), with one
+# hostile service: the `evil` branch's start command (evil.py) makes every
+# attempt in turn, prints "SBX <attempt>: <result>" into its arm's log, and
+# then serves the benchmark with testsrv. The baseline run measures the
+# benign main commit of both implementations (a, b: trusted, as the spec's
+# own); one rerun replaces both with `evil`, sandboxed, so two sandboxes
+# run side by side:
+#   - reading the run database, /root: denied;
+#   - writing into the runs directory and the run's logs/: denied;
+#   - connecting to a listener on 127.0.0.1 outside: refused, while the
+#     arm still serves its window's load;
+#   - the processes it sees: its own only (no harness, no test shell);
+#     kill(-1) reaches nothing outside;
+#   - a double-forked setsid daemon: dead after the run;
+#   - b forks 500 with sandbox.pids 100: the limit holds and the run fails
+#     with failure_kind limit, its evidence in a sandbox_limit event;
+#   - both arms bind the same port, which the outside listener holds too;
+#   - its environment: nothing of the harness's (SBX_SECRET) but the spec's
+#     (and PWD, which its /bin/sh sets);
+#   - truncating its own log (stdout/stderr): impossible (a pipe);
+#   - renaming its .git: refused;
+# and the exact bwrap argv is recorded with the run (sandbox_argv events).
+. "$(dirname "$0")/../lib.sh"
+
+chmod 755 "$T"
+RUNS=$T/runs
+REPO=$T/impl
+q() { sqlite3 "$RUNS/$1/run.db" "$2"; }
+g() { git -C "$REPO" -c user.name=t -c user.email=t@example.invalid "$@" >/dev/null; }
+P=$(free_port)
+UNIQ=$((4200000 + $$ % 100000))
+
+# The listener outside every sandbox, on 127.0.0.1:$P.
+bg "$HELPERS/testsrv" --port "$P"
+wait_port "$P" || fail "outside listener on $P did not start"
+
+mkdir -p "$REPO"
+cat >"$REPO/run.sh" <<'SH'
+#!/bin/sh
+exec "$SBX_SRV" --port "$1"
+SH
+git init -q -b main "$REPO"
+g add -A && g commit -m main
+g checkout -b evil
+cat >"$REPO/run.sh" <<'SH'
+#!/bin/sh
+exec /usr/bin/python3 evil.py "$1"
+SH
+cat >"$REPO/evil.py" <<'PY'
+import os, signal, socket, sys, time
+E = os.environ
+RUNS, P, ME = E["SBX_RUNS"], int(E["SBX_PORT"]), E["SBX_NAME"]
+def say(k, v):
+    print("SBX %s: %s" % (k, v), flush=True)
+def attempt(k, f):
+    try:
+        say(k, "allowed %s" % (str(f())[:120],))
+    except Exception as e:
+        say(k, "denied %s %s" % (type(e).__name__, str(e)[:100]))
+attempt("read_db", lambda: len(open(RUNS + "/base/run.db", "rb").read()))
+attempt("read_spec_dir", lambda: os.listdir(RUNS))
+attempt("read_root", lambda: os.listdir("/root"))
+attempt("write_runs", lambda: open(RUNS + "/pwned-" + ME, "w").write("x"))
+attempt("write_logs", lambda: open(RUNS + "/sbx/logs/pwned-" + ME, "w").write("x"))
+attempt("connect_outside", lambda: socket.create_connection(("127.0.0.1", P), timeout=2).close())
+held = []
+def bind():
+    s = socket.socket()
+    s.bind(("127.0.0.1", P))
+    s.listen(1)
+    s.set_inheritable(True)   # kept open by the server exec'd below
+    held.append(s)
+    return P
+attempt("bind_port", bind)
+procs = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+say("procs", " ".join(str(p) for p in procs))
+cmd = []
+for p in procs:
+    try:
+        cmd.append(open("/proc/%d/cmdline" % p, "rb").read().replace(b"\0", b" ").decode()[:60])
+    except Exception:
+        pass
+say("cmdlines", " | ".join(cmd))
+attempt("outside_cmdline", lambda: open("/proc/%s/cmdline" % E["SBX_OUTSIDE_PID"]).read())
+attempt("kill_outside", lambda: os.kill(int(E["SBX_OUTSIDE_PID"]), signal.SIGKILL))
+attempt("kill_all", lambda: os.kill(-1, signal.SIGKILL))
+attempt("truncate_stdout", lambda: os.ftruncate(1, 0))
+attempt("truncate_stderr", lambda: os.ftruncate(2, 0))
+attempt("rename_git", lambda: os.rename(".git", "git-moved"))
+say("env", ",".join(sorted(E.keys())))
+n, kids = int(E.get("SBX_FORKS", "0")), []
+for i in range(n):
+    try:
+        pid = os.fork()
+    except OSError:
+        continue
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    kids.append(pid)
+say("forks", "%d of %d" % (len(kids), n))
+for k in kids:
+    os.kill(k, signal.SIGKILL)
+    os.waitpid(k, 0)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execv("/bin/sleep", ["sleep", E["SBX_DAEMON"]])
+    os._exit(0)
+os.wait()
+say("daemon", "started")
+os.execv(E["SBX_SRV"], [E["SBX_SRV"], "--port", sys.argv[1]])
+PY
+g add -A && g commit -m "evil: every attempt, then serve"
+g checkout main
+
+impl() { # name forks
+	cat <<YAML
+  - name: $1
+    repo: $REPO
+    start: [/bin/sh, run.sh, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+    env: { SBX_SRV: $HELPERS/testsrv, SBX_RUNS: $RUNS, SBX_PORT: "$P", SBX_NAME: $1,
+           SBX_OUTSIDE_PID: "$$", SBX_DAEMON: "$UNIQ", SBX_FORKS: "$2" }
+YAML
+}
+# seed 4: the plan runs a's window before b's (asserted below), so both
+# sandboxes are up when b's fork bomb ends the run.
+cat >"$T/spec.yaml" <<YAML
+version: 1
+name: sandbox-e2e
+seed: 4
+slo: { percentile: 99, threshold_ms: 50 }
+sandbox: { pids: 100 }
+implementations:
+$(impl a 0)
+$(impl b 500)
+workload:
+  connections: 4
+  requests: [ { name: root, path: /x } ]
+stages:
+  ladder: { start_rps: 200, step: 2, max_rps: 200, reps: 1, window_s: 1, discard_s: 0 }
+warmup: { rate: { fixed_rps: 100 }, min_s: 0, max_s: 0.5, trailing_s: 0.5, gates: [] }
+window_gates: [error_rate, sut_alive]
+YAML
+
+expect_exit "baseline run (trusted, benign)" 0 \
+	"$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$RUNS" --run-id base
+SBX_SECRET=topsecret expect_exit "rerun of the hostile branch: b hits its pids limit (exit 1)" 1 \
+	"$HARNESS" rerun base --runs-dir "$RUNS" --run-id sbx --impl "a=$REPO#evil" --impl "b=$REPO#evil"
+LOGS=$RUNS/sbx/logs
+r() { sed -n "s/^SBX $2: //p" "$LOGS/$1.stdout.log" | head -1; }
+[ "$(q sbx "SELECT impl FROM windows ORDER BY id LIMIT 1")" = a ] &&
+	ok "the plan ran a's window first (seed 4)" || fail "first window: $(q sbx "SELECT impl FROM windows ORDER BY id")"
+for arm in a b; do
+	case $(r $arm read_db) in "denied FileNotFoundError"*) ok "$arm: the run database is invisible";;
+		*) fail "$arm read_db: $(r $arm read_db)";; esac
+	# only the path down to its own checkout (bwrap's mount points)
+	case $(r $arm read_spec_dir) in "allowed ['sbx']") ok "$arm: the runs directory shows no run but the path to its checkout";;
+		*) fail "$arm read_spec_dir: $(r $arm read_spec_dir)";; esac
+	case $(r $arm read_root) in "denied PermissionError"*) ok "$arm: /root denied";;
+		*) fail "$arm read_root: $(r $arm read_root)";; esac
+	case $(r $arm write_runs) in "denied OSError"*"Read-only"*) ok "$arm: writing into the runs directory denied";;
+		*) fail "$arm write_runs: $(r $arm write_runs)";; esac
+	case $(r $arm write_logs) in "denied "*) ok "$arm: writing into logs/ denied";;
+		*) fail "$arm write_logs: $(r $arm write_logs)";; esac
+	case $(r $arm connect_outside) in "denied ConnectionRefusedError"*) ok "$arm: 127.0.0.1:$P outside refused";;
+		*) fail "$arm connect_outside: $(r $arm connect_outside)";; esac
+	[ "$(r $arm bind_port)" = "allowed $P" ] && ok "$arm: binds port $P, held outside and by the other arm" ||
+		fail "$arm bind_port: $(r $arm bind_port)"
+	np=$(r $arm procs | wc -w)
+	cmp_num "$arm: processes it sees (bwrap's init and itself)" "$np" "<=" 2
+	r $arm cmdlines | grep -q -e harness -e rerun && fail "$arm sees the harness: $(r $arm cmdlines)" ||
+		ok "$arm: no command line of the harness visible"
+	case $(r $arm outside_cmdline) in "denied FileNotFoundError"*) ok "$arm: /proc/<outside pid>/cmdline unreadable";;
+		*) fail "$arm outside_cmdline: $(r $arm outside_cmdline)";; esac
+	case $(r $arm kill_outside) in "denied ProcessLookupError"*) ok "$arm: cannot signal an outside process";;
+		*) fail "$arm kill_outside: $(r $arm kill_outside)";; esac
+	case $(r $arm truncate_stdout)/$(r $arm truncate_stderr) in "denied OSError"*"/denied OSError"*)
+		ok "$arm: its log cannot be truncated (a pipe)";; *) fail "$arm truncate: $(r $arm truncate_stdout)";; esac
+	grep -q "^=== harness: start of $arm" "$LOGS/$arm.stdout.log" && ok "$arm: the harness's marker survives" ||
+		fail "$arm: marker gone: $(head -c 300 "$LOGS/$arm.stdout.log")"
+	case $(r $arm rename_git) in "denied OSError"*) ok "$arm: its .git cannot be renamed";;
+		*) fail "$arm rename_git: $(r $arm rename_git)";; esac
+	env=$(r $arm env)
+	extra=$(echo "$env" | tr , '\n' | grep -v -x -e HOME -e LANG -e LOGNAME -e PATH -e USER -e 'SBX_[A-Z_]*' -e PWD)
+	[ -n "$env" ] && [ -z "$extra" ] && ! echo "$env" | grep -q SBX_SECRET &&
+		ok "$arm: environment is the sandbox's and the spec's only" || fail "$arm env: $env"
+done
+[ "$(r a forks)" = "0 of 0" ] && ok "a forked nothing" || fail "a forks: $(r a forks)"
+nf=$(r b forks | awk '{ print $1 }')
+cmp_num "b: forks that succeeded of 500 (pids limit 100)" "${nf:-999}" "<" 100
+cmp_num "b: ... and it did fork up to near the limit" "${nf:-0}" ">=" 80
+[ "$(q sbx "SELECT failure_kind || '|' || failure_impl FROM runs")" = "limit|b" ] &&
+	ok "the run failed: failure_kind limit, failure_impl b" || fail "failure: $(q sbx "SELECT status, failure, failure_kind, failure_impl FROM runs")"
+check "the evidence: pids.events max, in a sandbox_limit event" \
+	grep -q "b hit its sandbox limits: [0-9]* forks refused at pids.max 100" <(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_limit'")
+cmp_num "both arms served their window's load (completed requests)" \
+	"$(q sbx "SELECT MIN(completed) FROM windows WHERE state = 'done'")" ">=" 150
+cmp_num "... without connection errors" "$(q sbx "SELECT SUM(err_connect) FROM windows WHERE state = 'done'")" == 0
+cmp_num "... two windows measured" "$(q sbx "SELECT COUNT(*) FROM windows WHERE state = 'done'")" == 2
+(exec 3<>/dev/tcp/127.0.0.1/"$P") 2>/dev/null && ok "the outside listener on $P is alive" ||
+	fail "the outside listener on $P is gone"
+pgrep -f "sleep $UNIQ" >/dev/null && fail "a daemon outlived the run: $(pgrep -af "sleep $UNIQ")" ||
+	ok "the double-forked setsid daemons are dead after the run"
+ls "$RUNS" | grep -q pwned && fail "written into the runs directory" || ok "nothing written into the runs directory"
+ls "$LOGS" | grep -q pwned && fail "written into logs/" || ok "nothing written into logs/"
+n=$(q sbx "SELECT COUNT(*) FROM events WHERE kind = 'sandbox_argv' AND detail LIKE '% start: /usr/bin/bwrap --unshare-all --die-with-parent --new-session --cap-drop ALL %'")
+cmp_num "the exact bwrap argv recorded for both starts" "$n" == 2
+ua=$(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_identity' AND detail LIKE 'a:%'" | sed 's/^a: uid \([0-9]*\),.*/\1/')
+ub=$(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_identity' AND detail LIKE 'b:%'" | sed 's/^b: uid \([0-9]*\),.*/\1/')
+[ -n "$ua" ] && [ -n "$ub" ] && [ "$ua" != "$ub" ] && [ "$(stat -c %u "$RUNS/sbx/src/a")" = "$ua" ] &&
+	ok "one uid per arm ($ua, $ub), each owning its checkout" || fail "identities: '$ua' '$ub' $(stat -c %u "$RUNS/sbx/src/a")"
+exit 0

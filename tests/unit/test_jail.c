@@ -1,0 +1,220 @@
+/*
+ * test_jail: the bwrap command line (every isolation flag, the hidden runs
+ * directory made read-only after the checkout is bound into it, the
+ * frozen tree read-only, its .git read-only), the recorded text, bwrap's
+ * info JSON, the per-arm uids, and a socket made inside another network
+ * namespace (root only: skipped otherwise, said so on stdout).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jail.h"
+#include "netns.h"
+#include "sandbox.h"
+#include "sut_spawn.h"
+#include "t.h"
+#include "util.h"
+
+static char tmpl[] = "/tmp/test_jail.XXXXXX";
+static char *root;
+
+/* Index of word w in argv, or -1. */
+static int at(char **argv, const char *w)
+{
+	int i;
+
+	for (i = 0; argv[i]; i++)
+		if (!strcmp(argv[i], w))
+			return i;
+	return -1;
+}
+
+TEST(argv_has_every_isolation)
+{
+	struct sbuf wd = SBUF_INIT, git = SBUF_INIT;
+	char *cmd[] = { "./srv", "--port", "8080", NULL };
+	struct jail j = { NULL, 0 };
+	char **v;
+	int i;
+
+	sbuf_addf(&wd, "%s/runs/r1/src/a", root);
+	sbuf_addf(&git, "%s/.git", wd.buf);
+	mkdir_p(git.buf, 0755);
+	j.hide = NULL;
+	{
+		struct sbuf runs = SBUF_INIT;
+		sbuf_addf(&runs, "%s/runs", root);
+		j.hide = xstrdup(runs.buf);
+		sbuf_release(&runs);
+	}
+	v = jail_argv(&j, wd.buf, cmd, 1);
+	CHECK(v != NULL);
+	if (!v)
+		goto out;
+	CHECK(!strcmp(v[0], JAIL_BWRAP));
+	CHECK(at(v, "--unshare-all") > 0);
+	CHECK(at(v, "--die-with-parent") > 0);
+	CHECK(at(v, "--new-session") > 0);
+	i = at(v, "--cap-drop");
+	CHECK(i > 0 && !strcmp(v[i + 1], "ALL"));
+	i = at(v, "--ro-bind");
+	CHECK(i > 0 && !strcmp(v[i + 1], "/") && !strcmp(v[i + 2], "/"));
+	i = at(v, "--tmpfs");
+	CHECK(i > 0 && !strcmp(v[i + 1], "/tmp"));
+	/* the runs directory: empty, then the checkout bound into it, then
+	 * read-only */
+	i = at(v, j.hide);
+	CHECK(i > 0 && !strcmp(v[i - 1], "--tmpfs"));
+	CHECK(at(v, "--bind") > i && !strcmp(v[at(v, "--bind") + 1], wd.buf));
+	CHECK(at(v, "--remount-ro") > at(v, "--bind") &&
+	      !strcmp(v[at(v, "--remount-ro") + 1], j.hide));
+	i = at(v, git.buf);
+	CHECK(i > 0 && !strcmp(v[i - 1], "--ro-bind"));
+	i = at(v, "--info-fd");
+	CHECK(i > 0 && !strcmp(v[i + 1], "3"));
+	i = at(v, "--");
+	CHECK(i > 0 && !strcmp(v[i + 1], "./srv") && !strcmp(v[i + 3], "8080") && !v[i + 4]);
+	spawn_strv_free(v);
+
+	j.frozen = 1;
+	v = jail_argv(&j, wd.buf, cmd, 0);
+	CHECK(v && at(v, "--bind") < 0 && at(v, "--info-fd") < 0);
+	i = v ? at(v, wd.buf) : -1;
+	CHECK(i > 0 && !strcmp(v[i - 1], "--ro-bind"));
+	spawn_strv_free(v);
+	CHECK(jail_argv(&j, "/nonexistent/x", cmd, 0) == NULL);
+out:
+	free((char *)j.hide);
+	sbuf_release(&wd);
+	sbuf_release(&git);
+}
+
+TEST(argv_text_quotes)
+{
+	char *v[] = { "/usr/bin/bwrap", "--", "sh", "-c", "echo 'hi' $X", "", NULL };
+	char *t = jail_argv_text(v);
+
+	CHECK(!strcmp(t, "/usr/bin/bwrap -- sh -c 'echo '\\''hi'\\'' $X' ''"));
+	free(t);
+}
+
+TEST(child_pid_from_info)
+{
+	int p[2];
+	const char js[] = "{\n    \"child-pid\": 4242,\n    \"net-namespace\": 1\n}\n";
+
+	CHECK(!pipe(p));
+	CHECK(write(p[1], js, sizeof(js) - 1) == (ssize_t)sizeof(js) - 1);
+	CHECK(jail_child_pid(p[0], 1000) == 4242);
+	close(p[1]);
+	CHECK(jail_child_pid(p[0], 1000) == -1);    /* EOF: bwrap failed */
+	close(p[0]);
+}
+
+TEST(uids_distinct_and_unused)
+{
+	int u[4], i, j;
+
+	CHECK(sandbox_uids(4, u) == 0);
+	for (i = 0; i < 4; i++) {
+		CHECK(u[i] >= SANDBOX_UID_MIN);
+		for (j = 0; j < i; j++)
+			CHECK(u[i] != u[j]);
+	}
+	CHECK(sandbox_uids(17, u) == -1);
+}
+
+/* A listener inside a fresh network namespace (a child in unshare): the
+ * harness's socket reaches it only when made there. */
+TEST(socket_in_namespace)
+{
+	int sync_[2], ns, fd, port = 0;
+	struct sockaddr_in sa;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		printf("# skipped socket_in_namespace: needs root\n");
+		return;
+	}
+	CHECK(!pipe(sync_));
+	pid = fork();
+	if (!pid) {
+		socklen_t len = sizeof(sa);
+		int l;
+
+		if (unshare(CLONE_NEWNET))
+			_exit(1);
+		/* a new namespace's lo is down: listen on any address, just
+		 * to hold the namespace with a process in it */
+		l = socket(AF_INET, SOCK_STREAM, 0);
+		memset(&sa, 0, sizeof(sa));
+		sa.sin_family = AF_INET;
+		if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) || listen(l, 1) ||
+		    getsockname(l, (struct sockaddr *)&sa, &len))
+			_exit(1);
+		port = ntohs(sa.sin_port);
+		if (write(sync_[1], &port, sizeof(port)) != sizeof(port))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(sync_[1]);
+	CHECK(read(sync_[0], &port, sizeof(port)) == sizeof(port));
+	close(sync_[0]);
+	ns = netns_open(pid);
+	CHECK(ns > 0);
+	/* a socket made in the namespace lives there: its lo is down, so a
+	 * connect to 127.0.0.1 fails with ENETUNREACH, not ECONNREFUSED as
+	 * it would on the harness's own loopback (nothing listens on the
+	 * port here: it was chosen in the namespace) */
+	fd = netns_socket(ns, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CHECK(fd >= 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CHECK(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 && errno == ENETUNREACH);
+	close(fd);
+	/* and the thread is back in its own namespace afterwards: its lo is
+	 * up (refused, or something of the host's answering: never
+	 * unreachable) */
+	fd = netns_socket(-1, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CHECK(fd >= 0);
+	errno = 0;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		CHECK(errno == ECONNREFUSED);
+	close(fd);
+	close(ns);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+int main(void)
+{
+	root = mkdtemp(tmpl);
+	RUN(argv_has_every_isolation);
+	RUN(argv_text_quotes);
+	RUN(child_pid_from_info);
+	RUN(uids_distinct_and_unused);
+	RUN(socket_in_namespace);
+	{
+		char *argv[] = { "rm", "-rf", root, NULL };
+		pid_t p = fork();
+		if (!p) {
+			execvp(argv[0], argv);
+			_exit(127);
+		}
+		waitpid(p, NULL, 0);
+	}
+	return t_done();
+}
