@@ -4,7 +4,7 @@
 # favourable point) and httperf (open loop). CPU comes from getrusage of
 # each whole process (/usr/bin/time %U + %S), never from wall time.
 #
-# Writes bench/results.txt and prints it. Bounded: about 3 minutes.
+# Writes bench/results.txt and prints it. Bounded: about 4 minutes.
 # Knobs: BENCH_SECONDS (per measurement, default 4), BENCH_CONNS (8),
 # BENCH_RATES ("5000 10000 20000"), HARNESS (default bin/harness),
 # BENCH_PERF=0 to skip the perf profile.
@@ -134,6 +134,12 @@ done
 if [ -f bench/account.sh ]; then
 	say ""
 	bash bench/account.sh 2>&1 | tee -a "$OUT"
+fi
+
+# ---- what the bubblewrap sandbox costs a measured nginx ----
+if [ -f bench/sandbox.sh ]; then
+	say ""
+	bash bench/sandbox.sh 2>&1 | tee -a "$OUT"
 fi
 
 # ---- where the native transport's CPU goes (perf, when it works here) ----

@@ -108,6 +108,9 @@ static void arm_from_impl(struct arm *a, const struct spec_impl *impl, const cha
 	a->impl.name = a->name;
 	a->workdir = xstrdup(workdir ? workdir : impl->repo);
 	a->last_block = -1;
+	a->uid = -1;
+	a->jailed = impl->sandbox == SANDBOX_ALWAYS;
+	a->ro = a->jailed;
 }
 
 static int make_arms(struct run_ctx *rc, const struct run_arm *extra, size_t nextra)
@@ -140,6 +143,8 @@ static int make_arms(struct run_ctx *rc, const struct run_arm *extra, size_t nex
 		a->untrusted = ra->untrusted;
 		a->candidate = ra->untrusted && !ra->clone_of;
 		a->frozen = ra->untrusted && ra->clone_of;
+		if (a->untrusted)
+			a->jailed = 1, a->ro = 0;
 	}
 	rc->narms = n;
 	return 0;
@@ -192,7 +197,7 @@ static int record_run(struct run_ctx *rc, const struct run_opts *o, const char *
 	r.status = "running";
 	r.exploratory = dirty || o->exploratory;
 	for (k = 0; k < rc->narms; k++)
-		if (rc->arms[k].untrusted) {
+		if (rc->arms[k].jailed) {
 			r.sandbox_user = (char *)rc->spec->sandbox.user;
 			break;
 		}
@@ -345,7 +350,7 @@ static int ensure_sandbox(struct run_ctx *rc)
 
 	rc->sandbox_uid = rc->sandbox_gid = -1;
 	for (i = 0; i < rc->narms; i++)
-		if (rc->arms[i].untrusted)
+		if (rc->arms[i].jailed)
 			break;
 	if (i == rc->narms)
 		return 0;
@@ -356,24 +361,25 @@ static int ensure_sandbox(struct run_ctx *rc)
 		goto out;
 	free(rc->hide_dir);
 	rc->hide_dir = dir_of(rc->dir);
-	/* Each arm's checkout is its own uid's (group: the sandbox user's);
-	 * logs/ stays root's and the logs reach their files through the
-	 * harness's relay, so untrusted code cannot plant links there or
-	 * truncate them. */
+	/* A fetched checkout is its arm's uid's (group: the sandbox user's);
+	 * a trusted repo stays its owner's, bound read-only. logs/ stays
+	 * root's and the logs reach their files through the harness's relay,
+	 * so sandboxed code cannot plant links there or truncate them. */
 	for (i = 0; i < rc->narms; i++) {
 		struct arm *a = &rc->arms[i];
 
 		a->uid = -1;
-		if (!a->untrusted)
+		if (!a->jailed)
 			continue;
 		a->uid = uids[i];
-		if (sandbox_give(a->workdir, a->uid, rc->sandbox_gid, 1) ||
+		if ((a->untrusted && sandbox_give(a->workdir, a->uid, rc->sandbox_gid, 1)) ||
 		    sandbox_reachable(a->workdir, a->uid, rc->sandbox_gid))
 			goto out;
 		store_event(&rc->st, rc->run_id, -1, "sandbox_identity",
 			    "%s: uid %d, gid %d (%s)%s", a->name, a->uid, rc->sandbox_gid,
 			    rc->spec->sandbox.user ? rc->spec->sandbox.user : SANDBOX_DEFAULT_USER,
-			    a->frozen ? "; frozen after its build" : "");
+			    a->frozen ? "; frozen after its build"
+			    : a->ro ? "; sandbox: always, its repo read-only" : "");
 	}
 	ret = 0;
 out:
@@ -613,6 +619,8 @@ static int resume_arms(struct run_ctx *rc, const struct run_record *rec, int for
 		arm_from_impl(a, impl, name, im->src_dir);
 		a->untrusted = im->src_dir != NULL;
 		a->frozen = a->untrusted && im->baseline_of;
+		if (a->untrusted)
+			a->jailed = 1, a->ro = 0;
 		rc->narms++;
 		memset(&pr, 0, sizeof(pr));
 		prov_repo_read(a->workdir, &pr);

@@ -39,18 +39,19 @@ void runner_stop_all(struct run_ctx *rc)
 		runner_arm_stop(&rc->arms[i]);
 }
 
-/* The sandbox an arm's code runs in: the sandbox user for untrusted code
- * (a rerun's fetched commit), none for the spec's own. */
+/* The sandbox an arm's code runs in: a jail and its own uid for
+ * untrusted code (a rerun's fetched commit) and for sandbox: always, none
+ * for the spec's own otherwise. */
 static const struct bind_sandbox *arm_sandbox(const struct run_ctx *rc, const struct arm *a,
 					      struct bind_sandbox *sb)
 {
-	if (!a->untrusted)
+	if (!a->jailed)
 		return NULL;
 	memset(sb, 0, sizeof(*sb));
 	sb->uid = a->uid;
 	sb->gid = rc->sandbox_gid;
 	sb->jail.hide = rc->hide_dir;
-	sb->jail.frozen = a->frozen && a->built;
+	sb->jail.frozen = a->ro || (a->frozen && a->built);
 	return sb;
 }
 
@@ -59,7 +60,7 @@ int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id)
 	struct account_limit_hits h;
 	struct sbuf ev = SBUF_INIT;
 
-	if (!a->untrusted || !a->sut || !sut_account(a->sut))
+	if (!a->jailed || !a->sut || !sut_account(a->sut))
 		return 0;
 	account_limit_hits(sut_account(a->sut), &h);
 	if (!(h.has_pids && h.pids_refused) && !(h.has_oom && h.oom_kill))
@@ -124,7 +125,7 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 		a->rts = rtstats_start_in(sut_netns(a->sut), sut_stats_url(a->sut),
 					  a->impl.stats_poll_hz, a->impl.signals,
 					  a->impl.nsignals, a->impl.stats_format);
-	if (a->untrusted && !a->argv_recorded) {
+	if (a->jailed && !a->argv_recorded) {
 		store_event(&rc->st, rc->run_id, wp->id, "sandbox_argv", "%s start: %s", a->name,
 			    sut_argv_text(a->sut));
 		a->argv_recorded = 1;
@@ -190,7 +191,7 @@ int runner_build_all(struct run_ctx *rc)
 		sbuf_addf(&log, "%s/build-%s.log", rc->logs_dir, a->name);
 		bind_build(&bo, rc->spec, &a->impl, a->workdir, log.buf, arm_sandbox(rc, a, &sb));
 		bo.stop = &runner_stop;
-		if (a->untrusted)
+		if (a->jailed)
 			bo.argv_text = &argv_text;
 		fprintf(stderr, "harness: building %s\n", a->name);
 		if (sut_build(&bo)) {

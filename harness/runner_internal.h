@@ -25,7 +25,11 @@ struct arm {
 	struct spec_impl impl;   /* shallow copy of the spec's; name and repo
 				    point at this arm's own strings */
 	char *workdir;           /* where build and start run */
-	int untrusted;           /* build/run in a jail (jail.h) as its own uid */
+	int untrusted;           /* fetched code: its checkout is given to its uid */
+	int jailed;              /* build/run in a jail (jail.h) as its own uid:
+				    untrusted, or the spec says sandbox: always */
+	int ro;                  /* its tree bound read-only from the start (a
+				    trusted repo in a jail: never given away) */
 	int frozen;              /* an @base control: built first, then its
 				    tree root's and bound read-only */
 	int uid;                 /* untrusted: this arm's own uid in this run

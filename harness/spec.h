@@ -31,6 +31,9 @@
 enum restart_policy { RESTART_PER_WINDOW, RESTART_PER_BLOCK, RESTART_NEVER };
 /* stats.format: what the stats URL serves (docs/prometheus.md). */
 enum stats_format { STATS_JSON, STATS_PROMETHEUS };
+/* implementations[].sandbox: bubblewrap for untrusted code only (a
+ * rerun's fetched commits), or for this implementation too. */
+enum sandbox_mode { SANDBOX_AUTO, SANDBOX_ALWAYS };
 
 /* A declared runtime-stats signal: name -> RFC 6901 JSON pointer. */
 struct spec_signal {
@@ -56,6 +59,7 @@ struct spec_impl {
 	size_t nsignals;
 	char *cpus;          /* cpu list ("0-2,4") or NULL */
 	enum restart_policy restart;    /* default per_window */
+	enum sandbox_mode sandbox;      /* default auto */
 	/* Limits for the implementation's cgroup (0 = none). */
 	uint64_t memory_max_bytes;
 	uint64_t pids_max;

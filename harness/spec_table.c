@@ -13,6 +13,7 @@
 
 static const char *const restart_names[] = { "per_window", "per_block", "never", NULL };
 static const char *const stats_format_names[] = { "json", "prometheus", NULL };
+static const char *const sandbox_mode_names[] = { "auto", "always", NULL };
 static const char *const arrival_names[] = { "constant", "poisson", NULL };
 static const char *const transport_names[] = { "auto", "native", "curl", NULL };
 static const char *const backend_names[] = { "auto", "cgroup2", "cgroup1", "procfs", NULL };
@@ -71,6 +72,8 @@ static const struct field impl_fields[] = {
 	  "cpu list the implementation is pinned to, e.g. \"2-3\" (default: not pinned)" },
 	{ "restart", FT_ENUM, F_DEF, O(struct spec_impl, restart), 0, 0, 0, RESTART_PER_WINDOW, NULL, restart_names, NULL, 0, 0, 0,
 	  "when the implementation is restarted" },
+	{ "sandbox", FT_ENUM, F_DEF, O(struct spec_impl, sandbox), 0, 0, 0, SANDBOX_AUTO, NULL, sandbox_mode_names, NULL, 0, 0, 0,
+	  "auto: bubblewrap only for untrusted code (a rerun's fetched commits); always: this implementation too, as its own uid with its repo read-only and the sandbox limits" },
 	{ "limits", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, limits_fields, 0, 0, 0,
 	  "cgroup limits" },
 	FIELD_END

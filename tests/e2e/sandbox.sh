@@ -213,4 +213,36 @@ ua=$(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_identity' AND detail
 ub=$(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_identity' AND detail LIKE 'b:%'" | sed 's/^b: uid \([0-9]*\),.*/\1/')
 [ -n "$ua" ] && [ -n "$ub" ] && [ "$ua" != "$ub" ] && [ "$(stat -c %u "$RUNS/sbx/src/a")" = "$ua" ] &&
 	ok "one uid per arm ($ua, $ub), each owning its checkout" || fail "identities: '$ua' '$ub' $(stat -c %u "$RUNS/sbx/src/a")"
+[ "$(q base "SELECT COUNT(*) FROM events WHERE kind LIKE 'sandbox_%'")" = 0 ] &&
+	ok "the trusted baseline run ran outside any sandbox (as before)" || fail "base was sandboxed"
+
+# sandbox: always: the spec's own implementation jailed too, its repo
+# read-only (never given to the sandbox's uid).
+cat >"$T/always.yaml" <<YAML
+version: 1
+name: sandbox-always
+slo: { percentile: 99, threshold_ms: 50 }
+implementations:
+  - name: c
+    repo: $REPO
+    start: [/bin/sh, -c, 'touch mine 2>/dev/null && echo WROTE-REPO; exec "\$0" --port "\$1"', $HELPERS/testsrv, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    sandbox: always
+workload:
+  requests: [ { name: root, path: /x } ]
+stages:
+  ladder: { start_rps: 100, step: 2, max_rps: 100, reps: 1, window_s: 1, discard_s: 0 }
+warmup: { rate: { fixed_rps: 100 }, min_s: 0, max_s: 0.5, trailing_s: 0.5, gates: [] }
+window_gates: [error_rate, sut_alive]
+YAML
+expect_exit "sandbox: always, a trusted implementation in bwrap" 0 \
+	"$HARNESS" run "$T/always.yaml" --allow-dirty --runs-dir "$RUNS" --run-id always
+[ "$(q always "SELECT COUNT(*) FROM windows WHERE status = 'accepted' AND completed >= 90")" = 1 ] &&
+	ok "sandbox: always: measured through its network namespace" ||
+	fail "always: $(q always "SELECT status, reasons, completed FROM windows")"
+grep -q "c start: /usr/bin/bwrap .* --ro-bind $REPO $REPO " <(q always "SELECT detail FROM events WHERE kind = 'sandbox_argv'") &&
+	ok "sandbox: always: bwrap argv recorded, its repo bound read-only" ||
+	fail "always argv: $(q always "SELECT detail FROM events WHERE kind = 'sandbox_argv'")"
+[ ! -e "$REPO/mine" ] && ! grep -q WROTE-REPO "$RUNS/always/logs/c.stdout.log" && [ "$(stat -c %U "$REPO")" = root ] &&
+	ok "sandbox: always: its repo stays its owner's, unwritable" || fail "always: repo written or given away"
 exit 0
