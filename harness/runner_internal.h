@@ -90,6 +90,8 @@ struct run_ctx {
 	double last_p99_ms;
 	const char *cur_stage;
 	int cur_rung;
+	const char *cur_impl;    /* the window's arm (borrowed), NULL before one */
+	double cur_rate;
 
 	/* fatal: an environment error (exit 3) stopped the run */
 	int fatal;

@@ -775,6 +775,8 @@ int runner_window(struct run_ctx *rc, const struct window_plan *wp)
 	int ret, limit = 0;
 
 	memset(&j, 0, sizeof(j));
+	rc->cur_impl = wp->arm->name;   /* for the progress lines */
+	rc->cur_rate = wp->rate;
 	window_ctx_init(&w, rc, wp);
 	ret = store_window_set_state(&rc->st, wp->id, WINDOW_RUNNING, 1);
 	if (ret)

@@ -64,6 +64,16 @@ if [[ "$line" =~ ^harness:\ one\ run\ quality:\ ([0-9]+)\ windows:\ ([0-9]+)\ ac
 else
 	fail "run quality line: '$line' (windows $nw, accepted $na, rejected $nr)"
 fi
+# Progress on a non-terminal stderr (issue 15): one line per finished
+# window, stamped, naming the implementation and the rate, "window N of M"
+# with N <= M, the ETA in seconds or minutes and seconds.
+grep -E '^harness: [0-9-]{10}T[0-9:]{8}Z (ladder|confirm|refine) rung -?[0-9]+ \([0-9]+ req/s\) solo: window [0-9]+ of [0-9]+: ' \
+	"$T/run.err" >"$T/progress"
+cmp_num "a progress line per finished window" "$(wc -l <"$T/progress")" "==" "$nw"
+bad=$(sed -E 's/.*window ([0-9]+) of ([0-9]+).*/\1 \2/' "$T/progress" | awk '$1 > $2' | wc -l)
+cmp_num "never window N of M with N > M" "$bad" "==" 0
+check "ETA in seconds or minutes and seconds, never whole minutes" \
+	grep -qE 'ETA ([0-9]+ s|[0-9]+m [0-9]{2}s|[0-9]+h [0-9]{2}m) at most\)$' "$T/progress"
 check "the end load is recorded as a host fact" test -n "$(q "SELECT value FROM host_facts WHERE key = 'loadavg_1m_end'")"
 
 R=$RUNS/one/report
