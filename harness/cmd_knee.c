@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "jout.h"
 #include "csv.h"
 #include "knee.h"
 #include "knee_run.h"
@@ -95,64 +96,56 @@ static void fit_one(struct kfit *f, const struct knee_opts *o)
 	knee_fit(f->win, f->nwin, &p, &f->k);
 }
 
-static void add_num(struct sbuf *sb, double v)
-{
-	if (isfinite(v))
-		sbuf_addf(sb, "%.10g", v);
-	else
-		sbuf_adds(sb, "null");
-}
 
 static void print_json(struct sbuf *sb, const struct kfit *fits, size_t n,
 		       const struct knee_opts *o)
 {
+	json_t *top = json_object(), *arr = json_array();
 	size_t i, r;
+	char *text;
 
-	sbuf_addf(sb, "{\"slo_ms\": %.10g, \"percentile\": %.10g, \"level\": %.10g, \"seed\": %llu,"
-		      " \"min_reps\": %ld, \"fits\": [",
-		  o->slo_ms, o->percentile, o->level, (unsigned long long)o->seed, o->min_reps);
+	json_object_set_new(top, "slo_ms", jout_num(o->slo_ms));
+	json_object_set_new(top, "percentile", jout_num(o->percentile));
+	json_object_set_new(top, "level", jout_num(o->level));
+	json_object_set_new(top, "seed", json_integer((json_int_t)o->seed));
+	json_object_set_new(top, "min_reps", json_integer(o->min_reps));
 	for (i = 0; i < n; i++) {
 		const struct kfit *f = &fits[i];
 		const struct knee_result *k = &f->k;
+		json_t *fo = json_object(), *ci = json_array(), *rej = json_object();
 
-		sbuf_adds(sb, i ? ",\n  {" : "\n  {");
-		sbuf_adds(sb, "\"group\": ");
-		if (f->group)
-			sbuf_add_json_str(sb, f->group);
-		else
-			sbuf_adds(sb, "null");
-		sbuf_adds(sb, ", \"impl\": ");
-		sbuf_add_json_str(sb, f->impl);
-		sbuf_addf(sb, ", \"kind\": \"%s\", \"crossed\": %s, \"at_first_rung\": %s, \"knee_rps\": ",
-			  knee_kind_name(k->kind), k->crossed ? "true" : "false",
-			  k->at_first_rung ? "true" : "false");
-		add_num(sb, k->knee_rps);
-		sbuf_adds(sb, ", \"lo_rps\": ");
-		add_num(sb, k->lo_rps);
-		sbuf_adds(sb, ", \"hi_rps\": ");
-		add_num(sb, k->hi_rps);
-		sbuf_adds(sb, ", \"hold_rps\": ");
-		add_num(sb, k->hold_rps);
-		sbuf_adds(sb, ", \"reason\": ");
-		sbuf_add_json_str(sb, k->reason);
-		sbuf_adds(sb, ", \"highest_rung_rps\": ");
-		add_num(sb, k->highest_rung_rps);
+		json_object_set_new(fo, "group", jout_str(f->group));
+		json_object_set_new(fo, "impl", jout_str(f->impl));
+		json_object_set_new(fo, "kind", json_string(knee_kind_name(k->kind)));
+		json_object_set_new(fo, "crossed", json_boolean(k->crossed));
+		json_object_set_new(fo, "at_first_rung", json_boolean(k->at_first_rung));
+		json_object_set_new(fo, "knee_rps", jout_num(k->knee_rps));
+		json_object_set_new(fo, "lo_rps", jout_num(k->lo_rps));
+		json_object_set_new(fo, "hi_rps", jout_num(k->hi_rps));
+		json_object_set_new(fo, "hold_rps", jout_num(k->hold_rps));
+		json_object_set_new(fo, "reason", jout_str(k->reason));
+		json_object_set_new(fo, "highest_rung_rps", jout_num(k->highest_rung_rps));
 		/* No crossing: no interval for a knee that was not found. */
-		sbuf_adds(sb, ", \"interval_rps\": [");
-		add_num(sb, k->crossed && k->has_ci ? k->ci_lo : NAN);
-		sbuf_adds(sb, ", ");
-		add_num(sb, k->crossed && k->has_ci ? k->ci_hi : NAN);
-		sbuf_addf(sb, "], \"boot_resamples\": %zu, \"boot_crossed\": %zu", k->nboot,
-			  k->ncrossed);
-		sbuf_addf(sb, ", \"inferential\": %s, \"rungs\": %zu, \"accepted\": %zu, "
-			      "\"failed\": %zu, \"total\": %zu, \"rejected\": {",
-			  k->kind != KNEE_NONE && k->inferential ? "true" : "false", k->nrungs,
-			  f->accepted, f->failed, f->total);
+		json_array_append_new(ci, jout_num(k->crossed && k->has_ci ? k->ci_lo : NAN));
+		json_array_append_new(ci, jout_num(k->crossed && k->has_ci ? k->ci_hi : NAN));
+		json_object_set_new(fo, "interval_rps", ci);
+		json_object_set_new(fo, "boot_resamples", json_integer((json_int_t)k->nboot));
+		json_object_set_new(fo, "boot_crossed", json_integer((json_int_t)k->ncrossed));
+		json_object_set_new(fo, "inferential",
+				    json_boolean(k->kind != KNEE_NONE && k->inferential));
+		json_object_set_new(fo, "rungs", json_integer((json_int_t)k->nrungs));
+		json_object_set_new(fo, "accepted", json_integer((json_int_t)f->accepted));
+		json_object_set_new(fo, "failed", json_integer((json_int_t)f->failed));
+		json_object_set_new(fo, "total", json_integer((json_int_t)f->total));
 		for (r = 0; r < R_COUNT; r++)
-			sbuf_addf(sb, "%s\"%s\": %zu", r ? ", " : "", reason_names[r], f->rejected[r]);
-		sbuf_adds(sb, "}}");
+			json_object_set_new(rej, reason_names[r], json_integer((json_int_t)f->rejected[r]));
+		json_object_set_new(fo, "rejected", rej);
+		json_array_append_new(arr, fo);
 	}
-	sbuf_adds(sb, "\n]}\n");
+	json_object_set_new(top, "fits", arr);
+	text = jout_dumps(top);
+	sbuf_adds(sb, text);
+	free(text);
 }
 
 static void print_text(struct sbuf *sb, const struct kfit *fits, size_t n,

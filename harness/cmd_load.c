@@ -3,6 +3,7 @@
  * --url URL ...`: drive open-loop load with the engine in load.c and print
  * what it measured (text, or --json for scripts).
  */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "bind.h"
 #include "cmd.h"
+#include "jout.h"
 #include "load.h"
 #include "load_internal.h"
 #include "spec.h"
@@ -226,17 +228,25 @@ static const char *pct(char buf[32], const struct hist *h, double p, int json)
 	return buf;
 }
 
-static void add_pcts(struct sbuf *sb, const char *key, const struct hist *h, int full)
+/* A percentile in ms to the microsecond, or null when nothing was
+ * recorded. */
+static json_t *pct_json(const struct hist *h, double p)
 {
-	char b[32];
+	return h->total ? json_real(round(hist_percentile_ms(h, p) * 1e3) / 1e3) : json_null();
+}
 
-	sbuf_addf(sb, "\"%s\":{\"p50\":%s,", key, pct(b, h, 50, 1));
+static json_t *pcts_json(const struct hist *h, int full)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "p50", pct_json(h, 50));
 	if (full)
-		sbuf_addf(sb, "\"p90\":%s,", pct(b, h, 90, 1));
-	sbuf_addf(sb, "\"p99\":%s,", pct(b, h, 99, 1));
+		json_object_set_new(o, "p90", pct_json(h, 90));
+	json_object_set_new(o, "p99", pct_json(h, 99));
 	if (full)
-		sbuf_addf(sb, "\"p999\":%s,", pct(b, h, 99.9, 1));
-	sbuf_addf(sb, "\"max\":%s}", pct(b, h, 100, 1));
+		json_object_set_new(o, "p999", pct_json(h, 99.9));
+	json_object_set_new(o, "max", pct_json(h, 100));
+	return o;
 }
 
 /* (unexpected + transport errors + dropped) / due: what --error-rate-max
@@ -257,98 +267,107 @@ static void add_body(struct sbuf *sb, const struct load_sample *x)
 		sbuf_addf(sb, "%c", x->body[i] >= 0x20 && x->body[i] < 0x7f ? x->body[i] : '.');
 }
 
-static void add_errors(struct sbuf *sb, const struct load_counts *c)
+#define JU(x) json_integer((json_int_t)(x))
+
+static json_t *errors_json(const struct load_counts *c)
 {
+	json_t *o = json_object();
 	int k;
 
-	sbuf_adds(sb, "\"errors\":{");
 	for (k = 0; k < LERR_KINDS; k++)
-		sbuf_addf(sb, "%s\"%s\":%llu", k ? "," : "", load_error_name(k),
-			  (unsigned long long)c->errors[k]);
-	sbuf_adds(sb, "}");
+		json_object_set_new(o, load_error_name(k), JU(c->errors[k]));
+	return o;
 }
 
+static json_t *status_json(const struct load_counts *c, int with_other)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "2xx", JU(c->status[0]));
+	json_object_set_new(o, "3xx", JU(c->status[1]));
+	json_object_set_new(o, "4xx", JU(c->status[2]));
+	json_object_set_new(o, "5xx", JU(c->status[3]));
+	if (with_other)
+		json_object_set_new(o, "other", JU(c->status_other));
+	return o;
+}
+
+static const char *req_name(const struct load_config *cfg, size_t i)
+{
+	return cfg->requests[i].name ? cfg->requests[i].name : "request";
+}
+
+/* One line of JSON: every count, the percentiles in ms, the samples of
+ * unexpected responses, per request name. */
 static void print_json(const struct load_config *cfg, const struct load_result *r,
 		       const char *transport, const struct opts *o)
 {
 	const struct load_stats *t = &r->total;
 	const struct load_counts *c = &t->counts;
-	struct sbuf sb = SBUF_INIT;
+	json_t *j = json_object(), *samples = json_array(), *by = json_object();
+	char proto[64];
+	char *text;
 	size_t i;
 
-	sbuf_addf(&sb, "{\"requests\":%llu,\"completed\":%llu,\"sent\":%llu,",
-		  (unsigned long long)c->due, (unsigned long long)c->completed,
-		  (unsigned long long)c->sent);
-	sbuf_addf(&sb, "\"offered_rps\":%.3f,\"achieved_rps\":%.3f,\"target_rps\":%.3f,"
-		  "\"elapsed_s\":%.3f,", r->offered_rps, r->achieved_rps, cfg->rate, r->elapsed_s);
-	add_pcts(&sb, "latency_ms", &t->latency, 1);
-	sbuf_adds(&sb, ",");
-	add_pcts(&sb, "service_ms", &t->service, 0);
-	sbuf_adds(&sb, ",");
-	add_pcts(&sb, "lateness_ms", &t->lateness, 0);
-	sbuf_adds(&sb, ",");
-	add_pcts(&sb, "schedule_lag_ms", &t->sched_lag, 0);
-	sbuf_adds(&sb, ",");
-	add_errors(&sb, c);
-	sbuf_addf(&sb, ",\"status\":{\"2xx\":%llu,\"3xx\":%llu,\"4xx\":%llu,\"5xx\":%llu,\"other\":%llu}",
-		  (unsigned long long)c->status[0], (unsigned long long)c->status[1],
-		  (unsigned long long)c->status[2], (unsigned long long)c->status[3],
-		  (unsigned long long)c->status_other);
-	sbuf_addf(&sb, ",\"unexpected\":%llu,\"error_rate\":%.6g,\"error_rate_max\":%.6g,"
-		  "\"samples\":[", (unsigned long long)c->unexpected, error_rate(c), o->error_rate_max);
+	json_object_set_new(j, "requests", JU(c->due));
+	json_object_set_new(j, "completed", JU(c->completed));
+	json_object_set_new(j, "sent", JU(c->sent));
+	json_object_set_new(j, "offered_rps", jout_num(r->offered_rps));
+	json_object_set_new(j, "achieved_rps", jout_num(r->achieved_rps));
+	json_object_set_new(j, "target_rps", jout_num(cfg->rate));
+	json_object_set_new(j, "elapsed_s", jout_num(r->elapsed_s));
+	json_object_set_new(j, "latency_ms", pcts_json(&t->latency, 1));
+	json_object_set_new(j, "service_ms", pcts_json(&t->service, 0));
+	json_object_set_new(j, "lateness_ms", pcts_json(&t->lateness, 0));
+	json_object_set_new(j, "schedule_lag_ms", pcts_json(&t->sched_lag, 0));
+	json_object_set_new(j, "errors", errors_json(c));
+	json_object_set_new(j, "status", status_json(c, 1));
+	json_object_set_new(j, "unexpected", JU(c->unexpected));
+	json_object_set_new(j, "error_rate", jout_num(error_rate(c)));
+	json_object_set_new(j, "error_rate_max", jout_num(o->error_rate_max));
 	for (i = 0; i < t->nsamples; i++) {
 		const struct load_sample *x = &t->samples[i];
+		json_t *so = json_object();
 		struct sbuf b = SBUF_INIT;
 
 		add_body(&b, x);
-		sbuf_addf(&sb, "%s{\"request\":", i ? "," : "");
-		sbuf_add_json_str(&sb, cfg->requests[x->req].name ? cfg->requests[x->req].name : "request");
-		sbuf_addf(&sb, ",\"status\":%d,\"why\":", x->status);
-		sbuf_add_json_str(&sb, x->why);
-		sbuf_adds(&sb, ",\"body\":");
-		sbuf_add_json_str(&sb, b.buf ? b.buf : "");
-		sbuf_adds(&sb, "}");
+		json_object_set_new(so, "request", jout_str(req_name(cfg, x->req)));
+		json_object_set_new(so, "status", json_integer(x->status));
+		json_object_set_new(so, "why", jout_str(x->why));
+		json_object_set_new(so, "body", jout_str(b.buf));
+		json_array_append_new(samples, so);
 		sbuf_release(&b);
 	}
-	{
-		char proto[64];
-		const char *pr = load_counts_protocol(c, proto, sizeof(proto));
-
-		sbuf_adds(&sb, "],\"protocol\":");
-		if (pr)
-			sbuf_add_json_str(&sb, pr);
-		else
-			sbuf_adds(&sb, "null");
-		sbuf_addf(&sb, ",\"bytes_sent\":%llu,\"bytes_received\":%llu",
-			  (unsigned long long)c->bytes_sent, (unsigned long long)c->bytes_received);
-	}
-	sbuf_addf(&sb, ",\"dropped\":%llu,\"generator_cpu_s\":%.6f,\"cpu_us_per_request\":%.3f",
-		  (unsigned long long)c->dropped, r->generator_cpu_s,
-		  c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed : 0.0);
-	sbuf_addf(&sb, ",\"transport\":\"%s\",\"threads\":%d,\"connections\":%d,"
-		  "\"stopped_early\":%s,\"by_request\":{", transport, cfg->threads,
-		  cfg->connections, r->stopped_early ? "true" : "false");
+	json_object_set_new(j, "samples", samples);
+	json_object_set_new(j, "protocol", jout_str(load_counts_protocol(c, proto, sizeof(proto))));
+	json_object_set_new(j, "bytes_sent", JU(c->bytes_sent));
+	json_object_set_new(j, "bytes_received", JU(c->bytes_received));
+	json_object_set_new(j, "dropped", JU(c->dropped));
+	json_object_set_new(j, "generator_cpu_s", jout_num(r->generator_cpu_s));
+	json_object_set_new(j, "cpu_us_per_request",
+			    jout_num(c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed
+						  : 0.0));
+	json_object_set_new(j, "transport", jout_str(transport));
+	json_object_set_new(j, "threads", json_integer(cfg->threads));
+	json_object_set_new(j, "connections", json_integer(cfg->connections));
+	json_object_set_new(j, "stopped_early", json_boolean(r->stopped_early));
 	for (i = 0; i < t->nreq; i++) {
 		const struct load_counts *rc = &t->req_counts[i];
+		json_t *ro = json_object();
 
-		if (i)
-			sbuf_adds(&sb, ",");
-		sbuf_add_json_str(&sb, cfg->requests[i].name ? cfg->requests[i].name : "request");
-		sbuf_addf(&sb, ":{\"requests\":%llu,\"completed\":%llu,\"unexpected\":%llu,"
-			  "\"dropped\":%llu,",
-			  (unsigned long long)rc->due, (unsigned long long)rc->completed,
-			  (unsigned long long)rc->unexpected, (unsigned long long)rc->dropped);
-		sbuf_addf(&sb, "\"status\":{\"2xx\":%llu,\"3xx\":%llu,\"4xx\":%llu,\"5xx\":%llu},",
-			  (unsigned long long)rc->status[0], (unsigned long long)rc->status[1],
-			  (unsigned long long)rc->status[2], (unsigned long long)rc->status[3]);
-		add_errors(&sb, rc);
-		sbuf_adds(&sb, ",");
-		add_pcts(&sb, "latency_ms", &t->req_latency[i], 1);
-		sbuf_adds(&sb, "}");
+		json_object_set_new(ro, "requests", JU(rc->due));
+		json_object_set_new(ro, "completed", JU(rc->completed));
+		json_object_set_new(ro, "unexpected", JU(rc->unexpected));
+		json_object_set_new(ro, "dropped", JU(rc->dropped));
+		json_object_set_new(ro, "status", status_json(rc, 0));
+		json_object_set_new(ro, "errors", errors_json(rc));
+		json_object_set_new(ro, "latency_ms", pcts_json(&t->req_latency[i], 1));
+		json_object_set_new(by, req_name(cfg, i), ro);
 	}
-	sbuf_adds(&sb, "}}\n");
-	fwrite(sb.buf, 1, sb.len, stdout);
-	sbuf_release(&sb);
+	json_object_set_new(j, "by_request", by);
+	text = jout_dumps_line(j);
+	fputs(text, stdout);
+	free(text);
 }
 
 static void print_text(const struct load_config *cfg, const struct load_result *r,

@@ -36,9 +36,9 @@ json_t *jout_tri(int v)
 	return v < 0 ? json_null() : json_boolean(v);
 }
 
-char *jout_dumps(json_t *v)
+static char *dumps(json_t *v, size_t flags)
 {
-	char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	char *s = json_dumps(v, flags | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
 	size_t n;
 	char *out;
 
@@ -52,6 +52,16 @@ char *jout_dumps(json_t *v)
 	out[n + 1] = '\0';
 	free(s);
 	return out;
+}
+
+char *jout_dumps(json_t *v)
+{
+	return dumps(v, JSON_INDENT(2));
+}
+
+char *jout_dumps_line(json_t *v)
+{
+	return dumps(v, JSON_COMPACT);
 }
 
 int jout_print(json_t *v, FILE *f)

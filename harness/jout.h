@@ -23,5 +23,7 @@ json_t *jout_tri(int v);
 int jout_print(json_t *v, FILE *f);
 /* The same into a malloc'd string with a trailing newline. */
 char *jout_dumps(json_t *v);
+/* One line (no indentation), with a trailing newline; takes v. */
+char *jout_dumps_line(json_t *v);
 
 #endif
