@@ -43,33 +43,6 @@ static void fixed(struct sbuf *out, double v, int dec)
 	sbuf_adds(out, buf);
 }
 
-void svg_sig(struct sbuf *out, double v, int sig)
-{
-	double a = fabs(v);
-	int dec;
-
-	if (!isfinite(v)) {
-		sbuf_adds(out, "-");
-		return;
-	}
-	if (a >= 1e6) {
-		svg_sig(out, v / 1e6, sig);
-		sbuf_adds(out, "M");
-		return;
-	}
-	if (a >= 1e4) {
-		svg_sig(out, v / 1e3, sig);
-		sbuf_adds(out, "k");
-		return;
-	}
-	dec = a > 0 ? sig - 1 - (int)floor(log10(a)) : 0;
-	if (dec < 0)
-		dec = 0;
-	if (dec > 9)
-		dec = 9;
-	fixed(out, a > 0 ? round(v * pow(10, dec)) / pow(10, dec) : 0, dec);
-}
-
 void svg_num(struct sbuf *out, double v)
 {
 	double a = fabs(v);

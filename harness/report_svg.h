@@ -51,8 +51,6 @@ int svg_in_axis(const struct axis *a, double v);
 size_t svg_ticks(const struct axis *a, double *t);
 /* A plain number: "1k", "2.5k", "1.2M", "750", "0.05"; never an exponent. */
 void svg_num(struct sbuf *out, double v);
-/* A plain number with up to `sig` significant figures (for labels). */
-void svg_sig(struct sbuf *out, double v, int sig);
 
 /* <svg data-chart="name" ...>, white background and the title. */
 void svg_open(struct sbuf *out, const char *name, const char *title, double w, double h);

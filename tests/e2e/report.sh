@@ -220,10 +220,15 @@ cmp_num "ratio: a CPU whisker per ladder ratio with an interval" "$(svg ratio | 
 cmp_num "ratio: CPU ratios" "$(svg ratio | grep -c 'data-metric="cpu"')" "==" 4
 cmp_num "per_second: one scale per rung" "$(svg per_second | grep -c 'class="rung" data-scale-ms=')" "==" \
 	"$(jq '.rungs | length' "$J")"
-bad=$(grep -o 'class="tick"[^>]*>[^<]*<' "$H" | sed 's/.*>\(.*\)</\1/' |
-	grep -Evx '[0-9]+(\.[0-9]{1,3})?[kM]?|[0-9]+(\.[0-9]+)?%' | head -3)
-if [ -z "$bad" ] && [ "$(grep -c 'class="tick"' "$H")" -gt 20 ]; then ok "every tick label is a plain round number"
+# plain: digits, one point, k or M (or a percentile's %); round: at most 3
+# significant digits (a rung's 7593.75 or 11390.6 is neither)
+ticks=$(grep -o 'class="tick"[^>]*>[^<]*<' "$H" | sed 's/.*>\(.*\)</\1/')
+bad=$(grep -Evx '[0-9]+(\.[0-9]{1,3})?[kM]?|[0-9]+(\.[0-9]+)?%' <<<"$ticks" | head -3)
+bad="$bad$(grep -v '%' <<<"$ticks" | awk '{ d = $0; gsub(/[kM.]/, "", d); sub(/^0+/, "", d);
+	sub(/0+$/, "", d); if (length(d) > 3) print $0 }' | head -3)"
+if [ -z "$bad" ] && [ "$(wc -l <<<"$ticks")" -gt 20 ]; then ok "every tick label is a plain round number"
 else fail "tick labels: '$bad'"; fi
+check "the check catches a rung's rate as a tick" bash -c "echo 7593.75 | awk '{ d = \$0; gsub(/[kM.]/, \"\", d); sub(/^0+/, \"\", d); sub(/0+\$/, \"\", d); exit !(length(d) > 3) }'"
 
 # --- hgrm: HdrHistogram's percentile distribution per rung -------------------
 "$HARNESS" report fixture --runs-dir "$RUNS" --format hgrm -o "$T/h" >/dev/null 2>&1

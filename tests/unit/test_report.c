@@ -364,9 +364,17 @@ static int plain_ticks(const char *html)
 				dec++;
 			}
 		}
-		if (dec > 3 && e[-1] != '%') {
-			fprintf(stderr, "# tick label '%.*s'\n", (int)(e - t), t);
-			return 0;
+		if (e[-1] != '%') {   /* round: at most 3 significant digits */
+			const char *a = t, *b = e - 1;
+
+			while (a < b && (*a == '0' || *a == '.'))
+				a++;
+			while (b > a && (*b == 'k' || *b == 'M' || *b == '0' || *b == '.'))
+				b--;
+			if (b - a + 1 - (memchr(a, '.', (size_t)(b - a + 1)) != NULL) > 3 || dec > 3) {
+				fprintf(stderr, "# tick label '%.*s'\n", (int)(e - t), t);
+				return 0;
+			}
 		}
 		n++;
 	}
