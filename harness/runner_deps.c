@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -211,6 +212,39 @@ static double count_cpus(const char *list)
 	return CPU_COUNT(&set);
 }
 
+/*
+ * The dependency's own directory in the run, runs/<id>/deps/<name>
+ * (absolute: its commands run in its repo), created before its first start
+ * and passed to start, health, version and setup as HARNESS_DEP_DIR: where
+ * a database puts its cluster, so nothing is written outside the run.
+ */
+static int dep_dir(struct run_ctx *rc, struct dep_run *d)
+{
+	const struct spec_impl *si = &d->spec->impl;
+	struct sbuf p = SBUF_INIT;
+	char abs[PATH_MAX];
+	size_t i;
+
+	if (d->dir)
+		return 0;
+	sbuf_addf(&p, "%s/deps/%s", rc->dir, si->name);
+	if (mkdir_p(p.buf, 0755) || !realpath(p.buf, abs)) {
+		error("dependency %s: cannot create %s: %s", si->name, p.buf, strerror(errno));
+		sbuf_release(&p);
+		return -1;
+	}
+	sbuf_release(&p);
+	d->dir = xstrdup(abs);
+	d->env = xcalloc(si->nenv + 1, sizeof(*d->env));
+	for (i = 0; i < si->nenv; i++)
+		d->env[i] = si->env[i];   /* borrowed from the spec */
+	d->env[si->nenv].key = "HARNESS_DEP_DIR";
+	d->env[si->nenv].value = d->dir;
+	d->impl.env = d->env;
+	d->impl.nenv = si->nenv + 1;
+	return 0;
+}
+
 /* Start (or restart) one dependency and wait until healthy. */
 static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid)
 {
@@ -219,6 +253,8 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid)
 	const char *name = d->spec->impl.name;
 	int ret = -1;
 
+	if (dep_dir(rc, d))
+		return -1;
 	sbuf_addf(&label, "harness.%s.%s", rc->run_id, d->sut_name);
 	bind_sut(&cfg, rc->spec, &d->impl, NULL, rc->logs_dir, label.buf, NULL);
 	cfg.port = rc->dep_ports[d - rc->deps];
@@ -390,6 +426,8 @@ void runner_deps_release(struct run_ctx *rc)
 	for (i = 0; i < rc->ndeps; i++) {
 		free(rc->deps[i].sut_name);
 		free(rc->deps[i].cpus);
+		free(rc->deps[i].dir);
+		free(rc->deps[i].env);   /* its strings are the spec's and dir */
 	}
 	free(rc->deps);
 	free(rc->dep_ports);

@@ -53,6 +53,8 @@ struct dep_run {
 	const struct spec_dep *spec;
 	struct spec_impl impl;   /* shallow copy of spec->impl, named sut_name */
 	char *sut_name;          /* "dep-<name>": its logs and cgroup label */
+	char *dir;               /* runs/<id>/deps/<name>, absolute; NULL until first start */
+	struct kv *env;          /* spec->impl.env + HARNESS_DEP_DIR (impl.env points here) */
 	struct sut *sut;         /* running instance, or NULL */
 	unsigned starts;
 	char *cpus;              /* the cpus the kernel reported at its start */
