@@ -9,9 +9,15 @@
 #   make fuzz       run the spec-parser fuzzer for FUZZ_SECONDS (clang libFuzzer)
 #   make bench      measure the load engine against wrk / httperf / nginx
 #   make demo       run the example benchmark and render its report
+#   make demo-ledger  the ledger example (Go and Node against PostgreSQL and
+#                   Redis started by the harness): knees, cost per request,
+#                   the dependencies' headroom
 #
 # Dependencies are Debian packages; `make` installs missing ones with
 # apt-get when run as root (and says so), otherwise names them and stops.
+# `make deps` includes what examples/ledger (and its e2e) needs:
+# examples/ledger/deps.sh (PostgreSQL 15, Redis, Go and its libraries,
+# node-pg, node-redis).
 
 CC       ?= cc
 # Compile on every core (the tests themselves run one program at a time).
@@ -39,7 +45,7 @@ HELPERS  := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(wildcard tests/hel
 FIXTURES := $(BUILD)/helpers/compare_fixture
 BIN      := $(BUILD)/bin/harness
 
-.PHONY: all test asan clean deps fuzz bench demo unit install slowtest
+.PHONY: all test asan clean deps deps-ledger fuzz bench demo demo-ledger unit install slowtest
 
 # The binary is bin/harness: ./harness is the source directory.
 all: deps bin/harness
@@ -64,6 +70,10 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	  else echo "make: missing Debian packages:$$missing (run as root, or apt-get install them)"; exit 1; fi; \
 	fi
+	@sh examples/ledger/deps.sh
+
+deps-ledger:
+	@sh examples/ledger/deps.sh
 
 # Nothing compiles before the Debian packages (headers, libraries) are in.
 $(OBJS) $(UNITS) $(HELPERS) $(FIXTURES) $(BUILD)/version.c: | deps
@@ -152,7 +162,10 @@ bench: deps bin/harness
 demo: deps bin/harness
 	bash examples/demo.sh
 
+demo-ledger: deps bin/harness
+	bash examples/demo-ledger.sh
+
 clean:
-	rm -rf build bin
+	rm -rf build bin examples/ledger/go/ledger-go
 
 -include $(OBJS:.o=.d)

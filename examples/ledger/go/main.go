@@ -4,7 +4,7 @@
 //
 //	ledger-go --port P --db postgres://ledger@127.0.0.1:5432/postgres --redis 127.0.0.1:6379
 //
-// Routes (examples/ledger/API.md has the contract both implementations keep):
+// Routes (examples/ledger/README.md has the contract both implementations keep):
 //
 //	POST /invoices                 create: one transaction (customer row
 //	                               locked, invoice, its lines, the customer's

@@ -1,5 +1,5 @@
 // The ledger, in Node.js: the same invoicing API as ../go/main.go (contract
-// in ../API.md) on the http module, PostgreSQL through node-pg's Pool and
+// in ../README.md) on the http module, PostgreSQL through node-pg's Pool and
 // Redis through node-redis (one auto-pipelined connection, as node-redis is
 // meant to be used), as a team would ship it.
 //
