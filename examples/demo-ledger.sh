@@ -5,7 +5,7 @@
 # implementation's knee, its CPU cost per request at every rung, and the
 # dependencies' headroom and versions. Under 5 minutes on 2 cores.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 H=bin/harness
 RUNS=${HARNESS_RUNS_DIR:-runs}
 t0=$(date +%s)

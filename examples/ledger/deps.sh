@@ -18,7 +18,7 @@
 # NODE_PATH names; its pure-JavaScript dependencies (node-split2,
 # node-xtend) are installed with apt-get. Nothing is written to /usr by hand.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 local_node=build/debian/usr/share/nodejs
 
 missing=""
