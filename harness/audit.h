@@ -4,6 +4,7 @@
 #ifndef HARNESS_AUDIT_H
 #define HARNESS_AUDIT_H
 
+#include <jansson.h>
 #include <stdint.h>
 
 #include "spec.h"
@@ -25,11 +26,12 @@ struct recheck_count {
 /* Recompute every stored gate result of the run (warm-up and window
  * phases, every done window, or only window_id when >= 0) from the stored
  * series, and each window's status and reasons from the recomputed window
- * gates (harness/judge.h); describe each mismatch in `report` (one line
- * each; JSON objects when json). count->checked counts gate verdicts plus
- * one status per window. Returns the number of mismatches, -1 on error. */
+ * gates (harness/judge.h); describe each mismatch: one line each in
+ * `report`, or, when details is not NULL, one object each appended to that
+ * JSON array instead. count->checked counts gate verdicts plus one status
+ * per window. Returns the number of mismatches, -1 on error. */
 int audit_recheck(struct store *st, const char *run_id, const struct spec *spec,
-		  int64_t window_id, int json, struct sbuf *report,
+		  int64_t window_id, json_t *details, struct sbuf *report,
 		  struct recheck_count *count);
 
 #endif

@@ -6,6 +6,7 @@
 #include "audit.h"
 #include "evidence_load.h"
 #include "gate.h"
+#include "jout.h"
 #include "judge.h"
 #include "store_window.h"
 #include "util.h"
@@ -38,7 +39,8 @@ static int rule_changed(const char *gate)
  * to the window gates recomputed on `in` (in the spec's order, as the
  * runner judged them). 0 agree, 1 mismatch (described), -1 error. */
 static int recheck_status(const struct spec *spec, const struct window_row *w,
-			  const struct gate_input *in, int json, int legacy, struct sbuf *report)
+			  const struct gate_input *in, json_t *details, int legacy,
+			  struct sbuf *report)
 {
 	struct judge_gate *jg = xcalloc(spec->nwindow_gates + 1, sizeof(*jg));
 	struct judge_input ji = { 0 };
@@ -69,16 +71,17 @@ static int recheck_status(const struct spec *spec, const struct window_row *w,
 	status = w->status == WINDOW_STATUS_NONE ? NULL : window_status_name(w->status);
 	reasons = w->reasons ? w->reasons : "";
 	ret = w->status == v.status && !strcmp(reasons, v.reasons) ? 0 : 1;
-	if (ret && json) {
-		sbuf_addf(report, "%s{\"window\": %lld, \"phase\": \"window\", \"status\": ",
-			  report->len ? ", " : "", (long long)wid);
-		sbuf_add_json_str(report, status ? status : "");
-		sbuf_adds(report, ", \"stored_reasons\": ");
-		sbuf_add_json_str(report, reasons);
-		sbuf_addf(report, ", \"recomputed\": \"%s\", \"recomputed_reasons\": ",
-			  window_status_name(v.status));
-		sbuf_add_json_str(report, v.reasons);
-		sbuf_addf(report, ", \"rule_changed\": %s}", legacy ? "true" : "false");
+	if (ret && details) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "window", json_integer(wid));
+		json_object_set_new(o, "phase", json_string("window"));
+		json_object_set_new(o, "status", jout_str(status ? status : ""));
+		json_object_set_new(o, "stored_reasons", jout_str(reasons));
+		json_object_set_new(o, "recomputed", jout_str(window_status_name(v.status)));
+		json_object_set_new(o, "recomputed_reasons", jout_str(v.reasons));
+		json_object_set_new(o, "rule_changed", json_boolean(legacy));
+		json_array_append_new(details, o);
 	} else if (ret) {
 		sbuf_addf(report, "window %lld status: stored %s (%s), recomputed %s (%s)%s\n",
 			  (long long)wid, status ? status : "-", reasons,
@@ -90,7 +93,7 @@ static int recheck_status(const struct spec *spec, const struct window_row *w,
 }
 
 static int recheck_phase(struct store *st, const struct spec *spec, const struct window_row *w,
-			 enum gate_phase phase, int json, struct sbuf *report,
+			 enum gate_phase phase, json_t *details, struct sbuf *report,
 			 struct recheck_count *count)
 {
 	const char *impl_name = w->impl ? w->impl : "";
@@ -145,13 +148,16 @@ static int recheck_phase(struct store *st, const struct spec *spec, const struct
 			count->rule_changes++;
 		else
 			mismatches++;
-		if (json) {
-			sbuf_addf(report, "%s{\"window\": %lld, \"phase\": \"%s\", \"gate\": ",
-				  report->len ? ", " : "", (long long)wid, ph);
-			sbuf_add_json_str(report, gate);
-			sbuf_addf(report, ", \"stored\": \"%s\", \"recomputed\": \"%s\","
-				  " \"rule_changed\": %s}", status, gate_status_name(r.status),
-				  rule ? "true" : "false");
+		if (details) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "window", json_integer(wid));
+			json_object_set_new(o, "phase", json_string(ph));
+			json_object_set_new(o, "gate", jout_str(gate));
+			json_object_set_new(o, "stored", jout_str(status));
+			json_object_set_new(o, "recomputed", jout_str(gate_status_name(r.status)));
+			json_object_set_new(o, "rule_changed", json_boolean(rule));
+			json_array_append_new(details, o);
 		} else {
 			sbuf_addf(report, "window %lld %s %s: stored %s (%s = %g), recomputed %s (%g): %s%s\n",
 				  (long long)wid, ph, gate, status, r.stat_name, stat,
@@ -160,7 +166,7 @@ static int recheck_phase(struct store *st, const struct spec *spec, const struct
 		}
 	}
 	if (phase == GATE_PHASE_WINDOW && mismatches >= 0) {
-		int m = recheck_status(spec, w, &in, json, count->legacy, report);
+		int m = recheck_status(spec, w, &in, details, count->legacy, report);
 
 		count->checked++;
 		/* A run recorded before the gate classes was judged by the old
@@ -180,7 +186,8 @@ out:
 }
 
 int audit_recheck(struct store *st, const char *run_id, const struct spec *spec,
-		  int64_t window_id, int json, struct sbuf *report, struct recheck_count *count)
+		  int64_t window_id, json_t *details, struct sbuf *report,
+		  struct recheck_count *count)
 {
 	struct window_query q = { .done_only = 1 };
 	struct window_rows wins;
@@ -196,10 +203,10 @@ int audit_recheck(struct store *st, const char *run_id, const struct spec *spec,
 
 		if (window_id >= 0 && w->id != window_id)
 			continue;
-		m = recheck_phase(st, spec, w, GATE_PHASE_WARMUP, json, report, count);
+		m = recheck_phase(st, spec, w, GATE_PHASE_WARMUP, details, report, count);
 		if (m >= 0)
 			total += m;
-		m = m < 0 ? m : recheck_phase(st, spec, w, GATE_PHASE_WINDOW, json, report, count);
+		m = m < 0 ? m : recheck_phase(st, spec, w, GATE_PHASE_WINDOW, details, report, count);
 		if (m < 0) {
 			total = -1;
 			break;

@@ -8,6 +8,7 @@
 
 #include "audit.h"
 #include "cmd.h"
+#include "jout.h"
 #include "gate.h"
 #include "judge.h"
 #include "spec.h"
@@ -103,9 +104,10 @@ static int tally_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->impl, y->impl);
 }
 
-static void impl_table(const struct audit_data *d, int json, struct sbuf *out)
+static void impl_table(const struct audit_data *d, json_t *j, struct sbuf *out)
 {
 	struct tally *v = NULL;
+	json_t *arr = j ? json_array() : NULL;
 	size_t n = 0, alloc = 0, i;
 
 	for (i = 0; i < d->wins.n; i++) {
@@ -118,13 +120,17 @@ static void impl_table(const struct audit_data *d, int json, struct sbuf *out)
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), tally_cmp);
-	sbuf_adds(out, json ? "\"implementations\": [" : "rejections per implementation:\n");
+	if (!j)
+		sbuf_adds(out, "rejections per implementation:\n");
 	for (i = 0; i < n; i++) {
-		if (json) {
-			sbuf_adds(out, i ? ", {\"impl\": " : "{\"impl\": ");
-			sbuf_add_json_str(out, v[i].impl);
-			sbuf_addf(out, ", \"windows\": %ld, \"rejected\": %ld, \"failed\": %ld}",
-				  v[i].n, v[i].rejected, v[i].failed);
+		if (j) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "impl", jout_str(v[i].impl));
+			json_object_set_new(o, "windows", json_integer(v[i].n));
+			json_object_set_new(o, "rejected", json_integer(v[i].rejected));
+			json_object_set_new(o, "failed", json_integer(v[i].failed));
+			json_array_append_new(arr, o);
 		} else {
 			sbuf_addf(out, "  %-20s %4ld of %4ld windows rejected (%.0f%%), %ld failed (%.0f%%)\n",
 				  v[i].impl, v[i].rejected, v[i].n,
@@ -132,17 +138,20 @@ static void impl_table(const struct audit_data *d, int json, struct sbuf *out)
 				  v[i].n ? 100.0 * v[i].failed / v[i].n : 0);
 		}
 	}
+	if (j)
+		json_object_set_new(j, "implementations", arr);
 	free(v);
 }
 
 /* Totals per implementation, then failures per enforced gate. A window
  * rejected by several gates counts once under each. */
-static void rejection_table(const struct audit_data *d, int json, struct sbuf *out)
+static void rejection_table(const struct audit_data *d, json_t *j, struct sbuf *out)
 {
 	struct tally *v = NULL;
+	json_t *arr = j ? json_array() : NULL;
 	size_t n = 0, alloc = 0, i;
 
-	impl_table(d, json, out);
+	impl_table(d, j, out);
 	for (i = 0; i < d->gates.n; i++) {
 		const struct gate_row *g = &d->gates.v[i];
 		const struct window_row *w = window_of(d, g->window_id);
@@ -153,23 +162,26 @@ static void rejection_table(const struct audit_data *d, int json, struct sbuf *o
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), tally_cmp);
-	sbuf_adds(out, json ? "], \"by_gate\": [" : "failing gates (per implementation):\n");
+	if (!j)
+		sbuf_adds(out, "failing gates (per implementation):\n");
 	for (i = 0; i < n; i++) {
-		if (json) {
-			sbuf_adds(out, i ? ", {\"gate\": " : "{\"gate\": ");
-			sbuf_add_json_str(out, v[i].gate);
-			sbuf_addf(out, ", \"phase\": \"%s\", \"impl\": ", v[i].phase);
-			sbuf_add_json_str(out, v[i].impl);
-			sbuf_addf(out, ", \"windows\": %ld}", v[i].n);
+		if (j) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "gate", jout_str(v[i].gate));
+			json_object_set_new(o, "phase", jout_str(v[i].phase));
+			json_object_set_new(o, "impl", jout_str(v[i].impl));
+			json_object_set_new(o, "windows", json_integer(v[i].n));
+			json_array_append_new(arr, o);
 		} else {
 			sbuf_addf(out, "  %-22s %-7s %-20s %4ld\n", v[i].gate, v[i].phase, v[i].impl,
 				  v[i].n);
 		}
 	}
-	if (!json && !n)
+	if (!j && !n)
 		sbuf_adds(out, "  (none)\n");
-	if (json)
-		sbuf_adds(out, "]");
+	if (j)
+		json_object_set_new(j, "by_gate", arr);
 	free(v);
 }
 
@@ -185,27 +197,20 @@ static int gate_cmp(const void *a, const void *b)
 	return c ? c : strcmp(str(x->gate), str(y->gate));
 }
 
-static void gate_line(const struct gate_row *g, int json, int first, struct sbuf *out)
+static void gate_line(const struct gate_row *g, json_t *arr, struct sbuf *out)
 {
-	if (json) {
-		sbuf_adds(out, first ? "{\"phase\": " : ", {\"phase\": ");
-		sbuf_add_json_str(out, str(g->phase));
-		sbuf_adds(out, ", \"gate\": ");
-		sbuf_add_json_str(out, str(g->gate));
-		sbuf_addf(out, ", \"status\": \"%s\", \"enforced\": %s, \"stat_name\": ",
-			  str(g->status), g->enforced ? "true" : "false");
-		sbuf_add_json_str(out, str(g->stat_name));
-		if (isnan(g->statistic))
-			sbuf_adds(out, ", \"statistic\": null");
-		else
-			sbuf_addf(out, ", \"statistic\": %.17g", g->statistic);
-		if (isnan(g->threshold))
-			sbuf_adds(out, ", \"threshold\": null");
-		else
-			sbuf_addf(out, ", \"threshold\": %.17g", g->threshold);
-		sbuf_adds(out, ", \"evidence\": ");
-		sbuf_add_json_str(out, str(g->evidence));
-		sbuf_adds(out, "}");
+	if (arr) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "phase", jout_str(str(g->phase)));
+		json_object_set_new(o, "gate", jout_str(str(g->gate)));
+		json_object_set_new(o, "status", jout_str(str(g->status)));
+		json_object_set_new(o, "enforced", json_boolean(g->enforced));
+		json_object_set_new(o, "stat_name", jout_str(str(g->stat_name)));
+		json_object_set_new(o, "statistic", jout_num(g->statistic));
+		json_object_set_new(o, "threshold", jout_num(g->threshold));
+		json_object_set_new(o, "evidence", jout_str(str(g->evidence)));
+		json_array_append_new(arr, o);
 	} else {
 		sbuf_addf(out, "    %-7s %-20s %-13s%s %s = %.6g, threshold %.6g: %s\n",
 			  str(g->phase), str(g->gate), str(g->status),
@@ -215,7 +220,7 @@ static void gate_line(const struct gate_row *g, int json, int first, struct sbuf
 	}
 }
 
-static void gate_lines(const struct audit_data *d, int64_t wid, int all, int json,
+static void gate_lines(const struct audit_data *d, int64_t wid, int all, json_t *arr,
 		       struct sbuf *out)
 {
 	const struct gate_row **v = xcalloc(d->gates.n + 1, sizeof(*v));
@@ -227,7 +232,7 @@ static void gate_lines(const struct audit_data *d, int64_t wid, int all, int jso
 			v[n++] = &d->gates.v[i];
 	qsort(v, n, sizeof(*v), gate_cmp);
 	for (i = 0; i < n; i++)
-		gate_line(v[i], json, i == 0, out);
+		gate_line(v[i], arr, out);
 	free(v);
 }
 
@@ -267,7 +272,7 @@ static void sparkline(const double *v, size_t n, struct sbuf *out)
 	sbuf_addf(out, "  (%.3g .. %.3g ms)", lo, hi);
 }
 
-static int window_series(struct store *st, int64_t wid, int json, struct sbuf *out)
+static int window_series(struct store *st, int64_t wid, json_t *js, struct sbuf *out)
 {
 	const char *phases[] = { "warmup", "discard", "measured" };
 	struct window_seconds secs;
@@ -293,18 +298,18 @@ static int window_series(struct store *st, int64_t wid, int json, struct sbuf *o
 		slope = stat_theil_sen(t, v[k], n[k]) * 60.0;
 		if (stat_mann_kendall(v[k], n[k], &mk))
 			mk.p = mk.z = mk.s = NAN;
-		if (json) {
-			sbuf_addf(out, "%s\"%s\": {\"p99_ms\": [", k ? ", " : "", phases[k]);
-			for (i = 0; i < n[k]; i++) {
-				if (isnan(v[k][i]))
-					sbuf_addf(out, "%snull", i ? ", " : "");
-				else
-					sbuf_addf(out, "%s%.6g", i ? ", " : "", v[k][i]);
-			}
-			sbuf_addf(out, "], \"mk_s\": %.17g, \"mk_z\": %.17g, \"mk_p\": %.17g,"
-				       " \"sen_slope_ms_per_min\": %.17g}",
-				  isnan(mk.s) ? 0 : mk.s, isnan(mk.z) ? 0 : mk.z,
-				  isnan(mk.p) ? 1 : mk.p, isnan(slope) ? 0 : slope);
+		if (js) {
+			json_t *o = json_object(), *a = json_array();
+
+			for (i = 0; i < n[k]; i++)
+				json_array_append_new(a, jout_num(v[k][i]));
+			json_object_set_new(o, "p99_ms", a);
+			json_object_set_new(o, "mk_s", json_real(isnan(mk.s) ? 0 : mk.s));
+			json_object_set_new(o, "mk_z", json_real(isnan(mk.z) ? 0 : mk.z));
+			json_object_set_new(o, "mk_p", json_real(isnan(mk.p) ? 1 : mk.p));
+			json_object_set_new(o, "sen_slope_ms_per_min",
+					    json_real(isfinite(slope) ? slope : 0));
+			json_object_set_new(js, phases[k], o);
 		} else if (n[k]) {
 			sbuf_addf(out, "  %-8s p99/s ", phases[k]);
 			sparkline(v[k], n[k], out);
@@ -332,32 +337,29 @@ static void body_text(const struct store_blob *b, struct sbuf *out)
 }
 
 /* The window's unexpected-response samples (what came back). */
-static int window_samples(struct store *st, int64_t wid, int json, struct sbuf *out)
+static int window_samples(struct store *st, int64_t wid, json_t *arr, struct sbuf *out)
 {
 	struct unexpected_rows u;
 	size_t i;
 
 	if (store_unexpected_load(st, wid, &u))
 		return -1;
-	if (json)
-		sbuf_adds(out, "[");
-	else if (u.n)
+	if (!arr && u.n)
 		sbuf_adds(out, "  unexpected responses (first of each phase):\n");
 	for (i = 0; i < u.n; i++) {
 		const struct unexpected_row *r = &u.v[i];
 		struct sbuf body = SBUF_INIT;
 
 		body_text(&r->body, &body);
-		if (json) {
-			sbuf_addf(out, "%s{\"phase\": ", i ? ", " : "");
-			sbuf_add_json_str(out, str(r->phase));
-			sbuf_adds(out, ", \"request\": ");
-			sbuf_add_json_str(out, str(r->name));
-			sbuf_addf(out, ", \"status\": %d, \"why\": ", r->status);
-			sbuf_add_json_str(out, str(r->why));
-			sbuf_adds(out, ", \"body\": ");
-			sbuf_add_json_str(out, body.buf ? body.buf : "");
-			sbuf_adds(out, "}");
+		if (arr) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "phase", jout_str(str(r->phase)));
+			json_object_set_new(o, "request", jout_str(str(r->name)));
+			json_object_set_new(o, "status", json_integer(r->status));
+			json_object_set_new(o, "why", jout_str(str(r->why)));
+			json_object_set_new(o, "body", jout_str(body.buf));
+			json_array_append_new(arr, o);
 		} else {
 			sbuf_addf(out, "    %-8s %s: %s", str(r->phase), str(r->name), str(r->why));
 			if (body.len)
@@ -366,8 +368,6 @@ static int window_samples(struct store *st, int64_t wid, int json, struct sbuf *
 		}
 		sbuf_release(&body);
 	}
-	if (json)
-		sbuf_adds(out, "]");
 	unexpected_rows_release(&u);
 	return 0;
 }
@@ -383,55 +383,66 @@ static int listed(const struct audit_data *d, const struct window_row *w, const 
 	return !o->gate || gate_failed(d, w->id, o->gate);
 }
 
-static int list_windows(struct store *st, const struct audit_data *d, const struct opts *o,
-			struct sbuf *out)
+static json_t *window_json(const struct window_row *w)
 {
+	json_t *o = json_object();
+
+	json_object_set_new(o, "window", json_integer(w->id));
+	json_object_set_new(o, "stage", jout_str(str(w->stage)));
+	json_object_set_new(o, "rung", json_integer(w->rung));
+	json_object_set_new(o, "block", json_integer(w->block));
+	json_object_set_new(o, "slot", json_integer(w->slot));
+	json_object_set_new(o, "impl", jout_str(str(w->impl)));
+	json_object_set_new(o, "rate", jout_num(w->rate));
+	json_object_set_new(o, "status", jout_str(window_status_name(w->status)));
+	json_object_set_new(o, "reasons", jout_str(str(w->reasons)));
+	return o;
+}
+
+/* The listed windows: into top's "windows" (JSON) or out (text). */
+static int list_windows(struct store *st, const struct audit_data *d, const struct opts *o,
+			json_t *top, struct sbuf *out)
+{
+	json_t *arr = top ? json_array() : NULL;
 	size_t i;
 	int n = 0;
 
-	sbuf_adds(out, o->json ? "\"windows\": [" : "");
+	if (top)
+		json_object_set_new(top, "windows", arr);
 	for (i = 0; i < d->wins.n; i++) {
 		const struct window_row *w = &d->wins.v[i];
 
 		if (!listed(d, w, o))
 			continue;
-		if (o->json) {
-			sbuf_addf(out, "%s{\"window\": %lld, \"stage\": \"%s\", \"rung\": %d,"
-				       " \"block\": %d, \"slot\": %d, \"impl\": ",
-				  n ? ", " : "", (long long)w->id, str(w->stage), w->rung, w->block,
-				  w->slot);
-			sbuf_add_json_str(out, str(w->impl));
-			sbuf_addf(out, ", \"rate\": %.6g, \"status\": \"%s\", \"reasons\": ",
-				  w->rate, window_status_name(w->status));
-			sbuf_add_json_str(out, str(w->reasons));
-			sbuf_adds(out, ", \"gates\": [");
-			gate_lines(d, w->id, o->window >= 0, 1, out);
-			sbuf_adds(out, "]");
+		if (top) {
+			json_t *wo = window_json(w), *gates = json_array();
+
+			json_array_append_new(arr, wo);
+			gate_lines(d, w->id, o->window >= 0, gates, out);
+			json_object_set_new(wo, "gates", gates);
 			if (o->window >= 0) {
-				sbuf_adds(out, ", \"series\": {");
-				if (window_series(st, w->id, 1, out))
-					return -1;
-				sbuf_adds(out, "}, \"unexpected\": ");
-				if (window_samples(st, w->id, 1, out))
+				json_t *series = json_object(), *unexp = json_array();
+
+				json_object_set_new(wo, "series", series);
+				json_object_set_new(wo, "unexpected", unexp);
+				if (window_series(st, w->id, series, out) ||
+				    window_samples(st, w->id, unexp, out))
 					return -1;
 			}
-			sbuf_adds(out, "}");
 		} else {
 			sbuf_addf(out, "window %lld  %s rung %d block %d slot %d  %s at %.0f req/s:"
 				       " %s%s%s%s\n",
 				  (long long)w->id, str(w->stage), w->rung, w->block, w->slot,
 				  str(w->impl), w->rate, window_status_name(w->status),
 				  w->reasons ? " (" : "", str(w->reasons), w->reasons ? ")" : "");
-			gate_lines(d, w->id, o->window >= 0, 0, out);
-			if (o->window >= 0 && (window_series(st, w->id, 0, out) ||
-						window_samples(st, w->id, 0, out)))
+			gate_lines(d, w->id, o->window >= 0, NULL, out);
+			if (o->window >= 0 && (window_series(st, w->id, NULL, out) ||
+						window_samples(st, w->id, NULL, out)))
 				return -1;
 		}
 		n++;
 	}
-	if (o->json)
-		sbuf_adds(out, "]");
-	else if (!n)
+	if (!top && !n)
 		sbuf_adds(out, o->window >= 0 ? "no such window in this run\n" : "no failed or rejected windows\n");
 	return n;
 }
@@ -505,6 +516,7 @@ static int cmd_audit(struct cmd_ctx *c)
 	struct audit_data d = { { NULL, 0 }, { NULL, 0 } };
 	int ret = EXIT_USAGE, mism = 0;
 	struct recheck_count count = { 0 };
+	json_t *top = NULL;
 
 	o.json = c->json;
 	if (o.gate && !gate_find(o.gate)) {
@@ -519,46 +531,60 @@ static int cmd_audit(struct cmd_ctx *c)
 		goto out;
 	}
 	if (o.json) {
-		sbuf_adds(&out, "{\"run\": ");
-		sbuf_add_json_str(&out, run_id);
-		sbuf_adds(&out, ", ");
-		rejection_table(&d, 1, &out);
-		sbuf_adds(&out, ", ");
+		top = json_object();
+		json_object_set_new(top, "run", jout_str(run_id));
+		rejection_table(&d, top, &out);
 	} else {
 		sbuf_addf(&out, "run %s\n", run_id);
-		rejection_table(&d, 0, &out);
+		rejection_table(&d, NULL, &out);
 		sbuf_adds(&out, "\n");
 	}
-	if (list_windows(st, &d, &o, &out) < 0)
+	if (list_windows(st, &d, &o, top, &out) < 0)
 		goto out;
 	ret = EXIT_OK;
 	if (o.recheck) {
+		json_t *details = o.json ? json_array() : NULL;
+
 		spec = stored_spec(st, run_id, &count.legacy);
 		if (!spec) {
+			json_decref(details);
 			ret = EXIT_USAGE;
 			goto out;
 		}
-		mism = audit_recheck(st, run_id, spec, o.window, o.json, &rep, &count);
+		mism = audit_recheck(st, run_id, spec, o.window, details, &rep, &count);
 		if (mism < 0) {
+			json_decref(details);
 			ret = EXIT_USAGE;
 			goto out;
 		}
-		if (o.json)
-			sbuf_addf(&out, ", \"recheck\": {\"checked\": %ld, \"mismatches\": %d,"
-					" \"rule_changes\": %ld, \"details\": [%s]}",
-				  count.checked, mism, count.rule_changes, rep.buf);
-		else
+		if (o.json) {
+			json_t *rc = json_object();
+
+			json_object_set_new(rc, "checked", json_integer(count.checked));
+			json_object_set_new(rc, "mismatches", json_integer(mism));
+			json_object_set_new(rc, "rule_changes", json_integer(count.rule_changes));
+			json_object_set_new(rc, "details", details);
+			json_object_set_new(top, "recheck", rc);
+		} else {
 			sbuf_addf(&out, "\nrecheck: %ld stored gate verdicts and window statuses"
 					" recomputed from the stored series, %d mismatch%s%s\n%s",
 				  count.checked, mism, mism == 1 ? "" : "es",
 				  count.rule_changes ? rule_note(count.rule_changes) : "", rep.buf);
+		}
 		if (mism)
 			ret = EXIT_NEGATIVE;
 	}
-	if (o.json)
-		sbuf_adds(&out, "}\n");
-	fputs(out.buf, stdout);
+	if (top) {
+		char *text = jout_dumps(top);
+
+		top = NULL;
+		fputs(text, stdout);
+		free(text);
+	} else {
+		fputs(out.buf, stdout);
+	}
 out:
+	json_decref(top);
 	if (spec)
 		spec_free(spec);
 	audit_data_release(&d);
