@@ -65,6 +65,7 @@ void cmd_usage(const struct cmd_desc *d, FILE *f);
 
 extern const struct cmd_desc cmd_check_desc, cmd_schema_desc, cmd_load_desc, cmd_probe_desc,
 	cmd_run_desc, cmd_resume_desc, cmd_status_desc, cmd_audit_desc, cmd_report_desc,
-	cmd_knee_desc, cmd_rerun_desc, cmd_compare_desc, cmd_runs_desc, cmd_history_desc;
+	cmd_knee_desc, cmd_rerun_desc, cmd_compare_desc, cmd_runs_desc, cmd_history_desc,
+	cmd_agent_desc;
 
 #endif

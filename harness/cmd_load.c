@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "jout.h"
 #include "load.h"
+#include "load_dist.h"
 #include "load_internal.h"
 #include "spec.h"
 #include "sut.h"
@@ -40,6 +41,9 @@ struct opts {
 	size_t nexpect_status;
 	struct kv *headers;
 	size_t nheaders, aheaders;
+	const char **agents, **ssh_options, *agent_binary;
+	size_t nagents, aagents, nssh, assh;
+	int part, parts;
 };
 
 static int bad(const char *fmt, const char *a, const char *b)
@@ -159,6 +163,32 @@ static int opt_cacert(const struct opt *op, const char *v)
 	return 0;
 }
 
+static int opt_agent(const struct opt *op, const char *v)
+{
+	const char *why = "";
+
+	if (!strcmp(op->name, "agent")) {
+		if (agent_dest_check(v, &why))
+			return bad("--agent: '%s': %s", v, why), -1;
+		XGROW(o.agents, o.aagents, o.nagents + 1);
+		o.agents[o.nagents++] = v;
+	} else if (!strcmp(op->name, "agent-binary")) {
+		if (agent_binary_check(v, &why))
+			return bad("--agent-binary: '%s': %s", v, why), -1;
+		o.agent_binary = v;
+	} else if (!strcmp(op->name, "ssh-option")) {
+		XGROW(o.ssh_options, o.assh, o.nssh + 1);
+		o.ssh_options[o.nssh++] = v;
+	} else {
+		/* --part I/N: this generator's share (load.h), for the tests
+		 * of the schedule split */
+		if (sscanf(v, "%d/%d", &o.part, &o.parts) != 2 || o.parts < 1 ||
+		    o.parts > 1024 || o.part < 0 || o.part >= o.parts)
+			return bad("--part: want I/N with 0 <= I < N, got '%s'%s", v, ""), -1;
+	}
+	return 0;
+}
+
 static const struct opt options[] = {
 	OPT_RATE("rate", &o.rate, "requests per second (> 0; 1k = 1000)"),
 	OPT_DURATION("duration", &o.duration, "seconds (> 0; suffix ms, s, m or h allowed)"),
@@ -197,9 +227,18 @@ static const struct opt options[] = {
 		   "listens; without it the implementation is started\n"
 		   "(and stopped after), waiting for its health URL"),
 	OPT_BOOL(0, "build", &o.build, "with a spec and no --url: run its build first"),
+	OPT_CALLBACK("agent", "DEST", opt_agent,
+		     "drive the load from an agent on DEST (repeatable):\n"
+		     "`ssh -T DEST harness agent`, or `local` for one on\n"
+		     "this host; the schedule is split between them exactly\n"
+		     "(docs/AGENT_PROTOCOL.md) and their histograms merged;\n"
+		     "--threads and --cpus apply to each agent"),
+	OPT_CALLBACK("agent-binary", "PATH", opt_agent, "the harness binary on the agents' hosts"),
+	OPT_CALLBACK("ssh-option", "OPTION", opt_agent, "passed to ssh as -o OPTION (repeatable)"),
 	/* hidden: the wake-up policy (load.h), and the arrival-process tests */
 	OPT_LONG("batch-us", "US", &o.batch_us, -1, 100000, NULL),
 	OPT_STRING(0, "dump-send-times", "FILE", &o.send_times, NULL),
+	OPT_CALLBACK("part", "I/N", opt_agent, NULL),
 	OPT_END(),
 };
 
@@ -214,6 +253,10 @@ static int check_args(void)
 		return bad("--rate: at most 10M requests per second%s%s", "", "");
 	if (o.duration > 1e7)
 		return bad("--duration: at most 1e7 seconds%s%s", "", "");
+	if (o.nagents && (o.cacert || o.send_times))
+		return bad("--cacert and --dump-send-times are not sent to agents%s%s", "", "");
+	if (!o.nagents && (o.agent_binary || o.nssh))
+		return bad("--agent-binary and --ssh-option go with --agent%s%s", "", "");
 	return 0;
 }
 
@@ -300,7 +343,7 @@ static const char *req_name(const struct load_config *cfg, size_t i)
 /* One line of JSON: every count, the percentiles in ms, the samples of
  * unexpected responses, per request name. */
 static void print_json(const struct load_config *cfg, const struct load_result *r,
-		       const char *transport, const struct opts *o)
+		       const char *transport, const struct opts *o, json_t *agents)
 {
 	const struct load_stats *t = &r->total;
 	const struct load_counts *c = &t->counts;
@@ -365,6 +408,8 @@ static void print_json(const struct load_config *cfg, const struct load_result *
 		json_object_set_new(by, req_name(cfg, i), ro);
 	}
 	json_object_set_new(j, "by_request", by);
+	if (agents)
+		json_object_set_new(j, "agents", json_incref(agents));
 	text = jout_dumps_line(j);
 	fputs(text, stdout);
 	free(text);
@@ -616,22 +661,73 @@ static void apply_options(const struct opts *o, struct load_config *cfg)
 	if (o->cpus)
 		cfg->cpus = o->cpus;
 	cfg->send_times_path = o->send_times;
+	cfg->part = o->part;
+	cfg->parts = o->parts;
 	cfg->batch_us = (int)o->batch_us;
 	cfg->ca_file = o->cacert;
 	if (cfg->threads > cfg->connections)
 		cfg->threads = cfg->connections;
 }
 
+/* The load from o's agents: links opened (each checked for its version),
+ * the load run and merged, per-agent lines (text) or JSON into *extra.
+ * EXIT_OK, or EXIT_ENV after a message when an agent cannot be used or
+ * was lost (*ran: the merged result is filled, for printing). */
+static int run_agents(const struct load_config *cfg, const struct opts *o,
+		      struct load_result *res, struct sbuf *extra, json_t **agents, int *ran)
+{
+	struct agent_opts ao = { o->agent_binary, o->ssh_options, o->nssh };
+	struct agent_link *links = xcalloc(o->nagents, sizeof(*links));
+	struct load_dist_gen *gens = xcalloc(o->nagents, sizeof(*gens));
+	struct load_dist_agent *out = xcalloc(o->nagents, sizeof(*out));
+	size_t i, opened = 0;
+	int ret = EXIT_ENV;
+
+	*ran = 0;
+	for (i = 0; i < o->nagents; i++, opened++) {
+		if (agent_link_open(&links[i], o->agents[i], &ao))
+			goto out;
+		gens[i].link = &links[i];
+		gens[i].cpus = o->cpus;
+	}
+	if (load_dist_run(cfg, gens, o->nagents, res, out))
+		goto out;
+	*ran = 1;
+	ret = EXIT_OK;
+	if (o->json)
+		*agents = load_dist_json(gens, out, o->nagents);
+	else
+		load_dist_add_text(extra, gens, out, o->nagents);
+	for (i = 0; i < o->nagents; i++) {
+		if (out[i].lost) {
+			fprintf(stderr, "harness: load: %s: the load is void\n", out[i].why);
+			ret = EXIT_ENV;
+		}
+	}
+	for (i = 0; i < o->nagents; i++)
+		load_dist_agent_release(&out[i]);
+out:
+	for (i = 0; i < opened; i++)
+		agent_link_close(&links[i]);
+	free(links);
+	free(gens);
+	free(out);
+	return ret;
+}
+
 /* Run the load with SIGINT/SIGTERM stopping it early, and print what it
  * measured. EXIT_OK, or EXIT_ENV when the engine could not run. */
 static int drive(struct load_config *cfg, const struct opts *o)
 {
+	struct sbuf extra = SBUF_INIT;
+	json_t *agents = NULL;
 	struct load_result res;
 	struct progress prog;
 	struct sigaction sa, old_int, old_term;
 	const char *tname;
-	int ret = EXIT_OK;
+	int ret = EXIT_OK, ran = 1, aret = EXIT_OK;
 
+	memset(&res, 0, sizeof(res));
 	tname = cfg->transport == TRANSPORT_CURL ? "curl" :
 		cfg->transport == TRANSPORT_NATIVE ? "native" :
 		!strncasecmp(cfg->url, "https://", 8) ? "curl" : "native";
@@ -645,22 +741,32 @@ static int drive(struct load_config *cfg, const struct opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	if (load_run(cfg, &res)) {
+	if (o->nagents)
+		aret = run_agents(cfg, o, &res, &extra, &agents, &ran);
+	else if (load_run(cfg, &res))
+		ran = 0;
+	if (!ran) {
 		ret = EXIT_ENV;
 	} else {
 		if (prog.tty)
 			fputc('\n', stderr);
 		if (o->json)
-			print_json(cfg, &res, tname, o);
+			print_json(cfg, &res, tname, o, agents);
 		else
 			print_text(cfg, &res, tname, o);
-		if (error_rate(&res.total.counts) > o->error_rate_max) {
+		if (!o->json && extra.len)
+			fwrite(extra.buf, 1, extra.len, stdout);
+		if (aret)
+			ret = aret;
+		else if (error_rate(&res.total.counts) > o->error_rate_max) {
 			fprintf(stderr, "harness: load: %s: error rate %.6g is above --error-rate-max %g\n",
 				cfg->url, error_rate(&res.total.counts), o->error_rate_max);
 			ret = EXIT_NEGATIVE;
 		}
 	}
 	load_result_release(&res);
+	sbuf_release(&extra);
+	json_decref(agents);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	return ret;
@@ -699,6 +805,8 @@ out:
 		free(o.headers[i].value);
 	}
 	free(o.headers);
+	free(o.agents);
+	free(o.ssh_options);
 	free(o.expect_status);
 	sbuf_release(&body);
 	if (sut)
@@ -746,7 +854,8 @@ const struct cmd_desc cmd_load_desc = {
 	"logs into RUNS_DIR/load-<time>-<pid>/logs. Progress is printed to stderr each\n"
 	"second when stderr is a terminal. Latencies print as - when no request\n"
 	"completed. Exit: 0 when the error rate is at most --error-rate-max, 1 when\n"
-	"it is above, 2 bad arguments, 3 setup failure.\n",
+	"it is above, 2 bad arguments, 3 setup failure (an agent unreachable, of\n"
+	"another version, or lost during the load).\n",
 	.opts = options,
 	.flags = CMD_RUNS_DIR | CMD_JSON,
 	.min_args = 1,

@@ -4,8 +4,11 @@
  * Each worker thread runs one event loop (its transport's epoll) over its
  * own connections and its own slice of the schedule: with T threads,
  * constant arrivals give thread i the requests k = i, i+T, i+2T... due at
- * start + k/rate; Poisson arrivals give each thread an independent Poisson
- * process of rate/T (their superposition is Poisson at the full rate).
+ * start + k/rate. Poisson arrivals are one seeded process at the full rate
+ * that every thread draws; a uniform draw per arrival gives it to one
+ * thread (independent thinning: each thread's share is a Poisson process
+ * of rate/T, and the union is exactly the one process, however many
+ * threads or generators share it; load.h, `parts`).
  * Nothing is shared on the hot path.
  *
  * Per-second results. A worker records into slot[sec % LOAD_NSLOT]. When its
@@ -45,11 +48,26 @@ static void schedule_next(struct load_thread *th)
 	const struct load_config *cfg = th->sh->cfg;
 	double t;
 
+	int parts = cfg->parts > 1 ? cfg->parts : 1, part = parts > 1 ? cfg->part : 0;
+	int nth = th->sh->nthreads;
+
 	if (cfg->arrival == ARRIVAL_POISSON) {
-		th->next_rel += rng_exp(&th->rng, 1e9 * th->sh->nthreads / cfg->rate);
+		/* Thinning of the one process: keep the arrivals whose draw
+		 * falls in this part's and this thread's interval. */
+		for (;;) {
+			double u, v;
+
+			th->next_rel += rng_exp(&th->proc, 1e9 / cfg->rate);
+			u = rng_uniform(&th->proc) * parts;
+			if ((int)u != part)
+				continue;
+			v = (u - part) * nth;
+			if ((int)v == th->id || ((int)v >= nth && th->id == nth - 1))
+				break;
+		}
 		t = th->next_rel;
 	} else {
-		double k = (double)th->j * th->sh->nthreads + th->id;
+		double k = (double)part + (double)parts * ((double)th->j * nth + th->id);
 
 		t = k * 1e9 / cfg->rate;
 	}
@@ -246,6 +264,10 @@ static int validate(const struct load_config *cfg)
 		return error("load: timeout_ms must be >= 1, got %d", cfg->timeout_ms);
 	if (cfg->threads < 1 || cfg->threads > 256)
 		return error("load: threads must be 1..256, got %d", cfg->threads);
+	if (cfg->parts > 1 && (cfg->part < 0 || cfg->part >= cfg->parts))
+		return error("load: part %d of %d", cfg->part, cfg->parts);
+	if (cfg->start_ns && cfg->start_ns < now_ns())
+		return error("load: the agreed start time has already passed");
 	return 0;
 }
 
@@ -388,7 +410,9 @@ static int init_threads(struct load_shared *sh, struct load_thread *ths)
 		th->conns = cfg->connections / nth + (i < cfg->connections % nth);
 		th->bl_cap = (size_t)(cfg->backlog_max / nth + (i < cfg->backlog_max % nth));
 		th->bl = xcalloc(th->bl_cap ? th->bl_cap : 1, sizeof(*th->bl));
-		rng_seed(&th->rng, cfg->seed, 0x10ad0000u + (uint64_t)i);
+		rng_seed(&th->rng, cfg->seed, 0x10ad0000u + (uint64_t)i +
+			 (cfg->parts > 1 ? 0x1000u * (uint64_t)cfg->part : 0));
+		rng_seed(&th->proc, cfg->seed, 0x7e1a0000u);
 		for (k = 0; k < LOAD_NSLOT; k++)
 			load_stats_init(&th->slot[k], cfg->nrequests);
 		th->cur = &th->slot[0];
@@ -410,7 +434,7 @@ static int start_threads(struct load_shared *sh, struct load_thread *ths)
 {
 	int i, nth = sh->nthreads;
 
-	sh->start_ns = now_ns() + 20000000ull;
+	sh->start_ns = sh->cfg->start_ns ? sh->cfg->start_ns : now_ns() + 20000000ull;
 	sh->end_ns = sh->start_ns + (uint64_t)(sh->cfg->duration_s * 1e9);
 	for (i = 0; i < nth; i++) {
 		ths[i].sec_end = sh->start_ns + 1000000000ull;

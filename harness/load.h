@@ -166,6 +166,18 @@ struct load_config {
 	 * a sandboxed implementation's loopback), the caller's descriptor,
 	 * open for the whole run; <= 0: the harness's own network. */
 	int netns_fd;
+	/* This generator's share of a schedule split between `parts`
+	 * generators (0 and 0, or 0 and 1: the whole schedule). Constant:
+	 * slot k belongs to part k % parts, and within it to thread
+	 * (k / parts) % threads. Poisson: every generator thread draws the
+	 * same seeded process at the full rate and keeps the arrivals a
+	 * uniform draw per arrival gives its part and thread (independent
+	 * thinning: each share is Poisson at rate/parts, the union is the
+	 * one process, whatever the split). */
+	int part, parts;
+	/* When non-zero, the schedule's start (now_ns() clock); it must be
+	 * in the future. 0: 20 ms after load_run is called. */
+	uint64_t start_ns;
 };
 
 struct load_result {

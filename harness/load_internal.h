@@ -170,6 +170,8 @@ struct load_thread {
 
 	/* Schedule: this thread's slice. */
 	struct rng rng;
+	struct rng proc;            /* poisson split between parts: the one
+				       process every part draws */
 	uint64_t j;                 /* index within the slice */
 	double next_rel;            /* poisson: next due, ns after start */
 	uint64_t next_due;

@@ -10,7 +10,7 @@
 static const struct cmd_desc *const commands[] = {
 	&cmd_check_desc, &cmd_schema_desc, &cmd_load_desc, &cmd_probe_desc, &cmd_run_desc,
 	&cmd_resume_desc, &cmd_status_desc, &cmd_audit_desc, &cmd_report_desc, &cmd_knee_desc,
-	&cmd_rerun_desc, &cmd_compare_desc, &cmd_runs_desc, &cmd_history_desc,
+	&cmd_rerun_desc, &cmd_compare_desc, &cmd_runs_desc, &cmd_history_desc, &cmd_agent_desc,
 };
 
 static void usage(FILE *f)

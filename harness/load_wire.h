@@ -1,0 +1,37 @@
+/*
+ * load_wire: the load engine's config and results as agent-protocol
+ * payloads (docs/AGENT_PROTOCOL.md): what the coordinator sends an agent
+ * (a load_config with its requests) and what comes back (one second's or
+ * the whole run's load_stats, histograms bucket by bucket, so merging on
+ * the coordinator is lossless).
+ *
+ * Ownership: the encoders only read. load_wire_dec_config fills a struct
+ * load_wire_config that owns every string and request it points to;
+ * release it with load_wire_config_release. load_wire_dec_stats fills an
+ * initialised load_stats (its nreq must match what was sent).
+ */
+#ifndef HARNESS_LOAD_WIRE_H
+#define HARNESS_LOAD_WIRE_H
+
+#include "frame.h"
+#include "load.h"
+
+struct load_wire_config {
+	struct load_config cfg;     /* requests point into reqs */
+	struct load_request *reqs;
+	size_t nreqs;
+	char *url, *cpus;
+};
+
+/* Everything of cfg the engine needs on another host, except the
+ * callbacks, stop flag, send-times path and CA file (coordinator-local). */
+void load_wire_enc_config(struct sbuf *sb, const struct load_config *cfg);
+/* 0, or -1 when the payload is malformed (nothing to release then). */
+int load_wire_dec_config(struct dec *d, struct load_wire_config *out);
+void load_wire_config_release(struct load_wire_config *w);
+
+void load_wire_enc_stats(struct sbuf *sb, const struct load_stats *s);
+/* s initialised with the same nreq; reset first. 0, or -1 when malformed. */
+int load_wire_dec_stats(struct dec *d, struct load_stats *s);
+
+#endif
