@@ -87,11 +87,11 @@ done
 
 # The same schedule from one host (agent a1's namespace, no agents). A
 # stall of the loaded VM (10-30 ms, sometimes 100+) can land in one run's
-# p99 and not the other's: a pair that disagrees is run once more, and
+# p99 and not the other's: a pair that disagrees is run again (3 tries), and
 # the test passes when a pair agrees (both runs' figures are printed).
 pair_ok=0
-for attempt in 1 2; do
-	if [ $attempt = 2 ]; then
+for attempt in 1 2 3; do
+	if [ $attempt -gt 1 ]; then
 		coord "$SRV" --rate $RATE --duration $DUR --agent "$A1" --agent "$A2" --json \
 			>"$T/two.json" 2>"$T/two.err"
 	fi
@@ -113,7 +113,7 @@ cmp_num "one host: same requests due" "$(jq .requests "$T/one.json")" "==" "$due
 if [ $pair_ok = 1 ]; then
 	ok "merged p99 equals the one-host p99 within 1% + 3 ms ($p99a vs $p99b ms; p50 $p50a vs $p50b; attempt $attempt)"
 else
-	fail "merged p99 $p99a / p50 $p50a ms vs one host $p99b / $p50b ms, twice"
+	fail "merged p99 $p99a / p50 $p50a ms vs one host $p99b / $p50b ms, three times"
 fi
 
 # A faked clock skew on one agent (test hook): found by the exchange.
