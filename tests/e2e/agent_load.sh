@@ -3,8 +3,8 @@
 # (tests/netns.inc): a coordinator namespace, two agent namespaces with an
 # sshd each, a server namespace. Checks the version handshake, the exact
 # split of the schedule (due = sent + dropped, the union of the shares is
-# the one-host schedule), the merged p99 against a one-host run of the
-# same schedule, the clock offsets (and a faked skew found), an agent
+# the one-host schedule), the merged p50/p90 against a one-host run of the
+# same schedule (p99: tests/slow/agent_p99.sh), the clock offsets (and a faked skew found), an agent
 # killed mid-load (the load is void, naming it) and nothing left running
 # on the agents' hosts after the coordinator is SIGKILLed.
 . "$(dirname "$0")/../lib.sh"
@@ -85,10 +85,13 @@ for i in 0 1; do
 	cmp_num "agent $i: offset uncertainty recorded (ms)" "$unc" "<" 5
 done
 
-# The same schedule from one host (agent a1's namespace, no agents). A
-# stall of the loaded VM (10-30 ms, sometimes 100+) can land in one run's
-# p99 and not the other's: a pair that disagrees is run again (3 tries), and
-# the test passes when a pair agrees (both runs' figures are printed).
+# The same schedule from one host (agent a1's namespace, no agents). The
+# body of each latency distribution is compared here: p50 and p90 within
+# the histogram's 1% plus 0.5 ms / 3 ms of scheduling noise on a 2 ms
+# service time. The p99 is printed: on this loaded 2-core VM a stall of
+# 10-200 ms lands in one run's p99 and not the other's, so its equality is
+# measured over repeated pairs in tests/slow/agent_p99.sh. A pair that
+# disagrees is run again (3 tries).
 pair_ok=0
 for attempt in 1 2 3; do
 	if [ $attempt -gt 1 ]; then
@@ -98,22 +101,21 @@ for attempt in 1 2 3; do
 	ns_exec a1 "$HARNESS" load "$SRV" --rate $RATE --duration $DUR --json \
 		>"$T/one.json" 2>/dev/null
 	p99a=$(jq .latency_ms.p99 "$T/two.json"); p99b=$(jq .latency_ms.p99 "$T/one.json")
+	p90a=$(jq .latency_ms.p90 "$T/two.json"); p90b=$(jq .latency_ms.p90 "$T/one.json")
 	p50a=$(jq .latency_ms.p50 "$T/two.json"); p50b=$(jq .latency_ms.p50 "$T/one.json")
-	echo "# attempt $attempt: p99 two agents $p99a ms, one host $p99b ms; p50 $p50a, $p50b"
-	# Histogram error is 1% of the value; the rest is scheduling noise on
-	# a 2 ms service time: 1% + 3 ms (p99), 1% + 0.5 ms (p50).
-	if awk -v a="$p99a" -v b="$p99b" -v c="$p50a" -v d="$p50b" 'BEGIN {
+	echo "# attempt $attempt: two agents / one host: p50 $p50a / $p50b, p90 $p90a / $p90b, p99 $p99a / $p99b ms"
+	if awk -v a="$p50a" -v b="$p50b" -v c="$p90a" -v d="$p90b" 'BEGIN {
 		x = a - b; if (x < 0) x = -x; y = c - d; if (y < 0) y = -y;
-		exit !(a != "" && b != "" && x <= 0.01 * b + 3 && y <= 0.01 * d + 0.5) }'; then
+		exit !(a != "" && c != "" && x <= 0.01 * b + 0.5 && y <= 0.01 * d + 3) }'; then
 		pair_ok=1
 		break
 	fi
 done
 cmp_num "one host: same requests due" "$(jq .requests "$T/one.json")" "==" "$due"
 if [ $pair_ok = 1 ]; then
-	ok "merged p99 equals the one-host p99 within 1% + 3 ms ($p99a vs $p99b ms; p50 $p50a vs $p50b; attempt $attempt)"
+	ok "merged p50/p90 equal the one-host run's within 1% + 0.5/3 ms ($p50a/$p90a vs $p50b/$p90b ms; attempt $attempt)"
 else
-	fail "merged p99 $p99a / p50 $p50a ms vs one host $p99b / $p50b ms, three times"
+	fail "merged p50/p90 $p50a/$p90a ms vs one host $p50b/$p90b ms, three times"
 fi
 
 # A faked clock skew on one agent (test hook): found by the exchange.
