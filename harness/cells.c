@@ -78,6 +78,8 @@ void cells_from_windows(struct cells *c, const struct window_row *w, size_t n)
 
 		if (w[i].has_replaces)
 			x->replacements++;
+		else if (w[i].block >= CELLS_SEQ_BLOCK_BASE && w[i].block < (1 << 24))
+			x->sequential++;
 		else
 			x->planned++;
 		if (w[i].state != WINDOW_DONE) {

@@ -7,7 +7,10 @@
  * nothing (the blocks the stage planned); a window with `replaces` set is
  * a replacement for a rejected one. Valid = accepted + failed. A cell is
  * short when all its windows are done and fewer than n are valid (its
- * replacements ran out, retries.max_per_cell).
+ * replacements ran out, retries.max_per_cell). Sequential confirm's extra
+ * blocks (numbered from CELLS_SEQ_BLOCK_BASE up, below the replacement
+ * blocks' 2^24) are neither: they add valid windows (`sequential`) but
+ * not to n, so a rejected one among them never makes a cell short.
  *
  * Ownership: struct cells owns its strings; cells_release() frees them.
  */
@@ -20,12 +23,17 @@
 struct store;
 struct window_row;
 
+/* Sequential confirm block k at confirm rate i: base + i x 1024 + k. */
+#define CELLS_SEQ_BLOCK_BASE (1 << 23)
+#define CELLS_SEQ_BLOCKS_PER_RATE 1024
+
 struct cell {
 	char *stage, *impl;
 	double rate;                 /* offered req/s */
 	size_t planned;              /* pre-registered: windows replacing nothing */
 	size_t valid, failed, rejected;   /* done windows by status (valid counts failed) */
 	size_t replacements;         /* windows replacing a rejected one */
+	size_t sequential;           /* sequential confirm's extra windows */
 	size_t pending;              /* planned or running */
 	int64_t unreplaced;          /* earliest rejected window no replacement names; 0: none */
 };

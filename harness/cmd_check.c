@@ -137,7 +137,12 @@ static void print_text(const struct spec *s, const struct plan *p)
 		       " window %g s (%g s discarded, %g s measured)\n",
 		       s->confirm.reps, s->confirm.window_s, s->confirm.discard_s,
 		       s->confirm.window_s - s->confirm.discard_s);
-	else
+	if (s->confirm.present && s->confirm.until.present)
+		printf("             sequential: then one block at a time until every paired "
+		       "confidence sequence is under %g%% of its mean, at most %d blocks per rate "
+		       "(docs/STATISTICS.md)\n", s->confirm.until.half_width_pct,
+		       s->confirm.until.max_reps);
+	else if (!s->confirm.present)
 		printf("  confirm    (not in this spec)\n");
 	if (s->soak.present)
 		printf("  soak       one window per implementation at %g x its knee;"
@@ -164,9 +169,15 @@ static void print_text(const struct spec *s, const struct plan *p)
 	       " is narrow enough)\n",
 	       p->w.refine, s->refine.present ? s->refine.max_steps : 0,
 	       s->refine.present ? s->refine.reps : 0, s->nimpls, s->nimpls == 1 ? "" : "s");
-	printf("  confirm  %6zu  (%zu bracketing rates x %d reps x %zu implementation%s)\n",
-	       p->w.confirm, p->w.confirm_rates, s->confirm.present ? s->confirm.reps : 0,
-	       s->nimpls, s->nimpls == 1 ? "" : "s");
+	if (s->confirm.present && s->confirm.until.present)
+		printf("  confirm  %6zu  (%zu bracketing rates x up to %d blocks (%d reps + sequential)"
+		       " x %zu implementation%s; fewer when the sequences narrow)\n",
+		       p->w.confirm, p->w.confirm_rates, s->confirm.until.max_reps, s->confirm.reps,
+		       s->nimpls, s->nimpls == 1 ? "" : "s");
+	else
+		printf("  confirm  %6zu  (%zu bracketing rates x %d reps x %zu implementation%s)\n",
+		       p->w.confirm, p->w.confirm_rates, s->confirm.present ? s->confirm.reps : 0,
+		       s->nimpls, s->nimpls == 1 ? "" : "s");
 	printf("  soak     %6zu  (one per implementation)\n", p->w.soak);
 	printf("  replace  %6zu  (at most retries.max_per_cell = %d per cell, for rejected windows)\n",
 	       p->total_r, s->retries.max_per_cell);
@@ -244,6 +255,9 @@ static int print_json(const struct spec *s, const struct plan *p)
 		json_object_set_new(w, "reps", json_integer(s->confirm.reps));
 		json_object_set_new(w, "window_s", json_real(s->confirm.window_s));
 		json_object_set_new(w, "discard_s", json_real(s->confirm.discard_s));
+		if (s->confirm.until.present)
+			json_object_set_new(w, "until", json_pack("{s:f, s:i}", "half_width_pct",
+				s->confirm.until.half_width_pct, "max_reps", s->confirm.until.max_reps));
 		json_object_set_new(st, "confirm", w);
 	}
 	if (s->soak.present) {

@@ -11,7 +11,7 @@
 #include "svgpng.h"
 #include "util.h"
 
-static const char *format = "md", *junit, *output, *chart;
+static const char *format = "md", *junit, *output, *chart, *interval, *correction;
 static struct compare_opts copts;
 static int inconclusive_ok;
 
@@ -25,6 +25,10 @@ static const struct opt options[] = {
 	OPT_STRING(0, "chart", "FILE", &chart,
 		   "also write the deltas chart to FILE (.png, or .svg) and link it"),
 	OPT_STRING(0, "junit", "FILE", &junit, "also write JUnit XML to FILE"),
+	OPT_STRING(0, "interval", "hodges_lehmann|t|confidence_sequence", &interval,
+		   "the shift's method (default: compare.interval of NEW's spec)"),
+	OPT_STRING(0, "correction", "holm|none", &correction,
+		   "multiplicity across the cells (default: compare.correction)"),
 	OPT_END(),
 };
 
@@ -70,6 +74,19 @@ static int cmd_compare(struct cmd_ctx *c)
 	if (strcmp(format, "md") && strcmp(format, "json") && strcmp(format, "html") &&
 	    strcmp(format, "png"))
 		return error("compare: --format %s: expected md, json, html or png", format),
+		       EXIT_USAGE;
+	copts.interval = !interval ? -1
+			 : !strcmp(interval, "hodges_lehmann") ? CMP_INTERVAL_HL
+			 : !strcmp(interval, "t") ? CMP_INTERVAL_T
+			 : !strcmp(interval, "confidence_sequence") ? CMP_INTERVAL_CS : -2;
+	if (copts.interval == -2)
+		return error("compare: --interval %s: expected hodges_lehmann, t or "
+			     "confidence_sequence", interval), EXIT_USAGE;
+	copts.correction = !correction ? -1
+			   : !strcmp(correction, "holm") ? CMP_CORRECT_HOLM
+			   : !strcmp(correction, "none") ? CMP_CORRECT_NONE : -2;
+	if (copts.correction == -2)
+		return error("compare: --correction %s: expected holm or none", correction),
 		       EXIT_USAGE;
 	if (cmp_run_load(&base, c->runs_dir, c->args[0]))
 		return EXIT_USAGE;
@@ -145,18 +162,28 @@ const struct cmd_desc cmd_compare_desc = {
 	"delivery, death) and none of BASE's did; when NEW crosses the SLO at a rung\n"
 	"where BASE holds; or when a metric is higher beyond the margin.\n"
 	"\n"
-	"Metrics, at each rate where both sides have accepted windows: latency at\n"
-	"the SLO percentile of each window (spec key `p99`; ms) and CPU per request\n"
-	"(us). The shift new - base is the Hodges-Lehmann estimate d with its\n"
-	"distribution-free interval [lo, hi] at 1 - 2 alpha (Wilcoxon signed-rank\n"
-	"paired, Mann-Whitney unpaired), so one window the host stalled moves it by\n"
-	"one rank. With m = margin_pct % of the base value:\n"
-	"  regression    lo > 0 and d > m      (a one-sided test at alpha)\n"
-	"  improvement   hi < 0 and d < -m\n"
+	"Metrics, at each rate where both sides have accepted windows (a cell: rate\n"
+	"x metric): latency at the SLO percentile of each window (spec key `p99`;\n"
+	"ms) and CPU per request (us). The shift new - base is, by compare.interval\n"
+	"(or --interval), the Hodges-Lehmann estimate d with its distribution-free\n"
+	"interval [lo, hi] at 1 - 2 alpha (Wilcoxon signed-rank paired, Mann-Whitney\n"
+	"unpaired; the default: one window the host stalled moves it by one rank),\n"
+	"or the mean with a paired t / Welch interval. When NEW's confirm was\n"
+	"sequential (stages.confirm.until), its paired cells are judged by the\n"
+	"confidence sequence it stopped by (1 - alpha, valid at any stopping time).\n"
+	"Each cell has one-sided p-values for a rise and a fall; by default they\n"
+	"are Holm-adjusted across the implementation's tested cells (--correction\n"
+	"none: raw). With m = margin_pct % of the base value:\n"
+	"  regression    adjusted p(rise) <= alpha and d > m\n"
+	"  improvement   adjusted p(fall) <= alpha and d < -m\n"
 	"  no change     -m < lo and hi < m    (equivalence, two one-sided tests)\n"
 	"  inconclusive  none of these, or too few pairs for the level\n"
+	"Beside every verdict: n, the method, the correction (cells tested) and the\n"
+	"minimum detectable effect (MDE: the shift found with 80% power at alpha\n"
+	"over the cells tested, given n and the cell's spread).\n"
 	"The rule is NEW's stored spec `compare: { margin_pct: 5, metric: [p99,\n"
-	"cpu_per_request], alpha: 0.05, min_pairs: 3 }` (the defaults).\n"
+	"cpu_per_request], alpha: 0.05, min_pairs: 3, interval: hodges_lehmann,\n"
+	"correction: holm }` (the defaults).\n"
 	"\n"
 	"--format md (default) is fit to paste as a pull-request comment; --format\n"
 	"json (or --json) is machine-readable; --format html is one self-contained\n"

@@ -37,6 +37,10 @@ static int rule_from_spec(struct cmp_run *r, const struct run_record *rec, struc
 	r->alpha = 0.05;
 	r->min_pairs = 3;
 	r->metrics = CMP_P99 | CMP_CPU_PER_REQUEST;
+	r->interval = CMP_INTERVAL_HL;
+	r->correction = CMP_CORRECT_HOLM;
+	r->sequential = 0;
+	r->cs_t_star = 10;
 	if (run_record_spec(rec, r->dir, &text, &len))
 		return -1;
 	s = spec_parse(text, len, rec->spec_path && *rec->spec_path ? rec->spec_path : "spec.yaml",
@@ -54,6 +58,10 @@ static int rule_from_spec(struct cmp_run *r, const struct run_record *rec, struc
 	r->alpha = s->compare.alpha;
 	r->min_pairs = (size_t)s->compare.min_pairs;
 	r->metrics = s->compare.metrics;
+	r->interval = s->compare.interval;
+	r->correction = s->compare.correction;
+	r->sequential = s->confirm.present && s->confirm.until.present;
+	r->cs_t_star = s->confirm.present ? s->confirm.reps : 10;
 	*out = s;
 	return 0;
 }

@@ -40,6 +40,10 @@
  *   inconclusive  none of those, and fewer than min_pairs valid pairs at
  *                 every rate;
  *   regression    a metric cell says so (below);
+ *   inconclusive  a cell's shift is beyond +margin but its test did not
+ *                 survive (too few windows for the level after the
+ *                 correction: the MDE says how far off): a rise nobody
+ *                 confirmed is not a pass;
  *   improvement   a cell does, none regressed;
  *   inconclusive  no cell decided anything (every interval too wide);
  *   no change     every cell is equivalent within the margin;
@@ -52,14 +56,21 @@
  *               each accepted window's histogram (ms); merged values
  *               shown from the merged histograms;
  *   cpu_per_request  sum(cpu_s) / sum(completed) (us/request).
- * The shift new - base is the Hodges-Lehmann estimate d (paired: median of
- * the Walsh averages of the per-block differences; unpaired: median of
- * every NEW - BASE difference) with its distribution-free interval
- * [lo, hi] at level 1 - 2 alpha (stat_hl_*: Wilcoxon signed-rank /
- * Mann-Whitney). One window the host stalled moves d by one rank, not by
- * its size / n as a mean would. With m = margin_pct % of the base value:
- *   regression     lo > 0 and d > m    (one-sided test at alpha)
- *   improvement    hi < 0 and d < -m
+ * The shift new - base is, by default (compare.interval hodges_lehmann),
+ * the Hodges-Lehmann estimate d (paired: median of the Walsh averages of
+ * the per-block differences; unpaired: median of every NEW - BASE
+ * difference) with its distribution-free interval [lo, hi] at level
+ * 1 - 2 alpha (stat_hl_*: Wilcoxon signed-rank / Mann-Whitney). One window
+ * the host stalled moves d by one rank, not by its size / n as a mean
+ * would. compare.interval t: the mean with a paired t / Welch interval.
+ * NEW run with confirm.until: its paired cells by the normal-mixture
+ * confidence sequence at 1 - alpha (stat.h), valid at the stopping time
+ * the run chose. Each cell gets one-sided p-values of a rise and a fall;
+ * with compare.correction holm (default) both are Holm-adjusted across the
+ * implementation's tested cells (the family; a cell is tested when its
+ * interval exists). With m = margin_pct % of the base value:
+ *   regression     adjusted p(rise) <= alpha and d > m
+ *   improvement    adjusted p(fall) <= alpha and d < -m
  *   no change      -m < lo and hi < m  (equivalence: two one-sided tests)
  *   inconclusive   none of these, or too few pairs for the level (5 pairs
  *                  at alpha 0.05).
@@ -120,6 +131,11 @@ struct cmp_run {
 	double margin_pct, alpha;
 	size_t min_pairs;
 	unsigned metrics;    /* CMP_P99 | CMP_CPU_PER_REQUEST bits (spec.h) */
+	int interval;        /* compare.interval: CMP_INTERVAL_* (spec.h) */
+	int correction;      /* compare.correction: CMP_CORRECT_* */
+	int sequential;      /* stages.confirm.until was set: paired cells are
+				judged by the confidence sequence */
+	double cs_t_star;    /* the sequence's tuning n: confirm.reps */
 	int spec_ok;
 	char **impls, **commits, **refs;  /* in spec order */
 	size_t nimpls;
@@ -137,9 +153,25 @@ struct cmp_metric {
 	enum cmp_verdict verdict;
 	double base, new_;   /* merged values; NAN when missing */
 	double rel_pct;      /* (new - base) / base * 100 */
-	struct diff_ci ci;   /* Hodges-Lehmann shift (ci.mean) and interval */
+	struct diff_ci ci;   /* the shift (ci.mean) and its interval, by method */
 	size_t nbase, nnew;  /* windows (paired: pairs in both) */
+	enum stat_method method;
+	double level;        /* the interval's coverage */
+	/* one-sided p-values of a rise (regression) and a fall (improvement),
+	 * raw and adjusted across the implementation's cells (= raw when the
+	 * correction is none); NAN: the cell was not tested */
+	double p_up, p_down, padj_up, padj_down;
+	size_t family;       /* cells in the correction's family (tested) */
+	double mde;          /* minimum detectable effect (unit of base): one
+				sided at alpha / family, power 80 %; +inf when n
+				cannot reach that level; NAN untested */
+	double mde_pct;      /* of the base value */
+	/* the per-window values, only until the cells are judged */
+	double *xa, *xb;
+	size_t nxa, nxb;
 };
+
+#define CMP_MDE_POWER STAT_MDE_POWER
 
 struct cmp_rate {
 	double rate;
@@ -163,18 +195,27 @@ struct cmp_impl {
 	const struct knee_result *kbase, *knew;  /* the runs'; NULL: none */
 	enum cmp_verdict verdict;
 	char *why;           /* one line: what decided the verdict */
+	size_t ncells;       /* rate x metric cells tested (the family) */
+	size_t suspects;     /* cells undecided with a shift beyond +margin */
 };
 
 struct compare_opts {
 	const char *only;    /* judge exactly this implementation, or NULL */
 	int judge_unpaired;  /* also judge changed implementations unpaired */
+	int interval;        /* -1: the spec's; else CMP_INTERVAL_*, or
+				CMP_INTERVAL_CS (force the sequence) */
+	int correction;      /* -1: the spec's; else CMP_CORRECT_* */
 };
+
+#define CMP_INTERVAL_CS 2
 
 struct compare {
 	struct cmp_run base, new_;
 	double margin_pct, alpha;
 	size_t min_pairs;
 	unsigned metrics;
+	enum stat_method method_paired, method_unpaired;
+	int correction;      /* CMP_CORRECT_* */
 	int same_spec;       /* the stored spec hashes are equal */
 	int same_run;        /* BASE and NEW are one run */
 	/* components whose recorded version differs between the runs, e.g.

@@ -55,6 +55,68 @@ static void knee_text(struct sbuf *o, const struct knee_result *k)
 			  k->inferential ? "" : " (non-inferential)");
 }
 
+static const char *method_short(enum stat_method m)
+{
+	switch (m) {
+	case STAT_HL: return "HL";
+	case STAT_T: return "t";
+	case STAT_CS: return "CS";
+	}
+	return "?";
+}
+
+static const char *correction_name(int corr)
+{
+	return corr == CMP_CORRECT_HOLM ? "holm" : "none";
+}
+
+/* The p-value of the estimate's direction, raw -> adjusted, e.g.
+ * "rise 0.0039 -> 0.016"; "-" when untested. */
+static void p_text(struct sbuf *o, const struct cmp_metric *m, int corr)
+{
+	int up = !(m->ci.mean < 0);
+	double p = up ? m->p_up : m->p_down, a = up ? m->padj_up : m->padj_down;
+
+	if (isnan(p)) {
+		sbuf_adds(o, "not tested");
+		return;
+	}
+	sbuf_addf(o, "%s %.2g", up ? "rise" : "fall", p);
+	if (corr == CMP_CORRECT_HOLM)
+		sbuf_addf(o, " → %.2g", a);
+}
+
+static void mde_text(struct sbuf *o, const struct cmp_metric *m, int prec)
+{
+	if (isinf(m->mde))
+		sbuf_adds(o, "none (n too small)");
+	else if (!isfinite(m->mde))
+		sbuf_adds(o, "-");
+	else {
+		sbuf_addf(o, "%.*f", prec, m->mde);
+		if (isfinite(m->mde_pct))
+			sbuf_addf(o, " (%.1f%%)", m->mde_pct);
+	}
+}
+
+/* The method line of an implementation: method, level, correction. */
+static void method_line(struct sbuf *o, const struct compare *c, const struct cmp_impl *im)
+{
+	enum stat_method m = im->paired ? c->method_paired : c->method_unpaired;
+	double lvl = m == STAT_CS ? 1 - c->alpha : 1 - 2 * c->alpha;
+
+	sbuf_addf(o, "Method: %s (%g%% %s); correction: ", stat_method_text(m, im->paired),
+		  lvl * 100, m == STAT_CS ? "confidence sequence" : "interval");
+	if (c->correction == CMP_CORRECT_HOLM)
+		sbuf_addf(o, "Holm over the %zu rate x metric cells tested (a cell regresses only "
+			  "when its adjusted one-sided p is <= %g)", im->ncells, c->alpha);
+	else
+		sbuf_addf(o, "none (%zu cells tested, each at %g)", im->ncells, c->alpha);
+	sbuf_addf(o, "; MDE: the shift found with %.0f%% power, one-sided at %g%s.\n\n",
+		  CMP_MDE_POWER * 100, c->alpha, c->correction == CMP_CORRECT_HOLM ?
+		  " / cells tested" : "");
+}
+
 /* Both knees are points: the shift new - base. */
 static int knee_shift(const struct cmp_impl *im, double *d)
 {
@@ -105,7 +167,7 @@ static void md_evidence(struct sbuf *o, const struct cmp_impl *im)
 }
 
 static void md_cell(struct sbuf *o, const struct cmp_rate *r, const char *label,
-		    const struct cmp_metric *m, int prec, const char *unit, int paired)
+		    const struct cmp_metric *m, int prec, const char *unit, int paired, int corr)
 {
 	sbuf_addf(o, "| %.0f | %s | ", r->rate, label);
 	num(o, m->base, prec);
@@ -129,6 +191,10 @@ static void md_cell(struct sbuf *o, const struct cmp_rate *r, const char *label,
 		sbuf_addf(o, " | %zu pairs", m->nnew);
 	else
 		sbuf_addf(o, " | %zu / %zu", m->nbase, m->nnew);
+	sbuf_addf(o, " | %s | ", method_short(m->method));
+	p_text(o, m, corr);
+	sbuf_adds(o, " | ");
+	mde_text(o, m, prec);
 	sbuf_addf(o, " | %s%s%s |\n", m->verdict == CMP_REGRESSION ? "**" : "",
 		  cmp_verdict_name(m->verdict), m->verdict == CMP_REGRESSION ? "**" : "");
 }
@@ -163,9 +229,12 @@ void compare_md(const struct compare *c, struct sbuf *o)
 		sbuf_addf(o, " p%g", c->new_.slo_pct);
 	if (c->metrics & CMP_CPU_PER_REQUEST)
 		sbuf_adds(o, (c->metrics & CMP_P99) ? ", cpu_per_request" : " cpu_per_request");
-	sbuf_addf(o, "; Hodges-Lehmann shifts with %g%% distribution-free intervals "
-		  "(one-sided tests at %g%%) over accepted windows; merged values from merged "
-		  "histograms.\n\n", lvl, c->alpha * 100);
+	sbuf_addf(o, "; shifts by %s paired, %s unpaired; intervals at %g%%%s, one-sided "
+		  "tests at %g%%; correction %s across each implementation's rate x metric "
+		  "cells; over accepted windows; merged values from merged histograms.\n\n",
+		  stat_method_name(c->method_paired), stat_method_name(c->method_unpaired), lvl,
+		  c->method_paired == STAT_CS ? " (the confidence sequence's at 1 - alpha)" : "",
+		  c->alpha * 100, correction_name(c->correction));
 
 	for (i = 0; i < c->nimpls; i++) {
 		const struct cmp_impl *im = &c->impls[i];
@@ -184,23 +253,27 @@ void compare_md(const struct compare *c, struct sbuf *o)
 		if (im->new_ref)
 			sbuf_addf(o, " (ref `%s`)", im->new_ref);
 		sbuf_addf(o, "; %s.\n\n", pair_text(c, im, &t));
+		method_line(o, c, im);
 		if (!im->nrates) {
 			sbuf_adds(o, "No rate has valid windows on both sides.\n\n");
 		} else {
 			md_evidence(o, im);
 			sbuf_reset(&t);
 			sbuf_addf(&t, "p%g (ms)", c->new_.slo_pct);
-			sbuf_addf(o, "| rate (req/s) | metric | base | new | Δ | Δ %% | %g%% interval "
-				  "of the shift | windows | verdict |\n", lvl);
-			sbuf_adds(o, "|---:|---|---:|---:|---:|---:|---|---:|---|\n");
+			sbuf_addf(o, "| rate (req/s) | metric | base | new | Δ | Δ %% | interval "
+				  "of the shift | n | method | p%s | MDE | verdict |\n",
+				  c->correction == CMP_CORRECT_HOLM ? " → Holm" : "");
+			sbuf_adds(o, "|---:|---|---:|---:|---:|---:|---|---:|---|---|---:|---|\n");
 			for (j = 0; j < im->nrates; j++) {
 				const struct cmp_rate *r = &im->rates[j];
 				if (!r->has_cells)
 					continue;
 				if (c->metrics & CMP_P99)
-					md_cell(o, r, t.buf, &r->p99, 3, "", im->paired);
+					md_cell(o, r, t.buf, &r->p99, 3, "", im->paired,
+						c->correction);
 				if (c->metrics & CMP_CPU_PER_REQUEST)
-					md_cell(o, r, "CPU/request (µs)", &r->cpu, 1, "", im->paired);
+					md_cell(o, r, "CPU/request (µs)", &r->cpu, 1, "", im->paired,
+						c->correction);
 			}
 			sbuf_adds(o, "\n");
 		}
@@ -212,8 +285,11 @@ void compare_md(const struct compare *c, struct sbuf *o)
 			sbuf_addf(o, "; shift %+.0f req/s", d);
 		sbuf_adds(o, ".\n\n");
 	}
-	sbuf_addf(o, "Δ is new - base of the merged values; the interval is for the "
-		  "Hodges-Lehmann shift of the per-window (paired: per-block) values.\n\n");
+	sbuf_addf(o, "Δ is new - base of the merged values; the interval is for the shift of the "
+		  "per-window (paired: per-block) values by the method named (HL: Hodges-Lehmann, "
+		  "t: mean with a t interval, CS: mean with a confidence sequence); p is the "
+		  "one-sided p-value of the shift's direction%s; MDE the minimum detectable "
+		  "effect.\n\n", c->correction == CMP_CORRECT_HOLM ? ", then Holm-adjusted" : "");
 	sbuf_addf(o, "**Result: %s** (exit %d): %d judged, %d regressed, %d inconclusive.\n",
 		  c->exit_code == 1 ? "regression" : c->exit_code == 3 ? "inconclusive"
 								     : "no regression",
@@ -244,7 +320,24 @@ static void json_metric(struct sbuf *o, const char *name, const struct cmp_metri
 	jnum(o, m->ci.lo);
 	sbuf_adds(o, ",\"ci_hi\":");
 	jnum(o, m->ci.hi);
-	sbuf_addf(o, ",\"n_base\":%zu,\"n_new\":%zu,\"verdict\":", m->nbase, m->nnew);
+	sbuf_addf(o, ",\"n_base\":%zu,\"n_new\":%zu,\"method\":\"%s\",\"level\":%g",
+		  m->nbase, m->nnew, stat_method_name(m->method), m->level);
+	sbuf_adds(o, ",\"p_rise\":");
+	jnum(o, m->p_up);
+	sbuf_adds(o, ",\"p_fall\":");
+	jnum(o, m->p_down);
+	sbuf_adds(o, ",\"p_rise_adjusted\":");
+	jnum(o, m->padj_up);
+	sbuf_adds(o, ",\"p_fall_adjusted\":");
+	jnum(o, m->padj_down);
+	sbuf_addf(o, ",\"cells_tested\":%zu,\"mde\":", m->family);
+	if (isinf(m->mde))
+		sbuf_adds(o, "\"inf\"");
+	else
+		jnum(o, m->mde);
+	sbuf_adds(o, ",\"mde_pct\":");
+	jnum(o, m->mde_pct);
+	sbuf_adds(o, ",\"verdict\":");
 	sbuf_add_json_str(o, cmp_verdict_name(m->verdict));
 	sbuf_adds(o, "}");
 }
@@ -326,8 +419,12 @@ void compare_json(const struct compare *c, struct sbuf *o)
 	sbuf_addf(o, ",\"same_spec\":%s,\"exploratory\":%s", c->same_spec ? "true" : "false",
 		  c->base.exploratory || c->new_.exploratory ? "true" : "false");
 	sbuf_addf(o, ",\"rule\":{\"margin_pct\":%g,\"alpha\":%g,\"min_pairs\":%zu,"
-		  "\"percentile\":%g,\"interval_level\":%g,\"metrics\":[", c->margin_pct, c->alpha,
-		  c->min_pairs, c->new_.slo_pct, 1 - 2 * c->alpha);
+		  "\"percentile\":%g,\"interval_level\":%g,\"method_paired\":\"%s\","
+		  "\"method_unpaired\":\"%s\",\"correction\":\"%s\",\"mde_power\":%g,"
+		  "\"metrics\":[", c->margin_pct, c->alpha, c->min_pairs, c->new_.slo_pct,
+		  1 - 2 * c->alpha, stat_method_name(c->method_paired),
+		  stat_method_name(c->method_unpaired), correction_name(c->correction),
+		  CMP_MDE_POWER);
 	if (c->metrics & CMP_P99)
 		sbuf_adds(o, "\"p99\"");
 	if (c->metrics & CMP_CPU_PER_REQUEST)
@@ -342,9 +439,12 @@ void compare_json(const struct compare *c, struct sbuf *o)
 		sbuf_add_json_str(o, cmp_verdict_name(im->verdict));
 		sbuf_adds(o, ",\"why\":");
 		sbuf_add_json_str(o, im->why);
-		sbuf_addf(o, ",\"judged\":%s,\"paired\":%s,\"max_valid_pairs\":%zu,\"base_commit\":",
-			  im->judged ? "true" : "false", im->paired ? "true" : "false",
-			  im->max_vpairs);
+		sbuf_addf(o, ",\"judged\":%s,\"paired\":%s,\"max_valid_pairs\":%zu,"
+			  "\"method\":\"%s\",\"correction\":\"%s\",\"cells_tested\":%zu,"
+			  "\"base_commit\":", im->judged ? "true" : "false",
+			  im->paired ? "true" : "false", im->max_vpairs,
+			  stat_method_name(im->paired ? c->method_paired : c->method_unpaired),
+			  correction_name(c->correction), im->ncells);
 		json_str_or_null(o, im->base_commit);
 		sbuf_adds(o, ",\"new_commit\":");
 		json_str_or_null(o, im->new_commit);
@@ -434,12 +534,27 @@ static void tally(const char *kind, size_t *fails, size_t *errors, size_t *skips
 }
 
 static void cell_detail(struct sbuf *d, const char *metric, const struct cmp_metric *m,
-			const char *unit, double level)
+			const char *unit, int paired, int corr)
 {
 	sbuf_reset(d);
 	sbuf_addf(d, "%s base %.4g%s, new %.4g%s (%+.1f%%), shift %.4g, %g%% interval [%.4g, %.4g]",
-		  metric, m->base, unit, m->new_, unit, m->rel_pct, m->ci.mean, level * 100, m->ci.lo,
-		  m->ci.hi);
+		  metric, m->base, unit, m->new_, unit, m->rel_pct, m->ci.mean, m->level * 100,
+		  m->ci.lo, m->ci.hi);
+	if (paired)
+		sbuf_addf(d, "; n %zu pairs", m->nnew);
+	else
+		sbuf_addf(d, "; n %zu base / %zu new", m->nbase, m->nnew);
+	sbuf_addf(d, "; method %s; correction %s over %zu cells: p ",
+		  stat_method_text(m->method, paired), correction_name(corr), m->family);
+	p_text(d, m, corr);
+	sbuf_adds(d, "; MDE ");
+	if (isfinite(m->mde)) {
+		sbuf_addf(d, "%.4g%s", m->mde, unit);
+		if (isfinite(m->mde_pct))
+			sbuf_addf(d, " (%.1f%%)", m->mde_pct);
+	} else {
+		mde_text(d, m, 4);
+	}
 }
 
 static void junit_property(struct sbuf *o, const char *name, const char *value)
@@ -516,14 +631,15 @@ void compare_junit(const struct compare *c, struct sbuf *o)
 			if (c->metrics & CMP_P99) {
 				sbuf_reset(&name);
 				sbuf_addf(&name, "p%g at %g req/s", c->new_.slo_pct, r->rate);
-				cell_detail(&d, "latency", &r->p99, " ms", 1 - 2 * c->alpha);
+				cell_detail(&d, "latency", &r->p99, " ms", im->paired, c->correction);
 				junit_case(o, cls.buf, name.buf, cell_kind(r->p99.verdict),
 					   cmp_verdict_name(r->p99.verdict), d.buf);
 			}
 			if (c->metrics & CMP_CPU_PER_REQUEST) {
 				sbuf_reset(&name);
 				sbuf_addf(&name, "cpu_per_request at %g req/s", r->rate);
-				cell_detail(&d, "CPU/request", &r->cpu, " us", 1 - 2 * c->alpha);
+				cell_detail(&d, "CPU/request", &r->cpu, " us", im->paired,
+					    c->correction);
 				junit_case(o, cls.buf, name.buf, cell_kind(r->cpu.verdict),
 					   cmp_verdict_name(r->cpu.verdict), d.buf);
 			}

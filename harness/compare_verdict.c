@@ -215,7 +215,12 @@ static size_t pairs(const struct cmp_run *r, const char *impl, const char *base_
 	return n;
 }
 
-static enum cmp_verdict verdict_of(const struct cmp_metric *m, double margin_pct)
+/*
+ * A cell's verdict (compare.h) from its adjusted one-sided p-values: with
+ * the correction none they are the raw ones, and p <= alpha is exactly the
+ * interval at level 1 - 2 alpha (the sequence: 1 - alpha) excluding 0.
+ */
+static enum cmp_verdict verdict_of(const struct cmp_metric *m, double margin_pct, double alpha)
 {
 	double marg, d = m->ci.mean;
 
@@ -224,9 +229,9 @@ static enum cmp_verdict verdict_of(const struct cmp_metric *m, double margin_pct
 	if (!isfinite(m->ci.lo) || !isfinite(m->ci.hi))
 		return CMP_INCONCLUSIVE;
 	marg = fabs(m->base) * margin_pct / 100.0;
-	if (m->ci.lo > 0 && d > marg)
+	if (m->padj_up <= alpha && d > marg)
 		return CMP_REGRESSION;
-	if (m->ci.hi < 0 && d < -marg)
+	if (m->padj_down <= alpha && d < -marg)
 		return CMP_IMPROVEMENT;
 	/* Equivalence: the whole interval inside the margin. A small
 	 * estimate with a wide interval proves nothing: inconclusive. */
@@ -235,31 +240,127 @@ static enum cmp_verdict verdict_of(const struct cmp_metric *m, double margin_pct
 	return CMP_INCONCLUSIVE;
 }
 
-/* One metric at one rate: Hodges-Lehmann shift at level 1 - 2 alpha (each
- * one-sided decision at alpha; compare.h). */
+/* The shift, its interval and one-sided p-values by the cell's method. */
+static void shift(const struct compare *c, int paired, struct cmp_metric *m)
+{
+	const double *a = m->xa, *b = m->xb;
+	double t_star = c->new_.cs_t_star;
+
+	m->method = paired ? c->method_paired : c->method_unpaired;
+	m->level = m->method == STAT_CS ? 1 - c->alpha : 1 - 2 * c->alpha;
+	if (paired && m->method == STAT_CS) {
+		stat_cs_paired(a, b, m->nxa, c->alpha, t_star, &m->ci);
+		m->p_up = stat_cs_p(a, b, m->nxa, c->alpha, t_star);
+		m->p_down = stat_cs_p(b, a, m->nxa, c->alpha, t_star);
+	} else if (paired && m->method == STAT_T) {
+		stat_paired_diff(a, b, m->nxa, m->level, 0, &m->ci);
+		m->p_up = stat_t_paired_p(a, b, m->nxa);
+		m->p_down = stat_t_paired_p(b, a, m->nxa);
+	} else if (paired) {
+		stat_hl_paired(a, b, m->nxa, m->level, &m->ci);
+		m->p_up = stat_signed_rank_p(a, b, m->nxa);
+		m->p_down = stat_signed_rank_p(b, a, m->nxa);
+	} else if (m->method == STAT_T) {
+		stat_welch_diff(a, m->nxa, b, m->nxb, m->level, 0, &m->ci);
+		m->p_up = stat_welch_p(a, m->nxa, b, m->nxb);
+		m->p_down = stat_welch_p(b, m->nxb, a, m->nxa);
+	} else {
+		stat_hl_unpaired(a, m->nxa, b, m->nxb, m->level, &m->ci);
+		m->p_up = stat_mann_whitney_p(a, m->nxa, b, m->nxb);
+		m->p_down = stat_mann_whitney_p(b, m->nxb, a, m->nxa);
+	}
+	/* No interval at the level: not tested (too few pairs). */
+	if (!isfinite(m->ci.lo))
+		m->p_up = m->p_down = NAN;
+}
+
+/* One metric at one rate: merged values, the per-window values (kept in m
+ * until judge_cells), the shift and its p-values. */
 static void metric(const struct compare *c, const struct cmp_run *bs, const char *barm,
 		   const char *impl, int paired, double rate, int cpu, struct cmp_metric *m)
 {
-	double bl, bc, nl, nc, *a = NULL, *b = NULL;
-	double level = 1 - 2 * c->alpha;
+	double bl, bc, nl, nc;
 
 	merged(bs, barm, rate, c->new_.slo_pct, &bl, &bc);
 	merged(&c->new_, impl, rate, c->new_.slo_pct, &nl, &nc);
 	m->base = cpu ? bc : bl;
 	m->new_ = cpu ? nc : nl;
 	m->rel_pct = isfinite(m->base) && m->base != 0 ? (m->new_ - m->base) / m->base * 100 : NAN;
+	m->p_up = m->p_down = m->padj_up = m->padj_down = m->mde = m->mde_pct = NAN;
 	if (paired) {
-		size_t n = pairs(&c->new_, impl, barm, rate, cpu, &a, &b);
-		stat_hl_paired(a, b, n, level, &m->ci);
-		m->nbase = m->nnew = n;
+		m->nxa = m->nxb = pairs(&c->new_, impl, barm, rate, cpu, &m->xa, &m->xb);
+		m->nbase = m->nnew = m->nxa;
 	} else {
-		m->nnew = values(&c->new_, impl, rate, cpu, &a);
-		m->nbase = values(bs, barm, rate, cpu, &b);
-		stat_hl_unpaired(a, m->nnew, b, m->nbase, level, &m->ci);
+		m->nnew = m->nxa = values(&c->new_, impl, rate, cpu, &m->xa);
+		m->nbase = m->nxb = values(bs, barm, rate, cpu, &m->xb);
 	}
-	m->verdict = verdict_of(m, c->margin_pct);
-	free(a);
-	free(b);
+	shift(c, paired, m);
+}
+
+/* The cells of one implementation, in rate order (p99 then cpu). */
+static size_t impl_cells(struct cmp_impl *ci, unsigned metrics, struct cmp_metric **out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ci->nrates; i++) {
+		if (!ci->rates[i].has_cells)
+			continue;
+		if (metrics & CMP_P99)
+			out[n++] = &ci->rates[i].p99;
+		if (metrics & CMP_CPU_PER_REQUEST)
+			out[n++] = &ci->rates[i].cpu;
+	}
+	return n;
+}
+
+/*
+ * Multiplicity across the implementation's rate x metric cells (Holm by
+ * default: each direction is its own family of one-sided tests), then
+ * each cell's MDE at the family's strictest level and its verdict.
+ */
+static void judge_cells(const struct compare *c, struct cmp_impl *ci, int tally[6])
+{
+	struct cmp_metric **cell = xcalloc(2 * ci->nrates + 1, sizeof(*cell));
+	size_t n = impl_cells(ci, c->metrics, cell), i, fam;
+	double *up = xcalloc(n + 1, sizeof(*up)), *down = xcalloc(n + 1, sizeof(*down));
+
+	for (i = 0; i < n; i++) {
+		up[i] = cell[i]->p_up;
+		down[i] = cell[i]->p_down;
+	}
+	if (c->correction == CMP_CORRECT_HOLM) {
+		fam = stat_holm(up, n, up);
+		stat_holm(down, n, down);
+	} else {
+		for (i = fam = 0; i < n; i++)
+			fam += !isnan(up[i]);
+	}
+	ci->ncells = fam;
+	for (i = 0; i < n; i++) {
+		struct cmp_metric *m = cell[i];
+		double a = c->correction == CMP_CORRECT_HOLM && fam ? c->alpha / (double)fam
+								    : c->alpha;
+		m->padj_up = up[i];
+		m->padj_down = down[i];
+		m->family = fam;
+		if (m->nxa >= 2 && (ci->paired || m->nxb >= 2)) {
+			m->mde = stat_mde(m->method, ci->paired, m->xa, m->nxa, m->xb, m->nxb, a,
+					  CMP_MDE_POWER, c->new_.cs_t_star);
+			m->mde_pct = isfinite(m->base) && m->base != 0 ? m->mde / fabs(m->base) * 100
+								       : NAN;
+		}
+		m->verdict = verdict_of(m, c->margin_pct, c->alpha);
+		tally[m->verdict]++;
+		if (m->verdict == CMP_INCONCLUSIVE && isfinite(m->base) &&
+		    m->ci.mean > fabs(m->base) * c->margin_pct / 100.0)
+			ci->suspects++;
+		free(m->xa);
+		free(m->xb);
+		m->xa = m->xb = NULL;
+	}
+	free(up);
+	free(down);
+	free(cell);
 }
 
 /* ------------------------------------------------------------ knee */
@@ -381,11 +482,10 @@ static void impl_rates(struct compare *c, struct cmp_impl *ci, const struct cmp_
 			metric(c, bs, barm, ci->name, ci->paired, cr->rate, 0, &cr->p99);
 		if (c->metrics & CMP_CPU_PER_REQUEST)
 			metric(c, bs, barm, ci->name, ci->paired, cr->rate, 1, &cr->cpu);
-		tally[cr->p99.verdict]++;
-		tally[cr->cpu.verdict]++;
 	}
 	free(rb);
 	free(rn);
+	judge_cells(c, ci, tally);
 }
 
 static int run_finished(const struct cmp_run *r)
@@ -398,6 +498,34 @@ static void run_state(struct sbuf *o, const struct cmp_run *r)
 	sbuf_addf(o, "run %s %s", r->id, *r->status ? r->status : "(no status)");
 	if (r->failure)
 		sbuf_addf(o, " (%s)", r->failure);
+}
+
+/* Each unconfirmed rise: metric, shift, rate, p raw -> adjusted, MDE. */
+static void suspects_why(const struct compare *c, const struct cmp_impl *ci, struct sbuf *why)
+{
+	size_t i;
+	int j, n = 0;
+
+	for (i = 0; i < ci->nrates; i++)
+		for (j = 0; j < 2; j++) {
+			const struct cmp_metric *m = j ? &ci->rates[i].cpu : &ci->rates[i].p99;
+			if (!ci->rates[i].has_cells || m->verdict != CMP_INCONCLUSIVE ||
+			    !isfinite(m->base) ||
+			    !(m->ci.mean > fabs(m->base) * c->margin_pct / 100.0))
+				continue;
+			sbuf_addf(why, "%s%s %+.1f%% at %g req/s beyond the %g%% margin but not "
+				  "confirmed (p %.2g", n++ ? "; " : "",
+				  j ? "cpu_per_request" : "latency", m->rel_pct, ci->rates[i].rate,
+				  c->margin_pct, m->p_up);
+			if (c->correction == CMP_CORRECT_HOLM)
+				sbuf_addf(why, ", %.2g after Holm over %zu cells", m->padj_up,
+					  m->family);
+			if (isinf(m->mde))
+				sbuf_adds(why, "; no shift detectable with this n");
+			else if (isfinite(m->mde_pct))
+				sbuf_addf(why, "; MDE %.1f%%", m->mde_pct);
+			sbuf_adds(why, ")");
+		}
 }
 
 /* The verdict and its one-line why, in compare.h's order. */
@@ -467,6 +595,12 @@ static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally
 	}
 	if (ci->verdict == CMP_REGRESSION || tally[CMP_REGRESSION]) {
 		ci->verdict = CMP_REGRESSION;
+	} else if (ci->suspects) {
+		/* A rise beyond the margin the test could not confirm (too few
+		 * windows after the correction) is no pass: fail closed. */
+		ci->verdict = CMP_INCONCLUSIVE;
+		suspects_why(c, ci, why);
+		return;
 	} else if (!tally[CMP_IMPROVEMENT] && !tally[CMP_NO_CHANGE]) {
 		/* Pairs enough, but no interval decided anything: "no
 		 * regression" would be a guess. */
@@ -553,6 +687,21 @@ int compare_runs(struct compare *c, struct cmp_run *base, struct cmp_run *new_,
 	c->alpha = c->new_.alpha;
 	c->min_pairs = c->new_.min_pairs;
 	c->metrics = c->new_.metrics;
+	{
+		int iv = opts && opts->interval >= 0 ? opts->interval : c->new_.interval;
+
+		c->correction = opts && opts->correction >= 0 ? opts->correction
+							      : c->new_.correction;
+		c->method_unpaired = iv == CMP_INTERVAL_T ? STAT_T : STAT_HL;
+		/* A run that stopped its confirm by looking at its intervals is
+		 * judged by the sequence it stopped by (valid at any stopping
+		 * time); an interval forced on the command line wins. */
+		if (iv == CMP_INTERVAL_CS ||
+		    (c->new_.sequential && !(opts && opts->interval >= 0)))
+			c->method_paired = STAT_CS;
+		else
+			c->method_paired = c->method_unpaired;
+	}
 	c->same_spec = !strcmp(c->base.spec_hash, c->new_.spec_hash);
 	c->same_run = same_run(&c->base, &c->new_);
 	c->version_diffs = cmp_version_diffs(&c->base, &c->new_);

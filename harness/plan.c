@@ -95,7 +95,10 @@ void plan_worst_windows(const struct spec *s, size_t nrungs, size_t narms,
 	}
 	if (s->confirm.present) {
 		p->confirm_rates = s->refine.present || 2 * narms < nrungs ? 2 * narms : nrungs;
-		p->confirm = p->confirm_rates * (size_t)s->confirm.reps * narms;
+		/* sequential confirm: up to max_reps blocks per rate */
+		p->confirm = p->confirm_rates *
+			     (size_t)(s->confirm.until.present ? s->confirm.until.max_reps
+							       : s->confirm.reps) * narms;
 		p->confirm_r = p->confirm_rates * narms * r;
 	}
 	if (s->soak.present) {

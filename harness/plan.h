@@ -45,7 +45,8 @@ size_t plan_bracket(const double *rates, size_t nrungs, int crossed,
  *   ladder   nrungs x reps x narms
  *   refine   max_steps x reps x narms (every arm refined every step)
  *   confirm  min(2 narms, nrungs) rates x reps x narms (2 narms with
- *            refine: refined brackets need not be rungs)
+ *            refine: refined brackets need not be rungs); sequential
+ *            (confirm.until): max_reps instead of reps
  *   soak     narms
  * Cells: ladder nrungs x narms, refine max_steps x narms, confirm
  * rates x narms, soak narms.

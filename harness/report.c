@@ -45,6 +45,10 @@ static void read_spec(struct report *r, const char *text, size_t len)
 	r->min_reps = 10;
 	r->margin_pct = 5;
 	r->level = 0.95;
+	r->interval = CMP_INTERVAL_HL;
+	r->correction = CMP_CORRECT_HOLM;
+	r->sequential = 0;
+	r->cs_t_star = 10;
 	r->metrics = CMP_P99 | CMP_CPU_PER_REQUEST;
 	sp = text ? spec_parse(text, len, r->spec_path ? r->spec_path : "spec.yaml", base) : NULL;
 	free(pathcopy);
@@ -66,6 +70,10 @@ static void read_spec(struct report *r, const char *text, size_t len)
 			r->level = 1.0 - sp->compare.alpha;
 		if (sp->compare.metrics)
 			r->metrics = sp->compare.metrics;
+		r->interval = sp->compare.interval;
+		r->correction = sp->compare.correction;
+		r->sequential = sp->confirm.present && sp->confirm.until.present;
+		r->cs_t_star = sp->confirm.present ? sp->confirm.reps : 10;
 		spec_free(sp);
 	} else {
 		warning("run %s: its stored spec does not parse with this harness (see above); "

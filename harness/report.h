@@ -153,7 +153,17 @@ struct report_verdict {
 	size_t blocks;               /* blocks in which both ran */
 	double margin;               /* absolute, in the metric's unit */
 	double mean_a, mean_b;       /* over the pairs */
-	struct diff_ci ci;
+	struct diff_ci ci;           /* ci.mean: the shift by the method */
+	enum stat_method method;     /* compare.interval; the sequence for a
+					sequential confirm stage */
+	double p, p_adj;             /* two-sided p of a difference; Holm-
+					adjusted over the report's verdicts
+					(= p with correction none); NAN untested */
+	size_t family;               /* verdicts tested (the correction's family) */
+	double mde;                  /* minimum detectable |A - B|, 80 % power,
+					two-sided at (1 - level) / family; +inf
+					when n cannot reach it; NAN untested */
+	double *xa, *xb;             /* the pairs, only while building */
 };
 
 /* One dependency over one measured window (window_deps). */
@@ -199,6 +209,10 @@ struct report {
 	char slo_label[16];          /* "p99", "p99.9", ... */
 	size_t min_reps;             /* confirm.reps (ladder.reps without confirm) */
 	double margin_pct, level;    /* compare.margin_pct, 1 - compare.alpha */
+	int interval, correction;    /* compare.interval, compare.correction */
+	int sequential;              /* confirm.until: the confirm stage's verdicts
+					by the confidence sequence */
+	double cs_t_star;            /* its tuning n (confirm.reps) */
 	unsigned metrics;            /* compare.metrics bit set */
 	size_t nboot;
 

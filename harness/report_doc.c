@@ -4,6 +4,7 @@
  * (report_rollup.c); this file only words and arranges them.
  */
 #include "report_doc.h"
+#include "spec.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -531,11 +532,21 @@ static void verdicts(const struct report *r, struct rdoc *d)
 		return;
 	add(d, RDOC_H2, "Paired verdicts");
 	addf(d, RDOC_P, "Over blocks: a block pairs only when both implementations' windows were "
-	     "accepted. Difference = A - B with a %.0f%% t interval; a tie when the interval lies "
-	     "within +-%g%% of the pairs' mean (compare.margin_pct); fewer than 2 pairs is "
-	     "inconclusive.", r->level * 100, r->margin_pct);
-	t = table(d, "verdicts", 10, "stage", "rate (req/s)", "A", "B", "metric", "pairs/blocks",
-		  "mean A", "mean B", "A - B [CI]", "verdict");
+	     "accepted. Difference = A - B by the method named (HL: Hodges-Lehmann shift with its "
+	     "Wilcoxon signed-rank interval; t: mean with a paired t interval; CS: mean with "
+	     "Robbins' normal-mixture confidence sequence, the rule a sequential confirm stopped "
+	     "by), at %.0f%%; a tie when the interval lies within +-%g%% of the pairs' mean "
+	     "(compare.margin_pct); A or B lower only when the two-sided p, %s, is <= %g; too few "
+	     "pairs for the level is inconclusive. MDE: the smallest |A - B| found with %.0f%% "
+	     "power at that level given n (docs/STATISTICS.md).", r->level * 100, r->margin_pct,
+	     r->correction == CMP_CORRECT_HOLM ? "Holm-adjusted over every verdict tested"
+					       : "uncorrected (compare.correction none)",
+	     1 - r->level, STAT_MDE_POWER * 100);
+	if (r->nverdicts)
+		addf(d, RDOC_P, "Correction: %s over %zu verdicts tested.",
+		     r->correction == CMP_CORRECT_HOLM ? "Holm" : "none", r->verdicts[0].family);
+	t = table(d, "verdicts", 13, "stage", "rate (req/s)", "A", "B", "metric", "pairs/blocks",
+		  "mean A", "mean B", "A - B [CI]", "method", "p (adjusted)", "MDE", "verdict");
 	for (i = 0; i < r->nverdicts; i++) {
 		const struct report_verdict *v = &r->verdicts[i];
 
@@ -559,6 +570,20 @@ static void verdicts(const struct report *r, struct rdoc *d)
 			sbuf_adds(&c, "]");
 		}
 		cell(t, &c);
+		cellf(t, "%s", v->method == STAT_CS ? "CS" : v->method == STAT_T ? "t" : "HL");
+		if (isnan(v->p))
+			cellf(t, "not tested");
+		else if (r->correction == CMP_CORRECT_HOLM)
+			cellf(t, "%.2g (%.2g)", v->p, v->p_adj);
+		else
+			cellf(t, "%.2g", v->p);
+		if (isinf(v->mde))
+			cellf(t, "none (n too small)");
+		else if (isfinite(v->mde)) {
+			report_fmt_sig(&c, v->mde);
+			cell(t, &c);
+		} else
+			cellf(t, "-");
 		cellf(t, "%s%s", v->ci.verdict == VERDICT_INCONCLUSIVE ? "" : RDOC_STRONG,
 		      report_verdict_text(r, v, buf, sizeof(buf)));
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spec.h"
 #include "util.h"
 
 static json_t *jnum(double v)
@@ -348,6 +349,18 @@ void report_json(const struct report *r, struct sbuf *out)
 			"interval", jnum(v->ci.lo), jnum(v->ci.hi), "level", jnum(r->level),
 			"margin", jnum(v->margin), "verdict", stat_verdict_name(v->ci.verdict),
 			"verdict_text", report_verdict_text(r, v, buf, sizeof(buf))));
+		{
+			json_t *o = json_array_get(a, json_array_size(a) - 1);
+
+			json_object_set_new(o, "method", json_string(stat_method_name(v->method)));
+			json_object_set_new(o, "p", jnum(v->p));
+			json_object_set_new(o, "p_adjusted", jnum(v->p_adj));
+			json_object_set_new(o, "correction", json_string(
+				r->correction == CMP_CORRECT_HOLM ? "holm" : "none"));
+			json_object_set_new(o, "tested", json_integer((json_int_t)v->family));
+			json_object_set_new(o, "mde", isinf(v->mde) ? json_string("inf")
+								    : jnum(v->mde));
+		}
 	}
 	json_object_set_new(root, "verdicts", a);
 

@@ -418,6 +418,79 @@ static double metric_of(const struct report_window *w, int cpu)
 	return cpu ? w->cpu_ms_per_req : w->pslo_ms;
 }
 
+/* The shift of v's pairs by its method, at r->level, and its two-sided
+ * p-value (stat.h). */
+static void verdict_shift(const struct report *r, struct report_verdict *v)
+{
+	size_t n = v->ci.n;
+	double alpha = 1 - r->level;
+
+	v->method = r->sequential && !strcmp(v->stage, "confirm") ? STAT_CS
+		    : r->interval == CMP_INTERVAL_T ? STAT_T : STAT_HL;
+	if (v->method == STAT_CS) {
+		stat_cs_paired(v->xa, v->xb, n, alpha, r->cs_t_star, &v->ci);
+		/* the mixture is two-sided: its p for the side of the mean */
+		v->p = fmin(stat_cs_p(v->xa, v->xb, n, alpha, r->cs_t_star),
+			    stat_cs_p(v->xb, v->xa, n, alpha, r->cs_t_star));
+	} else if (v->method == STAT_T) {
+		stat_paired_diff(v->xa, v->xb, n, r->level, 0, &v->ci);
+		v->p = fmin(1, 2 * fmin(stat_t_paired_p(v->xa, v->xb, n),
+					stat_t_paired_p(v->xb, v->xa, n)));
+	} else {
+		stat_hl_paired(v->xa, v->xb, n, r->level, &v->ci);
+		v->p = fmin(1, 2 * fmin(stat_signed_rank_p(v->xa, v->xb, n),
+					stat_signed_rank_p(v->xb, v->xa, n)));
+	}
+	v->ci.n = n;
+	v->ci.verdict = VERDICT_INCONCLUSIVE;
+	if (!isfinite(v->ci.lo))
+		v->p = NAN;
+	v->p_adj = v->mde = NAN;
+}
+
+/*
+ * Every verdict of the report is one family: Holm over their two-sided
+ * p-values (compare.correction), then each verdict: a tie when the
+ * interval lies inside +-margin; A or B lower when the adjusted p is
+ * <= 1 - level and the interval is on that side of 0; else
+ * inconclusive. The MDE at the family's strictest level.
+ */
+static void judge_verdicts(struct report *r)
+{
+	double *p = xcalloc(r->nverdicts + 1, sizeof(*p)), alpha = 1 - r->level, a;
+	size_t i, fam = 0;
+
+	for (i = 0; i < r->nverdicts; i++)
+		p[i] = r->verdicts[i].p;
+	if (r->correction == CMP_CORRECT_HOLM)
+		fam = stat_holm(p, r->nverdicts, p);
+	else
+		for (i = 0; i < r->nverdicts; i++)
+			fam += !isnan(p[i]);
+	a = r->correction == CMP_CORRECT_HOLM && fam ? alpha / (double)fam : alpha;
+	for (i = 0; i < r->nverdicts; i++) {
+		struct report_verdict *v = &r->verdicts[i];
+
+		v->p_adj = p[i];
+		v->family = fam;
+		if (v->ci.n >= 2)
+			v->mde = stat_mde(v->method, 1, v->xa, v->ci.n, v->xb, v->ci.n, a / 2,
+					  STAT_MDE_POWER, r->cs_t_star);
+		if (!isnan(v->p)) {
+			if (v->ci.lo > -v->margin && v->ci.hi < v->margin)
+				v->ci.verdict = VERDICT_TIE;
+			else if (v->p_adj <= alpha && v->ci.hi < 0)
+				v->ci.verdict = VERDICT_A_LOWER;
+			else if (v->p_adj <= alpha && v->ci.lo > 0)
+				v->ci.verdict = VERDICT_B_LOWER;
+		}
+		free(v->xa);
+		free(v->xb);
+		v->xa = v->xb = NULL;
+	}
+	free(p);
+}
+
 /* Paired verdicts: for each stage and rate, each pair of implementations
  * (a before b in spec order), over the blocks in which both ran; a block
  * pairs only when both windows were accepted. margin = margin_pct of the
@@ -487,12 +560,10 @@ static void verdicts_for(struct report *r, const char *stage, double rate, size_
 				v->mean_a = np ? sa / (double)np : NAN;
 				v->mean_b = np ? sb / (double)np : NAN;
 				v->margin = np ? r->margin_pct / 100.0 * (sa + sb) / (2.0 * (double)np) : NAN;
-				stat_paired_diff(xa, xb, np, r->level, np ? v->margin : 0, &v->ci);
-				if (np < 2)
-					v->ci.verdict = VERDICT_INCONCLUSIVE;
+				v->xa = xa;
+				v->xb = xb;
 				v->ci.n = np;
-				free(xa);
-				free(xb);
+				verdict_shift(r, v);
 			}
 	free(blocks);
 }
@@ -540,6 +611,7 @@ static void build_verdicts(struct report *r)
 		verdicts_for(r, done[i].stage, done[i].rate, &alloc);
 	}
 	free(done);
+	judge_verdicts(r);
 }
 
 const struct report_rung *report_ladder_rung(const struct report *r, int impl, double rate)

@@ -117,6 +117,11 @@ int runner_stages(struct run_ctx *rc);
  * windows: ladder rungs <= max_rung, and every refine and confirm window.
  * k's rung table is released (scalars only). -1 after one error line. */
 int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_result *k);
+/* runner_seq.c: is every paired confidence sequence at this confirm rate
+ * narrower than stages.confirm.until.half_width_pct of its pair's mean?
+ * 1 yes, 0 no (why: the widest), -1 after an error(). */
+struct sbuf;
+int runner_seq_narrow(struct run_ctx *rc, double rate, struct sbuf *why);
 /* runner_arm.c: the rate an arm is known to hold: the knee's hold_rps,
  * else its knee (a bracket at the first rung), else the highest rung;
  * NAN unknown. */

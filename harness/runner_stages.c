@@ -481,6 +481,44 @@ static void add_rate(double *rates, size_t *n, double r)
 	rates[(*n)++] = r;
 }
 
+/*
+ * Sequential confirm (stages.confirm.until) at confirm rate index key:
+ * after the reps blocks and their replacements, one more block (all arms,
+ * counterbalanced like any) at a time until runner_seq_narrow() says every
+ * paired sequence is narrow enough, or max_reps blocks ran at this rate.
+ * Its blocks are numbered apart (cells.h) and decided from the stored
+ * windows, so resume continues where the run stopped.
+ */
+static int sequential(struct run_ctx *rc, struct block_spec *b, int key)
+{
+	const struct spec_confirm *C = &rc->spec->confirm;
+	struct sbuf why = SBUF_INIT;
+	int k = 0, narrow = 0, ret = 0;
+
+	for (;;) {
+		narrow = runner_seq_narrow(rc, b->rate, &why);
+		if (narrow < 0) {
+			ret = -1;
+			goto out;
+		}
+		if (narrow || C->reps + k >= C->until.max_reps)
+			break;
+		b->block = CELLS_SEQ_BLOCK_BASE + key * CELLS_SEQ_BLOCKS_PER_RATE + k;
+		ret = run_block(rc, b);
+		if (ret)
+			goto out;
+		k++;
+	}
+	store_event(&rc->st, rc->run_id, -1, "sequential_confirm",
+		    "at %g req/s: %s after %d blocks (%d planned + %d sequential; max_reps %d): "
+		    "%s (half_width_pct %g)", b->rate, narrow ? "stopped" : "max_reps reached",
+		    C->reps + k, C->reps, k, C->until.max_reps, why.buf,
+		    C->until.half_width_pct);
+out:
+	sbuf_release(&why);
+	return ret;
+}
+
 static int confirm(struct run_ctx *rc)
 {
 	struct arm **arms = all_arms(rc);
@@ -529,6 +567,11 @@ static int confirm(struct run_ctx *rc)
 		ret = replace_rejected(rc, &b, (int)i);
 		if (ret)
 			goto out;
+		if (C->until.present) {
+			ret = sequential(rc, &b, (int)i);
+			if (ret)
+				goto out;
+		}
 	}
 out:
 	free(rates);

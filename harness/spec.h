@@ -103,11 +103,20 @@ struct spec_ladder {
 	int rungs_past_knee;            /* stop.rungs_past_knee, default 1 */
 };
 
+/* Sequential confirm (confirm.until): more confirm blocks until every
+ * paired confidence-sequence interval is narrow enough (stat.h). */
+struct spec_until {
+	int present;
+	double half_width_pct;          /* default 5: of the pair's mean value */
+	int max_reps;                   /* default 30: blocks per confirm rate */
+};
+
 struct spec_confirm {
 	int present;
 	int reps;                       /* default 10 */
 	double window_s, discard_s;
 	/* at: knee_bracket (the only mode) */
+	struct spec_until until;
 };
 
 /* Refine (optional): after the ladder, geometric midpoints of each crossed
@@ -156,11 +165,16 @@ struct spec_accounting {
 };
 
 enum compare_metric { CMP_P99 = 1, CMP_CPU_PER_REQUEST = 2 };
+/* compare.interval and compare.correction (the order of their names) */
+enum { CMP_INTERVAL_HL, CMP_INTERVAL_T };
+enum { CMP_CORRECT_HOLM, CMP_CORRECT_NONE };
 struct spec_compare {
 	double margin_pct;              /* default 5 */
 	unsigned metrics;               /* bit set of compare_metric; default both */
 	double alpha;                   /* default 0.05 (95% intervals) */
 	int min_pairs;                  /* default 3: valid pairs at a rate */
+	int interval;                   /* CMP_INTERVAL_*, default HL */
+	int correction;                 /* CMP_CORRECT_*, default Holm */
 };
 
 /* Untrusted builds (harness rerun). */

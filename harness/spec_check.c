@@ -329,6 +329,10 @@ static void check_stages(struct vctx *v)
 		if (!spec_given(v, "stages.confirm.discard_s"))
 			s->confirm.discard_s = l->discard_s;
 		check_window(v, "confirm", s->confirm.window_s, s->confirm.discard_s);
+		if (s->confirm.until.present && s->confirm.until.max_reps < s->confirm.reps)
+			spec_err_at(v, "stages.confirm.until.max_reps",
+				    "must be >= stages.confirm.reps (%d), got %d: it counts the "
+				    "reps blocks too", s->confirm.reps, s->confirm.until.max_reps);
 	}
 	if (s->refine.present) {
 		if (!spec_given(v, "stages.refine.window_s"))

@@ -20,6 +20,8 @@ static const char *const backend_names[] = { "auto", "cgroup2", "cgroup1", "proc
 static const char *const at_names[] = { "knee_bracket", NULL };
 /* bit i of spec_compare.metrics = 1 << i; CMP_P99 = 1, CMP_CPU_PER_REQUEST = 2 */
 static const char *const metric_names[] = { "p99", "cpu_per_request", NULL };
+static const char *const interval_names[] = { "hodges_lehmann", "t", NULL };
+static const char *const correction_names[] = { "holm", "none", NULL };
 
 /* ------------------------------------------------------- implementations */
 
@@ -201,6 +203,14 @@ static const struct field ladder_fields[] = {
 	FIELD_END
 };
 
+static const struct field until_fields[] = {
+	{ "half_width_pct", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_until, half_width_pct), 0, 0, 100, 5, NULL, NULL, NULL, 0, 0, 0,
+	  "stop once the confidence sequence of every paired difference (each pair of implementations, metric of compare.metric, confirm rate) has a half-width under this percentage of the pair's mean" },
+	{ "max_reps", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_until, max_reps), 0, 2, 1000, 30, NULL, NULL, NULL, 0, 0, 0,
+	  "most confirm blocks per rate, the reps included (>= confirm.reps)" },
+	FIELD_END
+};
+
 static const struct field confirm_fields[] = {
 	{ "reps", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_confirm, reps), 0, 1, 1000, 10, NULL, NULL, NULL, 0, 0, 0,
 	  "blocks at each bracketing rate" },
@@ -210,6 +220,8 @@ static const struct field confirm_fields[] = {
 	  "seconds discarded at the head of each window, < window_s" },
 	{ "at", FT_ENUM, F_DEF | F_NOSTORE, 0, 0, 0, 0, 0, NULL, at_names, NULL, 0, 0, 0,
 	  "where: the two ladder rungs bracketing each implementation's knee" },
+	{ "until", FT_OBJ, F_PRESENT, O(struct spec_confirm, until), O(struct spec_until, present), 0, 0, 0, NULL, NULL, until_fields, 0, 0, 0,
+	  "sequential confirm: after the reps blocks, one more block at a time until every paired interval is narrow enough (optional; docs/STATISTICS.md)" },
 	FIELD_END
 };
 
@@ -305,6 +317,10 @@ static const struct field compare_fields[] = {
 	  "error rate of each one-sided decision of harness compare (its intervals are at 1 - 2 alpha: 90% for 0.05)" },
 	{ "min_pairs", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_compare, min_pairs), 0, 2, 1000, 3, NULL, NULL, NULL, 0, 0, 0,
 	  "valid window pairs (both sides accepted or failed) needed at one rate or more before compare answers; fewer is inconclusive (exit 3)" },
+	{ "interval", FT_ENUM, F_DEF, O(struct spec_compare, interval), 0, 0, 0, CMP_INTERVAL_HL, NULL, interval_names, NULL, 0, 0, 0,
+	  "the shift and its interval: Hodges-Lehmann with Wilcoxon signed-rank / Mann-Whitney (robust), or the mean with a paired t / Welch interval; a run with confirm.until judges its paired cells by its confidence sequence" },
+	{ "correction", FT_ENUM, F_DEF, O(struct spec_compare, correction), 0, 0, 0, CMP_CORRECT_HOLM, NULL, correction_names, NULL, 0, 0, 0,
+	  "multiplicity across the rate x metric cells of one implementation's comparison: holm (a cell regresses only when its Holm-adjusted p is <= alpha) or none" },
 	FIELD_END
 };
 

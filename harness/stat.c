@@ -367,6 +367,18 @@ static double t_upper(double t, double df)
 	return 0.5 * inc_beta(df / 2, 0.5, df / (df + t * t));
 }
 
+double stat_t_cdf(double t, double df)
+{
+	double u;
+
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (isinf(t))
+		return t > 0 ? 1 : 0;
+	u = t_upper(fabs(t), df);
+	return t >= 0 ? 1 - u : u;
+}
+
 /*
  * The t quantile by bisection on the exact CDF (incomplete beta): slower
  * than a closed-form approximation but exact to ~1e-12, which the tests

@@ -30,6 +30,8 @@ double stat_norm_quantile(double p);
  * bisection on the exact CDF through the regularized incomplete beta;
  * |error| < 1e-9. NAN outside (0,1). */
 double stat_t_quantile(double p, double df);
+/* Student t CDF P(T <= t), df > 0 (exact, incomplete beta). */
+double stat_t_cdf(double t, double df);
 
 /* ---- Mann-Kendall and Theil-Sen ---- */
 
@@ -177,5 +179,97 @@ int stat_hl_paired(const double *a, const double *b, size_t n, double level,
 		   struct diff_ci *out);
 int stat_hl_unpaired(const double *a, size_t na, const double *b, size_t nb, double level,
 		     struct diff_ci *out);
+
+/*
+ * ---- methods, one-sided p-values, multiplicity, detectable effects ----
+ * (stat_rank.c for the rank tests, stat_seq.c for the rest; the methods
+ * and their references are in docs/STATISTICS.md)
+ */
+
+/* How a shift between two arms is estimated and bounded. */
+enum stat_method {
+	STAT_HL,   /* Hodges-Lehmann, Wilcoxon signed-rank / Mann-Whitney */
+	STAT_T,    /* mean, paired t / Welch t interval */
+	STAT_CS,   /* mean, Robbins' normal-mixture confidence sequence
+		      (paired only; valid under optional stopping) */
+};
+/* "hodges_lehmann", "t", "confidence_sequence" */
+const char *stat_method_name(enum stat_method m);
+/* One line for humans, with the reference, e.g. "Hodges-Lehmann shift,
+ * Wilcoxon signed-rank interval". */
+const char *stat_method_text(enum stat_method m, int paired);
+
+/*
+ * One-sided p-values for H1: a is above b (a shift a - b > 0); swap the
+ * arguments for the other direction. Pairs (or values) with a NaN are
+ * skipped. NAN when too few observations (paired: 1; unpaired: one side
+ * empty; t: fewer than 2 per side).
+ *
+ * Rank tests: the statistic is the count of positive Walsh averages
+ * (signed-rank; equal to T+) or of positive a_i - b_j (Mann-Whitney U),
+ * a zero counting one half, rounded down (conservative with ties); its
+ * exact null distribution up to 200 pairs / 10000 cells, normal above.
+ * So p <= alpha exactly when stat_hl_* at level 1 - 2 alpha has lo > 0.
+ */
+double stat_signed_rank_p(const double *a, const double *b, size_t n);
+double stat_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
+double stat_t_paired_p(const double *a, const double *b, size_t n);
+double stat_welch_p(const double *a, size_t na, const double *b, size_t nb);
+/* The smallest one-sided p-value the exact rank test can give with n pairs
+ * (2^-n) or na, nb values (1 / C(na + nb, na)). */
+double stat_signed_rank_min_p(size_t n);
+double stat_mann_whitney_min_p(size_t na, size_t nb);
+
+/*
+ * Holm's step-down adjustment (Holm 1979): with the m finite p-values
+ * sorted p_(1) <= ... <= p_(m), adj_(i) = max over j <= i of
+ * min(1, (m - j + 1) p_(j)). Rejecting adj <= alpha controls the
+ * family-wise error rate at alpha under any dependence. NaN entries are
+ * not tested (adj NaN) and not counted. adj may alias p. Returns m.
+ */
+size_t stat_holm(const double *p, size_t n, double *adj);
+
+/*
+ * Minimum detectable effect: the smallest true shift a one-sided test at
+ * level `alpha` (give the Holm family's first step, alpha / m) detects
+ * with probability `power` given this sample:
+ *   t       (t_{1-alpha} + t_{power}) x SE, SE = s / sqrt(n) (paired) or
+ *           Welch's, df n - 1 or Welch's;
+ *   HL      the same with s = 1.4826 x MAD (robust to a stalled window)
+ *           and n scaled by the Wilcoxon test's efficiency 3 / pi; +inf
+ *           when the exact test cannot reach alpha at this n;
+ *   CS      the confidence sequence's half-width at alpha plus
+ *           z_{power} x s / sqrt(n).
+ * Paired: b may be NULL for differences already in a. Unpaired CS is not
+ * defined (NAN). NAN when fewer than 2 observations per side.
+ */
+#define STAT_MDE_POWER 0.8   /* the power every reported MDE is for */
+double stat_mde(enum stat_method m, int paired, const double *a, size_t na,
+		const double *b, size_t nb, double alpha, double power, double cs_t_star);
+
+/*
+ * Robbins' normal-mixture confidence sequence for a mean, with the
+ * empirical standard deviation s (Robbins 1970; in the form of
+ * Waudby-Smith, Arbour, Sinha, Kennedy and Ramdas, "Time-uniform central
+ * limit theory and asymptotic confidence sequences", Ann. Statist. 2024,
+ * eq. for the asymptotic CS):
+ *   mean_t +- s_t x sqrt( 2 (t rho^2 + 1) / (t^2 rho^2) x
+ *                        log( sqrt(t rho^2 + 1) / alpha ) ),
+ *   rho^2 = (-2 log alpha + log(-2 log alpha + 1)) / t_star,
+ * which covers the mean at every t at once with probability >= 1 - alpha
+ * (asymptotically), so it may be looked at after every block and stopped
+ * when narrow. t_star is the n the width is tuned for.
+ */
+double stat_cs_half_width(double sd, size_t n, double alpha, double t_star);
+/* Paired: d = a - b over the finite pairs; out->mean the mean, lo/hi the
+ * sequence at n, df NAN. -1 with fewer than 2 pairs (interval NAN). */
+int stat_cs_paired(const double *a, const double *b, size_t n, double alpha,
+		   double t_star, struct diff_ci *out);
+/* The anytime-valid p-value of the same mixture (rho from alpha and t_star,
+ * fixed before the data) at n, H0 mean 0, two-sided (so valid for either
+ * one-sided direction): min(1, sqrt(n rho^2 + 1) x exp(-rho^2 S^2 /
+ * (2 s^2 (n rho^2 + 1)))), S = sum of the d. For a above b only: 1 when
+ * mean(a - b) <= 0. p <= alpha exactly when the sequence's lo > 0. */
+double stat_cs_p(const double *a, const double *b, size_t n, double alpha, double t_star);
 
 #endif

@@ -57,34 +57,40 @@ static size_t k_normal(double mu, double sd, double tail)
 	return c < 0 ? 0 : (size_t)floor(c) + 1;
 }
 
-/* Signed-rank: P(T+ = t) for n pairs, t = 0..n(n+1)/2. */
-static size_t signed_rank_k(size_t n, double tail)
+/* Signed-rank: P(T+ = t) for n pairs, t = 0..n(n+1)/2 (caller frees). */
+static double *signed_rank_pmf(size_t n)
 {
-	size_t max = n * (n + 1) / 2, r, t, k;
-	double *p;
+	size_t max = n * (n + 1) / 2, r, t;
+	double *p = xcalloc(max + 1, sizeof(*p));
 
-	if (n > RANK_EXACT_PAIRS)
-		return k_normal((double)max / 2, sqrt((double)n * (n + 1) * (2 * n + 1) / 24), tail);
-	p = xcalloc(max + 1, sizeof(*p));
 	p[0] = 1;
 	for (r = 1; r <= n; r++)  /* rank r is positive or negative, 1/2 each */
 		for (t = r * (r + 1) / 2 + 1; t-- > 0;)
 			p[t] = (p[t] + (t >= r ? p[t - r] : 0)) / 2;
+	return p;
+}
+
+static size_t signed_rank_k(size_t n, double tail)
+{
+	size_t max = n * (n + 1) / 2, k;
+	double *p;
+
+	if (n > RANK_EXACT_PAIRS)
+		return k_normal((double)max / 2, sqrt((double)n * (n + 1) * (2 * n + 1) / 24), tail);
+	p = signed_rank_pmf(n);
 	k = k_from_cdf(p, max, tail);
 	free(p);
 	return k;
 }
 
 /* Mann-Whitney: P(U = u) for samples of na and nb, u = 0..na*nb, by the
- * recurrence p(i, j, u) = i/(i+j) p(i-1, j, u-j) + j/(i+j) p(i, j-1, u). */
-static size_t mann_whitney_k(size_t na, size_t nb, double tail)
+ * recurrence p(i, j, u) = i/(i+j) p(i-1, j, u-j) + j/(i+j) p(i, j-1, u)
+ * (caller frees). */
+static double *mann_whitney_pmf(size_t na, size_t nb)
 {
-	size_t max = na * nb, i, j, u, k, w = max + 1;
-	double *prev, *cur;
+	size_t max = na * nb, i, j, u, w = max + 1;
+	double *prev, *cur, *out;
 
-	if (max > RANK_EXACT_CELLS)
-		return k_normal((double)max / 2,
-				sqrt((double)na * nb * (na + nb + 1) / 12), tail);
 	prev = xcalloc((nb + 1) * w, sizeof(*prev));
 	cur = xcalloc((nb + 1) * w, sizeof(*cur));
 	for (j = 0; j <= nb; j++)
@@ -99,9 +105,24 @@ static size_t mann_whitney_k(size_t na, size_t nb, double tail)
 						 (double)j / (double)(i + j) * cur[(j - 1) * w + u];
 		memcpy(prev, cur, (nb + 1) * w * sizeof(*cur));
 	}
-	k = k_from_cdf(prev + nb * w, max, tail);
+	out = xmalloc(w * sizeof(*out));
+	memcpy(out, prev + nb * w, w * sizeof(*out));
 	free(prev);
 	free(cur);
+	return out;
+}
+
+static size_t mann_whitney_k(size_t na, size_t nb, double tail)
+{
+	size_t max = na * nb, k;
+	double *p;
+
+	if (max > RANK_EXACT_CELLS)
+		return k_normal((double)max / 2,
+				sqrt((double)na * nb * (na + nb + 1) / 12), tail);
+	p = mann_whitney_pmf(na, nb);
+	k = k_from_cdf(p, max, tail);
+	free(p);
 	return k;
 }
 
@@ -164,4 +185,87 @@ int stat_hl_unpaired(const double *a, size_t na, const double *b, size_t nb, dou
 	shift_from(v, nv, mann_whitney_k(fa, fb, (1 - level) / 2), out);
 	free(v);
 	return isfinite(out->lo) ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ p-values */
+
+/* P(S >= s) for the statistic's exact pmf p[0..max], or its normal
+ * approximation (mean mu, sd sd, continuity-corrected) when p is NULL. */
+static double upper_tail(const double *p, size_t max, double s, double mu, double sd)
+{
+	size_t t, from;
+	double sum = 0;
+
+	if (!p)
+		return 1 - stat_norm_cdf((s - 0.5 - mu) / sd);
+	if (s <= 0)
+		return 1;
+	from = (size_t)s;
+	for (t = from; t <= max; t++)
+		sum += p[t];
+	return sum > 1 ? 1 : sum;
+}
+
+double stat_signed_rank_p(const double *a, const double *b, size_t n)
+{
+	double *d = xmalloc((n ? n : 1) * sizeof(*d)), s2 = 0, *pmf = NULL, p;
+	size_t i, j, k = 0, max;
+
+	for (i = 0; i < n; i++)
+		if (isfinite(a[i]) && isfinite(b[i]))
+			d[k++] = a[i] - b[i];
+	if (!k) {
+		free(d);
+		return NAN;
+	}
+	/* Twice the count of positive Walsh averages, a zero counting 1. */
+	for (i = 0; i < k; i++)
+		for (j = i; j < k; j++) {
+			double w = d[i] + d[j];
+			s2 += w > 0 ? 2 : w == 0 ? 1 : 0;
+		}
+	max = k * (k + 1) / 2;
+	if (k <= RANK_EXACT_PAIRS)
+		pmf = signed_rank_pmf(k);
+	p = upper_tail(pmf, max, floor(s2 / 2), (double)max / 2,
+		       sqrt((double)k * (k + 1) * (2 * k + 1) / 24));
+	free(pmf);
+	free(d);
+	return p;
+}
+
+double stat_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
+{
+	double s2 = 0, *pmf = NULL, p;
+	size_t i, j, fa = 0, fb = 0, max;
+
+	for (i = 0; i < na; i++)
+		fa += isfinite(a[i]) != 0;
+	for (j = 0; j < nb; j++)
+		fb += isfinite(b[j]) != 0;
+	if (!fa || !fb)
+		return NAN;
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb; j++)
+			if (isfinite(a[i]) && isfinite(b[j]))
+				s2 += a[i] > b[j] ? 2 : a[i] == b[j] ? 1 : 0;
+	max = fa * fb;
+	if (max <= RANK_EXACT_CELLS)
+		pmf = mann_whitney_pmf(fa, fb);
+	p = upper_tail(pmf, max, floor(s2 / 2), (double)max / 2,
+		       sqrt((double)fa * fb * (fa + fb + 1) / 12));
+	free(pmf);
+	return p;
+}
+
+double stat_signed_rank_min_p(size_t n)
+{
+	return n > RANK_EXACT_PAIRS ? 0 : ldexp(1, -(int)n);
+}
+
+double stat_mann_whitney_min_p(size_t na, size_t nb)
+{
+	/* 1 / C(na + nb, na) */
+	return exp(lgamma((double)na + 1) + lgamma((double)nb + 1) -
+		   lgamma((double)(na + nb) + 1));
 }

@@ -54,6 +54,42 @@ assert props["new.status"] == "finished" and props["base.status"] == "finished",
 assert r.get("skipped") == "1", r.attrib
 PY
 
+# Holm across a's 4 rate x metric cells: 3 windows against 3 reach at best
+# p = 1/20, adjusted 0.2: the +500% rise is not confirmed, and a rise
+# nobody confirmed is no pass (exit 3), with the MDE saying why.
+expect_exit "holm: unconfirmed rise is inconclusive" 3 "$HARNESS" compare compare_base \
+	compare_slow --runs-dir "$R" --impl a --correction holm
+grep -q 'not confirmed (p 0.05, 0.2 after Holm over 4 cells; no shift detectable' "$T/out" &&
+	grep -q '| 100 | p99 (ms) | .* | 3 / 3 | HL | rise 0.05 → 0.2 | none (n too small) | inconclusive |' "$T/out" &&
+	ok "holm: n, method, p raw -> adjusted and MDE beside the verdict" ||
+	fail "holm markdown: $(grep -E 'Why|^\| 100' "$T/out")"
+expect_exit "holm json" 3 "$HARNESS" compare compare_base compare_slow --runs-dir "$R" \
+	--impl a --correction holm --json
+[ "$(jq -r '.rule.correction + " " + (.impls[0].cells_tested|tostring) + " " +
+	(.impls[0].rates[0].latency.p_rise_adjusted|tostring) + " " +
+	.impls[0].rates[0].latency.mde + " " + .impls[0].rates[0].latency.method' "$T/out")" = \
+	"holm 4 0.2 inf hodges_lehmann" ] && ok "holm json: correction, cells, adjusted p, MDE, method" ||
+	fail "holm json: $(jq -c '.rule, .impls[0].rates[0].latency' "$T/out")"
+# --interval t: the mean and Welch's interval, named.
+expect_exit "welch" 1 "$HARNESS" compare compare_base compare_slow --runs-dir "$R" --impl a \
+	--interval t --json
+[ "$(jq -r '.impls[0].rates[0].latency.method + " " + .rule.method_unpaired' "$T/out")" = "t t" ] &&
+	ok "--interval t named in the json" || fail "t: $(jq -c '.rule' "$T/out")"
+grep -q 'n 3 base / 3 new; method Hodges-Lehmann shift, Mann-Whitney interval; correction none over 4 cells: p rise 0.05; MDE ' "$T/junit.xml" &&
+	ok "junit cells carry n, method, correction and MDE" ||
+	fail "junit detail: $(grep -m1 failure "$T/junit.xml")"
+
+# 20 cells (10 rates x 2 metrics) of seeded noise, a's latency +20% at 100
+# req/s, 20 pairs each (the fixture's --noise run; tests/slow/holm.sh
+# repeats it 40 times): Holm over the 20 cells keeps that one regression
+# and nothing else.
+"$HELPERS/compare_fixture" --noise "$R" holm20 1001 20 20 || fail "noise fixture"
+expect_exit "holm over 20 cells: the real +20% is found" 1 "$HARNESS" compare holm20 holm20 \
+	--runs-dir "$R" --json
+[ "$(jq -r '[.impls[0].cells_tested, ([.impls[0].rates[] | select(.latency.verdict=="regression" or .cpu_per_request.verdict=="regression") | .rate] | map(tostring) | join(","))] | map(tostring) | join(" ")' "$T/out")" = "20 100" ] &&
+	ok "holm over 20 cells: only the 100 req/s latency cell regresses" ||
+	fail "holm20: $(jq -c '[.impls[0].cells_tested, [.impls[0].rates[] | {rate, l: .latency.verdict, p: .latency.p_rise_adjusted}]]' "$T/out")"
+
 # A comment-only change: no change, exit 0; an improvement: exit 0.
 expect_exit "comment-only change: no regression" 0 "$HARNESS" compare compare_base \
 	compare_same --runs-dir "$R" --impl a

@@ -77,8 +77,33 @@ TEST(counts_replacements_and_short_cells)
 		window_row_release(&w[i]);
 }
 
+/* Sequential confirm's extra blocks add valid windows but not to n: a
+ * rejected one among them leaves the cell whole. */
+TEST(sequential_blocks_are_not_preregistered)
+{
+	struct window_row w[4];
+	struct cells c;
+	const struct cell *a;
+	size_t i;
+
+	win(&w[0], 1, "confirm", "a", 100, WINDOW_DONE, WINDOW_ACCEPTED, 0);
+	win(&w[1], 2, "confirm", "a", 100, WINDOW_DONE, WINDOW_ACCEPTED, 0);
+	win(&w[2], 3, "confirm", "a", 100, WINDOW_DONE, WINDOW_REJECTED, 0);
+	win(&w[3], 4, "confirm", "a", 100, WINDOW_DONE, WINDOW_ACCEPTED, 0);
+	w[2].block = CELLS_SEQ_BLOCK_BASE;
+	w[3].block = CELLS_SEQ_BLOCK_BASE + 1;
+	cells_init(&c);
+	cells_from_windows(&c, w, 4);
+	a = cells_find(&c, "confirm", "a", 100);
+	CHECK(a && a->planned == 2 && a->sequential == 2 && a->valid == 3 && !cell_short(a));
+	cells_release(&c);
+	for (i = 0; i < 4; i++)
+		window_row_release(&w[i]);
+}
+
 int main(void)
 {
+	RUN(sequential_blocks_are_not_preregistered);
 	RUN(counts_replacements_and_short_cells);
 	return t_done();
 }

@@ -269,10 +269,10 @@ static void make(void)
 	fx_close(&f);
 }
 
-static int load2o(struct compare *c, const char *b, const char *n, const char *only,
-		  int judge_unpaired)
+static int load2x(struct compare *c, const char *b, const char *n, const char *only,
+		  int judge_unpaired, int interval, int correction)
 {
-	struct compare_opts o = { only, judge_unpaired };
+	struct compare_opts o = { only, judge_unpaired, interval, correction };
 	struct cmp_run rb, rn;
 
 	memset(c, 0, sizeof(*c));
@@ -283,6 +283,12 @@ static int load2o(struct compare *c, const char *b, const char *n, const char *o
 		return -2;
 	}
 	return compare_runs(c, &rb, &rn, &o);
+}
+
+static int load2o(struct compare *c, const char *b, const char *n, const char *only,
+		  int judge_unpaired)
+{
+	return load2x(c, b, n, only, judge_unpaired, -1, -1);
 }
 
 static int load2(struct compare *c, const char *b, const char *n, const char *only)
@@ -354,8 +360,9 @@ TEST(same_run)
 	/* No paired arm: nothing to compare, an input error. */
 	CHECK(load2(&c, "base", "base", NULL) == -1);
 	compare_release(&c);
-	/* Paired arms: compared (NEW's own control), the rest skipped. */
-	CHECK(load2(&c, "paired", "paired", NULL) == 0);
+	/* Paired arms: compared (NEW's own control), the rest skipped (6
+	 * pairs: uncorrected, see paired_by_block). */
+	CHECK(load2x(&c, "paired", "paired", NULL, 0, -1, CMP_CORRECT_NONE) == 0);
 	CHECK(c.same_run && c.nimpls == 1 && c.judged == 1 && c.exit_code == 1);
 	compare_release(&c);
 }
@@ -365,7 +372,21 @@ TEST(paired_by_block)
 	struct compare c;
 	const struct cmp_impl *a, *b;
 
+	/* Holm over 4 cells (2 rates x 2 metrics) asks p <= 0.0125 of the
+	 * first; 6 pairs give at best 2^-6 = 0.0156: nothing can be found,
+	 * and the MDE says so. */
 	CHECK(load2(&c, "base", "paired", NULL) == 0);
+	a = find(&c, "a");
+	CHECK(a && a->ncells == 4 && a->rates[0].p99.family == 4);
+	if (a) {
+		NEAR(a->rates[0].p99.p_up, 1.0 / 64, 1e-12, "every pair rose: 2^-6");
+		NEAR(a->rates[0].p99.padj_up, 4.0 / 64, 1e-12, "4 x, the smallest of the 4");
+		CHECK(isinf(a->rates[0].p99.mde));
+		CHECK(a->rates[0].p99.verdict == CMP_INCONCLUSIVE);
+		CHECK(a->rates[0].p99.method == STAT_HL && c.correction == CMP_CORRECT_HOLM);
+	}
+	compare_release(&c);
+	CHECK(load2x(&c, "base", "paired", NULL, 0, -1, CMP_CORRECT_NONE) == 0);
 	CHECK(c.nimpls == 2 && c.judged == 1 && c.exit_code == 1);
 	a = find(&c, "a");
 	b = find(&c, "b");

@@ -127,6 +127,11 @@ TEST(worst_case_windows)
 	plan_worst_windows(&s, 3, 2, &p);
 	CHECK(p.confirm_rates == 4);
 	CHECK(p.refine == 4 * 3 * 2 && p.refine_r == 4 * 2 * 2);
+	/* sequential confirm: max_reps blocks per rate at worst */
+	s.confirm.until.present = 1;
+	s.confirm.until.max_reps = 30;
+	plan_worst_windows(&s, 3, 2, &p);
+	CHECK(p.confirm == 4 * 30 * 2 && p.confirm_r == 4 * 2 * 2);
 }
 
 int main(void)

@@ -280,7 +280,10 @@ TEST(fixture_knees_promise_verdicts)
 	CHECK(g && g->pslo.ms <= 20 && g->accepted == 3 && g->under_slo == 3);
 	g = rung(&r, "threads", "confirm", 2000);
 	CHECK(g && g->pslo.ms > 20 && g->under_slo == 0);
-	/* Verdict at confirm 2000: block 6 evloop rejected -> 3 pairs of 4. */
+	/* Verdict at confirm 2000: block 6 evloop rejected -> 3 pairs of 4.
+	 * By default (Hodges-Lehmann, Holm): 3 pairs cannot reach 95 % (the
+	 * signed-rank test's best two-sided p is 1/4): inconclusive, no
+	 * shift detectable. */
 	for (i = 0; i < r.nverdicts; i++) {
 		const struct report_verdict *v = &r.verdicts[i];
 
@@ -288,8 +291,27 @@ TEST(fixture_knees_promise_verdicts)
 			continue;
 		found++;
 		CHECK(v->blocks == 4 && v->ci.n == 3);
-		CHECK(v->ci.verdict == VERDICT_A_LOWER);
+		CHECK(v->method == STAT_HL && isnan(v->p) && isinf(v->mde));
+		CHECK(v->ci.verdict == VERDICT_INCONCLUSIVE);
 		CHECK(v->a == 0 && v->b == 1);
+	}
+	CHECK(found == 1);
+	report_release(&r);
+	store_close(&st);
+
+	/* compare.interval t, correction none: the paired t interval decides
+	 * (as before intervals that fit the data). */
+	CHECK(!load_fixture(&r, &st, "UPDATE runs SET spec_text = CAST(replace(CAST(spec_text AS "
+			    "TEXT), 'compare: { margin_pct: 5 }', 'compare: { margin_pct: 5, "
+			    "interval: t, correction: none }') AS BLOB)"));
+	for (i = 0, found = 0; i < r.nverdicts; i++) {
+		const struct report_verdict *v = &r.verdicts[i];
+
+		if (strcmp(v->stage, "confirm") || v->rate != 2000 || strcmp(v->metric, "p99_ms"))
+			continue;
+		found++;
+		CHECK(v->method == STAT_T && v->p < 0.05 && isfinite(v->mde));
+		CHECK(v->ci.verdict == VERDICT_A_LOWER);
 	}
 	CHECK(found == 1);
 	report_release(&r);

@@ -424,6 +424,132 @@ TEST(hodges_lehmann)
 	CHECK(stat_hl_unpaired(a, 3, b, 3, 0.95, &d) < 0);
 }
 
+/* Holm by hand: sorted 0.005 0.01 0.03 0.04 times 4 3 2 1, made monotone;
+ * NaN untested and uncounted. */
+TEST(holm_hand)
+{
+	double p[5] = { 0.01, 0.04, NAN, 0.03, 0.005 }, adj[5];
+
+	CHECK(stat_holm(p, 5, adj) == 4);
+	NEAR(adj[0], 0.03, 1e-15, "3 x 0.01");
+	NEAR(adj[1], 0.06, 1e-15, "1 x 0.04 raised to the step before, 2 x 0.03");
+	CHECK(isnan(adj[2]));
+	NEAR(adj[3], 0.06, 1e-15, "2 x 0.03");
+	NEAR(adj[4], 0.02, 1e-15, "4 x 0.005");
+	/* Capped at 1, and in place. */
+	p[0] = 0.6;
+	p[1] = 0.7;
+	CHECK(stat_holm(p, 2, p) == 2);
+	NEAR(p[0], 1, 0, "cap");
+	NEAR(p[1], 1, 0, "monotone");
+}
+
+/* Exact rank p-values by counting subsets; t by the df 2 closed form. */
+TEST(one_sided_p_values)
+{
+	double a[6] = { 1, 2, 3, 4, 5, -6 }, z[6] = { 0 }, b[3] = { 1, 2, 3 }, c[3] = { 5, 6, 7 };
+
+	/* T+ = 15 of 21; 14 of the 64 sign patterns reach 15 (their
+	 * complements sum to 6 or less). */
+	NEAR(stat_signed_rank_p(a, z, 6), 14.0 / 64, 1e-12, "exact count");
+	/* All positive: 2^-6, the test's floor. */
+	a[5] = 6;
+	NEAR(stat_signed_rank_p(a, z, 6), 1.0 / 64, 1e-12, "exact");
+	NEAR(stat_signed_rank_min_p(6), 1.0 / 64, 0, "2^-n");
+	/* The other direction: every Walsh average positive, p = 1. */
+	NEAR(stat_signed_rank_p(z, a, 6), 1, 1e-12, "exact");
+	NEAR(stat_mann_whitney_p(c, 3, b, 3), 1.0 / 20, 1e-12, "1 / C(6, 3)");
+	NEAR(stat_mann_whitney_min_p(3, 3), 1.0 / 20, 1e-12, "1 / C(6, 3)");
+	/* d = 1 2 3: t = 2 / (1 / sqrt 3), df 2: P(T > t) = 1/2 - t / (2 sqrt(t^2 + 2)). */
+	{
+		double t = 2 * sqrt(3.0);
+		NEAR(stat_t_paired_p(b, z, 3), 0.5 - t / (2 * sqrt(t * t + 2)), 1e-9,
+		     "closed form at df 2");
+	}
+	/* Consistent with the intervals: p <= alpha exactly when the 1 - 2
+	 * alpha Hodges-Lehmann interval is above 0 (6 pairs, 0.05: k = 2). */
+	{
+		double d[6] = { 1, 2, 3, 4, 5, -0.5 };
+		struct diff_ci ci;
+
+		stat_hl_paired(d, z, 6, 0.90, &ci);
+		CHECK((stat_signed_rank_p(d, z, 6) <= 0.05) == (ci.lo > 0));
+		d[5] = -3.5;
+		stat_hl_paired(d, z, 6, 0.90, &ci);
+		CHECK((stat_signed_rank_p(d, z, 6) <= 0.05) == (ci.lo > 0));
+	}
+	CHECK(isnan(stat_t_paired_p(b, z, 1)));
+	CHECK(isnan(stat_mann_whitney_p(b, 0, c, 3)));
+}
+
+/* The normal-mixture sequence: its width at known values, wider than a
+ * fixed-n interval (the price of looking after every block), narrowing
+ * with n, and its p-value consistent with its interval. */
+TEST(confidence_sequence)
+{
+	double d[10], z[10] = { 0 }, l = -2 * log(0.05), r2 = (l + log(l + 1)) / 10;
+	struct diff_ci ci;
+	size_t i;
+
+	/* sd 1, n 10, alpha 0.05, tuned for 10: computed by hand from the
+	 * formula in stat.h (python: 0.9598173584). */
+	NEAR(stat_cs_half_width(1, 10, 0.05, 10), 0.9598173584, 1e-9, "formula");
+	NEAR(stat_cs_half_width(2, 10, 0.05, 10), 2 * 0.9598173584, 1e-9, "scales with sd");
+	CHECK(stat_cs_half_width(1, 10, 0.05, 10) > stat_t_quantile(0.975, 9) / sqrt(10.0));
+	CHECK(stat_cs_half_width(1, 40, 0.05, 10) < stat_cs_half_width(1, 20, 0.05, 10));
+	CHECK(isnan(stat_cs_half_width(1, 1, 0.05, 10)));
+	for (i = 0; i < 10; i++)
+		d[i] = 1 + (i % 2 ? 0.5 : -0.5);   /* mean 1, sd 0.527 */
+	CHECK(stat_cs_paired(d, z, 10, 0.05, 10, &ci) == 0);
+	NEAR(ci.mean, 1, 1e-12, "mean");
+	NEAR(ci.hi - ci.mean, stat_cs_half_width(sqrt(10.0 / 36), 10, 0.05, 10), 1e-12,
+	     "sd of +-0.5 over 10: sqrt(2.5 / 9)");
+	{
+		double t = 10, s = 1 * t / sqrt(10.0 / 36);
+		NEAR(stat_cs_p(d, z, 10, 0.05, 10),
+		     fmin(1, sqrt(t * r2 + 1) * exp(-r2 * s * s / (2 * (t * r2 + 1)))), 1e-12,
+		     "the mixture at n");
+	}
+	CHECK((stat_cs_p(d, z, 10, 0.05, 10) <= 0.05) == (ci.lo > 0));
+	for (i = 0; i < 10; i++)
+		d[i] = 0.3 + (i % 2 ? 0.5 : -0.5);
+	stat_cs_paired(d, z, 10, 0.05, 10, &ci);
+	CHECK(ci.lo < 0 && stat_cs_p(d, z, 10, 0.05, 10) > 0.05);
+	NEAR(stat_cs_p(z, d, 10, 0.05, 10), 1, 0, "the other direction");
+}
+
+/* MDE: paired t by hand; HL infinite below the exact test's reach and
+ * robust to one wild pair; Welch's. */
+TEST(minimum_detectable_effect)
+{
+	double d[12] = { 1, 2, 3, 4, 5 }, w[12];
+	size_t i;
+
+	/* sd 1.5811, n 5: (t_.95,4 2.131847 + t_.80,4 0.940965) x sd / sqrt 5 */
+	NEAR(stat_mde(STAT_T, 1, d, 5, NULL, 0, 0.05, 0.8, 0), 3.072812 * 1.5811388 / sqrt(5.0),
+	     1e-4, "printed t table to 6 digits");
+	/* 4 pairs: the signed-rank floor 1/16 > 0.05. */
+	CHECK(isinf(stat_mde(STAT_HL, 1, d, 4, NULL, 0, 0.05, 0.8, 0)));
+	CHECK(isfinite(stat_mde(STAT_HL, 1, d, 5, NULL, 0, 0.05, 0.8, 0)));
+	/* Divided by 4 cells (Holm's first step) the level is stricter: larger. */
+	CHECK(stat_mde(STAT_T, 1, d, 5, NULL, 0, 0.0125, 0.8, 0) >
+	      stat_mde(STAT_T, 1, d, 5, NULL, 0, 0.05, 0.8, 0));
+	for (i = 0; i < 12; i++)
+		w[i] = (double)(i % 4);
+	{
+		double clean = stat_mde(STAT_HL, 1, w, 12, NULL, 0, 0.05, 0.8, 0);
+		double tclean = stat_mde(STAT_T, 1, w, 12, NULL, 0, 0.05, 0.8, 0);
+		w[5] = 500;
+		CHECK(stat_mde(STAT_HL, 1, w, 12, NULL, 0, 0.05, 0.8, 0) < 1.5 * clean);
+		CHECK(stat_mde(STAT_T, 1, w, 12, NULL, 0, 0.05, 0.8, 0) > 20 * tclean);
+	}
+	/* Welch with equal sd 1.5811 and n 5 per side: df 8,
+	 * (t_.95,8 1.859548 + t_.80,8 0.888890) x sqrt(2 x 2.5 / 5). */
+	NEAR(stat_mde(STAT_T, 0, d, 5, d, 5, 0.05, 0.8, 0), 2.748438, 1e-5, "t table");
+	CHECK(isnan(stat_mde(STAT_CS, 0, d, 5, d, 5, 0.05, 0.8, 10)));
+	CHECK(isnan(stat_mde(STAT_T, 1, d, 1, NULL, 0, 0.05, 0.8, 0)));
+}
+
 int main(void)
 {
 	RUN(mk_published_with_tie);
@@ -441,5 +567,9 @@ int main(void)
 	RUN(hodges_lehmann);
 	RUN(welch_ci);
 	RUN(merged_p99_is_not_mean_of_p99s);
+	RUN(holm_hand);
+	RUN(one_sided_p_values);
+	RUN(confidence_sequence);
+	RUN(minimum_detectable_effect);
 	return t_done();
 }
