@@ -42,6 +42,8 @@ uint64_t bind_window_seed(const struct spec *spec, int64_t window_id, uint64_t s
 struct bind_sandbox {
 	int uid, gid;
 	struct jail jail;       /* bwrap's view (jail.h) */
+	const int *forward_ports;       /* relayed into its namespace (sut.h) */
+	size_t nforward;
 };
 
 /*

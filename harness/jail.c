@@ -80,6 +80,8 @@ char **jail_argv(const struct jail *j, const char *workdir, char *const *cmd, in
 		char n[16];
 		snprintf(n, sizeof(n), "%d", JAIL_INFO_FD);
 		push3(&a, "--info-fd", n, NULL);
+		snprintf(n, sizeof(n), "%d", JAIL_BLOCK_FD);
+		push3(&a, "--block-fd", n, NULL);
 	}
 	push(&a, "--");
 	for (i = 0; cmd[i]; i++)

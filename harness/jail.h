@@ -12,7 +12,7 @@
  *     --bind WORKDIR WORKDIR             (--ro-bind when frozen)
  *     [--ro-bind WORKDIR/.git WORKDIR/.git]
  *     [--remount-ro HIDE]...
- *     --chdir WORKDIR [--info-fd 3] -- CMD...
+ *     --chdir WORKDIR [--info-fd 3 --block-fd 4] -- CMD...
  *
  * so the code sees a read-only system, its own checkout read-write (its
  * .git read-only and not renamable), a private /tmp and $HOME
@@ -32,8 +32,11 @@
 
 #define JAIL_BWRAP "/usr/bin/bwrap"
 #define JAIL_HOME "/tmp/home"
-/* The descriptor bwrap writes its {"child-pid": N} to (--info-fd). */
+/* The descriptor bwrap writes its {"child-pid": N} to (--info-fd), and
+ * the one it waits on before running the command (--block-fd): the
+ * harness sets up the namespace (dependency ports) in between. */
 #define JAIL_INFO_FD 3
+#define JAIL_BLOCK_FD 4
 
 struct jail {
 	const char *hide;       /* a directory shown empty (the runs directory); NULL: none */
@@ -42,7 +45,8 @@ struct jail {
 
 /*
  * The bwrap argv running cmd (argv, NULL-terminated) in workdir under j.
- * info: add --info-fd JAIL_INFO_FD. NULL after one error() line when a
+ * info: add --info-fd JAIL_INFO_FD --block-fd JAIL_BLOCK_FD (the
+ * command runs once a byte arrives there). NULL after one error() line when a
  * path cannot be resolved (realpath).
  */
 char **jail_argv(const struct jail *j, const char *workdir, char *const *cmd, int info);

@@ -52,6 +52,9 @@ static const struct bind_sandbox *arm_sandbox(const struct run_ctx *rc, const st
 	sb->gid = rc->sandbox_gid;
 	sb->jail.hide = rc->hide_dir;
 	sb->jail.frozen = a->ro || (a->frozen && a->built);
+	/* the run's dependencies, and nothing else of the host */
+	sb->forward_ports = rc->dep_ports;
+	sb->nforward = rc->dep_ports ? rc->ndeps : 0;
 	return sb;
 }
 

@@ -21,6 +21,7 @@
 #include "cpuset.h"
 #include "jail.h"
 #include "netns.h"
+#include "portfwd.h"
 #include "sut.h"
 #include "sut_spawn.h"
 #include "util.h"
@@ -45,6 +46,7 @@ struct sut {
 	double grace_s;
 	int netns_fd;                   /* jailed: its network namespace, else -1 */
 	pid_t relay;                    /* jailed: the log relay, else -1 */
+	struct portfwd *fwd;            /* jailed with dependencies: their relay */
 	char *argv_text;
 };
 
@@ -281,7 +283,7 @@ struct sut *sut_start(const struct sut_config *cfg)
 	struct spawn sp;
 	struct sbuf sb = SBUF_INIT;
 	char **env = NULL, **argv = NULL;
-	int out = -1, err = -1, ow = -1, ew = -1, info[2] = { -1, -1 };
+	int out = -1, err = -1, ow = -1, ew = -1, info[2] = { -1, -1 }, block[2] = { -1, -1 };
 	cpu_set_t cpus;
 	struct stat st;
 
@@ -346,7 +348,7 @@ struct sut *sut_start(const struct sut_config *cfg)
 		argv = jargv;
 		spawn_strv_free(env);
 		env = spawn_env_jail(impl, s->port);
-		if (pipe2(info, O_CLOEXEC)) {
+		if (pipe2(info, O_CLOEXEC) || pipe2(block, O_CLOEXEC)) {
 			error("impl %s: pipe: %s", impl->name, strerror(errno));
 			goto fail;
 		}
@@ -356,6 +358,7 @@ struct sut *sut_start(const struct sut_config *cfg)
 		sp.out_fd = ow;
 		sp.err_fd = ew;
 		sp.keep_fd = info[1];
+		sp.keep_fd2 = block[0];
 	}
 	s->argv_text = jail_argv_text(argv);
 	sp.argv = argv;
@@ -375,7 +378,9 @@ struct sut *sut_start(const struct sut_config *cfg)
 		close(ew);
 	if (info[1] >= 0)
 		close(info[1]);
-	ow = ew = info[1] = -1;
+	if (block[0] >= 0)
+		close(block[0]);
+	ow = ew = info[1] = block[0] = -1;
 	if (s->pid < 0)
 		goto fail;
 	account_attach(s->acct, s->pid);
@@ -386,6 +391,14 @@ struct sut *sut_start(const struct sut_config *cfg)
 
 		if (child <= 0 || (s->netns_fd = netns_open(child)) < 0) {
 			sut_print_tail(s->err_path, s->err_off, TAIL_LINES);
+			goto fail;
+		}
+		if (cfg->nforward &&
+		    !(s->fwd = portfwd_start(s->netns_fd, cfg->forward_ports, cfg->nforward)))
+			goto fail;
+		/* bwrap runs the command once this byte arrives */
+		if (write(block[1], "g", 1) != 1) {
+			error("impl %s: cannot release the sandbox: %s", impl->name, strerror(errno));
 			goto fail;
 		}
 	}
@@ -416,6 +429,10 @@ out:
 		close(info[0]);
 	if (info[1] >= 0)
 		close(info[1]);
+	if (block[0] >= 0)
+		close(block[0]);
+	if (block[1] >= 0)
+		close(block[1]);
 	spawn_strv_free(env);
 	spawn_strv_free(argv);
 	sbuf_release(&sb);
@@ -614,6 +631,8 @@ void sut_stop(struct sut *s)
 	s->stopped = 1;
 	spawn_relay_wait(s->relay, 2.0);
 	s->relay = -1;
+	portfwd_stop(s->fwd);
+	s->fwd = NULL;
 	spawn_watchdog_release(s->watchdog, s->wd_fd);
 	s->watchdog = -1;
 	s->wd_fd = -1;
@@ -626,6 +645,7 @@ void sut_free(struct sut *s)
 	sut_stop(s);
 	spawn_watchdog_release(s->watchdog, s->wd_fd);
 	spawn_relay_wait(s->relay, 2.0);
+	portfwd_stop(s->fwd);
 	if (s->netns_fd >= 0)
 		close(s->netns_fd);
 	account_free(s->acct);

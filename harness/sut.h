@@ -67,6 +67,11 @@ struct sut_config {
 	 * stats poller) enter; stdout/stderr reach the log files through a
 	 * relay process's pipes, never as the files themselves. */
 	const struct jail *jail;
+	/* jailed only: these ports of the harness's loopback (the run's
+	 * dependencies) are relayed into its namespace (portfwd.h) before
+	 * its command runs; nothing else of the host is reachable. */
+	const int *forward_ports;
+	size_t nforward;
 };
 
 struct sut;

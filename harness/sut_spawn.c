@@ -232,14 +232,19 @@ static _Noreturn void child(const struct spawn *sp, const char *path, int errfd,
 	if (dup2(devnull, 0) < 0 || dup2(sp->out_fd, 1) < 0 || dup2(sp->err_fd, 2) < 0)
 		child_fail(errfd, ST_STDIO);
 	if (sp->keep_fd > 0) {
-		/* descriptor 3 is the kept one: move the error pipe away first */
-		if (errfd == 3 && (errfd = fcntl(errfd, F_DUPFD_CLOEXEC, 10)) < 0)
+		/* descriptors 3 and 4 are the kept ones: move everything that
+		 * could sit there out of the way first (above 10) */
+		int k1 = sp->keep_fd, k2 = sp->keep_fd2;
+
+		if (errfd <= 4 && (errfd = fcntl(errfd, F_DUPFD_CLOEXEC, 10)) < 0)
 			_exit(127);
-		if (sp->keep_fd != 3 && dup2(sp->keep_fd, 3) < 0)
+		if (k1 <= 4 && (k1 = fcntl(k1, F_DUPFD_CLOEXEC, 10)) < 0)
 			child_fail(errfd, ST_STDIO);
-		if (sp->keep_fd == 3)
-			fcntl(3, F_SETFD, 0);
-		cloexec_from(4);
+		if (k2 > 0 && k2 <= 4 && (k2 = fcntl(k2, F_DUPFD_CLOEXEC, 10)) < 0)
+			child_fail(errfd, ST_STDIO);
+		if (dup2(k1, 3) < 0 || (k2 > 0 && dup2(k2, 4) < 0))
+			child_fail(errfd, ST_STDIO);
+		cloexec_from(k2 > 0 ? 5 : 4);
 	} else {
 		cloexec_from(3);
 	}

@@ -34,6 +34,8 @@ struct spawn {
 	const char *what;               /* "impl go: start" for messages */
 	int keep_fd;                    /* > 0: given to the child as descriptor 3
 					   (bwrap's --info-fd); 0: none */
+	int keep_fd2;                   /* > 0 (with keep_fd): as descriptor 4
+					   (bwrap's --block-fd); 0: none */
 };
 
 /* Fork and exec. The pid (leader of its own process group), or -1 after

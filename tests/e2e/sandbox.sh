@@ -9,7 +9,8 @@
 #   - reading the run database, /root: denied;
 #   - writing into the runs directory and the run's logs/: denied;
 #   - connecting to a listener on 127.0.0.1 outside: refused, while the
-#     arm still serves its window's load;
+#     arm still serves its window's load; the run's dependency (db), on
+#     its {dep.db.port}: reached (its port relayed into the namespace);
 #   - the processes it sees: its own only (no harness, no test shell);
 #     kill(-1) reaches nothing outside;
 #   - a double-forked setsid daemon: dead after the run;
@@ -64,6 +65,11 @@ attempt("read_root", lambda: os.listdir("/root"))
 attempt("write_runs", lambda: open(RUNS + "/pwned-" + ME, "w").write("x"))
 attempt("write_logs", lambda: open(RUNS + "/sbx/logs/pwned-" + ME, "w").write("x"))
 attempt("connect_outside", lambda: socket.create_connection(("127.0.0.1", P), timeout=2).close())
+def dep():
+    s = socket.create_connection(("127.0.0.1", int(E["SBX_DEP"])), timeout=2)
+    s.sendall(b"GET /dep HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    return s.recv(12).decode()
+attempt("connect_dependency", dep)
 held = []
 def bind():
     s = socket.socket()
@@ -122,7 +128,7 @@ impl() { # name forks
     start: [/bin/sh, run.sh, "{port}"]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
     restart: never
-    env: { SBX_SRV: $HELPERS/testsrv, SBX_RUNS: $RUNS, SBX_PORT: "$P", SBX_NAME: $1,
+    env: { SBX_SRV: $HELPERS/testsrv, SBX_RUNS: $RUNS, SBX_PORT: "$P", SBX_NAME: $1, SBX_DEP: "{dep.db.port}",
            SBX_OUTSIDE_PID: "$$", SBX_DAEMON: "$UNIQ", SBX_FORKS: "$2" }
 YAML
 }
@@ -134,6 +140,10 @@ name: sandbox-e2e
 seed: 4
 slo: { percentile: 99, threshold_ms: 50 }
 sandbox: { pids: 100 }
+dependencies:
+  - name: db
+    start: [$HELPERS/testsrv, --port, "{port}"]
+    health: { tcp: "127.0.0.1:{port}" }
 implementations:
 $(impl a 0)
 $(impl b 500)
@@ -168,6 +178,9 @@ for arm in a b; do
 		*) fail "$arm write_logs: $(r $arm write_logs)";; esac
 	case $(r $arm connect_outside) in "denied ConnectionRefusedError"*) ok "$arm: 127.0.0.1:$P outside refused";;
 		*) fail "$arm connect_outside: $(r $arm connect_outside)";; esac
+	[ "$(r $arm connect_dependency)" = "allowed HTTP/1.1 200" ] &&
+		ok "$arm: reaches the run's dependency db on its port (forwarded)" ||
+		fail "$arm connect_dependency: $(r $arm connect_dependency)"
 	[ "$(r $arm bind_port)" = "allowed $P" ] && ok "$arm: binds port $P, held outside and by the other arm" ||
 		fail "$arm bind_port: $(r $arm bind_port)"
 	np=$(r $arm procs | wc -w)

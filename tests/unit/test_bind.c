@@ -162,7 +162,8 @@ TEST(window_seeds)
 TEST(sut_trusted_and_sandboxed)
 {
 	struct spec *s = spec_load("tests/specs/valid/full.yaml");
-	struct bind_sandbox sb = { 1234, 4321, { "/runs", 0 } };
+	static const int fwd[] = { 5432 };
+	struct bind_sandbox sb = { 1234, 4321, { "/runs", 0 }, fwd, 1 };
 	struct sut_config c;
 	const struct spec_impl *go, *dn;
 
@@ -179,7 +180,7 @@ TEST(sut_trusted_and_sandboxed)
 	CHECK(c.backend == ACCT_CGROUP1);
 	CHECK(c.sample_ms == 100);
 	CHECK(c.run_as_uid == -1 && c.run_as_gid == -1);
-	CHECK(c.jail == NULL);
+	CHECK(c.jail == NULL && c.nforward == 0);
 	CHECK(c.memory_max_bytes == 0 && c.pids_max == 0);
 	CHECK(c.port == 0);
 	/* untrusted: the sandbox's limits where the impl sets none */
@@ -187,6 +188,7 @@ TEST(sut_trusted_and_sandboxed)
 	CHECK_STR(c.workdir, "/src");
 	CHECK(c.run_as_uid == 1234 && c.run_as_gid == 4321);
 	CHECK(c.jail == &sb.jail && !strcmp(c.jail->hide, "/runs"));
+	CHECK(c.nforward == 1 && c.forward_ports[0] == 5432);
 	CHECK(c.memory_max_bytes == 1024ull << 20);
 	CHECK(c.pids_max == 1024);
 	/* ... and the impl's own where it sets them */
@@ -199,7 +201,8 @@ TEST(sut_trusted_and_sandboxed)
 TEST(build_trusted_and_sandboxed)
 {
 	struct spec *s = spec_load("tests/specs/valid/full.yaml");
-	struct bind_sandbox sb = { 1234, 4321, { "/runs", 0 } };
+	static const int fwd[] = { 5432 };
+	struct bind_sandbox sb = { 1234, 4321, { "/runs", 0 }, fwd, 1 };
 	struct sut_build_config c;
 	const struct spec_impl *go;
 

@@ -1,0 +1,39 @@
+/*
+ * portfwd: the run's dependencies, reachable from inside a sandbox's
+ * network namespace, and nothing else.
+ *
+ * A jailed implementation (jail.h) has its own loopback: 127.0.0.1:P of
+ * a dependency the spec gives it ({dep.NAME.port}) is empty there. For
+ * each such port the harness listens on 127.0.0.1:P inside the namespace
+ * (a socket made there, netns.h) and relays every connection accepted
+ * there to 127.0.0.1:P of the harness's own network, byte for byte in
+ * both directions, until either side closes. Only those ports are
+ * forwarded; every other address stays unreachable from the sandbox.
+ *
+ * Threads: one acceptor thread per forwarder, and two per relayed
+ * connection (one per direction, blocking reads and writes: a full
+ * buffer in one direction never stalls the other). portfwd_start and
+ * portfwd_stop are called from one thread (the owner's).
+ */
+#ifndef HARNESS_PORTFWD_H
+#define HARNESS_PORTFWD_H
+
+#include <stddef.h>
+
+struct portfwd;
+
+/*
+ * Listen on 127.0.0.1:ports[i] inside the namespace netns_fd (the
+ * caller's descriptor; only used here) and relay to 127.0.0.1:ports[i]
+ * outside. NULL after one error() line (a port that cannot be bound).
+ */
+struct portfwd *portfwd_start(int netns_fd, const int *ports, size_t n);
+
+/* Connections relayed so far (all ports). */
+unsigned long portfwd_count(struct portfwd *f);
+
+/* Close the listeners and every relayed connection, join the threads,
+ * free. NULL: nothing. */
+void portfwd_stop(struct portfwd *f);
+
+#endif
