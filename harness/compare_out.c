@@ -3,10 +3,12 @@
  * JSON and JUnit XML.
  */
 #include "compare.h"
+#include "jout.h"
 #include "util.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ helpers */
@@ -25,14 +27,6 @@ static void snum(struct sbuf *o, double v, int prec)
 		sbuf_addf(o, "%+.*f", prec, v);
 	else
 		sbuf_adds(o, "-");
-}
-
-static void jnum(struct sbuf *o, double v)
-{
-	if (isfinite(v))
-		sbuf_addf(o, "%.6g", v);
-	else
-		sbuf_adds(o, "null");
 }
 
 static const char *short_commit(const char *c, char buf[13])
@@ -299,176 +293,170 @@ void compare_md(const struct compare *c, struct sbuf *o)
 
 /* ------------------------------------------------------------ json */
 
-static void json_metric(struct sbuf *o, const char *name, const struct cmp_metric *m,
-			int judged)
+#define JZ(x) json_integer((json_int_t)(x))
+
+static json_t *json_metric(const struct cmp_metric *m, int judged)
 {
-	if (!judged) {  /* not in the spec's compare.metric */
-		sbuf_addf(o, "\"%s\":null", name);
-		return;
-	}
-	sbuf_addf(o, "\"%s\":{\"base\":", name);
-	jnum(o, m->base);
-	sbuf_adds(o, ",\"new\":");
-	jnum(o, m->new_);
-	sbuf_adds(o, ",\"diff\":");
-	jnum(o, m->new_ - m->base);
-	sbuf_adds(o, ",\"diff_pct\":");
-	jnum(o, m->rel_pct);
-	sbuf_adds(o, ",\"ci_mean\":");
-	jnum(o, m->ci.mean);
-	sbuf_adds(o, ",\"ci_lo\":");
-	jnum(o, m->ci.lo);
-	sbuf_adds(o, ",\"ci_hi\":");
-	jnum(o, m->ci.hi);
-	sbuf_addf(o, ",\"n_base\":%zu,\"n_new\":%zu,\"method\":\"%s\",\"level\":%g",
-		  m->nbase, m->nnew, stat_method_name(m->method), m->level);
-	sbuf_adds(o, ",\"p_rise\":");
-	jnum(o, m->p_up);
-	sbuf_adds(o, ",\"p_fall\":");
-	jnum(o, m->p_down);
-	sbuf_adds(o, ",\"p_rise_adjusted\":");
-	jnum(o, m->padj_up);
-	sbuf_adds(o, ",\"p_fall_adjusted\":");
-	jnum(o, m->padj_down);
-	sbuf_addf(o, ",\"cells_tested\":%zu,\"mde\":", m->family);
-	if (isinf(m->mde))
-		sbuf_adds(o, "\"inf\"");
-	else
-		jnum(o, m->mde);
-	sbuf_adds(o, ",\"mde_pct\":");
-	jnum(o, m->mde_pct);
-	sbuf_adds(o, ",\"verdict\":");
-	sbuf_add_json_str(o, cmp_verdict_name(m->verdict));
-	sbuf_adds(o, "}");
+	json_t *o;
+
+	if (!judged)   /* not in the spec's compare.metric */
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "base", jout_num(m->base));
+	json_object_set_new(o, "new", jout_num(m->new_));
+	json_object_set_new(o, "diff", jout_num(m->new_ - m->base));
+	json_object_set_new(o, "diff_pct", jout_num(m->rel_pct));
+	json_object_set_new(o, "ci_mean", jout_num(m->ci.mean));
+	json_object_set_new(o, "ci_lo", jout_num(m->ci.lo));
+	json_object_set_new(o, "ci_hi", jout_num(m->ci.hi));
+	json_object_set_new(o, "n_base", JZ(m->nbase));
+	json_object_set_new(o, "n_new", JZ(m->nnew));
+	json_object_set_new(o, "method", jout_str(stat_method_name(m->method)));
+	json_object_set_new(o, "level", jout_num(m->level));
+	json_object_set_new(o, "p_rise", jout_num(m->p_up));
+	json_object_set_new(o, "p_fall", jout_num(m->p_down));
+	json_object_set_new(o, "p_rise_adjusted", jout_num(m->padj_up));
+	json_object_set_new(o, "p_fall_adjusted", jout_num(m->padj_down));
+	json_object_set_new(o, "cells_tested", JZ(m->family));
+	json_object_set_new(o, "mde", isinf(m->mde) ? json_string("inf") : jout_num(m->mde));
+	json_object_set_new(o, "mde_pct", jout_num(m->mde_pct));
+	json_object_set_new(o, "verdict", jout_str(cmp_verdict_name(m->verdict)));
+	return o;
 }
 
-static void json_knee(struct sbuf *o, const char *name, const struct knee_result *k)
+static json_t *json_knee(const struct knee_result *k)
 {
-	sbuf_addf(o, "\"%s\":", name);
-	if (!k || k->kind == KNEE_NONE) {
-		sbuf_adds(o, "null");
-		return;
-	}
-	sbuf_addf(o, "{\"kind\":\"%s\",\"crossed\":%s,\"knee_rps\":", knee_kind_name(k->kind),
-		  k->crossed ? "true" : "false");
-	jnum(o, k->knee_rps);
-	sbuf_adds(o, ",\"lo_rps\":");
-	jnum(o, k->kind == KNEE_BRACKET ? k->lo_rps : NAN);
-	sbuf_adds(o, ",\"hi_rps\":");
-	jnum(o, k->kind == KNEE_BRACKET ? k->hi_rps : NAN);
-	sbuf_adds(o, ",\"highest_rung_rps\":");
-	jnum(o, k->highest_rung_rps);
-	sbuf_adds(o, ",\"reason\":");
-	sbuf_add_json_str(o, k->reason);
-	sbuf_adds(o, ",\"ci_lo\":");
-	jnum(o, k->has_ci ? k->ci_lo : NAN);
-	sbuf_adds(o, ",\"ci_hi\":");
-	jnum(o, k->has_ci ? k->ci_hi : NAN);
-	sbuf_addf(o, ",\"inferential\":%s}", k->has_ci && k->inferential ? "true" : "false");
+	json_t *o;
+
+	if (!k || k->kind == KNEE_NONE)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "kind", jout_str(knee_kind_name(k->kind)));
+	json_object_set_new(o, "crossed", json_boolean(k->crossed));
+	json_object_set_new(o, "knee_rps", jout_num(k->knee_rps));
+	json_object_set_new(o, "lo_rps", jout_num(k->kind == KNEE_BRACKET ? k->lo_rps : NAN));
+	json_object_set_new(o, "hi_rps", jout_num(k->kind == KNEE_BRACKET ? k->hi_rps : NAN));
+	json_object_set_new(o, "highest_rung_rps", jout_num(k->highest_rung_rps));
+	json_object_set_new(o, "reason", jout_str(k->reason));
+	json_object_set_new(o, "ci_lo", jout_num(k->has_ci ? k->ci_lo : NAN));
+	json_object_set_new(o, "ci_hi", jout_num(k->has_ci ? k->ci_hi : NAN));
+	json_object_set_new(o, "inferential", json_boolean(k->has_ci && k->inferential));
+	return o;
 }
 
-static void json_str_or_null(struct sbuf *o, const char *s)
+static void json_run(json_t *o, const char *role, const struct cmp_run *r)
 {
-	if (s)
-		sbuf_add_json_str(o, s);
-	else
-		sbuf_adds(o, "null");
+	char key[40];
+
+	snprintf(key, sizeof(key), "%s_status", role);
+	json_object_set_new(o, key, jout_str(r->status));
+	snprintf(key, sizeof(key), "%s_failure", role);
+	json_object_set_new(o, key, jout_str(r->failure));
+	snprintf(key, sizeof(key), "%s_failure_kind", role);
+	json_object_set_new(o, key, jout_str(r->failure_kind));
+	snprintf(key, sizeof(key), "%s_failure_impl", role);
+	json_object_set_new(o, key, jout_str(r->failure_impl));
 }
 
-static void json_run(struct sbuf *o, const char *role, const struct cmp_run *r)
+static json_t *json_rate(const struct compare *c, const struct cmp_rate *r)
 {
-	sbuf_addf(o, ",\"%s_status\":", role);
-	sbuf_add_json_str(o, r->status);
-	sbuf_addf(o, ",\"%s_failure\":", role);
-	json_str_or_null(o, r->failure);
-	sbuf_addf(o, ",\"%s_failure_kind\":", role);
-	json_str_or_null(o, r->failure_kind);
-	sbuf_addf(o, ",\"%s_failure_impl\":", role);
-	json_str_or_null(o, r->failure_impl);
+	json_t *o = json_object();
+
+	json_object_set_new(o, "rate", jout_num(r->rate));
+	json_object_set_new(o, "base_valid", JZ(r->vbase));
+	json_object_set_new(o, "base_failed", JZ(r->fbase));
+	json_object_set_new(o, "new_valid", JZ(r->vnew));
+	json_object_set_new(o, "new_failed", JZ(r->fnew));
+	json_object_set_new(o, "valid_pairs", JZ(r->vpairs));
+	json_object_set_new(o, "outcome_regression", json_boolean(r->outcome_regression));
+	json_object_set_new(o, "latency",
+			    json_metric(&r->p99, r->has_cells && (c->metrics & CMP_P99) != 0));
+	json_object_set_new(o, "cpu_per_request",
+			    json_metric(&r->cpu, r->has_cells &&
+						  (c->metrics & CMP_CPU_PER_REQUEST) != 0));
+	return o;
 }
 
-static void json_rate(struct sbuf *o, const struct compare *c, const struct cmp_rate *r)
+static json_t *json_impl(const struct compare *c, const struct cmp_impl *im)
 {
-	sbuf_addf(o, "{\"rate\":%g,\"base_valid\":%zu,\"base_failed\":%zu,\"new_valid\":%zu,"
-		  "\"new_failed\":%zu,\"valid_pairs\":%zu,\"outcome_regression\":%s,", r->rate,
-		  r->vbase, r->fbase, r->vnew, r->fnew, r->vpairs,
-		  r->outcome_regression ? "true" : "false");
-	json_metric(o, "latency", &r->p99, r->has_cells && (c->metrics & CMP_P99) != 0);
-	sbuf_adds(o, ",");
-	json_metric(o, "cpu_per_request", &r->cpu,
-		    r->has_cells && (c->metrics & CMP_CPU_PER_REQUEST) != 0);
-	sbuf_adds(o, "}");
-}
-
-void compare_json(const struct compare *c, struct sbuf *o)
-{
-	size_t i, j;
+	json_t *o = json_object(), *rates = json_array();
+	size_t j;
 	double d;
 
-	sbuf_adds(o, "{\"base\":");
-	sbuf_add_json_str(o, c->base.id);
-	sbuf_adds(o, ",\"new\":");
-	sbuf_add_json_str(o, c->new_.id);
+	json_object_set_new(o, "name", jout_str(im->name));
+	json_object_set_new(o, "verdict", jout_str(cmp_verdict_name(im->verdict)));
+	json_object_set_new(o, "why", jout_str(im->why));
+	json_object_set_new(o, "judged", json_boolean(im->judged));
+	json_object_set_new(o, "paired", json_boolean(im->paired));
+	json_object_set_new(o, "max_valid_pairs", JZ(im->max_vpairs));
+	json_object_set_new(o, "method", jout_str(stat_method_name(im->paired ? c->method_paired
+									       : c->method_unpaired)));
+	json_object_set_new(o, "correction", jout_str(correction_name(c->correction)));
+	json_object_set_new(o, "cells_tested", JZ(im->ncells));
+	json_object_set_new(o, "base_commit", jout_str(im->base_commit));
+	json_object_set_new(o, "new_commit", jout_str(im->new_commit));
+	json_object_set_new(o, "new_ref", jout_str(im->new_ref));
+	for (j = 0; j < im->nrates; j++)
+		json_array_append_new(rates, json_rate(c, &im->rates[j]));
+	json_object_set_new(o, "rates", rates);
+	json_object_set_new(o, "knee_base", json_knee(im->kbase));
+	json_object_set_new(o, "knee_new", json_knee(im->knew));
+	json_object_set_new(o, "knee_shift_rps", jout_num(knee_shift(im, &d) ? d : NAN));
+	return o;
+}
+
+/* One line of JSON, built with jansson (escaping; null for a missing
+ * number). */
+void compare_json(const struct compare *c, struct sbuf *out)
+{
+	json_t *o = json_object(), *rule = json_object(), *metrics = json_array();
+	json_t *units = json_object(), *impls = json_array();
+	size_t i;
+	char *text;
+
+	json_object_set_new(o, "base", jout_str(c->base.id));
+	json_object_set_new(o, "new", jout_str(c->new_.id));
 	json_run(o, "base", &c->base);
 	json_run(o, "new", &c->new_);
-	sbuf_addf(o, ",\"same_run\":%s", c->same_run ? "true" : "false");
-	sbuf_adds(o, ",\"spec_name\":");
-	sbuf_add_json_str(o, c->new_.spec_name);
-	sbuf_adds(o, ",\"version_diffs\":");
-	json_str_or_null(o, c->version_diffs);
-	sbuf_addf(o, ",\"same_spec\":%s,\"exploratory\":%s", c->same_spec ? "true" : "false",
-		  c->base.exploratory || c->new_.exploratory ? "true" : "false");
-	sbuf_addf(o, ",\"rule\":{\"margin_pct\":%g,\"alpha\":%g,\"min_pairs\":%zu,"
-		  "\"percentile\":%g,\"interval_level\":%g,\"method_paired\":\"%s\","
-		  "\"method_unpaired\":\"%s\",\"correction\":\"%s\",\"mde_power\":%g,"
-		  "\"metrics\":[", c->margin_pct, c->alpha, c->min_pairs, c->new_.slo_pct,
-		  1 - 2 * c->alpha, stat_method_name(c->method_paired),
-		  stat_method_name(c->method_unpaired), correction_name(c->correction),
-		  CMP_MDE_POWER);
+	json_object_set_new(o, "same_run", json_boolean(c->same_run));
+	json_object_set_new(o, "spec_name", jout_str(c->new_.spec_name));
+	json_object_set_new(o, "version_diffs", jout_str(c->version_diffs));
+	json_object_set_new(o, "same_spec", json_boolean(c->same_spec));
+	json_object_set_new(o, "exploratory",
+			    json_boolean(c->base.exploratory || c->new_.exploratory));
+	json_object_set_new(rule, "margin_pct", jout_num(c->margin_pct));
+	json_object_set_new(rule, "alpha", jout_num(c->alpha));
+	json_object_set_new(rule, "min_pairs", JZ(c->min_pairs));
+	json_object_set_new(rule, "percentile", jout_num(c->new_.slo_pct));
+	json_object_set_new(rule, "interval_level", jout_num(1 - 2 * c->alpha));
+	json_object_set_new(rule, "method_paired", jout_str(stat_method_name(c->method_paired)));
+	json_object_set_new(rule, "method_unpaired",
+			    jout_str(stat_method_name(c->method_unpaired)));
+	json_object_set_new(rule, "correction", jout_str(correction_name(c->correction)));
+	json_object_set_new(rule, "mde_power", jout_num(CMP_MDE_POWER));
 	if (c->metrics & CMP_P99)
-		sbuf_adds(o, "\"p99\"");
+		json_array_append_new(metrics, json_string("p99"));
 	if (c->metrics & CMP_CPU_PER_REQUEST)
-		sbuf_adds(o, (c->metrics & CMP_P99) ? ",\"cpu_per_request\"" : "\"cpu_per_request\"");
-	sbuf_adds(o, "]},\"units\":{\"latency\":\"ms\",\"cpu_per_request\":\"us\",\"rate\":\"req/s\"},"
-		  "\"impls\":[");
-	for (i = 0; i < c->nimpls; i++) {
-		const struct cmp_impl *im = &c->impls[i];
-		sbuf_adds(o, i ? ",{\"name\":" : "{\"name\":");
-		sbuf_add_json_str(o, im->name);
-		sbuf_adds(o, ",\"verdict\":");
-		sbuf_add_json_str(o, cmp_verdict_name(im->verdict));
-		sbuf_adds(o, ",\"why\":");
-		sbuf_add_json_str(o, im->why);
-		sbuf_addf(o, ",\"judged\":%s,\"paired\":%s,\"max_valid_pairs\":%zu,"
-			  "\"method\":\"%s\",\"correction\":\"%s\",\"cells_tested\":%zu,"
-			  "\"base_commit\":", im->judged ? "true" : "false",
-			  im->paired ? "true" : "false", im->max_vpairs,
-			  stat_method_name(im->paired ? c->method_paired : c->method_unpaired),
-			  correction_name(c->correction), im->ncells);
-		json_str_or_null(o, im->base_commit);
-		sbuf_adds(o, ",\"new_commit\":");
-		json_str_or_null(o, im->new_commit);
-		sbuf_adds(o, ",\"new_ref\":");
-		json_str_or_null(o, im->new_ref);
-		sbuf_adds(o, ",\"rates\":[");
-		for (j = 0; j < im->nrates; j++) {
-			if (j)
-				sbuf_adds(o, ",");
-			json_rate(o, c, &im->rates[j]);
-		}
-		sbuf_adds(o, "],");
-		json_knee(o, "knee_base", im->kbase);
-		sbuf_adds(o, ",");
-		json_knee(o, "knee_new", im->knew);
-		sbuf_adds(o, ",\"knee_shift_rps\":");
-		jnum(o, knee_shift(im, &d) ? d : NAN);
-		sbuf_adds(o, "}");
-	}
-	sbuf_addf(o, "],\"judged\":%d,\"regressions\":%d,\"inconclusive\":%d,\"result\":",
-		  c->judged, c->regressions, c->inconclusive);
-	sbuf_add_json_str(o, c->exit_code == 1 ? "regression" : c->exit_code == 3 ? "inconclusive"
-										  : "no regression");
-	sbuf_addf(o, ",\"exit\":%d}\n", c->exit_code);
+		json_array_append_new(metrics, json_string("cpu_per_request"));
+	json_object_set_new(rule, "metrics", metrics);
+	json_object_set_new(o, "rule", rule);
+	json_object_set_new(units, "latency", json_string("ms"));
+	json_object_set_new(units, "cpu_per_request", json_string("us"));
+	json_object_set_new(units, "rate", json_string("req/s"));
+	json_object_set_new(o, "units", units);
+	for (i = 0; i < c->nimpls; i++)
+		json_array_append_new(impls, json_impl(c, &c->impls[i]));
+	json_object_set_new(o, "impls", impls);
+	json_object_set_new(o, "judged", json_integer(c->judged));
+	json_object_set_new(o, "regressions", json_integer(c->regressions));
+	json_object_set_new(o, "inconclusive", json_integer(c->inconclusive));
+	json_object_set_new(o, "result", json_string(c->exit_code == 1 ? "regression"
+						    : c->exit_code == 3 ? "inconclusive"
+									: "no regression"));
+	json_object_set_new(o, "exit", json_integer(c->exit_code));
+	text = jout_dumps_line(o);
+	sbuf_adds(out, text);
+	free(text);
 }
 
 /* ------------------------------------------------------------ junit */
