@@ -11,6 +11,10 @@
 -- Invoices created during the run take ids from 20001 on.
 SET client_min_messages = warning;
 
+-- A resumed run (harness resume) finds the cluster its killed predecessor
+-- left in the run's directory and runs setup again: start from scratch.
+DROP TABLE IF EXISTS invoice_lines, invoices, tax_rates, products, customers CASCADE;
+
 CREATE TABLE customers (
 	id            bigint PRIMARY KEY,
 	name          text NOT NULL,
