@@ -55,7 +55,7 @@ static int print_json(const struct report *r, const char *dir, unsigned formats)
 	return jout_print(o, stdout);
 }
 
-static const char *outdir;
+static const char *outdir, *ratios;
 static unsigned formats = REPORT_ALL;
 
 static int opt_format(const struct opt *o, const char *v)
@@ -67,6 +67,8 @@ static const struct opt options[] = {
 	OPT_CALLBACK("format", "md|html|json|csv|hgrm|all", opt_format,
 		     "the formats to write, a comma list (default all)"),
 	OPT_STRING('o', "output", "DIR", &outdir, "write into DIR (default RUN/report)"),
+	OPT_STRING(0, "ratios", "NEW/BASE,...", &ratios,
+		   "the ratio pairs (default every implementation over the first)"),
 	OPT_END(),
 };
 
@@ -81,6 +83,8 @@ static int cmd_report(struct cmd_ctx *c)
 		goto out;
 	}
 	loaded = 1;
+	if (ratios && report_ratios(&r, ratios))
+		goto out;    /* exit 2: a pair names no implementation of the run */
 	if (outdir)
 		sbuf_adds(&target, outdir);
 	else

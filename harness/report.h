@@ -241,8 +241,12 @@ void report_release(struct report *r);
 /* report_rollup.c, for report_load: compute the roll-ups of the windows
  * report.c read into r. 0, or -1 after an error(). */
 int report_rollup(struct report *r);
-/* report_ratio.c, for report_rollup: each ratio's intervals. */
-void report_ratio_intervals(struct report *r);
+/* report_ratio.c: (re)build r->ratios for the pairs "A/B[,C/D...]"
+ * (implementation names), or NULL: every implementation over the first;
+ * each at every stage and rate where both sides have accepted windows,
+ * with its intervals. -1 after an error() naming an unknown
+ * implementation or a malformed pair (r->ratios then unchanged). */
+int report_ratios(struct report *r, const char *pairs);
 
 /* Reasons a window was rejected, per impl or per rung; NULL when absent. */
 const struct report_reason *report_reason_find(const struct report_reason *v, size_t n,

@@ -494,7 +494,13 @@ static void ratios(const struct report *r, struct rdoc *d)
 
 	if (!r->nratios)
 		return;
-	addf(d, RDOC_H2, "Ratios to %s, each stamped with its rate", r->impls[0].name);
+	for (i = 0; i < r->nratios && r->ratios[i].base == r->ratios[0].base; i++)
+		;
+	if (i == r->nratios)
+		addf(d, RDOC_H2, "Ratios to %s, each stamped with its rate",
+		     r->impls[r->ratios[0].base].name);
+	else
+		add(d, RDOC_H2, "Ratios between implementations, each stamped with its rate");
 	addf(d, RDOC_P, "A ratio is a curve, not a number: > 1 means more than the base at that "
 	     "stage and rate (merged percentiles, pooled CPU and memory of accepted windows). "
 	     "[lo, hi]: a conservative interval from each side's own %.0f%% interval (the "

@@ -1,7 +1,10 @@
 /*
- * report_ratio: the intervals of the ratios (report_rollup.c builds the
- * ratios; this adds, for each, a conservative interval from each side's
- * own): the SLO percentile's from the merged histograms' order-statistic
+ * report_ratio: the ratios between implementations (report.h,
+ * report_ratios): for each chosen pair A/B (default: every implementation
+ * over the first), A's value over B's at every stage and rate where both
+ * have accepted windows, for the SLO percentile (merged), CPU per request
+ * and memory (pooled), each with a conservative interval from each side's
+ * own: the SLO percentile's from the merged histograms' order-statistic
  * intervals, [a.lo / b.hi, a.hi / b.lo]; CPU per request's from a t
  * interval (at the report's level) over each side's accepted windows'
  * CPU per request, divided the same way. NAN when a side has no interval
@@ -10,6 +13,7 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -64,7 +68,7 @@ static void quotient(double alo, double ahi, double blo, double bhi, double *lo,
 	}
 }
 
-void report_ratio_intervals(struct report *r)
+static void intervals(struct report *r)
 {
 	size_t i;
 
@@ -83,4 +87,100 @@ void report_ratio_intervals(struct report *r)
 		    cpu_interval(r, q->base, q->stage, q->rate, &blo, &bhi))
 			quotient(alo, ahi, blo, bhi, &q->cpu_lo, &q->cpu_hi);
 	}
+}
+
+static double ratio(double a, double b)
+{
+	return isfinite(a) && isfinite(b) && b > 0 ? a / b : NAN;
+}
+
+/* Append impl / base at every stage and rate where both have accepted
+ * windows. */
+static void add_pair(struct report *r, int impl, int base, size_t *alloc)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrungs; i++) {
+		const struct report_rung *g = &r->rungs[i], *b;
+		struct report_ratio *q;
+
+		if (g->impl != impl || !g->accepted)
+			continue;
+		b = rung_at(r, base, g->stage, g->rate);
+		if (!b || !b->accepted)
+			continue;
+		XGROW(r->ratios, *alloc, r->nratios + 1);
+		q = &r->ratios[r->nratios++];
+		memset(q, 0, sizeof(*q));
+		q->stage = g->stage;
+		q->rate = g->rate;
+		q->impl = impl;
+		q->base = base;
+		q->pslo = ratio(g->pslo.ms, b->pslo.ms);
+		q->cpu = ratio(g->cpu_ms_per_req, b->cpu_ms_per_req);
+		q->anon = ratio(g->anon_p99, b->anon_p99);
+	}
+}
+
+static int impl_named(const struct report *r, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < r->nimpls; i++)
+		if (strlen(r->impls[i].name) == len && !strncmp(r->impls[i].name, name, len))
+			return (int)i;
+	return -1;
+}
+
+/* The pairs as (impl, base) indices into *v; -1 after an error(). */
+static int parse_pairs(const struct report *r, const char *pairs, int **v, size_t *n)
+{
+	const char *p = pairs;
+	size_t alloc = 0;
+
+	*v = NULL;
+	*n = 0;
+	while (*p) {
+		size_t len = strcspn(p, ","), slash = strcspn(p, "/");
+		int a, b;
+
+		if (slash >= len || !slash || slash + 1 == len)
+			return error("report: ratio pair '%.*s': expected NEW/BASE", (int)len, p);
+		a = impl_named(r, p, slash);
+		b = impl_named(r, p + slash + 1, len - slash - 1);
+		if (a < 0 || b < 0 || a == b)
+			return error("report: ratio pair '%.*s': %s", (int)len, p, a == b && a >= 0 ?
+				     "an implementation over itself" : "no such implementation in the run");
+		XGROW(*v, alloc, 2 * (*n + 1));
+		(*v)[2 * *n] = a;
+		(*v)[2 * *n + 1] = b;
+		(*n)++;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return *n ? 0 : error("report: --ratios: no pair given");
+}
+
+int report_ratios(struct report *r, const char *pairs)
+{
+	int *v = NULL;
+	size_t n = 0, i, alloc = 0;
+
+	if (pairs && parse_pairs(r, pairs, &v, &n)) {
+		free(v);
+		return -1;
+	}
+	free(r->ratios);
+	r->ratios = NULL;
+	r->nratios = 0;
+	if (pairs)
+		for (i = 0; i < n; i++)
+			add_pair(r, v[2 * i], v[2 * i + 1], &alloc);
+	else
+		for (i = 1; i < r->nimpls; i++)
+			add_pair(r, (int)i, 0, &alloc);
+	free(v);
+	intervals(r);
+	return 0;
 }

@@ -352,50 +352,6 @@ static void rollup_impl(struct report *r, int k)
 
 /* ------------------------------------------------------------ between impls */
 
-static const struct report_rung *find_rung(const struct report *r, int impl,
-					   const char *stage, double rate)
-{
-	size_t i;
-
-	for (i = 0; i < r->nrungs; i++)
-		if (r->rungs[i].impl == impl && !strcmp(r->rungs[i].stage, stage) &&
-		    same_rate(r->rungs[i].rate, rate))
-			return &r->rungs[i];
-	return NULL;
-}
-
-static double ratio(double a, double b)
-{
-	return isfinite(a) && isfinite(b) && b > 0 ? a / b : NAN;
-}
-
-static void build_ratios(struct report *r)
-{
-	size_t i, alloc = 0;
-
-	if (r->nimpls < 2)
-		return;
-	for (i = 0; i < r->nrungs; i++) {
-		const struct report_rung *g = &r->rungs[i], *b;
-		struct report_ratio *q;
-
-		if (g->impl == 0 || !g->accepted)
-			continue;
-		b = find_rung(r, 0, g->stage, g->rate);
-		if (!b || !b->accepted)
-			continue;
-		XGROW(r->ratios, alloc, r->nratios + 1);
-		q = &r->ratios[r->nratios++];
-		q->stage = g->stage;
-		q->rate = g->rate;
-		q->impl = g->impl;
-		q->base = 0;
-		q->pslo = ratio(g->pslo.ms, b->pslo.ms);
-		q->cpu = ratio(g->cpu_ms_per_req, b->cpu_ms_per_req);
-		q->anon = ratio(g->anon_p99, b->anon_p99);
-	}
-}
-
 /* impl's window in a block at this rate (a refine block runs each arm
  * at its own midpoint: windows at different rates never pair). */
 static const struct report_window *block_window(const struct report *r, const char *stage,
@@ -690,8 +646,7 @@ int report_rollup(struct report *r)
 	build_groups(r);
 	for (i = 0; i < r->nimpls; i++)
 		rollup_impl(r, (int)i);
-	build_ratios(r);
-	report_ratio_intervals(r);
+	report_ratios(r, NULL);
 	build_verdicts(r);
 	rollup_quality(r);
 	rollup_ref_rate(r);

@@ -220,6 +220,16 @@ cmp_num "ratio: a p99 whisker per ladder ratio with an interval" "$(svg ratio | 
 cmp_num "ratio: a CPU whisker per ladder ratio with an interval" "$(svg ratio | grep -c 'data-whisker="cpu"')" "==" \
 	"$(jq '[.ratios[] | select(.stage == "ladder" and .cpu_ms_per_req_ci != null)] | length' "$J")"
 cmp_num "ratio: CPU ratios" "$(svg ratio | grep -c 'data-metric="cpu"')" "==" 4
+# --ratios chooses the pairs: evloop over threads is the default's inverse
+"$HARNESS" report fixture --runs-dir "$RUNS" --format json,html --ratios evloop/threads -o "$T/inv" >/dev/null 2>&1
+check "--ratios evloop/threads: each ratio the inverse of threads/evloop" jq -e --slurpfile d "$J" \
+	'[.ratios[] | . as $q | ($d[0].ratios[] | select(.stage == $q.stage and .rate_rps == $q.rate_rps)) as $o |
+	  $q.impl == "evloop" and $q.base == "threads" and (($q.slo_percentile * $o.slo_percentile) - 1 | fabs) < 1e-6] |
+	 length == ($d[0].ratios | length) and all' "$T/inv/report.json"
+check "--ratios: the chart's legend names the pair" grep -q '>evloop / threads</text>' "$T/inv/report.html"
+expect_exit "--ratios with an unknown implementation: exit 2" 2 "$HARNESS" report fixture \
+	--runs-dir "$RUNS" --ratios evloop/nginx -o "$T/bad"
+check "--ratios: the message names the pair" grep -q "evloop/nginx" "$T/err"
 cmp_num "per_second: one scale per rung" "$(svg per_second | grep -c 'class="rung" data-scale-ms=')" "==" \
 	"$(jq '.rungs | length' "$J")"
 # plain: digits, one point, k or M (or a percentile's %); round: at most 3
@@ -264,8 +274,10 @@ near "harness knee on windows.csv: threads knee = report's" "$kcsv" "$kth" 0.01 
 "$HARNESS" knee fixture --runs-dir "$RUNS" --json >"$T/krun.json" 2>/dev/null
 krun=$(jq '.fits[] | select(.impl=="threads") | .knee_rps' "$T/krun.json")
 near "harness knee RUN: threads knee = report's" "$krun" "$kth" 0.01 "same windows, same fit"
+# (knee --json prints full precision, report.json 10 significant digits)
 check "harness knee RUN: interval and label as the report's" jq -e --slurpfile rep "$J" \
-	'.fits[0].interval_rps == $rep[0].impls[0].knee.interval_rps and .fits[0].inferential == $rep[0].impls[0].knee.inferential' "$T/krun.json"
+	'([.fits[0].interval_rps, $rep[0].impls[0].knee.interval_rps] | transpose |
+	  map(.[0] - .[1] | fabs < 1e-3) | all) and .fits[0].inferential == $rep[0].impls[0].knee.inferential' "$T/krun.json"
 
 # --- exploratory stamp in every format --------------------------------------
 for f in report.md report.html report.json; do
