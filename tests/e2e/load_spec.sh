@@ -53,8 +53,12 @@ cmp_num "seeded mix is reproducible" "$(j mix_again .by_request.echo.requests)" 
 	"$(j mix_native .by_request.echo.requests)"
 stop_srv
 
-# Without --url the implementation is started (and stopped) by harness.
-load own "$T/spec.yaml" --impl b --rate 100 --duration 1
+# Without --url the implementation is started (and stopped) by harness;
+# its logs go under the runs directory (issue 15: never left in $TMPDIR).
+mkdir -p "$T/tmp"
+TMPDIR=$T/tmp load own "$T/spec.yaml" --impl b --rate 100 --duration 1 --runs-dir "$T/runs"
+check "started impl: logs under RUNS_DIR/load-*/logs" test -s "$(ls -d "$T"/runs/load-*/logs | head -1)/b.stderr.log"
+check "started impl: nothing left in TMPDIR" test -z "$(ls -A "$T/tmp")"
 cmp_num "started impl: all completed" "$(j own .completed)" == 100
 # b sleeps 3 ms per request, a answers at once: this is b.
 cmp_num "started impl b: p50 at least its 3 ms delay" "$(j own .by_request.echo.latency_ms.p50)" ">=" 3.0
