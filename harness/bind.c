@@ -132,6 +132,7 @@ static void subst_impl(struct spec_impl *im, const struct spec *spec, const int 
 	size_t i;
 
 	subst_argv(im->start, spec, ports);
+	subst_argv(im->reset, spec, ports);
 	for (i = 0; i < im->nenv; i++)
 		subst_str(&im->env[i].value, spec, ports);
 	subst_str(&im->health_url, spec, ports);

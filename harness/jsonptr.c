@@ -72,3 +72,27 @@ json_t *jsonptr_get(json_t *doc, const char *ptr)
 	free(tok);
 	return cur;
 }
+
+int jsonptr_remove(json_t *doc, const char *ptr)
+{
+	const char *last;
+	char *parent_ptr, *tok;
+	json_t *parent;
+	size_t idx;
+	int ret = -1;
+
+	if (jsonptr_valid(ptr) || !*ptr)
+		return -1;
+	last = strrchr(ptr, '/');
+	parent_ptr = xstrndup(ptr, (size_t)(last - ptr));
+	tok = xmalloc(strlen(last) + 1);
+	unescape(last + 1, last + strlen(last), tok);
+	parent = jsonptr_get(doc, parent_ptr);
+	if (json_is_object(parent))
+		ret = json_object_del(parent, tok) ? -1 : 0;
+	else if (json_is_array(parent) && !array_index(tok, &idx))
+		ret = json_array_remove(parent, idx) ? -1 : 0;
+	free(tok);
+	free(parent_ptr);
+	return ret;
+}

@@ -15,5 +15,9 @@
 int jsonptr_valid(const char *ptr);
 /* The value at ptr (borrowed from doc), or NULL when absent or invalid. */
 json_t *jsonptr_get(json_t *doc, const char *ptr);
+/* Remove the value at ptr (an object member or an array element; later
+ * elements move down). 0 removed, -1 absent, invalid, or "" (the whole
+ * document cannot be removed). */
+int jsonptr_remove(json_t *doc, const char *ptr);
 
 #endif

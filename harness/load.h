@@ -190,6 +190,14 @@ struct load_result {
 	int stopped_early;
 };
 
+/* Whether one whole response is what e expects, for callers outside the
+ * engine (the pre-flight, harness/preflight.h): its status, its
+ * Content-Type header's value (NULL: none) and its body. NULL when it
+ * matches; else why not (the same words as a window's samples), written
+ * into buf. */
+const char *load_expect_check(const struct load_expect *e, int status, const char *content_type,
+			      const char *body, size_t len, char *buf, size_t buflen);
+
 /* Run the load. Fills res (caller releases with load_result_release).
  * Returns 0, or -1 with an error() for a setup failure (bad URL, no such
  * transport); failures of requests are counted, never returned. */

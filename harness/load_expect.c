@@ -265,3 +265,22 @@ const char *load_expect_why(const struct load_expect *e, int status,
 		return json_why(e, k, buf, len);
 	return NULL;
 }
+
+const char *load_expect_check(const struct load_expect *e, int status, const char *content_type,
+			      const char *body, size_t len, char *buf, size_t buflen)
+{
+	struct load_check k;
+	const char *why;
+
+	memset(&k, 0, sizeof(k));
+	load_check_start(&k);
+	if (content_type) {
+		snprintf(k.ctype, sizeof(k.ctype), "%s", content_type);
+		k.nctype = strlen(k.ctype);
+	}
+	if (len)
+		load_check_body(&k, e, body, len);
+	why = load_expect_why(e, status, &k, buf, buflen);
+	load_check_release(&k);
+	return why;
+}

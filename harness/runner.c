@@ -324,7 +324,7 @@ static int set_run_status(struct run_ctx *rc, const char *status, const char *fa
 			  const char *kind)
 {
 	const char *impl = kind && (!strcmp(kind, "build") || !strcmp(kind, "start") ||
-				    !strcmp(kind, "limit"))
+				    !strcmp(kind, "limit") || !strcmp(kind, "preflight"))
 				   ? rc->fail_impl : NULL;
 
 	return store_run_set_status(&rc->st, rc->run_id, status, failure, kind, impl,
@@ -430,6 +430,26 @@ static int build_and_run(struct run_ctx *rc)
 			set_run_status(rc, "failed", "a dependency could not be started", "dependency");
 			return EXIT_ENV;
 		}
+	}
+	if (!runner_stop && !rc->preflight_done && runner_preflight(rc) < 0 && !runner_stop) {
+		runner_deps_stop(rc);
+		if (rc->fail_kind && !strcmp(rc->fail_kind, "preflight")) {
+			/* A rerun's commit under test answering wrong is its
+			 * answer (1); the user's own implementations, a spec's
+			 * mistyped path or a control arm: no answer (3). */
+			sbuf_addf(&why, "pre-flight refused the run (%s)",
+				  rc->fail_impl ? rc->fail_impl : "?");
+			set_run_status(rc, "failed", why.buf, "preflight");
+			sbuf_release(&why);
+			return rc->preflight_candidate ? EXIT_NEGATIVE : EXIT_ENV;
+		}
+		code = rc->fail_kind && !strcmp(rc->fail_kind, "start") && candidate_failed(rc)
+			       ? EXIT_NEGATIVE : EXIT_ENV;
+		sbuf_addf(&why, "%s never came up healthy", rc->fail_impl ? rc->fail_impl : "?");
+		set_run_status(rc, "failed", why.buf,
+			       rc->fail_kind && !strcmp(rc->fail_kind, "start") ? "start" : "environment");
+		sbuf_release(&why);
+		return code;
 	}
 	code = runner_stop ? EXIT_NEGATIVE : runner_stages(rc);
 	runner_stop_all(rc);
@@ -713,6 +733,10 @@ int runner_resume(const char *run_dir, int force)
 		error("%s: run is already finished", rc.run_id);
 		goto out;
 	}
+	/* A pre-flight that passed (or was recorded only) is not run again. */
+	rc.preflight_done = rec.preflight_cases >= 0 &&
+			    (rec.preflight_passed == rec.preflight_cases ||
+			     !rc.spec->workload.preflight.enforce);
 	runner_parse_stages(rec.stages ? rec.stages : "", &rc.stages);
 	rc.nrungs = spec_ladder_rungs(rc.spec, &rc.rungs);
 	if (runner_deps_bind(&rc)) {

@@ -95,6 +95,11 @@ struct run_ctx {
 	const char *cur_impl;    /* the window's arm (borrowed), NULL before one */
 	double cur_rate;
 
+	/* the pre-flight passed (or was recorded only) in this run; resume
+	 * skips it then */
+	int preflight_done;
+	int preflight_candidate;  /* its failure was a rerun candidate's */
+
 	/* fatal: an environment error (exit 3) stopped the run */
 	int fatal;
 	/* why the run failed, for runs.failure_kind / failure_impl (NULL:
@@ -141,6 +146,12 @@ struct window_plan {
  * 0: stored; 1: interrupted (nothing stored, window back to planned);
  * -1: environment error (message printed, rc->fatal set). */
 int runner_window(struct run_ctx *rc, const struct window_plan *wp);
+
+/* runner_preflight.c: every arm started, the pre-flight sent, its result
+ * stored, the arms stopped. 0 passed (or enforce: false); 1 interrupted;
+ * -1 refused or failed, after the messages, with rc->fail_kind "preflight"
+ * (refused; fail_impl the arm at fault) or "start" set. */
+int runner_preflight(struct run_ctx *rc);
 
 /* runner_testhook.c: HARNESS_TEST_VOID_WINDOWS (tests only) voids this
  * window? Records a test_void event when it does. */

@@ -53,6 +53,7 @@ void spec_free(struct spec *s)
 		free_argv(im->build);
 		free_argv(im->version);
 		free_argv(im->start);
+		free_argv(im->reset);
 		free_kv(im->env, im->nenv);
 		free(im->health_url);
 		free(im->stats_url);
@@ -69,6 +70,7 @@ void spec_free(struct spec *s)
 		free(d->impl.name);
 		free(d->impl.repo);
 		free_argv(d->impl.start);
+		free_argv(d->impl.reset);
 		free_kv(d->impl.env, d->impl.nenv);
 		free(d->impl.health_url);
 		free(d->impl.cpus);
@@ -93,6 +95,7 @@ void spec_free(struct spec *s)
 	}
 	free(s->workload.requests);
 	free(s->workload.cpus);
+	free_argv(s->workload.preflight.ignore);
 	for (i = 0; i < s->ngates; i++) {
 		struct gate_params *g = &s->gates[i];
 		for (j = 0; j < g->nvalues; j++) {

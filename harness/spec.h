@@ -34,6 +34,10 @@ enum stats_format { STATS_JSON, STATS_PROMETHEUS };
 /* implementations[].sandbox: bubblewrap for untrusted code only (a
  * rerun's fetched commits), or for this implementation too. */
 enum sandbox_mode { SANDBOX_AUTO, SANDBOX_ALWAYS };
+/* When a reset command runs (implementations[].reset, dependencies[].reset):
+ * before every window, before the first window of every block, or once per
+ * invocation before the first window. */
+enum reset_every { RESET_WINDOW, RESET_BLOCK, RESET_RUN };
 
 /* A declared runtime-stats signal: name -> RFC 6901 JSON pointer. */
 struct spec_signal {
@@ -60,6 +64,9 @@ struct spec_impl {
 	char *cpus;          /* cpu list ("0-2,4") or NULL */
 	enum restart_policy restart;    /* default per_window */
 	enum sandbox_mode sandbox;      /* default auto */
+	char **reset;        /* argv run to bring its state back, or NULL; may
+				contain "{port}" (runner_reset.c) */
+	enum reset_every reset_every;   /* default window */
 	/* Limits for the implementation's cgroup (0 = none). */
 	uint64_t memory_max_bytes;
 	uint64_t pids_max;
@@ -84,6 +91,16 @@ struct spec_dep {
 	char **setup;        /* argv run once after its first healthy start, or NULL */
 };
 
+/* Pre-flight (workload.preflight): before the first window every request
+ * is sent to every implementation and checked (harness/preflight.h). */
+enum equivalence { EQUIV_OFF, EQUIV_STRICT };
+struct spec_preflight {
+	int enforce;                    /* default 1: a failure refuses the run */
+	int sends;                      /* default 1: times each request is sent */
+	enum equivalence equivalence;   /* default off */
+	char **ignore;                  /* JSON pointers skipped by strict, or NULL */
+};
+
 struct spec_workload {
 	enum arrival arrival;           /* default constant */
 	int connections;                /* default 64, 1..100000 */
@@ -94,6 +111,7 @@ struct spec_workload {
 	enum transport transport;       /* default auto (native for http://) */
 	struct load_request *requests;
 	size_t nrequests;
+	struct spec_preflight preflight;
 };
 
 struct spec_ladder {

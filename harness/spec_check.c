@@ -454,10 +454,29 @@ static void resolve_dep_repos(struct vctx *v)
 	}
 }
 
+/* workload.preflight.ignore: JSON pointers, and only with strict. */
+static void check_preflight(struct vctx *v)
+{
+	const struct spec_preflight *pf = &v->s->workload.preflight;
+	char p[64];
+	size_t i;
+
+	for (i = 0; pf->ignore && pf->ignore[i]; i++) {
+		snprintf(p, sizeof(p), "workload.preflight.ignore[%zu]", i);
+		if (jsonptr_valid(pf->ignore[i]) || !pf->ignore[i][0])
+			spec_err_at(v, p, "\"%s\" is not a JSON pointer into a body (RFC 6901:"
+				    " /a/b/0; ~0 for ~, ~1 for /)", pf->ignore[i]);
+	}
+	if (pf->ignore && pf->equivalence != EQUIV_STRICT)
+		spec_err_at(v, "workload.preflight.ignore",
+			    "is only read with equivalence: strict");
+}
+
 void spec_check_all(struct vctx *v)
 {
 	check_impls(v);
 	check_signals(v);
+	check_preflight(v);
 	resolve_dep_repos(v);
 	check_requests(v);
 	check_stages(v);

@@ -138,6 +138,8 @@ static void check_impl_refs(struct vctx *v, const char *base, const struct spec_
 	check_argv(v, p, im->start, limit, self);
 	snprintf(p, sizeof(p), "%s.env", base);
 	check_kv(v, p, im->env, im->nenv, limit, self);
+	snprintf(p, sizeof(p), "%s.reset", base);
+	check_argv(v, p, im->reset, limit, self);
 	snprintf(p, sizeof(p), "%s.health.url", base);
 	if (im->health_url)
 		check_refs(v, p, im->health_url, strlen(im->health_url), limit, self);

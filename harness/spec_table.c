@@ -17,6 +17,8 @@ static const char *const sandbox_mode_names[] = { "auto", "always", NULL };
 static const char *const arrival_names[] = { "constant", "poisson", NULL };
 static const char *const transport_names[] = { "auto", "native", "curl", NULL };
 static const char *const backend_names[] = { "auto", "cgroup2", "cgroup1", "procfs", NULL };
+static const char *const reset_every_names[] = { "window", "block", "run", NULL };
+static const char *const equivalence_names[] = { "off", "strict", NULL };
 static const char *const at_names[] = { "knee_bracket", NULL };
 /* bit i of spec_compare.metrics = 1 << i; CMP_P99 = 1, CMP_CPU_PER_REQUEST = 2 */
 static const char *const metric_names[] = { "p99", "cpu_per_request", NULL };
@@ -76,6 +78,10 @@ static const struct field impl_fields[] = {
 	  "when the implementation is restarted" },
 	{ "sandbox", FT_ENUM, F_DEF, O(struct spec_impl, sandbox), 0, 0, 0, SANDBOX_AUTO, NULL, sandbox_mode_names, NULL, 0, 0, 0,
 	  "auto: bubblewrap only for untrusted code (a rerun's fetched commits); always: this implementation too, as its own uid with its repo read-only and the sandbox limits" },
+	{ "reset", FT_ARGV, F_PORT, O(struct spec_impl, reset), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "argv run in repo (with env, {port} substituted) once the implementation is up, before a window (see reset_every); its duration and exit code are recorded per window, and a failure rejects the window (reset_failed)" },
+	{ "reset_every", FT_ENUM, F_DEF, O(struct spec_impl, reset_every), 0, 0, 0, RESET_WINDOW, NULL, reset_every_names, NULL, 0, 0, 0,
+	  "when reset runs: before each of its windows, before its first window of each block, or once per invocation" },
 	{ "limits", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, limits_fields, 0, 0, 0,
 	  "cgroup limits" },
 	FIELD_END
@@ -116,6 +122,10 @@ static const struct field dep_fields[] = {
 	  "argv whose output (first 4 KiB) is recorded in the run and shown in the report, e.g. [postgres, --version]" },
 	{ "setup", FT_ARGV, F_PORT, D(setup), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
 	  "argv run once per run after it is first healthy (schema, seed data); failing stops the run (exit 3)" },
+	{ "reset", FT_ARGV, F_PORT, D(impl.reset), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "argv run before a window or block (see reset_every), e.g. truncating tables; its duration and exit code are recorded per window, and a failure rejects the window (reset_failed)" },
+	{ "reset_every", FT_ENUM, F_DEF, D(impl.reset_every), 0, 0, 0, RESET_WINDOW, NULL, reset_every_names, NULL, 0, 0, 0,
+	  "when reset runs: before every window, before the first window of each block, or once per invocation" },
 	FIELD_END
 };
 
@@ -157,6 +167,18 @@ static const struct field request_fields[] = {
 	FIELD_END
 };
 
+static const struct field preflight_fields[] = {
+	{ "enforce", FT_BOOL, F_DEF, O(struct spec_preflight, enforce), 0, 0, 0, 1, NULL, NULL, NULL, 0, 0, 0,
+	  "a failing pre-flight refuses the run (exit 3); false: recorded and shown only" },
+	{ "sends", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_preflight, sends), 0, 1, 100, 1, NULL, NULL, NULL, 0, 0, 0,
+	  "times each request is sent to each implementation (each send is one case)" },
+	{ "equivalence", FT_ENUM, F_DEF, O(struct spec_preflight, equivalence), 0, 0, 0, EQUIV_OFF, NULL, equivalence_names, NULL, 0, 0, 0,
+	  "strict: the implementations' responses to each case must agree (status, media type, JSON with keys in any order, other bodies byte for byte)" },
+	{ "ignore", FT_ARGV, 0, O(struct spec_preflight, ignore), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "RFC 6901 JSON pointers left out of the strict comparison, e.g. [/id, /created_at]" },
+	FIELD_END
+};
+
 static const struct field workload_fields[] = {
 	{ "arrival", FT_ENUM, F_DEF, O(struct spec_workload, arrival), 0, 0, 0, ARRIVAL_CONSTANT, NULL, arrival_names, NULL, 0, 0, 0,
 	  "open-loop schedule: evenly spaced or Poisson (seeded)" },
@@ -174,6 +196,8 @@ static const struct field workload_fields[] = {
 	  "load engine: native (epoll + http-parser, HTTP/1.1), curl (libcurl multi), auto (native for http://)" },
 	{ "requests", FT_LIST, F_REQ, O(struct spec_workload, requests), O(struct spec_workload, nrequests), 0, 0, 0, NULL, NULL, request_fields,
 	  sizeof(struct load_request), 1, 0, "the weighted request mix" },
+	{ "preflight", FT_OBJ, 0, O(struct spec_workload, preflight), 0, 0, 0, 0, NULL, NULL, preflight_fields, 0, 0, 0,
+	  "before the first window every request is sent to every implementation and checked against its expect (and, strict, against each other); a failure refuses the run (exit 3)" },
 	FIELD_END
 };
 

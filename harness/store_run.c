@@ -38,6 +38,9 @@ static const struct store_coldef run_cols[] = {
 	C(run_record, spec_branch, SC_TEXT),
 	C(run_record, spec_dirty, SC_TRI),
 	C(run_record, rules, SC_TRI),
+	C(run_record, preflight_cases, SC_TRI),
+	C(run_record, preflight_passed, SC_TRI),
+	C(run_record, preflight, SC_TEXT),
 };
 static const struct store_table runs_t = {
 	"runs", run_cols, ARRAY_SIZE(run_cols), sizeof(struct run_record),
@@ -241,6 +244,20 @@ int store_run_set_status(struct store *st, const char *run_id, const char *statu
 	store_row_text(&p, "id", run_id);
 	return store_run_sql(st, "UPDATE runs SET status = ?, failure = ?, failure_kind = ?,"
 				 " failure_impl = ?, finished_at = ? WHERE id = ?", &p);
+}
+
+int store_run_set_preflight(struct store *st, const char *run_id, int cases, int passed,
+			    const char *text)
+{
+	struct store_row p;
+
+	store_row_init(&p, NULL);
+	store_row_int(&p, "preflight_cases", cases);
+	store_row_int(&p, "preflight_passed", passed);
+	store_row_text(&p, "preflight", text);
+	store_row_text(&p, "id", run_id);
+	return store_run_sql(st, "UPDATE runs SET preflight_cases = ?, preflight_passed = ?,"
+				 " preflight = ? WHERE id = ?", &p);
 }
 
 int store_run_set_forced(struct store *st, const char *run_id)

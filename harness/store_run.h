@@ -57,6 +57,9 @@ struct run_record {
 	int spec_dirty;              /* -1 unknown */
 	int rules;                   /* judge.h JUDGE_RULES it was judged by;
 					-1: recorded before schema 10 */
+	int preflight_cases;         /* -1: no pre-flight recorded (schema 11) */
+	int preflight_passed;        /* -1 with it */
+	char *preflight;             /* summary line, then one line per failing case */
 
 	struct run_impl *impls;
 	size_t nimpls;
@@ -119,6 +122,9 @@ int store_impl_set_knee(struct store *st, const char *run_id, const char *name,
 int store_run_set_status(struct store *st, const char *run_id, const char *status,
 			 const char *failure, const char *kind, const char *impl,
 			 double finished_at);
+/* runs.preflight_cases, preflight_passed, preflight (harness/preflight.h). */
+int store_run_set_preflight(struct store *st, const char *run_id, int cases, int passed,
+			    const char *text);
 /* runs.forced = 1. */
 int store_run_set_forced(struct store *st, const char *run_id);
 

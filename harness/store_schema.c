@@ -256,5 +256,25 @@ const char *const store_migrations[] = {
 	 * error_rate verdicts followed the rule before the gate classes
 	 * (audit --recheck reports those differences as rule changes). */
 	"ALTER TABLE runs ADD COLUMN rules INTEGER;",
+	/* version 11: the pre-flight (workload.preflight, harness/preflight.h):
+	 * cases sent to every implementation before the first window and how
+	 * many passed (NULL: not run, e.g. recorded before this version), and
+	 * its summary line followed by one line per failing case. Resets
+	 * (implementations[].reset, dependencies[].reset): one row per reset
+	 * command run before a window; exit_code -1 when it did not exit on
+	 * its own (timed out, killed, could not be started). A failed reset
+	 * rejects the window (reason reset_failed). */
+	"ALTER TABLE runs ADD COLUMN preflight_cases INTEGER;"
+	"ALTER TABLE runs ADD COLUMN preflight_passed INTEGER;"
+	"ALTER TABLE runs ADD COLUMN preflight TEXT;"
+	"CREATE TABLE window_resets ("
+	"  window_id INTEGER NOT NULL REFERENCES windows(id),"
+	"  name TEXT NOT NULL,"              /* the implementation or dependency */
+	"  kind TEXT NOT NULL,"              /* implementation|dependency */
+	"  duration_s REAL,"
+	"  exit_code INTEGER,"               /* -1: did not exit on its own */
+	"  detail TEXT,"                     /* e.g. 'timed out after 300 s' */
+	"  PRIMARY KEY (window_id, kind, name)"
+	");",
 	NULL,
 };

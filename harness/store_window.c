@@ -354,6 +354,18 @@ static const struct store_table deps_t = {
 	"window_deps", dep_cols, ARRAY_SIZE(dep_cols), sizeof(struct window_dep_row),
 };
 
+static const struct store_coldef reset_cols[] = {
+	C(window_reset_row, window_id, SC_I64),
+	C(window_reset_row, name, SC_TEXT),
+	C(window_reset_row, kind, SC_TEXT),
+	C(window_reset_row, duration_s, SC_REAL),
+	C(window_reset_row, exit_code, SC_INT),
+	C(window_reset_row, detail, SC_TEXT),
+};
+static const struct store_table resets_t = {
+	"window_resets", reset_cols, ARRAY_SIZE(reset_cols), sizeof(struct window_reset_row),
+};
+
 static const struct store_coldef block_cols[] = {
 	C(block_row, run_id, SC_TEXT),
 	C(block_row, stage, SC_TEXT),
@@ -413,6 +425,11 @@ int store_unexpected_insert(struct store *st, const struct unexpected_row *r)
 int store_window_dep_insert(struct store *st, const struct window_dep_row *r)
 {
 	return insert(st, &deps_t, r);
+}
+
+int store_window_reset_insert(struct store *st, const struct window_reset_row *r)
+{
+	return insert(st, &resets_t, r);
 }
 
 
@@ -541,11 +558,22 @@ int store_window_deps_load(struct store *st, const char *run_id, int64_t wid,
 	return ret;
 }
 
+int store_window_resets_load(struct store *st, const char *run_id, int64_t wid,
+			     struct window_reset_rows *out)
+{
+	void *rows;
+	int ret = load_series(st, &resets_t, run_id, wid, NULL, NULL, 0, "window_id, rowid",
+			      &rows, &out->n);
+
+	out->v = rows;
+	return ret;
+}
+
 const struct store_table *store_window_table(const char *name)
 {
 	static const struct store_table *const all[] = {
 		&windows_t, &blocks_t, &seconds_t, &requests_t, &acct_t, &rtstats_t,
-		&gates_t, &events_t, &unexpected_t, &deps_t,
+		&gates_t, &events_t, &unexpected_t, &deps_t, &resets_t,
 	};
 	size_t i;
 
@@ -570,3 +598,4 @@ RELEASE(gate_rows_release, struct gate_rows, gates_t)
 RELEASE(event_rows_release, struct event_rows, events_t)
 RELEASE(unexpected_rows_release, struct unexpected_rows, unexpected_t)
 RELEASE(window_dep_rows_release, struct window_dep_rows, deps_t)
+RELEASE(window_reset_rows_release, struct window_reset_rows, resets_t)

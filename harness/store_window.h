@@ -179,6 +179,16 @@ struct window_dep_row {
 	int exited;
 };
 
+/* window_resets: one reset command run before a window. */
+struct window_reset_row {
+	int64_t window_id;
+	char *name;                  /* the implementation or dependency */
+	char *kind;                  /* implementation | dependency */
+	double duration_s;
+	int exit_code;               /* -1: did not exit on its own */
+	char *detail;                /* why, when it failed, or NULL */
+};
+
 /* rtstats: one signal's value at one poll. */
 struct rtstat_row {
 	int64_t window_id;
@@ -220,6 +230,7 @@ struct gate_rows { struct gate_row *v; size_t n; };
 struct event_rows { struct event_row *v; size_t n; };
 struct unexpected_rows { struct unexpected_row *v; size_t n; };
 struct window_dep_rows { struct window_dep_row *v; size_t n; };
+struct window_reset_rows { struct window_reset_row *v; size_t n; };
 
 /* Writers (one row each; inside the caller's transaction). */
 int store_second_insert(struct store *st, const struct window_second *r);
@@ -229,6 +240,7 @@ int store_rtstat_insert(struct store *st, const struct rtstat_row *r);
 int store_gate_insert(struct store *st, const struct gate_row *r);
 int store_unexpected_insert(struct store *st, const struct unexpected_row *r);
 int store_window_dep_insert(struct store *st, const struct window_dep_row *r);
+int store_window_reset_insert(struct store *st, const struct window_reset_row *r);
 
 /*
  * Loaders. `wid` >= 0: that window's rows; wid < 0: every window of
@@ -263,5 +275,10 @@ void unexpected_rows_release(struct unexpected_rows *r);
 int store_window_deps_load(struct store *st, const char *run_id, int64_t wid,
 			   struct window_dep_rows *out);
 void window_dep_rows_release(struct window_dep_rows *r);
+/* Resets run before window wid (wid < 0: every window of run_id), ordered
+ * by window, then as run. */
+int store_window_resets_load(struct store *st, const char *run_id, int64_t wid,
+			     struct window_reset_rows *out);
+void window_reset_rows_release(struct window_reset_rows *r);
 
 #endif

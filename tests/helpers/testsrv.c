@@ -37,6 +37,10 @@
  *           [--rate-limit R]               token bucket of R req/s (R/10
  *                                          tokens of burst): HTTP 503 at once
  *                                          when empty
+ *           [--reply JSON]                 answer every request but /healthz
+ *                                          (when nothing else decides) with
+ *                                          200 application/json JSON, instead
+ *                                          of the echo
  *
  * Routes: GET /healthz -> 200 "ok"; GET /runtime-stats -> JSON (see
  * stats_body()); GET /metrics -> the same figures as Prometheus text
@@ -96,6 +100,7 @@ static struct {
 	const char *port_file;
 	long workers;
 	double rate_limit;
+	const char *reply;
 } opt = { .host = "127.0.0.1", .port = -1, .stall_at_ms = -1, .exit_after_ms = -1 };
 
 static uint64_t start_ns;
@@ -227,6 +232,8 @@ static void parse_args(int argc, char **argv)
 			opt.port_file = v;
 		else if (!strcmp(a, "--workers"))
 			opt.workers = arg_long(a, v, 1);
+		else if (!strcmp(a, "--reply"))
+			opt.reply = v;
 		else if (!strcmp(a, "--rate-limit")) {
 			char *end;
 
@@ -506,6 +513,9 @@ static int handle(int fd, const char *method, const char *path, const char *body
 
 	if (status == 500)
 		return respond(fd, 500, "text/plain", "injected error\n", 15, keep) ? 0 : keep;
+	if (!is_health && opt.reply)
+		return respond(fd, 200, "application/json", opt.reply, strlen(opt.reply), keep)
+			? 0 : keep;
 	if (is_health || blen == 0)
 		return respond(fd, 200, "text/plain", "ok", 2, keep) ? 0 : keep;
 	return respond(fd, 200, "application/octet-stream", body, blen, keep) ? 0 : keep;

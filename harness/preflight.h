@@ -1,0 +1,62 @@
+/*
+ * preflight: before the first window of a run, every request of the
+ * workload is sent to every implementation, one at a time, in the spec's
+ * order, `workload.preflight.sends` times (one case per request per
+ * send). Each response must be what its request expects (the same
+ * load_expect_check() the engine applies, harness/load.h). With
+ * `equivalence: strict` the implementations must also agree with each
+ * other on every case: status, media type (parameters and case ignored)
+ * and body: JSON compared as JSON (object keys in any order, members at
+ * the `ignore` pointers removed first), any other body byte for byte. Each
+ * implementation is compared with the reference: the first target that
+ * is not `candidate` (a rerun's commit under test), else the first.
+ *
+ * A case passes when every implementation's response passed. Failing
+ * cases are described one line each ("request get (GET /nope) send 1: a:
+ * status 404, expected 2xx or 3xx"; "request echo send 1: a and b differ
+ * at /name: \"x\" vs \"y\""); the implementation at fault is marked
+ * (blamed[i]): the one whose response missed its expect, or the one that
+ * differs from the reference.
+ *
+ * Synchronous (libcurl easy, one request at a time); watches *stop.
+ * Threads: the caller's only.
+ */
+#ifndef HARNESS_PREFLIGHT_H
+#define HARNESS_PREFLIGHT_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "spec.h"
+#include "util.h"
+
+struct preflight_target {
+	const char *name;       /* the arm's name */
+	const char *url;        /* its base URL, e.g. "http://127.0.0.1:PORT" */
+	int candidate;          /* never the reference when another exists */
+};
+
+struct preflight_result {
+	unsigned cases;         /* requests x sends */
+	unsigned passed;
+	struct sbuf failures;   /* one line per failing case ("\n"-terminated) */
+	int *blamed;            /* [ntargets]: 1 when at fault in a case */
+	int interrupted;        /* *stop was set: cases and passed are partial */
+};
+
+void preflight_result_init(struct preflight_result *r);
+void preflight_result_release(struct preflight_result *r);
+
+/* Run the pre-flight of spec's workload against targets[0..n) into out
+ * (initialised by the caller). A transport error is a failing case ("a:
+ * no response: ..."), not a failure of the call; -1 after one error()
+ * only when libcurl cannot be set up. */
+int preflight_run(const struct spec *spec, const struct preflight_target *targets, size_t n,
+		  volatile sig_atomic_t *stop, struct preflight_result *out);
+
+/* The one-line summary, e.g. "19 of 19 cases passed (2 implementations,
+ * strict; ignoring /id)", into sb. */
+void preflight_summary(const struct spec *spec, size_t ntargets,
+		       const struct preflight_result *r, struct sbuf *sb);
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * runner_preflight: the pre-flight of a run (harness/preflight.h;
+ * docs/DESIGN.md, "Pre-flight"), after the builds and the dependencies
+ * and before the first window of `run`, `rerun` and a `resume` whose run
+ * has no passing pre-flight recorded. Every arm is started (and health-
+ * checked) as for a window, the cases are sent, the result is stored in
+ * the runs row and the arms are stopped again, so each window still
+ * starts as its restart policy says.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preflight.h"
+#include "runner_internal.h"
+#include "store_run.h"
+#include "sut.h"
+#include "util.h"
+
+/* The failing-case lines, each printed as one "harness: pre-flight: " line. */
+static void print_failures(const char *lines)
+{
+	const char *p = lines, *e;
+
+	while (p && *p) {
+		e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p);
+		fprintf(stderr, "harness: pre-flight: %.*s\n", (int)(e - p), p);
+		p = *e ? e + 1 : e;
+	}
+}
+
+int runner_preflight(struct run_ctx *rc)
+{
+	const struct spec_preflight *pf = &rc->spec->workload.preflight;
+	struct preflight_target *t = xcalloc(rc->narms ? rc->narms : 1, sizeof(*t));
+	struct window_plan wp = { .id = -1, .stage = "preflight", .rung = -1, .block = -1 };
+	struct preflight_result res;
+	struct sbuf text = SBUF_INIT, sum = SBUF_INIT;
+	size_t i;
+	int ret = -1, blamed_candidate = 0;
+
+	preflight_result_init(&res);
+	fprintf(stderr, "harness: pre-flight: %zu request%s x %d send%s to %zu implementation%s\n",
+		rc->spec->workload.nrequests, rc->spec->workload.nrequests == 1 ? "" : "s",
+		pf->sends, pf->sends == 1 ? "" : "s", rc->narms, rc->narms == 1 ? "" : "s");
+	for (i = 0; i < rc->narms; i++) {
+		struct arm *a = &rc->arms[i];
+
+		wp.arm = a;
+		if (runner_arm_start(rc, a, &wp))
+			goto out;   /* one error line; fail_kind says whose fault */
+		t[i].name = a->name;
+		t[i].url = sut_url(a->sut);
+		t[i].candidate = a->candidate;
+	}
+	if (preflight_run(rc->spec, t, rc->narms, &runner_stop, &res))
+		goto out;
+	if (res.interrupted) {
+		ret = 1;
+		goto out;
+	}
+	preflight_summary(rc->spec, rc->narms, &res, &sum);
+	sbuf_addf(&text, "%s\n%s", sum.buf, res.failures.len ? res.failures.buf : "");
+	if (store_run_set_preflight(&rc->st, rc->run_id, (int)res.cases, (int)res.passed, text.buf))
+		goto out;
+	store_event(&rc->st, rc->run_id, -1, "preflight", "%s", sum.buf);
+	rc->preflight_done = 1;
+	if (res.passed == res.cases) {
+		fprintf(stderr, "harness: pre-flight: %s\n", sum.buf);
+		ret = 0;
+		goto out;
+	}
+	print_failures(res.failures.buf);
+	for (i = 0; i < rc->narms; i++) {
+		if (!res.blamed[i])
+			continue;
+		if (!rc->fail_impl)
+			rc->fail_impl = rc->arms[i].name;
+		if (rc->arms[i].candidate && !blamed_candidate) {
+			blamed_candidate = 1;
+			rc->fail_impl = rc->arms[i].name;
+		}
+	}
+	if (!pf->enforce) {
+		warning("pre-flight: %s; recorded only (workload.preflight.enforce: false)", sum.buf);
+		rc->fail_impl = NULL;
+		ret = 0;
+		goto out;
+	}
+	error("pre-flight: %s: the run is refused (fix the spec or the implementation; "
+	      "workload.preflight.enforce: false records it only)", sum.buf);
+	rc->fail_kind = "preflight";
+	rc->preflight_candidate = blamed_candidate;
+	ret = -1;
+out:
+	runner_stop_all(rc);
+	preflight_result_release(&res);
+	sbuf_release(&text);
+	sbuf_release(&sum);
+	free(t);
+	return ret;
+}
