@@ -38,10 +38,13 @@ static int rule_changed(const char *gate)
 /* The window's stored status and reasons against harness/judge.h applied
  * to the window gates recomputed on `in` (in the spec's order, as the
  * runner judged them). 0 agree, 1 mismatch (described), -1 error. */
-static int recheck_status(const struct spec *spec, const struct window_row *w,
+static int recheck_status(struct store *st, const struct spec *spec, const struct window_row *w,
 			  const struct gate_input *in, json_t *details, int legacy,
 			  struct sbuf *report)
 {
+	struct window_reset_rows resets;
+	int reset_failed = 0;
+	size_t k;
 	struct judge_gate *jg = xcalloc(spec->nwindow_gates + 1, sizeof(*jg));
 	struct judge_input ji = { 0 };
 	struct window_verdict v;
@@ -65,6 +68,15 @@ static int recheck_status(const struct spec *spec, const struct window_row *w,
 	/* A window a test hook voided stays void: a stored fact of the run. */
 	ji.test_void = w->reasons && (!strncmp(w->reasons, "test_void", 9) ||
 				      strstr(w->reasons, ",test_void"));
+	/* A reset that failed before the window: its stored exit code. */
+	if (store_window_resets_load(st, NULL, wid, &resets)) {
+		free(jg);
+		return -1;
+	}
+	for (k = 0; k < resets.n; k++)
+		reset_failed |= resets.v[k].exit_code != 0;
+	window_reset_rows_release(&resets);
+	ji.reset_failed = reset_failed;
 	ji.ngates = spec->nwindow_gates;
 	ji.gates = jg;
 	judge_window(&ji, &v);
@@ -166,7 +178,7 @@ static int recheck_phase(struct store *st, const struct spec *spec, const struct
 		}
 	}
 	if (phase == GATE_PHASE_WINDOW && mismatches >= 0) {
-		int m = recheck_status(spec, w, &in, details, count->legacy, report);
+		int m = recheck_status(st, spec, w, &in, details, count->legacy, report);
 
 		count->checked++;
 		/* A run recorded before the gate classes was judged by the old

@@ -372,6 +372,37 @@ static int window_samples(struct store *st, int64_t wid, json_t *arr, struct sbu
 	return 0;
 }
 
+/* The resets run before the window: into arr (JSON), or as text lines
+ * (all: every one; else only the failed). */
+static int window_resets(struct store *st, int64_t wid, int all, json_t *arr, struct sbuf *out)
+{
+	struct window_reset_rows r;
+	size_t i;
+
+	if (store_window_resets_load(st, NULL, wid, &r))
+		return -1;
+	for (i = 0; i < r.n; i++) {
+		const struct window_reset_row *x = &r.v[i];
+
+		if (arr) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "kind", jout_str(str(x->kind)));
+			json_object_set_new(o, "name", jout_str(str(x->name)));
+			json_object_set_new(o, "duration_s", json_real(x->duration_s));
+			json_object_set_new(o, "exit_code", json_integer(x->exit_code));
+			json_object_set_new(o, "detail", x->detail ? jout_str(x->detail) : json_null());
+			json_array_append_new(arr, o);
+		} else if (all || x->exit_code) {
+			sbuf_addf(out, "    reset    %s %s: exit %d in %.2f s%s%s\n", str(x->kind),
+				  str(x->name), x->exit_code, x->duration_s, x->detail ? "; " : "",
+				  x->detail ? x->detail : "");
+		}
+	}
+	window_reset_rows_release(&r);
+	return 0;
+}
+
 static int listed(const struct audit_data *d, const struct window_row *w, const struct opts *o)
 {
 	if (o->impl && strcmp(str(w->impl), o->impl))
@@ -420,6 +451,13 @@ static int list_windows(struct store *st, const struct audit_data *d, const stru
 			json_array_append_new(arr, wo);
 			gate_lines(d, w->id, o->window >= 0, gates, out);
 			json_object_set_new(wo, "gates", gates);
+			{
+				json_t *resets = json_array();
+
+				json_object_set_new(wo, "resets", resets);
+				if (window_resets(st, w->id, 1, resets, out))
+					return -1;
+			}
 			if (o->window >= 0) {
 				json_t *series = json_object(), *unexp = json_array();
 
@@ -436,6 +474,8 @@ static int list_windows(struct store *st, const struct audit_data *d, const stru
 				  str(w->impl), w->rate, window_status_name(w->status),
 				  w->reasons ? " (" : "", str(w->reasons), w->reasons ? ")" : "");
 			gate_lines(d, w->id, o->window >= 0, NULL, out);
+			if (window_resets(st, w->id, o->window >= 0, NULL, out))
+				return -1;
 			if (o->window >= 0 && (window_series(st, w->id, NULL, out) ||
 						window_samples(st, w->id, NULL, out)))
 				return -1;

@@ -79,6 +79,10 @@ void judge_window(const struct judge_input *in, struct window_verdict *out)
 		add_reason(out, "test_void", NULL);
 		out->validity_fail = 1;
 	}
+	if (in->reset_failed) {
+		add_reason(out, "reset_failed", NULL);
+		out->validity_fail = 1;
+	}
 	if (in->sut_exited) {
 		add_reason(out, "sut_exited", NULL);
 		out->outcome_fail = 1;

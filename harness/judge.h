@@ -7,7 +7,8 @@
  *   rejected  the measurement is void through no fault of the
  *             implementation: an enforced validity gate failed, the
  *             warm-up gates never all passed (under_warmed), the host
- *             drifted, or an enforced gate could not be evaluated.
+ *             drifted, a reset before it failed (reset_failed), or an
+ *             enforced gate could not be evaluated.
  *   failed    a valid measurement above the SLO: the implementation died
  *             (sut_exited) or an enforced outcome gate failed.
  *   accepted  every enforced gate passed.
@@ -58,6 +59,7 @@ struct judge_input {
 	int sut_exited;           /* the implementation exited (or never came back) */
 	int host_drift;           /* the host changed under the window */
 	int test_void;            /* HARNESS_TEST_VOID_WINDOWS (a test hook) voided it */
+	int reset_failed;         /* a reset run before it did not exit 0 */
 	size_t ngates;
 	const struct judge_gate *gates; /* window gates, in the spec's order */
 };
@@ -65,7 +67,7 @@ struct judge_input {
 struct window_verdict {
 	enum window_status status;
 	/* Comma list, in this order: under_warmed, host_drift, test_void
-	 * (a test hook), sut_exited, then every enforced window gate that
+	 * (a test hook), reset_failed, sut_exited, then every enforced window gate that
 	 * did not pass, in the spec's order, as `name` (fail) or
 	 * `name:not_evaluable`. Empty when accepted. Truncated (never
 	 * overflowed) past its size. */
@@ -79,7 +81,7 @@ struct window_verdict {
 void judge_window(const struct judge_input *in, struct window_verdict *out);
 
 /* The class a reason token stands for: sut_exited and outcome gates ->
- * GATE_OUTCOME; under_warmed, host_drift, validity gates, unknown names
+ * GATE_OUTCOME; under_warmed, host_drift, reset_failed, validity gates, unknown names
  * and anything `:not_evaluable` -> GATE_VALIDITY. */
 enum gate_class judge_reason_class(const char *reason);
 

@@ -156,6 +156,7 @@ static void run_ctx_release(struct run_ctx *rc)
 
 	runner_stop_all(rc);
 	runner_deps_release(rc);
+	free(rc->dep_resets);
 	for (i = 0; i < rc->narms; i++) {
 		free(rc->arms[i].name);
 		free(rc->arms[i].workdir);

@@ -17,6 +17,14 @@
 
 struct sut;
 struct rtstats;
+struct window_reset_rows;
+
+/* Where a reset command last ran (runner_reset.c). */
+struct reset_state {
+	int done;                /* ran in this invocation */
+	char stage[16];          /* the stage and block of that window */
+	int block;
+};
 
 /* One arm of the run: an implementation of the spec, or a clone of one
  * (rerun --with-baseline) with its own work tree. */
@@ -46,6 +54,7 @@ struct arm {
 	struct knee_result knee; /* from its valid windows (knee.h); rung table
 				    released: only the scalar fields are kept */
 	int knee_known;
+	struct reset_state reset; /* its implementations[].reset */
 };
 
 /* A dependency of the run (runner_deps.c). */
@@ -79,6 +88,7 @@ struct run_ctx {
 	struct dep_run *deps;    /* [ndeps], the spec's dependencies */
 	size_t ndeps;
 	int *dep_ports;          /* [ndeps], chosen once (bind_deps) */
+	struct reset_state *dep_resets; /* [ndeps] or NULL: their resets */
 	unsigned stages;
 	double *rungs;
 	size_t nrungs;
@@ -152,6 +162,14 @@ int runner_window(struct run_ctx *rc, const struct window_plan *wp);
  * -1 refused or failed, after the messages, with rc->fail_kind "preflight"
  * (refused; fail_impl the arm at fault) or "start" set. */
 int runner_preflight(struct run_ctx *rc);
+
+/* runner_reset.c: the resets due before window wp, each appended to out
+ * (window_resets rows); _deps before the implementation starts, _arm once
+ * it is up. 1 when one failed (message and event made), else 0. */
+int runner_reset_deps(struct run_ctx *rc, const struct window_plan *wp,
+		      struct window_reset_rows *out);
+int runner_reset_arm(struct run_ctx *rc, const struct window_plan *wp,
+		     struct window_reset_rows *out);
 
 /* runner_testhook.c: HARNESS_TEST_VOID_WINDOWS (tests only) voids this
  * window? Records a test_void event when it does. */

@@ -66,6 +66,10 @@ struct window_ctx {
 	struct account_window acct;
 	int sut_exited;
 	double started_wall;
+
+	/* resets run before it (runner_reset.c) */
+	struct window_reset_rows resets;
+	int reset_failed;
 };
 
 /* ------------------------------------------------------------ seconds */
@@ -343,6 +347,7 @@ static void window_ctx_release(struct window_ctx *w)
 	load_stats_release(&w->warm_total);
 	load_stats_release(&w->meas_total);
 	free(w->warm_res);
+	window_reset_rows_release(&w->resets);
 	if (w->have_acct)
 		account_window_release(&w->acct);
 }
@@ -378,6 +383,9 @@ static int window_warmup(struct window_ctx *w)
 		rc->fail_kind = "dependency";
 		return -1;
 	}
+	w->reset_failed |= runner_reset_deps(rc, wp, &w->resets);
+	if (runner_stop)
+		return 1;
 	if (runner_arm_start(rc, wp->arm, wp)) {
 		if (runner_stop)
 			return 1;   /* interrupted while waiting for it: resumable */
@@ -393,6 +401,9 @@ static int window_warmup(struct window_ctx *w)
 		return 0;
 	}
 	wp->arm->last_block = wp->block;
+	w->reset_failed |= runner_reset_arm(rc, wp, &w->resets);
+	if (runner_stop)
+		return 1;
 	w->warm_rate = warmup_rate(w);
 	runner_progress(rc, "warm-up");
 	load_config_for(w, &cfg, w->warm_rate, w->spec->warmup.max_s, 1);
@@ -509,6 +520,7 @@ static void window_judge(struct window_ctx *w, struct window_judgement *j)
 	in.warm_passed = w->warm_passed;
 	in.sut_exited = w->sut_exited;
 	in.test_void = runner_test_void(w->rc, w->wp);
+	in.reset_failed = w->reset_failed;
 	in.ngates = spec->nwindow_gates;
 	in.gates = jg;
 	judge_window(&in, &j->verdict);
@@ -709,6 +721,17 @@ static int store_series(struct window_ctx *w)
 	return 0;
 }
 
+/* The resets run before the window (window_resets). */
+static int store_resets(struct window_ctx *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->resets.n; i++)
+		if (store_window_reset_insert(&w->rc->st, &w->resets.v[i]))
+			return -1;
+	return 0;
+}
+
 /*
  * Step 4, store: one transaction holds the window, its series and every
  * gate result. -1 (rolled back) after an error().
@@ -724,7 +747,7 @@ static int window_store(struct window_ctx *w, const struct window_judgement *j)
 	window_row_fill(w, &j->verdict, &row);
 	if (store_begin(st))
 		goto out;
-	if (store_window_update(st, &row) || store_series(w) ||
+	if (store_window_update(st, &row) || store_series(w) || store_resets(w) ||
 	    runner_deps_store(w->rc, w->wp->id, &w->meas) ||
 	    (w->warm_evals && store_gates(w, "warmup", (const char *const *)spec->warmup.gates,
 					  spec->warmup.ngates, w->warm_res, w->warm_evals)) ||

@@ -158,6 +158,8 @@ int sut_build(const struct sut_build_config *cfg)
 	pid_t pid = -1, wdog = -1, relay = -1;
 	uint64_t t0 = now_ns(), deadline;
 
+	if (cfg->exit_code)
+		*cfg->exit_code = impl->build ? -1 : 0;
 	if (!impl->build)
 		return 0;
 	fd = open_log(cfg->log_path);
@@ -233,6 +235,8 @@ int sut_build(const struct sut_build_config *cfg)
 		usleep(20000);
 	}
 	pid = -1;
+	if (cfg->exit_code && !stopped && !timed_out && WIFEXITED(st))
+		*cfg->exit_code = WEXITSTATUS(st);
 	/* what the build left running (a daemon, a stray compiler) goes too */
 	kill_all(-1, acct);
 	/* the relay drains into the log before its tail is printed */

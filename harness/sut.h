@@ -159,6 +159,9 @@ struct sut_build_config {
 	/* Non-NULL: receives the exact argv executed, as one line
 	 * (jail_argv_text; malloc'd, the caller frees), once spawned. */
 	char **argv_text;
+	/* When non-NULL: the command's exit code, or -1 when it did not exit
+	 * on its own (killed, timed out, interrupted, never started). */
+	int *exit_code;
 };
 
 /*
