@@ -68,8 +68,18 @@ static void print_counts(const char *name, const struct counts *c)
 	       name, c->planned, c->done, c->accepted, c->failed, c->rejected);
 }
 
+/* The first line of runs.preflight (its summary). */
+static const char *preflight_line(const char *text, struct sbuf *sb)
+{
+	sbuf_reset(sb);
+	if (text)
+		sbuf_add(sb, text, strcspn(text, "\n"));
+	return sb->buf ? sb->buf : "";
+}
+
 static int cmd_status(struct cmd_ctx *c)
 {
+	struct sbuf pf = SBUF_INIT;
 	struct run_record rec;
 	struct window_rows wins = { NULL, 0 };
 	struct stage_counts *stages = NULL;
@@ -101,6 +111,13 @@ static int cmd_status(struct cmd_ctx *c)
 			json_object_set_new(st, stages[k].stage, counts_json(&stages[k].c,
 									     json_object()));
 		json_object_set_new(o, "stages", st);
+		if (rec.preflight_cases >= 0)
+			json_object_set_new(o, "preflight",
+					    json_pack("{s:i, s:i, s:s}", "cases", rec.preflight_cases,
+						      "passed", rec.preflight_passed, "summary",
+						      preflight_line(rec.preflight, &pf)));
+		else
+			json_object_set_new(o, "preflight", json_null());
 		if (jout_print(o, stdout)) {
 			ret = EXIT_ENV;
 			goto out;
@@ -108,6 +125,8 @@ static int cmd_status(struct cmd_ctx *c)
 	} else {
 		printf("run %s: %s%s%s%s\n", c->run_id.buf, status, failure ? " (" : "",
 		       failure ? failure : "", failure ? ")" : "");
+		if (rec.preflight_cases >= 0)
+			printf("  pre-flight: %s\n", preflight_line(rec.preflight, &pf));
 		if (rec.exploratory > 0)
 			printf("EXPLORATORY: the spec had uncommitted changes\n");
 		for (k = 0; k < nst; k++)
@@ -118,6 +137,7 @@ static int cmd_status(struct cmd_ctx *c)
 	 * or failed run as a success (README.md, exit codes). */
 	ret = finished && !failure ? EXIT_OK : EXIT_NEGATIVE;
 out:
+	sbuf_release(&pf);
 	free(stages);
 	window_rows_release(&wins);
 	run_record_release(&rec);
@@ -134,7 +154,8 @@ const struct cmd_desc cmd_status_desc = {
 	"(valid, above the SLO) and rejected (void).\n"
 	"--json prints {\"run\", \"status\", \"failure\", \"finished\", \"exploratory\",\n"
 	"\"planned\", \"done\", \"accepted\", \"failed\", \"rejected\", \"in_flight\",\n"
-	"\"stages\": {...}}. \"planned\" counts the windows the run has planned so far\n"
+	"\"preflight\", \"stages\": {...}}; \"preflight\" is {\"cases\", \"passed\",\n"
+	"\"summary\"} or null (none recorded). \"planned\" counts the windows the run has planned so far\n"
 	"(the ladder plans rung by rung and stops past the knees, so it grows until\n"
 	"the run ends). \"status\" is running, finished, failed or interrupted (a run\n"
 	"whose process died without saying so stays running).\n"

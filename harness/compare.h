@@ -22,8 +22,9 @@
  *
  * Verdict of a judged implementation, the first that applies:
  *   regression    NEW's run failed because this implementation's commit
- *                 failed to build or never came up healthy
- *                 (runs.failure_kind build|start, failure_impl = it);
+ *                 failed to build, never came up healthy, or answered
+ *                 its pre-flight wrong (runs.failure_kind
+ *                 build|start|preflight, failure_impl = it);
  *   inconclusive  either run is not `finished` (failed for another
  *                 reason, interrupted, running);
  *   regression    an outcome failure: at a rate with >= min_pairs valid
@@ -122,7 +123,7 @@ struct cmp_run {
 	char *id, *dir, *spec_name, *spec_hash, *status;
 	char *failure;       /* runs.failure, or NULL */
 	char *failure_kind;  /* runs.failure_kind (build, start, ...) or NULL */
-	char *failure_impl;  /* the implementation for build and start, or NULL */
+	char *failure_impl;  /* the implementation for build, start and preflight, or NULL */
 	uint64_t seed;
 	int exploratory;
 	/* from the stored spec (defaults when it cannot be parsed) */

@@ -538,13 +538,15 @@ static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally
 	if (!strcmp(nw->status, "failed") && nw->failure_kind && nw->failure_impl &&
 	    !strcmp(nw->failure_impl, ci->name) &&
 	    (!strcmp(nw->failure_kind, "build") || !strcmp(nw->failure_kind, "start") ||
-	     !strcmp(nw->failure_kind, "limit"))) {
+	     !strcmp(nw->failure_kind, "limit") || !strcmp(nw->failure_kind, "preflight"))) {
 		ci->verdict = CMP_REGRESSION;
-		sbuf_addf(why, "the new commit %s (run %s failed; see its logs/)",
+		sbuf_addf(why, "the new commit %s (run %s failed; see %s)",
 			  !strcmp(nw->failure_kind, "build") ? "failed to build"
 			  : !strcmp(nw->failure_kind, "start") ? "never came up healthy"
-							      : "hit its sandbox limits",
-			  nw->id);
+			  : !strcmp(nw->failure_kind, "limit") ? "hit its sandbox limits"
+			  : "answered its pre-flight wrong",
+			  nw->id, !strcmp(nw->failure_kind, "preflight")
+			  ? "harness status, or runs.preflight" : "its logs/");
 		return;
 	}
 	if (!run_finished(nw) || !run_finished(&c->base)) {

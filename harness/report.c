@@ -100,6 +100,9 @@ static void read_run(struct report *r, struct run_record *rec)
 	r->failure = steal(&rec->failure);
 	r->exploratory = rec->exploratory;
 	r->forced = rec->forced;
+	r->preflight_cases = rec->preflight_cases;
+	r->preflight_passed = rec->preflight_passed;
+	r->preflight = steal(&rec->preflight);
 	r->run_harness_version = steal(&rec->harness_version);
 	r->parent_run = steal(&rec->parent_run);
 	r->sandbox_user = steal(&rec->sandbox_user);
@@ -471,6 +474,7 @@ void report_release(struct report *r)
 	free(r->stages);
 	free(r->status);
 	free(r->failure);
+	free(r->preflight);
 	free(r->run_harness_version);
 	free(r->parent_run);
 	free(r->sandbox_user);

@@ -187,6 +187,8 @@ struct report {
 	char *spec_repo, *spec_commit, *spec_branch;
 	int spec_dirty;              /* -1 unknown */
 	int exploratory, forced;
+	int preflight_cases, preflight_passed;  /* -1: no pre-flight recorded */
+	char *preflight;             /* its summary, then the failing cases, or NULL */
 	uint64_t seed;
 	double created_at, finished_at;
 	const char *report_version;  /* this binary's harness_version */

@@ -605,6 +605,13 @@ static void quality(const struct report *r, struct rdoc *d)
 	sbuf_adds(&c, " (accepted and failed windows are valid measurements; rejected ones are "
 		      "void; load: the host's 1-minute load average at the run's start and end).");
 	add(d, RDOC_P, c.buf);
+	if (r->preflight_cases >= 0 && r->preflight) {
+		sbuf_reset(&c);
+		sbuf_addf(&c, "Pre-flight (every request to every implementation before the first "
+			      "window, checked against its expect): %.*s.",
+			  (int)strcspn(r->preflight, "\n"), r->preflight);
+		add(d, RDOC_P, c.buf);
+	}
 	sbuf_release(&c);
 }
 

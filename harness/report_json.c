@@ -118,6 +118,12 @@ static json_t *run_obj(const struct report *r)
 	json_object_set_new(o, "finished_at", jnum(r->finished_at));
 	json_object_set_new(o, "exploratory", json_boolean(r->exploratory));
 	json_object_set_new(o, "forced", json_boolean(r->forced));
+	if (r->preflight_cases >= 0)
+		json_object_set_new(o, "preflight",
+				    json_pack("{s:i, s:i, s:s?}", "cases", r->preflight_cases,
+					      "passed", r->preflight_passed, "text", r->preflight));
+	else
+		json_object_set_new(o, "preflight", json_null());
 	json_object_set_new(o, "stamp", *report_stamp(r) ? json_string(report_stamp(r)) : json_null());
 	json_object_set_new(o, "harness_version", jstr(r->run_harness_version));
 	json_object_set_new(o, "parent_run", jstr(r->parent_run));
