@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Pre-flight (issue 13, item 2): before the first window every request is
+# sent to every implementation and checked against its expect; with
+# workload.preflight.equivalence: strict the implementations must agree.
+#  - a mistyped path (testsrv --mode wrong-status answers 404 on every
+#    path but /healthz) is refused before any window: exit 3, one line
+#    naming the request, the implementation and the status seen; the
+#    result is stored and shown by `harness status`;
+#  - enforce: false records the same result and runs;
+#  - two implementations whose JSON differs in one field (testsrv --reply,
+#    keys in another order too) are refused under strict, naming both and
+#    the field, and accepted when that field is ignored; status and the
+#    report show "3 of 3 cases passed".
+# Each run that measures has one 1 s window per implementation.
+. "$(dirname "$0")/../lib.sh"
+
+RUNS="$T/runs"
+q() { sqlite3 "$RUNS/$1/run.db" "$2"; }
+
+spec() {  # spec NAME A_FLAGS B_FLAGS PREFLIGHT
+	cat <<YAML
+version: 1
+name: e2e-$1
+slo: { percentile: 99, threshold_ms: 50 }
+implementations:
+  - name: a
+    start: [$HELPERS/testsrv, --port, "{port}"$2]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+  - name: b
+    start: [$HELPERS/testsrv, --port, "{port}"$3]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+workload:
+  connections: 4
+  preflight: $4
+  requests:
+    - { name: get_invoice, path: /invoces/42 }
+stages:
+  ladder: { start_rps: 50, step: 2, max_rps: 50, reps: 1, window_s: 1, discard_s: 0 }
+retries: { max_per_cell: 0 }
+warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 1, trailing_s: 0.5, gates: [] }
+window_gates: [sut_alive]
+YAML
+}
+
+# ---- a mistyped path: refused before any window
+spec typo ', --mode, wrong-status' '' '{ sends: 1 }' >"$T/typo.yaml"
+expect_exit "check accepts the preflight keys" 0 "$HARNESS" check "$T/typo.yaml"
+"$HARNESS" run "$T/typo.yaml" --allow-dirty --runs-dir "$RUNS" --run-id typo >"$T/typo.out" 2>"$T/typo.err"
+cmp_num "a mistyped path is refused with exit 3" "$?" == 3
+check "the message names the request, the implementation and the status seen" \
+	grep -q "^harness: pre-flight: request get_invoice (GET /invoces/42): a: status 404, expected 2xx or 3xx$" "$T/typo.err"
+check "b, which answers 200, is not named" bash -c "! grep -q ': b: ' '$T/typo.err'"
+cmp_num "no window was planned or run" "$(q typo "SELECT COUNT(*) FROM windows")" == 0
+check "stored: failed, kind preflight, impl a, 0 of 1" \
+	test "$(q typo "SELECT status, failure_kind, failure_impl, preflight_cases, preflight_passed FROM runs")" = "failed|preflight|a|1|0"
+"$HARNESS" status typo --runs-dir "$RUNS" >"$T/st.out" 2>&1
+cmp_num "status of the refused run exits 1" "$?" == 1
+check "status shows the pre-flight" grep -q "pre-flight: 0 of 1 cases passed (2 implementations)" "$T/st.out"
+
+# ---- enforce: false records it and runs
+spec lax ', --mode, wrong-status' '' '{ enforce: false }' >"$T/lax.yaml"
+"$HARNESS" run "$T/lax.yaml" --allow-dirty --runs-dir "$RUNS" --run-id lax >/dev/null 2>"$T/lax.err"
+cmp_num "enforce: false runs (exit 0)" "$?" == 0
+check "and warns" grep -q "warning: pre-flight: 0 of 1 cases passed .*recorded only" "$T/lax.err"
+check "recorded 0 of 1, the run finished" \
+	test "$(q lax "SELECT status, preflight_cases, preflight_passed FROM runs")" = "finished|1|0"
+
+# ---- strict: one JSON field differs
+A=', --reply, "{\"id\": 42, \"total\": 12.5, \"at\": \"10:00\"}"'
+B=', --reply, "{\"at\": \"10:01\", \"id\": 42, \"total\": 12.5}"'
+spec strict "$A" "$B" '{ sends: 3, equivalence: strict }' >"$T/strict.yaml"
+"$HARNESS" run "$T/strict.yaml" --allow-dirty --runs-dir "$RUNS" --run-id strict >/dev/null 2>"$T/strict.err"
+cmp_num "strict: one differing field refuses the run (exit 3)" "$?" == 3
+check "the diff names both implementations and the field" \
+	grep -q '^harness: pre-flight: request get_invoice (GET /invoces/42) send 1 of 3: a and b differ: JSON differs at /at: "10:00" vs "10:01"$' "$T/strict.err"
+check "stored 0 of 3, blamed b" \
+	test "$(q strict "SELECT failure_impl, preflight_cases, preflight_passed FROM runs")" = "b|3|0"
+
+spec same "$A" "$B" '{ sends: 3, equivalence: strict, ignore: [/at] }' >"$T/same.yaml"
+"$HARNESS" run "$T/same.yaml" --allow-dirty --runs-dir "$RUNS" --run-id same >/dev/null 2>"$T/same.err"
+cmp_num "strict with the field ignored runs (exit 0; key order does not matter)" "$?" == 0
+check "it says 3 of 3" grep -q "^harness: pre-flight: 3 of 3 cases passed (2 implementations, strict; ignoring /at)$" "$T/same.err"
+check "stored 3 of 3" test "$(q same "SELECT preflight_cases, preflight_passed FROM runs")" = "3|3"
+"$HARNESS" report same --runs-dir "$RUNS" --format md,json -o "$T/rep" >/dev/null 2>&1
+check "the report says 3 of 3" grep -q "Pre-flight .*: 3 of 3 cases passed" "$T/rep/report.md"
+check "report.json run.preflight" jq -e '.run.preflight.cases == 3 and .run.preflight.passed == 3' "$T/rep/report.json"
+"$HARNESS" status same --runs-dir "$RUNS" --json >"$T/st.json"
+check "status --json preflight" jq -e '.preflight.passed == 3 and (.preflight.summary | startswith("3 of 3"))' "$T/st.json"
+
+sed 's|ignore: \[/at\]|ignore: [at]|' "$T/same.yaml" >"$T/badptr.yaml"
+expect_exit "check refuses an ignore entry that is no JSON pointer" 2 "$HARNESS" check "$T/badptr.yaml"
+check "naming the key" grep -q "workload.preflight.ignore\[0\]: \"at\" is not a JSON pointer" "$T/err"
