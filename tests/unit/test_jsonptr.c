@@ -1,5 +1,6 @@
 /* test_jsonptr: RFC 6901 evaluation, including the RFC's own examples. */
 #include <jansson.h>
+#include <stdlib.h>
 
 #include "jsonptr.h"
 #include "t.h"
@@ -54,9 +55,32 @@ TEST(absent_and_invalid)
 	json_decref(doc);
 }
 
+TEST(remove_values)
+{
+	json_t *doc = json_loads("{\"a\":{\"b\":[1,2,3],\"c/d\":4},\"e\":5}", 0, NULL);
+	char *s;
+
+	CHECK(jsonptr_remove(doc, "/a/b/1") == 0);       /* later elements move down */
+	CHECK(num(doc, "/a/b/1") == 3);
+	CHECK(jsonptr_remove(doc, "/a/c~1d") == 0);      /* escaped member name */
+	CHECK(jsonptr_get(doc, "/a/c~1d") == NULL);
+	CHECK(jsonptr_remove(doc, "/e") == 0);
+	CHECK(jsonptr_remove(doc, "/e") == -1);          /* absent now */
+	CHECK(jsonptr_remove(doc, "/a/b/9") == -1);
+	CHECK(jsonptr_remove(doc, "/a/b/-") == -1);
+	CHECK(jsonptr_remove(doc, "/x/y") == -1);
+	CHECK(jsonptr_remove(doc, "") == -1);            /* the whole document stays */
+	CHECK(jsonptr_remove(doc, "a") == -1);
+	s = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+	CHECK_STR(s, "{\"a\":{\"b\":[1,3]}}");
+	free(s);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	RUN(rfc6901_examples);
+	RUN(remove_values);
 	RUN(absent_and_invalid);
 	return t_done();
 }

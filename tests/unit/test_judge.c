@@ -178,6 +178,15 @@ TEST(under_warmed_and_drift)
 	judge_window(&in, &v);
 	CHECK(v.status == WINDOW_REJECTED);
 	CHECK_STR(v.reasons, "host_drift");
+	/* A failed reset voids the window, even beside an outcome failure. */
+	reset();
+	defaults();
+	in.reset_failed = 1;
+	in.sut_exited = 1;
+	judge_window(&in, &v);
+	CHECK(v.status == WINDOW_REJECTED);
+	CHECK_STR(v.reasons, "reset_failed,sut_exited");
+	CHECK(judge_reason_class("reset_failed") == GATE_VALIDITY);
 }
 
 TEST(not_evaluable)

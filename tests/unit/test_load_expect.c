@@ -139,6 +139,27 @@ TEST(content_type)
 	CHECK(load_expect_why(&e, 200, &k, why, sizeof(why)) != NULL);
 }
 
+/* load_expect_check: one whole response, for the pre-flight. */
+TEST(whole_response)
+{
+	char want[] = "application/json", needle[] = "\"id\"";
+	struct kv json[] = { { (char *)"/id", (char *)"42" } };
+	struct load_expect e = { .content_type = want, .body_contains = needle,
+				 .body_contains_len = 4, .json = json, .njson = 1 };
+	struct load_expect any = { 0 };
+
+	CHECK(load_expect_check(&e, 200, "application/json; charset=utf-8", "{\"id\": 42}", 10,
+				why, sizeof(why)) == NULL);
+	CHECK(load_expect_check(&e, 200, NULL, "{\"id\": 42}", 10, why, sizeof(why)) != NULL);
+	CHECK(strstr(why, "content type") != NULL);
+	CHECK(load_expect_check(&e, 200, "application/json", "{\"id\": 43}", 10, why,
+				sizeof(why)) != NULL);
+	CHECK(strstr(why, "/id is 43, expected 42") != NULL);
+	CHECK(load_expect_check(&any, 404, NULL, "", 0, why, sizeof(why)) != NULL);
+	CHECK_STR(why, "status 404, expected 2xx or 3xx");
+	CHECK(load_expect_check(&any, 302, NULL, NULL, 0, why, sizeof(why)) == NULL);
+}
+
 TEST(json_pointers)
 {
 	struct kv want[] = {
@@ -181,5 +202,6 @@ int main(void)
 	RUN(body_contains_across_reads);
 	RUN(many_small_reads);
 	RUN(max_bytes_and_truncated);
+	RUN(whole_response);
 	return t_done();
 }
