@@ -42,6 +42,17 @@ int runner_preflight(struct run_ctx *rc)
 	int ret = -1, blamed_candidate = 0;
 
 	preflight_result_init(&res);
+	if (!pf->sends) {
+		static const char none[] = "not run (workload.preflight.sends: 0)";
+
+		fprintf(stderr, "harness: pre-flight: %s\n", none);
+		if (store_run_set_preflight(&rc->st, rc->run_id, 0, 0, none))
+			goto out;
+		store_event(&rc->st, rc->run_id, -1, "preflight", "%s", none);
+		rc->preflight_done = 1;
+		ret = 0;
+		goto out;
+	}
 	fprintf(stderr, "harness: pre-flight: %zu request%s x %d send%s to %zu implementation%s\n",
 		rc->spec->workload.nrequests, rc->spec->workload.nrequests == 1 ? "" : "s",
 		pf->sends, pf->sends == 1 ? "" : "s", rc->narms, rc->narms == 1 ? "" : "s");

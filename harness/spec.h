@@ -96,7 +96,8 @@ struct spec_dep {
 enum equivalence { EQUIV_OFF, EQUIV_STRICT };
 struct spec_preflight {
 	int enforce;                    /* default 1: a failure refuses the run */
-	int sends;                      /* default 1: times each request is sent */
+	int sends;                      /* default 1: times each request is sent;
+					   0: no pre-flight */
 	enum equivalence equivalence;   /* default off */
 	char **ignore;                  /* JSON pointers skipped by strict, or NULL */
 };

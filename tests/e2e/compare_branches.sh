@@ -11,7 +11,8 @@
 #   main      --delay-ms 1                    (the baseline run)
 #   crash     main() aborts at once           (never comes up healthy)
 #   nobuild   srv.c does not compile
-#   notfound  404 on the benchmarked path /echo (health still 200)
+#   notfound  404 on the benchmarked path /echo (health still 200):
+#             refused by its pre-flight
 #   err10     --error-pct 10                  (HTTP 500 to 10 %)
 #   slow      --delay-ms 20                   (20x slower)
 #   comment   main + a comment
@@ -160,8 +161,13 @@ verdict nobuild 1 "^regression: the new commit failed to build"
 [ "$(sqlite3 "$RUNS/nobuild/run.db" "SELECT status, failure_kind, failure_impl FROM runs")" = "failed|build|a" ] &&
 	ok "the failed build is recorded: failed|build|a" ||
 	fail "nobuild run row: $(sqlite3 "$RUNS/nobuild/run.db" "SELECT status, failure_kind, failure_impl FROM runs")"
-rerun notfound notfound "0|1"
-verdict notfound 1 "^regression: at 500 req/s new failed [0-9]+ of [0-9]+ valid windows \([^)]*error_rate"
+# A 404 on the benchmarked path: its pre-flight refuses the commit before
+# any window (tests/e2e/preflight.sh), which is its answer (exit 1).
+rerun notfound notfound 1
+verdict notfound 1 "^regression: the new commit answered its pre-flight wrong"
+[ "$(sqlite3 "$RUNS/notfound/run.db" "SELECT status, failure_kind, failure_impl, preflight_passed FROM runs")" = "failed|preflight|a|0" ] &&
+	ok "the refused commit is recorded: failed|preflight|a|0" ||
+	fail "notfound run row: $(sqlite3 "$RUNS/notfound/run.db" "SELECT status, failure_kind, failure_impl, preflight_passed FROM runs")"
 rerun err10 err10 "0|1"
 verdict err10 1 "^regression: at 500 req/s new failed [0-9]+ of [0-9]+ valid windows \([^)]*error_rate"
 rerun slow slow "0|1"

@@ -58,6 +58,9 @@ check "stored: failed, kind preflight, impl a, 0 of 1" \
 "$HARNESS" status typo --runs-dir "$RUNS" >"$T/st.out" 2>&1
 cmp_num "status of the refused run exits 1" "$?" == 1
 check "status shows the pre-flight" grep -q "pre-flight: 0 of 1 cases passed (2 implementations)" "$T/st.out"
+expect_exit "resume of the refused run runs the pre-flight again, refused again" 3 \
+	"$HARNESS" resume typo --runs-dir "$RUNS" --force
+cmp_num "two pre-flights recorded as events" "$(q typo "SELECT COUNT(*) FROM events WHERE kind = 'preflight'")" == 2
 
 # ---- enforce: false records it and runs
 spec lax ', --mode, wrong-status' '' '{ enforce: false }' >"$T/lax.yaml"
