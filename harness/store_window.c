@@ -562,7 +562,7 @@ int store_window_resets_load(struct store *st, const char *run_id, int64_t wid,
 			     struct window_reset_rows *out)
 {
 	void *rows;
-	int ret = load_series(st, &resets_t, run_id, wid, NULL, NULL, 0, "window_id, rowid",
+	int ret = read_series(st, &resets_t, run_id, wid, NULL, NULL, 0, "window_id, rowid",
 			      &rows, &out->n);
 
 	out->v = rows;
