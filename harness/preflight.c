@@ -13,6 +13,7 @@
 
 #include "jsonptr.h"
 #include "load.h"
+#include "netns.h"
 #include "preflight.h"
 #include "util.h"
 
@@ -73,7 +74,7 @@ static int has_header(const struct load_request *rq, const char *name)
 
 /* Send rq to base once, synchronously, as the load engine would. */
 static void send_one(CURL *c, const struct spec *spec, const struct load_request *rq,
-		     const char *base, struct response *out)
+		     const struct preflight_target *t, struct response *out)
 {
 	struct curl_slist *hdrs = NULL;
 	struct sbuf url = SBUF_INIT, h = SBUF_INIT;
@@ -84,7 +85,8 @@ static void send_one(CURL *c, const struct spec *spec, const struct load_request
 	memset(out, 0, sizeof(*out));
 	sbuf_init(&out->body);
 	curl_easy_reset(c);
-	sbuf_addf(&url, "%s%s", base, rq->path);
+	netns_curl(c, &t->netns_fd);
+	sbuf_addf(&url, "%s%s", t->url, rq->path);
 	curl_easy_setopt(c, CURLOPT_URL, url.buf);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROXY, "");
@@ -337,7 +339,7 @@ static int run_case(struct pf_ctx *c, CURL *curl, const struct load_request *rq,
 	for (i = 0; i < c->n; i++) {
 		const char *w;
 
-		send_one(curl, c->spec, rq, c->t[i].url, &res[i]);
+		send_one(curl, c->spec, rq, &c->t[i], &res[i]);
 		if (!res[i].ok) {
 			add_failure(c, label.buf, "%s: no response: %s", c->t[i].name, res[i].err);
 			c->out->blamed[i] = 1;

@@ -34,6 +34,7 @@ struct preflight_target {
 	const char *name;       /* the arm's name */
 	const char *url;        /* its base URL, e.g. "http://127.0.0.1:PORT" */
 	int candidate;          /* never the reference when another exists */
+	int netns_fd;           /* > 0: its network namespace (netns.h), else ours */
 };
 
 struct preflight_result {

@@ -42,8 +42,8 @@ void runner_stop_all(struct run_ctx *rc)
 /* The sandbox an arm's code runs in: a jail and its own uid for
  * untrusted code (a rerun's fetched commit) and for sandbox: always, none
  * for the spec's own otherwise. */
-static const struct bind_sandbox *arm_sandbox(const struct run_ctx *rc, const struct arm *a,
-					      struct bind_sandbox *sb)
+const struct bind_sandbox *runner_arm_sandbox(const struct run_ctx *rc, const struct arm *a,
+					     struct bind_sandbox *sb)
 {
 	if (!a->jailed)
 		return NULL;
@@ -105,7 +105,7 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 		return 0;
 	sbuf_addf(&label, "harness.%s.%s", rc->run_id, a->name);
 	bind_sut(&cfg, rc->spec, &a->impl, a->workdir, rc->logs_dir, label.buf,
-		 arm_sandbox(rc, a, &sb));
+		 runner_arm_sandbox(rc, a, &sb));
 	cfg.stop = &runner_stop;
 	a->sut = sut_start(&cfg);
 	if (!a->sut)
@@ -192,7 +192,7 @@ int runner_build_all(struct run_ctx *rc)
 		}
 		sbuf_reset(&log);
 		sbuf_addf(&log, "%s/build-%s.log", rc->logs_dir, a->name);
-		bind_build(&bo, rc->spec, &a->impl, a->workdir, log.buf, arm_sandbox(rc, a, &sb));
+		bind_build(&bo, rc->spec, &a->impl, a->workdir, log.buf, runner_arm_sandbox(rc, a, &sb));
 		bo.stop = &runner_stop;
 		if (a->jailed)
 			bo.argv_text = &argv_text;
@@ -242,7 +242,7 @@ void runner_arm_versions(struct run_ctx *rc)
 		sbuf_reset(&log);
 		sbuf_addf(&log, "%s/version-%s.log", rc->logs_dir, a->name);
 		unlink(log.buf);
-		bind_build(&bc, rc->spec, &im, a->workdir, log.buf, arm_sandbox(rc, a, &sb));
+		bind_build(&bc, rc->spec, &im, a->workdir, log.buf, runner_arm_sandbox(rc, a, &sb));
 		bc.timeout_s = 30;
 		bc.stop = &runner_stop;
 		ok = sut_build(&bc) == 0;

@@ -163,6 +163,12 @@ int runner_window(struct run_ctx *rc, const struct window_plan *wp);
  * (refused; fail_impl the arm at fault) or "start" set. */
 int runner_preflight(struct run_ctx *rc);
 
+/* runner_arm.c: the sandbox an arm's code runs in (filled into *sb), or
+ * NULL for code that runs as the harness's user. */
+struct bind_sandbox;
+const struct bind_sandbox *runner_arm_sandbox(const struct run_ctx *rc, const struct arm *a,
+					     struct bind_sandbox *sb);
+
 /* runner_reset.c: the resets due before window wp, each appended to out
  * (window_resets rows); _deps before the implementation starts, _arm once
  * it is up. 1 when one failed (message and event made), else 0. */

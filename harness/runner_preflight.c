@@ -65,6 +65,7 @@ int runner_preflight(struct run_ctx *rc)
 		t[i].name = a->name;
 		t[i].url = sut_url(a->sut);
 		t[i].candidate = a->candidate;
+		t[i].netns_fd = sut_netns(a->sut);
 	}
 	if (preflight_run(rc->spec, t, rc->narms, &runner_stop, &res))
 		goto out;

@@ -13,7 +13,9 @@
  * A reset runs as a build does (sut_build): argv, never a shell string,
  * in the implementation's or dependency's work tree with its environment,
  * {port} substituted, its own process group and cgroup, killed after
- * RESET_TIMEOUT_S; an untrusted arm's as the sandbox user.
+ * RESET_TIMEOUT_S; a jailed arm's (untrusted code, sandbox: always) in a
+ * jail of its own as the arm's builds are, so it reaches the arm's files
+ * but not its network namespace.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,10 +149,10 @@ int runner_reset_arm(struct run_ctx *rc, const struct window_plan *wp,
 		     struct window_reset_rows *out)
 {
 	struct arm *a = wp->arm;
-	struct bind_sandbox sb = { rc->sandbox_uid, rc->sandbox_gid };
+	struct bind_sandbox sb;
 
 	if (!a->impl.reset || !a->sut || runner_stop || !due(a->impl.reset_every, wp, &a->reset))
 		return 0;
 	return run_reset(rc, wp, a->name, "implementation", &a->impl, a->workdir,
-			 sut_port(a->sut), a->untrusted ? &sb : NULL, &a->reset, out);
+			 sut_port(a->sut), runner_arm_sandbox(rc, a, &sb), &a->reset, out);
 }
