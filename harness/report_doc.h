@@ -36,4 +36,35 @@ struct rdoc {
 void report_doc_build(const struct report *r, struct rdoc *d);
 void rdoc_release(struct rdoc *d);
 
+/* ---- for the sections (report_doc_*.c) ---- */
+struct report_pct;
+struct report_reason;
+
+/* report_doc_kit.c: append a block (text copied), a table with its header
+ * cells, a cell (a scratch buffer's text, then emptied; or printf's) */
+struct rdoc_block *rdoc_add(struct rdoc *d, enum rdoc_kind kind, const char *text);
+void rdoc_addf(struct rdoc *d, enum rdoc_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+struct rdoc_block *rdoc_table(struct rdoc *d, const char *id, size_t ncols, ...);
+void rdoc_push_cell(struct rdoc_block *t, const char *s);
+void rdoc_cell(struct rdoc_block *t, struct sbuf *c);
+void rdoc_cellf(struct rdoc_block *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "5.73 [5.60, 5.93]" ('*': coverage below the level); "failed: g 2;
+ * rejected: h 1" or "-"; "9 accepted, 2 failed, 1 rejected of 12"; s or "-" */
+void rdoc_pct(struct sbuf *c, const struct report *r, const struct report_pct *p);
+void rdoc_reasons(struct sbuf *c, const struct report_reason *v, size_t n);
+void rdoc_counts(struct sbuf *c, size_t total, size_t accepted, size_t failed);
+const char *rdoc_or_dash(const char *s);
+
+/* report_doc_tables.c and report_doc_prov.c: one section each */
+void rdoc_knees(const struct report *r, struct rdoc *d);
+void rdoc_promise(const struct report *r, struct rdoc *d);
+void rdoc_rungs(const struct report *r, struct rdoc *d);
+void rdoc_ratios(const struct report *r, struct rdoc *d);
+void rdoc_verdicts(const struct report *r, struct rdoc *d);
+void rdoc_rejections(const struct report *r, struct rdoc *d);
+void rdoc_cells_table(const struct report *r, struct rdoc *d);
+void rdoc_dependencies(const struct report *r, struct rdoc *d);
+void rdoc_provenance(const struct report *r, struct rdoc *d);
+
 #endif
