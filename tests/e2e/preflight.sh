@@ -95,3 +95,18 @@ check "status --json preflight" jq -e '.preflight.passed == 3 and (.preflight.su
 sed 's|ignore: \[/at\]|ignore: [at]|' "$T/same.yaml" >"$T/badptr.yaml"
 expect_exit "check refuses an ignore entry that is no JSON pointer" 2 "$HARNESS" check "$T/badptr.yaml"
 check "naming the key" grep -q "workload.preflight.ignore\[0\]: \"at\" is not a JSON pointer" "$T/err"
+
+# ---- resume: a pre-flight that passed is not run again
+sed 's/max_rps: 50, reps: 1/max_rps: 50, reps: 2/' "$T/same.yaml" >"$T/resume.yaml"
+"$HARNESS" run "$T/resume.yaml" --allow-dirty --runs-dir "$RUNS" --run-id res >/dev/null 2>"$T/res.err" &
+hp=$!
+for i in $(seq 1 100); do
+	[ "$(q res "SELECT COUNT(*) FROM windows WHERE state = 'done'" 2>/dev/null)" -ge 1 ] 2>/dev/null && break
+	sleep 0.1
+done
+kill -TERM "$hp"; wait "$hp"
+cmp_num "interrupted after its pre-flight and a window (exit 1)" "$?" == 1
+"$HARNESS" resume res --runs-dir "$RUNS" >/dev/null 2>"$T/res2.err"
+cmp_num "the resumed run finishes (exit 0)" "$?" == 0
+cmp_num "its pre-flight ran once" "$(q res "SELECT COUNT(*) FROM events WHERE kind = 'preflight'")" == 1
+check "resume said nothing of a pre-flight" bash -c "! grep -q pre-flight '$T/res2.err'"
