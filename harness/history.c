@@ -6,7 +6,7 @@
 
 #include "history.h"
 #include "knee_run.h"
-#include "rng.h"
+#include "stat.h"
 #include "spec.h"
 #include "store.h"
 #include "store_run.h"
@@ -48,7 +48,7 @@ static const struct hval *next_with_ci(const struct hval *const *v, size_t i, si
  * reported unconfirmed.
  */
 void history_steps(struct hist_impl *im, enum hist_metric m, size_t rate,
-		   const struct hval *const *v, size_t n)
+		   const struct hval *const *v, size_t n, double margin)
 {
 	const struct hval *a = NULL;
 	size_t i;
@@ -64,6 +64,10 @@ void history_steps(struct hist_impl *im, enum hist_metric m, size_t rate,
 			a = b;      /* the same level */
 			continue;
 		}
+		/* Beyond the noise but within the margin compare would call
+		 * "no change": a level moving by less than it is not a step. */
+		if (!(fabs(b->v - a->v) > margin * fabs(a->v)))
+			continue;
 		up = b->lo > a->hi;
 		c = next_with_ci(v, i, n);
 		if (c && !(up ? c->lo > a->hi : c->hi < a->lo))
@@ -90,14 +94,19 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* scale * sum(num) / sum(den) with a percentile bootstrap over the n
- * windows (resampled with replacement, seeded). */
-static void boot_ratio(const double *num, const double *den, size_t n, uint64_t seed,
-		       double scale, struct hval *out)
+/*
+ * scale * sum(num) / sum(den) over the n windows, with a t interval at
+ * LEVEL on the windows' own ratios (mean +- t(n-1) s / sqrt(n), centred on
+ * the ratio of sums). A bootstrap of three windows has ten distinct
+ * resamples and an interval far too narrow: tests/slow/history_noise.sh
+ * measured it flagging 14% of unchanged series; the t interval is the
+ * honest width for a handful of windows.
+ */
+static void ratio_interval(const double *num, const double *den, size_t n, double scale,
+			   struct hval *out)
 {
-	double sn = 0, sd = 0, *r;
-	struct rng g;
-	size_t b, k, j;
+	double sn = 0, sd = 0, mean = 0, ss = 0, r, half;
+	size_t k, m = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->v = out->lo = out->hi = NAN;
@@ -109,24 +118,26 @@ static void boot_ratio(const double *num, const double *den, size_t n, uint64_t 
 	if (!n || !(sd > 0))
 		return;
 	out->v = scale * sn / sd;
-	if (n < 2)
-		return;
-	r = xcalloc(NBOOT, sizeof(*r));
-	rng_seed(&g, seed, 0x68697374);   /* "hist" */
-	for (b = 0; b < NBOOT; b++) {
-		sn = sd = 0;
-		for (k = 0; k < n; k++) {
-			j = rng_below(&g, n);
-			sn += num[j];
-			sd += den[j];
+	for (k = 0; k < n; k++)
+		if (den[k] > 0) {
+			mean += scale * num[k] / den[k];
+			m++;
 		}
-		r[b] = sd > 0 ? scale * sn / sd : out->v;
-	}
-	qsort(r, NBOOT, sizeof(*r), cmp_dbl);
-	out->lo = r[(size_t)floor((1 - LEVEL) / 2 * (NBOOT - 1))];
-	out->hi = r[(size_t)ceil((1 + LEVEL) / 2 * (NBOOT - 1))];
+	if (m < 2)
+		return;
+	mean /= (double)m;
+	for (k = 0; k < n; k++)
+		if (den[k] > 0) {
+			r = scale * num[k] / den[k] - mean;
+			ss += r * r;
+		}
+	half = stat_t_quantile((1 + LEVEL) / 2, (double)(m - 1)) * sqrt(ss / (double)(m - 1)) /
+	       sqrt((double)m);
+	if (!isfinite(half))
+		return;
+	out->lo = out->v - half;
+	out->hi = out->v + half;
 	out->has_ci = 1;
-	free(r);
 }
 
 static void knee_hval(const struct knee_result *k, struct hval *out)
@@ -224,6 +235,8 @@ static int load_run(struct history *h, size_t ri, const struct run_entry *e, str
 	if (store_open(&st, db.buf, 0))
 		goto out;
 	spec = run_spec(&e->rec, e->dir);
+	if (spec)
+		h->margin_pct = spec->compare.margin_pct;   /* the newest run's wins */
 	if (store_windows_load(&st, e->rec.id, &q, &wins))
 		goto out;
 	for (k = 0; k < h->nimpls; k++) {
@@ -340,8 +353,8 @@ static void rate_values(struct history *h, size_t k, const struct raw *raw)
 					one[nm++] = 1;
 				}
 			}
-			boot_ratio(a, b, n, x->seed + j, 1e6, &p->cost[j]);
-			boot_ratio(m, one, nm, x->seed + 1000 + j, 1.0 / (1024 * 1024), &p->mem[j]);
+			ratio_interval(a, b, n, 1e6, &p->cost[j]);
+			ratio_interval(m, one, nm, 1.0 / (1024 * 1024), &p->mem[j]);
 		}
 		free(a);
 		free(b);
@@ -360,14 +373,14 @@ static void find_steps(struct history *h)
 
 		for (r = 0; r < h->nruns; r++)
 			v[r] = im->points[r].present ? &im->points[r].knee : NULL;
-		history_steps(im, HM_KNEE, 0, v, h->nruns);
+		history_steps(im, HM_KNEE, 0, v, h->nruns, h->margin_pct / 100);
 		for (j = 0; j < im->nrates; j++) {
 			for (r = 0; r < h->nruns; r++)
 				v[r] = im->points[r].present ? &im->points[r].cost[j] : NULL;
-			history_steps(im, HM_COST, j, v, h->nruns);
+			history_steps(im, HM_COST, j, v, h->nruns, h->margin_pct / 100);
 			for (r = 0; r < h->nruns; r++)
 				v[r] = im->points[r].present ? &im->points[r].mem[j] : NULL;
-			history_steps(im, HM_MEMORY, j, v, h->nruns);
+			history_steps(im, HM_MEMORY, j, v, h->nruns, h->margin_pct / 100);
 		}
 	}
 	free(v);
@@ -413,6 +426,7 @@ int history_load(struct history *h, const struct history_opts *o)
 
 	memset(h, 0, sizeof(*h));
 	h->runs_dir = xstrdup(o->runs_dir);
+	h->margin_pct = 5;
 	if (store_runs_list(o->runs_dir, &e, &n, NULL) || pick_runs(h, o, e, n, &picked))
 		goto out;
 	h->runs = xcalloc(h->nruns, sizeof(*h->runs));

@@ -11,10 +11,10 @@
  *            bracket (lo, hi], a floor [highest rung, inf), a crossing at
  *            the first rung (0, first rung];
  *   cost     at each ladder rate: sum(cpu_s) / sum(completed) over the
- *            accepted ladder windows (us per request), with a percentile
- *            bootstrap over those windows (2000 resamples, the run's seed);
+ *            accepted ladder windows (us per request), with a 95% t
+ *            interval over those windows' own ratios;
  *   memory   at each ladder rate: the mean of the accepted windows'
- *            anonymous-memory medians (anon_p50, MiB), same bootstrap.
+ *            anonymous-memory medians (anon_p50, MiB), same interval.
  * The fixed rates are the ladder rates every listed run measured for the
  * implementation (all of them when no rate is common to every run).
  *
@@ -74,6 +74,7 @@ struct hist_impl {
 
 struct history {
 	char *spec;
+	double margin_pct;       /* the newest run's compare.margin_pct (5) */
 	char *runs_dir;
 	struct hist_run *runs;   /* oldest first */
 	size_t nruns;
@@ -94,9 +95,11 @@ int history_load(struct history *h, const struct history_opts *o);
 void history_release(struct history *h);
 
 /* The step rule on one series of intervals (exposed for tests): appends
- * to impl's steps. v[i] NULL or without an interval: no step at i. */
+ * to impl's steps. v[i] NULL or without an interval: no step at i. A step
+ * also moves the value by more than margin (a fraction) of the level it
+ * leaves. */
 void history_steps(struct hist_impl *im, enum hist_metric m, size_t rate,
-		   const struct hval *const *v, size_t n);
+		   const struct hval *const *v, size_t n, double margin);
 
 /* Writers (history_out.c): append one whole document. */
 void history_md(const struct history *h, struct sbuf *out);

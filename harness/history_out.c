@@ -102,10 +102,11 @@ void history_md(const struct history *h, struct sbuf *out)
 
 	sbuf_addf(out, "# History of `%s`: %zu run%s under %s\n\n", h->spec, h->nruns,
 		  h->nruns == 1 ? "" : "s", h->runs_dir);
-	sbuf_adds(out, "Per implementation and run: the knee with its interval, cost per request"
-		       " and memory at the ladder's fixed rates with their 95% intervals. A step is"
-		       " a change between consecutive runs whose intervals do not overlap and that"
-		       " the next run keeps (docs/history.md).\n");
+	sbuf_addf(out, "Per implementation and run: the knee with its interval, cost per request"
+		       " and memory at the ladder's fixed rates with their 95%% intervals. A step is"
+		       " a change between consecutive runs whose intervals do not overlap, larger"
+		       " than the margin (%g%%), that the next run keeps (docs/history.md).\n",
+		  h->margin_pct);
 	for (k = 0; k < h->nimpls; k++) {
 		const struct hist_impl *im = &h->impls[k];
 

@@ -26,7 +26,7 @@ static size_t steps(const double *v, size_t n, double half, enum hist_metric m,
 		h[i] = pt(v[i], half);
 		p[i] = isnan(v[i]) ? NULL : &h[i];
 	}
-	history_steps(im, m, 0, p, n);
+	history_steps(im, m, 0, p, n, 0.05);
 	free(h);
 	free(p);
 	return im->nsteps;
@@ -100,8 +100,18 @@ TEST(a_floor_to_a_point_below_it_is_a_step)
 	struct hist_impl im;
 
 	memset(&im, 0, sizeof(im));
-	history_steps(&im, HM_KNEE, 0, v, 4);
+	history_steps(&im, HM_KNEE, 0, v, 4, 0.05);
 	CHECK(im.nsteps == 1 && im.steps[0].run == 2 && im.steps[0].regression);
+	free(im.steps);
+}
+
+TEST(a_change_within_the_margin_is_no_step)
+{
+	/* intervals +-0.5 disjoint, but 3% moves: compare's "no change" */
+	const double v[] = { 50, 50.2, 51.5, 51.6, 51.4 };
+	struct hist_impl im;
+
+	CHECK(steps(v, 5, 0.5, HM_COST, &im) == 0);
 	free(im.steps);
 }
 
@@ -114,5 +124,6 @@ int main(void)
 	RUN(knee_down_is_a_regression_up_an_improvement);
 	RUN(gaps_compare_with_the_last_run_that_has_a_value);
 	RUN(a_floor_to_a_point_below_it_is_a_step);
+	RUN(a_change_within_the_margin_is_no_step);
 	return t_done();
 }
