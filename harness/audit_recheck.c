@@ -6,6 +6,7 @@
 #include "audit.h"
 #include "evidence_load.h"
 #include "gate.h"
+#include "head.h"
 #include "jout.h"
 #include "judge.h"
 #include "store_window.h"
@@ -39,8 +40,8 @@ static int rule_changed(const char *gate)
  * to the window gates recomputed on `in` (in the spec's order, as the
  * runner judged them). 0 agree, 1 mismatch (described), -1 error. */
 static int recheck_status(struct store *st, const struct spec *spec, const struct window_row *w,
-			  const struct gate_input *in, json_t *details, int legacy,
-			  struct sbuf *report)
+			  const struct gate_input *in, const struct judge_gate *head, size_t nhead,
+			  json_t *details, int legacy, struct sbuf *report)
 {
 	struct window_reset_rows resets;
 	int reset_failed = 0;
@@ -79,6 +80,8 @@ static int recheck_status(struct store *st, const struct spec *spec, const struc
 	ji.reset_failed = reset_failed;
 	ji.ngates = spec->nwindow_gates;
 	ji.gates = jg;
+	ji.nhead = nhead;
+	ji.head = head;
 	judge_window(&ji, &v);
 	status = w->status == WINDOW_STATUS_NONE ? NULL : window_status_name(w->status);
 	reasons = w->reasons ? w->reasons : "";
@@ -102,6 +105,58 @@ static int recheck_status(struct store *st, const struct spec *spec, const struc
 	}
 	free(jg);
 	return ret;
+}
+
+/* The head gates (head.h) recomputed from the stored discard seconds,
+ * into hg for the judge, each against its stored "head" row when there is
+ * one (runs before head gates have none). Returns the mismatches, -1. */
+static int recheck_head(struct store *st, const struct spec *spec, const struct spec_impl *impl,
+			int64_t wid, const struct gate_rows *gates, struct judge_gate *hg,
+			json_t *details, struct sbuf *report, struct recheck_count *count)
+{
+	size_t nh = spec->warmup.nhead_gates, i, k;
+	struct gate_result *hr = xcalloc(nh + 1, sizeof(*hr));
+	struct evidence he;
+	int mismatches = 0;
+
+	if (evidence_load_head(st, wid, &he)) {
+		free(hr);
+		return -1;
+	}
+	head_judge(spec, impl, &he, hr, hg);
+	evidence_release(&he);
+	for (k = 0; k < gates->n; k++) {
+		const char *gate = gates->v[k].gate ? gates->v[k].gate : "";
+		const char *status = gates->v[k].status ? gates->v[k].status : "";
+
+		if (!gates->v[k].phase || strcmp(gates->v[k].phase, "head"))
+			continue;
+		for (i = 0; i < nh && strcmp(spec->warmup.head_gates[i], gate); i++)
+			;
+		count->checked++;
+		if (i < nh && !strcmp(status, gate_status_name(hr[i].status)) &&
+		    same_num(gates->v[k].statistic, hr[i].statistic))
+			continue;
+		mismatches++;
+		if (details) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "window", json_integer(wid));
+			json_object_set_new(o, "phase", json_string("head"));
+			json_object_set_new(o, "gate", jout_str(gate));
+			json_object_set_new(o, "stored", jout_str(status));
+			json_object_set_new(o, "recomputed",
+					    jout_str(i < nh ? gate_status_name(hr[i].status) : ""));
+			json_object_set_new(o, "rule_changed", json_boolean(0));
+			json_array_append_new(details, o);
+		} else {
+			sbuf_addf(report, "window %lld head %s: stored %s, recomputed %s\n",
+				  (long long)wid, gate, status,
+				  i < nh ? gate_status_name(hr[i].status) : "(not in the spec)");
+		}
+	}
+	free(hr);
+	return mismatches;
 }
 
 static int recheck_phase(struct store *st, const struct spec *spec, const struct window_row *w,
@@ -178,7 +233,18 @@ static int recheck_phase(struct store *st, const struct spec *spec, const struct
 		}
 	}
 	if (phase == GATE_PHASE_WINDOW && mismatches >= 0) {
-		int m = recheck_status(st, spec, w, &in, details, count->legacy, report);
+		size_t nh = spec->warmup.nhead_gates;
+		struct judge_gate *hg = xcalloc(nh + 1, sizeof(*hg));
+		int m = recheck_head(st, spec, impl, wid, &gates, hg, details, report, count);
+
+		if (m < 0) {
+			free(hg);
+			mismatches = -1;
+			goto out;
+		}
+		mismatches += m;
+		m = recheck_status(st, spec, w, &in, hg, nh, details, count->legacy, report);
+		free(hg);
 
 		count->checked++;
 		/* A run recorded before the gate classes was judged by the old

@@ -159,6 +159,16 @@ static void print_text(const struct spec *s, const struct plan *p)
 	printf("; min %g s, max %g s, gates judge the trailing %g s\n", s->warmup.min_s,
 	       s->warmup.max_s, s->warmup.trailing_s);
 	print_list("  warm-up gates:", s->warmup.gates);
+	printf("  head gates:    ");
+	{
+		size_t i;
+		for (i = 0; i < s->warmup.nhead_gates; i++)
+			printf("%s%s", i ? ", " : "", s->warmup.head_gates[i]);
+		printf("%s (each window's discard_s head at its rate; %s)\n",
+		       s->warmup.nhead_gates ? "" : "none",
+		       s->warmup.head_enforce ? "enforced: a failure rejects the window"
+					      : "recorded only");
+	}
 	print_list("  window gates: ", s->window_gates);
 	printf("windows (worst case):\n");
 	printf("  ladder   %6zu  (%zu rungs x %d reps x %zu implementation%s; fewer when the ladder"
@@ -272,6 +282,8 @@ static int print_json(const struct spec *s, const struct plan *p)
 	json_object_set_new(w, "min_s", json_real(s->warmup.min_s));
 	json_object_set_new(w, "max_s", json_real(s->warmup.max_s));
 	json_object_set_new(w, "gates", str_array(s->warmup.gates));
+	json_object_set_new(w, "head_gates", str_array(s->warmup.head_gates));
+	json_object_set_new(w, "head_enforce", json_boolean(s->warmup.head_enforce));
 	json_object_set_new(o, "warmup", w);
 	json_object_set_new(o, "window_gates", str_array(s->window_gates));
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -28,5 +28,8 @@ void evidence_from_window_row(struct evidence *e, const struct window_row *w);
  * for phase (warm-up: its seconds and polls; window: the measured part).
  * -1 after one error() naming the database. */
 int evidence_load(struct store *st, int64_t wid, enum gate_phase phase, struct evidence *e);
+/* The window's discard_s head (its stored "discard" seconds) as head.h
+ * judges it. -1 after one error(). */
+int evidence_load_head(struct store *st, int64_t wid, struct evidence *e);
 
 #endif

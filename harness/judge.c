@@ -83,6 +83,21 @@ void judge_window(const struct judge_input *in, struct window_verdict *out)
 		add_reason(out, "reset_failed", NULL);
 		out->validity_fail = 1;
 	}
+	for (g = 0; g < in->nhead; g++) {
+		const struct judge_gate *jg = &in->head[g];
+		char what[64];
+
+		if (!jg->enforced || jg->status == GATE_PASS)
+			continue;
+		snprintf(what, sizeof(what), "head:%s", jg->name);
+		if (jg->status == GATE_NOT_EVALUABLE) {
+			add_reason(out, what, ":not_evaluable");
+			out->not_evaluable = 1;
+		} else {
+			add_reason(out, what, NULL);
+			out->validity_fail = 1;
+		}
+	}
 	if (in->sut_exited) {
 		add_reason(out, "sut_exited", NULL);
 		out->outcome_fail = 1;

@@ -62,12 +62,18 @@ struct judge_input {
 	int reset_failed;         /* a reset run before it did not exit 0 */
 	size_t ngates;
 	const struct judge_gate *gates; /* window gates, in the spec's order */
+	/* The head gates (warmup.head_gates on the discard_s head at the
+	 * window's rate), enforced only with warmup.head_enforce: a failure
+	 * is validity (not settled at the rate), reason "head:NAME". */
+	size_t nhead;
+	const struct judge_gate *head;
 };
 
 struct window_verdict {
 	enum window_status status;
 	/* Comma list, in this order: under_warmed, host_drift, test_void
-	 * (a test hook), reset_failed, sut_exited, then every enforced window gate that
+	 * (a test hook), reset_failed, head:NAME for each enforced head gate
+	 * that did not pass (head:NAME:not_evaluable), sut_exited, then every enforced window gate that
 	 * did not pass, in the spec's order, as `name` (fail) or
 	 * `name:not_evaluable`. Empty when accepted. Truncated (never
 	 * overflowed) past its size. */

@@ -27,6 +27,7 @@
 #include "gate.h"
 #include "hist.h"
 #include "judge.h"
+#include "head.h"
 #include "load.h"
 #include "rtstats.h"
 #include "runner_internal.h"
@@ -60,6 +61,7 @@ struct window_ctx {
 	int meas_started;
 	struct load_stats meas_total;
 	struct evidence meas;
+	struct evidence head;          /* the discard seconds (head.h) */
 	unsigned meas_secs;
 	int acct_open;
 	int have_acct;
@@ -258,6 +260,7 @@ static int meas_on_second(void *ctx, unsigned idx, const struct load_stats *sec)
 
 	if (idx < w->discard) {
 		record_second(w, "discard", idx, w->wp->rate, sec);
+		evidence_add_second(&w->head, last_p99(w), w->secs.v[w->secs.n - 1].p999_ms);
 		if (idx + 1 == w->discard)
 			meas_begin(w);
 	} else {
@@ -321,6 +324,7 @@ static void window_ctx_init(struct window_ctx *w, struct run_ctx *rc,
 	w->spec = spec;
 	evidence_init(&w->warm, GATE_PHASE_WARMUP);
 	evidence_init(&w->meas, GATE_PHASE_WINDOW);
+	evidence_init(&w->head, GATE_PHASE_WARMUP);
 	load_stats_init(&w->warm_total, spec->workload.nrequests);
 	load_stats_init(&w->meas_total, spec->workload.nrequests);
 	w->warm_res = xcalloc(spec->warmup.ngates + 1, sizeof(*w->warm_res));
@@ -344,6 +348,7 @@ static void window_ctx_release(struct window_ctx *w)
 	window_seconds_release(&w->secs);
 	evidence_release(&w->warm);
 	evidence_release(&w->meas);
+	evidence_release(&w->head);
 	load_stats_release(&w->warm_total);
 	load_stats_release(&w->meas_total);
 	free(w->warm_res);
@@ -462,6 +467,7 @@ static int window_measure(struct window_ctx *w)
 struct window_judgement {
 	struct window_verdict verdict;   /* status and reasons (judge.h) */
 	struct gate_result *gates;       /* [spec->nwindow_gates] */
+	struct gate_result *head;        /* [spec->warmup.nhead_gates] (head.h) */
 };
 
 /* The measured part's evidence, as the gates (and audit --recheck) see it. */
@@ -499,6 +505,7 @@ static void window_judge(struct window_ctx *w, struct window_judgement *j)
 {
 	const struct spec *spec = w->spec;
 	struct judge_gate *jg = xcalloc(spec->nwindow_gates + 1, sizeof(*jg));
+	struct judge_gate *hg = xcalloc(spec->warmup.nhead_gates + 1, sizeof(*hg));
 	struct judge_input in = { 0 };
 	struct gate_input gin;
 	struct evidence_scratch scratch;
@@ -523,8 +530,13 @@ static void window_judge(struct window_ctx *w, struct window_judgement *j)
 	in.reset_failed = w->reset_failed;
 	in.ngates = spec->nwindow_gates;
 	in.gates = jg;
+	j->head = xcalloc(spec->warmup.nhead_gates + 1, sizeof(*j->head));
+	head_judge(spec, &w->arm->impl, &w->head, j->head, hg);
+	in.nhead = spec->warmup.nhead_gates;
+	in.head = hg;
 	judge_window(&in, &j->verdict);
 	free(jg);
+	free(hg);
 }
 
 /* ------------------------------------------------------------- store */
@@ -660,7 +672,8 @@ static int store_gates(struct window_ctx *w, const char *phase, const char *cons
 		struct gate_row r = {
 			.window_id = w->wp->id, .phase = (char *)phase, .gate = (char *)gates[g],
 			.status = (char *)gate_status_name(res[g].status),
-			.enforced = cfg ? cfg->enforce : 1,
+			.enforced = !strcmp(phase, "head") ? w->spec->warmup.head_enforce
+				    : cfg ? cfg->enforce : 1,
 			.stat_name = (char *)res[g].stat_name,
 			.statistic = res[g].statistic, .threshold = res[g].threshold,
 			.evidence = (char *)res[g].evidence, .evaluations = (int)evals,
@@ -752,7 +765,9 @@ static int window_store(struct window_ctx *w, const struct window_judgement *j)
 	    (w->warm_evals && store_gates(w, "warmup", (const char *const *)spec->warmup.gates,
 					  spec->warmup.ngates, w->warm_res, w->warm_evals)) ||
 	    store_gates(w, "window", (const char *const *)spec->window_gates,
-			spec->nwindow_gates, j->gates, 1))
+			spec->nwindow_gates, j->gates, 1) ||
+	    store_gates(w, "head", (const char *const *)spec->warmup.head_gates,
+			spec->warmup.nhead_gates, j->head, 1))
 		goto rollback;
 	if (w->sut_exited)
 		store_event(st, w->rc->run_id, w->wp->id, "sut_exited",
@@ -827,6 +842,7 @@ out:
 	if (ret < 0)
 		rc->fatal = 1;
 	free(j.gates);
+	free(j.head);
 	window_ctx_release(&w);
 	return ret;
 }

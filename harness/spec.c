@@ -108,6 +108,7 @@ void spec_free(struct spec *s)
 	}
 	free(s->gates);
 	free_argv(s->warmup.gates);
+	free_argv(s->warmup.head_gates);
 	free_argv(s->window_gates);
 	free(s->sandbox.user);
 	free(s->name);

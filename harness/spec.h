@@ -167,6 +167,12 @@ struct spec_warmup {
 	double min_s, max_s, trailing_s;/* defaults 20, 180, 30 */
 	char **gates;                   /* NULL-terminated gate names */
 	size_t ngates;
+	/* Each window's discard_s head, at the window's rate, judged by these
+	 * flatness gates (default p99_flat, p999_flat; recorded as phase
+	 * "head"); a failure rejects the window only with head_enforce. */
+	char **head_gates;
+	size_t nhead_gates;
+	int head_enforce;               /* default 0: record only */
 };
 
 /* A gate's parameters as written in the spec (`gates:`) are the gate

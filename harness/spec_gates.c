@@ -17,6 +17,7 @@
 /* The lists used when the spec does not give one (docs/DESIGN.md's sketch,
  * minus the gates that need runtime-stats signals). */
 const char *const spec_default_warmup_gates[] = { "p99_flat", "p999_flat", "hot_set_touched", NULL };
+const char *const spec_default_head_gates[] = { "p99_flat", "p999_flat", NULL };
 const char *const spec_default_window_gates[] = {
 	"error_rate", "achieved_vs_offered", "stationarity", "throttled", "oom",
 	"generator", "sut_alive", NULL,
@@ -357,6 +358,20 @@ void spec_finish_gates(struct vctx *v)
 	if (!spec_node_at(v->root, "window_gates") && !s->window_gates)
 		s->window_gates = default_list(spec_default_window_gates, GATE_PHASE_WINDOW,
 					       &s->nwindow_gates);
+	if (!spec_node_at(v->root, "warmup.head_gates") && !s->warmup.head_gates)
+		s->warmup.head_gates = default_list(spec_default_head_gates, GATE_PHASE_WARMUP,
+						    &s->warmup.nhead_gates);
+	if (!s->warmup.head_gates)
+		s->warmup.head_gates = xcalloc(1, sizeof(char *));
+	for (i = 0; i < s->warmup.nhead_gates; i++)
+		if (strcmp(s->warmup.head_gates[i], "p99_flat") &&
+		    strcmp(s->warmup.head_gates[i], "p999_flat")) {
+			char p[64];
+			snprintf(p, sizeof(p), "warmup.head_gates[%zu]", i);
+			spec_err_at(v, p, "%s is not a flatness gate: the head has per-second "
+				    "latencies only (p99_flat, p999_flat)", s->warmup.head_gates[i]);
+		}
+	ensure(s, s->warmup.head_gates);
 	if (!s->warmup.gates)
 		s->warmup.gates = xcalloc(1, sizeof(char *));
 	if (!s->window_gates)
@@ -519,11 +534,44 @@ static void check_stage_points(struct vctx *v, const char *stage, double window_
 	}
 }
 
+/* An enforced head gate needs min_points seconds of head: fewer and it
+ * is never evaluable, so every window of the stage would be rejected. */
+static void check_head_points(struct vctx *v, const char *stage, double discard_s)
+{
+	const struct spec *s = v->s;
+	size_t i;
+
+	if (!s->warmup.head_enforce)
+		return;
+	for (i = 0; i < s->warmup.nhead_gates; i++) {
+		double need = min_points(s, s->warmup.head_gates[i]);
+		char p[64];
+
+		if (!(floor(discard_s) < need))
+			continue;
+		snprintf(p, sizeof(p), "stages.%s.discard_s", stage);
+		if (!spec_given(v, p))
+			snprintf(p, sizeof(p), "warmup.head_enforce");
+		spec_err_at(v, p, "a head of %g s gives %g per-second points; head gate %s "
+			    "needs min_points %g, so with warmup.head_enforce every %s window "
+			    "would be rejected (lengthen discard_s or record only)", discard_s,
+			    floor(discard_s), s->warmup.head_gates[i], need, stage);
+		return;
+	}
+}
+
 void spec_check_gate_points(struct vctx *v)
 {
 	const struct spec *s = v->s;
 
 	check_warmup_points(v);
+	check_head_points(v, "ladder", s->ladder.discard_s);
+	if (s->confirm.present)
+		check_head_points(v, "confirm", s->confirm.discard_s);
+	if (s->refine.present)
+		check_head_points(v, "refine", s->refine.discard_s);
+	if (s->soak.present)
+		check_head_points(v, "soak", s->soak.discard_s);
 	check_stage_points(v, "ladder", s->ladder.window_s, s->ladder.discard_s);
 	/* A confirm stage that inherits the ladder's window has the ladder's
 	 * problem, already reported there. */

@@ -172,6 +172,7 @@ size_t spec_edit_distance(const char *a, const char *b);
 const char *spec_suggest(const char *word, const char *const *cands, size_t n);
 
 extern const char *const spec_default_warmup_gates[];
+extern const char *const spec_default_head_gates[];
 extern const char *const spec_default_window_gates[];
 
 /* spec_read.c: key paths and lookups (malloc'd paths; nodes owned by the doc). */

@@ -309,6 +309,11 @@ static const struct field warmup_fields[] = {
 	{ "gates", FT_GATELIST, 0, O(struct spec_warmup, gates), O(struct spec_warmup, ngates), 0, 0, 0,
 	  "every warm-up gate with no required parameter", NULL, NULL, 0, 0, GATE_PHASE_WARMUP,
 	  "gates that must all pass, polled each second, before a window starts" },
+	{ "head_gates", FT_GATELIST, 0, O(struct spec_warmup, head_gates), O(struct spec_warmup, nhead_gates), 0, 0, 0,
+	  "p99_flat, p999_flat", NULL, NULL, 0, 0, GATE_PHASE_WARMUP,
+	  "flatness gates (p99_flat, p999_flat) judging each window's discard_s head at the window's rate: the jump from the warm-up rate settled; [] for none" },
+	{ "head_enforce", FT_BOOL, F_DEF, O(struct spec_warmup, head_enforce), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "a head gate that fails (or cannot be evaluated: discard_s too short) rejects the window (validity, reason head:NAME); false records only" },
 	FIELD_END
 };
 

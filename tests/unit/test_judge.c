@@ -189,6 +189,43 @@ TEST(under_warmed_and_drift)
 	CHECK(judge_reason_class("reset_failed") == GATE_VALIDITY);
 }
 
+/* The discard_s head's flatness gates: recorded only unless enforced;
+ * enforced, a failure is validity (head:NAME) and wins over an outcome
+ * failure; not evaluable voids the window unless the implementation died. */
+TEST(head_gates)
+{
+	struct judge_gate h[2] = { { "p99_flat", GATE_FAIL, 0 }, { "p999_flat", GATE_PASS, 0 } };
+
+	reset();
+	defaults();
+	in.nhead = 2;
+	in.head = h;
+	judge_window(&in, &v);
+	CHECK(v.status == WINDOW_ACCEPTED);
+	CHECK_STR(v.reasons, "");
+	h[0].enforced = h[1].enforced = 1;
+	judge_window(&in, &v);
+	CHECK(v.status == WINDOW_REJECTED && v.validity_fail);
+	CHECK_STR(v.reasons, "head:p99_flat");
+	set("error_rate", GATE_FAIL);
+	judge_window(&in, &v);
+	CHECK(v.status == WINDOW_REJECTED);
+	CHECK_STR(v.reasons, "head:p99_flat,error_rate");
+	reset();
+	defaults();
+	h[0].status = GATE_NOT_EVALUABLE;
+	in.nhead = 2;
+	in.head = h;
+	judge_window(&in, &v);
+	CHECK(v.status == WINDOW_REJECTED);
+	CHECK_STR(v.reasons, "head:p99_flat:not_evaluable");
+	in.sut_exited = 1;
+	judge_window(&in, &v);
+	CHECK(v.status == WINDOW_FAILED);
+	in.nhead = 0;
+	in.head = NULL;
+}
+
 TEST(not_evaluable)
 {
 	/* Alone: the window could not be judged, so it is void. */
@@ -241,6 +278,7 @@ int main(void)
 	RUN(sut_exited_is_failed);
 	RUN(validity_wins);
 	RUN(under_warmed_and_drift);
+	RUN(head_gates);
 	RUN(not_evaluable);
 	RUN(reasons_truncate);
 	return t_done();

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The discard head judged at the window's rate (issue 12, item 5): the
+# warm-up runs at 50 req/s, the window at 150. "flat" (8 workers x 10 ms:
+# capacity 800 req/s) settles at once; "jump" (1 worker x 10 ms: 100
+# req/s) cannot hold 150, its queue grows by ~50 requests a second and
+# its per-second p99 climbs by ~0.5 s a second through the 4 s head: the
+# head's p99_flat fails. Recorded only by default (gate_results phase
+# "head", visible in audit, never the status); with warmup.head_enforce
+# the jump's window is rejected for it (validity: head:p99_flat), flat's
+# is not. audit --recheck recomputes the head from the stored seconds.
+# min_points 4 (4 head seconds: Mann-Kendall's best p is 1/24 < 0.05).
+# Two runs x 2 windows of ~1 s warm-up + 5 s: about 25 s.
+. "$(dirname "$0")/../lib.sh"
+
+SRV=$HELPERS/testsrv
+RUNS=$T/runs
+spec() {  # spec ENFORCE
+	cat <<YAML
+version: 1
+name: head
+seed: 5
+slo: { percentile: 99, threshold_ms: 5000, error_rate_max: 0.5 }
+implementations:
+  - name: flat
+    start: [$SRV, --port, "{port}", --workers, "8", --delay-ms, "10"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+  - name: jump
+    start: [$SRV, --port, "{port}", --workers, "1", --delay-ms, "10"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+workload:
+  connections: 16
+  timeout_ms: 20000
+  requests:
+    - { name: work, method: GET, path: /work }
+stages:
+  ladder: { start_rps: 150, step: 2, max_rps: 150, reps: 1, window_s: 5, discard_s: 4 }
+retries: { max_per_cell: 0 }
+warmup:
+  rate: { fixed_rps: 50 }
+  min_s: 1
+  max_s: 1
+  trailing_s: 1
+  gates: []
+  head_enforce: $1
+gates:
+  p99_flat: { min_points: 4 }
+  p999_flat: { min_points: 4 }
+window_gates: [sut_alive]
+YAML
+}
+spec false >"$T/record.yaml"
+spec true >"$T/enforce.yaml"
+expect_exit "check: head gates recorded only by default" 0 "$HARNESS" check "$T/record.yaml"
+check "check names the head gates, recorded only" \
+	grep -q "head gates:    p99_flat, p999_flat (each window's discard_s head at its rate; recorded only)" "$T/out"
+sed 's/discard_s: 4/discard_s: 2/' "$T/enforce.yaml" >"$T/short.yaml"
+expect_exit "enforced head gates with a 2 s head are refused" 2 "$HARNESS" check "$T/short.yaml"
+grep -q "stages.ladder.discard_s: a head of 2 s gives 2 per-second points; head gate p99_flat needs min_points 4" "$T/err" &&
+	ok "says why" || fail "short head message: $(cat "$T/err")"
+sed 's/  head_enforce: false/  head_gates: [stationarity]/' "$T/record.yaml" >"$T/notflat.yaml"
+expect_exit "a head gate that is not a flatness gate is refused" 2 "$HARNESS" check "$T/notflat.yaml"
+
+for mode in record enforce; do
+	"$HARNESS" run "$T/$mode.yaml" --allow-dirty --runs-dir "$RUNS" --run-id $mode \
+		>"$T/$mode.out" 2>"$T/$mode.err"
+	echo "# $mode: exit $? $(sqlite3 "$RUNS/$mode/run.db" "SELECT impl || ' ' || status || ' ' || COALESCE(reasons, '') FROM windows ORDER BY id" | tr '\n' ';')"
+done
+q() { sqlite3 "$RUNS/$1/run.db" "$2"; }
+head_of() {  # head_of RUN IMPL: p99_flat's stored status and enforced flag
+	q "$1" "SELECT g.status || ' ' || g.enforced FROM gate_results g JOIN windows w ON w.id = g.window_id
+		WHERE w.impl = '$2' AND g.phase = 'head' AND g.gate = 'p99_flat'"
+}
+echo "# head p99_flat: record flat $(head_of record flat), jump $(head_of record jump); enforce flat $(head_of enforce flat), jump $(head_of enforce jump)"
+[ "$(head_of record jump)" = "fail 0" ] && [ "$(head_of record flat)" = "pass 0" ] &&
+	ok "recorded: jump's head trends up (p99_flat fail), flat's does not" ||
+	fail "record heads: jump '$(head_of record jump)', flat '$(head_of record flat)'"
+r=$(q record "SELECT COALESCE(reasons, '') FROM windows WHERE impl = 'jump'")
+case $r in *head:*) fail "record only, yet the status names the head: $r" ;;
+	*) ok "record only: the head does not decide the status ($r)" ;; esac
+case "$(q enforce "SELECT status || ' ' || reasons FROM windows WHERE impl = 'jump'")" in
+"rejected head:p99_flat" | "rejected head:p99_flat,head:p999_flat") true ;; *) false ;; esac &&
+	ok "enforced: jump's window rejected for its head (head:p99_flat)" ||
+	fail "enforce jump: $(q enforce "SELECT status, reasons FROM windows WHERE impl = 'jump'")"
+[ "$(q enforce "SELECT status FROM windows WHERE impl = 'flat'")" = accepted ] &&
+	ok "enforced: flat's settled head passes, window accepted" ||
+	fail "enforce flat: $(q enforce "SELECT status, reasons FROM windows WHERE impl = 'flat'")"
+
+wid=$(q enforce "SELECT id FROM windows WHERE impl = 'jump'")
+expect_exit "audit --window shows the head" 0 "$HARNESS" audit enforce --runs-dir "$RUNS" --window "$wid"
+grep -Eq "head +p99_flat +fail" "$T/out" && ok "audit lists the head gate and its verdict" ||
+	fail "audit: $(head -c 600 "$T/out")"
+expect_exit "audit --recheck: the head recomputed from the stored seconds" 0 "$HARNESS" audit enforce \
+	--runs-dir "$RUNS" --recheck
