@@ -361,6 +361,8 @@ static int cmd_rerun(struct cmd_ctx *c)
 	arm_set_init(&arms, a.nimpls * (a.with_baseline ? 2 : 1));
 	if (fetch_arms(&arms, run_dir.buf, &a, &par))
 		goto out;
+	/* every fetch is done: no credential outlives it in this process */
+	gitfetch_forget_credentials();
 
 	memset(&o, 0, sizeof(o));
 	o.runs_dir = a.runs_dir;
@@ -404,8 +406,11 @@ const struct cmd_desc cmd_rerun_desc = {
 	"implementation NAME built from REPO at REF, e.g. a pull request:\n"
 	"  harness rerun 20260101T000000-box --impl go=https://host/o/r#refs/pull/42/head\n"
 	"\n"
-	"REPO: a local path, file:// URL or any URL libgit2 fetches (credentials in\n"
-	"the URL are used, never recorded). REF: a branch, tag, full ref name\n"
+	"REPO: a local path, file:// URL or any URL libgit2 fetches. Credentials:\n"
+	"HARNESS_GIT_PASSWORD (a token) as user HARNESS_GIT_USER (default\n"
+	"x-access-token) from the environment, removed once fetched; or in the\n"
+	"URL (used, never recorded, but visible in this command line to every\n"
+	"user of the host). REF: a branch, tag, full ref name\n"
 	"(refs/pull/42/head) or commit id; omitted (NAME=REPO): the remote's HEAD.\n"
 	"The commit is checked out detached in RUNS_DIR/<new-id>/src/NAME/ and\n"
 	"recorded with the ref asked for and the remote URL.\n"

@@ -109,26 +109,43 @@ struct cred_state {
 	int tried;
 };
 
+int gitfetch_credentials(const char *url, char **user, char **pass)
+{
+	const char *host = strstr(url, "://"), *end, *at = NULL, *colon, *env;
+
+	*user = *pass = NULL;
+	if (host) {
+		host += 3;
+		end = host + strcspn(host, "/?#");
+		for (const char *p = host; p < end; p++)
+			if (*p == '@')
+				at = p;
+		colon = at ? memchr(host, ':', (size_t)(at - host)) : NULL;
+		if (colon) {
+			*user = xstrndup(host, (size_t)(colon - host));
+			*pass = xstrndup(colon + 1, (size_t)(at - colon - 1));
+			return 0;
+		}
+	}
+	env = getenv(GITFETCH_ENV_PASSWORD);
+	if (!env || !*env)
+		return -1;
+	*pass = xstrdup(env);
+	env = getenv(GITFETCH_ENV_USER);
+	*user = xstrdup(env && *env ? env : GITFETCH_DEFAULT_USER);
+	return 0;
+}
+
+void gitfetch_forget_credentials(void)
+{
+	unsetenv(GITFETCH_ENV_PASSWORD);
+	unsetenv(GITFETCH_ENV_USER);
+}
+
 static void cred_parse(const char *url, struct cred_state *c)
 {
-	const char *host = strstr(url, "://"), *end, *at, *colon;
-
 	memset(c, 0, sizeof(*c));
-	if (!host)
-		return;
-	host += 3;
-	end = host + strcspn(host, "/?#");
-	at = NULL;
-	for (const char *p = host; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (!at)
-		return;
-	colon = memchr(host, ':', (size_t)(at - host));
-	if (!colon)
-		return;
-	c->user = xstrndup(host, (size_t)(colon - host));
-	c->pass = xstrndup(colon + 1, (size_t)(at - colon - 1));
+	gitfetch_credentials(url, &c->user, &c->pass);
 }
 
 static int cred_cb(git_credential **out, const char *url, const char *user_from_url,

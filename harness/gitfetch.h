@@ -3,9 +3,12 @@
  * (harness rerun).
  *
  * REPO is a local path (relative to the current directory), a file:// URL
- * or any URL libgit2 can fetch (https where the network allows; http(s)
- * credentials embedded as https://user:pass@host/... are used for the fetch
- * and never recorded). REF is, tried in this order:
+ * or any URL libgit2 can fetch (https where the network allows). http(s)
+ * credentials: embedded as https://user:pass@host/... (used for the fetch,
+ * never recorded; but visible to every user of the host in the harness's
+ * command line), else from the environment: HARNESS_GIT_PASSWORD (a
+ * token) as user HARNESS_GIT_USER (default x-access-token), the way to
+ * keep a token off any command line. REF is, tried in this order:
  *   - a full ref name as the remote advertises it (refs/pull/42/head,
  *     refs/heads/main, HEAD);
  *   - a branch (refs/heads/REF), then a tag (refs/tags/REF, peeled);
@@ -41,6 +44,18 @@ struct gitfetch_result {
 int gitfetch(const char *repo, const char *ref, const char *dest,
 	     struct gitfetch_result *out);
 void gitfetch_result_release(struct gitfetch_result *r);
+
+#define GITFETCH_ENV_PASSWORD "HARNESS_GIT_PASSWORD"
+#define GITFETCH_ENV_USER "HARNESS_GIT_USER"
+#define GITFETCH_DEFAULT_USER "x-access-token"
+
+/* The credentials a fetch of url offers: the URL's user:pass, else the
+ * environment's (above). 0 with *user and *pass malloc'd, or -1 (both
+ * NULL) when there are none. */
+int gitfetch_credentials(const char *url, char **user, char **pass);
+/* Remove the environment's credentials from this process (rerun calls it
+ * once every fetch is done, before any fetched code runs). */
+void gitfetch_forget_credentials(void);
 
 /* "https://user:pass@host/x" -> "https://host/x" (malloc'd); any other
  * string is returned copied unchanged. */

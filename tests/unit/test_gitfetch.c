@@ -27,6 +27,39 @@ TEST(strips_credentials)
 	strip_is("git@example.com:o/r.git", "git@example.com:o/r.git"); /* no secret */
 }
 
+TEST(credentials_from_url_then_environment)
+{
+	char *u, *p;
+
+	unsetenv("HARNESS_GIT_PASSWORD");
+	unsetenv("HARNESS_GIT_USER");
+	CHECK(gitfetch_credentials("https://host/o/r", &u, &p) == -1 && !u && !p);
+	CHECK(gitfetch_credentials("https://me:tok@host/o/r", &u, &p) == 0);
+	CHECK_STR(u, "me");
+	CHECK_STR(p, "tok");
+	free(u);
+	free(p);
+	setenv("HARNESS_GIT_PASSWORD", "envtok", 1);
+	CHECK(gitfetch_credentials("https://host/o/r", &u, &p) == 0);
+	CHECK_STR(u, "x-access-token");
+	CHECK_STR(p, "envtok");
+	free(u);
+	free(p);
+	setenv("HARNESS_GIT_USER", "bot", 1);
+	CHECK(gitfetch_credentials("https://host/o/r", &u, &p) == 0);
+	CHECK_STR(u, "bot");
+	free(u);
+	free(p);
+	/* the URL's own wins */
+	CHECK(gitfetch_credentials("https://me:tok@host/o/r", &u, &p) == 0);
+	CHECK_STR(u, "me");
+	free(u);
+	free(p);
+	gitfetch_forget_credentials();
+	CHECK(!getenv("HARNESS_GIT_PASSWORD") && !getenv("HARNESS_GIT_USER"));
+	CHECK(gitfetch_credentials("https://host/o/r", &u, &p) == -1);
+}
+
 TEST(parses_impl_args)
 {
 	char *n, *r, *f;
@@ -64,6 +97,7 @@ TEST(missing_repository_fails)
 int main(void)
 {
 	RUN(strips_credentials);
+	RUN(credentials_from_url_then_environment);
 	RUN(parses_impl_args);
 	RUN(missing_repository_fails);
 	return t_done();
