@@ -82,3 +82,13 @@ near "1k/s for 200 ms: 200 requests due" "$r" 200 2 "the schedule is exact; the 
 expect_exit "--rate 1x refused" 2 "$HARNESS" load "http://127.0.0.1:9/" --rate 1x --duration 1
 grep -q -- "--rate: want requests per second" "$T/err" && ok "says what --rate wants" ||
 	fail "rate: $(cat "$T/err")"
+
+# Every spec key a --help names exists (rerun's used to name sandbox keys
+# the spec does not have): checked against `harness schema --markdown`.
+"$HARNESS" schema --markdown >"$T/ref.md"
+for c in $cmds; do "$HARNESS" "$c" --help; done >"$T/helps"
+keys=$(grep -oE '\b(slo|implementations|workload|stages|warmup|gates|sandbox|compare|retries|accounting|dependencies|stats|ladder|confirm|refine|soak)\.[a-z_]+(\.[a-z_]+)?' "$T/helps" | sort -u)
+missing=""
+for k in $keys; do grep -qF "$k" "$T/ref.md" || missing="$missing $k"; done
+[ -n "$keys" ] && [ -z "$missing" ] && ok "every spec key named in a --help exists ($(echo $keys | wc -w))" ||
+	fail "--help names keys the spec lacks:$missing"
