@@ -45,25 +45,21 @@ static void parent_release(struct parent *p)
 	run_record_release(&p->rec);
 }
 
-static int parent_load(struct parent *p, const char *runs_dir, const char *run)
+/* RUN as the dispatcher opened it (cmd.h); its database is closed after:
+ * the new run may take hours, RUN is only read here. */
+static int parent_load(struct parent *p, struct cmd_ctx *c)
 {
-	struct store st = { 0 };
-	struct sbuf dir = SBUF_INIT, id = SBUF_INIT;
 	int ret = -1;
 
 	memset(p, 0, sizeof(*p));
 	run_record_init(&p->rec);
-	if (store_open_run(&st, runs_dir, run, &dir, &id))
-		goto out;
-	p->dir = sbuf_detach(&dir, NULL);
-	if (run_record_load(&st, id.buf, &p->rec) ||
-	    run_record_spec(&p->rec, st.path, &p->spec_text, &p->spec_len))
+	p->dir = xstrdup(c->run_dir.buf);
+	if (run_record_load(&c->st, c->run_id.buf, &p->rec) ||
+	    run_record_spec(&p->rec, c->st.path, &p->spec_text, &p->spec_len))
 		goto out;
 	ret = 0;
 out:
-	store_close(&st);
-	sbuf_release(&dir);
-	sbuf_release(&id);
+	store_close(&c->st);
 	return ret;
 }
 
@@ -336,7 +332,7 @@ static int cmd_rerun(struct cmd_ctx *c)
 		error("rerun: --impl NAME=REPO#REF is required; see 'harness rerun --help'");
 		goto out;
 	}
-	if (parent_load(&par, a.runs_dir, a.run))
+	if (parent_load(&par, c))
 		goto out;
 	base_dir = dir_of(par.rec.spec_path);
 	spec = spec_parse(par.spec_text, par.spec_len, par.rec.spec_path, base_dir);
@@ -438,7 +434,7 @@ const struct cmd_desc cmd_rerun_desc = {
 	"failed, runs.failure_kind and failure_impl). In a CI script keep this exit\n"
 	"code: `set -o pipefail`, or write the output to a file, not a pipe.\n",
 	.opts = options,
-	.flags = CMD_RUNS_DIR,
+	.flags = CMD_RUN,
 	.min_args = 1,
 	.max_args = 1,
 	.fn = cmd_rerun,
