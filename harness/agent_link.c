@@ -117,7 +117,7 @@ static pid_t spawn(char **argv, int *to, int *from)
 		goto fail;
 	}
 	if (pid == 0) {
-		int devnull;
+		int devnull = -1;
 
 		setpgid(0, 0);
 		if (to) {
@@ -127,6 +127,10 @@ static pid_t spawn(char **argv, int *to, int *from)
 			dup2(devnull, 0);
 		}
 		dup2(out[1], 1);
+		/* Nothing else of ours: not the run's lock or database, nor
+		 * another agent's pipes (ssh must see EOF when we die). */
+		for (devnull = 3; devnull < 4096; devnull++)
+			close(devnull);
 		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "harness: cannot run %s: %s\n", argv[0], strerror(errno));

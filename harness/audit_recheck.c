@@ -66,6 +66,13 @@ static int recheck_status(struct store *st, const struct spec *spec, const struc
 	ji.warmup_gates = spec->warmup.ngates > 0;
 	ji.warm_passed = w->warm > 0;
 	ji.sut_exited = w->sut_exited;
+	/* A lost load agent and a clock beyond max_offset_ms are stored
+	 * facts too: the channel's state is not in the series (its events
+	 * name the agent). */
+	ji.agent_lost = w->reasons && (!strncmp(w->reasons, "agent_lost", 10) ||
+				       strstr(w->reasons, ",agent_lost"));
+	ji.clock_offset = w->reasons && (!strncmp(w->reasons, "clock_offset", 12) ||
+					 strstr(w->reasons, ",clock_offset"));
 	/* A window a test hook voided stays void: a stored fact of the run. */
 	ji.test_void = w->reasons && (!strncmp(w->reasons, "test_void", 9) ||
 				      strstr(w->reasons, ",test_void"));

@@ -202,6 +202,17 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->impl_name = impl ? impl->name : NULL;
 	in->error_rate_max = spec ? spec->slo.error_rate_max : NAN;
 	in->generator_threads = spec && spec->workload.threads > 0 ? spec->workload.threads : 1;
+	/* Load agents (workload.generators): their CPU is summed, and so
+	 * are their threads. */
+	if (spec && spec->workload.ngenerators) {
+		int wt = in->generator_threads;
+		size_t i;
+
+		in->generator_threads = 0;
+		for (i = 0; i < spec->workload.ngenerators; i++)
+			in->generator_threads += spec->workload.generators[i].threads > 0 ?
+						 spec->workload.generators[i].threads : wt;
+	}
 	in->nsec = e->nsec - first;
 	in->p99_ms = e->p99_ms ? e->p99_ms + first : NULL;
 	in->p999_ms = e->p999_ms ? e->p999_ms + first : NULL;

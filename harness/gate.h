@@ -104,7 +104,8 @@ struct gate_input {
 	const char *impl_name;       /* the implementation judged */
 	double error_rate_max;       /* slo.error_rate_max (error_rate's default);
 					NaN: none */
-	int generator_threads;       /* workload.threads (>= 1) */
+	int generator_threads;       /* workload.threads (>= 1); with workload.generators,
+					every agent's threads summed */
 
 	/* Per-second latency series from the load engine (from intended send
 	 * time). Warm-up: the trailing `trailing_s` seconds; window: the

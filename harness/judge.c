@@ -98,6 +98,14 @@ void judge_window(const struct judge_input *in, struct window_verdict *out)
 			out->validity_fail = 1;
 		}
 	}
+	if (in->agent_lost) {
+		add_reason(out, "agent_lost", NULL);
+		out->validity_fail = 1;
+	}
+	if (in->clock_offset) {
+		add_reason(out, "clock_offset", NULL);
+		out->validity_fail = 1;
+	}
 	if (in->sut_exited) {
 		add_reason(out, "sut_exited", NULL);
 		out->outcome_fail = 1;

@@ -58,6 +58,9 @@ struct judge_input {
 	int warm_passed;          /* every enforced warm-up gate passed */
 	int sut_exited;           /* the implementation exited (or never came back) */
 	int host_drift;           /* the host changed under the window */
+	int agent_lost;           /* a load agent (workload.generators) was lost mid-window */
+	int clock_offset;         /* an agent's clock offset uncertain or moving beyond
+				     generator_options.max_offset_ms */
 	int test_void;            /* HARNESS_TEST_VOID_WINDOWS (a test hook) voided it */
 	int reset_failed;         /* a reset run before it did not exit 0 */
 	size_t ngates;
@@ -73,7 +76,8 @@ struct window_verdict {
 	enum window_status status;
 	/* Comma list, in this order: under_warmed, host_drift, test_void
 	 * (a test hook), reset_failed, head:NAME for each enforced head gate
-	 * that did not pass (head:NAME:not_evaluable), sut_exited, then every enforced window gate that
+	 * that did not pass (head:NAME:not_evaluable), agent_lost, clock_offset,
+	 * sut_exited, then every enforced window gate that
 	 * did not pass, in the spec's order, as `name` (fail) or
 	 * `name:not_evaluable`. Empty when accepted. Truncated (never
 	 * overflowed) past its size. */
@@ -87,7 +91,8 @@ struct window_verdict {
 void judge_window(const struct judge_input *in, struct window_verdict *out);
 
 /* The class a reason token stands for: sut_exited and outcome gates ->
- * GATE_OUTCOME; under_warmed, host_drift, reset_failed, validity gates, unknown names
+ * GATE_OUTCOME; under_warmed, host_drift, reset_failed, agent_lost,
+ * clock_offset, validity gates, unknown names
  * and anything `:not_evaluable` -> GATE_VALIDITY. */
 enum gate_class judge_reason_class(const char *reason);
 

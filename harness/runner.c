@@ -452,8 +452,17 @@ static int build_and_run(struct run_ctx *rc)
 		sbuf_release(&why);
 		return code;
 	}
+	if (!runner_stop && runner_gens_open(rc)) {
+		runner_gens_close(rc);
+		runner_deps_stop(rc);
+		if (!runner_stop) {
+			set_run_status(rc, "failed", "a load agent could not be started", "environment");
+			return EXIT_ENV;
+		}
+	}
 	code = runner_stop ? EXIT_NEGATIVE : runner_stages(rc);
 	runner_stop_all(rc);
+	runner_gens_close(rc);
 	runner_deps_stop(rc);
 	if (stderr_is_tty())
 		fputc('\n', stderr);

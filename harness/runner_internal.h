@@ -10,6 +10,7 @@
 
 #include "hostfacts.h"
 #include "knee.h"
+#include "load_dist.h"
 #include "runner.h"
 #include "spec.h"
 #include "stat.h"
@@ -110,12 +111,32 @@ struct run_ctx {
 	int preflight_done;
 	int preflight_candidate;  /* its failure was a rerun candidate's */
 
+	/* workload.generators: the agents (runner_gens.c) */
+	struct agent_link *links;
+	struct load_dist_gen *gens;
+	int *link_open;
+	size_t ngens;
+
 	/* fatal: an environment error (exit 3) stopped the run */
 	int fatal;
 	/* why the run failed, for runs.failure_kind / failure_impl (NULL:
 	 * not set; fail_impl points at an arm's name) */
 	const char *fail_kind, *fail_impl;
 };
+
+/* runner_gens.c: the load from workload.generators' agents. */
+/* Start every agent (version checked). 0, or -1 after an error(). */
+int runner_gens_open(struct run_ctx *rc);
+void runner_gens_close(struct run_ctx *rc);
+/* The URL the agents load: sut_url with generator_options.target_host
+ * (into buf), or sut_url itself when no generators or no target_host. */
+const char *runner_gens_url(const struct run_ctx *rc, const char *sut_url, struct sbuf *buf);
+/* Run cfg through the agents (lost ones reconnected first); events per
+ * agent on window wid; *lost / *clock set when the load is void.
+ * 0, or -1 after an error() (an agent could not be reconnected: exit 3). */
+int runner_gens_load(struct run_ctx *rc, int64_t wid, const char *phase,
+		     const struct load_config *cfg, struct load_result *res, int *lost,
+		     int *clock);
 
 /* runner_progress.c */
 /* Set by SIGINT/SIGTERM; the load engine polls it every tick. */

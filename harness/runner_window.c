@@ -68,6 +68,9 @@ struct window_ctx {
 	struct account_window acct;
 	int sut_exited;
 	double started_wall;
+	/* workload.generators: an agent lost, a clock beyond max_offset_ms */
+	int agent_lost, clock_offset;
+	struct sbuf url;             /* the URL the agents load */
 
 	/* resets run before it (runner_reset.c) */
 	struct window_reset_rows resets;
@@ -282,11 +285,21 @@ static int meas_on_second(void *ctx, unsigned idx, const struct load_stats *sec)
 static void load_config_for(struct window_ctx *w, struct load_config *cfg, double rate,
 			    double duration_s, uint64_t stream)
 {
-	bind_load(cfg, w->spec, sut_url(w->arm->sut), rate, duration_s,
-		  bind_window_seed(w->spec, w->wp->id, stream));
+	bind_load(cfg, w->spec, runner_gens_url(w->rc, sut_url(w->arm->sut), &w->url), rate,
+		  duration_s, bind_window_seed(w->spec, w->wp->id, stream));
 	cfg->stop = &runner_stop;
 	/* a jailed implementation listens on its own namespace's loopback */
 	cfg->netns_fd = sut_netns(w->arm->sut);
+}
+
+/* The load, from this host's engine or from the generators' agents. */
+static int run_load(struct window_ctx *w, const char *phase, const struct load_config *cfg,
+		    struct load_result *res)
+{
+	if (!w->rc->ngens)
+		return load_run(cfg, res);
+	return runner_gens_load(w->rc, w->wp->id, phase, cfg, res, &w->agent_lost,
+				&w->clock_offset);
 }
 
 static double warmup_rate(struct window_ctx *w)
@@ -318,6 +331,7 @@ static void window_ctx_init(struct window_ctx *w, struct run_ctx *rc,
 	const struct spec *spec = rc->spec;
 
 	memset(w, 0, sizeof(*w));
+	sbuf_init(&w->url);
 	w->rc = rc;
 	w->wp = wp;
 	w->arm = wp->arm;
@@ -351,6 +365,7 @@ static void window_ctx_release(struct window_ctx *w)
 	evidence_release(&w->head);
 	load_stats_release(&w->warm_total);
 	load_stats_release(&w->meas_total);
+	sbuf_release(&w->url);
 	free(w->warm_res);
 	window_reset_rows_release(&w->resets);
 	if (w->have_acct)
@@ -419,7 +434,7 @@ static int window_warmup(struct window_ctx *w)
 	 * up all night must not accumulate them. */
 	if (wp->arm->rts)
 		rtstats_forget_before(wp->arm->rts, w->warm_t0_ns);
-	if (load_run(&cfg, &res))
+	if (run_load(w, "warm-up", &cfg, &res))
 		return -1;
 	load_result_release(&res);
 	return runner_stop ? 1 : 0;
@@ -444,7 +459,7 @@ static int window_measure(struct window_ctx *w)
 	cfg.ctx = w;
 	if (w->discard == 0)
 		meas_begin(w);
-	if (load_run(&cfg, &res))
+	if (run_load(w, "window", &cfg, &res))
 		return -1;
 	load_result_release(&res);
 	if (w->meas_started)
@@ -527,6 +542,8 @@ static void window_judge(struct window_ctx *w, struct window_judgement *j)
 	in.warm_passed = w->warm_passed;
 	in.sut_exited = w->sut_exited;
 	in.test_void = runner_test_void(w->rc, w->wp);
+	in.agent_lost = w->agent_lost;
+	in.clock_offset = w->clock_offset;
 	in.reset_failed = w->reset_failed;
 	in.ngates = spec->nwindow_gates;
 	in.gates = jg;

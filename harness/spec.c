@@ -93,6 +93,14 @@ void spec_free(struct spec *s)
 		free(r->expect.content_type);
 		free_kv(r->expect.json, r->expect.njson);
 	}
+	for (i = 0; i < s->workload.ngenerators; i++) {
+		free(s->workload.generators[i].host);
+		free(s->workload.generators[i].cpus);
+		free(s->workload.generators[i].binary);
+	}
+	free(s->workload.generators);
+	free_argv(s->workload.ssh_options);
+	free(s->workload.target_host);
 	free(s->workload.requests);
 	free(s->workload.cpus);
 	free_argv(s->workload.preflight.ignore);

@@ -102,6 +102,15 @@ struct spec_preflight {
 	char **ignore;                  /* JSON pointers skipped by strict, or NULL */
 };
 
+/* A load generator on another host (workload.generators[]): an agent
+ * started over ssh (agent_link.h), or `local`. */
+struct spec_generator {
+	char *host;                     /* ssh destination, or "local" */
+	int threads;                    /* 0: workload.threads */
+	char *cpus;                     /* its threads' pinning on its host, or NULL */
+	char *binary;                   /* the harness there; NULL: "harness" */
+};
+
 struct spec_workload {
 	enum arrival arrival;           /* default constant */
 	int connections;                /* default 64, 1..100000 */
@@ -112,6 +121,12 @@ struct spec_workload {
 	enum transport transport;       /* default auto (native for http://) */
 	struct load_request *requests;
 	size_t nrequests;
+	/* Generators on other hosts; none: the load runs here, as always. */
+	struct spec_generator *generators;
+	size_t ngenerators;
+	char **ssh_options;             /* generator_options.ssh_options, or NULL */
+	double max_offset_ms;           /* generator_options.max_offset_ms, default 5 */
+	char *target_host;              /* generator_options.target_host, or NULL */
 	struct spec_preflight preflight;
 };
 

@@ -200,6 +200,8 @@ void spec_warn_at(struct vctx *v, const char *path, const char *fmt, ...)
 void spec_check_all(struct vctx *v);
 /* spec_deps.c: dependency names, references and health (see there). */
 void spec_check_deps(struct vctx *v);
+/* spec_gens.c: workload.generators' hosts and binaries. */
+void spec_check_generators(struct vctx *v);
 
 /* spec_gates.c: the gates: map, the gate lists, defaults and requirements. */
 void spec_read_gatelist(struct vctx *v, const struct field *f, void *base,

@@ -179,6 +179,28 @@ static const struct field preflight_fields[] = {
 	FIELD_END
 };
 
+static const struct field generator_fields[] = {
+	{ "host", FT_STR, F_REQ, O(struct spec_generator, host), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "where the generator runs: an ssh destination (user@host, ssh://user@host:port, a Host of ~/.ssh/config), started as `ssh -T HOST BINARY agent`, or local" },
+	{ "threads", FT_INT, F_MIN | F_MAX, O(struct spec_generator, threads), 0, 1, 256, 0, "workload.threads", NULL, NULL, 0, 0, 0,
+	  "its generator threads" },
+	{ "cpus", FT_SCALAR, F_CPUS, O(struct spec_generator, cpus), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "cpu list its threads are pinned to on its host (default: not pinned)" },
+	{ "binary", FT_STR, 0, O(struct spec_generator, binary), 0, 0, 0, 0, "harness", NULL, NULL, 0, 0, 0,
+	  "the harness binary on that host (the same version as this one; letters, digits and / . _ - + ~ only)" },
+	FIELD_END
+};
+
+static const struct field generator_options_fields[] = {
+	{ "ssh_options", FT_ARGV, 0, O(struct spec_workload, ssh_options), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "options passed to ssh as -o OPTION each, e.g. [IdentityFile=~/.ssh/bench]" },
+	{ "max_offset_ms", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_workload, max_offset_ms), 0, 0, 10000, 5, NULL, NULL, NULL, 0, 0, 0,
+	  "a generator's clock offset uncertainty (half the best exchange's round trip), or the change of its offset over the window, above this voids the window (reason clock_offset, validity)" },
+	{ "target_host", FT_STR, 0, O(struct spec_workload, target_host), 0, 0, 0, 0, "127.0.0.1", NULL, NULL, 0, 0, 0,
+	  "the address the generators load the implementation at (it must listen there)" },
+	FIELD_END
+};
+
 static const struct field workload_fields[] = {
 	{ "arrival", FT_ENUM, F_DEF, O(struct spec_workload, arrival), 0, 0, 0, ARRIVAL_CONSTANT, NULL, arrival_names, NULL, 0, 0, 0,
 	  "open-loop schedule: evenly spaced or Poisson (seeded)" },
@@ -196,6 +218,10 @@ static const struct field workload_fields[] = {
 	  "load engine: native (epoll + http-parser, HTTP/1.1), curl (libcurl multi), auto (native for http://)" },
 	{ "requests", FT_LIST, F_REQ, O(struct spec_workload, requests), O(struct spec_workload, nrequests), 0, 0, 0, NULL, NULL, request_fields,
 	  sizeof(struct load_request), 1, 0, "the weighted request mix" },
+	{ "generators", FT_LIST, 0, O(struct spec_workload, generators), O(struct spec_workload, ngenerators), 0, 0, 0, NULL, NULL, generator_fields,
+	  sizeof(struct spec_generator), 1, 0, "load generators on other hosts (agents over ssh, docs/AGENT_PROTOCOL.md) splitting the schedule exactly; absent: the load runs on this host" },
+	{ "generator_options", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, generator_options_fields, 0, 0, 0,
+	  "how the generators are reached and judged" },
 	{ "preflight", FT_OBJ, 0, O(struct spec_workload, preflight), 0, 0, 0, 0, NULL, NULL, preflight_fields, 0, 0, 0,
 	  "before the first window every request is sent to every implementation and checked against its expect (and, strict, against each other); a failure refuses the run (exit 3)" },
 	FIELD_END

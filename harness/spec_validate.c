@@ -539,6 +539,7 @@ void spec_validate(struct spec *s, const struct ynode *root, struct spec_diags *
 		return;
 	spec_check_all(&v);
 	spec_check_deps(&v);
+	spec_check_generators(&v);
 	spec_finish_gates(&v);
 	spec_check_gate_points(&v);
 }

@@ -224,6 +224,25 @@ TEST(head_gates)
 	CHECK(v.status == WINDOW_FAILED);
 	in.nhead = 0;
 	in.head = NULL;
+/* A lost load agent and a clock beyond max_offset_ms void the window,
+ * over an outcome gate's failure too (validity wins). */
+TEST(agent_lost_and_clock_offset)
+{
+	reset();
+	defaults();
+	in.agent_lost = 1;
+	set("error_rate", GATE_FAIL);
+	judge_window(&in, &v);
+	CHECK(v.status == WINDOW_REJECTED);
+	CHECK_STR(v.reasons, "agent_lost,error_rate");
+	reset();
+	defaults();
+	in.clock_offset = 1;
+	judge_window(&in, &v);
+	CHECK(v.status == WINDOW_REJECTED);
+	CHECK_STR(v.reasons, "clock_offset");
+	CHECK(judge_reason_class("agent_lost") == GATE_VALIDITY);
+	CHECK(judge_reason_class("clock_offset") == GATE_VALIDITY);
 }
 
 TEST(not_evaluable)
@@ -279,6 +298,7 @@ int main(void)
 	RUN(validity_wins);
 	RUN(under_warmed_and_drift);
 	RUN(head_gates);
+	RUN(agent_lost_and_clock_offset);
 	RUN(not_evaluable);
 	RUN(reasons_truncate);
 	return t_done();
