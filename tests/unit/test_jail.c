@@ -13,13 +13,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "jail.h"
 #include "netns.h"
+#include "portfwd.h"
 #include "sandbox.h"
 #include "sut_spawn.h"
 #include "t.h"
@@ -199,6 +203,111 @@ TEST(socket_in_namespace)
 	waitpid(pid, NULL, 0);
 }
 
+
+static int host_listener(int *port)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 4) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len))
+		return -1;
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* In a child's new network namespace (lo brought up), a forwarded port
+ * reaches the harness's listener both ways, half-close included; a port
+ * not forwarded is refused there even though the host listens on it. */
+TEST(dependency_port_forwarded)
+{
+	int ready[2], go[2], res[2], port, other, l, l2, ns, a, n, k;
+	struct portfwd *f;
+	char buf[16], got[64];
+	struct timeval tmo = { 5, 0 };
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		printf("# skipped dependency_port_forwarded: needs root\n");
+		return;
+	}
+	l = host_listener(&port);
+	l2 = host_listener(&other);
+	CHECK(l >= 0 && l2 >= 0);
+	CHECK(!pipe(ready) && !pipe(go) && !pipe(res));
+	pid = fork();
+	if (!pid) {
+		struct ifreq ifr;
+		struct sockaddr_in sa;
+		int s, c, k, refused;
+		char out[16];
+
+		if (unshare(CLONE_NEWNET))
+			_exit(1);
+		s = socket(AF_INET, SOCK_DGRAM, 0);
+		memset(&ifr, 0, sizeof(ifr));
+		strcpy(ifr.ifr_name, "lo");
+		if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+			_exit(1);
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], out, 1) != 1)
+			_exit(1);
+		memset(&sa, 0, sizeof(sa));
+		sa.sin_family = AF_INET;
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sa.sin_port = htons((uint16_t)other);
+		c = socket(AF_INET, SOCK_STREAM, 0);
+		refused = connect(c, (struct sockaddr *)&sa, sizeof(sa)) == -1 && errno == ECONNREFUSED;
+		close(c);
+		sa.sin_port = htons((uint16_t)port);
+		c = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(c, (struct sockaddr *)&sa, sizeof(sa)) || write(c, "ping", 4) != 4)
+			_exit(1);
+		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
+		shutdown(c, SHUT_WR);
+		k = (int)read(c, out, sizeof(out) - 1);
+		out[k > 0 ? k : 0] = '\0';
+		snprintf(got, sizeof(got), "%s %s", refused ? "refused" : "reached", out);
+		if (write(res[1], got, strlen(got)) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	CHECK(read(ready[0], buf, 1) == 1);
+	ns = netns_open(pid);
+	f = portfwd_start(ns, &port, 1);
+	CHECK(f != NULL);
+	CHECK(write(go[1], "g", 1) == 1);
+	a = accept(l, NULL, NULL);
+	CHECK(a >= 0);
+	/* a relay that lost the half-close fails here, never hangs */
+	setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
+	n = 0;
+	/* until the sandbox's half-close arrives as end-of-file (not the
+	 * receive timeout) */
+	while ((k = (int)read(a, buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
+		n += k;
+	buf[n] = '\0';
+	CHECK_STR(buf, "ping");
+	CHECK(k == 0);
+	CHECK(write(a, "pong", 4) == 4);
+	close(a);
+	n = (int)read(res[0], got, sizeof(got) - 1);
+	got[n > 0 ? n : 0] = '\0';
+	CHECK_STR(got, "refused pong");
+	CHECK(f && portfwd_count(f) == 1);
+	waitpid(pid, NULL, 0);
+	portfwd_stop(f);
+	close(ns);
+	close(l);
+	close(l2);
+}
+
 int main(void)
 {
 	root = mkdtemp(tmpl);
@@ -207,6 +316,7 @@ int main(void)
 	RUN(child_pid_from_info);
 	RUN(uids_distinct_and_unused);
 	RUN(socket_in_namespace);
+	RUN(dependency_port_forwarded);
 	{
 		char *argv[] = { "rm", "-rf", root, NULL };
 		pid_t p = fork();
