@@ -224,6 +224,8 @@ TEST(head_gates)
 	CHECK(v.status == WINDOW_FAILED);
 	in.nhead = 0;
 	in.head = NULL;
+}
+
 /* A lost load agent and a clock beyond max_offset_ms void the window,
  * over an outcome gate's failure too (validity wins). */
 TEST(agent_lost_and_clock_offset)
