@@ -48,8 +48,8 @@ struct account *account_create(enum acct_backend backend, const char *label,
 			return a;
 		/* e.g. a cgroup namespace whose root holds processes: controllers
 		 * listed but not delegable. Limits cannot be dropped silently. */
-		if (lim->memory_max_bytes || lim->pids_max) {
-			error("accounting backend auto: %s is unusable here and procfs cannot enforce the memory/pids limits of %s",
+		if (lim->memory_max_bytes || lim->pids_max || lim->cpu_max > 0) {
+			error("accounting backend auto: %s is unusable here and procfs cannot enforce the memory/pids/cpu limits of %s",
 			      account_backend_name(backend), label);
 			return NULL;
 		}
@@ -63,8 +63,8 @@ struct account *account_create(enum acct_backend backend, const char *label,
 	case ACCT_CGROUP1:
 		return acct_cgroup1_create(label, lim, sample_ms);
 	default:
-		if (lim->memory_max_bytes || lim->pids_max)
-			warning("accounting backend procfs cannot enforce memory or pids limits for %s",
+		if (lim->memory_max_bytes || lim->pids_max || lim->cpu_max > 0)
+			warning("accounting backend procfs cannot enforce memory, pids or cpu limits for %s",
 				label);
 		return acct_procfs_create(sample_ms);
 	}

@@ -68,6 +68,9 @@ struct account_limits {
 	uint64_t memory_max_bytes;      /* 0: none */
 	uint64_t pids_max;              /* 0: none */
 	const char *cpus;               /* cpu list for the cgroup's cpuset, or NULL */
+	double cpu_max;                 /* CPU bandwidth in cores (CFS quota over a
+					   100 ms period: cpu.max in v2,
+					   cpu.cfs_quota_us in v1); 0: none */
 };
 
 struct account;

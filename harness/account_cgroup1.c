@@ -259,6 +259,18 @@ struct account *acct_cgroup1_create(const char *label, const struct account_limi
 			goto fail;
 		}
 	}
+	if (lim->cpu_max > 0) {
+		if (!cpu) {
+			error("cpu limit requested but the v1 cpu controller is not mounted");
+			goto fail;
+		}
+		snprintf(num, sizeof(num), "%.0f", lim->cpu_max * 100000.0);
+		if (acct_write(cpu, "cpu.cfs_period_us", "100000") ||
+		    (e = acct_write(cpu, "cpu.cfs_quota_us", num))) {
+			error("cannot set %s/cpu.cfs_quota_us to %s", cpu, num);
+			goto fail;
+		}
+	}
 	if (cpuset && !acct_write(cpuset, "cpuset.cpus", lim->cpus))
 		a->has_cpuset = 1;
 	{

@@ -272,6 +272,12 @@ struct account *acct_cgroup2_create(const char *label, const struct account_limi
 		if ((err = acct_write(dir, what, num)))
 			goto fail_limit;
 	}
+	if (lim->cpu_max > 0) {
+		snprintf(num, sizeof(num), "%.0f 100000", lim->cpu_max * 100000.0);
+		what = "cpu.max";
+		if ((err = acct_write(dir, what, num)))
+			goto fail_limit;
+	}
 	if (lim->cpus && !acct_write(dir, "cpuset.cpus", lim->cpus))
 		a->has_cpuset = 1;
 	{

@@ -64,6 +64,8 @@ void bind_sut(struct sut_config *cfg, const struct spec *spec, const struct spec
 		cfg->memory_max_bytes = spec->sandbox.memory_max_bytes;
 	if (sandbox && !cfg->pids_max)
 		cfg->pids_max = spec->sandbox.pids_max;
+	if (sandbox)
+		cfg->cpu_max = spec->sandbox.cpu_max;
 }
 
 void bind_build(struct sut_build_config *cfg, const struct spec *spec,
@@ -82,6 +84,7 @@ void bind_build(struct sut_build_config *cfg, const struct spec *spec,
 		cfg->timeout_s = spec->sandbox.build_timeout_s;
 		cfg->memory_max_bytes = spec->sandbox.memory_max_bytes;
 		cfg->pids_max = spec->sandbox.pids_max;
+		cfg->cpu_max = spec->sandbox.cpu_max;
 	}
 }
 

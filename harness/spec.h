@@ -223,6 +223,7 @@ struct spec_sandbox {
 	double build_timeout_s;         /* default 600 */
 	uint64_t memory_max_bytes;      /* default 4 GiB */
 	uint64_t pids_max;              /* default 4096 */
+	double cpu_max;                 /* cores, default 0: none */
 };
 
 struct spec {

@@ -394,6 +394,8 @@ static const struct field sandbox_fields[] = {
 	  "memory limit of untrusted builds and runs in MiB (0: none); an OOM kill fails the arm (failure_kind limit)" },
 	{ "pids", FT_U64, F_DEF | F_MIN | F_MAX, O(struct spec_sandbox, pids_max), 0, 0, 4194304, 4096, NULL, NULL, NULL, 0, 0, 0,
 	  "process (task) limit of untrusted builds and runs (0: none); a refused fork fails the arm (failure_kind limit)" },
+	{ "cpu_max", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct spec_sandbox, cpu_max), 0, 0, 1024, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "CPU bandwidth of untrusted builds and runs in cores (cgroup CFS quota over 100 ms; 0: none); throttling is recorded per window, never a failure" },
 	FIELD_END
 };
 

@@ -148,7 +148,7 @@ int sut_build(const struct sut_build_config *cfg)
 {
 	const struct spec_impl *impl = cfg->impl;
 	const char *wd = cfg->workdir ? cfg->workdir : impl->repo;
-	struct account_limits lim = { cfg->memory_max_bytes, cfg->pids_max, NULL };
+	struct account_limits lim = { cfg->memory_max_bytes, cfg->pids_max, NULL, cfg->cpu_max };
 	struct account *acct = NULL;
 	struct spawn sp;
 	struct sbuf label = SBUF_INIT;
@@ -333,6 +333,7 @@ struct sut *sut_start(const struct sut_config *cfg)
 	lim.memory_max_bytes = cfg->memory_max_bytes ? cfg->memory_max_bytes : impl->memory_max_bytes;
 	lim.pids_max = cfg->pids_max ? cfg->pids_max : impl->pids_max;
 	lim.cpus = impl->cpus;
+	lim.cpu_max = cfg->cpu_max;
 	s->acct = account_create(cfg->backend, cfg->cgroup_name ? cfg->cgroup_name : impl->name,
 				 &lim, cfg->sample_ms);
 	if (!s->acct)

@@ -57,6 +57,7 @@ struct sut_config {
 	int run_as_uid, run_as_gid;     /* -1: unchanged */
 	uint64_t memory_max_bytes;      /* 0: impl->memory_max_bytes */
 	uint64_t pids_max;              /* 0: impl->pids_max */
+	double cpu_max;                 /* cores (account_limits); 0: none */
 	double stop_grace_s;            /* 0: 3 */
 	int port;                       /* 0: choose a free one */
 	/* When non-NULL and set non-zero (a signal handler's flag),
@@ -145,6 +146,7 @@ struct sut_build_config {
 	int uid, gid;                   /* -1: unchanged */
 	uint64_t memory_max_bytes;      /* 0: none */
 	uint64_t pids_max;              /* 0: none */
+	double cpu_max;                 /* cores; 0: none */
 	enum acct_backend backend;      /* its cgroup (limits, kill); procfs: none */
 	const char *cgroup_name;        /* label; NULL: "<impl>.build" */
 	/* When non-NULL and set non-zero (a signal handler's flag), the

@@ -14,6 +14,7 @@
 #   - the processes it sees: its own only (no harness, no test shell);
 #     kill(-1) reaches nothing outside;
 #   - a double-forked setsid daemon: dead after the run;
+#   - sandbox.cpu_max 1 (a CFS quota of one core) set on every sandbox;
 #   - b forks 500 with sandbox.pids 100: the limit holds and the run fails
 #     with failure_kind limit, its evidence in a sandbox_limit event;
 #   - both arms bind the same port, which the outside listener holds too;
@@ -139,7 +140,7 @@ version: 1
 name: sandbox-e2e
 seed: 4
 slo: { percentile: 99, threshold_ms: 50 }
-sandbox: { pids: 100 }
+sandbox: { pids: 100, cpu_max: 1 }
 dependencies:
   - name: db
     start: [$HELPERS/testsrv, --port, "{port}"]

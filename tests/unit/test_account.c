@@ -165,10 +165,10 @@ TEST(cgroup2_fake_create)
 {
 	char *root = fake_dir("cg2root"), *name = acct_owned_name("fake impl");
 	char parent[512], dir[1024];
-	struct account_limits lim = { 64ull << 20, 100, "1" };
+	struct account_limits lim = { 64ull << 20, 100, "1", 0.5 };
 	struct account *a;
 	static const char *files[] = { "memory.max", "memory.swap.max", "pids.max",
-				       "cgroup.procs", "cpuset.cpus", "cgroup.kill" };
+				       "cgroup.procs", "cpuset.cpus", "cgroup.kill", "cpu.max" };
 	size_t i;
 
 	put(root, "cgroup.controllers", "cpuset cpu io memory pids\n");
@@ -192,6 +192,7 @@ TEST(cgroup2_fake_create)
 		CHECK(file_is(dir, "memory.max", "67108864"));
 		CHECK(file_is(dir, "memory.swap.max", "0"));
 		CHECK(file_is(dir, "pids.max", "100"));
+		CHECK(file_is(dir, "cpu.max", "50000 100000"));   /* half a core */
 		CHECK(file_is(dir, "cpuset.cpus", "1"));
 		/* each controller enabled in turn (a regular file keeps the last) */
 		CHECK(file_is(root, "cgroup.subtree_control", "+cpuset"));

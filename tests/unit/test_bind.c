@@ -180,7 +180,7 @@ TEST(sut_trusted_and_sandboxed)
 	CHECK(c.backend == ACCT_CGROUP1);
 	CHECK(c.sample_ms == 100);
 	CHECK(c.run_as_uid == -1 && c.run_as_gid == -1);
-	CHECK(c.jail == NULL && c.nforward == 0);
+	CHECK(c.jail == NULL && c.nforward == 0 && c.cpu_max == 0);
 	CHECK(c.memory_max_bytes == 0 && c.pids_max == 0);
 	CHECK(c.port == 0);
 	/* untrusted: the sandbox's limits where the impl sets none */
@@ -189,6 +189,7 @@ TEST(sut_trusted_and_sandboxed)
 	CHECK(c.run_as_uid == 1234 && c.run_as_gid == 4321);
 	CHECK(c.jail == &sb.jail && !strcmp(c.jail->hide, "/runs"));
 	CHECK(c.nforward == 1 && c.forward_ports[0] == 5432);
+	NEAR(c.cpu_max, 1.5, 0, "sandbox.cpu_max");
 	CHECK(c.memory_max_bytes == 1024ull << 20);
 	CHECK(c.pids_max == 1024);
 	/* ... and the impl's own where it sets them */
@@ -224,6 +225,7 @@ TEST(build_trusted_and_sandboxed)
 	CHECK_STR(c.workdir, "/src");
 	CHECK(c.uid == 1234 && c.gid == 4321);
 	CHECK(c.jail == &sb.jail);
+	NEAR(c.cpu_max, 1.5, 0, "sandbox.cpu_max");
 	NEAR(c.timeout_s, 300, 0, "sandbox.build_timeout_s");
 	CHECK(c.memory_max_bytes == 1024ull << 20);
 	CHECK(c.pids_max == 1024);
