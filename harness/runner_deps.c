@@ -245,8 +245,9 @@ static int dep_dir(struct run_ctx *rc, struct dep_run *d)
 	return 0;
 }
 
-/* Start (or restart) one dependency and wait until healthy. */
-static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid)
+/* Start (or restart) one dependency and wait until healthy; its setup runs
+ * after the first start and after a fresh one (lifecycle block). */
+static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fresh)
 {
 	struct sut_config cfg;
 	struct sbuf label = SBUF_INIT, log = SBUF_INIT;
@@ -275,7 +276,7 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid)
 		    d->cpus ? d->cpus : "?", sut_cpus_method(d->sut) ? sut_cpus_method(d->sut) : "none");
 	if (d->starts == 1 && d->spec->version)
 		dep_version(rc, d);
-	if (d->starts == 1 && d->spec->setup) {
+	if ((d->starts == 1 || fresh) && d->spec->setup) {
 		sbuf_addf(&log, "%s/%s.setup.log", rc->logs_dir, d->sut_name);
 		fprintf(stderr, "harness: setting up dependency %s\n", name);
 		if (dep_command(rc, d, d->spec->setup, "setup", 0, 0, log.buf)) {
@@ -302,20 +303,46 @@ int runner_deps_start(struct run_ctx *rc)
 		if (rc->deps[i].sut)
 			continue;
 		fprintf(stderr, "harness: starting dependency %s\n", rc->deps[i].spec->impl.name);
-		if (dep_start(rc, &rc->deps[i], -1))
+		if (dep_start(rc, &rc->deps[i], -1, 0))
 			return -1;
 	}
 	return 0;
 }
 
-int runner_deps_ensure(struct run_ctx *rc, int64_t wid)
+/* Is d's instance due to be replaced before wp (lifecycle block, another
+ * block)? The instance started with the run serves the first block. */
+static int dep_new_block(struct dep_run *d, const struct window_plan *wp)
 {
+	int due;
+
+	if (d->spec->lifecycle != DEP_LIFE_BLOCK)
+		return 0;
+	due = d->life.done && (d->life.block != wp->block || strcmp(d->life.stage, wp->stage));
+	d->life.done = 1;
+	d->life.block = wp->block;
+	snprintf(d->life.stage, sizeof(d->life.stage), "%s", wp->stage);
+	return due;
+}
+
+int runner_deps_ensure(struct run_ctx *rc, const struct window_plan *wp, int *cycled)
+{
+	int64_t wid = wp->id;
 	size_t i;
 	char buf[64];
+	int fresh;
 
 	for (i = 0; i < rc->ndeps; i++) {
 		struct dep_run *d = &rc->deps[i];
 
+		fresh = dep_new_block(d, wp);
+		if (fresh && d->sut) {
+			*cycled = 1;
+			store_event(&rc->st, rc->run_id, wid, "dep_cycle",
+				    "%s: a new block (%s, block %d): stopped, started afresh",
+				    d->spec->impl.name, wp->stage, wp->block);
+			sut_free(d->sut);
+			d->sut = NULL;
+		}
 		if (d->sut && !sut_exited(d->sut))
 			continue;
 		if (d->sut) {
@@ -324,7 +351,7 @@ int runner_deps_ensure(struct run_ctx *rc, int64_t wid)
 			sut_free(d->sut);
 			d->sut = NULL;
 		}
-		if (dep_start(rc, d, wid)) {
+		if (dep_start(rc, d, wid, fresh)) {
 			if (!runner_stop)
 				error("dependency %s could not be restarted; the run stops",
 				      d->spec->impl.name);

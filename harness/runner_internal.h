@@ -74,6 +74,8 @@ struct dep_run {
 	uint64_t throttled_usec, oom_kill;
 	int has_oom;
 	double anon_max;
+	/* lifecycle block: the stage and block its instance serves */
+	struct reset_state life;
 };
 
 struct evidence;
@@ -232,8 +234,11 @@ int runner_deps_bind(struct run_ctx *rc);
 /* Start every dependency not running, in order (first start: version,
  * setup). */
 int runner_deps_start(struct run_ctx *rc);
-/* Before window wid: restart any that exited (event dep_exited). */
-int runner_deps_ensure(struct run_ctx *rc, int64_t wid);
+/* Before window wp: restart any that exited (event dep_exited); start
+ * afresh, with its setup, each `lifecycle: block` one whose instance served
+ * another block (event dep_cycle) and then set *cycled (the caller
+ * restarts the implementations: their connections went to the old one). */
+int runner_deps_ensure(struct run_ctx *rc, const struct window_plan *wp, int *cycled);
 /* Accounting over the measured part; _end appends each to e->deps. */
 void runner_deps_window_begin(struct run_ctx *rc);
 void runner_deps_window_end(struct run_ctx *rc, struct evidence *e);

@@ -395,14 +395,20 @@ static int window_warmup(struct window_ctx *w)
 	const struct window_plan *wp = w->wp;
 	struct load_config cfg;
 	struct load_result res;
+	int cycled = 0;
+	size_t i;
 
 	check_drift(rc, wp->id);
-	if (runner_deps_ensure(rc, wp->id)) {
+	if (runner_deps_ensure(rc, wp, &cycled)) {
 		if (runner_stop)
 			return 1;
 		rc->fail_kind = "dependency";
 		return -1;
 	}
+	/* a dependency started afresh (lifecycle block): every implementation
+	 * starts again, connecting to the new instance */
+	for (i = 0; cycled && i < rc->narms; i++)
+		runner_arm_stop(&rc->arms[i]);
 	w->reset_failed |= runner_reset_deps(rc, wp, &w->resets);
 	if (runner_stop)
 		return 1;

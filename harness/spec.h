@@ -83,12 +83,18 @@ struct spec_impl {
  * Implementations, requests and later dependencies refer to it as
  * {dep.NAME.port} and {dep.NAME.host} (bind.h).
  */
+/* How long one instance of a dependency lives: the whole run, or one block
+ * (stopped and started afresh, with its setup, before each block). */
+enum dep_lifecycle { DEP_LIFE_RUN, DEP_LIFE_BLOCK };
+
 struct spec_dep {
 	struct spec_impl impl;
 	char *health_tcp;    /* "127.0.0.1:{port}": healthy once it accepts, or NULL */
 	char **health_cmd;   /* argv: healthy once it exits 0, or NULL */
 	char **version;      /* argv whose output is recorded in the run, or NULL */
-	char **setup;        /* argv run once after its first healthy start, or NULL */
+	char **setup;        /* argv run once after its first healthy start (and after
+				every fresh start of a block lifecycle), or NULL */
+	enum dep_lifecycle lifecycle;   /* default DEP_LIFE_RUN */
 };
 
 /* Pre-flight (workload.preflight): before the first window every request

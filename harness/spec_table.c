@@ -18,6 +18,7 @@ static const char *const arrival_names[] = { "constant", "poisson", NULL };
 static const char *const transport_names[] = { "auto", "native", "curl", NULL };
 static const char *const backend_names[] = { "auto", "cgroup2", "cgroup1", "procfs", NULL };
 static const char *const reset_every_names[] = { "window", "block", "run", NULL };
+static const char *const lifecycle_names[] = { "run", "block", NULL };
 static const char *const equivalence_names[] = { "off", "strict", NULL };
 static const char *const at_names[] = { "knee_bracket", NULL };
 /* bit i of spec_compare.metrics = 1 << i; CMP_P99 = 1, CMP_CPU_PER_REQUEST = 2 */
@@ -126,6 +127,8 @@ static const struct field dep_fields[] = {
 	  "argv run before a window or block (see reset_every), e.g. truncating tables; its duration and exit code are recorded per window, and a failure rejects the window (reset_failed)" },
 	{ "reset_every", FT_ENUM, F_DEF, D(impl.reset_every), 0, 0, 0, RESET_WINDOW, NULL, reset_every_names, NULL, 0, 0, 0,
 	  "when reset runs: before every window, before the first window of each block, or once per invocation" },
+	{ "lifecycle", FT_ENUM, F_DEF, D(lifecycle), 0, 0, 0, DEP_LIFE_RUN, NULL, lifecycle_names, NULL, 0, 0, 0,
+	  "run: one instance for the whole run; block: stopped and started afresh (setup again) before each block, the implementations restarted with it" },
 	FIELD_END
 };
 
