@@ -258,18 +258,24 @@ double stat_mde(enum stat_method m, int paired, const double *a, size_t na,
  *   rho^2 = (-2 log alpha + log(-2 log alpha + 1)) / t_star,
  * which covers the mean at every t at once with probability >= 1 - alpha
  * (asymptotically), so it may be looked at after every block and stopped
- * when narrow. t_star is the n the width is tuned for.
+ * when narrow. t_star is the n the width is tuned for. The width is
+ * multiplied by t_{1-alpha/2, t-1} / z_{1-alpha/2} (-> 1 as t grows, so
+ * the asymptotics are unchanged): with 3 to 10 pairs s_t itself is
+ * uncertain, and without it identical servers were called different in
+ * 5 of 34 short runs (tests/slow/sequential.sh, docs/STATISTICS.md).
  */
 double stat_cs_half_width(double sd, size_t n, double alpha, double t_star);
 /* Paired: d = a - b over the finite pairs; out->mean the mean, lo/hi the
  * sequence at n, df NAN. -1 with fewer than 2 pairs (interval NAN). */
 int stat_cs_paired(const double *a, const double *b, size_t n, double alpha,
 		   double t_star, struct diff_ci *out);
-/* The anytime-valid p-value of the same mixture (rho from alpha and t_star,
- * fixed before the data) at n, H0 mean 0, two-sided (so valid for either
- * one-sided direction): min(1, sqrt(n rho^2 + 1) x exp(-rho^2 S^2 /
- * (2 s^2 (n rho^2 + 1)))), S = sum of the d. For a above b only: 1 when
- * mean(a - b) <= 0. p <= alpha exactly when the sequence's lo > 0. */
+/* The anytime-valid p-value of the same sequence (rho from alpha and
+ * t_star, fixed before the data) at n, H0 mean 0, two-sided (so valid for
+ * either one-sided direction): the smallest level whose sequence excludes
+ * 0 (without the small-sample factor it is min(1, sqrt(n rho^2 + 1) x
+ * exp(-rho^2 S^2 / (2 s^2 (n rho^2 + 1)))), S = sum of the d). For a above
+ * b only: 1 when mean(a - b) <= 0. p <= alpha exactly when the sequence's
+ * lo > 0. */
 double stat_cs_p(const double *a, const double *b, size_t n, double alpha, double t_star);
 
 #endif

@@ -186,13 +186,21 @@ static double cs_rho2(double alpha, double t_star)
 	return (l + log(l + 1)) / (t_star > 0 ? t_star : 1);
 }
 
+/* The boundary at level a with rho^2 r2, for n values of sd, times the
+ * small-sample factor t_{1-a/2, n-1} / z_{1-a/2} (stat.h). */
+static double cs_half(double sd, size_t n, double a, double r2)
+{
+	double t = (double)n;
+	double f = stat_t_quantile(1 - a / 2, t - 1) / stat_norm_quantile(1 - a / 2);
+
+	return f * sd * sqrt(2 * (t * r2 + 1) / (t * t * r2) * log(sqrt(t * r2 + 1) / a));
+}
+
 double stat_cs_half_width(double sd, size_t n, double alpha, double t_star)
 {
-	double r2 = cs_rho2(alpha, t_star), t = (double)n;
-
 	if (n < 2 || !isfinite(sd) || !(alpha > 0 && alpha < 1))
 		return NAN;
-	return sd * sqrt(2 * (t * r2 + 1) / (t * t * r2) * log(sqrt(t * r2 + 1) / alpha));
+	return cs_half(sd, n, alpha, cs_rho2(alpha, t_star));
 }
 
 int stat_cs_paired(const double *a, const double *b, size_t n, double alpha,
@@ -218,8 +226,9 @@ int stat_cs_paired(const double *a, const double *b, size_t n, double alpha,
 
 double stat_cs_p(const double *a, const double *b, size_t n, double alpha, double t_star)
 {
-	double *d, m, sd, r2, t, s, e, p;
+	double *d, m, sd, r2, lo = -40, hi = log(0.999);
 	size_t k = diffs(a, b, n, &d);
+	int i;
 
 	mean_sd(d, k, &m, &sd);
 	free(d);
@@ -229,12 +238,21 @@ double stat_cs_p(const double *a, const double *b, size_t n, double alpha, doubl
 		return 1;
 	if (!(sd > 0))
 		return 0;
+	/* The smallest level whose sequence excludes 0: the half-width falls
+	 * as the level a rises, so bisect on log a (to 1e-9 relative). */
 	r2 = cs_rho2(alpha, t_star);
-	t = (double)k;
-	s = m * t / sd;   /* the standardised sum */
-	e = -r2 * s * s / (2 * (t * r2 + 1));
-	p = sqrt(t * r2 + 1) * exp(e);
-	return p > 1 ? 1 : p;
+	if (!(m > cs_half(sd, k, 0.999, r2)))
+		return 1;
+	if (m > cs_half(sd, k, exp(lo), r2))
+		return exp(lo);
+	for (i = 0; i < 100 && hi - lo > 1e-9; i++) {
+		double mid = (lo + hi) / 2;
+		if (m > cs_half(sd, k, exp(mid), r2))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return exp(hi);
 }
 
 /* ------------------------------------------------------------ MDE */

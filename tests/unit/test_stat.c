@@ -487,14 +487,17 @@ TEST(one_sided_p_values)
  * with n, and its p-value consistent with its interval. */
 TEST(confidence_sequence)
 {
-	double d[10], z[10] = { 0 }, l = -2 * log(0.05), r2 = (l + log(l + 1)) / 10;
+	double d[10], z[10] = { 0 };
+	double f = stat_t_quantile(0.975, 9) / stat_norm_quantile(0.975);
 	struct diff_ci ci;
 	size_t i;
 
-	/* sd 1, n 10, alpha 0.05, tuned for 10: computed by hand from the
-	 * formula in stat.h (python: 0.9598173584). */
-	NEAR(stat_cs_half_width(1, 10, 0.05, 10), 0.9598173584, 1e-9, "formula");
-	NEAR(stat_cs_half_width(2, 10, 0.05, 10), 2 * 0.9598173584, 1e-9, "scales with sd");
+	/* sd 1, n 10, alpha 0.05, tuned for 10: the mixture boundary computed
+	 * by hand from the formula in stat.h (python: 0.9598173584), times the
+	 * small-sample factor t_.975,9 / z_.975 (2.262157 / 1.959964). */
+	NEAR(f, 2.262157163 / 1.959963985, 1e-8, "printed tables");
+	NEAR(stat_cs_half_width(1, 10, 0.05, 10), 0.9598173584 * f, 1e-9, "formula");
+	NEAR(stat_cs_half_width(2, 10, 0.05, 10), 2 * 0.9598173584 * f, 1e-9, "scales with sd");
 	CHECK(stat_cs_half_width(1, 10, 0.05, 10) > stat_t_quantile(0.975, 9) / sqrt(10.0));
 	CHECK(stat_cs_half_width(1, 40, 0.05, 10) < stat_cs_half_width(1, 20, 0.05, 10));
 	CHECK(isnan(stat_cs_half_width(1, 1, 0.05, 10)));
@@ -504,13 +507,21 @@ TEST(confidence_sequence)
 	NEAR(ci.mean, 1, 1e-12, "mean");
 	NEAR(ci.hi - ci.mean, stat_cs_half_width(sqrt(10.0 / 36), 10, 0.05, 10), 1e-12,
 	     "sd of +-0.5 over 10: sqrt(2.5 / 9)");
-	{
-		double t = 10, s = 1 * t / sqrt(10.0 / 36);
-		NEAR(stat_cs_p(d, z, 10, 0.05, 10),
-		     fmin(1, sqrt(t * r2 + 1) * exp(-r2 * s * s / (2 * (t * r2 + 1)))), 1e-12,
-		     "the mixture at n");
-	}
 	CHECK((stat_cs_p(d, z, 10, 0.05, 10) <= 0.05) == (ci.lo > 0));
+	/* A mean just beyond the half-width: p just under alpha; just inside:
+	 * just over (the p-value is the level at which the sequence touches 0). */
+	for (i = 0; i < 10; i++)
+		d[i] = (i % 2 ? 0.5 : -0.5);
+	{
+		double hw = stat_cs_half_width(sqrt(10.0 / 36), 10, 0.05, 10);
+		for (i = 0; i < 10; i++)
+			d[i] += hw * (1 + 1e-6);
+		NEAR(stat_cs_p(d, z, 10, 0.05, 10), 0.05, 1e-4, "at the boundary");
+		CHECK(stat_cs_p(d, z, 10, 0.05, 10) <= 0.05);
+		for (i = 0; i < 10; i++)
+			d[i] -= 2e-6 * hw;
+		CHECK(stat_cs_p(d, z, 10, 0.05, 10) > 0.05);
+	}
 	for (i = 0; i < 10; i++)
 		d[i] = 0.3 + (i % 2 ? 0.5 : -0.5);
 	stat_cs_paired(d, z, 10, 0.05, 10, &ci);
