@@ -6,8 +6,8 @@
  * order) and every metric of compare.metric: the per-block differences of
  * their accepted windows; Robbins' normal-mixture confidence sequence of
  * their mean (stat.h) at compare.alpha, tuned for confirm.reps. The rate
- * is done when every sequence's half-width is under half_width_pct % of
- * the pair's mean value. The sequence covers at every block count at once,
+ * is done when every sequence rests on 3 pairs or more and its half-width
+ * is under half_width_pct % of the pair's mean value. The sequence covers at every block count at once,
  * so looking after each block and stopping when narrow keeps its error
  * rate; a fixed-n interval would not.
  *
@@ -113,7 +113,9 @@ int runner_seq_narrow(struct run_ctx *rc, double rate, struct sbuf *why)
 							  (double)s->confirm.reps);
 				mean = n ? (sa + sb) / (2.0 * (double)n) : NAN;
 				rel = isfinite(half) && mean > 0 ? half / mean * 100 : INFINITY;
-				if (!(rel < s->confirm.until.half_width_pct))
+				/* a standard deviation from fewer than 3 pairs
+				 * says nothing: never narrow */
+				if (n < 3 || !(rel < s->confirm.until.half_width_pct))
 					narrow = 0;
 				if (rel > worst) {
 					worst = rel;
