@@ -24,6 +24,7 @@ void bind_load(struct load_config *cfg, const struct spec *spec, const char *url
 		cfg->timeout_ms = 5000;
 		cfg->threads = 1;
 		cfg->transport = TRANSPORT_AUTO;
+		cfg->http = HTTPV_2;
 		return;
 	}
 	cfg->requests = spec->workload.requests;
@@ -35,6 +36,13 @@ void bind_load(struct load_config *cfg, const struct spec *spec, const char *url
 	cfg->threads = spec->workload.threads;
 	cfg->transport = spec->workload.transport;
 	cfg->cpus = spec->workload.cpus;
+	cfg->http = spec->workload.http;
+	cfg->ca_file = spec->workload.tls.cacert;
+	cfg->insecure = spec->workload.tls.insecure;
+	cfg->vars = spec->workload.vars;
+	cfg->nvars = spec->workload.nvars;
+	cfg->pool_seed = spec->seed;
+	cfg->pool_size = spec->workload.pool;
 }
 
 uint64_t bind_window_seed(const struct spec *spec, int64_t window_id, uint64_t stream)
@@ -49,6 +57,9 @@ void bind_sut(struct sut_config *cfg, const struct spec *spec, const struct spec
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->impl = impl;
 	cfg->workdir = workdir ? workdir : impl->repo;
+	cfg->https = spec->workload.tls.present;
+	cfg->ca_file = spec->workload.tls.cacert;
+	cfg->insecure = spec->workload.tls.insecure;
 	cfg->log_dir = log_dir;
 	cfg->cgroup_name = label;
 	cfg->backend = spec->accounting.backend;

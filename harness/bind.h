@@ -24,7 +24,10 @@
 
 /*
  * The load configuration of spec's workload against url at rate for
- * duration_s, with the given arrival seed. spec NULL: no requests (the
+ * duration_s, with the given arrival seed. A templated workload's pool is
+ * drawn from the spec's seed (every load replays the same stream), of
+ * workload.pool entries (0: the engine's default); a caller that keeps
+ * one pool for many loads sets cfg->pool. spec NULL: no requests (the
  * caller sets them) and the spec language's workload defaults, which
  * test_bind checks against a spec that sets none.
  */

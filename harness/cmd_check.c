@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "plan.h"
+#include "load_pool.h"
 #include "spec.h"
 #include "util.h"
 
@@ -84,8 +85,54 @@ static void print_argv(char **v)
 		printf("%s%s", i ? " " : "", v[i]);
 }
 
+static const char *const var_kinds[] = { "zipf", "uniform", "csv", "sequence", "uuid" };
+static const char *const http_names[] = { "1.1", "2", "h2c" };
+
+/* The pool a run would draw (spec_pool_size entries): built here, so its
+ * size, memory and digest are what the run will use. */
+static int build_pool(const struct spec *s, struct load_pool *pool)
+{
+	const struct spec_workload *w = &s->workload;
+
+	if (!w->nvars)
+		return 1;
+	return load_pool_build(pool, w->requests, w->nrequests, w->vars, w->nvars, s->seed,
+			       spec_pool_size(s));
+}
+
+static void print_vars(const struct spec *s, const struct load_pool *pool, int built)
+{
+	const struct spec_workload *w = &s->workload;
+	size_t i;
+
+	printf("http:       %s%s%s%s\n", http_names[w->http], w->tls.present ? ", https" : "",
+	       w->tls.insecure ? " (certificates not verified)" : w->tls.cacert ? ", cacert " : "",
+	       w->tls.cacert && !w->tls.insecure ? w->tls.cacert : "");
+	if (!w->nvars)
+		return;
+	printf("vars:      ");
+	for (i = 0; i < w->nvars; i++) {
+		const struct load_var *v = &w->vars[i];
+
+		printf(" %s: %s", v->name, var_kinds[v->kind]);
+		if (v->kind == LVAR_ZIPF)
+			printf(" (n %llu, s %g)", (unsigned long long)v->zipf.n, v->zipf.s);
+		else if (v->kind == LVAR_UNIFORM)
+			printf(" [%d, %d]", v->uniform[0], v->uniform[1]);
+		else if (v->kind == LVAR_CSV)
+			printf(" (%zu values)", v->nvalues);
+		printf("%s", i + 1 < w->nvars ? ";" : "\n");
+	}
+	if (built)
+		printf("pool:       %llu requests, %.1f MiB, digest %.16s (every load replays it from"
+		       " its start)\n", (unsigned long long)pool->n,
+		       (double)load_pool_bytes(pool) / (1 << 20), pool->digest);
+}
+
 static void print_text(const struct spec *s, const struct plan *p)
 {
+	struct load_pool pool;
+	int built;
 	char a[64], b[64];
 	double wsum = 0;
 	size_t i;
@@ -112,9 +159,16 @@ static void print_text(const struct spec *s, const struct plan *p)
 	       s->workload.threads == 1 ? "" : "s", transport_names[s->workload.transport]);
 	for (i = 0; i < s->workload.nrequests; i++) {
 		const struct load_request *r = &s->workload.requests[i];
-		printf("  %-12s %5.1f%%  %s %s%s\n", r->name, 100 * r->weight / wsum, r->method,
+		printf("  %-12s %5.1f%%  %s %s%s", r->name, 100 * r->weight / wsum, r->method,
 		       r->path, r->body_file ? "  (body_file)" : r->body ? "  (body)" : "");
+		if (r->slo_ms > 0)
+			printf("  (slo %g ms)", r->slo_ms);
+		printf("\n");
 	}
+	memset(&pool, 0, sizeof(pool));
+	built = build_pool(s, &pool) == 0;
+	print_vars(s, &pool, built);
+	load_pool_release(&pool);
 	printf("stages:\n");
 	printf("  ladder     start %g rps, step %g, max %g rps: %zu rungs x %d reps;"
 	       " window %g s (%g s discarded, %g s measured)\n",
@@ -286,6 +340,20 @@ static int print_json(const struct spec *s, const struct plan *p)
 	json_object_set_new(w, "head_enforce", json_boolean(s->warmup.head_enforce));
 	json_object_set_new(o, "warmup", w);
 	json_object_set_new(o, "window_gates", str_array(s->window_gates));
+	json_object_set_new(o, "http", json_string(http_names[s->workload.http]));
+	{
+		struct load_pool pool;
+
+		memset(&pool, 0, sizeof(pool));
+		if (build_pool(s, &pool) == 0) {
+			w = json_object();
+			json_object_set_new(w, "size", json_integer((json_int_t)pool.n));
+			json_object_set_new(w, "bytes", json_integer((json_int_t)load_pool_bytes(&pool)));
+			json_object_set_new(w, "digest", json_string(pool.digest));
+			json_object_set_new(o, "pool", w);
+		}
+		load_pool_release(&pool);
+	}
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	ret = text && puts(text) >= 0 ? EXIT_OK : EXIT_ENV;
 	free(text);

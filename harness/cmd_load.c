@@ -31,7 +31,8 @@ static void on_signal(int sig)
 
 struct opts {
 	const char *target, *url, *impl, *method, *body, *transport, *arrival;
-	const char *cpus, *send_times, *cacert;
+	const char *cpus, *send_times, *cacert, *http;
+	int insecure;
 	double rate, duration;
 	long connections, threads, timeout_ms, backlog_max, seed, batch_us;
 	int json, build;
@@ -189,6 +190,14 @@ static int opt_agent(const struct opt *op, const char *v)
 	return 0;
 }
 
+static int opt_http(const struct opt *op, const char *v)
+{
+	if (strcmp(v, "1.1") && strcmp(v, "2") && strcmp(v, "h2c"))
+		return bad("--http: want 1.1, 2 or h2c, got '%s'%s", v, ""), -1;
+	o.http = v;
+	return 0;
+}
+
 static const struct opt options[] = {
 	OPT_RATE("rate", &o.rate, "requests per second (> 0; 1k = 1000)"),
 	OPT_DURATION("duration", &o.duration, "seconds (> 0; suffix ms, s, m or h allowed)"),
@@ -206,10 +215,16 @@ static const struct opt options[] = {
 	OPT_LONG("backlog-max", "N", &o.backlog_max, 0, 100000000,
 		 "backlog bound (default 10000)"),
 	OPT_LONG("seed", "N", &o.seed, 0, 100000000,
-		 "PRNG seed for arrivals and the mix (default 1)"),
+		 "PRNG seed for arrivals, the mix and a spec's request\n"
+		 "pool (default 1; with a spec, its seed)"),
 	OPT_STRING(0, "cpus", "LIST", &o.cpus, "pin generator threads (e.g. 0 or 2-3)"),
 	OPT_CALLBACK("cacert", "FILE", opt_cacert,
 		     "curl: verify https servers with these CA certificates"),
+	OPT_BOOL(0, "insecure", &o.insecure, "curl: do not verify https servers' certificates"),
+	OPT_CALLBACK("http", "V", opt_http,
+		     "1.1, 2 (default: HTTP/2 by ALPN over https, 1.1 over\n"
+		     "http://) or h2c (HTTP/2 over plain TCP, prior\n"
+		     "knowledge; curl transport)"),
 	OPT_CALLBACK("expect-status", "LIST", opt_request,
 		     "with a URL: the statuses expected, e.g. 200,201\n"
 		     "(default: any 2xx or 3xx)"),
@@ -646,7 +661,12 @@ static void apply_options(const struct opts *o, struct load_config *cfg)
 	if (o->arrival)
 		cfg->arrival = !strcmp(o->arrival, "poisson") ? ARRIVAL_POISSON : ARRIVAL_CONSTANT;
 	if (o->seed >= 0)
-		cfg->seed = (uint64_t)o->seed;
+		cfg->seed = cfg->pool_seed = (uint64_t)o->seed;
+	if (o->http)
+		cfg->http = !strcmp(o->http, "1.1") ? HTTPV_11 : !strcmp(o->http, "h2c") ? HTTPV_H2C :
+			    HTTPV_2;
+	if (o->insecure)
+		cfg->insecure = 1;
 	if (o->connections > 0)
 		cfg->connections = (int)o->connections;
 	if (o->backlog_max >= 0)
@@ -664,7 +684,8 @@ static void apply_options(const struct opts *o, struct load_config *cfg)
 	cfg->part = o->part;
 	cfg->parts = o->parts;
 	cfg->batch_us = (int)o->batch_us;
-	cfg->ca_file = o->cacert;
+	if (o->cacert)
+		cfg->ca_file = o->cacert;
 	if (cfg->threads > cfg->connections)
 		cfg->threads = cfg->connections;
 }
@@ -730,7 +751,7 @@ static int drive(struct load_config *cfg, const struct opts *o)
 	memset(&res, 0, sizeof(res));
 	tname = cfg->transport == TRANSPORT_CURL ? "curl" :
 		cfg->transport == TRANSPORT_NATIVE ? "native" :
-		!strncasecmp(cfg->url, "https://", 8) ? "curl" : "native";
+		!strncasecmp(cfg->url, "https://", 8) || cfg->http == HTTPV_H2C ? "curl" : "native";
 	prog.duration = o->duration;
 	prog.tty = stderr_is_tty();
 	cfg->on_second = on_second;
@@ -848,9 +869,12 @@ const struct cmd_desc cmd_load_desc = {
 	"(about 4 requests, 200..600 us) instead of for every event; sends are then\n"
 	"up to one tick late, which shows as lateness and in latency.\n"
 	"\n"
-	"With a spec, the workload (requests, arrival, connections, backlog_max,\n"
-	"timeout_ms, threads, transport, seed) comes from the spec; options given\n"
-	"on the command line override it. A spec's implementation started by load\n"
+	"With a spec, the workload (requests, vars, arrival, connections,\n"
+	"backlog_max, timeout_ms, threads, transport, http, tls, seed) comes from\n"
+	"the spec; options given on the command line override it. A templated\n"
+	"workload (vars) draws its pool of workload.pool requests (default: those\n"
+	"due, rate x duration) from the seed; the same seed sends the same ids.\n"
+	"A spec's implementation started by load\n"
 	"logs into RUNS_DIR/load-<time>-<pid>/logs. Progress is printed to stderr each\n"
 	"second when stderr is a terminal. Latencies print as - when no request\n"
 	"completed. Exit: 0 when the error rate is at most --error-rate-max, 1 when\n"

@@ -58,6 +58,7 @@ static void schedule_next(struct load_thread *th)
 			double u, v;
 
 			th->next_rel += rng_exp(&th->proc, 1e9 / cfg->rate);
+			th->due_slot = th->proc_n++;
 			u = rng_uniform(&th->proc) * parts;
 			if ((int)u != part)
 				continue;
@@ -69,6 +70,7 @@ static void schedule_next(struct load_thread *th)
 	} else {
 		double k = (double)part + (double)parts * ((double)th->j * nth + th->id);
 
+		th->due_slot = (uint64_t)part + (uint64_t)parts * (th->j * (uint64_t)nth + (uint64_t)th->id);
 		t = k * 1e9 / cfg->rate;
 	}
 	th->j++;
@@ -82,7 +84,16 @@ static void make_due(struct load_thread *th, uint64_t intended, uint64_t now)
 	struct load_stats *s = th->cur;
 
 	d.intended = intended;
-	d.req = load_pick(th->sh, &th->rng);
+	if (th->sh->pool) {
+		/* The schedule's slot of this request (schedule_next: the same
+		 * for any thread count or split between generators): its pool
+		 * entry is slot mod n. */
+		d.inst = (uint32_t)(th->due_slot % th->sh->pool->n);
+		d.req = th->sh->pool->req[d.inst];
+	} else {
+		d.inst = 0;
+		d.req = load_pick(th->sh, &th->rng);
+	}
 	hist_record(&s->sched_lag, now > intended ? now - intended : 0);
 	s->counts.due++;
 	s->req_counts[d.req].due++;
@@ -268,6 +279,12 @@ static int validate(const struct load_config *cfg)
 		return error("load: part %d of %d", cfg->part, cfg->parts);
 	if (cfg->start_ns && cfg->start_ns < now_ns())
 		return error("load: the agreed start time has already passed");
+	if (cfg->nvars > LOAD_MAX_VARS)
+		return error("load: at most %d variables, got %zu", LOAD_MAX_VARS, cfg->nvars);
+	if (cfg->pool && (cfg->pool->nreq != cfg->nrequests || cfg->pool->nvars != cfg->nvars))
+		return error("load: the request pool was built for another workload");
+	if ((cfg->pool ? cfg->pool->n : cfg->pool_size) > UINT32_MAX)
+		return error("load: a request pool holds at most %u entries", UINT32_MAX);
 	return 0;
 }
 
@@ -359,11 +376,17 @@ static const struct load_transport *pick_transport(const struct load_config *cfg
 			      cfg->url);
 			return NULL;
 		}
+		if (cfg->http == HTTPV_H2C) {
+			error("load: %s: the native transport speaks HTTP/1.1 only; h2c needs the curl transport",
+			      cfg->url);
+			return NULL;
+		}
 		return &load_native_transport;
 	case TRANSPORT_CURL:
 		return &load_curl_transport;
 	default:
-		return url->https ? &load_curl_transport : &load_native_transport;
+		return url->https || cfg->http == HTTPV_H2C ? &load_curl_transport :
+		       &load_native_transport;
 	}
 }
 

@@ -51,6 +51,8 @@
 #include "hist.h"
 #include "load_request.h"
 
+struct load_pool;
+
 enum load_error_kind {
 	LERR_CONNECT,   /* connection refused / unreachable / connect timeout */
 	LERR_RESET,     /* connection reset or closed before a full response */
@@ -178,7 +180,28 @@ struct load_config {
 	/* When non-zero, the schedule's start (now_ns() clock); it must be
 	 * in the future. 0: 20 ms after load_run is called. */
 	uint64_t start_ns;
+	int insecure;               /* curl: do not verify certificates */
+	/* HTTP version asked for (load_request.h): HTTPV_2 is libcurl's
+	 * default (HTTP/2 by ALPN over https, 1.1 over http://; the native
+	 * transport, http:// only, speaks 1.1); HTTPV_H2C needs curl (auto
+	 * picks it); HTTPV_11 never upgrades. */
+	enum http_version http;
+
+	/*
+	 * Template variables (workload.vars, at most LOAD_MAX_VARS; read-only,
+	 * owned by the caller). With variables, the k-th request of the
+	 * schedule takes its kind and values from entry k mod n of a pool
+	 * (load_pool.h): `pool` when non-NULL (built by the caller, e.g. once
+	 * per run, and shared), else one built here from pool_seed with
+	 * pool_size entries (0: the requests due, rate * duration, at most
+	 * LOAD_POOL_AUTO_MAX). Every load replays its pool from entry 0.
+	 */
+	const struct load_var *vars;
+	size_t nvars;
+	const struct load_pool *pool;
+	uint64_t pool_seed, pool_size;
 };
+#define LOAD_POOL_AUTO_MAX 4000000ull
 
 struct load_result {
 	struct load_stats total;

@@ -41,6 +41,10 @@ struct cxfer {
 	int fresh;                  /* CURLOPT_FRESH_CONNECT is set */
 	struct load_check check;    /* the response against its expect */
 	struct cxfer *next_free;
+	/* A templated request, expanded (load_tmpl.c): libcurl copies the
+	 * URL but reads the body from here while the transfer runs. */
+	struct sbuf url, body;
+	struct curl_slist *hdrs;    /* its own header lines, or NULL */
 };
 
 struct ccurl {
@@ -272,7 +276,8 @@ static void configure(struct load_thread *th, struct cxfer *x, uint32_t req)
 	struct ccurl *cc = th->tr;
 	CURL *e = x->easy;
 
-	curl_easy_setopt(e, CURLOPT_URL, th->sh->wire[req].url);
+	if (!th->sh->wire[req].templated)
+		curl_easy_setopt(e, CURLOPT_URL, th->sh->wire[req].url);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, cc->hdrs[req]);
 	if (th->sh->need_body[req]) {
 		curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, check_write);
@@ -285,6 +290,10 @@ static void configure(struct load_thread *th, struct cxfer *x, uint32_t req)
 	curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
 	if (!strcasecmp(method, "HEAD")) {
 		curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+	} else if ((r->body || strcasecmp(method, "GET")) && th->sh->wire[req].templated) {
+		/* the body is set per request (expand) */
+		if (strcasecmp(method, "POST"))
+			curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
 	} else if (r->body || strcasecmp(method, "GET")) {
 		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(r->body ? r->body_len : 0));
 		curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body ? r->body : "");
@@ -292,6 +301,32 @@ static void configure(struct load_thread *th, struct cxfer *x, uint32_t req)
 			curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
 	}
 	x->configured = (int)req;
+}
+
+/* A templated request: its URL, body and (when they refer to variables)
+ * header lines from its pool entry. */
+static void expand(struct load_thread *th, struct cxfer *x, const struct load_due *d)
+{
+	const struct load_request *r = &th->sh->cfg->requests[d->req];
+	const char *method = r->method && *r->method ? r->method : "GET";
+	struct curl_slist *h = NULL;
+	CURL *e = x->easy;
+
+	load_wire_expand_curl(th->sh, d, &x->url, &x->body, &h);
+	curl_easy_setopt(e, CURLOPT_URL, x->url.buf);
+	if (!strcasecmp(method, "HEAD"))
+		;
+	else if (r->body || strcasecmp(method, "GET")) {
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body.len);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body.len ? x->body.buf : "");
+		if (strcasecmp(method, "POST"))
+			curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+	}
+	if (h) {
+		curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
+		curl_slist_free_all(x->hdrs);
+		x->hdrs = h;
+	}
 }
 
 static int curl_init_thread(struct load_thread *th)
@@ -350,6 +385,18 @@ static int curl_init_thread(struct load_thread *th)
 		if (cfg->ca_file)
 			curl_easy_setopt(e, CURLOPT_CAINFO, cfg->ca_file);
 		netns_curl(e, &cfg->netns_fd);
+		if (cfg->insecure) {
+			curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+			curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+		}
+		curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+				 cfg->http == HTTPV_11 ? (long)CURL_HTTP_VERSION_1_1 :
+				 cfg->http == HTTPV_H2C ? (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE :
+				 (long)CURL_HTTP_VERSION_2TLS);
+		/* HTTP/2: wait for the connection to say whether it multiplexes
+		 * rather than opening one per transfer before it knows. */
+		if (cfg->http != HTTPV_11)
+			curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
 		x->next_free = cc->free;
 		cc->free = x;
 	}
@@ -366,6 +413,8 @@ static int curl_dispatch(struct load_thread *th, const struct load_due *d, uint6
 	cc->free = x->next_free;
 	if (x->configured != (int)d->req)
 		configure(th, x, d->req);
+	if (th->sh->wire[d->req].templated)
+		expand(th, x, d);
 	if (x->fresh) {
 		curl_easy_setopt(x->easy, CURLOPT_FRESH_CONNECT, 0L);
 		x->fresh = 0;
@@ -452,11 +501,14 @@ static void curl_release(struct load_thread *th)
 	if (cc) {
 		for (i = 0; i < cc->n && cc->x; i++) {
 			load_check_release(&cc->x[i].check);
-			if (!cc->x[i].easy)
-				continue;
-			if (cc->multi)
-				curl_multi_remove_handle(cc->multi, cc->x[i].easy);
-			curl_easy_cleanup(cc->x[i].easy);
+			sbuf_release(&cc->x[i].url);
+			sbuf_release(&cc->x[i].body);
+			if (cc->x[i].easy) {
+				if (cc->multi)
+					curl_multi_remove_handle(cc->multi, cc->x[i].easy);
+				curl_easy_cleanup(cc->x[i].easy);
+			}
+			curl_slist_free_all(cc->x[i].hdrs);
 		}
 		if (cc->multi)
 			curl_multi_cleanup(cc->multi);

@@ -18,7 +18,9 @@
 #include <stdint.h>
 
 #include "load.h"
+#include "load_pool.h"
 #include "rng.h"
+#include "util.h"
 
 /* Per-second slots per thread: the coordinator may lag this many seconds
  * behind a worker before the worker waits for it. */
@@ -46,12 +48,50 @@ struct load_url {
 int load_url_parse(const char *url, struct load_url *u, const char **why);
 void load_url_release(struct load_url *u);
 
+/*
+ * A string with template references, compiled (load_tmpl.c): literal
+ * pieces, variable references and (native wire form) the place of the
+ * body's length. Expanded per request from a pool entry's values.
+ */
+enum tseg_kind { TSEG_LIT, TSEG_VAR, TSEG_CLEN };
+struct tseg {
+	enum tseg_kind kind;
+	uint32_t var;       /* TSEG_VAR: the variable's index */
+	size_t off, len;    /* TSEG_LIT: lit.buf[off..off+len) */
+};
+struct tstr {
+	struct tseg *seg;
+	size_t nseg, aseg;
+	int vars;           /* some segment is a TSEG_VAR */
+	struct sbuf lit;
+};
+void tstr_release(struct tstr *t);
+void tstr_lit(struct tstr *t, const char *p, size_t n);
+/* Literal text in which {NAME} of a declared variable is a reference. */
+void tstr_tmpl(struct tstr *t, const char *p, size_t n, const struct load_var *vars,
+	       size_t nvars);
+void tstr_clen(struct tstr *t);
+/* Length of t expanded with values len[] (TSEG_CLEN: the digits of clen). */
+size_t tstr_len(const struct tstr *t, const size_t *len, size_t clen);
+/* Append t expanded with val[]/len[] and clen to out. */
+void tstr_expand(const struct tstr *t, const char *const *val, const size_t *len, size_t clen,
+		 struct sbuf *out);
+
 /* One request kind ready to send. */
 struct load_wire {
 	char *bytes;        /* native: the whole HTTP/1.1 request */
 	size_t len;
 	int head;           /* HEAD: the response has no body */
 	char *url;          /* curl: origin + base path + request path */
+	/* A kind that refers to variables (templated): bytes and url are
+	 * NULL; the transports expand these per request (load_wire_expand*). */
+	int templated;
+	struct tstr t_wire;  /* native: the HTTP/1.1 request, TSEG_CLEN for the body's length */
+	struct tstr t_url;   /* curl: the URL */
+	struct tstr t_body;  /* the body */
+	struct tstr *t_hdr;  /* curl: "Name: value" per header */
+	size_t nhdr;
+	int hdr_vars;        /* some header value refers to a variable */
 };
 
 /*
@@ -102,10 +142,12 @@ int load_expect_needs_body(const struct load_expect *e);
 void load_check_field(struct load_check *k, const char *p, size_t n);
 void load_check_value(struct load_check *k, const char *p, size_t n);
 
-/* A due request: its intended send time (ns, monotonic) and kind. */
+/* A due request: its intended send time (ns, monotonic), kind and,
+ * with a pool, its pool entry. */
 struct load_due {
 	uint64_t intended;
 	uint32_t req;
+	uint32_t inst;
 };
 
 struct load_thread;
@@ -138,6 +180,8 @@ struct load_shared {
 	struct load_url url;
 	struct addrinfo *addr;      /* native: resolved once */
 	struct load_wire *wire;     /* [cfg->nrequests] */
+	const struct load_pool *pool; /* with variables: cfg->pool or own_pool */
+	struct load_pool own_pool;
 	double *cum_weight;         /* [cfg->nrequests], cumulative */
 	unsigned char *need_body;   /* [cfg->nrequests]: its expect reads the body */
 	int any_body;               /* some request's does */
@@ -154,6 +198,15 @@ int load_shared_prepare(struct load_shared *sh);
 void load_shared_release(struct load_shared *sh);
 /* Choose a request kind by weight. */
 uint32_t load_pick(const struct load_shared *sh, struct rng *r);
+/* Templated kinds (load_tmpl.c): d's request expanded from its pool
+ * entry. The native form (the whole HTTP/1.1 request) into out; the curl
+ * form: the URL into url (NUL-terminated), the body into body, and, when
+ * its headers refer to variables, the header lines into *hdrs (a new
+ * curl_slist the caller frees; else left alone). */
+void load_wire_expand(const struct load_shared *sh, const struct load_due *d, struct sbuf *out);
+struct curl_slist;
+void load_wire_expand_curl(const struct load_shared *sh, const struct load_due *d,
+			   struct sbuf *url, struct sbuf *body, struct curl_slist **hdrs);
 
 /* One sent request, for the send-times dump (ns after the start). */
 struct load_send {
@@ -173,6 +226,10 @@ struct load_thread {
 	struct rng proc;            /* poisson split between parts: the one
 				       process every part draws */
 	uint64_t j;                 /* index within the slice */
+	uint64_t due_slot;          /* the schedule's slot of next_due: constant,
+				       part + parts * (j * threads + id); poisson,
+				       the arrival's index in the one process */
+	uint64_t proc_n;            /* poisson: arrivals of the process drawn */
 	double next_rel;            /* poisson: next due, ns after start */
 	uint64_t next_due;
 	int scheduling;

@@ -48,6 +48,9 @@ struct nconn {
 	struct load_due due;         /* the request in flight */
 	uint64_t sent, deadline;
 	size_t wpos;                 /* bytes of the request written */
+	const char *wbytes;          /* the request: its kind's wire bytes, or wbuf */
+	size_t wlen;
+	struct sbuf wbuf;            /* a templated request, expanded (load_tmpl.c) */
 	int want_out;                /* EPOLLOUT registered */
 	int complete;                /* set by on_message_complete */
 	int reused;                  /* the connection carried a request before */
@@ -196,7 +199,6 @@ static void conn_lost(struct native *nt, struct nconn *c);
 /* Write (the rest of) the request. */
 static void conn_write(struct native *nt, struct nconn *c)
 {
-	const struct load_wire *w = &c->th->sh->wire[c->due.req];
 	ssize_t n;
 
 	if (!c->recorded) {
@@ -204,8 +206,8 @@ static void conn_write(struct native *nt, struct nconn *c)
 		load_on_sent(c->th, &c->due, c->sent);
 		c->recorded = 1;
 	}
-	while (c->wpos < w->len) {
-		n = send(c->fd, w->bytes + c->wpos, w->len - c->wpos, MSG_NOSIGNAL);
+	while (c->wpos < c->wlen) {
+		n = send(c->fd, c->wbytes + c->wpos, c->wlen - c->wpos, MSG_NOSIGNAL);
 		if (n > 0) {
 			c->wpos += (size_t)n;
 			c->th->cur->counts.bytes_sent += (uint64_t)n;
@@ -228,9 +230,18 @@ static void conn_start(struct native *nt, struct nconn *c, const struct load_due
 		       uint64_t now)
 {
 	struct load_thread *th = c->th;
+	const struct load_wire *w = &th->sh->wire[d->req];
 
 	c->due = *d;
 	c->wpos = 0;
+	if (w->templated) {
+		load_wire_expand(th->sh, d, &c->wbuf);
+		c->wbytes = c->wbuf.buf;
+		c->wlen = c->wbuf.len;
+	} else {
+		c->wbytes = w->bytes;
+		c->wlen = w->len;
+	}
 	c->complete = 0;
 	c->reused = c->state == N_IDLE;
 	c->retried = 0;
@@ -579,6 +590,7 @@ static void native_release(struct load_thread *th)
 			if (nt->c[i].fd >= 0)
 				close(nt->c[i].fd);
 			load_check_release(&nt->c[i].check);
+			sbuf_release(&nt->c[i].wbuf);
 		}
 		free(nt->c);
 		free(nt->rbuf);

@@ -4,6 +4,7 @@
  * request mix.
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -130,51 +131,101 @@ static int has_header(const struct load_request *r, const char *name)
 	return 0;
 }
 
-/* The base URL's path joined with the request's path. */
-static void full_path(struct sbuf *sb, const struct load_url *u, const char *path)
+/* The base URL's path joined with the request's path (which may refer
+ * to variables). */
+static void full_path(struct tstr *t, const struct load_url *u, const char *path,
+		      const struct load_config *cfg)
 {
 	size_t n = strlen(u->path);
 
 	/* No request path: the URL's own path (harness load URL). */
 	if (!path || !*path) {
-		sbuf_adds(sb, n ? u->path : "/");
+		tstr_lit(t, n ? u->path : "/", n ? n : 1);
 		return;
 	}
 	while (n && u->path[n - 1] == '/')
 		n--;
-	sbuf_add(sb, u->path, n);
+	tstr_lit(t, u->path, n);
 	if (*path != '/')
-		sbuf_adds(sb, "/");
-	sbuf_adds(sb, path);
+		tstr_lit(t, "/", 1);
+	tstr_tmpl(t, path, strlen(path), cfg->vars, cfg->nvars);
 }
 
+static void lit(struct tstr *t, const char *s)
+{
+	tstr_lit(t, s, strlen(s));
+}
+
+/*
+ * The kind's forms, compiled: the native HTTP/1.1 request (its
+ * Content-Length computed per request when the body refers to variables),
+ * the curl URL, body and header lines. A kind without references is
+ * expanded once here (bytes, url), as before templates: the hot path
+ * copies nothing.
+ */
 static void build_wire(struct load_wire *w, const struct load_url *u,
-		       const struct load_request *r)
+		       const struct load_request *r, const struct load_config *cfg)
 {
 	struct sbuf sb = SBUF_INIT;
 	const char *method = r->method && *r->method ? r->method : "GET";
+	struct tstr *t = &w->t_wire;
 	size_t i;
 
 	w->head = !strcasecmp(method, "HEAD");
-	sbuf_addf(&sb, "%s ", method);
-	full_path(&sb, u, r->path);
-	sbuf_adds(&sb, " HTTP/1.1\r\n");
-	if (!has_header(r, "Host"))
-		sbuf_addf(&sb, "Host: %s\r\n", u->hostport);
-	if (!has_header(r, "User-Agent"))
-		sbuf_addf(&sb, "User-Agent: harness/%s\r\n", harness_version);
-	for (i = 0; i < r->nheaders; i++)
-		sbuf_addf(&sb, "%s: %s\r\n", r->headers[i].key, r->headers[i].value);
-	if ((r->body || strcasecmp(method, "GET")) && !w->head &&
-	    !has_header(r, "Content-Length") && !has_header(r, "Transfer-Encoding"))
-		sbuf_addf(&sb, "Content-Length: %zu\r\n", r->body ? r->body_len : 0);
-	sbuf_adds(&sb, "\r\n");
 	if (r->body)
-		sbuf_add(&sb, r->body, r->body_len);
-	w->bytes = sbuf_detach(&sb, &w->len);
+		tstr_tmpl(&w->t_body, r->body, r->body_len, cfg->vars, cfg->nvars);
+	lit(t, method);
+	lit(t, " ");
+	full_path(t, u, r->path, cfg);
+	lit(t, " HTTP/1.1\r\n");
+	if (!has_header(r, "Host")) {
+		sbuf_addf(&sb, "Host: %s\r\n", u->hostport);
+		lit(t, sb.buf);
+	}
+	if (!has_header(r, "User-Agent")) {
+		sbuf_reset(&sb);
+		sbuf_addf(&sb, "User-Agent: harness/%s\r\n", harness_version);
+		lit(t, sb.buf);
+	}
+	w->nhdr = r->nheaders;
+	w->t_hdr = xcalloc(r->nheaders ? r->nheaders : 1, sizeof(*w->t_hdr));
+	for (i = 0; i < r->nheaders; i++) {
+		const char *v = r->headers[i].value;
 
-	sbuf_adds(&sb, u->origin);
-	full_path(&sb, u, r->path);
+		lit(t, r->headers[i].key);
+		lit(t, ": ");
+		tstr_tmpl(t, v, strlen(v), cfg->vars, cfg->nvars);
+		lit(t, "\r\n");
+		lit(&w->t_hdr[i], r->headers[i].key);
+		lit(&w->t_hdr[i], ": ");
+		tstr_tmpl(&w->t_hdr[i], v, strlen(v), cfg->vars, cfg->nvars);
+		w->hdr_vars |= w->t_hdr[i].vars;
+	}
+	if ((r->body || strcasecmp(method, "GET")) && !w->head &&
+	    !has_header(r, "Content-Length") && !has_header(r, "Transfer-Encoding")) {
+		lit(t, "Content-Length: ");
+		if (w->t_body.vars) {
+			tstr_clen(t);
+		} else {
+			sbuf_reset(&sb);
+			sbuf_addf(&sb, "%zu", r->body ? r->body_len : 0);
+			lit(t, sb.buf);
+		}
+		lit(t, "\r\n");
+	}
+	lit(t, "\r\n");
+	if (r->body)
+		tstr_tmpl(t, r->body, r->body_len, cfg->vars, cfg->nvars);
+	sbuf_release(&sb);
+
+	lit(&w->t_url, u->origin);
+	full_path(&w->t_url, u, r->path, cfg);
+	w->templated = t->vars;
+	if (w->templated)
+		return;
+	tstr_expand(t, NULL, NULL, 0, &sb);
+	w->bytes = sbuf_detach(&sb, &w->len);
+	tstr_expand(&w->t_url, NULL, NULL, 0, &sb);
 	w->url = sbuf_detach(&sb, NULL);
 }
 
@@ -198,7 +249,7 @@ int load_shared_prepare(struct load_shared *sh)
 		if (r->path && strpbrk(r->path, " \r\n"))
 			return error("load: request %s: bad path '%s'",
 				     r->name ? r->name : "?", r->path);
-		build_wire(&sh->wire[i], &sh->url, r);
+		build_wire(&sh->wire[i], &sh->url, r, cfg);
 		sh->need_body[i] = (unsigned char)load_expect_needs_body(&r->expect);
 		sh->any_body |= sh->need_body[i];
 		sh->any_ctype |= r->expect.content_type != NULL;
@@ -207,6 +258,22 @@ int load_shared_prepare(struct load_shared *sh)
 	}
 	if (!(sum > 0))
 		return error("load: the request weights sum to %g; want > 0", sum);
+	if (cfg->nvars && !cfg->pool) {
+		uint64_t n = cfg->pool_size;
+
+		if (!n) {
+			double due = ceil(cfg->rate * cfg->duration_s);
+
+			n = due < 1 ? 1 : due > (double)LOAD_POOL_AUTO_MAX ? LOAD_POOL_AUTO_MAX :
+			    (uint64_t)due;
+		}
+		if (load_pool_build(&sh->own_pool, cfg->requests, cfg->nrequests, cfg->vars,
+				    cfg->nvars, cfg->pool_seed, n))
+			return -1;
+		sh->pool = &sh->own_pool;
+	} else if (cfg->nvars) {
+		sh->pool = cfg->pool;
+	}
 	if (sh->tr != &load_native_transport)
 		return 0;
 	memset(&hints, 0, sizeof(hints));
@@ -225,8 +292,17 @@ void load_shared_release(struct load_shared *sh)
 
 	if (sh->wire) {
 		for (i = 0; i < sh->cfg->nrequests; i++) {
-			free(sh->wire[i].bytes);
-			free(sh->wire[i].url);
+			struct load_wire *w = &sh->wire[i];
+			size_t h;
+
+			free(w->bytes);
+			free(w->url);
+			tstr_release(&w->t_wire);
+			tstr_release(&w->t_url);
+			tstr_release(&w->t_body);
+			for (h = 0; h < w->nhdr; h++)
+				tstr_release(&w->t_hdr[h]);
+			free(w->t_hdr);
 		}
 	}
 	free(sh->wire);
@@ -234,6 +310,7 @@ void load_shared_release(struct load_shared *sh)
 	free(sh->need_body);
 	if (sh->addr)
 		freeaddrinfo(sh->addr);
+	load_pool_release(&sh->own_pool);
 	load_url_release(&sh->url);
 }
 

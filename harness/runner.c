@@ -163,6 +163,7 @@ static void run_ctx_release(struct run_ctx *rc)
 	}
 	free(rc->arms);
 	free(rc->rungs);
+	load_pool_release(&rc->pool);
 	hostfacts_release(&rc->facts);
 	if (rc->st.db)
 		store_close(&rc->st);

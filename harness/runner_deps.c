@@ -260,6 +260,9 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fre
 	bind_sut(&cfg, rc->spec, &d->impl, NULL, rc->logs_dir, label.buf, NULL);
 	cfg.port = rc->dep_ports[d - rc->deps];
 	cfg.stop = &runner_stop;
+	cfg.https = 0;          /* workload.tls is the implementations' */
+	cfg.ca_file = NULL;
+	cfg.insecure = 0;
 	d->sut = sut_start(&cfg);
 	if (!d->sut) {
 		error("dependency %s: could not be started", name);

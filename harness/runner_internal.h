@@ -11,6 +11,7 @@
 #include "hostfacts.h"
 #include "knee.h"
 #include "load_dist.h"
+#include "load_pool.h"
 #include "runner.h"
 #include "spec.h"
 #include "stat.h"
@@ -82,6 +83,11 @@ struct evidence;
 
 struct run_ctx {
 	struct spec *spec;
+	/* A templated workload's request pool (spec_pool_size entries from
+	 * the spec's seed): built before the first load, shared by every
+	 * warm-up and window of every arm. */
+	struct load_pool pool;
+	int have_pool;
 	struct store st;
 	char *run_id;
 	char *dir;               /* runs/<id> */

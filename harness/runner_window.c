@@ -290,6 +290,18 @@ static void load_config_for(struct window_ctx *w, struct load_config *cfg, doubl
 	cfg->stop = &runner_stop;
 	/* a jailed implementation listens on its own namespace's loopback */
 	cfg->netns_fd = sut_netns(w->arm->sut);
+	/* The pool is drawn once per run, before the first load; if that
+	 * fails (it cannot for a validated spec) every load tries again and
+	 * fails with the reason. */
+	if (!w->rc->have_pool && w->spec->workload.nvars) {
+		const struct spec_workload *wl = &w->spec->workload;
+
+		if (!load_pool_build(&w->rc->pool, wl->requests, wl->nrequests, wl->vars,
+				     wl->nvars, w->spec->seed, spec_pool_size(w->spec)))
+			w->rc->have_pool = 1;
+	}
+	if (w->rc->have_pool)
+		cfg->pool = &w->rc->pool;
 }
 
 /* The load, from this host's engine or from the generators' agents. */

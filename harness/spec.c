@@ -102,6 +102,18 @@ void spec_free(struct spec *s)
 	free_argv(s->workload.ssh_options);
 	free(s->workload.target_host);
 	free(s->workload.requests);
+	for (i = 0; i < s->workload.nvars; i++) {
+		struct load_var *v = &s->workload.vars[i];
+		free(v->name);
+		free(v->uniform);
+		free(v->csv);
+		free(v->column);
+		free(v->data);
+		free(v->values);   /* the values point into vbuf */
+		free(v->vbuf);
+	}
+	free(s->workload.vars);
+	free(s->workload.tls.cacert);
 	free(s->workload.cpus);
 	free_argv(s->workload.preflight.ignore);
 	for (i = 0; i < s->ngates; i++) {
@@ -131,7 +143,10 @@ void spec_free(struct spec *s)
 /* ------------------------------------------------------------- parsing */
 
 /* The hash that freezes a spec: SHA-256 over the spec's bytes, then the
- * bytes of each request's body_file in request order (specs/README.md). */
+ * bytes of each request's body_file in request order, then those of each
+ * csv variable's file in declared order and, when there are variables,
+ * the pool generator's version (specs/README.md): the pool is a function
+ * of these and the seed. */
 static void spec_hash(struct spec *s)
 {
 	struct sha256 c;
@@ -144,6 +159,13 @@ static void spec_hash(struct spec *s)
 		if (r->body_file && r->body)
 			sha256_update(&c, r->body, r->body_len);
 	}
+	for (i = 0; i < s->workload.nvars; i++) {
+		const struct load_var *v = &s->workload.vars[i];
+		if (v->data)
+			sha256_update(&c, v->data, v->data_len);
+	}
+	if (s->workload.nvars)
+		sha256_update(&c, LOAD_POOL_VERSION, strlen(LOAD_POOL_VERSION));
 	sha256_final_hex(&c, s->hash);
 }
 

@@ -134,6 +134,15 @@ struct spec_workload {
 	double max_offset_ms;           /* generator_options.max_offset_ms, default 5 */
 	char *target_host;              /* generator_options.target_host, or NULL */
 	struct spec_preflight preflight;
+	struct load_var *vars;          /* template variables, or NULL */
+	size_t nvars;
+	uint64_t pool;                  /* pool size; 0: automatic (spec_pool_size) */
+	enum http_version http;         /* default 2 (HTTP/1.1 over plain http) */
+	struct {                        /* implementations serve https:// */
+		int present;
+		char *cacert;           /* absolute PEM path, or NULL: the system's CAs */
+		int insecure;           /* do not verify their certificates */
+	} tls;
 };
 
 struct spec_ladder {
@@ -318,6 +327,16 @@ const struct gate_value *spec_gate_value(const struct gate_params *g, const char
 /* The ladder's rates, start_rps * step^k up to max_rps inclusive.
  * Returns the count; *rates is malloc'd (caller frees). */
 size_t spec_ladder_rungs(const struct spec *s, double **rates);
+
+/*
+ * The request pool of a templated workload (workload.vars; load_pool.h):
+ * its size, workload.pool when given, else enough for the longest window
+ * at the highest rate any stage offers (no request repeats within a
+ * window), at most SPEC_POOL_AUTO_MAX. 0 when the workload has no
+ * variables.
+ */
+#define SPEC_POOL_AUTO_MAX 4000000ull
+uint64_t spec_pool_size(const struct spec *s);
 
 /* Replace every "{port}" in tmpl by port (port <= 0: a copy, unchanged);
  * returns a malloc'd string, NULL when tmpl is NULL. The one substitution

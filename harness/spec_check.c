@@ -108,7 +108,7 @@ static void check_window(struct vctx *v, const char *stage, double window_s, dou
 }
 
 /* Lexically normalise base/rel (".", "..", "//"); returns malloc'd. */
-static char *resolve(const char *base, const char *rel)
+char *spec_resolve(const char *base, const char *rel)
 {
 	struct sbuf in = SBUF_INIT, out = SBUF_INIT;
 	char *save = NULL, *tok;
@@ -152,7 +152,7 @@ static void check_impls(struct vctx *v)
 			im->col = n->col;
 		}
 		if (im->repo) {
-			char *r = resolve(s->base_dir, im->repo);
+			char *r = spec_resolve(s->base_dir, im->repo);
 			free(im->repo);
 			im->repo = r;
 		}
@@ -199,7 +199,7 @@ static void check_signals(struct vctx *v)
 }
 
 /* Read a referenced file; problems are reported at path (as the user wrote it). */
-static int read_ref_file(struct vctx *v, const char *abs, struct sbuf *sb, size_t max,
+int spec_read_ref_file(struct vctx *v, const char *abs, struct sbuf *sb, size_t max,
 			 const char *path, const char *as_written)
 {
 	char buf[65536];
@@ -285,9 +285,9 @@ static void check_requests(struct vctx *v)
 			continue;
 		}
 		{
-			char *abs = resolve(v->s->base_dir, r->body_file);
+			char *abs = spec_resolve(v->s->base_dir, r->body_file);
 			sbuf_reset(&sb);
-			if (read_ref_file(v, abs, &sb, MAX_BODY_FILE, p, r->body_file) == 0) {
+			if (spec_read_ref_file(v, abs, &sb, MAX_BODY_FILE, p, r->body_file) == 0) {
 				r->body = sbuf_detach(&sb, &r->body_len);
 			}
 			free(r->body_file);
@@ -447,7 +447,7 @@ static void resolve_dep_repos(struct vctx *v)
 			im->col = n->col;
 		}
 		if (im->repo) {
-			char *r = resolve(s->base_dir, im->repo);
+			char *r = spec_resolve(s->base_dir, im->repo);
 			free(im->repo);
 			im->repo = r;
 		}
@@ -479,6 +479,7 @@ void spec_check_all(struct vctx *v)
 	check_preflight(v);
 	resolve_dep_repos(v);
 	check_requests(v);
+	spec_check_vars(v);
 	check_stages(v);
 	check_warmup(v);
 	check_generator(v);

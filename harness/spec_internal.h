@@ -97,6 +97,9 @@ enum ftype {
 	FT_GATELIST, /* a list of gate names (phase in `phase`) */
 	FT_GATES,    /* the gates: map, checked against the gate registry */
 	FT_INTLIST,  /* whole numbers in [min, max] (a list, or one number) -> int[] + count */
+	FT_NAMED,    /* a map name -> map described by sub[] -> an array of elsize
+			elements + count, each with its name (char *, the key, an
+			identifier [A-Za-z_][A-Za-z0-9_]*) as its first member */
 };
 
 /* flags */
@@ -198,6 +201,15 @@ void spec_refuse_at(struct vctx *v, const char *path, const char *fmt, ...)
 void spec_warn_at(struct vctx *v, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void spec_check_all(struct vctx *v);
+/* base/rel lexically normalised (malloc'd). */
+char *spec_resolve(const char *base, const char *rel);
+/* Read a referenced file of at most max bytes into sb; problems are
+ * reported at path, naming the file as_written. 0 or -1. */
+int spec_read_ref_file(struct vctx *v, const char *abs, struct sbuf *sb, size_t max,
+		       const char *path, const char *as_written);
+/* spec_vars.c: workload.vars (kinds, csv files), template references in
+ * requests, workload.http / tls against the transport. */
+void spec_check_vars(struct vctx *v);
 /* spec_deps.c: dependency names, references and health (see there). */
 void spec_check_deps(struct vctx *v);
 /* spec_gens.c: workload.generators' hosts and binaries. */

@@ -83,6 +83,33 @@ size_t spec_ladder_rungs(const struct spec *s, double **rates)
 
 /* ---------------------------------------------------------------- {port} */
 
+uint64_t spec_pool_size(const struct spec *s)
+{
+	double *rates = NULL, top = 0, win;
+	size_t n;
+
+	if (!s->workload.nvars)
+		return 0;
+	if (s->workload.pool)
+		return s->workload.pool;
+	n = spec_ladder_rungs(s, &rates);
+	if (n)
+		top = rates[n - 1];
+	free(rates);
+	win = s->ladder.window_s;
+	if (s->confirm.present && s->confirm.window_s > win)
+		win = s->confirm.window_s;
+	if (s->refine.present && s->refine.window_s > win)
+		win = s->refine.window_s;
+	if (s->soak.present && s->soak.window_s > win)
+		win = s->soak.window_s;
+	if (!(top * win >= 1))
+		return 1;
+	if (top * win >= (double)SPEC_POOL_AUTO_MAX)
+		return SPEC_POOL_AUTO_MAX;
+	return (uint64_t)ceil(top * win);
+}
+
 char *spec_subst_port(const char *tmpl, int port)
 {
 	struct sbuf sb = SBUF_INIT;

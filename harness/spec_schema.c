@@ -291,6 +291,14 @@ static json_t *field_schema(const struct field *f)
 		json_object_set_new(o, "items", object_schema(f->sub, NULL));
 		json_object_set_new(o, "minItems", json_integer((json_int_t)f->min_items));
 		break;
+	case FT_NAMED:
+		o = json_object();
+		json_object_set_new(o, "type", json_string("object"));
+		t = json_object();
+		json_object_set_new(t, "pattern", json_string("^[A-Za-z_][A-Za-z0-9_]*$"));
+		json_object_set_new(o, "propertyNames", t);
+		json_object_set_new(o, "additionalProperties", object_schema(f->sub, NULL));
+		break;
 	case FT_GATELIST:
 		o = json_object();
 		json_object_set_new(o, "type", json_string("array"));
@@ -314,7 +322,7 @@ static json_t *field_schema(const struct field *f)
 	}
 	/* the validator reads "key:" with no value as an empty map or list */
 	if (f->type == FT_OBJ || f->type == FT_KV || f->type == FT_SIGNALS ||
-	    f->type == FT_GATES || f->type == FT_GATELIST) {
+	    f->type == FT_NAMED || f->type == FT_GATES || f->type == FT_GATELIST) {
 		json_t *types = json_array();
 		json_array_append_new(types, json_string(f->type == FT_GATELIST ? "array" : "object"));
 		json_array_append_new(types, json_string("null"));
@@ -400,6 +408,7 @@ static void md_type(struct sbuf *sb, const struct field *f)
 		[FT_ARGV] = "argv list", [FT_KV] = "map", [FT_SIGNALS] = "map name: JSON pointer or metric selector",
 		[FT_OBJ] = "map", [FT_LIST] = "list of maps", [FT_GATELIST] = "list of gate names",
 		[FT_GATES] = "map gate: params", [FT_INTLIST] = "list of integers",
+		[FT_NAMED] = "map name: map",
 	};
 	size_t i;
 
@@ -513,6 +522,10 @@ static void md_table(struct sbuf *sb, const struct field *tab, const char *prefi
 			md_table(sb, f->sub, p.buf);
 		if (f->type == FT_LIST) {
 			sbuf_adds(&p, "[]");
+			md_table(sb, f->sub, p.buf);
+		}
+		if (f->type == FT_NAMED) {
+			sbuf_adds(&p, ".NAME");
 			md_table(sb, f->sub, p.buf);
 		}
 	}

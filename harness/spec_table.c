@@ -22,6 +22,7 @@ static const char *const lifecycle_names[] = { "run", "block", NULL };
 static const char *const equivalence_names[] = { "off", "strict", NULL };
 static const char *const at_names[] = { "knee_bracket", NULL };
 /* bit i of spec_compare.metrics = 1 << i; CMP_P99 = 1, CMP_CPU_PER_REQUEST = 2 */
+static const char *const http_names[] = { "1.1", "2", "h2c", NULL };
 static const char *const metric_names[] = { "p99", "cpu_per_request", NULL };
 static const char *const interval_names[] = { "hodges_lehmann", "t", NULL };
 static const char *const correction_names[] = { "holm", "none", NULL };
@@ -167,6 +168,55 @@ static const struct field request_fields[] = {
 	  "file holding the body, relative to the spec's directory; must exist; its bytes are hashed" },
 	{ "expect", FT_OBJ, 0, O(struct load_request, expect), 0, 0, 0, 0, NULL, NULL, expect_fields, 0, 0, 0,
 	  "what a response must be; one that is not is an error of kind unexpected, counted in the error rate" },
+	{ "slo_ms", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct load_request, slo_ms), 0, 0, 3600000, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "this request's own promise: its slo.percentile latency in ms (0: none); a window where any request misses its own fails the SLO" },
+	FIELD_END
+};
+
+/* Template variables: offsets inside struct load_var's kind members. */
+#define V(member) O(struct load_var, member)
+
+static const struct field zipf_fields[] = {
+	{ "n", FT_U64, F_REQ | F_MIN | F_MAX, V(zipf.n) - V(zipf), 0, 1, 1e12, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "ranks 1..n; the value is the rank" },
+	{ "s", FT_NUM, F_REQ | F_MIN | F_MINX | F_MAX, V(zipf.s) - V(zipf), 0, 0, 20, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "exponent: P(rank k) is proportional to k^-s" },
+	FIELD_END
+};
+
+static const struct field sequence_fields[] = {
+	{ "start", FT_U64, F_DEF | F_MIN | F_MAX, V(sequence.start) - V(sequence), 0, 0, 1e18, 1, NULL, NULL, NULL, 0, 0, 0,
+	  "the value of the pool's first request; each next request's is one more" },
+	FIELD_END
+};
+
+static const struct field uuid_fields[] = {
+	FIELD_END
+};
+
+static const struct field var_fields[] = {
+	{ "zipf", FT_OBJ, F_PRESENT, V(zipf), V(zipf.present) - V(zipf), 0, 0, 0, NULL, NULL, zipf_fields, 0, 0, 0,
+	  "Zipf-distributed ranks (rejection-inversion sampling; docs/templates.md)" },
+	{ "uniform", FT_INTLIST, F_MIN | F_MAX, V(uniform), V(nuniform), -1e9, 1e9, 0, NULL, NULL, NULL, 0, 2, 0,
+	  "[lo, hi]: integers drawn uniformly, both ends included" },
+	{ "csv", FT_STR, 0, V(csv), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "a CSV file with a header row, relative to the spec's directory (hashed with the spec); a row is drawn uniformly" },
+	{ "column", FT_SCALAR, F_DEF, V(column), 0, 0, 0, 0, "1", NULL, NULL, 0, 0, 0,
+	  "csv: the column whose value is used, by header name or 1-based number" },
+	{ "sequence", FT_OBJ, F_PRESENT, V(sequence), V(sequence.present) - V(sequence), 0, 0, 0, NULL, NULL, sequence_fields, 0, 0, 0,
+	  "consecutive integers, one per request of the pool" },
+	{ "uuid", FT_OBJ, F_PRESENT, V(uuid), V(uuid.present) - V(uuid), 0, 0, 0, NULL, NULL, uuid_fields, 0, 0, 0,
+	  "random version-4 UUIDs" },
+	FIELD_END
+};
+
+#undef V
+
+static const struct field tls_fields[] = {
+	{ "cacert", FT_STR, 0, O(struct spec_workload, tls.cacert) - O(struct spec_workload, tls), 0, 0, 0, 0, "the system's", NULL, NULL, 0, 0, 0,
+	  "PEM file of the CA certificates the implementations' certificates are verified with, relative to the spec's directory" },
+	{ "insecure", FT_BOOL, F_DEF, O(struct spec_workload, tls.insecure) - O(struct spec_workload, tls), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "do not verify the implementations' certificates" },
 	FIELD_END
 };
 
@@ -227,6 +277,14 @@ static const struct field workload_fields[] = {
 	  "how the generators are reached and judged" },
 	{ "preflight", FT_OBJ, 0, O(struct spec_workload, preflight), 0, 0, 0, 0, NULL, NULL, preflight_fields, 0, 0, 0,
 	  "before the first window every request is sent to every implementation and checked against its expect (and, strict, against each other); a failure refuses the run (exit 3)" },
+	{ "vars", FT_NAMED, 0, O(struct spec_workload, vars), O(struct spec_workload, nvars), 0, 0, 0, NULL, NULL, var_fields,
+	  sizeof(struct load_var), 0, 0, "template variables: {NAME} in a request's path, header values and body takes a seeded value per request (give one of zipf, uniform, csv, sequence, uuid)" },
+	{ "pool", FT_U64, F_DEF | F_MIN | F_MAX, O(struct spec_workload, pool), 0, 0, 100000000, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "requests pre-generated from the seed when there are vars, replayed from the start by every load (0: enough for the longest window at the top rate, at most 4000000); `check` prints its size and memory" },
+	{ "http", FT_ENUM, F_DEF, O(struct spec_workload, http), 0, 0, 0, HTTPV_2, NULL, http_names, NULL, 0, 0, 0,
+	  "HTTP version: 1.1; 2 (HTTP/2 by ALPN over https, 1.1 over http); h2c (HTTP/2 over plain TCP, prior knowledge); 2 and h2c use the curl transport" },
+	{ "tls", FT_OBJ, F_PRESENT, O(struct spec_workload, tls), O(struct spec_workload, tls.present) - O(struct spec_workload, tls), 0, 0, 0, NULL, NULL, tls_fields, 0, 0, 0,
+	  "the implementations serve https:// (health and stats URLs as written): load goes through the curl transport" },
 	FIELD_END
 };
 

@@ -287,6 +287,39 @@ static void read_list(struct vctx *v, const struct field *f, void *base,
 	*AT(base, f->off2, size_t) = n->n;
 }
 
+static void read_named(struct vctx *v, const struct field *f, void *base,
+		       const struct ynode *n, const char *path)
+{
+	char *arr;
+	size_t i, k = 0;
+
+	if (ynode_is_null(n))
+		return;
+	if (n->kind != Y_MAP) {
+		struct sbuf sb = SBUF_INIT;
+		ynode_describe(n, &sb);
+		VERR(v, n, path, "must be a map of name: map, got %s", sb.buf);
+		sbuf_release(&sb);
+		return;
+	}
+	arr = xcalloc(n->n + 1, f->elsize);
+	for (i = 0; i < n->n; i++) {
+		const struct ynode *key = n->keys[i];
+		char *p = spec_join_path(path, key->str);
+
+		if (!spec_envname_ok(key->str)) {
+			VERR(v, key, p, "a name must be letters, digits and '_', not starting with a digit");
+		} else {
+			walk_obj(v, f->sub, arr + k * f->elsize, n->vals[i], p, 1);
+			*(char **)(arr + k * f->elsize) = xstrdup(key->str);
+			k++;
+		}
+		free(p);
+	}
+	*AT(base, f->off, void *) = arr;
+	*AT(base, f->off2, size_t) = k;
+}
+
 static void set_default(const struct field *f, void *base)
 {
 	switch (f->type) {
@@ -420,6 +453,9 @@ static void read_field(struct vctx *v, const struct field *f, void *base,
 	case FT_LIST:
 		read_list(v, f, base, n, path);
 		return;
+	case FT_NAMED:
+		read_named(v, f, base, n, path);
+		return;
 	case FT_GATELIST:
 		spec_read_gatelist(v, f, base, n, path);
 		return;
@@ -492,7 +528,7 @@ static void walk_obj(struct vctx *v, const struct field *tab, void *base,
 		if (given && !val) /* key without a value is read as null */
 			given = 0;
 		if (given && ynode_is_null(val) && f->type != FT_OBJ && f->type != FT_KV &&
-		    f->type != FT_SIGNALS && f->type != FT_GATES && f->type != FT_GATELIST) {
+		    f->type != FT_SIGNALS && f->type != FT_NAMED && f->type != FT_GATES && f->type != FT_GATELIST) {
 			VERR(v, val, p, "has no value");
 		} else if (given) {
 			read_field(v, f, base, val, p);

@@ -36,6 +36,8 @@ struct sut {
 	int port;
 	char url[64];
 	char *health_url, *stats_url;
+	char *ca_file;                  /* health over https: CA certificates, or NULL */
+	int insecure;
 	volatile sig_atomic_t *stop;    /* the config's; NULL: none */
 	char *out_path, *err_path;
 	long err_off;                   /* where this start's stderr begins */
@@ -315,7 +317,10 @@ struct sut *sut_start(const struct sut_config *cfg)
 		error("impl %s: no free port on 127.0.0.1: %s", impl->name, strerror(errno));
 		goto fail;
 	}
-	snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%d", s->port);
+	snprintf(s->url, sizeof(s->url), "%s://127.0.0.1:%d", cfg->https ? "https" : "http",
+		 s->port);
+	s->ca_file = cfg->ca_file ? xstrdup(cfg->ca_file) : NULL;
+	s->insecure = cfg->insecure;
 	s->health_url = impl->health_url ? spec_subst_port(impl->health_url, s->port) : NULL;
 	s->stats_url = impl->stats_url ? spec_subst_port(impl->stats_url, s->port) : NULL;
 
@@ -516,6 +521,12 @@ int sut_wait_healthy(struct sut *s, double timeout_s)
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
 	curl_easy_setopt(c, CURLOPT_PROXY, "");
 	netns_curl(c, &s->netns_fd);
+	if (s->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, s->ca_file);
+	if (s->insecure) {
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
 	for (;;) {
 		long left_ms = (long)((deadline - now_ns()) / 1000000);
 		if (sut_exited(s)) {
@@ -657,6 +668,7 @@ void sut_free(struct sut *s)
 	free(s->argv_text);
 	free(s->name);
 	free(s->health_url);
+	free(s->ca_file);
 	free(s->stats_url);
 	free(s->out_path);
 	free(s->err_path);

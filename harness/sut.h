@@ -60,6 +60,12 @@ struct sut_config {
 	double cpu_max;                 /* cores (account_limits); 0: none */
 	double stop_grace_s;            /* 0: 3 */
 	int port;                       /* 0: choose a free one */
+	/* workload.tls: it serves https:// (sut_url), its health URL is
+	 * checked with these CA certificates (NULL: the system's), or
+	 * without verifying when insecure. */
+	int https;
+	const char *ca_file;
+	int insecure;
 	/* When non-NULL and set non-zero (a signal handler's flag),
 	 * sut_wait_healthy() gives up within about a second. */
 	volatile sig_atomic_t *stop;
@@ -97,7 +103,7 @@ int sut_wait_healthy(struct sut *s, double timeout_s);
 int sut_port(const struct sut *s);
 /* A loopback port free right now (bind 127.0.0.1:0), or -1. */
 int sut_free_port(void);
-/* "http://127.0.0.1:<port>" (owned by s). */
+/* "http://127.0.0.1:<port>" ("https://" with cfg.https; owned by s). */
 const char *sut_url(const struct sut *s);
 /* The stats URL with {port} substituted; NULL when none. */
 const char *sut_stats_url(const struct sut *s);
