@@ -407,6 +407,9 @@ static int setup_shared(const struct load_config *cfg, struct load_shared *sh)
 		return -1;
 	if (sh->tr == &load_curl_transport)
 		curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (sh->tr == &load_curl_transport && load_curl_h2c_no_reuse(cfg))
+		warning("load: libcurl %s cannot reuse h2c connections (fixed in 8.0.0):"
+			" each request opens its own", curl_version_info(CURLVERSION_NOW)->version);
 	if (load_shared_prepare(sh))
 		return -1;
 	nth = cfg->threads < cfg->connections ? cfg->threads : cfg->connections;

@@ -329,6 +329,19 @@ static void expand(struct load_thread *th, struct cxfer *x, const struct load_du
 	}
 }
 
+/*
+ * libcurl before 8.0.0 breaks a prior-knowledge HTTP/2 (h2c) connection
+ * when it reuses it: every request after the first fails with "Error in
+ * the HTTP2 framing layer" (curl issue 10634, fixed in 8.0.0; Debian 12
+ * ships 7.88.1). There, each h2c request gets a connection of its own:
+ * still HTTP/2, but no multiplexing and a TCP handshake per request
+ * (load_run warns).
+ */
+int load_curl_h2c_no_reuse(const struct load_config *cfg)
+{
+	return cfg->http == HTTPV_H2C && curl_version_info(CURLVERSION_NOW)->version_num < 0x080000;
+}
+
 static int curl_init_thread(struct load_thread *th)
 {
 	const struct load_config *cfg = th->sh->cfg;
@@ -350,6 +363,8 @@ static int curl_init_thread(struct load_thread *th)
 	curl_multi_setopt(cc->multi, CURLMOPT_TIMERDATA, th);
 	curl_multi_setopt(cc->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)th->conns);
 	curl_multi_setopt(cc->multi, CURLMOPT_MAXCONNECTS, (long)th->conns);
+	if (load_curl_h2c_no_reuse(cfg))
+		curl_multi_setopt(cc->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_NOTHING);
 	cc->hdrs = xcalloc(cfg->nrequests, sizeof(*cc->hdrs));
 	for (r = 0; r < cfg->nrequests; r++) {
 		const struct load_request *rq = &cfg->requests[r];
@@ -395,8 +410,10 @@ static int curl_init_thread(struct load_thread *th)
 				 (long)CURL_HTTP_VERSION_2TLS);
 		/* HTTP/2: wait for the connection to say whether it multiplexes
 		 * rather than opening one per transfer before it knows. */
-		if (cfg->http != HTTPV_11)
+		if (cfg->http != HTTPV_11 && !load_curl_h2c_no_reuse(cfg))
 			curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+		if (load_curl_h2c_no_reuse(cfg))
+			curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
 		x->next_free = cc->free;
 		cc->free = x;
 	}

@@ -171,6 +171,8 @@ struct load_transport {
 	void (*abort_all)(struct load_thread *th, uint64_t now);
 	void (*release)(struct load_thread *th);
 };
+/* 1 when this libcurl cannot reuse h2c connections (load_curl.c). */
+int load_curl_h2c_no_reuse(const struct load_config *cfg);
 extern const struct load_transport load_native_transport;
 extern const struct load_transport load_curl_transport;
 

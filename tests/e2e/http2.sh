@@ -1,0 +1,122 @@
+#!/bin/bash
+# HTTP versions and TLS (issue 13, item 5): nginx (Debian) with a
+# throwaway certificate serves HTTP/2 over TLS on one port and h2c (HTTP/2
+# over plain TCP) on another; `harness load` with --http 2 / 1.1 / h2c, and
+# a run of nginx itself over https with workload.http "2" and tls.cacert:
+# the protocol recorded (load's JSON, each window's windows.protocol) is
+# the one nginx logs ($server_protocol), and the report shows it.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/load_common.inc"
+
+if ! command -v nginx >/dev/null || ! command -v openssl >/dev/null; then
+	fail "nginx and openssl are needed for the http2 test"
+	exit 0
+fi
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
+	-addext "subjectAltName=IP:127.0.0.1" -keyout "$T/key.pem" -out "$T/cert.pem" 2>/dev/null
+# nginx.conf for PORT (TLS + HTTP/2) and PORT2 (h2c), logging into LOG.
+conf() { # conf FILE PORT PORT2 LOG
+	cat >"$1" <<CONF
+worker_processes 1;
+daemon off;
+error_log stderr warn;
+pid $1.pid;
+events { worker_connections 256; }
+http {
+	log_format proto '\$server_port \$server_protocol';
+	access_log $4 proto;
+	client_body_temp_path tmp/body; proxy_temp_path tmp/proxy;
+	fastcgi_temp_path tmp/fastcgi; uwsgi_temp_path tmp/uwsgi; scgi_temp_path tmp/scgi;
+	server {
+		listen 127.0.0.1:$2 ssl http2;
+		ssl_certificate $T/cert.pem;
+		ssl_certificate_key $T/key.pem;
+		location / { return 200 "secure\n"; }
+	}
+	server {
+		listen 127.0.0.1:$3 http2;
+		location / { return 200 "h2c\n"; }
+	}
+}
+CONF
+}
+mkdir -p "$T/ng/tmp"
+P=$(free_port)
+P2=$(free_port)
+conf "$T/ng/nginx.conf" "$P" "$P2" "$T/ng/access.log"
+bg nginx -p "$T/ng" -c "$T/ng/nginx.conf" 2>"$T/ng/err"
+check "nginx listens (TLS)" wait_port "$P"
+check "nginx listens (h2c)" wait_port "$P2"
+
+# logged PORT PROTO: lines nginx logged for PORT with that protocol.
+logged() { grep -c "^$1 $2\$" "$T/ng/access.log"; }
+
+load h2 "https://127.0.0.1:$P/" --rate 100 --duration 0.5 --cacert "$T/cert.pem" --http 2
+cmp_num "--http 2: every request completed" "$(j h2 .completed)" == 50
+check "--http 2: the recorded protocol is HTTP/2" test "$(j h2 .protocol)" = HTTP/2
+cmp_num "--http 2: nginx logged 50 HTTP/2.0 requests" "$(logged "$P" HTTP/2.0)" == 50
+
+load h11 "https://127.0.0.1:$P/" --rate 100 --duration 0.5 --cacert "$T/cert.pem" --http 1.1
+check "--http 1.1 over TLS: the recorded protocol is HTTP/1.1" test "$(j h11 .protocol)" = HTTP/1.1
+cmp_num "--http 1.1 over TLS: nginx logged 50 HTTP/1.1 requests" "$(logged "$P" HTTP/1.1)" == 50
+
+load ins "https://127.0.0.1:$P/" --rate 100 --duration 0.3 --insecure
+cmp_num "--insecure: no CA, every request completed" "$(j ins .completed)" == 30
+
+load h2c "http://127.0.0.1:$P2/" --rate 100 --duration 0.5 --http h2c
+cmp_num "--http h2c: every request completed" "$(j h2c .completed)" == 50
+check "--http h2c: the curl transport is chosen" test "$(j h2c .transport)" = curl
+check "--http h2c: the recorded protocol is HTTP/2" test "$(j h2c .protocol)" = HTTP/2
+cmp_num "--http h2c: nginx logged 50 HTTP/2.0 requests" "$(logged "$P2" HTTP/2.0)" == 50
+expect_exit "--http h2c with --transport native is refused" 3 "$HARNESS" load \
+	"http://127.0.0.1:$P2/" --rate 10 --duration 0.2 --http h2c --transport native
+expect_exit "--http 3 is a usage error" 2 "$HARNESS" load "http://127.0.0.1:$P2/" \
+	--rate 10 --duration 0.2 --http 3
+
+# A run of nginx over https: the harness starts it on {port} (the h2c
+# server on a port of our choosing), checks its health over TLS with the
+# spec's CA, and records each window's protocol.
+mkdir -p "$T/run/tmp"
+conf "$T/run/nginx.tmpl" @PORT@ "$(free_port)" "$T/run/access.log"
+cat >"$T/spec.yaml" <<YAML
+version: 1
+name: e2e-http2
+slo: { percentile: 99, threshold_ms: 50 }
+implementations:
+  - name: nginx
+    start: [bash, -c, 'sed "s/@PORT@/\$1/" nginx.tmpl >nginx.conf && exec nginx -p . -c nginx.conf', x, "{port}"]
+    repo: $T/run
+    health: { url: "https://127.0.0.1:{port}/", timeout_s: 10 }
+    restart: never
+workload:
+  http: "2"
+  tls: { cacert: cert.pem }
+  connections: 8
+  requests:
+    - { name: page, path: /x, expect: { body_contains: secure } }
+stages:
+  ladder: { start_rps: 100, step: 2, max_rps: 100, reps: 1, window_s: 2, discard_s: 1 }
+warmup:
+  rate: { fixed_rps: 100 }
+  min_s: 1
+  max_s: 2
+  trailing_s: 1
+  gates: [hot_set_touched]
+window_gates: [error_rate, sut_alive]
+YAML
+cp "$T/cert.pem" "$T/cert.pem.copy"
+expect_exit "check accepts http and tls" 0 "$HARNESS" check "$T/spec.yaml"
+check "check prints the HTTP version and the CA file" grep -q "^http: *2, https, cacert $T/cert.pem" "$T/out"
+RUNS="$T/runs"
+"$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$RUNS" --run-id h2 >"$T/run.out" 2>"$T/run.err"
+q() { sqlite3 "$RUNS/h2/run.db" "$1"; }
+done_w=$(q "SELECT COUNT(*) FROM windows WHERE state = 'done'")
+cmp_num "run over https: a window measured (stderr: $(tail -n 2 "$T/run.err" | tr '\n' ' '))" "$done_w" ">=" 1
+cmp_num "run over https: every window recorded HTTP/2" \
+	"$(q "SELECT COUNT(*) FROM windows WHERE state = 'done' AND protocol = 'HTTP/2'")" == "$done_w"
+cmp_num "run over https: nginx logged only HTTP/2.0 (health checks, warm-up, window)" \
+	"$(grep -vc ' HTTP/2.0$' "$T/run/access.log")" == 0
+cmp_num "run over https: nginx logged the window's requests" \
+	"$(grep -c ' HTTP/2.0$' "$T/run/access.log")" ">=" "$(q "SELECT SUM(completed) FROM windows WHERE state = 'done'")"
+"$HARNESS" report h2 --runs-dir "$RUNS" -o "$T/rep" >/dev/null 2>&1
+check "the report shows the protocol" grep -q "HTTP/2" "$T/rep/report.md"
