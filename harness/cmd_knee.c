@@ -188,8 +188,10 @@ static void print_text(struct sbuf *sb, const struct kfit *fits, size_t n,
 	}
 }
 
-/* The column holding the windows' SLO percentile: <label>_ms_from_hist
- * (a run's windows.csv), else the stored percentile columns. */
+/* The column holding the windows' knee input: knee_ms (a run's
+ * windows.csv at the run's SLO percentile: that percentile raised by
+ * per-request promises, knee_run.h), <label>_ms_from_hist (an older
+ * windows.csv), else the stored percentile columns. */
 static int pct_col(const struct csv *c, double pct)
 {
 	static const struct { double p; const char *col; } cols[] = {
@@ -203,7 +205,11 @@ static int pct_col(const struct csv *c, double pct)
 		snprintf(name, sizeof(name), "p99_ms_from_hist");
 	else
 		snprintf(name, sizeof(name), "p%g_ms_from_hist", pct);
-	if ((k = csv_col(c, name)) >= 0)
+	/* knee_ms is at the run's SLO percentile: the one its
+	 * <label>_ms_from_hist column names. */
+	if ((k = csv_col(c, name)) >= 0 && csv_col(c, "knee_ms") >= 0)
+		return csv_col(c, "knee_ms");
+	if (k >= 0)
 		return k;
 	for (i = 0; i < ARRAY_SIZE(cols); i++)
 		if (fabs(cols[i].p - pct) < 1e-9)
@@ -363,7 +369,7 @@ static int from_run(struct cmd_ctx *c, struct knee_opts *o, struct kfit **fits, 
 		struct knee_params p;
 		size_t i;
 
-		if (knee_run_windows(st, id, f->impl, spec->slo.percentile, -1, &f->win,
+		if (knee_run_windows(st, id, f->impl, spec, -1, &f->win,
 				     &f->nwin))
 			goto out;
 		for (i = 0; i < f->nwin; i++)

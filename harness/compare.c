@@ -62,6 +62,13 @@ static int rule_from_spec(struct cmp_run *r, const struct run_record *rec, struc
 	r->correction = s->compare.correction;
 	r->sequential = s->confirm.present && s->confirm.until.present;
 	r->cs_t_star = s->confirm.present ? s->confirm.reps : 10;
+	r->nreqs = s->workload.nrequests;
+	r->reqs = xcalloc(r->nreqs + 1, sizeof(*r->reqs));
+	r->req_slo_ms = xcalloc(r->nreqs + 1, sizeof(*r->req_slo_ms));
+	for (size_t i = 0; i < r->nreqs; i++) {
+		r->reqs[i] = xstrdup(s->workload.requests[i].name);
+		r->req_slo_ms[i] = s->workload.requests[i].slo_ms;
+	}
 	*out = s;
 	return 0;
 }
@@ -129,6 +136,44 @@ static int take_window(struct cmp_run *r, const struct window_row *row, struct c
 	return 0;
 }
 
+/* The window's per-request histograms (measured phase), for the
+ * per-request cells; -1 after error(). */
+static int take_requests(struct cmp_run *r, struct store *st, int64_t wid, struct cmp_win *w)
+{
+	struct window_requests reqs;
+	size_t i, k;
+	int ret = 0;
+
+	if (!r->nreqs || w->status == CMP_W_REJECTED)
+		return 0;
+	if (store_requests_load(st, wid, "measured", &reqs))
+		return -1;
+	w->req_hist = xcalloc(r->nreqs, sizeof(*w->req_hist));
+	w->req_pslo = xcalloc(r->nreqs, sizeof(*w->req_pslo));
+	for (k = 0; k < r->nreqs; k++)
+		w->req_pslo[k] = NAN;
+	for (i = 0; i < reqs.n && !ret; i++) {
+		const struct window_request *q = &reqs.v[i];
+		struct hist *h;
+
+		for (k = 0; k < r->nreqs; k++)
+			if (q->name && !strcmp(r->reqs[k], q->name))
+				break;
+		if (k == r->nreqs || !q->hist.p || w->req_hist[k])
+			continue;
+		h = xmalloc(sizeof(*h));
+		hist_init(h);
+		w->req_hist[k] = h;
+		if (hist_deserialize(h, q->hist.p, q->hist.len))
+			ret = error("%s: window %lld: request %s has a corrupt histogram", r->dir,
+				    (long long)wid, q->name);
+		else if (h->total)
+			w->req_pslo[k] = hist_percentile_ms(h, r->slo_pct);
+	}
+	window_requests_release(&reqs);
+	return ret;
+}
+
 static int read_windows(struct cmp_run *r, struct store *st)
 {
 	struct window_query q = { .done_only = 1, .with_hists = 1 };
@@ -141,7 +186,8 @@ static int read_windows(struct cmp_run *r, struct store *st)
 	r->w = xcalloc(rows.n + 1, sizeof(*r->w));
 	for (i = 0; i < rows.n; i++) {
 		r->nw++;
-		if (take_window(r, &rows.v[i], &r->w[i]))
+		if (take_window(r, &rows.v[i], &r->w[i]) ||
+		    take_requests(r, st, rows.v[i].id, &r->w[i]))
 			goto out;
 	}
 	ret = 0;
@@ -288,7 +334,18 @@ void cmp_run_release(struct cmp_run *r)
 			hist_release(r->w[i].hist);
 			free(r->w[i].hist);
 		}
+		for (size_t k = 0; r->w[i].req_hist && k < r->nreqs; k++) {
+			if (r->w[i].req_hist[k])
+				hist_release(r->w[i].req_hist[k]);
+			free(r->w[i].req_hist[k]);
+		}
+		free(r->w[i].req_hist);
+		free(r->w[i].req_pslo);
 	}
+	for (i = 0; i < r->nreqs; i++)
+		free(r->reqs[i]);
+	free(r->reqs);
+	free(r->req_slo_ms);
 	free(r->impls);
 	free(r->commits);
 	free(r->refs);

@@ -76,7 +76,16 @@
  *   inconclusive   none of these, or too few pairs for the level (5 pairs
  *                  at alpha 0.05).
  *
- * Knee per side: knee_for_impl() (knee.h), shown and judged as above.
+ * Per request name (workload.requests), the same latency cell from that
+ * request's own histograms (window_requests, measured phase): shown for
+ * every request both runs have; a request with its own promise (slo_ms in
+ * NEW's spec) is judged like the mix's latency, one more cell in the
+ * implementation's correction family (its regression is the
+ * implementation's regression); the others are advisory (unadjusted,
+ * never in the verdict).
+ *
+ * Knee per side: knee_for_impl() (knee.h), shown and judged as above
+ * (per-request promises included, knee_run.h).
  *
  * Ownership: struct compare owns everything; compare_release() frees it.
  */
@@ -117,6 +126,11 @@ struct cmp_win {
 	double pslo_ms;      /* the SLO percentile (cells and knee) */
 	int has_hist;
 	void *hist;          /* struct hist *, or NULL */
+	/* per request of the run (cmp_run.reqs): its histogram of the
+	 * measured phase (struct hist *, NULL when none) and SLO percentile
+	 * (NAN when none); both NULL for a window with no request rows */
+	void **req_hist;
+	double *req_pslo;
 };
 
 struct cmp_run {
@@ -138,6 +152,9 @@ struct cmp_run {
 				judged by the confidence sequence */
 	double cs_t_star;    /* the sequence's tuning n: confirm.reps */
 	int spec_ok;
+	char **reqs;         /* request names of the stored spec, and their slo_ms */
+	double *req_slo_ms;
+	size_t nreqs;
 	char **impls, **commits, **refs;  /* in spec order */
 	size_t nimpls;
 	struct cmp_win *w;   /* every done window, any status */
@@ -182,6 +199,10 @@ struct cmp_rate {
 	int outcome_regression;  /* NEW failed where BASE held (compare.h) */
 	int has_cells;           /* both sides have accepted windows here */
 	struct cmp_metric p99, cpu;
+	/* per request of NEW's spec (compare.new_.reqs[i]), latency; verdict
+	 * CMP_NA where a side has no histogram of it */
+	struct cmp_metric *req;
+	size_t nreq;
 };
 
 

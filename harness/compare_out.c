@@ -193,6 +193,41 @@ static void md_cell(struct sbuf *o, const struct cmp_rate *r, const char *label,
 		  cmp_verdict_name(m->verdict), m->verdict == CMP_REGRESSION ? "**" : "");
 }
 
+/* Per request name: its own latency cell at each rate (compare.h). */
+static void md_requests(struct sbuf *o, const struct compare *c, const struct cmp_impl *im)
+{
+	struct sbuf t = SBUF_INIT;
+	size_t j, k, any = 0;
+
+	for (j = 0; j < im->nrates; j++)
+		for (k = 0; k < im->rates[j].nreq; k++)
+			any += im->rates[j].has_cells && im->rates[j].req[k].verdict != CMP_NA;
+	if (!any)
+		return;
+	sbuf_addf(o, "Per request (p%g of its own responses, ms; judged with the cells above: "
+		  "those with their own slo_ms; the others advisory, unadjusted):\n\n",
+		  c->new_.slo_pct);
+	sbuf_addf(o, "| rate (req/s) | request | base | new | Δ | Δ %% | interval "
+		  "of the shift | n | method | p%s | MDE | verdict |\n",
+		  c->correction == CMP_CORRECT_HOLM ? " → Holm" : "");
+	sbuf_adds(o, "|---:|---|---:|---:|---:|---:|---|---:|---|---|---:|---|\n");
+	for (j = 0; j < im->nrates; j++) {
+		const struct cmp_rate *r = &im->rates[j];
+
+		for (k = 0; r->has_cells && k < r->nreq; k++) {
+			if (r->req[k].verdict == CMP_NA)
+				continue;
+			sbuf_reset(&t);
+			sbuf_addf(&t, "%s%s", c->new_.reqs[k],
+				  c->new_.req_slo_ms[k] > 0 ? " (judged)" : "");
+			md_cell(o, r, t.buf, &r->req[k], 3, "", im->paired,
+				c->new_.req_slo_ms[k] > 0 ? c->correction : CMP_CORRECT_NONE);
+		}
+	}
+	sbuf_adds(o, "\n");
+	sbuf_release(&t);
+}
+
 void compare_md(const struct compare *c, struct sbuf *o)
 {
 	struct sbuf t = SBUF_INIT;
@@ -270,6 +305,7 @@ void compare_md(const struct compare *c, struct sbuf *o)
 						c->correction);
 			}
 			sbuf_adds(o, "\n");
+			md_requests(o, c, im);
 		}
 		sbuf_adds(o, "Knees: base: ");
 		knee_text(o, im->kbase);
@@ -374,6 +410,20 @@ static json_t *json_rate(const struct compare *c, const struct cmp_rate *r)
 	json_object_set_new(o, "cpu_per_request",
 			    json_metric(&r->cpu, r->has_cells &&
 						  (c->metrics & CMP_CPU_PER_REQUEST) != 0));
+	{
+		json_t *a = json_array();
+		size_t k;
+
+		for (k = 0; k < r->nreq; k++) {
+			json_t *x = json_object();
+
+			json_object_set_new(x, "name", jout_str(c->new_.reqs[k]));
+			json_object_set_new(x, "judged", json_boolean(c->new_.req_slo_ms[k] > 0));
+			json_object_set_new(x, "latency", json_metric(&r->req[k], r->has_cells));
+			json_array_append_new(a, x);
+		}
+		json_object_set_new(o, "requests", a);
+	}
 	return o;
 }
 

@@ -130,8 +130,23 @@ static double win_cpu_us(const struct cmp_win *w)
 	return w->cpu_s * 1e6 / (double)w->completed;
 }
 
-static double win_value(const struct cmp_win *w, int cpu)
+/* The index of request `req` in r's spec, -1 when r has none of that name. */
+static int req_index(const struct cmp_run *r, const char *req)
 {
+	size_t k;
+
+	for (k = 0; req && k < r->nreqs; k++)
+		if (!strcmp(r->reqs[k], req))
+			return (int)k;
+	return -1;
+}
+
+/* A window's value of a cell: CPU us/request (cpu), the SLO percentile of
+ * request k's responses (k >= 0), or of the whole mix. */
+static double win_value(const struct cmp_win *w, int cpu, int k)
+{
+	if (k >= 0)
+		return w->req_pslo ? w->req_pslo[k] : NAN;
 	return cpu ? win_cpu_us(w) : w->pslo_ms;
 }
 
@@ -140,19 +155,25 @@ static double win_value(const struct cmp_win *w, int cpu)
 /* Merged values over impl's accepted windows at rate: the SLO percentile
  * (ms) of the merged histogram, CPU us/request = sum cpu / sum completed. */
 static void merged(const struct cmp_run *r, const char *impl, double rate, double pct,
-		   double *lat, double *cpu)
+		   const char *req, double *lat, double *cpu)
 {
 	struct hist h;
 	double cpu_sum = 0;
 	int64_t done = 0;
 	size_t i, nh = 0, ncpu = 0;
+	int k = req_index(r, req);
 
 	hist_init(&h);
 	for (i = 0; i < r->nw; i++) {
 		const struct cmp_win *w = &r->w[i];
 		if (strcmp(w->impl, impl) || !same_rate(w->rate, rate) || !accepted(w))
 			continue;
-		if (w->has_hist) {
+		if (req) {
+			if (k >= 0 && w->req_hist && w->req_hist[k]) {
+				hist_merge(&h, w->req_hist[k]);
+				nh++;
+			}
+		} else if (w->has_hist) {
 			hist_merge(&h, w->hist);
 			nh++;
 		}
@@ -169,18 +190,22 @@ static void merged(const struct cmp_run *r, const char *impl, double rate, doubl
 
 /* Per-window values of impl's accepted windows at rate (unpaired). */
 static size_t values(const struct cmp_run *r, const char *impl, double rate, int cpu,
-		     double **out)
+		     const char *req, double **out)
 {
 	double *v = NULL;
 	size_t n = 0, alloc = 0, i;
+	int k = req_index(r, req);
 
+	*out = NULL;
+	if (req && k < 0)
+		return 0;
 	for (i = 0; i < r->nw; i++) {
 		const struct cmp_win *w = &r->w[i];
 		if (strcmp(w->impl, impl) || !same_rate(w->rate, rate) || !accepted(w) ||
-		    !isfinite(win_value(w, cpu)))
+		    !isfinite(win_value(w, cpu, k)))
 			continue;
 		XGROW(v, alloc, n + 1);
-		v[n++] = win_value(w, cpu);
+		v[n++] = win_value(w, cpu, k);
 	}
 	*out = v;
 	return n;
@@ -188,11 +213,14 @@ static size_t values(const struct cmp_run *r, const char *impl, double rate, int
 
 /* Pairs (new, base) of accepted windows in the same stage and block. */
 static size_t pairs(const struct cmp_run *r, const char *impl, const char *base_arm,
-		    double rate, int cpu, double **a, double **b)
+		    double rate, int cpu, const char *req, double **a, double **b)
 {
 	size_t n = 0, alloc = 0, alloc2 = 0, i, j;
+	int k = req_index(r, req);
 
 	*a = *b = NULL;
+	if (req && k < 0)
+		return 0;
 	for (i = 0; i < r->nw; i++) {
 		const struct cmp_win *w = &r->w[i];
 		if (strcmp(w->impl, impl) || !same_rate(w->rate, rate) || !accepted(w))
@@ -202,11 +230,11 @@ static size_t pairs(const struct cmp_run *r, const char *impl, const char *base_
 			if (strcmp(x->impl, base_arm) || strcmp(x->stage, w->stage) ||
 			    x->block != w->block || !same_rate(x->rate, rate) || !accepted(x))
 				continue;
-			if (isfinite(win_value(w, cpu)) && isfinite(win_value(x, cpu))) {
+			if (isfinite(win_value(w, cpu, k)) && isfinite(win_value(x, cpu, k))) {
 				XGROW(*a, alloc, n + 1);
 				XGROW(*b, alloc2, n + 1);
-				(*a)[n] = win_value(w, cpu);
-				(*b)[n] = win_value(x, cpu);
+				(*a)[n] = win_value(w, cpu, k);
+				(*b)[n] = win_value(x, cpu, k);
 				n++;
 			}
 			break;
@@ -277,30 +305,39 @@ static void shift(const struct compare *c, int paired, struct cmp_metric *m)
 /* One metric at one rate: merged values, the per-window values (kept in m
  * until judge_cells), the shift and its p-values. */
 static void metric(const struct compare *c, const struct cmp_run *bs, const char *barm,
-		   const char *impl, int paired, double rate, int cpu, struct cmp_metric *m)
+		   const char *impl, int paired, double rate, int cpu, const char *req,
+		   struct cmp_metric *m)
 {
 	double bl, bc, nl, nc;
 
-	merged(bs, barm, rate, c->new_.slo_pct, &bl, &bc);
-	merged(&c->new_, impl, rate, c->new_.slo_pct, &nl, &nc);
+	merged(bs, barm, rate, c->new_.slo_pct, req, &bl, &bc);
+	merged(&c->new_, impl, rate, c->new_.slo_pct, req, &nl, &nc);
 	m->base = cpu ? bc : bl;
 	m->new_ = cpu ? nc : nl;
 	m->rel_pct = isfinite(m->base) && m->base != 0 ? (m->new_ - m->base) / m->base * 100 : NAN;
 	m->p_up = m->p_down = m->padj_up = m->padj_down = m->mde = m->mde_pct = NAN;
 	if (paired) {
-		m->nxa = m->nxb = pairs(&c->new_, impl, barm, rate, cpu, &m->xa, &m->xb);
+		m->nxa = m->nxb = pairs(&c->new_, impl, barm, rate, cpu, req, &m->xa, &m->xb);
 		m->nbase = m->nnew = m->nxa;
 	} else {
-		m->nnew = m->nxa = values(&c->new_, impl, rate, cpu, &m->xa);
-		m->nbase = m->nxb = values(bs, barm, rate, cpu, &m->xb);
+		m->nnew = m->nxa = values(&c->new_, impl, rate, cpu, req, &m->xa);
+		m->nbase = m->nxb = values(bs, barm, rate, cpu, req, &m->xb);
 	}
 	shift(c, paired, m);
 }
 
-/* The cells of one implementation, in rate order (p99 then cpu). */
-static size_t impl_cells(struct cmp_impl *ci, unsigned metrics, struct cmp_metric **out)
+/* A request with its own promise: its cells are judged (compare.h). */
+static int req_judged(const struct compare *c, size_t k)
 {
-	size_t i, n = 0;
+	return c->new_.req_slo_ms[k] > 0;
+}
+
+/* The judged cells of one implementation, in rate order (p99, cpu, then
+ * the requests with their own slo_ms). */
+static size_t impl_cells(const struct compare *c, struct cmp_impl *ci, unsigned metrics,
+			 struct cmp_metric **out)
+{
+	size_t i, k, n = 0;
 
 	for (i = 0; i < ci->nrates; i++) {
 		if (!ci->rates[i].has_cells)
@@ -309,8 +346,33 @@ static size_t impl_cells(struct cmp_impl *ci, unsigned metrics, struct cmp_metri
 			out[n++] = &ci->rates[i].p99;
 		if (metrics & CMP_CPU_PER_REQUEST)
 			out[n++] = &ci->rates[i].cpu;
+		for (k = 0; k < ci->rates[i].nreq; k++)
+			if (req_judged(c, k))
+				out[n++] = &ci->rates[i].req[k];
 	}
 	return n;
+}
+
+/* Advisory request cells: a verdict at the unadjusted level, never in
+ * the tally. */
+static void advisory_cells(const struct compare *c, struct cmp_impl *ci)
+{
+	size_t i, k;
+
+	for (i = 0; i < ci->nrates; i++)
+		for (k = 0; ci->rates[i].has_cells && k < ci->rates[i].nreq; k++) {
+			struct cmp_metric *m = &ci->rates[i].req[k];
+
+			if (req_judged(c, k))
+				continue;
+			m->padj_up = m->p_up;
+			m->padj_down = m->p_down;
+			m->family = 1;
+			m->verdict = verdict_of(m, c->margin_pct, c->alpha);
+			free(m->xa);
+			free(m->xb);
+			m->xa = m->xb = NULL;
+		}
 }
 
 /*
@@ -320,8 +382,8 @@ static size_t impl_cells(struct cmp_impl *ci, unsigned metrics, struct cmp_metri
  */
 static void judge_cells(const struct compare *c, struct cmp_impl *ci, int tally[6])
 {
-	struct cmp_metric **cell = xcalloc(2 * ci->nrates + 1, sizeof(*cell));
-	size_t n = impl_cells(ci, c->metrics, cell), i, fam;
+	struct cmp_metric **cell = xcalloc((2 + c->new_.nreqs) * ci->nrates + 1, sizeof(*cell));
+	size_t n = impl_cells(c, ci, c->metrics, cell), i, fam;
 	double *up = xcalloc(n + 1, sizeof(*up)), *down = xcalloc(n + 1, sizeof(*down));
 
 	for (i = 0; i < n; i++) {
@@ -452,7 +514,7 @@ static void impl_rates(struct compare *c, struct cmp_impl *ci, const struct cmp_
 		       const char *barm, int tally[6])
 {
 	double *rb = NULL, *rn = NULL;
-	size_t nb, nn, i, j, alloc = 0;
+	size_t nb, nn, i, j, k, alloc = 0;
 
 	nb = rates_of(bs, barm, valid, &rb);
 	nn = rates_of(&c->new_, ci->name, valid, &rn);
@@ -479,13 +541,21 @@ static void impl_rates(struct compare *c, struct cmp_impl *ci, const struct cmp_
 		if (!cr->has_cells)
 			continue;
 		if (c->metrics & CMP_P99)
-			metric(c, bs, barm, ci->name, ci->paired, cr->rate, 0, &cr->p99);
+			metric(c, bs, barm, ci->name, ci->paired, cr->rate, 0, NULL, &cr->p99);
 		if (c->metrics & CMP_CPU_PER_REQUEST)
-			metric(c, bs, barm, ci->name, ci->paired, cr->rate, 1, &cr->cpu);
+			metric(c, bs, barm, ci->name, ci->paired, cr->rate, 1, NULL, &cr->cpu);
+		/* Per request of NEW's spec: every one shown, those with their
+		 * own promise judged with the other cells (compare.h). */
+		cr->nreq = c->new_.nreqs;
+		cr->req = xcalloc(cr->nreq + 1, sizeof(*cr->req));
+		for (k = 0; k < cr->nreq; k++)
+			metric(c, bs, barm, ci->name, ci->paired, cr->rate, 0, c->new_.reqs[k],
+			       &cr->req[k]);
 	}
 	free(rb);
 	free(rn);
 	judge_cells(c, ci, tally);
+	advisory_cells(c, ci);
 }
 
 static int run_finished(const struct cmp_run *r)
@@ -594,6 +664,11 @@ static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally
 				sbuf_addf(why, "%s%s +%.1f%% at %g req/s", why->len ? "; " : "",
 					  j ? "cpu_per_request" : "latency", m->rel_pct, r->rate);
 		}
+		for (j = 0; j < (int)r->nreq; j++)
+			if (r->req[j].verdict == CMP_REGRESSION && req_judged(c, (size_t)j))
+				sbuf_addf(why, "%srequest %s's latency +%.1f%% at %g req/s",
+					  why->len ? "; " : "", c->new_.reqs[j], r->req[j].rel_pct,
+					  r->rate);
 	}
 	if (ci->verdict == CMP_REGRESSION || tally[CMP_REGRESSION]) {
 		ci->verdict = CMP_REGRESSION;
@@ -757,6 +832,13 @@ void compare_release(struct compare *c)
 	size_t i;
 
 	for (i = 0; i < c->nimpls; i++) {
+		for (size_t j = 0; j < c->impls[i].nrates; j++) {
+			for (size_t k = 0; k < c->impls[i].rates[j].nreq; k++) {
+				free(c->impls[i].rates[j].req[k].xa);
+				free(c->impls[i].rates[j].req[k].xb);
+			}
+			free(c->impls[i].rates[j].req);
+		}
 		free(c->impls[i].name);
 		free(c->impls[i].rates);
 		free(c->impls[i].why);

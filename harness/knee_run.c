@@ -46,10 +46,76 @@ double knee_window_bad(int failed, double due, double errors, double ok)
 	return bad;
 }
 
+int knee_has_request_slos(const struct spec *spec)
+{
+	size_t i;
+
+	for (i = 0; spec && i < spec->workload.nrequests; i++)
+		if (spec->workload.requests[i].slo_ms > 0)
+			return 1;
+	return 0;
+}
+
+int knee_request_ratio(struct store *st, int64_t wid, const struct spec *spec, double *ratio,
+		       int *worst)
+{
+	struct window_requests reqs;
+	struct hist h;
+	size_t i, k;
+	int ret = -1;
+
+	*ratio = 0;
+	if (worst)
+		*worst = -1;
+	if (!knee_has_request_slos(spec))
+		return 0;
+	if (store_requests_load(st, wid, "measured", &reqs))
+		return -1;
+	hist_init(&h);
+	for (i = 0; i < reqs.n; i++) {
+		const struct window_request *q = &reqs.v[i];
+		double pct, x;
+
+		for (k = 0; k < spec->workload.nrequests; k++)
+			if (q->name && !strcmp(spec->workload.requests[k].name, q->name))
+				break;
+		if (k == spec->workload.nrequests || !(spec->workload.requests[k].slo_ms > 0) ||
+		    !q->hist.p)
+			continue;
+		if (hist_deserialize(&h, q->hist.p, q->hist.len)) {
+			error("%s: window %lld: request %s has a corrupt histogram", st->path,
+			      (long long)wid, q->name);
+			goto out;
+		}
+		if (!h.total)
+			continue;
+		pct = hist_percentile_ms(&h, spec->slo.percentile);
+		x = pct / spec->workload.requests[k].slo_ms;
+		if (x > *ratio) {
+			*ratio = x;
+			if (worst)
+				*worst = (int)k;
+		}
+	}
+	ret = 0;
+out:
+	hist_release(&h);
+	window_requests_release(&reqs);
+	return ret;
+}
+
+double knee_apply_ratio(double pct_ms, double threshold_ms, double ratio)
+{
+	if (isnan(pct_ms) || !(ratio > 0) || !isfinite(threshold_ms))
+		return pct_ms;
+	return pct_ms > threshold_ms * ratio ? pct_ms : threshold_ms * ratio;
+}
+
 int knee_run_windows(struct store *st, const char *run_id, const char *impl,
-		     double percentile, int max_ladder_rung, struct knee_window **out,
+		     const struct spec *spec, int max_ladder_rung, struct knee_window **out,
 		     size_t *n)
 {
+	double percentile = spec->slo.percentile, ratio;
 	struct window_query q = { .impl = impl, .done_only = 1, .with_hists = 1 };
 	struct window_rows rows;
 	struct knee_window *w = NULL;
@@ -81,6 +147,9 @@ int knee_run_windows(struct store *st, const char *run_id, const char *impl,
 			}
 			x->pct_ms = h.total ? hist_percentile_ms(&h, percentile) : NAN;
 		}
+		if (knee_request_ratio(st, r->id, spec, &ratio, NULL))
+			goto out;
+		x->pct_ms = knee_apply_ratio(x->pct_ms, spec->slo.threshold_ms, ratio);
 		x->requests = (double)r->due;
 		x->bad = knee_window_bad(x->failed, x->requests,
 					 (double)(r->err_unexpected + r->err_connect +
@@ -111,7 +180,7 @@ int knee_for_impl(struct store *st, const char *run_id, const char *impl,
 	memset(out, 0, sizeof(*out));
 	knee_params_from_spec(&p, spec);
 	p.nboot = nboot;
-	if (knee_run_windows(st, run_id, impl, p.percentile, max_ladder_rung, &w, &n))
+	if (knee_run_windows(st, run_id, impl, spec, max_ladder_rung, &w, &n))
 		return -1;
 	knee_fit(w, n, &p, out);
 	free(w);

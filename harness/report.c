@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "knee_run.h"
 #include "spec.h"
 #include "store.h"
 #include "store_run.h"
@@ -74,6 +75,14 @@ static void read_spec(struct report *r, const char *text, size_t len)
 		r->correction = sp->compare.correction;
 		r->sequential = sp->confirm.present && sp->confirm.until.present;
 		r->cs_t_star = sp->confirm.present ? sp->confirm.reps : 10;
+		r->nreq_names = sp->workload.nrequests;
+		r->req_names = xcalloc(r->nreq_names + 1, sizeof(*r->req_names));
+		r->req_slo_ms = xcalloc(r->nreq_names + 1, sizeof(*r->req_slo_ms));
+		for (size_t i = 0; i < r->nreq_names; i++) {
+			r->req_names[i] = xstrdup(sp->workload.requests[i].name);
+			r->req_slo_ms[i] = sp->workload.requests[i].slo_ms;
+			r->any_req_slo |= r->req_slo_ms[i] > 0;
+		}
 		spec_free(sp);
 	} else {
 		warning("run %s: its stored spec does not parse with this harness (see above); "
@@ -325,6 +334,54 @@ out:
 	return ret;
 }
 
+/* Each done window's per-request results (measured phase) and its
+ * per-request promise (knee_run.h: the same rule). */
+static int read_requests(struct report *r, struct store *st)
+{
+	struct window_requests reqs;
+	size_t i, k, j;
+
+	for (i = 0; i < r->nwindows; i++) {
+		struct report_window *w = &r->windows[i];
+
+		w->knee_ms = w->pslo_ms;
+		if (!w->done)
+			continue;
+		if (store_requests_load(st, w->id, "measured", &reqs))
+			return -1;
+		w->reqs = xcalloc(reqs.n + 1, sizeof(*w->reqs));
+		for (k = 0; k < reqs.n; k++) {
+			const struct window_request *q = &reqs.v[k];
+			struct report_wreq *x = &w->reqs[w->nreqs++];
+
+			x->name = xstrdup(q->name ? q->name : "");
+			x->completed = q->completed;
+			x->unexpected = q->unexpected;
+			for (j = 0; j < r->nreq_names; j++)
+				if (!strcmp(r->req_names[j], x->name))
+					x->slo_ms = r->req_slo_ms[j];
+			if (q->hist.p) {
+				hist_init(&x->h);
+				if (hist_deserialize(&x->h, q->hist.p, q->hist.len)) {
+					window_requests_release(&reqs);
+					return error("%s: window %lld: request %s has a corrupt histogram",
+						     st->path, (long long)w->id, x->name);
+				}
+				x->has_hist = 1;
+			}
+			if (x->slo_ms > 0 && x->has_hist && x->h.total) {
+				double ratio = hist_percentile_ms(&x->h, r->slo_pct) / x->slo_ms;
+
+				if (ratio > w->req_ratio)
+					w->req_ratio = ratio;
+			}
+		}
+		window_requests_release(&reqs);
+		w->knee_ms = knee_apply_ratio(w->pslo_ms, r->slo_ms, w->req_ratio);
+	}
+	return 0;
+}
+
 static struct report_window *window_by_id(struct report *r, int64_t id)
 {
 	size_t lo = 0, hi = r->nwindows;
@@ -443,7 +500,8 @@ int report_load(struct report *r, struct store *st, const char *run_id)
 		return -1;
 	read_run(r, &rec);
 	read_impls(r, &rec, &ialloc);
-	if (read_host(r, st, &rec) || read_deps(r, st) || read_windows(r, st, &ialloc) || read_series(r, st) ||
+	if (read_host(r, st, &rec) || read_deps(r, st) || read_windows(r, st, &ialloc) || read_requests(r, st) ||
+	    read_series(r, st) ||
 	    read_recorded(r, st))
 		goto out;
 	ret = report_rollup(r);
@@ -465,7 +523,7 @@ static void free_reasons(struct report_reason *v, size_t n)
 
 void report_release(struct report *r)
 {
-	size_t i;
+	size_t i, k;
 
 	free(r->run_id);
 	free(r->spec_name);
@@ -526,11 +584,25 @@ void report_release(struct report *r)
 		free(w->anon);
 		free(w->sec_p99);
 		free(w->sec_done);
+		for (k = 0; k < w->nreqs; k++) {
+			free(w->reqs[k].name);
+			if (w->reqs[k].has_hist)
+				hist_release(&w->reqs[k].h);
+		}
+		free(w->reqs);
 	}
 	free(r->windows);
-	for (i = 0; i < r->nrungs; i++)
+	for (i = 0; i < r->nrungs; i++) {
 		free_reasons(r->rungs[i].reasons, r->rungs[i].nreasons);
+		for (k = 0; k < r->rungs[i].nreqs; k++)
+			free(r->rungs[i].reqs[k].name);
+		free(r->rungs[i].reqs);
+	}
 	free(r->rungs);
+	for (i = 0; i < r->nreq_names; i++)
+		free(r->req_names[i]);
+	free(r->req_names);
+	free(r->req_slo_ms);
 	free(r->ratios);
 	free(r->verdicts);
 	free_reasons(r->gate_fails, r->ngate_fails);

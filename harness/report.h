@@ -86,13 +86,39 @@ struct report_window {
 	double *sec_done;            /* measured per-second completed requests */
 	size_t nsec;                 /* entries of sec_p99 and sec_done */
 	size_t nhead;                /* warm-up and discard seconds before them */
+	/* Per request name, the measured phase (window_requests). */
+	struct report_wreq *reqs;
+	size_t nreqs;
+	/* The largest ratio of a request's SLO percentile to its own slo_ms
+	 * (0: none has one); knee_ms = max(pslo_ms, slo_ms x req_ratio), what
+	 * the knee and the promise judge (knee_run.h). */
+	double req_ratio, knee_ms;
 };
+
+/* One request name of one window, measured phase. */
+struct report_wreq {
+	char *name;
+	double slo_ms;               /* the spec's slo_ms for it, 0 none */
+	int64_t completed, unexpected;
+	int has_hist;
+	struct hist h;
+};
+
 
 /* A percentile read from a merged histogram, with its interval. */
 struct report_pct {
 	double ms, lo_ms, hi_ms;     /* NAN when no data */
 	double coverage;             /* the interval's real coverage; below the
 					level when too few requests for the percentile */
+};
+
+/* One request name over a rung's accepted windows. */
+struct report_rreq {
+	char *name;
+	double slo_ms;               /* 0: no promise of its own */
+	uint64_t completed, unexpected;
+	struct report_pct p50, p99, pslo;   /* merged histograms */
+	size_t windows, over;        /* accepted windows with it; of them over its slo_ms */
 };
 
 /* One (implementation, stage, rate) group of windows. */
@@ -112,7 +138,10 @@ struct report_rung {
 	double cpu_ms_per_req;       /* sum cpu / sum completed; NAN without accounting */
 	double anon_p99;             /* bytes, p99 of pooled samples (or max of windows' p99) */
 	double worst_pslo_ms;        /* worst accepted window */
-	size_t under_slo;            /* accepted windows with pslo <= threshold */
+	size_t under_slo;            /* accepted windows holding the promise: pslo <= threshold
+					and every request within its own slo_ms (knee_ms) */
+	struct report_rreq *reqs;    /* per request name, in first-seen order */
+	size_t nreqs;
 };
 
 struct report_impl {
@@ -207,6 +236,10 @@ struct report {
 
 	/* from the stored spec (defaults, slo_ms NAN, when spec_ok is 0) */
 	int spec_ok;
+	char **req_names;            /* the workload's request names and their slo_ms */
+	double *req_slo_ms;
+	size_t nreq_names;
+	int any_req_slo;
 	double slo_pct, slo_ms, error_rate_max;
 	char slo_label[16];          /* "p99", "p99.9", ... */
 	size_t min_reps;             /* confirm.reps (ladder.reps without confirm) */

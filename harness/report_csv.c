@@ -72,7 +72,7 @@ void report_csv(const struct report *r, struct sbuf *out)
 		  "measured_offered_rps,duration_s,started_at,due,sent,completed,dropped,"
 		  "p50_ms,p90_ms,p999_ms,max_ms,%s_ms_from_hist,lateness_p99_ms,gen_cpu_s,"
 		  "cpu_s,cpu_ms_per_req,anon_p99_bytes,sut_exited,not_ok,"
-		  "unexpected,protocol,bytes_sent,bytes_received,"
+		  "unexpected,protocol,bytes_sent,bytes_received,knee_ms,"
 		  "run_id,spec_hash,impl_commit,impl_dirty,harness_version,exploratory,forced\n",
 		  r->slo_label);
 	for (i = 0; i < r->nwindows; i++) {
@@ -123,6 +123,7 @@ void report_csv(const struct report *r, struct sbuf *out)
 		str(out, w->protocol);
 		inum(out, w->bytes_sent);
 		inum(out, w->bytes_received);
+		num(out, w->knee_ms);
 		str(out, r->run_id);
 		str(out, r->spec_hash);
 		str(out, w->impl_idx >= 0 ? r->impls[w->impl_idx].commit : NULL);

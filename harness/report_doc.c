@@ -3,7 +3,8 @@
  * report_md.c and report_html.c render. Numbers come from struct report
  * (report_rollup.c); these files only word and arrange them: this one the
  * order and the summary (the verdict first), report_doc_tables.c the
- * tables, report_doc_prov.c the provenance, report_doc_kit.c the builder.
+ * tables, report_doc_requests.c the per-request section,
+ * report_doc_prov.c the provenance, report_doc_kit.c the builder.
  */
 #include "report_doc.h"
 #include "spec.h"
@@ -145,6 +146,7 @@ void report_doc_build(const struct report *r, struct rdoc *d)
 	rdoc_knees(r, d);
 	rdoc_promise(r, d);
 	rdoc_rungs(r, d);
+	rdoc_requests(r, d);
 	rdoc_ratios(r, d);
 	rdoc_verdicts(r, d);
 	rdoc_rejections(r, d);

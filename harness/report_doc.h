@@ -60,6 +60,8 @@ const char *rdoc_or_dash(const char *s);
 void rdoc_knees(const struct report *r, struct rdoc *d);
 void rdoc_promise(const struct report *r, struct rdoc *d);
 void rdoc_rungs(const struct report *r, struct rdoc *d);
+/* report_doc_requests.c: the protocol, and per request per rung */
+void rdoc_requests(const struct report *r, struct rdoc *d);
 void rdoc_ratios(const struct report *r, struct rdoc *d);
 void rdoc_verdicts(const struct report *r, struct rdoc *d);
 void rdoc_rejections(const struct report *r, struct rdoc *d);

@@ -221,6 +221,27 @@ static json_t *rung_obj(const struct report *r, const struct report_rung *g)
 	json_object_set_new(o, "anon_p99_bytes", jnum(g->anon_p99));
 	json_object_set_new(o, "worst_window_ms", jnum(g->worst_pslo_ms));
 	json_object_set_new(o, "windows_under_slo", json_integer((json_int_t)g->under_slo));
+	{
+		json_t *a = json_array();
+		size_t k;
+
+		for (k = 0; k < g->nreqs; k++) {
+			const struct report_rreq *q = &g->reqs[k];
+			json_t *x = json_object();
+
+			json_object_set_new(x, "name", jstr(q->name));
+			json_object_set_new(x, "completed", json_integer((json_int_t)q->completed));
+			json_object_set_new(x, "unexpected", json_integer((json_int_t)q->unexpected));
+			json_object_set_new(x, "p50_ms", pct(&q->p50));
+			json_object_set_new(x, "p99_ms", pct(&q->p99));
+			json_object_set_new(x, "slo_percentile_ms", pct(&q->pslo));
+			json_object_set_new(x, "slo_ms", q->slo_ms > 0 ? jnum(q->slo_ms) : json_null());
+			json_object_set_new(x, "windows", json_integer((json_int_t)q->windows));
+			json_object_set_new(x, "windows_over_slo", json_integer((json_int_t)q->over));
+			json_array_append_new(a, x);
+		}
+		json_object_set_new(o, "by_request", a);
+	}
 	return o;
 }
 
@@ -257,6 +278,8 @@ static json_t *window_obj(const struct report *r, const struct report_window *w)
 	json_object_set_new(o, "p99_ms", jnum(w->p99_ms));
 	json_object_set_new(o, "p999_ms", jnum(w->p999_ms));
 	json_object_set_new(o, "slo_percentile_ms", jnum(w->pslo_ms));
+	json_object_set_new(o, "request_slo_ratio", jnum(w->req_ratio));
+	json_object_set_new(o, "knee_ms", jnum(w->knee_ms));
 	json_object_set_new(o, "cpu_s", jnum(w->cpu_s));
 	json_object_set_new(o, "cpu_ms_per_req", jnum(w->cpu_ms_per_req));
 	json_object_set_new(o, "anon_p99_bytes", jnum(w->anon_p99));

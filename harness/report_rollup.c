@@ -155,6 +155,57 @@ static double pooled_anon_p99(const struct report *r, const size_t *idx, size_t 
 	return v;
 }
 
+/* Per request name over the group's accepted windows: merged
+ * histograms, and how many windows missed the request's own slo_ms. */
+static void rollup_requests(struct report *r, struct report_rung *g, const size_t *idx,
+			    size_t n)
+{
+	struct hist *m = NULL;
+	size_t i, k, j, alloc = 0, halloc = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct report_window *w = &r->windows[idx[i]];
+
+		if (!w->accepted)
+			continue;
+		for (k = 0; k < w->nreqs; k++) {
+			const struct report_wreq *q = &w->reqs[k];
+			struct report_rreq *x;
+
+			for (j = 0; j < g->nreqs; j++)
+				if (!strcmp(g->reqs[j].name, q->name))
+					break;
+			if (j == g->nreqs) {
+				XGROW(g->reqs, alloc, g->nreqs + 1);
+				XGROW(m, halloc, g->nreqs + 1);
+				x = &g->reqs[g->nreqs];
+				memset(x, 0, sizeof(*x));
+				x->name = xstrdup(q->name);
+				x->slo_ms = q->slo_ms;
+				hist_init(&m[g->nreqs]);
+				g->nreqs++;
+			}
+			x = &g->reqs[j];
+			x->windows++;
+			x->completed += (uint64_t)(q->completed > 0 ? q->completed : 0);
+			x->unexpected += (uint64_t)(q->unexpected > 0 ? q->unexpected : 0);
+			if (!q->has_hist)
+				continue;
+			hist_merge(&m[j], &q->h);
+			if (x->slo_ms > 0 && q->h.total &&
+			    hist_percentile_ms(&q->h, r->slo_pct) > x->slo_ms)
+				x->over++;
+		}
+	}
+	for (j = 0; j < g->nreqs; j++) {
+		pct_from(&m[j], 50, r->level, &g->reqs[j].p50);
+		pct_from(&m[j], 99, r->level, &g->reqs[j].p99);
+		pct_from(&m[j], r->slo_pct, r->level, &g->reqs[j].pslo);
+		hist_release(&m[j]);
+	}
+	free(m);
+}
+
 static void rollup_group(struct report *r, struct report_rung *g, const size_t *idx, size_t n)
 {
 	struct hist m;
@@ -190,14 +241,15 @@ static void rollup_group(struct report *r, struct report_rung *g, const size_t *
 		if (isfinite(w->pslo_ms)) {
 			double wt = w->completed > 0 ? (double)w->completed : 1;
 
-			wp += wt * w->pslo_ms;
+			wp += wt * w->knee_ms;
 			wsum += wt;
 			if (!(w->pslo_ms <= g->worst_pslo_ms))
 				g->worst_pslo_ms = w->pslo_ms;
-			if (w->pslo_ms <= r->slo_ms)
+			if (w->knee_ms <= r->slo_ms)
 				g->under_slo++;
 		}
 	}
+	rollup_requests(r, g, idx, n);
 	pct_from(&m, 50, r->level, &g->p50);
 	pct_from(&m, 99, r->level, &g->p99);
 	pct_from(&m, 99.9, r->level, &g->p999);
@@ -265,7 +317,7 @@ static void knee_of_impl(struct report *r, int k)
 		     strcmp(w->stage, "refine")))
 			continue;
 		failed = !strcmp(w->status, "failed");
-		kw[n++] = (struct knee_window){ w->rate, failed, w->pslo_ms, (double)w->due,
+		kw[n++] = (struct knee_window){ w->rate, failed, w->knee_ms, (double)w->due,
 						knee_window_bad(failed, (double)w->due,
 								(double)w->errors, (double)w->ok) };
 	}

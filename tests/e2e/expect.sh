@@ -170,6 +170,6 @@ cmp_num "404 run: bytes received per request >= 70" "$(per bytes_received)" ">="
 cmp_num "404 run: bytes received per request <= 300" "$(per bytes_received)" "<=" 300
 "$HARNESS" report nf --runs-dir "$RUNS" --format csv,json -o "$T/rep" >/dev/null 2>&1
 check "windows.csv: protocol and bytes columns" \
-	grep -q ",unexpected,protocol,bytes_sent,bytes_received,run_id," "$T/rep/windows.csv"
+	grep -q ",unexpected,protocol,bytes_sent,bytes_received,knee_ms,run_id," "$T/rep/windows.csv"
 check "report.json: each window's protocol" \
 	jq -e '[.windows[] | select(.done) | .protocol] | all(. == "HTTP/1.1")' "$T/rep/report.json"

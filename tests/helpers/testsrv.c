@@ -41,6 +41,7 @@
  *                                          (when nothing else decides) with
  *                                          200 application/json JSON, instead
  *                                          of the echo
+ *   A path /delay/N (N > 0) waits N ms more before its answer.
  *
  * Routes: GET /healthz -> 200 "ok"; GET /runtime-stats -> JSON (see
  * stats_body()); GET /metrics -> the same figures as Prometheus text
@@ -468,6 +469,9 @@ static int handle(int fd, const char *method, const char *path, const char *body
 			;
 	if (opt.delay_ms)
 		sleep_ms(opt.delay_ms);
+	/* /delay/N...: N ms more for this request (per-request latencies) */
+	if (!strncmp(path, "/delay/", 7) && atoi(path + 7) > 0)
+		sleep_ms(atoi(path + 7));
 	if (opt.burn_us)
 		burn(opt.burn_us);
 	if (!is_health && opt.workers)

@@ -1,0 +1,92 @@
+#!/bin/bash
+# Per-request results (issue 13, item 4): two small runs of testsrv whose
+# "slow" request (1 in 5: 80 per measured second at 400 req/s) answers in
+# 1 ms (base) or 100 ms (new). It promises slo_ms 40 of its own: the new
+# run's windows miss it, so the knee crosses at the first rung though the
+# mix's p99 holds the 500 ms SLO; the report shows p50/p99 per request per
+# rung and the misses, and compare judges the request's own latency a
+# regression (exit 1) naming it. The bounds leave room for the 10-30 ms
+# stalls of a loaded host (40 ms against a 1 ms answer).
+. "$(dirname "$0")/../lib.sh"
+
+spec() { # spec FILE DELAY_MS
+	cat >"$1" <<YAML
+version: 1
+name: e2e-requests
+seed: 3
+slo: { percentile: 99, threshold_ms: 500 }
+implementations:
+  - name: a
+    start: [$HELPERS/testsrv, --port, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+workload:
+  connections: 16
+  requests:
+    - { name: fast, weight: 4, path: /x }
+    - { name: slow, weight: 1, path: /delay/$2, slo_ms: 40 }
+stages:
+  ladder: { start_rps: 400, step: 2, max_rps: 400, reps: 3, window_s: 2, discard_s: 1 }
+warmup:
+  rate: { fixed_rps: 200 }
+  min_s: 1
+  max_s: 2
+  trailing_s: 1
+  gates: [hot_set_touched]
+window_gates: [error_rate, sut_alive]
+compare: { alpha: 0.1, min_pairs: 3 }
+YAML
+}
+RUNS="$T/runs"
+spec "$T/base.yaml" 1
+spec "$T/new.yaml" 100
+expect_exit "check shows the request's own promise" 0 "$HARNESS" check "$T/new.yaml"
+check "check prints slo 40 ms for slow" grep -q "slow .*(slo 40 ms)" "$T/out"
+for r in base new; do
+	"$HARNESS" run "$T/$r.yaml" --allow-dirty --runs-dir "$RUNS" --run-id "$r" \
+		>"$T/$r.out" 2>"$T/$r.err"
+	q() { sqlite3 "$RUNS/$r/run.db" "$1"; }
+	cmp_num "$r: 3 accepted windows (stderr: $(tail -n 1 "$T/$r.err"))" \
+		"$(q "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" == 3
+	"$HARNESS" report "$r" --runs-dir "$RUNS" --format md,json,csv -o "$T/rep_$r" >/dev/null 2>&1
+done
+jr() { jq -r "$2" "$T/rep_$1/report.json"; }
+rung='.rungs[] | select(.stage == "ladder")'
+p99_fast=$(jr new "$rung | .by_request[] | select(.name == \"fast\") | .p99_ms.value")
+p99_slow=$(jr new "$rung | .by_request[] | select(.name == \"slow\") | .p99_ms.value")
+cmp_num "new: fast's p99 under slow's (per-request histograms kept apart)" "$p99_fast" "<" "$p99_slow"
+# 100 ms of sleep, plus scheduling: at least 100, under 400 on a loaded host
+cmp_num "new: slow's own p99 is its 100 ms delay (>= 100)" "$p99_slow" ">=" 100
+cmp_num "new: slow's own p99 under 400 ms" "$p99_slow" "<" 400
+cmp_num "new: every window over slow's promise" \
+	"$(jr new "$rung | .by_request[] | select(.name == \"slow\") | .windows_over_slo")" == 3
+cmp_num "new: the mix's p99 holds 500 ms" "$(jr new "$rung | .p99_ms.value")" "<" 500
+cmp_num "new: no window holds the promise" "$(jr new "$rung | .windows_under_slo")" == 0
+cmp_num "base: slow's p99 within its 40 ms" \
+	"$(jr base "$rung | .by_request[] | select(.name == \"slow\") | .p99_ms.value")" "<" 40
+cmp_num "base: every window holds the promise" "$(jr base "$rung | .windows_under_slo")" == 3
+check "new: the knee crosses at the first rung (a request missed its own)" \
+	test "$(jr new '.impls[0].knee.crossed')" = true
+check "base: the knee is not crossed" test "$(jr base '.impls[0].knee.crossed')" = false
+check "report.md: a Requests section with each request per rung" \
+	grep -q "^| a | ladder | 400 | slow | " "$T/rep_new/report.md"
+check "report.md: the protocol line" grep -q "Protocol: HTTP/1.1 in 3 of 3 measured windows" \
+	"$T/rep_new/report.md"
+check "windows.csv: knee_ms raised by the request's promise (>= 500 x 100/40 = 1250 ms)" \
+	python3 -c "
+import csv, sys
+rows = [r for r in csv.DictReader(open('$T/rep_new/windows.csv')) if r['status'] == 'accepted']
+sys.exit(not rows or not all(float(r['knee_ms']) >= 1249 for r in rows))"
+expect_exit "harness knee --windows refits the same crossing" 0 "$HARNESS" knee \
+	--windows "$T/rep_new/windows.csv" --json
+check "knee --windows: crossed" bash -c "jq -e '.. | objects | select(has(\"crossed\")) | .crossed' '$T/out' | grep -q true"
+
+expect_exit "compare: the slow request regressed (exit 1)" 1 "$HARNESS" compare base new \
+	--runs-dir "$RUNS" --impl a
+check "compare names the request" grep -q "request slow's latency" "$T/out"
+check "compare shows a per-request table" grep -q "^| 400 | slow (judged) | " "$T/out"
+"$HARNESS" compare base new --runs-dir "$RUNS" --impl a --format json >"$T/cmp.json" 2>/dev/null
+check "compare json: slow judged, its verdict regression" test "$(jq -r \
+	'.impls[0].rates[0].requests[] | select(.name == "slow") | .judged and .latency.verdict == "regression"' "$T/cmp.json")" = true
+check "compare json: fast advisory" test "$(jq -r \
+	'.impls[0].rates[0].requests[] | select(.name == "fast") | .judged == false' "$T/cmp.json")" = true
