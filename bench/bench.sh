@@ -130,6 +130,10 @@ for r in $RATES; do
 	say "  $r req/s: native $(ratio "$n" "$WRK_US")x, curl $(ratio "$c" "$WRK_US")x"
 done
 
+# ---- templated vs fixed requests (workload.vars): CPU per request ----
+say ""
+URL=$URL HARNESS=$HARNESS BENCH_SECONDS=$SECS BENCH_CONNS=$CONNS bash bench/templates.sh 2>&1 | tee -a "$OUT"
+
 # ---- sampling cost of the accounting module, when its script exists ----
 if [ -f bench/account.sh ]; then
 	say ""

@@ -323,19 +323,19 @@ TEST(run_db_uses_the_slo_percentile)
 	NEAR(knee_window_bad(1, 1000, 3, 900), 100, 0, "due - ok");
 	NEAR(knee_window_bad(1, 1000, 150, 900), 150, 0, "errors when larger");
 	NEAR(knee_window_bad(0, 1000, 3, 990), 3, 0, "accepted: its errors");
-	CHECK(knee_run_windows(&st, "r", "a", 99.9, -1, &w, &n) == 0);
-	CHECK(n == 13); /* 12 ladder + the failed confirm window */
-	NEAR(w[0].pct_ms, 10, 0.1, "p99.9 from the histogram (1% buckets)");
-	free(w);
-	CHECK(knee_run_windows(&st, "r", "a", 99.9, 1, &w, &n) == 0);
-	CHECK(n == 7); /* ladder rungs 0, 1 and the confirm window */
-	free(w);
-
 	memset(&spec, 0, sizeof(spec));
 	spec.slo.percentile = 99.9;
 	spec.slo.threshold_ms = 20;
 	spec.slo.error_rate_max = 0.001;
 	spec.seed = 1;
+	CHECK(knee_run_windows(&st, "r", "a", &spec, -1, &w, &n) == 0);
+	CHECK(n == 13); /* 12 ladder + the failed confirm window */
+	NEAR(w[0].pct_ms, 10, 0.1, "p99.9 from the histogram (1% buckets)");
+	free(w);
+	CHECK(knee_run_windows(&st, "r", "a", &spec, 1, &w, &n) == 0);
+	CHECK(n == 7); /* ladder rungs 0, 1 and the confirm window */
+	free(w);
+
 	/* The runner's confirm stage runs at plan_bracket() of this fit
 	 * (runner_stages.c confirm(), through runner_arm_knee ->
 	 * knee_for_impl): with slo.percentile 99.9 the p99.9 knee between
