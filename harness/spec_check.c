@@ -479,7 +479,6 @@ void spec_check_all(struct vctx *v)
 	check_preflight(v);
 	resolve_dep_repos(v);
 	check_requests(v);
-	spec_check_vars(v);
 	check_stages(v);
 	check_warmup(v);
 	check_generator(v);

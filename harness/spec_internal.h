@@ -8,6 +8,7 @@
  *   spec_validate.c  node tree + tables -> struct spec, every error collected
  *   spec_check.c     checks across keys, paths, body files
  *   spec_deps.c      dependencies: names, {dep.NAME.port} references
+ *   spec_vars.c      template variables, {NAME} references, http and tls
  *   spec_gates.c     gates: map and gate lists against the gate registry
  *   spec_schema.c    tables -> JSON Schema
  *   spec.c           the public API (spec.h), hash, rungs, {port}
