@@ -105,7 +105,9 @@ static void print_vars(const struct spec *s, const struct load_pool *pool, int b
 	const struct spec_workload *w = &s->workload;
 	size_t i;
 
-	printf("http:       %s%s%s%s\n", http_names[w->http], w->tls.present ? ", https" : "",
+	printf("http:       %s%s%s%s%s\n", http_names[w->http],
+	       w->http == HTTPV_2 && !w->tls.present ? " (HTTP/1.1 over plain http://)" : "",
+	       w->tls.present ? ", https" : "",
 	       w->tls.insecure ? " (certificates not verified)" : w->tls.cacert ? ", cacert " : "",
 	       w->tls.cacert && !w->tls.insecure ? w->tls.cacert : "");
 	if (!w->nvars)
