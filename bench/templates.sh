@@ -68,7 +68,7 @@ for tr in native curl; do
 			n=$(jq .completed "$W/$tr.$kind.$k.json")
 			echo "$(jq .cpu_us_per_request "$W/$tr.$kind.$k.json")" >>"$W/$tr.$kind.engine"
 			awk -v c="$(cpu_of "$W/$tr.$kind.$k.time")" -v n="$n" \
-				'BEGIN { printf "%.3f\n", n > 0 ? c * 1e6 / n : 0 }' >>"$W/$tr.$kind.process"
+				'BEGIN { printf "%.3f\n", (n > 0 ? c * 1e6 / n : 0) }' >>"$W/$tr.$kind.process"
 			echo "$n" >>"$W/$tr.$kind.n"
 		done
 	done
@@ -77,8 +77,8 @@ for tr in native curl; do
 			"$(median <"$W/$tr.$kind.engine")" "$(median <"$W/$tr.$kind.process")"
 	done
 	e=$(awk -v a="$(median <"$W/$tr.tmpl.engine")" -v b="$(median <"$W/$tr.fixed.engine")" \
-		'BEGIN { printf "%.3f", b > 0 ? a / b : 0 }')
+		'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
 	p=$(awk -v a="$(median <"$W/$tr.tmpl.process")" -v b="$(median <"$W/$tr.fixed.process")" \
-		'BEGIN { printf "%.3f", b > 0 ? a / b : 0 }')
+		'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
 	echo "ratio templated / fixed, $tr: engine ${e}x, process ${p}x (target <= 1.10)"
 done
