@@ -298,3 +298,76 @@ void load_pool_values(const struct load_pool *p, uint64_t k, const char **val, s
 		at += sizeof(l16) + l16;
 	}
 }
+
+/* ------------------------------------------------------------ expansion */
+
+/* s[0..len) with entry values substituted, into out. */
+static void subst(struct sbuf *out, const char *s, size_t len, const struct load_var *vars,
+		  size_t nvars, const unsigned char *uses, const char *const *val,
+		  const size_t *vlen)
+{
+	size_t pos = 0, last = 0, at, nl;
+	const char *nm;
+	int v;
+
+	while (load_tmpl_next(s, len, &pos, &at, &nm, &nl)) {
+		v = load_var_find(vars, nvars, nm, nl);
+		if (v < 0 || !uses[v])
+			continue;
+		sbuf_add(out, s + last, at - last);
+		sbuf_add(out, val[v], vlen[v]);
+		last = pos;
+	}
+	sbuf_add(out, s + last, len - last);
+}
+
+void load_pool_expand(const struct load_pool *p, uint64_t k, const struct load_request *r,
+		      const struct load_var *vars, struct load_request *out)
+{
+	const char *val[LOAD_MAX_VARS];
+	size_t vlen[LOAD_MAX_VARS], h;
+	const unsigned char *uses = p->uses + (size_t)p->req[k] * p->nvars;
+	struct sbuf sb = SBUF_INIT;
+
+	*out = *r;
+	load_pool_values(p, k, val, vlen);
+	if (r->path) {
+		subst(&sb, r->path, strlen(r->path), vars, p->nvars, uses, val, vlen);
+		out->path = sbuf_detach(&sb, NULL);
+	}
+	out->headers = xcalloc(r->nheaders + 1, sizeof(*out->headers));
+	for (h = 0; h < r->nheaders; h++) {
+		out->headers[h].key = xstrdup(r->headers[h].key);
+		subst(&sb, r->headers[h].value, strlen(r->headers[h].value), vars, p->nvars, uses,
+		      val, vlen);
+		out->headers[h].value = sbuf_detach(&sb, NULL);
+	}
+	if (r->body) {
+		subst(&sb, r->body, r->body_len, vars, p->nvars, uses, val, vlen);
+		out->body = sbuf_detach(&sb, &out->body_len);
+	}
+}
+
+void load_request_expanded_release(struct load_request *out)
+{
+	size_t h;
+
+	free(out->path);
+	for (h = 0; h < out->nheaders; h++) {
+		free(out->headers[h].key);
+		free(out->headers[h].value);
+	}
+	free(out->headers);
+	free(out->body);
+	memset(out, 0, sizeof(*out));
+}
+
+int64_t load_pool_nth(const struct load_pool *p, uint32_t r, size_t j)
+{
+	uint64_t k;
+
+	for (k = 0; k < p->n; k++)
+		if (p->req[k] == r && !j--)
+			return (int64_t)k;
+	return -1;
+}

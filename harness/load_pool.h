@@ -60,6 +60,21 @@ uint64_t load_pool_bytes(const struct load_pool *p);
 void load_pool_values(const struct load_pool *p, uint64_t k, const char **val, size_t *len);
 
 /*
+ * Request r as the pool's entry k sends it (for the pre-flight, which
+ * sends each kind a few times as the run would): out is a copy of r
+ * whose path, header values and body have every {NAME} of a variable
+ * replaced by entry k's value; out owns its strings (release with
+ * load_request_expanded_release). Entry k should be of kind r (its values
+ * are those of the variables its kind uses; another's are left as
+ * written).
+ */
+void load_pool_expand(const struct load_pool *p, uint64_t k, const struct load_request *r,
+		      const struct load_var *vars, struct load_request *out);
+void load_request_expanded_release(struct load_request *out);
+/* The j-th entry (0-based) of kind r in p, or -1 when p has fewer. */
+int64_t load_pool_nth(const struct load_pool *p, uint32_t r, size_t j);
+
+/*
  * Template references: the next "{NAME}" (NAME = [A-Za-z_][A-Za-z0-9_]*)
  * in s[0..len) at or after *pos: 1 with *at (offset of '{'), the name
  * (name, namelen pointing into s) and *pos moved past the '}'; 0 when

@@ -13,6 +13,7 @@
 
 #include "jsonptr.h"
 #include "load.h"
+#include "load_pool.h"
 #include "netns.h"
 #include "preflight.h"
 #include "util.h"
@@ -94,6 +95,17 @@ static void send_one(CURL *c, const struct spec *spec, const struct load_request
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, out->err);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	/* workload.http and workload.tls, as the load engine (load_curl.c) */
+	curl_easy_setopt(c, CURLOPT_HTTP_VERSION,
+			 spec->workload.http == HTTPV_11 ? (long)CURL_HTTP_VERSION_1_1 :
+			 spec->workload.http == HTTPV_H2C ? (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE :
+			 (long)CURL_HTTP_VERSION_2TLS);
+	if (spec->workload.tls.cacert)
+		curl_easy_setopt(c, CURLOPT_CAINFO, spec->workload.tls.cacert);
+	if (spec->workload.tls.insecure) {
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
 	for (i = 0; i < rq->nheaders; i++) {
 		sbuf_reset(&h);
 		sbuf_addf(&h, "%s: %s", rq->headers[i].key, rq->headers[i].value);
@@ -374,15 +386,21 @@ static int run_case(struct pf_ctx *c, CURL *curl, const struct load_request *rq,
 	return pass;
 }
 
+/* The first entries of the run's pool (a pool is the prefix of a larger
+ * one) in which to find each kind's first sends. */
+#define PREFLIGHT_POOL 100000
+
 int preflight_run(const struct spec *spec, const struct preflight_target *targets, size_t n,
 		  volatile sig_atomic_t *stop, struct preflight_result *out)
 {
 	const struct spec_workload *w = &spec->workload;
 	struct pf_ctx c = { spec, targets, n, 0, out, 0, 0 };
+	struct load_pool pool;
 	CURL *curl;
 	size_t r;
 	int s;
 
+	memset(&pool, 0, sizeof(pool));
 	free(out->blamed);
 	out->blamed = xcalloc(n ? n : 1, sizeof(*out->blamed));
 	for (c.ref = 0; c.ref < n && targets[c.ref].candidate; c.ref++)
@@ -393,17 +411,35 @@ int preflight_run(const struct spec *spec, const struct preflight_target *target
 	curl = curl_easy_init();
 	if (!curl)
 		return error("pre-flight: libcurl could not be initialised");
+	/* A templated workload: send i of kind r is the pool's i-th request of
+	 * that kind, as the run will send it (load_pool.h). */
+	if (w->nvars && load_pool_build(&pool, w->requests, w->nrequests, w->vars, w->nvars,
+					spec->seed, spec_pool_size(spec) < PREFLIGHT_POOL ?
+					spec_pool_size(spec) : PREFLIGHT_POOL)) {
+		curl_easy_cleanup(curl);
+		return -1;
+	}
 	for (s = 0; s < w->preflight.sends; s++) {
 		for (r = 0; r < w->nrequests; r++) {
+			struct load_request ex;
+			int64_t k = w->nvars ? load_pool_nth(&pool, (uint32_t)r, (size_t)s) : -1;
+
 			if (stop && *stop) {
 				out->interrupted = 1;
 				goto out;
 			}
 			out->cases++;
-			out->passed += run_case(&c, curl, &w->requests[r], s);
+			if (k < 0) {
+				out->passed += run_case(&c, curl, &w->requests[r], s);
+				continue;
+			}
+			load_pool_expand(&pool, (uint64_t)k, &w->requests[r], w->vars, &ex);
+			out->passed += run_case(&c, curl, &ex, s);
+			load_request_expanded_release(&ex);
 		}
 	}
 out:
+	load_pool_release(&pool);
 	if (c.more)
 		sbuf_addf(&out->failures, "(%u more failing case lines not shown)\n", c.more);
 	curl_easy_cleanup(curl);

@@ -28,7 +28,10 @@ http {
 	fastcgi_temp_path tmp/fastcgi; uwsgi_temp_path tmp/uwsgi; scgi_temp_path tmp/scgi;
 	server {
 		listen 127.0.0.1:$P;
-		location / { return 200 "ok\n"; }
+		# a template sent unexpanded ("{id}") would be a 404
+		location ~ ^/(items|n)/[0-9]+\$ { return 200 "ok\n"; }
+		location = /healthz { return 200 "ok\n"; }
+		location / { return 404 "no\n"; }
 	}
 }
 CONF
@@ -143,6 +146,27 @@ check "POST bodies' Content-Length follows the id's digits (8..14 bytes)" \
 	bash -c "awk '\$1 == \"POST\" && (\$4 < 8 || \$4 > 14) { b++ } \$1 == \"POST\" { n++ } END { exit !(n > 500 && !b) }' '$T/s7.log'"
 check "POST bodies vary in length" \
 	bash -c "[ \$(awk '\$1 == \"POST\" { print \$4 }' '$T/s7.log' | sort -u | wc -l) -ge 3 ]"
+
+# A run: the harness starts nginx itself (on {port}), its pre-flight sends
+# each kind expanded from the pool (an unexpanded one would be a 404 and
+# refuse the run), the window sends the pool's ids.
+mkdir -p "$T/run/tmp"
+sed -e "s|listen 127.0.0.1:$P;|listen 127.0.0.1:@PORT@;|" -e "s|$T/ng/access.log|$T/run/access.log|" \
+	-e "s|pid $T/ng/nginx.pid;|pid nginx.pid;|" "$T/ng/nginx.conf" >"$T/run/nginx.tmpl"
+spec 7
+cp "$T/users.csv" "$T/run/users.csv"
+sed -i -e "s|  - { name: a, start: .*|  - { name: ng, repo: $T/run, start: [bash, -c, 'sed \"s/@PORT@/\$1/\" nginx.tmpl >nginx.conf \&\& exec nginx -p . -c nginx.conf', x, \"{port}\"], health: { url: \"http://127.0.0.1:{port}/healthz\" }, restart: never }|" \
+	-e "s|ladder: .*|ladder: { start_rps: 500, step: 2, max_rps: 500, reps: 1, window_s: 2, discard_s: 1 }\nwarmup: { rate: { fixed_rps: 200 }, min_s: 1, max_s: 2, trailing_s: 1, gates: [hot_set_touched] }\nwindow_gates: [error_rate, sut_alive]|" \
+	"$T/spec.yaml"
+"$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$T/runs" --run-id t >"$T/run.out" 2>"$T/run.err"
+q() { sqlite3 "$T/runs/t/run.db" "$1"; }
+cmp_num "run: the window accepted (stderr: $(tail -n 1 "$T/run.err"))" \
+	"$(q "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" == 1
+cmp_num "run: nothing unexpected (every path expanded)" \
+	"$(q "SELECT SUM(err_unexpected) FROM windows WHERE status IS NOT NULL")" == 0
+cmp_num "run: nginx never saw an unexpanded template" "$(grep -c '{' "$T/run/access.log")" == 0
+cmp_num "run: many distinct ids (a working set, not one id)" \
+	"$(awk '$2 ~ /^\/items\// { print $2 }' "$T/run/access.log" | sort -u | wc -l)" ">" 100
 
 # A path referring to no variable is refused.
 sed -i 's|/items/{id}|/items/{idd}|' "$T/spec.yaml"
