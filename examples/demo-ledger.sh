@@ -31,11 +31,11 @@ jq -r '
       elif .knee.crossed then "\(.knee.knee_rps | floor) req/s"
       else ">= \(.knee.highest_rung_rps | floor) req/s (never crossed)" end) +
      "  (\(.windows.accepted)/\(.windows.total) windows accepted)"),
-  "cost per request (CPU ms, kernel-accounted) and p99 per rung:",
+  "cost per request (CPU µs, kernel-accounted) and p99 per rung:",
   (.rungs | map(select(.stage == "ladder")) | group_by(.rate_rps)[] |
      "  \(.[0].rate_rps | floor | tostring | (" " * (6 - length)) + .) req/s  " +
      (map("\(.impl) " +
-          (if .cpu_ms_per_req == null then "-" else "\(.cpu_ms_per_req * 1000 | round / 1000) ms" end) +
+          (if .cpu_us_per_request == null then "-" else "\(.cpu_us_per_request | round) µs" end) +
           " (p99 \(if .p99_ms.value == null then "-" else (.p99_ms.value * 10 | round / 10 | tostring) end) ms)")
       | join("   ")))
 ' "$dir/report.json" 2>/dev/null || echo "(summary: see $dir/report.md)"

@@ -59,6 +59,12 @@ struct report_reason {
 	size_t failed;
 };
 
+/* CPU per request as people read it: microseconds, the unit compare, load
+ * and history print (docs/DESIGN.md, "Units"). The structs keep
+ * milliseconds, the unit of report.json's cpu_ms_per_req keys; every text,
+ * table and chart converts with this. */
+#define REPORT_CPU_US(ms) ((ms) * 1e3)
+
 struct report_window {
 	int64_t id;
 	char *stage, *impl, *status, *reasons;  /* status: accepted|rejected|"" (not done) */
@@ -77,7 +83,8 @@ struct report_window {
 	double pslo_ms;              /* the SLO percentile, from latency_hist */
 	double lateness_p99_ms, gen_cpu_s;
 	double cpu_s, anon_p99;      /* NAN when not accounted */
-	double cpu_ms_per_req;       /* cpu_s * 1000 / completed */
+	double cpu_ms_per_req;       /* cpu_s * 1000 / completed (ms: report.json's
+					cpu_ms_per_req; people read REPORT_CPU_US) */
 	int has_hist;
 	struct hist lat;             /* latency_hist (initialised only when has_hist) */
 	double *anon;                /* acct_samples.anon_bytes (accepted windows) */

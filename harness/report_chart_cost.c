@@ -16,7 +16,7 @@
 
 static double rung_value(const struct report_rung *g, int mem)
 {
-	return mem ? g->anon_p99 / 1048576.0 : g->cpu_ms_per_req;
+	return mem ? g->anon_p99 / 1048576.0 : REPORT_CPU_US(g->cpu_ms_per_req);
 }
 
 /* Implementation k's ladder line: segments between consecutive rungs
@@ -72,7 +72,7 @@ static void chart_cost(const struct report *r, struct sbuf *out, const char *nam
 	svg_linear_axis(&p.y, hi, p.h);
 	svg_open(out, name, title, p.w, p.h);
 	svg_frame(out, &p, p.x.log ? "offered rate (req/s, log scale)" : "offered rate (req/s)",
-		  mem ? "anon memory p99 (MiB)" : "CPU per request (ms)");
+		  mem ? "anon memory p99 (MiB)" : "CPU per request (µs)");
 	if (!(hi > 0))
 		svg_note(out, &p, "no accounting data in accepted windows");
 	for (k = 0; k < r->nimpls; k++) {
@@ -93,7 +93,7 @@ static void chart_cost(const struct report *r, struct sbuf *out, const char *nam
 			sbuf_addf(out, " %s %.0f req/s: ", g->stage, g->rate);
 			report_fmt_sig(out, v);
 			sbuf_addf(out, " %s (%zu/%zu windows accepted)</title></circle>\n",
-				  mem ? "MiB" : "ms per request", g->accepted, g->total);
+				  mem ? "MiB" : "µs per request", g->accepted, g->total);
 		}
 	}
 	y = svg_legend_impls(out, r, &p);

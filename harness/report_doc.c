@@ -85,14 +85,14 @@ static void summary(const struct report *r, struct rdoc *d)
 	rdoc_add(d, RDOC_P, c.buf);
 	sbuf_reset(&c);
 	if (isfinite(r->ref_rps)) {
-		sbuf_adds(&h1, "CPU ms/request at ");
+		sbuf_adds(&h1, "CPU µs/request at ");
 		report_fmt_rate(&h1, r->ref_rps);
 		sbuf_adds(&h1, " req/s");
 		sbuf_adds(&h2, "anon p99 (MiB) at ");
 		report_fmt_rate(&h2, r->ref_rps);
 		sbuf_adds(&h2, " req/s");
 	} else {
-		sbuf_adds(&h1, "CPU ms/request");
+		sbuf_adds(&h1, "CPU µs/request");
 		sbuf_adds(&h2, "anon p99 (MiB)");
 	}
 	t = rdoc_table(d, "summary", 6, "implementation", "knee", "interval", h1.buf, h2.buf, "windows");
@@ -107,7 +107,7 @@ static void summary(const struct report *r, struct rdoc *d)
 		rdoc_cell(t, &c);
 		short_ci(&c, r, im);
 		rdoc_cell(t, &c);
-		report_fmt_sig(&c, g ? g->cpu_ms_per_req : NAN);
+		report_fmt_sig(&c, g ? REPORT_CPU_US(g->cpu_ms_per_req) : NAN);
 		rdoc_cell(t, &c);
 		report_fmt_mib(&c, g ? g->anon_p99 : NAN);
 		rdoc_cell(t, &c);

@@ -35,7 +35,7 @@ void rdoc_knees(const struct report *r, struct rdoc *d)
 	     "both bracketing rungs hold at least %zu valid windows (confirm.reps).",
 	     r->slo_label, r->level * 100, r->nboot, (unsigned long long)r->seed, r->min_reps);
 	t = rdoc_table(d, "knees", 7, "implementation", "knee", "interval", "rungs used",
-		  "windows accepted/total", "CPU ms/req CV across ladder rungs",
+		  "windows accepted/total", "CPU/request CV across ladder rungs",
 		  "knee the run used (confirm, soak)");
 	for (i = 0; i < r->nimpls; i++) {
 		const struct report_impl *im = &r->impls[i];
@@ -133,7 +133,7 @@ void rdoc_rungs(const struct report *r, struct rdoc *d)
 	     r->level * 100, r->level * 100);
 	sbuf_addf(&c, "isotonic fit of mean %s", r->slo_label);
 	t = rdoc_table(d, "rungs", 11, "implementation", "stage", "rate (req/s)", "accepted/total",
-		  "failed / rejected by", "p50", "p99 [CI]", "p99.9 [CI]", c.buf, "CPU ms/req",
+		  "failed / rejected by", "p50", "p99 [CI]", "p99.9 [CI]", c.buf, "CPU µs/request",
 		  "anon p99 (MiB)");
 	sbuf_reset(&c);
 	for (i = 0; i < r->nrungs; i++) {
@@ -158,7 +158,7 @@ void rdoc_rungs(const struct report *r, struct rdoc *d)
 		rdoc_cell(t, &c);
 		report_fmt_sig(&c, g->fit_ms);
 		rdoc_cell(t, &c);
-		report_fmt_sig(&c, g->cpu_ms_per_req);
+		report_fmt_sig(&c, REPORT_CPU_US(g->cpu_ms_per_req));
 		rdoc_cell(t, &c);
 		report_fmt_mib(&c, g->anon_p99);
 		rdoc_cell(t, &c);
@@ -194,7 +194,7 @@ void rdoc_ratios(const struct report *r, struct rdoc *d)
 	     "percentile's order-statistic interval; a t interval over the windows' CPU per "
 	     "request), lo = a.lo / b.hi, hi = a.hi / b.lo.", r->level * 100);
 	t = rdoc_table(d, "ratios", 6, "implementation / base", "stage", "rate (req/s)", r->slo_label,
-		  "CPU ms/req", "anon p99");
+		  "CPU/request", "anon p99");
 	for (i = 0; i < r->nratios; i++) {
 		const struct report_ratio *q = &r->ratios[i];
 
@@ -242,24 +242,27 @@ void rdoc_verdicts(const struct report *r, struct rdoc *d)
 		  "mean A", "mean B", "A - B [CI]", "method", "p (adjusted)", "MDE", "verdict");
 	for (i = 0; i < r->nverdicts; i++) {
 		const struct report_verdict *v = &r->verdicts[i];
+		/* verdicts hold the metric's own unit, ms for CPU (report.json) */
+		int cpu = strcmp(v->metric, "p99_ms") != 0;
+		double k = cpu ? REPORT_CPU_US(1.0) : 1.0;
 
 		rdoc_cellf(t, "%s", v->stage);
 		report_fmt_rate(&c, v->rate);
 		rdoc_cell(t, &c);
 		rdoc_cellf(t, "%s", r->impls[v->a].name);
 		rdoc_cellf(t, "%s", r->impls[v->b].name);
-		rdoc_cellf(t, "%s", strcmp(v->metric, "p99_ms") ? "CPU ms/req" : r->slo_label);
+		rdoc_cellf(t, "%s", cpu ? "CPU µs/request" : r->slo_label);
 		rdoc_cellf(t, "%zu/%zu", v->ci.n, v->blocks);
-		report_fmt_sig(&c, v->mean_a);
+		report_fmt_sig(&c, k * v->mean_a);
 		rdoc_cell(t, &c);
-		report_fmt_sig(&c, v->mean_b);
+		report_fmt_sig(&c, k * v->mean_b);
 		rdoc_cell(t, &c);
-		report_fmt_sig(&c, v->ci.n ? v->ci.mean : NAN);
+		report_fmt_sig(&c, v->ci.n ? k * v->ci.mean : NAN);
 		if (isfinite(v->ci.lo)) {
 			sbuf_adds(&c, " [");
-			report_fmt_sig(&c, v->ci.lo);
+			report_fmt_sig(&c, k * v->ci.lo);
 			sbuf_adds(&c, ", ");
-			report_fmt_sig(&c, v->ci.hi);
+			report_fmt_sig(&c, k * v->ci.hi);
 			sbuf_adds(&c, "]");
 		}
 		rdoc_cell(t, &c);
@@ -273,7 +276,7 @@ void rdoc_verdicts(const struct report *r, struct rdoc *d)
 		if (isinf(v->mde))
 			rdoc_cellf(t, "none (n too small)");
 		else if (isfinite(v->mde)) {
-			report_fmt_sig(&c, v->mde);
+			report_fmt_sig(&c, k * v->mde);
 			rdoc_cell(t, &c);
 		} else
 			rdoc_cellf(t, "-");

@@ -218,6 +218,8 @@ static json_t *rung_obj(const struct report *r, const struct report_rung *g)
 	json_object_set_new(o, "mean_window_slo_percentile_ms", jnum(g->mean_pslo_ms));
 	json_object_set_new(o, "isotonic_fit_ms", jnum(g->fit_ms));
 	json_object_set_new(o, "cpu_ms_per_req", jnum(g->cpu_ms_per_req));
+	/* the unit and key of load --json and history --format json */
+	json_object_set_new(o, "cpu_us_per_request", jnum(REPORT_CPU_US(g->cpu_ms_per_req)));
 	json_object_set_new(o, "anon_p99_bytes", jnum(g->anon_p99));
 	json_object_set_new(o, "worst_window_ms", jnum(g->worst_pslo_ms));
 	json_object_set_new(o, "windows_under_slo", json_integer((json_int_t)g->under_slo));
@@ -282,6 +284,7 @@ static json_t *window_obj(const struct report *r, const struct report_window *w)
 	json_object_set_new(o, "knee_ms", jnum(w->knee_ms));
 	json_object_set_new(o, "cpu_s", jnum(w->cpu_s));
 	json_object_set_new(o, "cpu_ms_per_req", jnum(w->cpu_ms_per_req));
+	json_object_set_new(o, "cpu_us_per_request", jnum(REPORT_CPU_US(w->cpu_ms_per_req)));
 	json_object_set_new(o, "anon_p99_bytes", jnum(w->anon_p99));
 	for (i = 0; i < w->nsec; i++)
 		json_array_append_new(sec, jnum(w->sec_p99[i]));

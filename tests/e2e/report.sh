@@ -74,6 +74,15 @@ done
 near "json: evloop CPU ms/req at ladder 500" \
 	"$(jq '.rungs[] | select(.impl=="evloop" and .stage=="ladder" and .rate_rps==500) | .cpu_ms_per_req' "$J")" \
 	0.05 1e-9 "cpu_s = completed * 0.05 ms by construction"
+# ... read in microseconds, as compare, load and history print it: the
+# json's cpu_us_per_request beside cpu_ms_per_req, the md's rungs row.
+near "json: evloop CPU us/request at ladder 500" \
+	"$(jq '.rungs[] | select(.impl=="evloop" and .stage=="ladder" and .rate_rps==500) | .cpu_us_per_request' "$J")" \
+	50 1e-6 "0.05 ms = 50 us"
+check "md: CPU µs/request columns, no ms per request left" \
+	bash -c 'grep -q "| CPU µs/request | anon p99 (MiB) |" "$1" && ! grep -q "ms/req" "$1"' _ "$R/report.md"
+if grep "^| evloop | ladder | 500 |" "$R/report.md" | grep -q "| 50.0 |"; then ok "md: evloop ladder 500 rung row reads 50.0 (µs)"
+else fail "md: evloop ladder 500 rung row: $(grep "^| evloop | ladder | 500 |" "$R/report.md")"; fi
 near "json: CPU ratio threads/evloop at ladder 500" \
 	"$(jq '.ratios[] | select(.stage=="ladder" and .rate_rps==500) | .cpu_ms_per_req' "$J")" \
 	1.6 1e-9 "0.08 / 0.05 by construction"
@@ -110,7 +119,7 @@ order() { # FILE PATTERN...: the first line of each pattern, strictly increasing
 	done
 }
 check "md: summary, then charts, then tables, then provenance" order "$R/report.md" \
-	"^## Summary" "^| implementation | knee | interval | CPU ms/request at" "^Run quality:" \
+	"^## Summary" "^| implementation | knee | interval | CPU µs/request at" "^Run quality:" \
 	"^## Charts" "^## Knees" "^## Rungs" "^## Failed and rejected windows" "^## Provenance"
 check "html: summary, then charts, then tables, then provenance" order "$R/report.html" \
 	'<nav class="toc">' '<h2 id="s-[0-9]*">Summary</h2>' '<table id="t-summary">' \

@@ -356,6 +356,55 @@ TEST(exploratory_stamp_in_every_format)
 		sbuf_release(&out[k]);
 }
 
+/* CPU per request reads in microseconds, as in compare, load and history:
+ * evloop's 0.05 ms at ladder 500 (exact by construction) is 50.0 in the md
+ * rungs row and the html's cpu_per_request chart; report.json keeps
+ * cpu_ms_per_req and carries cpu_us_per_request beside it. */
+TEST(cpu_per_request_in_microseconds)
+{
+	struct sbuf out[4] = { SBUF_INIT, SBUF_INIT, SBUF_INIT, SBUF_INIT };
+	struct store st;
+	struct report r;
+	json_t *j = NULL, *g;
+	const char *row;
+	size_t i, found = 0;
+	int k;
+
+	CHECK(!load_fixture(&r, &st, NULL));
+	render_all(&r, out);
+	for (k = 0; k < 2; k++) {
+		CHECK(strstr(out[k].buf, "CPU µs/request") != NULL);
+		CHECK(!strstr(out[k].buf, "ms/req") && !strstr(out[k].buf, "ms per request") &&
+		      !strstr(out[k].buf, "CPU per request (ms)"));
+	}
+	/* the charts are inline in the html only */
+	CHECK(strstr(out[1].buf, "CPU per request (µs)") != NULL);   /* axis */
+	CHECK(strstr(out[1].buf, "50.0 µs per request") != NULL);    /* a point */
+	row = strstr(out[0].buf, "\n| evloop | ladder | 500 |");
+	CHECK(row && strstr(row, "| 50.0 |") && strstr(row, "| 50.0 |") < strchr(row + 1, '\n'));
+	j = json_loads(out[2].buf, 0, NULL);
+	CHECK(j != NULL);
+	json_array_foreach(json_object_get(j, "rungs"), i, g) {
+		double ms = json_real_value(json_object_get(g, "cpu_ms_per_req"));
+		double us = json_real_value(json_object_get(g, "cpu_us_per_request"));
+
+		if (!json_is_real(json_object_get(g, "cpu_ms_per_req")))
+			continue;
+		found++;
+		NEAR(us, ms * 1000, 1e-9 * us, "the same number in two units");
+		if (!strcmp(json_string_value(json_object_get(g, "impl")), "evloop") &&
+		    !strcmp(json_string_value(json_object_get(g, "stage")), "ladder") &&
+		    json_real_value(json_object_get(g, "rate_rps")) == 500)
+			NEAR(us, 50, 1e-9, "exact by construction");
+	}
+	CHECK(found == r.nrungs);
+	json_decref(j);
+	report_release(&r);
+	store_close(&st);
+	for (k = 0; k < 4; k++)
+		sbuf_release(&out[k]);
+}
+
 /* Every axis tick label is a plain number: digits, one '.', then an
  * optional k, M or %; never an exponent or more than 3 decimals. */
 static int plain_ticks(const char *html)
@@ -543,6 +592,7 @@ int main(int argc, char **argv)
 	RUN(fixture_cpu_memory_ratios);
 	RUN(fixture_knees_promise_verdicts);
 	RUN(exploratory_stamp_in_every_format);
+	RUN(cpu_per_request_in_microseconds);
 	RUN(formats_shape);
 	RUN(unparsable_spec_degrades);
 	RUN(write_run_writes_the_chosen_files);
