@@ -36,6 +36,8 @@ sed -e "s|repo: \.|repo: $L|" \
 
 check "the example's spec is valid (harness check)" "$HARNESS" check "$L/spec.yaml"
 check "the reduced spec is valid" "$HARNESS" check "$T/spec.yaml"
+check "gets and lists draw Zipf-hot ids from a seeded pool (issue 13)" \
+	bash -c "'$HARNESS' check '$L/spec.yaml' | grep -q '^vars: *invoice: zipf (n 20000, s 1.1); customer: zipf (n 1000, s 1.1)'"
 
 t0=$(date +%s)
 TMPDIR=$T/tmp expect_exit "run the ledger with PostgreSQL and Redis" 0 \
