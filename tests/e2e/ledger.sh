@@ -25,7 +25,7 @@ mkdir -m 755 "$T/tmp"
 # windows, short warm-ups (polled at 4 Hz, so gc_steady still sees 8 polls),
 # and a generator allowed 50 ms of lag: this test checks the plumbing, not
 # the measurement, and CI machines are busy.
-sed -e "s|repo: \.|repo: $L|" \
+sed -e "s|repo: \.|repo: $L|" -e "s|csv: skus.csv|csv: $L/skus.csv|" \
 	-e 's|^  ladder: .*|  ladder: { start_rps: 150, step: 2, max_rps: 300, reps: 1, window_s: 2, discard_s: 1, stop: { rungs_past_knee: 1 } }|' \
 	-e 's|^  rate: { fixed_rps: 300 }|  rate: { fixed_rps: 150 }|' \
 	-e 's|^  min_s: 3|  min_s: 2|' -e 's|^  max_s: 8|  max_s: 5|' -e 's|^  trailing_s: 3|  trailing_s: 2|' \
@@ -51,6 +51,10 @@ for impl in go node; do
 		"$(q "SELECT COUNT(*) FROM windows WHERE impl = '$impl' AND status IN ('accepted', 'failed')")" ">=" 1
 	cmp_num "$impl: its runtime statistics were read (GC count polled)" \
 		"$(q "SELECT COUNT(*) FROM rtstats r JOIN windows w ON w.id = r.window_id WHERE w.impl = '$impl' AND r.signal = 'gc_count' AND r.value IS NOT NULL")" ">=" 1
+	for sig in cache_hits cache_misses; do
+		cmp_num "$impl: Zipf-drawn invoices: $sig counted" \
+			"$(q "SELECT MAX(r.value) FROM rtstats r JOIN windows w ON w.id = r.window_id WHERE w.impl = '$impl' AND r.signal = '$sig'")" ">" 0
+	done
 	cmp_num "$impl: its PostgreSQL pool was warm (pools_warm passed)" \
 		"$(q "SELECT COUNT(*) FROM gate_results g JOIN windows w ON w.id = g.window_id WHERE w.impl = '$impl' AND g.gate = 'pools_warm' AND g.status = 'pass'")" ">=" 1
 done
