@@ -150,11 +150,41 @@ TEST(template_references)
 	CHECK(!load_request_uses_vars(&test_reqs[2], test_vars, 4));
 }
 
+/* The pre-flight's expansion: entry k's values in path, headers and body;
+ * braces that name no variable stay as written. */
+TEST(expand_request)
+{
+	struct load_var vars[] = {
+		{ .name = (char *)"id", .kind = LVAR_SEQUENCE, .sequence = { 40, 1 } },
+		{ .name = (char *)"day", .kind = LVAR_UNIFORM, .uniform = (int[]){ 7, 7 }, .nuniform = 2 },
+	};
+	struct kv hdr[] = { { (char *)"X-Day", (char *)"d{day}" } };
+	struct load_request reqs[] = {
+		{ .name = (char *)"a", .weight = 1, .path = (char *)"/a/{id}?x={nope}",
+		  .headers = hdr, .nheaders = 1, .body = (char *)"{\"id\":{id}}", .body_len = 11 },
+	};
+	struct load_request ex;
+	struct load_pool p;
+	int64_t k;
+
+	CHECK(!load_pool_build(&p, reqs, 1, vars, 2, 5, 10));
+	k = load_pool_nth(&p, 0, 2);
+	CHECK(k == 2);
+	load_pool_expand(&p, (uint64_t)k, &reqs[0], vars, &ex);
+	CHECK_STR(ex.path, "/a/42?x={nope}");
+	CHECK_STR(ex.headers[0].value, "d7");
+	CHECK(ex.body_len == 9 && !memcmp(ex.body, "{\"id\":42}", 9));
+	CHECK(load_pool_nth(&p, 0, 10) == -1);
+	load_request_expanded_release(&ex);
+	load_pool_release(&p);
+}
+
 int main(void)
 {
 	RUN(zipf_matches_the_law);
 	RUN(zipf_edges);
 	RUN(pool_is_seeded_and_prefix_stable);
 	RUN(template_references);
+	RUN(expand_request);
 	return t_done();
 }
