@@ -16,7 +16,7 @@
 #include "cmd.h"
 #include "jout.h"
 #include "load.h"
-#include "load_dist.h"
+#include "fleet.h"
 #include "load_internal.h"
 #include "spec.h"
 #include "sut.h"
@@ -699,8 +699,8 @@ static int run_agents(const struct load_config *cfg, const struct opts *o,
 {
 	struct agent_opts ao = { o->agent_binary, o->ssh_options, o->nssh };
 	struct agent_link *links = xcalloc(o->nagents, sizeof(*links));
-	struct load_dist_gen *gens = xcalloc(o->nagents, sizeof(*gens));
-	struct load_dist_agent *out = xcalloc(o->nagents, sizeof(*out));
+	struct fleet_gen *gens = xcalloc(o->nagents, sizeof(*gens));
+	struct fleet_agent *out = xcalloc(o->nagents, sizeof(*out));
 	size_t i, opened = 0;
 	int ret = EXIT_ENV;
 
@@ -711,14 +711,14 @@ static int run_agents(const struct load_config *cfg, const struct opts *o,
 		gens[i].link = &links[i];
 		gens[i].cpus = o->cpus;
 	}
-	if (load_dist_run(cfg, gens, o->nagents, res, out))
+	if (fleet_run(cfg, gens, o->nagents, res, out))
 		goto out;
 	*ran = 1;
 	ret = EXIT_OK;
 	if (o->json)
-		*agents = load_dist_json(gens, out, o->nagents);
+		*agents = fleet_json(gens, out, o->nagents);
 	else
-		load_dist_add_text(extra, gens, out, o->nagents);
+		fleet_add_text(extra, gens, out, o->nagents);
 	for (i = 0; i < o->nagents; i++) {
 		if (out[i].lost) {
 			fprintf(stderr, "harness: load: %s: the load is void\n", out[i].why);
@@ -726,7 +726,7 @@ static int run_agents(const struct load_config *cfg, const struct opts *o,
 		}
 	}
 	for (i = 0; i < o->nagents; i++)
-		load_dist_agent_release(&out[i]);
+		fleet_agent_release(&out[i]);
 out:
 	for (i = 0; i < opened; i++)
 		agent_link_close(&links[i]);

@@ -1,10 +1,10 @@
 /*
  * runner_gens: a run's load from workload.generators (agents over ssh,
- * harness/load_dist.h) instead of this host's engine.
+ * harness/fleet.h) instead of this host's engine.
  *
  * The agents are started once, after the dependencies, each checked for
  * its version (a mismatch or an unreachable host stops the run: exit 3).
- * Every warm-up and window then runs through load_dist_run. After each,
+ * Every warm-up and window then runs through fleet_run. After each,
  * one `agent_clock` event per agent records its offset and uncertainty
  * (before and after); an agent lost mid-load voids the window (reason
  * agent_lost, an `agent_lost` event naming it) and is reconnected before
@@ -98,7 +98,7 @@ int runner_gens_load(struct run_ctx *rc, int64_t wid, const char *phase,
 		     const struct load_config *cfg, struct load_result *res, int *lost,
 		     int *clock)
 {
-	struct load_dist_agent *out;
+	struct fleet_agent *out;
 	double max_ns = rc->spec->workload.max_offset_ms * 1e6;
 	size_t i, n = rc->ngens;
 
@@ -116,7 +116,7 @@ int runner_gens_load(struct run_ctx *rc, int64_t wid, const char *phase,
 			    rc->links[i].dest);
 	}
 	out = xcalloc(n, sizeof(*out));
-	if (load_dist_run(cfg, rc->gens, n, res, out)) {
+	if (fleet_run(cfg, rc->gens, n, res, out)) {
 		/* It could not start: an agent that broke then is lost (the
 		 * window is void, it is reconnected before the next load);
 		 * anything else is the environment's. */
@@ -128,12 +128,12 @@ int runner_gens_load(struct run_ctx *rc, int64_t wid, const char *phase,
 				    phase, rc->links[i].dest);
 		}
 		for (i = 0; i < n; i++)
-			load_dist_agent_release(&out[i]);
+			fleet_agent_release(&out[i]);
 		free(out);
 		return *lost ? 0 : -1;
 	}
 	for (i = 0; i < n; i++) {
-		const struct load_dist_agent *a = &out[i];
+		const struct fleet_agent *a = &out[i];
 		double moved = a->after_ok ? fabs((double)(a->offset_after_ns - a->offset_ns)) : 0;
 
 		store_event(&rc->st, rc->run_id, wid, "agent_clock",
@@ -157,7 +157,7 @@ int runner_gens_load(struct run_ctx *rc, int64_t wid, const char *phase,
 				    a->uncert_ns / 1e6, a->uncert_after_ns / 1e6, moved / 1e6,
 				    rc->spec->workload.max_offset_ms);
 		}
-		load_dist_agent_release(&out[i]);
+		fleet_agent_release(&out[i]);
 	}
 	free(out);
 	return 0;

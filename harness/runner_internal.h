@@ -10,7 +10,7 @@
 
 #include "hostfacts.h"
 #include "knee.h"
-#include "load_dist.h"
+#include "fleet.h"
 #include "load_pool.h"
 #include "runner.h"
 #include "spec.h"
@@ -121,7 +121,7 @@ struct run_ctx {
 
 	/* workload.generators: the agents (runner_gens.c) */
 	struct agent_link *links;
-	struct load_dist_gen *gens;
+	struct fleet_gen *gens;
 	int *link_open;
 	size_t ngens;
 

@@ -1,5 +1,5 @@
 /*
- * load_dist: split, start, collect and merge a load driven by agents.
+ * fleet: split, start, collect and merge a load driven by agents.
  */
 #include <errno.h>
 #include <poll.h>
@@ -11,7 +11,7 @@
 
 #include "agent.h"
 #include "frame.h"
-#include "load_dist.h"
+#include "fleet.h"
 #include "load_wire.h"
 
 /* One agent during the load. */
@@ -22,9 +22,9 @@ struct dist_state {
 	int ready, done;
 };
 
-static void lose(struct load_dist_agent *a, struct agent_link *l, const char *fmt, ...)
+static void lose(struct fleet_agent *a, struct agent_link *l, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void lose(struct load_dist_agent *a, struct agent_link *l, const char *fmt, ...)
+static void lose(struct fleet_agent *a, struct agent_link *l, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -38,7 +38,7 @@ static void lose(struct load_dist_agent *a, struct agent_link *l, const char *fm
 }
 
 /* Agent i's share of cfg. */
-static void share(const struct load_config *cfg, const struct load_dist_gen *g, size_t i,
+static void share(const struct load_config *cfg, const struct fleet_gen *g, size_t i,
 		  size_t n, struct load_config *c)
 {
 	*c = *cfg;
@@ -56,8 +56,8 @@ static void share(const struct load_config *cfg, const struct load_dist_gen *g, 
 
 /* Sync every clock, agree the start, send the LOADs, wait for READY.
  * 0, or -1 after an error(). */
-static int start_all(const struct load_config *cfg, const struct load_dist_gen *gens, size_t n,
-		     struct load_dist_agent *out, struct dist_state *st)
+static int start_all(const struct load_config *cfg, const struct fleet_gen *gens, size_t n,
+		     struct fleet_agent *out, struct dist_state *st)
 {
 	struct sbuf sb = SBUF_INIT, payload = SBUF_INIT;
 	int64_t start, lead = 400000000ll;
@@ -65,7 +65,7 @@ static int start_all(const struct load_config *cfg, const struct load_dist_gen *
 	int ret = -1;
 
 	for (i = 0; i < n; i++) {
-		if (agent_link_sync(gens[i].link, LOAD_DIST_SYNC_ROUNDS))
+		if (agent_link_sync(gens[i].link, FLEET_SYNC_ROUNDS))
 			goto out;
 		out[i].offset_ns = gens[i].link->offset_ns;
 		out[i].uncert_ns = gens[i].link->uncert_ns;
@@ -121,7 +121,7 @@ out:
 	return ret;
 }
 
-static void stop_all(const struct load_dist_gen *gens, size_t n, struct dist_state *st,
+static void stop_all(const struct fleet_gen *gens, size_t n, struct dist_state *st,
 		     int *stopped)
 {
 	size_t i;
@@ -135,8 +135,8 @@ static void stop_all(const struct load_dist_gen *gens, size_t n, struct dist_sta
 }
 
 /* One frame from agent i. */
-static void on_frame(const struct load_config *cfg, const struct load_dist_gen *g,
-		     struct load_dist_agent *a, struct dist_state *s, int type,
+static void on_frame(const struct load_config *cfg, const struct fleet_gen *g,
+		     struct fleet_agent *a, struct dist_state *s, int type,
 		     const struct sbuf *payload)
 {
 	struct dec d;
@@ -225,8 +225,8 @@ static int emit_seconds(const struct load_config *cfg, size_t n, struct dist_sta
 }
 
 /* Read frames until every agent is done or lost. */
-static void collect(const struct load_config *cfg, const struct load_dist_gen *gens, size_t n,
-		    struct load_dist_agent *out, struct dist_state *st, struct load_result *res)
+static void collect(const struct load_config *cfg, const struct fleet_gen *gens, size_t n,
+		    struct fleet_agent *out, struct dist_state *st, struct load_result *res)
 {
 	struct pollfd *pfd = xcalloc(n, sizeof(*pfd));
 	struct sbuf payload = SBUF_INIT;
@@ -294,8 +294,8 @@ static void collect(const struct load_config *cfg, const struct load_dist_gen *g
 	free(pfd);
 }
 
-int load_dist_run(const struct load_config *cfg, const struct load_dist_gen *gens, size_t n,
-		  struct load_result *res, struct load_dist_agent *out)
+int fleet_run(const struct load_config *cfg, const struct fleet_gen *gens, size_t n,
+		  struct load_result *res, struct fleet_agent *out)
 {
 	struct dist_state *st = xcalloc(n ? n : 1, sizeof(*st));
 	size_t i, k;
@@ -330,7 +330,7 @@ int load_dist_run(const struct load_config *cfg, const struct load_dist_gen *gen
 		if (out[i].lost)
 			continue;
 		/* The clocks again: one that moved during the load shows. */
-		if (!agent_link_sync(gens[i].link, LOAD_DIST_SYNC_ROUNDS / 2)) {
+		if (!agent_link_sync(gens[i].link, FLEET_SYNC_ROUNDS / 2)) {
 			out[i].offset_after_ns = gens[i].link->offset_ns;
 			out[i].uncert_after_ns = gens[i].link->uncert_ns;
 			out[i].after_ok = 1;
@@ -355,7 +355,7 @@ out:
 	return ret;
 }
 
-void load_dist_agent_release(struct load_dist_agent *a)
+void fleet_agent_release(struct fleet_agent *a)
 {
 	load_stats_release(&a->total);
 }

@@ -1,5 +1,5 @@
 /*
- * load_dist: one load driven by several agents (agent_link.h), merged
+ * fleet: one load driven by several agents (agent_link.h), merged
  * as if one generator had driven it.
  *
  * The schedule is split exactly (load.h, `part`/`parts`): agent i of n
@@ -15,11 +15,11 @@
  *
  * An agent whose channel breaks (ssh dropped, agent killed) or that
  * reports an error is `lost`: the others are told to stop, no further
- * second is handed on, and load_dist_run still returns 0 with the agent
+ * second is handed on, and fleet_run still returns 0 with the agent
  * marked, so the caller voids what it measured (its `why` names it).
  */
-#ifndef HARNESS_LOAD_DIST_H
-#define HARNESS_LOAD_DIST_H
+#ifndef HARNESS_FLEET_H
+#define HARNESS_FLEET_H
 
 #include <stdio.h>
 
@@ -28,18 +28,18 @@
 #include "agent_link.h"
 #include "load.h"
 
-struct load_dist_gen {
+struct fleet_gen {
 	struct agent_link *link;    /* open */
 	int threads;                /* 0: cfg->threads */
 	const char *cpus;           /* pin its threads on its host, or NULL */
 };
 
 /* What one agent measured, and its clock. */
-struct load_dist_agent {
+struct fleet_agent {
 	int64_t offset_ns, uncert_ns;             /* before the load */
 	int64_t offset_after_ns, uncert_after_ns; /* after it (lost: 0) */
 	int after_ok;
-	struct load_stats total;     /* its whole run (initialised by load_dist_run) */
+	struct load_stats total;     /* its whole run (initialised by fleet_run) */
 	double elapsed_s, generator_cpu_s;
 	int threads;                 /* threads it ran */
 	int lost;
@@ -47,25 +47,25 @@ struct load_dist_agent {
 };
 
 /* Rounds of the clock exchange before a load (the best is kept). */
-#define LOAD_DIST_SYNC_ROUNDS 8
+#define FLEET_SYNC_ROUNDS 8
 
 /*
  * Run cfg's load on the n generators. out[n] is filled (release each
- * with load_dist_agent_release). 0 when the load ran (some agents may be
+ * with fleet_agent_release). 0 when the load ran (some agents may be
  * lost: see out[i].lost), -1 after an error() when it could not start.
  */
-int load_dist_run(const struct load_config *cfg, const struct load_dist_gen *gens, size_t n,
-		  struct load_result *res, struct load_dist_agent *out);
-void load_dist_agent_release(struct load_dist_agent *a);
+int fleet_run(const struct load_config *cfg, const struct fleet_gen *gens, size_t n,
+		  struct load_result *res, struct fleet_agent *out);
+void fleet_agent_release(struct fleet_agent *a);
 
 #endif
 
 /* ------------------------------------------------------------- output */
 
 /* One line per agent (text) for `harness load --agent`. */
-void load_dist_add_text(struct sbuf *f, const struct load_dist_gen *gens,
-			  const struct load_dist_agent *a, size_t n);
+void fleet_add_text(struct sbuf *f, const struct fleet_gen *gens,
+			  const struct fleet_agent *a, size_t n);
 /* [{dest, host, offset_ms, uncertainty_ms, ...}, ...] for --json (a new
  * reference). */
-json_t *load_dist_json(const struct load_dist_gen *gens, const struct load_dist_agent *a,
+json_t *fleet_json(const struct fleet_gen *gens, const struct fleet_agent *a,
 		       size_t n);

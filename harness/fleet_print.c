@@ -1,20 +1,20 @@
 /*
- * load_dist_print: what each agent of a distributed load did, for
+ * fleet_print: what each agent of a distributed load did, for
  * `harness load --agent` (text and JSON; times in ms).
  */
 #include <math.h>
 #include <stdio.h>
 
 #include "jout.h"
-#include "load_dist.h"
+#include "fleet.h"
 
 static double ms(int64_t ns)
 {
 	return (double)ns / 1e6;
 }
 
-void load_dist_add_text(struct sbuf *f, const struct load_dist_gen *gens,
-			  const struct load_dist_agent *a, size_t n)
+void fleet_add_text(struct sbuf *f, const struct fleet_gen *gens,
+			  const struct fleet_agent *a, size_t n)
 {
 	size_t i;
 
@@ -41,7 +41,7 @@ static json_t *ms_or_null(int have, int64_t ns)
 	return have ? jout_num(ms(ns)) : json_null();
 }
 
-json_t *load_dist_json(const struct load_dist_gen *gens, const struct load_dist_agent *a,
+json_t *fleet_json(const struct fleet_gen *gens, const struct fleet_agent *a,
 		       size_t n)
 {
 	json_t *arr = json_array();
