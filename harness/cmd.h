@@ -29,6 +29,9 @@ enum cmd_flags {
 				    database opened (implies CMD_RUNS_DIR) */
 	CMD_RUN_OPTIONAL = 1 << 3, /* with CMD_RUN: RUN may be absent */
 	CMD_RUN_LATEST = 1 << 4, /* with CMD_RUN: absent RUN means `latest` */
+	CMD_RUN2 = 1 << 5,       /* with CMD_RUN: the second argument is a RUN
+				    too, resolved and opened alike (compare's
+				    BASE NEW; ctx->st2) */
 };
 
 struct cmd_ctx;
@@ -56,6 +59,11 @@ struct cmd_ctx {
 	struct store st;         /* its database, open */
 	struct sbuf run_dir;     /* its directory */
 	struct sbuf run_id;      /* its id */
+	/* CMD_RUN2 with a second RUN: the same for it (it may be the first) */
+	const char *run2;
+	struct store st2;
+	struct sbuf run_dir2;
+	struct sbuf run_id2;
 };
 
 /* Parse, set up, run d->fn and release; the process exit code. */

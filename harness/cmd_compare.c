@@ -88,9 +88,10 @@ static int cmd_compare(struct cmd_ctx *c)
 	if (copts.correction == -2)
 		return error("compare: --correction %s: expected holm or none", correction),
 		       EXIT_USAGE;
-	if (cmp_run_load(&base, c->runs_dir, c->args[0]))
+	/* BASE and NEW were resolved and opened by the dispatcher (CMD_RUN2) */
+	if (cmp_run_read(&base, &c->st, c->run_dir.buf, c->run_id.buf))
 		return EXIT_USAGE;
-	if (cmp_run_load(&new_, c->runs_dir, c->args[1])) {
+	if (cmp_run_read(&new_, &c->st2, c->run_dir2.buf, c->run_id2.buf)) {
 		cmp_run_release(&base);
 		return EXIT_USAGE;
 	}
@@ -204,7 +205,7 @@ const struct cmd_desc cmd_compare_desc = {
 	"judged; the reason is given per implementation. --inconclusive-ok turns 3\n"
 	"into 0 (advisory jobs).\n",
 	.opts = options,
-	.flags = CMD_RUNS_DIR | CMD_JSON,
+	.flags = CMD_RUN | CMD_RUN2 | CMD_JSON,
 	.min_args = 2,
 	.max_args = 2,
 	.fn = cmd_compare,

@@ -68,7 +68,12 @@ static int setup_run(const struct cmd_desc *d, struct cmd_ctx *c)
 		c->run = "latest";
 	if (!c->run)
 		return 0;
-	return store_open_run(&c->st, c->runs_dir, c->run, &c->run_dir, &c->run_id);
+	if (store_open_run(&c->st, c->runs_dir, c->run, &c->run_dir, &c->run_id))
+		return -1;
+	if (!(d->flags & CMD_RUN2) || c->nargs < 2)
+		return 0;
+	c->run2 = c->args[1];
+	return store_open_run(&c->st2, c->runs_dir, c->run2, &c->run_dir2, &c->run_id2);
 }
 
 int cmd_main(const struct cmd_desc *d, int argc, char **argv)
@@ -81,6 +86,8 @@ int cmd_main(const struct cmd_desc *d, int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	sbuf_init(&c.run_dir);
 	sbuf_init(&c.run_id);
+	sbuf_init(&c.run_dir2);
+	sbuf_init(&c.run_id2);
 	c.desc = d;
 	if (opt_wants_help(argc, argv)) {
 		cmd_usage(d, stdout);
@@ -110,8 +117,11 @@ int cmd_main(const struct cmd_desc *d, int argc, char **argv)
 	ret = d->fn(&c);
 out:
 	store_close(&c.st);
+	store_close(&c.st2);
 	sbuf_release(&c.run_dir);
 	sbuf_release(&c.run_id);
+	sbuf_release(&c.run_dir2);
+	sbuf_release(&c.run_id2);
 	free(c.args);
 	return ret;
 }

@@ -275,35 +275,44 @@ char *cmp_version_diffs(const struct cmp_run *base, const struct cmp_run *new_)
 	return sbuf_detach(&o, NULL);
 }
 
-int cmp_run_load(struct cmp_run *r, const char *runs_dir, const char *run)
+int cmp_run_read(struct cmp_run *r, struct store *st, const char *dir, const char *id)
 {
-	struct store st = { 0 };
-	struct sbuf dir = SBUF_INIT, id = SBUF_INIT;
 	struct run_record rec;
 	struct spec *spec = NULL;
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
 	run_record_init(&rec);
-	if (store_open_run(&st, store_runs_dir(runs_dir), run, &dir, &id))
-		goto out;
-	r->dir = sbuf_detach(&dir, NULL);
-	r->id = sbuf_detach(&id, NULL);
-	if (run_record_load(&st, r->id, &rec))
+	r->dir = xstrdup(dir);
+	r->id = xstrdup(id);
+	if (run_record_load(st, r->id, &rec))
 		goto out;
 	take_record(r, &rec);
-	if (rule_from_spec(r, &rec, &spec) || read_windows(r, &st) || read_knees(r, &st, spec) ||
-	    read_versions(r, &st))
+	if (rule_from_spec(r, &rec, &spec) || read_windows(r, st) || read_knees(r, st, spec) ||
+	    read_versions(r, st))
 		goto out;
 	ret = 0;
 out:
 	if (spec)
 		spec_free(spec);
 	run_record_release(&rec);
-	if (st.db)
-		store_close(&st);
 	if (ret)
 		cmp_run_release(r);
+	return ret;
+}
+
+int cmp_run_load(struct cmp_run *r, const char *runs_dir, const char *run)
+{
+	struct store st = { 0 };
+	struct sbuf dir = SBUF_INIT, id = SBUF_INIT;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (store_open_run(&st, store_runs_dir(runs_dir), run, &dir, &id))
+		goto out;
+	ret = cmp_run_read(r, &st, dir.buf, id.buf);
+out:
+	store_close(&st);
 	sbuf_release(&dir);
 	sbuf_release(&id);
 	return ret;

@@ -102,6 +102,7 @@
 #define CMP_KNEE_NBOOT 2000   /* bootstrap resamples of each knee */
 
 struct sbuf;
+struct store;
 
 enum cmp_verdict {
 	CMP_NO_CHANGE, CMP_IMPROVEMENT, CMP_REGRESSION, CMP_INCONCLUSIVE, CMP_NA,
@@ -252,7 +253,12 @@ struct compare {
 	int exit_code;       /* 0, 1 or 3 (compare.h, the verdict) */
 };
 
-/* Load one run's done windows and stored spec. -1 after error(). */
+/* Read one run's done windows and stored spec from its open database st
+ * (directory dir, id id; the dispatcher's, cmd.h CMD_RUN2). st stays the
+ * caller's; r owns copies of dir and id. -1 after error(), r released. */
+int cmp_run_read(struct cmp_run *r, struct store *st, const char *dir, const char *id);
+/* cmp_run_read of RUN (an id under runs_dir, a run directory or
+ * `latest`), opened and closed here. -1 after error(). */
 int cmp_run_load(struct cmp_run *r, const char *runs_dir, const char *run);
 /* The version differences of base -> new_ (see compare.version_diffs). */
 char *cmp_version_diffs(const struct cmp_run *base, const struct cmp_run *new_);
