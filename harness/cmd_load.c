@@ -481,7 +481,7 @@ static void print_text(const struct load_config *cfg, const struct load_result *
 	       (unsigned long long)c->bytes_sent, (unsigned long long)c->bytes_received);
 	printf("error rate  %.6g (unexpected + errors + dropped over requests; max %g)\n",
 	       error_rate(c), o->error_rate_max);
-	printf("generator   %.3f s CPU, %.2f us per completed request\n", r->generator_cpu_s,
+	printf("generator   %.3f s CPU, %.2f µs per completed request\n", r->generator_cpu_s,
 	       c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed : 0.0);
 	for (i = 0; t->nreq > 1 && i < t->nreq; i++) {
 		const struct load_counts *rc = &t->req_counts[i];

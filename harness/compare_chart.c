@@ -127,7 +127,7 @@ static void panel(const struct compare *c, int m, double top, struct sbuf *out)
 			report_fmt_sig(out, mt->base);
 			sbuf_adds(out, ", new ");
 			report_fmt_sig(out, mt->new_);
-			sbuf_addf(out, "%s): %s</title></circle>\n", m ? " us" : " ms",
+			sbuf_addf(out, "%s): %s</title></circle>\n", m ? " µs" : " ms",
 				  cmp_verdict_name(mt->verdict));
 		}
 		if (line.len)

@@ -676,7 +676,7 @@ void compare_junit(const struct compare *c, struct sbuf *o)
 			if (c->metrics & CMP_CPU_PER_REQUEST) {
 				sbuf_reset(&name);
 				sbuf_addf(&name, "cpu_per_request at %g req/s", r->rate);
-				cell_detail(&d, "CPU/request", &r->cpu, " us", im->paired,
+				cell_detail(&d, "CPU/request", &r->cpu, " µs", im->paired,
 					    c->correction);
 				junit_case(o, cls.buf, name.buf, cell_kind(r->cpu.verdict),
 					   cmp_verdict_name(r->cpu.verdict), d.buf);

@@ -77,7 +77,7 @@ static void fmt_knee(struct sbuf *o, const struct hist_point *p)
 
 static const char *unit(enum hist_metric m)
 {
-	return m == HM_KNEE ? "req/s" : m == HM_COST ? "us/request" : "MiB";
+	return m == HM_KNEE ? "req/s" : m == HM_COST ? "µs/request" : "MiB";
 }
 
 static void step_text(const struct history *h, const struct hist_impl *im,
@@ -122,7 +122,7 @@ void history_md(const struct history *h, struct sbuf *out)
 			sbuf_adds(out, "\n");
 		sbuf_adds(out, "| run | date (UTC) | commit | status | knee (req/s) |");
 		for (j = 0; j < im->nrates; j++)
-			sbuf_addf(out, " us/req @ %.0f |", im->rates[j]);
+			sbuf_addf(out, " µs/request @ %.0f |", im->rates[j]);
 		for (j = 0; j < im->nrates; j++)
 			sbuf_addf(out, " MiB @ %.0f |", im->rates[j]);
 		sbuf_adds(out, "\n|---|---|---|---|---|");
@@ -348,7 +348,7 @@ void history_html(const struct history *h, struct sbuf *out)
 		knee_svg(h, im, out);
 		sbuf_adds(out, "<table><tr><th>run</th><th>commit</th><th>knee (req/s)</th>");
 		for (j = 0; j < im->nrates; j++)
-			sbuf_addf(out, "<th>us/request @ %.0f req/s</th>", im->rates[j]);
+			sbuf_addf(out, "<th>µs/request @ %.0f req/s</th>", im->rates[j]);
 		for (j = 0; j < im->nrates; j++)
 			sbuf_addf(out, "<th>MiB @ %.0f req/s</th>", im->rates[j]);
 		sbuf_adds(out, "</tr>\n");

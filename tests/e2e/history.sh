@@ -39,6 +39,9 @@ expect_exit "markdown" 0 "$HARNESS" history --runs-dir "$R" --impl a
 grep -q '^- \*\*step\*\* nightly_3: knee 3[0-9][0-9] -> 1[0-9][0-9] req/s, regression$' "$T/out" &&
 	ok "markdown names the knee step" || fail "md: $(head -12 "$T/out")"
 grep -q '^## `b`' "$T/out" && fail "--impl a shows b" || ok "--impl a: only a"
+# CPU per request in µs, as in the report, compare and load
+grep -q '| µs/request @ 100 |' "$T/out" && ! grep -q 'us/req' "$T/out" &&
+	ok "markdown: CPU in µs/request columns" || fail "md units: $(grep -m1 '^| run |' "$T/out")"
 expect_exit "html" 0 "$HARNESS" history --runs-dir "$R" --format html
 grep -q 'data-chart="history_knee"' "$T/out" && grep -q '<li class="step">step nightly_3' "$T/out" &&
 	ok "html: knee chart and the steps" || fail "html"
