@@ -262,7 +262,7 @@ double stat_mde(enum stat_method m, int paired, const double *a, size_t na,
  * multiplied by t_{1-alpha/2, t-1} / z_{1-alpha/2} (-> 1 as t grows, so
  * the asymptotics are unchanged): with 3 to 10 pairs s_t itself is
  * uncertain, and without it identical servers were called different in
- * 5 of 34 short runs (tests/slow/sequential.sh, docs/STATISTICS.md).
+ * 5 of 40 short runs (tests/slow/sequential.sh, docs/STATISTICS.md).
  */
 double stat_cs_half_width(double sd, size_t n, double alpha, double t_star);
 /* Paired: d = a - b over the finite pairs; out->mean the mean, lo/hi the
