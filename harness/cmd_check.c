@@ -131,11 +131,9 @@ static void print_vars(const struct spec *s, const struct load_pool *pool, int b
 		       (double)load_pool_bytes(pool) / (1 << 20), pool->digest);
 }
 
-static void print_text(const struct spec *s, const struct plan *p)
+/* The spec's identity, its implementations and its request mix. */
+static void print_spec(const struct spec *s)
 {
-	struct load_pool pool;
-	int built;
-	char a[64], b[64];
 	double wsum = 0;
 	size_t i;
 
@@ -167,10 +165,13 @@ static void print_text(const struct spec *s, const struct plan *p)
 			printf("  (slo %g ms)", r->slo_ms);
 		printf("\n");
 	}
-	memset(&pool, 0, sizeof(pool));
-	built = build_pool(s, &pool) == 0;
-	print_vars(s, &pool, built);
-	load_pool_release(&pool);
+}
+
+/* The ladder, refine, confirm and soak stages. */
+static void print_stages(const struct spec *s, const struct plan *p)
+{
+	size_t i;
+
 	printf("stages:\n");
 	printf("  ladder     start %g rps, step %g, max %g rps: %zu rungs x %d reps;"
 	       " window %g s (%g s discarded, %g s measured)\n",
@@ -207,6 +208,13 @@ static void print_text(const struct spec *s, const struct plan *p)
 		       s->soak.window_s - s->soak.discard_s);
 	else
 		printf("  soak       (not in this spec)\n");
+}
+
+/* Warm-up, the head of each window and the window gates. */
+static void print_gates(const struct spec *s)
+{
+	size_t i;
+
 	if (s->warmup.fixed_rps > 0)
 		printf("warm-up:    before every window at %g rps", s->warmup.fixed_rps);
 	else
@@ -216,16 +224,20 @@ static void print_text(const struct spec *s, const struct plan *p)
 	       s->warmup.max_s, s->warmup.trailing_s);
 	print_list("  warm-up gates:", s->warmup.gates);
 	printf("  head gates:    ");
-	{
-		size_t i;
-		for (i = 0; i < s->warmup.nhead_gates; i++)
-			printf("%s%s", i ? ", " : "", s->warmup.head_gates[i]);
-		printf("%s (each window's discard_s head at its rate; %s)\n",
-		       s->warmup.nhead_gates ? "" : "none",
-		       s->warmup.head_enforce ? "enforced: a failure rejects the window"
-					      : "recorded only");
-	}
+	for (i = 0; i < s->warmup.nhead_gates; i++)
+		printf("%s%s", i ? ", " : "", s->warmup.head_gates[i]);
+	printf("%s (each window's discard_s head at its rate; %s)\n",
+	       s->warmup.nhead_gates ? "" : "none",
+	       s->warmup.head_enforce ? "enforced: a failure rejects the window"
+				      : "recorded only");
 	print_list("  window gates: ", s->window_gates);
+}
+
+/* Windows per stage in the worst case, and the wall time. */
+static void print_windows(const struct spec *s, const struct plan *p)
+{
+	char a[64], b[64];
+
 	printf("windows (worst case):\n");
 	printf("  ladder   %6zu  (%zu rungs x %d reps x %zu implementation%s; fewer when the ladder"
 	       " stops %d rung%s past each knee)\n",
@@ -257,6 +269,21 @@ static void print_text(const struct spec *s, const struct plan *p)
 	       a, p->est, s->warmup.min_s, b, p->est_max, s->warmup.max_s);
 	printf("  (each window costs its warm-up + window_s, which includes discard_s;"
 	       " builds and restarts not counted)\n");
+}
+
+static void print_text(const struct spec *s, const struct plan *p)
+{
+	struct load_pool pool;
+	int built;
+
+	print_spec(s);
+	memset(&pool, 0, sizeof(pool));
+	built = build_pool(s, &pool) == 0;
+	print_vars(s, &pool, built);
+	load_pool_release(&pool);
+	print_stages(s, p);
+	print_gates(s);
+	print_windows(s, p);
 }
 
 static json_t *str_array(char **v)

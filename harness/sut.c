@@ -146,19 +146,114 @@ static void kill_all(pid_t pgid, struct account *acct)
 
 /* ------------------------------------------------------------ build */
 
+enum build_end { BUILD_EXITED, BUILD_STOPPED, BUILD_TIMED_OUT };
+
+/* Wait for the build PID; when the harness is stopped or the wall-clock
+ * limit passes, kill it (group and cgroup). *st: its wait status. -1
+ * after error() (pid not reaped). */
+static int build_wait(const struct sut_build_config *cfg, pid_t pid, struct account *acct,
+		      uint64_t t0, int *st, enum build_end *end)
+{
+	uint64_t deadline = cfg->timeout_s > 0 ? t0 + (uint64_t)(cfg->timeout_s * 1e9) : 0;
+
+	*end = BUILD_EXITED;
+	for (;;) {
+		pid_t r = waitpid(pid, st, WNOHANG);
+
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return error("impl %s: build: waitpid: %s", cfg->impl->name, strerror(errno));
+		if (cfg->stop && *cfg->stop)
+			*end = BUILD_STOPPED;
+		else if (deadline && now_ns() > deadline)
+			*end = BUILD_TIMED_OUT;
+		if (*end != BUILD_EXITED) {
+			kill_all(pid, acct);
+			waitpid(pid, st, 0);
+			return 0;
+		}
+		usleep(20000);
+	}
+}
+
+/* What the build's end means: 0 built; 1 failed and cfg->quiet; -1 after
+ * error() and, unless the harness stopped it, the log's last lines. */
+static int build_verdict(const struct sut_build_config *cfg, int st, enum build_end end,
+			 uint64_t t0, long off)
+{
+	const struct spec_impl *impl = cfg->impl;
+	int failed = !WIFEXITED(st) || WEXITSTATUS(st);
+	char desc[128];
+
+	if (end == BUILD_STOPPED)
+		return error("impl %s: build (%s) interrupted after %.1f s (log: %s)", impl->name,
+			     impl->build[0], (now_ns() - t0) / 1e9, cfg->log_path);
+	if (end == BUILD_TIMED_OUT)
+		error("impl %s: build (%s) timed out after %g s (wall-clock limit); %s ends:",
+		      impl->name, impl->build[0], cfg->timeout_s, cfg->log_path);
+	else if (failed && cfg->quiet)
+		return 1;
+	else if (failed)
+		error("impl %s: build (%s) failed: %s after %.1f s; %s ends:", impl->name,
+		      impl->build[0], desc_status(st, desc, sizeof(desc)), (now_ns() - t0) / 1e9,
+		      cfg->log_path);
+	else
+		return 0;
+	sut_print_tail(cfg->log_path, off, TAIL_LINES);
+	return -1;
+}
+
+/* Wrap the build's argv in bwrap (jail.h) with the sandbox's environment;
+ * its output goes through a relay (*relay, *relay_w) so it never holds
+ * the log file. */
+static int build_jail(const struct sut_build_config *cfg, const char *wd, char ***argv,
+		      char ***env, int log_fd, pid_t *relay, int *relay_w)
+{
+	char **jargv = jail_argv(cfg->jail, wd, *argv, 0);
+	int unused;
+
+	if (!jargv)
+		return -1;
+	spawn_strv_free(*argv);
+	*argv = jargv;
+	spawn_strv_free(*env);
+	*env = spawn_env_jail(cfg->impl, 0);
+	*relay = spawn_relay(log_fd, -1, relay_w, &unused);
+	return *relay < 0 ? -1 : 0;
+}
+
+/* The build's own cgroup (none with procfs accounting); -1 after error(). */
+static int build_account(const struct sut_build_config *cfg, struct account **acct)
+{
+	struct account_limits lim = { cfg->memory_max_bytes, cfg->pids_max, NULL, cfg->cpu_max };
+	struct sbuf label = SBUF_INIT;
+
+	*acct = NULL;
+	if (cfg->backend == ACCT_PROCFS)
+		return 0;
+	if (cfg->cgroup_name)
+		sbuf_adds(&label, cfg->cgroup_name);
+	else
+		sbuf_addf(&label, "%s.build", cfg->impl->name);
+	*acct = account_create(cfg->backend, label.buf, &lim, 1000);
+	sbuf_release(&label);
+	return *acct ? 0 : -1;
+}
+
 int sut_build(const struct sut_build_config *cfg)
 {
 	const struct spec_impl *impl = cfg->impl;
 	const char *wd = cfg->workdir ? cfg->workdir : impl->repo;
-	struct account_limits lim = { cfg->memory_max_bytes, cfg->pids_max, NULL, cfg->cpu_max };
 	struct account *acct = NULL;
 	struct spawn sp;
 	struct sbuf label = SBUF_INIT;
-	char **env = NULL, **argv = NULL, desc[128];
-	int fd = -1, ret = -1, st = 0, wd_fd = -1, timed_out = 0, stopped = 0, relay_w = -1;
+	char **env = NULL, **argv = NULL;
+	int fd = -1, ret = -1, st = 0, wd_fd = -1, relay_w = -1;
+	enum build_end end;
 	long off;
 	pid_t pid = -1, wdog = -1, relay = -1;
-	uint64_t t0 = now_ns(), deadline;
+	uint64_t t0 = now_ns();
 
 	if (cfg->exit_code)
 		*cfg->exit_code = impl->build ? -1 : 0;
@@ -169,32 +264,14 @@ int sut_build(const struct sut_build_config *cfg)
 		return -1;
 	off = (long)lseek(fd, 0, SEEK_END);
 	dprintf(fd, "=== harness: build of %s in %s\n", impl->name, wd);
-	if (cfg->backend != ACCT_PROCFS) {
-		if (cfg->cgroup_name)
-			sbuf_adds(&label, cfg->cgroup_name);
-		else
-			sbuf_addf(&label, "%s.build", impl->name);
-		acct = account_create(cfg->backend, label.buf, &lim, 1000);
-		if (!acct)
-			goto out;
-	}
+	if (build_account(cfg, &acct))
+		goto out;
 	env = spawn_env(impl, 0, cfg->uid, wd);
 	argv = spawn_argv(impl->build, 0);
 	memset(&sp, 0, sizeof(sp));
-	sp.out_fd = fd;
-	sp.err_fd = fd;
+	sp.out_fd = sp.err_fd = fd;
 	if (cfg->jail) {
-		char **jargv = jail_argv(cfg->jail, wd, argv, 0);
-		int unused;
-
-		if (!jargv)
-			goto out;
-		spawn_strv_free(argv);
-		argv = jargv;
-		spawn_strv_free(env);
-		env = spawn_env_jail(impl, 0);
-		relay = spawn_relay(fd, -1, &relay_w, &unused);
-		if (relay < 0)
+		if (build_jail(cfg, wd, &argv, &env, fd, &relay, &relay_w))
 			goto out;
 		sp.out_fd = sp.err_fd = relay_w;
 	}
@@ -206,7 +283,6 @@ int sut_build(const struct sut_build_config *cfg)
 	sp.acct = acct;
 	sp.uid = cfg->uid;
 	sp.gid = cfg->gid;
-	sbuf_reset(&label);
 	sbuf_addf(&label, "impl %s: build", impl->name);
 	sp.what = label.buf;
 	pid = spawn_run(&sp);
@@ -216,55 +292,22 @@ int sut_build(const struct sut_build_config *cfg)
 	if (pid < 0)
 		goto out;
 	wdog = spawn_watchdog(pid, acct, &wd_fd);
-	deadline = cfg->timeout_s > 0 ? t0 + (uint64_t)(cfg->timeout_s * 1e9) : 0;
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR) {
-			error("impl %s: build: waitpid: %s", impl->name, strerror(errno));
-			goto out;
-		}
-		if (cfg->stop && *cfg->stop)
-			stopped = 1;
-		else if (deadline && now_ns() > deadline)
-			timed_out = 1;
-		if (stopped || timed_out) {
-			kill_all(pid, acct);
-			waitpid(pid, &st, 0);
-			break;
-		}
-		usleep(20000);
-	}
+	if (build_wait(cfg, pid, acct, t0, &st, &end))
+		goto out;
 	pid = -1;
-	if (cfg->exit_code && !stopped && !timed_out && WIFEXITED(st))
+	if (cfg->exit_code && end == BUILD_EXITED && WIFEXITED(st))
 		*cfg->exit_code = WEXITSTATUS(st);
 	/* what the build left running (a daemon, a stray compiler) goes too */
 	kill_all(-1, acct);
 	/* the relay drains into the log before its tail is printed */
 	spawn_relay_wait(relay, 2.0);
 	relay = -1;
-	if (stopped)
-		error("impl %s: build (%s) interrupted after %.1f s; %s ends:", impl->name,
-		      impl->build[0], (now_ns() - t0) / 1e9, cfg->log_path);
-	else if (timed_out)
-		error("impl %s: build (%s) timed out after %g s (wall-clock limit); %s ends:",
-		      impl->name, impl->build[0], cfg->timeout_s, cfg->log_path);
-	else if ((!WIFEXITED(st) || WEXITSTATUS(st)) && cfg->quiet)
-		ret = 1;
-	else if (!WIFEXITED(st) || WEXITSTATUS(st))
-		error("impl %s: build (%s) failed: %s after %.1f s; %s ends:", impl->name,
-		      impl->build[0], desc_status(st, desc, sizeof(desc)), (now_ns() - t0) / 1e9,
-		      cfg->log_path);
-	else
-		ret = 0;
-	if (ret < 0 && !stopped)
-		sut_print_tail(cfg->log_path, off, TAIL_LINES);
+	ret = build_verdict(cfg, st, end, t0, off);
 out:
-	if (pid > 0)
+	if (pid > 0) {
 		kill_all(pid, acct);
-	if (pid > 0)
 		waitpid(pid, &st, 0);
+	}
 	spawn_watchdog_release(wdog, wd_fd);
 	if (relay_w >= 0)
 		close(relay_w);
@@ -280,17 +323,47 @@ out:
 
 /* ------------------------------------------------------------ start */
 
-struct sut *sut_start(const struct sut_config *cfg)
+/* The sandbox's side channels around spawn_run (sut_config.jail). */
+struct jail_fds {
+	int info[2];    /* bwrap --info-fd: the pid of its child */
+	int block[2];   /* bwrap --block-fd: it runs the command when a byte comes */
+	int ow, ew;     /* the log relay's write ends, the arm's stdout/stderr */
+};
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void jail_fds_init(struct jail_fds *j)
+{
+	j->info[0] = j->info[1] = j->block[0] = j->block[1] = j->ow = j->ew = -1;
+}
+
+/* After spawn_run: the arm holds its ends; the harness keeps its own. */
+static void jail_fds_spawned(struct jail_fds *j)
+{
+	close_fd(&j->ow);
+	close_fd(&j->ew);
+	close_fd(&j->info[1]);
+	close_fd(&j->block[0]);
+}
+
+static void jail_fds_close(struct jail_fds *j)
+{
+	jail_fds_spawned(j);
+	close_fd(&j->info[0]);
+	close_fd(&j->block[1]);
+}
+
+/* A struct sut for cfg, checked (start command, working directory, cpus)
+ * and given its port and URLs; NULL after error(). */
+static struct sut *sut_new(const struct sut_config *cfg, const char *wd, cpu_set_t *cpus)
 {
 	const struct spec_impl *impl = cfg->impl;
-	const char *wd = cfg->workdir ? cfg->workdir : impl->repo;
-	struct account_limits lim;
 	struct sut *s = xcalloc(1, sizeof(*s));
-	struct spawn sp;
-	struct sbuf sb = SBUF_INIT;
-	char **env = NULL, **argv = NULL;
-	int out = -1, err = -1, ow = -1, ew = -1, info[2] = { -1, -1 }, block[2] = { -1, -1 };
-	cpu_set_t cpus;
 	struct stat st;
 
 	s->pid = -1;
@@ -310,7 +383,7 @@ struct sut *sut_start(const struct sut_config *cfg)
 		error("impl %s: working directory %s does not exist", impl->name, wd ? wd : "(none)");
 		goto fail;
 	}
-	if (impl->cpus && cpuset_parse(impl->cpus, &cpus, impl->name))
+	if (impl->cpus && cpuset_parse(impl->cpus, cpus, impl->name))
 		goto fail;
 	s->port = cfg->port > 0 ? cfg->port : sut_free_port();
 	if (s->port <= 0) {
@@ -323,95 +396,95 @@ struct sut *sut_start(const struct sut_config *cfg)
 	s->insecure = cfg->insecure;
 	s->health_url = impl->health_url ? spec_subst_port(impl->health_url, s->port) : NULL;
 	s->stats_url = impl->stats_url ? spec_subst_port(impl->stats_url, s->port) : NULL;
+	return s;
+fail:
+	sut_free(s);
+	return NULL;
+}
+
+/* LOG_DIR/NAME.stdout.log and .stderr.log, opened for appending, with the
+ * harness's start marker; -1 after error(). */
+static int sut_open_logs(struct sut *s, const struct sut_config *cfg, int *out, int *err)
+{
+	struct sbuf sb = SBUF_INIT;
 
 	if (mkdir_p(cfg->log_dir, 0755))
-		goto fail;
-	sbuf_addf(&sb, "%s/%s.stdout.log", cfg->log_dir, impl->name);
+		return -1;
+	sbuf_addf(&sb, "%s/%s.stdout.log", cfg->log_dir, s->name);
 	s->out_path = sbuf_detach(&sb, NULL);
-	sbuf_addf(&sb, "%s/%s.stderr.log", cfg->log_dir, impl->name);
+	sbuf_addf(&sb, "%s/%s.stderr.log", cfg->log_dir, s->name);
 	s->err_path = sbuf_detach(&sb, NULL);
-	if ((out = open_log(s->out_path)) < 0 || (err = open_log(s->err_path)) < 0)
-		goto fail;
-	dprintf(out, "=== harness: start of %s on port %d at %.3f\n", impl->name, s->port, now_wall());
-	s->err_off = (long)lseek(err, 0, SEEK_END);
+	if ((*out = open_log(s->out_path)) < 0 || (*err = open_log(s->err_path)) < 0)
+		return -1;
+	dprintf(*out, "=== harness: start of %s on port %d at %.3f\n", s->name, s->port, now_wall());
+	s->err_off = (long)lseek(*err, 0, SEEK_END);
+	return 0;
+}
 
+/* The implementation's cgroup (or process-tree accounting) with its limits. */
+static int sut_open_account(struct sut *s, const struct sut_config *cfg)
+{
+	const struct spec_impl *impl = cfg->impl;
+	struct account_limits lim;
+
+	memset(&lim, 0, sizeof(lim));
 	lim.memory_max_bytes = cfg->memory_max_bytes ? cfg->memory_max_bytes : impl->memory_max_bytes;
 	lim.pids_max = cfg->pids_max ? cfg->pids_max : impl->pids_max;
 	lim.cpus = impl->cpus;
 	lim.cpu_max = cfg->cpu_max;
 	s->acct = account_create(cfg->backend, cfg->cgroup_name ? cfg->cgroup_name : impl->name,
 				 &lim, cfg->sample_ms);
-	if (!s->acct)
-		goto fail;
+	return s->acct ? 0 : -1;
+}
 
-	env = spawn_env(impl, s->port, cfg->run_as_uid, wd);
-	argv = spawn_argv(impl->start, s->port);
-	memset(&sp, 0, sizeof(sp));
-	sp.out_fd = out;
-	sp.err_fd = err;
-	if (cfg->jail) {
-		char **jargv = jail_argv(cfg->jail, wd, argv, 1);
+/* Wrap *ARGV in bwrap (jail.h) with the sandbox's environment, and give
+ * the arm pipes to a relay process instead of the log files, so it can
+ * never truncate or forge them. */
+static int jail_prepare(struct sut *s, const struct sut_config *cfg, const char *wd,
+			char ***argv, char ***env, struct spawn *sp, struct jail_fds *j)
+{
+	char **jargv = jail_argv(cfg->jail, wd, *argv, 1);
 
-		if (!jargv)
-			goto fail;
-		spawn_strv_free(argv);
-		argv = jargv;
-		spawn_strv_free(env);
-		env = spawn_env_jail(impl, s->port);
-		if (pipe2(info, O_CLOEXEC) || pipe2(block, O_CLOEXEC)) {
-			error("impl %s: pipe: %s", impl->name, strerror(errno));
-			goto fail;
-		}
-		s->relay = spawn_relay(out, err, &ow, &ew);
-		if (s->relay < 0)
-			goto fail;
-		sp.out_fd = ow;
-		sp.err_fd = ew;
-		sp.keep_fd = info[1];
-		sp.keep_fd2 = block[0];
+	if (!jargv)
+		return -1;
+	spawn_strv_free(*argv);
+	*argv = jargv;
+	spawn_strv_free(*env);
+	*env = spawn_env_jail(cfg->impl, s->port);
+	if (pipe2(j->info, O_CLOEXEC) || pipe2(j->block, O_CLOEXEC))
+		return error("impl %s: pipe: %s", s->name, strerror(errno));
+	s->relay = spawn_relay(sp->out_fd, sp->err_fd, &j->ow, &j->ew);
+	if (s->relay < 0)
+		return -1;
+	sp->out_fd = j->ow;
+	sp->err_fd = j->ew;
+	sp->keep_fd = j->info[1];
+	sp->keep_fd2 = j->block[0];
+	return 0;
+}
+
+/* The sandboxed process (bwrap's child, pid 1 of its namespace) holds the
+ * network namespace the harness connects through: open it, forward the
+ * dependencies' ports into it, then let bwrap run the command. */
+static int jail_release(struct sut *s, const struct sut_config *cfg, struct jail_fds *j)
+{
+	pid_t child = jail_child_pid(j->info[0], 10000);
+
+	if (child <= 0 || (s->netns_fd = netns_open(child)) < 0) {
+		sut_print_tail(s->err_path, s->err_off, TAIL_LINES);
+		return -1;
 	}
-	s->argv_text = jail_argv_text(argv);
-	sp.argv = argv;
-	sp.envp = env;
-	sp.cwd = wd;
-	sp.acct = s->acct;
-	if (impl->cpus && !account_has_cpuset(s->acct))
-		sp.cpus = &cpus;
-	sp.uid = cfg->run_as_uid;
-	sp.gid = cfg->run_as_gid;
-	sbuf_addf(&sb, "impl %s: start", impl->name);
-	sp.what = sb.buf;
-	s->pid = spawn_run(&sp);
-	if (ow >= 0)
-		close(ow);
-	if (ew >= 0)
-		close(ew);
-	if (info[1] >= 0)
-		close(info[1]);
-	if (block[0] >= 0)
-		close(block[0]);
-	ow = ew = info[1] = block[0] = -1;
-	if (s->pid < 0)
-		goto fail;
-	account_attach(s->acct, s->pid);
-	if (cfg->jail) {
-		/* the sandboxed process (bwrap's child, pid 1 of its namespace)
-		 * holds the network namespace the harness connects through */
-		pid_t child = jail_child_pid(info[0], 10000);
+	if (cfg->nforward &&
+	    !(s->fwd = portfwd_start(s->netns_fd, cfg->forward_ports, cfg->nforward)))
+		return -1;
+	if (write(j->block[1], "g", 1) != 1)
+		return error("impl %s: cannot release the sandbox: %s", s->name, strerror(errno));
+	return 0;
+}
 
-		if (child <= 0 || (s->netns_fd = netns_open(child)) < 0) {
-			sut_print_tail(s->err_path, s->err_off, TAIL_LINES);
-			goto fail;
-		}
-		if (cfg->nforward &&
-		    !(s->fwd = portfwd_start(s->netns_fd, cfg->forward_ports, cfg->nforward)))
-			goto fail;
-		/* bwrap runs the command once this byte arrives */
-		if (write(block[1], "g", 1) != 1) {
-			error("impl %s: cannot release the sandbox: %s", impl->name, strerror(errno));
-			goto fail;
-		}
-	}
+/* The watchdog that outlives a killed harness, and where its CPUs are. */
+static void sut_watch(struct sut *s, const struct spec_impl *impl)
+{
 	s->watchdog = spawn_watchdog(s->pid, s->acct, &s->wd_fd);
 	if (s->watchdog < 0)
 		warning("impl %s: no watchdog process (%s): a killed harness may leave it running",
@@ -422,30 +495,62 @@ struct sut *sut_start(const struct sut_config *cfg)
 			: "sched_setaffinity";
 	}
 	s->cpus = cpuset_readback(s->pid);
+}
+
+struct sut *sut_start(const struct sut_config *cfg)
+{
+	const struct spec_impl *impl = cfg->impl;
+	const char *wd = cfg->workdir ? cfg->workdir : impl->repo;
+	struct jail_fds j;
+	struct spawn sp;
+	struct sbuf what = SBUF_INIT;
+	char **env = NULL, **argv = NULL;
+	int out = -1, err = -1;
+	cpu_set_t cpus;
+	struct sut *s;
+
+	jail_fds_init(&j);
+	s = sut_new(cfg, wd, &cpus);
+	if (!s || sut_open_logs(s, cfg, &out, &err) || sut_open_account(s, cfg))
+		goto fail;
+	env = spawn_env(impl, s->port, cfg->run_as_uid, wd);
+	argv = spawn_argv(impl->start, s->port);
+	memset(&sp, 0, sizeof(sp));
+	sp.out_fd = out;
+	sp.err_fd = err;
+	if (cfg->jail && jail_prepare(s, cfg, wd, &argv, &env, &sp, &j))
+		goto fail;
+	s->argv_text = jail_argv_text(argv);
+	sp.argv = argv;
+	sp.envp = env;
+	sp.cwd = wd;
+	sp.acct = s->acct;
+	if (impl->cpus && !account_has_cpuset(s->acct))
+		sp.cpus = &cpus;
+	sp.uid = cfg->run_as_uid;
+	sp.gid = cfg->run_as_gid;
+	sbuf_addf(&what, "impl %s: start", impl->name);
+	sp.what = what.buf;
+	s->pid = spawn_run(&sp);
+	jail_fds_spawned(&j);
+	if (s->pid < 0)
+		goto fail;
+	account_attach(s->acct, s->pid);
+	if (cfg->jail && jail_release(s, cfg, &j))
+		goto fail;
+	sut_watch(s, impl);
 	goto out;
 fail:
-	sut_free(s);
+	if (s)
+		sut_free(s);
 	s = NULL;
 out:
-	if (out >= 0)
-		close(out);
-	if (err >= 0)
-		close(err);
-	if (ow >= 0)
-		close(ow);
-	if (ew >= 0)
-		close(ew);
-	if (info[0] >= 0)
-		close(info[0]);
-	if (info[1] >= 0)
-		close(info[1]);
-	if (block[0] >= 0)
-		close(block[0]);
-	if (block[1] >= 0)
-		close(block[1]);
+	close_fd(&out);
+	close_fd(&err);
+	jail_fds_close(&j);
 	spawn_strv_free(env);
 	spawn_strv_free(argv);
-	sbuf_release(&sb);
+	sbuf_release(&what);
 	return s;
 }
 
