@@ -23,7 +23,7 @@
  * minimal set, HOME=/tmp/home).
  *
  * Ownership: returned vectors and strings are malloc'd, the caller's
- * (spawn_strv_free / free).
+ * (strv_free / free).
  */
 #ifndef HARNESS_JAIL_H
 #define HARNESS_JAIL_H

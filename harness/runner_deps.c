@@ -62,29 +62,6 @@ int runner_deps_bind(struct run_ctx *rc)
 	return 0;
 }
 
-/* argv with {port} substituted (malloc'd, NULL-terminated). */
-static char **argv_port(char **argv, int port)
-{
-	size_t n = 0, i;
-	char **v;
-
-	while (argv[n])
-		n++;
-	v = xcalloc(n + 1, sizeof(*v));
-	for (i = 0; i < n; i++)
-		v[i] = spec_subst_port(argv[i], port);
-	return v;
-}
-
-static void argv_free(char **v)
-{
-	size_t i;
-
-	for (i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* Run one of the dependency's commands to completion with its start's
  * environment, process group and cgroup rules. 0 exit 0, 1 another exit
  * (quiet only), -1 after an error line. */
@@ -96,7 +73,7 @@ static int dep_command(struct run_ctx *rc, struct dep_run *d, char **argv, const
 	struct sbuf label = SBUF_INIT;
 	int ret;
 
-	im.build = argv_port(argv, rc->dep_ports[d - rc->deps]);
+	im.build = spec_subst_port_argv(argv, rc->dep_ports[d - rc->deps]);
 	bind_build(&bc, rc->spec, &im, NULL, log_path, NULL);
 	sbuf_addf(&label, "harness.%s.%s.%s", rc->run_id, d->sut_name, what);
 	bc.cgroup_name = label.buf;
@@ -104,7 +81,7 @@ static int dep_command(struct run_ctx *rc, struct dep_run *d, char **argv, const
 	bc.quiet = quiet;
 	bc.stop = &runner_stop;
 	ret = sut_build(&bc);
-	argv_free(im.build);
+	strv_free(im.build);
 	sbuf_release(&label);
 	return ret;
 }

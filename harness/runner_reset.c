@@ -29,29 +29,6 @@
 
 #define RESET_TIMEOUT_S 300
 
-/* argv with {port} substituted (malloc'd, NULL-terminated). */
-static char **argv_port(char **argv, int port)
-{
-	size_t n = 0, i;
-	char **v;
-
-	while (argv[n])
-		n++;
-	v = xcalloc(n + 1, sizeof(*v));
-	for (i = 0; i < n; i++)
-		v[i] = spec_subst_port(argv[i], port);
-	return v;
-}
-
-static void argv_free(char **v)
-{
-	size_t i;
-
-	for (i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* Is a reset with this policy due before wp, given where it last ran? */
 static int due(enum reset_every every, const struct window_plan *wp, struct reset_state *rs)
 {
@@ -83,7 +60,7 @@ static int run_reset(struct run_ctx *rc, const struct window_plan *wp, const cha
 	double t0 = now_wall();
 	int code = -1, ret;
 
-	im.build = argv_port(impl->reset, port);
+	im.build = spec_subst_port_argv(impl->reset, port);
 	sbuf_addf(&log, "%s/reset-%s%s.log", rc->logs_dir, strcmp(kind, "dependency") ? "" : "dep-",
 		  name);
 	sbuf_addf(&label, "harness.%s.%s.reset", rc->run_id, name);
@@ -119,7 +96,7 @@ static int run_reset(struct run_ctx *rc, const struct window_plan *wp, const cha
 		store_event(&rc->st, rc->run_id, wp->id, "reset_failed", "%s %s: reset %s", kind,
 			    name, r->detail);
 	}
-	argv_free(im.build);
+	strv_free(im.build);
 	sbuf_release(&log);
 	sbuf_release(&label);
 	return ret != 0;

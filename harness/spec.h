@@ -342,6 +342,9 @@ uint64_t spec_pool_size(const struct spec *s);
  * returns a malloc'd string, NULL when tmpl is NULL. The one substitution
  * of the spec's {port}: sut uses it for start, env, health and stats. */
 char *spec_subst_port(const char *tmpl, int port);
+/* A copy of the NULL-terminated argv with {port} substituted in every
+ * element (NULL: an empty vector); free with strv_free() (util.h). */
+char **spec_subst_port_argv(char *const *argv, int port);
 
 /* Print the JSON Schema of the spec language to sb. */
 void spec_schema_json(struct sbuf *sb);

@@ -127,3 +127,16 @@ char *spec_subst_port(const char *tmpl, int port)
 	sbuf_adds(&sb, p);
 	return sbuf_detach(&sb, NULL);
 }
+
+char **spec_subst_port_argv(char *const *argv, int port)
+{
+	size_t n = 0, i;
+	char **v;
+
+	while (argv && argv[n])
+		n++;
+	v = xcalloc(n + 1, sizeof(*v));
+	for (i = 0; i < n; i++)
+		v[i] = spec_subst_port(argv[i], port);
+	return v;
+}

@@ -570,7 +570,7 @@ static enum verdict verdict_of(double lo, double hi, double margin)
 	return VERDICT_INCONCLUSIVE;
 }
 
-static void mean_var(const double *x, size_t n, double *mean, double *var)
+void stat_mean_var(const double *x, size_t n, double *mean, double *var)
 {
 	double s = 0, ss = 0;
 	size_t i;
@@ -594,7 +594,7 @@ int stat_paired_diff(const double *a, const double *b, size_t n, double level,
 		if (isfinite(a[i]) && isfinite(b[i]))
 			d[k++] = a[i] - b[i];
 	out->n = k;
-	mean_var(d, k, &out->mean, &var);
+	stat_mean_var(d, k, &out->mean, &var);
 	free(d);
 	out->lo = out->hi = out->df = NAN;
 	out->verdict = VERDICT_INCONCLUSIVE;
@@ -619,8 +619,8 @@ int stat_welch_diff(const double *a, size_t na, const double *b, size_t nb,
 	out->verdict = VERDICT_INCONCLUSIVE;
 	if (na < 2 || nb < 2)
 		return -1;
-	mean_var(a, na, &ma, &va);
-	mean_var(b, nb, &mb, &vb);
+	stat_mean_var(a, na, &ma, &va);
+	stat_mean_var(b, nb, &mb, &vb);
 	sa = va / (double)na;
 	sb = vb / (double)nb;
 	se = sqrt(sa + sb);

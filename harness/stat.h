@@ -155,6 +155,9 @@ struct diff_ci {
  * inconclusive. Fewer than 2 pairs -> inconclusive, interval NAN, -1. */
 int stat_paired_diff(const double *a, const double *b, size_t n, double level,
 		     double margin, struct diff_ci *out);
+/* Mean and sample variance (n - 1) of x[0..n); NaN where undefined. */
+void stat_mean_var(const double *x, size_t n, double *mean, double *var);
+
 /* Welch's unpaired interval for mean(a) - mean(b) (Welch-Satterthwaite
  * df), same verdict rule; -1 when either side has fewer than 2. */
 int stat_welch_diff(const double *a, size_t na, const double *b, size_t nb,

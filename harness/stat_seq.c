@@ -60,15 +60,8 @@ static size_t finite_of(const double *x, size_t n, double **out)
 
 static void mean_sd(const double *x, size_t n, double *mean, double *sd)
 {
-	double s = 0, ss = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		s += x[i];
-	*mean = n ? s / (double)n : NAN;
-	for (i = 0; i < n; i++)
-		ss += (x[i] - *mean) * (x[i] - *mean);
-	*sd = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+	stat_mean_var(x, n, mean, sd);
+	*sd = sqrt(*sd);
 }
 
 /* 1.4826 x the median absolute deviation: the normal sd, robustly. */

@@ -215,9 +215,9 @@ static int build_jail(const struct sut_build_config *cfg, const char *wd, char *
 
 	if (!jargv)
 		return -1;
-	spawn_strv_free(*argv);
+	strv_free(*argv);
 	*argv = jargv;
-	spawn_strv_free(*env);
+	strv_free(*env);
 	*env = spawn_env_jail(cfg->impl, 0);
 	*relay = spawn_relay(log_fd, -1, relay_w, &unused);
 	return *relay < 0 ? -1 : 0;
@@ -267,7 +267,7 @@ int sut_build(const struct sut_build_config *cfg)
 	if (build_account(cfg, &acct))
 		goto out;
 	env = spawn_env(impl, 0, cfg->uid, wd);
-	argv = spawn_argv(impl->build, 0);
+	argv = spec_subst_port_argv(impl->build, 0);
 	memset(&sp, 0, sizeof(sp));
 	sp.out_fd = sp.err_fd = fd;
 	if (cfg->jail) {
@@ -313,8 +313,8 @@ out:
 		close(relay_w);
 	spawn_relay_wait(relay, 2.0);
 	account_free(acct);
-	spawn_strv_free(env);
-	spawn_strv_free(argv);
+	strv_free(env);
+	strv_free(argv);
 	sbuf_release(&label);
 	if (fd >= 0)
 		close(fd);
@@ -447,9 +447,9 @@ static int jail_prepare(struct sut *s, const struct sut_config *cfg, const char 
 
 	if (!jargv)
 		return -1;
-	spawn_strv_free(*argv);
+	strv_free(*argv);
 	*argv = jargv;
-	spawn_strv_free(*env);
+	strv_free(*env);
 	*env = spawn_env_jail(cfg->impl, s->port);
 	if (pipe2(j->info, O_CLOEXEC) || pipe2(j->block, O_CLOEXEC))
 		return error("impl %s: pipe: %s", s->name, strerror(errno));
@@ -514,7 +514,7 @@ struct sut *sut_start(const struct sut_config *cfg)
 	if (!s || sut_open_logs(s, cfg, &out, &err) || sut_open_account(s, cfg))
 		goto fail;
 	env = spawn_env(impl, s->port, cfg->run_as_uid, wd);
-	argv = spawn_argv(impl->start, s->port);
+	argv = spec_subst_port_argv(impl->start, s->port);
 	memset(&sp, 0, sizeof(sp));
 	sp.out_fd = out;
 	sp.err_fd = err;
@@ -548,8 +548,8 @@ out:
 	close_fd(&out);
 	close_fd(&err);
 	jail_fds_close(&j);
-	spawn_strv_free(env);
-	spawn_strv_free(argv);
+	strv_free(env);
+	strv_free(argv);
 	sbuf_release(&what);
 	return s;
 }

@@ -29,30 +29,6 @@
 
 /* ------------------------------------------------------------ env, argv */
 
-void spawn_strv_free(char **v)
-{
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
-char **spawn_argv(char *const *argv, int port)
-{
-	size_t n = 0, i;
-	char **v;
-
-	while (argv && argv[n])
-		n++;
-	v = xcalloc(n + 1, sizeof(*v));
-	for (i = 0; i < n; i++)
-		v[i] = spec_subst_port(argv[i], port);
-	return v;
-}
-
 static void env_set(char ***env, size_t *n, size_t *alloc, const char *key, const char *val)
 {
 	size_t klen = strlen(key), i;

@@ -13,15 +13,12 @@
 #include "spec.h"
 
 /* The minimal environment + impl env ({port} substituted when port > 0).
- * NULL-terminated, malloc'd strings; free with spawn_strv_free(). */
+ * NULL-terminated, malloc'd strings; free with strv_free() (util.h). */
 char **spawn_env(const struct spec_impl *impl, int port, int uid, const char *workdir);
-void spawn_strv_free(char **v);
 /* The environment of a jailed process: nothing of the harness's own,
  * only PATH (the Debian default), HOME=JAIL_HOME, USER=LOGNAME=sandbox,
  * LANG=C.UTF-8, then the impl's env ({port} substituted when port > 0). */
 char **spawn_env_jail(const struct spec_impl *impl, int port);
-/* Copy argv substituting {port} (port > 0). */
-char **spawn_argv(char *const *argv, int port);
 
 struct spawn {
 	char *const *argv;              /* argv[0] as written in the spec */

@@ -55,6 +55,15 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+void strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 void xgrow(void **p, size_t *alloc, size_t want, size_t sz)
 {
 	size_t n;

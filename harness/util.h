@@ -36,6 +36,8 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* Free a NULL-terminated vector of malloc'd strings and the vector (NULL: nothing). */
+void strv_free(char **v);
 /* Grow *p (holding *alloc elements of size sz) to hold at least want. */
 void xgrow(void **p, size_t *alloc, size_t want, size_t sz);
 #define XGROW(p, alloc, want) xgrow((void **)&(p), &(alloc), (want), sizeof(*(p)))

@@ -88,14 +88,14 @@ TEST(argv_has_every_isolation)
 	CHECK(i > 0 && !strcmp(v[i + 1], "3"));
 	i = at(v, "--");
 	CHECK(i > 0 && !strcmp(v[i + 1], "./srv") && !strcmp(v[i + 3], "8080") && !v[i + 4]);
-	spawn_strv_free(v);
+	strv_free(v);
 
 	j.frozen = 1;
 	v = jail_argv(&j, wd.buf, cmd, 0);
 	CHECK(v && at(v, "--bind") < 0 && at(v, "--info-fd") < 0);
 	i = v ? at(v, wd.buf) : -1;
 	CHECK(i > 0 && !strcmp(v[i - 1], "--ro-bind"));
-	spawn_strv_free(v);
+	strv_free(v);
 	CHECK(jail_argv(&j, "/nonexistent/x", cmd, 0) == NULL);
 out:
 	free((char *)j.hide);
