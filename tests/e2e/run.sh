@@ -93,7 +93,11 @@ rc=$?
 check "audit --recheck finds no mismatch (rc $rc)" grep -q "0 mismatches" "$T/audit.out"
 cmp_num "audit --recheck exit" "$rc" "==" 0
 checked=$(sed -n 's/^recheck: \([0-9]*\) stored.*/\1/p' "$T/audit.out")
-cmp_num "recheck recomputed every stored verdict and window status" "$checked" "==" $((n * 6))
+# every gate result stored (3 window gates, 2 warm-up gates and the 2
+# default head gates per window) and every window's status
+stored=$(q "$id" "SELECT COUNT(*) FROM gate_results")
+cmp_num "gate results: 3 window + 2 warm-up + 2 head gates per window" "$stored" "==" $((n * 7))
+cmp_num "recheck recomputed every stored verdict and window status" "$checked" "==" $((stored + n))
 "$HARNESS" status "$id" --runs-dir "$RUNS" --json >"$T/status.json"
 s=$?
 check "status --json: finished, done == planned" jq -e '.finished == true and .done == .planned and .accepted + .failed + .rejected == .done' "$T/status.json"

@@ -38,6 +38,10 @@ bg "$HELPERS/testsrv" --port "$P"
 wait_port "$P" || fail "outside listener on $P did not start"
 
 mkdir -p "$REPO"
+# The server binary goes into the repository: a jail sees nothing of the
+# machine's /tmp, /home or /run, where a clone of this project (and so
+# $HELPERS) may well be.
+cp "$HELPERS/testsrv" "$REPO/srv"
 cat >"$REPO/run.sh" <<'SH'
 #!/bin/sh
 exec "$SBX_SRV" --port "$1"
@@ -129,7 +133,7 @@ impl() { # name forks
     start: [/bin/sh, run.sh, "{port}"]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
     restart: never
-    env: { SBX_SRV: $HELPERS/testsrv, SBX_RUNS: $RUNS, SBX_PORT: "$P", SBX_NAME: $1, SBX_DEP: "{dep.db.port}",
+    env: { SBX_SRV: ./srv, SBX_RUNS: $RUNS, SBX_PORT: "$P", SBX_NAME: $1, SBX_DEP: "{dep.db.port}",
            SBX_OUTSIDE_PID: "$$", SBX_DAEMON: "$UNIQ", SBX_FORKS: "$2" }
 YAML
 }
@@ -239,7 +243,7 @@ slo: { percentile: 99, threshold_ms: 50 }
 implementations:
   - name: c
     repo: $REPO
-    start: [/bin/sh, -c, 'touch mine 2>/dev/null && echo WROTE-REPO; exec "\$0" --port "\$1"', $HELPERS/testsrv, "{port}"]
+    start: [/bin/sh, -c, 'touch mine 2>/dev/null && echo WROTE-REPO; exec "\$0" --port "\$1"', ./srv, "{port}"]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
     sandbox: always
 workload:
