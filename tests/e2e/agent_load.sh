@@ -1,4 +1,5 @@
 #!/bin/bash
+# release-only: p50/p90 of two agents against one host (timing figures); agent_run.sh drives the agent code under the sanitizers
 # Load agents over OpenSSH (issue 18), on hosts made of network namespaces
 # (tests/netns.inc): a coordinator namespace, two agent namespaces with an
 # sshd each, a server namespace. Checks the version handshake, the exact

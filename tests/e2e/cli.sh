@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: help texts, refusals and exit codes
 # cli: the one front door (issue 15, item 7). Every subcommand's --help is
 # generated from its option table, a bad flag is one line and exit 2, every
 # option the help lists is one the parser knows, RUN accepts `latest`, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timing-free: exit codes and messages on a corrupted database
 # A damaged run database (issue 16, robustness): two finished tiny runs
 # (one implementation, testsrv on 127.0.0.1, 2 ladder windows of 1 s each),
 # then two 4096-byte pages of one run's run.db overwritten (the windows

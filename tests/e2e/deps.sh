@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timing-free: the include and call graphs of the object files
 # The structure drawn from the code's own #include lines and calls has no
 # cycles, and no .c file declares a function another file defines.
 #

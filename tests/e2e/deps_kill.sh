@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: a killed dependency's window rejected and restarted (within 2 s: seconds of slack)
 # A dependency that dies mid-window (issue 14): a testsrv dependency exits
 # 5 s after its first start (--crash-once: never again), inside the second
 # 3-s window; that window is rejected for validity by dependency_headroom

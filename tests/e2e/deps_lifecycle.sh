@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: setups, cycles and ports of a block-lifecycle dependency
 # dependencies[].lifecycle (issue 14): a `block` dependency is stopped and
 # started afresh before each block, on the same port, its setup run again
 # (event dep_cycle), and the implementation (restart: never) restarted with

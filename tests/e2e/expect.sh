@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timing-free: responses counted as unexpected, by kind
 # Responses are checked (issue 13, item 1): each malformed answer of testsrv
 # (wrong status, wrong body, truncated body, empty 200, wrong content
 # type) is caught by the

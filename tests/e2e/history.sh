@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: history over fixture databases
 # history (issue 15, item 6): five nightly runs (tests/fixtures/
 # compare_fixture.c --history) in which a's knee, CPU per request and
 # memory step in the third run and stay: every step is flagged on the third

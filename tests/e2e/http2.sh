@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: the protocol recorded against nginx's log
 # HTTP versions and TLS (issue 13, item 5): nginx (Debian) with a
 # throwaway certificate serves HTTP/2 over TLS on one port and h2c (HTTP/2
 # over plain TCP) on another; `harness load` with --http 2 / 1.1 / h2c, and

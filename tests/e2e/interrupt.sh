@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: a run stops within 3 s of SIGTERM (1 s of polling): seconds of slack
 # SIGTERM (or Ctrl-C) stops a run within about a second wherever it is, not
 # only in a window: during a build (a build that sleeps 30 s) and during the
 # health wait (a health URL that never answers, 60 s allowed). Each time the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: argument refusals
 # harness load: bad arguments exit 2 with one line on stderr.
 . "$(dirname "$0")/../lib.sh"
 

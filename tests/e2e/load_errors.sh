@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: errors counted by kind
 # Failures are counted under their own kind, the run ends on time, nothing
 # hangs or crashes. Both transports.
 . "$(dirname "$0")/../lib.sh"

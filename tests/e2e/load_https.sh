@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: TLS handshakes and their errors, counted
 # HTTPS (and HTTP/2 by ALPN) go through the curl transport: nginx with a
 # throwaway self-signed certificate on 127.0.0.1.
 . "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timing-free: pre-flight refusals and what is stored
 # Pre-flight (issue 13, item 2): before the first window every request is
 # sent to every implementation and checked against its expect; with
 # workload.preflight.equivalence: strict the implementations must agree.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timing-free: audit --recheck of stored runs
 # audit --recheck on a run judged by older rules (runs.rules NULL: recorded
 # before schema 10, when error_rate counted transport errors, 5xx and drops
 # over requests answered and a window was only accepted or rejected). A

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# release-only: replacement figures over many windows; run.sh (a void run replaced to its limit), sequential.sh and head.sh drive the replacement code under the sanitizers
 # Replacement windows (issue 12, item 1): a window rejected for a validity
 # reason is replaced in a later block of its stage until its cell (stage x
 # rate x implementation) has its pre-registered valid n, or

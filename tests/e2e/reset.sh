@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timing-free: reset commands counted per window, block and run
 # State between windows (issue 13, item 6; issue 14, item 1's reset): reset
 # commands run before windows, each recorded per window (window_resets),
 # and a failing one rejects the window for validity (reason reset_failed),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: the runs listing
 # runs: the list of runs, text and JSON, over fixture run databases.
 . "$(dirname "$0")/../lib.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: what a hostile implementation can and cannot do in its jail (completed counts at a low rate)
 # Untrusted code in its bwrap sandbox (issue 17's acceptance), with one
 # hostile service: the `evil` branch's start command (evil.py) makes every
 # attempt in turn, prints "SBX <attempt>: <result>" into its arm's log, and

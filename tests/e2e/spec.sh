@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timing-free: check's messages and exit codes for valid and invalid specs
 # The spec language through the real binary: every invalid spec under
 # tests/specs/invalid gives exactly its .expected stderr and exit 2; every
 # valid spec passes; `harness check` prints hand-computed rungs, windows and

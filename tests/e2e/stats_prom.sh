@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: signals read from /metrics by probe
 # Runtime stats in Prometheus text (issue 15, item 5): `stats.format:
 # prometheus` polls tests/helpers/testsrv's /metrics (client_golang's
 # layout) and reads each signal by its metric selector; `harness check`

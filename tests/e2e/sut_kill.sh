@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: nothing left 2 s after kill -9 (seconds of slack)
 # Killing the harness with SIGKILL while an implementation runs leaves no
 # process of it alive within 2 s, and no harness-owned cgroup behind: a
 # forking implementation (a parent and 3 children, their pids in a file) is

@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: the ids sent (chi-square over ranks), not their timing
 # A working set (issue 13, item 3): template variables drawn into a seeded
 # pool. nginx on 127.0.0.1 logs every request it receives; a Zipf template
 # over 1,000,000 ids with s = 1.1 must give ids whose rank-frequency

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# timing-free: exit codes, window states and counts of runs that fail a gate, are void, are interrupted or do not build (no latency or rate figure)
+# End-to-end: how `harness run`, `status`, `audit` and `knee` treat runs
+# that go wrong (issue 5's and issue 11's acceptance lists); run.sh has the
+# run that goes right, kill -9 / resume and a crash (which window a crash
+# timed in milliseconds lands in is timing).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/run_common.inc"
+
+# ---------------------------------------------- a gate that always fails
+write_spec "$T/fail.yaml" e2e-fail '--error-pct, "1"' \
+	'start_rps: 200, step: 2, max_rps: 200, reps: 2' '' 0
+"$HARNESS" run "$T/fail.yaml" --allow-dirty --runs-dir "$RUNS" --run-id failing >/dev/null 2>"$T/f.err"
+rc=$?
+# Failed windows are valid measurements (above the SLO): the stage measured
+# something for every arm, so the run exits 0.
+cmp_num "run whose one arm failed every window exits 0 (failed is measured)" "$rc" "==" 0
+cmp_num "every window of the 1%-500s arm failed (error_rate is an outcome gate)" "$(q failing "SELECT COUNT(*) FROM windows WHERE impl='slow' AND status='failed' AND reasons LIKE '%error_rate%'")" "==" 2
+"$HARNESS" audit failing --runs-dir "$RUNS" --json >"$T/fa.json"
+check "audit lists each failed window with its statistic" jq -e '[.windows[] | select(.impl=="slow") | .gates[] | select(.gate=="error_rate") | .statistic > 0.005 and .threshold == 0] | length == 2 and all' "$T/fa.json"
+"$HARNESS" knee failing --runs-dir "$RUNS" --json >"$T/fk.json"
+check "its knee is a bracket at the first rung, never '>='" jq -e '.fits[] | select(.impl=="slow") | .kind == "bracket" and .at_first_rung and .crossed' "$T/fk.json"
+
+# ------------------------------- a validity gate that always fails
+# The generator's lateness can never be <= 0 ms: every window of every arm
+# is void (rejected), so the stage measured nothing usable: exit 1.
+write_spec "$T/void.yaml" e2e-void '--delay-ms, "1"' \
+	'start_rps: 200, step: 2, max_rps: 200, reps: 1' ''
+sed -i 's/^window_gates: \[error_rate, achieved_vs_offered, sut_alive\]$/window_gates: [error_rate, achieved_vs_offered, sut_alive, generator]/;
+	s/^gates:$/gates:\n  generator: { lateness_p99_ms: 0 }/' "$T/void.yaml"
+"$HARNESS" run "$T/void.yaml" --allow-dirty --runs-dir "$RUNS" --run-id void >/dev/null 2>"$T/v.err"
+rc=$?
+cmp_num "run with nothing usable for its arms exits 1" "$rc" "==" 1
+# 2 pre-registered windows, each cell replaced retries.max_per_cell (3) times.
+cmp_num "every window rejected by the generator gate (validity), replacements too" "$(q void "SELECT COUNT(*) FROM windows WHERE status='rejected' AND reasons LIKE '%generator%'")" "==" 8
+cmp_num "3 replacements per cell" "$(q void "SELECT COUNT(*) FROM windows WHERE replaces IS NOT NULL")" "==" 6
+"$HARNESS" status void --runs-dir "$RUNS" >"$T/fs.out"
+s=$?
+check "status says the run measured nothing usable" grep -q "nothing usable" "$T/fs.out"
+cmp_num "status exit" "$s" "==" 1
+
+# -------------------------------------------------------- provenance
+git init -q "$T/repo" && cp "$T/fail.yaml" "$T/repo/spec.yaml"
+git -C "$T/repo" add spec.yaml && git -C "$T/repo" -c user.email=t@t -c user.name=t commit -qm spec
+echo "# edited" >> "$T/repo/spec.yaml"
+expect_exit "a dirty spec without --allow-dirty" 2 "$HARNESS" run "$T/repo/spec.yaml" --runs-dir "$RUNS"
+check "the message names the file" grep -q "spec.yaml" "$T/err"
+git -C "$T/repo" -c user.email=t@t -c user.name=t commit -qam edit
+"$HARNESS" run "$T/repo/spec.yaml" --runs-dir "$RUNS" --run-id edited >/dev/null 2>&1 &
+hp=$!
+sleep 2.5
+kill -TERM "$hp"; wait "$hp"
+rc=$?
+check "SIGTERM: the run stops and says resume (rc $rc)" test "$(q edited "SELECT status FROM runs")" = interrupted
+"$HARNESS" status edited --runs-dir "$RUNS" >/dev/null
+s=$?
+cmp_num "status of an interrupted run exits 1" "$s" "==" 1
+echo "# edited again" >> "$T/repo/spec.yaml"
+expect_exit "resume refuses a spec edited after the run started" 2 "$HARNESS" resume edited --runs-dir "$RUNS"
+check "the refusal names the spec" grep -q "changed since the run started" "$T/err"
+
+# ------------------------------------------------ a run that failed: status 1
+sed 's|^    restart: never|    build: [/bin/false]\n    restart: never|' "$T/fail.yaml" > "$T/nobuild.yaml"
+"$HARNESS" run "$T/nobuild.yaml" --allow-dirty --runs-dir "$RUNS" --run-id nobuild >/dev/null 2>&1
+rc=$?
+cmp_num "a run whose build fails exits 3" "$rc" "==" 3
+"$HARNESS" status nobuild --runs-dir "$RUNS" --json >"$T/nb.json"
+s=$?
+cmp_num "status of a failed run exits 1" "$s" "==" 1
+check "status --json of it: failed, not finished" jq -e '.status == "failed" and .finished == false' "$T/nb.json"
