@@ -1,6 +1,7 @@
 /*
  * cmd_check: `harness check SPEC`: validate a spec and print the plan a
- * user needs before an overnight run: implementations, stages, the
+ * user needs before an overnight run: implementations, the pre-flight
+ * (requests x sends x implementations, equivalence), stages, the
  * ladder's rungs, windows per stage (worst case), an estimate of the wall
  * time with warm-ups, and the spec hash. --json prints the same for
  * scripts. Exit 0 when valid, 2 when not (every problem on stderr).
@@ -129,6 +130,32 @@ static void print_vars(const struct spec *s, const struct load_pool *pool, int b
 		printf("pool:       %llu requests, %.1f MiB, digest %.16s (every load replays it from"
 		       " its start)\n", (unsigned long long)pool->n,
 		       (double)load_pool_bytes(pool) / (1 << 20), pool->digest);
+}
+
+/* The pre-flight (harness/preflight.h): what is sent before the first
+ * window, how the responses are judged and what a failure does. */
+static void print_preflight(const struct spec *s)
+{
+	const struct spec_preflight *pf = &s->workload.preflight;
+	size_t n = s->workload.nrequests, i;
+
+	if (pf->sends == 0) {
+		printf("pre-flight: none (workload.preflight.sends 0)\n");
+		return;
+	}
+	printf("pre-flight: %zu request%s x %d send%s%s x %zu implementation%s = %zu responses"
+	       " (%zu case%s), each checked against its expect",
+	       n, n == 1 ? "" : "s", pf->sends, pf->sends == 1 ? "" : "s",
+	       s->workload.nvars ? " (each a fresh expansion from the pool)" : "",
+	       s->nimpls, s->nimpls == 1 ? "" : "s", n * (size_t)pf->sends * s->nimpls,
+	       n * (size_t)pf->sends, n * (size_t)pf->sends == 1 ? "" : "s");
+	printf("; equivalence %s", pf->equivalence == EQUIV_STRICT ? "strict (status, content type"
+	       " and body compared across the implementations" : "off");
+	for (i = 0; pf->equivalence == EQUIV_STRICT && pf->ignore && pf->ignore[i]; i++)
+		printf("%s%s", i ? ", " : "; ignoring ", pf->ignore[i]);
+	printf("%s; %s\n", pf->equivalence == EQUIV_STRICT ? ")" : "",
+	       pf->enforce ? "a failure refuses the run (exit 3)"
+			   : "recorded only (enforce: false)");
 }
 
 /* The spec's identity, its implementations and its request mix. */
@@ -281,6 +308,7 @@ static void print_text(const struct spec *s, const struct plan *p)
 	built = build_pool(s, &pool) == 0;
 	print_vars(s, &pool, built);
 	load_pool_release(&pool);
+	print_preflight(s);
 	print_stages(s, p);
 	print_gates(s);
 	print_windows(s, p);
@@ -371,6 +399,23 @@ static int print_json(const struct spec *s, const struct plan *p)
 	json_object_set_new(o, "window_gates", str_array(s->window_gates));
 	json_object_set_new(o, "http", json_string(http_names[s->workload.http]));
 	{
+		const struct spec_preflight *pf = &s->workload.preflight;
+		size_t n = s->workload.nrequests;
+
+		w = json_object();
+		json_object_set_new(w, "requests", json_integer((json_int_t)n));
+		json_object_set_new(w, "sends", json_integer(pf->sends));
+		json_object_set_new(w, "implementations", json_integer((json_int_t)s->nimpls));
+		json_object_set_new(w, "cases", json_integer((json_int_t)(n * (size_t)pf->sends)));
+		json_object_set_new(w, "responses",
+				    json_integer((json_int_t)(n * (size_t)pf->sends * s->nimpls)));
+		json_object_set_new(w, "equivalence",
+				    json_string(pf->equivalence == EQUIV_STRICT ? "strict" : "off"));
+		json_object_set_new(w, "ignore", str_array(pf->ignore));
+		json_object_set_new(w, "enforce", json_boolean(pf->enforce));
+		json_object_set_new(o, "preflight", w);
+	}
+	{
 		struct load_pool pool;
 
 		memset(&pool, 0, sizeof(pool));
@@ -447,6 +492,7 @@ const struct cmd_desc cmd_check_desc = {
 	.synopsis = "SPEC|- [options]",
 	.about =
 	"Validate SPEC (YAML, see specs/README.md) and print the plan: implementations,\n"
+	"the pre-flight (requests x sends x implementations, equivalence mode),\n"
 	"stages, the ladder's rungs, windows per stage (worst case: refine at\n"
 	"max_steps, every rejected window replaced up to retries.max_per_cell), an\n"
 	"estimate of the total wall time including warm-ups, and the spec hash.\n"

@@ -11,7 +11,8 @@
 #  - two implementations whose JSON differs in one field (testsrv --reply,
 #    keys in another order too) are refused under strict, naming both and
 #    the field, and accepted when that field is ignored; status and the
-#    report show "3 of 3 cases passed".
+#    report show "3 of 3 cases passed"; a content type alone differing is
+#    refused too; `check` prints the pre-flight plan (text and --json).
 # Each run that measures has one 1 s window per implementation.
 . "$(dirname "$0")/../lib.sh"
 
@@ -82,7 +83,23 @@ check "the diff names both implementations and the field" \
 check "stored 0 of 3, blamed b" \
 	test "$(q strict "SELECT failure_impl, preflight_cases, preflight_passed FROM runs")" = "b|3|0"
 
+# the same body as text/plain and as text/html: the content type alone differs
+spec ctype '' ', --mode, wrong-type' '{ equivalence: strict }' >"$T/ctype.yaml"
+"$HARNESS" run "$T/ctype.yaml" --allow-dirty --runs-dir "$RUNS" --run-id ctype >/dev/null 2>"$T/ctype.err"
+cmp_num "strict: another content type refuses the run (exit 3)" "$?" == 3
+check "the diff names the content types" \
+	grep -q '^harness: pre-flight: request get_invoice (GET /invoces/42): a and b differ: content type "text/plain' "$T/ctype.err"
+
 spec same "$A" "$B" '{ sends: 3, equivalence: strict, ignore: [/at] }' >"$T/same.yaml"
+expect_exit "check prints the pre-flight plan" 0 "$HARNESS" check "$T/same.yaml"
+check "check: requests x sends x implementations, equivalence strict and what it ignores" \
+	grep -qx "pre-flight: 1 request x 3 sends x 2 implementations = 6 responses (3 cases), each checked against its expect; equivalence strict (status, content type and body compared across the implementations; ignoring /at); a failure refuses the run (exit 3)" "$T/out"
+expect_exit "check --json: the pre-flight plan" 0 "$HARNESS" check "$T/same.yaml" --json
+check "check --json: preflight cases, responses, equivalence" \
+	jq -e '.preflight == {"requests": 1, "sends": 3, "implementations": 2, "cases": 3, "responses": 6, "equivalence": "strict", "ignore": ["/at"], "enforce": true}' "$T/out"
+expect_exit "check of the lax spec" 0 "$HARNESS" check "$T/lax.yaml"
+check "check: equivalence off, recorded only" \
+	grep -q "^pre-flight: 1 request x 1 send x 2 implementations = 2 responses (1 case), each checked against its expect; equivalence off; recorded only (enforce: false)$" "$T/out"
 "$HARNESS" run "$T/same.yaml" --allow-dirty --runs-dir "$RUNS" --run-id same >/dev/null 2>"$T/same.err"
 cmp_num "strict with the field ignored runs (exit 0; key order does not matter)" "$?" == 0
 check "it says 3 of 3" grep -q "^harness: pre-flight: 3 of 3 cases passed (2 implementations, strict; ignoring /at)$" "$T/same.err"
