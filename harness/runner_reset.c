@@ -13,9 +13,10 @@
  * A reset runs as a build does (sut_build): argv, never a shell string,
  * in the implementation's or dependency's work tree with its environment,
  * {port} substituted, its own process group and cgroup, killed after
- * RESET_TIMEOUT_S; a jailed arm's (untrusted code, sandbox: always) in a
- * jail of its own as the arm's builds are, so it reaches the arm's files
- * but not its network namespace.
+ * its reset_timeout_s (default 300; a reset killed so is a failed one); a
+ * jailed arm's (untrusted code, sandbox: always) in a jail of its own as
+ * the arm's builds are, so it reaches the arm's files but not its network
+ * namespace.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +27,6 @@
 #include "store_window.h"
 #include "sut.h"
 #include "util.h"
-
-#define RESET_TIMEOUT_S 300
 
 /* Is a reset with this policy due before wp, given where it last ran? */
 static int due(enum reset_every every, const struct window_plan *wp, struct reset_state *rs)
@@ -66,7 +65,7 @@ static int run_reset(struct run_ctx *rc, const struct window_plan *wp, const cha
 	sbuf_addf(&label, "harness.%s.%s.reset", rc->run_id, name);
 	bind_build(&bc, rc->spec, &im, workdir, log.buf, sb);
 	bc.cgroup_name = label.buf;
-	bc.timeout_s = RESET_TIMEOUT_S;
+	bc.timeout_s = impl->reset_timeout_s;
 	bc.quiet = 1;
 	bc.stop = &runner_stop;
 	bc.exit_code = &code;

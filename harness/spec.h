@@ -67,6 +67,7 @@ struct spec_impl {
 	char **reset;        /* argv run to bring its state back, or NULL; may
 				contain "{port}" (runner_reset.c) */
 	enum reset_every reset_every;   /* default window */
+	double reset_timeout_s;         /* default 300: then killed, the window void */
 	/* Limits for the implementation's cgroup (0 = none). */
 	uint64_t memory_max_bytes;
 	uint64_t pids_max;

@@ -84,6 +84,8 @@ static const struct field impl_fields[] = {
 	  "argv run in repo (with env, {port} substituted) once the implementation is up, before a window (see reset_every); its duration and exit code are recorded per window, and a failure rejects the window (reset_failed)" },
 	{ "reset_every", FT_ENUM, F_DEF, O(struct spec_impl, reset_every), 0, 0, 0, RESET_WINDOW, NULL, reset_every_names, NULL, 0, 0, 0,
 	  "when reset runs: before each of its windows, before its first window of each block, or once per invocation" },
+	{ "reset_timeout_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_impl, reset_timeout_s), 0, 0, 86400, 300, NULL, NULL, NULL, 0, 0, 0,
+	  "seconds a reset may run before it is killed (its process group) and the window rejected (reset_failed)" },
 	{ "limits", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, limits_fields, 0, 0, 0,
 	  "cgroup limits" },
 	FIELD_END
@@ -128,6 +130,8 @@ static const struct field dep_fields[] = {
 	  "argv run before a window or block (see reset_every), e.g. truncating tables; its duration and exit code are recorded per window, and a failure rejects the window (reset_failed)" },
 	{ "reset_every", FT_ENUM, F_DEF, D(impl.reset_every), 0, 0, 0, RESET_WINDOW, NULL, reset_every_names, NULL, 0, 0, 0,
 	  "when reset runs: before every window, before the first window of each block, or once per invocation" },
+	{ "reset_timeout_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, D(impl.reset_timeout_s), 0, 0, 86400, 300, NULL, NULL, NULL, 0, 0, 0,
+	  "seconds a reset may run before it is killed (its process group) and the window rejected (reset_failed)" },
 	{ "lifecycle", FT_ENUM, F_DEF, D(lifecycle), 0, 0, 0, DEP_LIFE_RUN, NULL, lifecycle_names, NULL, 0, 0, 0,
 	  "run: one instance for the whole run; block: stopped and started afresh (setup again) before each block, the implementations restarted with it" },
 	FIELD_END

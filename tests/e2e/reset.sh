@@ -17,6 +17,8 @@
 #    with no reset due, is accepted;
 #  - audit shows the failed reset; audit --recheck re-derives the status
 #    from the stored exit code.
+# A second run: a reset past its reset_timeout_s (1 s) is killed, and its
+# window rejected the same way.
 . "$(dirname "$0")/../lib.sh"
 
 RUNS="$T/runs"
@@ -82,3 +84,43 @@ cmp_num "an event says so" "$(q "SELECT COUNT(*) FROM events WHERE kind = 'reset
 check "audit shows the failed reset" grep -q "reset    implementation b: exit 1 in" "$T/audit.out"
 expect_exit "audit --recheck reproduces every status" 0 "$HARNESS" audit r --runs-dir "$RUNS" --recheck
 check "0 mismatches" grep -q ", 0 mismatches" "$T/out"
+
+# A reset that does not finish: killed after its reset_timeout_s (1 s
+# here; default 300), a failed reset like any other. One window, no
+# retries: rejected, reset_failed, the kill recorded (no exit code).
+cat > "$T/slow.yaml" <<YAML
+version: 1
+name: e2e-reset-timeout
+slo: { percentile: 99, threshold_ms: 50 }
+implementations:
+  - name: c
+    start: [$HELPERS/testsrv, --port, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    reset: [sleep, "60"]
+    reset_timeout_s: 1
+workload:
+  connections: 4
+  requests:
+    - { name: root, path: / }
+stages:
+  ladder: { start_rps: 50, step: 2, max_rps: 50, reps: 1, window_s: 1, discard_s: 0 }
+retries: { max_per_cell: 0 }
+warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 1, trailing_s: 0.5, gates: [] }
+window_gates: [sut_alive]
+YAML
+check "reset_timeout_s defaults to 300 s (the schema)" \
+	jq -e '.properties.implementations.items.properties.reset_timeout_s.default == 300 and .properties.dependencies.items.properties.reset_timeout_s.default == 300' <("$HARNESS" schema)
+sed 's|reset_timeout_s: 1|reset_timeout_s: 0|' "$T/slow.yaml" >"$T/bad.yaml"
+expect_exit "check refuses reset_timeout_s 0" 2 "$HARNESS" check "$T/bad.yaml"
+t0=$SECONDS
+"$HARNESS" run "$T/slow.yaml" --allow-dirty --runs-dir "$RUNS" --run-id t >/dev/null 2>"$T/t.err"
+echo "# the run with a 1 s reset timeout took $((SECONDS - t0)) s"
+qt() { sqlite3 "$RUNS/t/run.db" "$1"; }
+check "a reset past its timeout rejected its window (reset_failed)" \
+	test "$(qt "SELECT w.status, w.reasons, r.exit_code FROM windows w JOIN window_resets r ON r.window_id = w.id")" = "rejected|reset_failed|-1"
+# killed at 1 s: well under the 60 s sleep (10 s: a loaded host's slack)
+cmp_num "killed after about reset_timeout_s (s)" "$(qt "SELECT CAST(duration_s AS INTEGER) FROM window_resets")" "<" 10
+cmp_num "not before it" "$(qt "SELECT duration_s FROM window_resets")" ">=" 0.9
+cmp_num "an event says it did not exit on its own" \
+	"$(qt "SELECT COUNT(*) FROM events WHERE kind = 'reset_failed' AND detail LIKE 'implementation c: reset did not exit on its own%'")" == 1
+expect_exit "audit --recheck reproduces the timed-out reset's window" 0 "$HARNESS" audit t --runs-dir "$RUNS" --recheck
