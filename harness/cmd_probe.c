@@ -338,7 +338,9 @@ static int probe_start(struct probe *p, const struct probe_opts *po, enum acct_b
 	if (sut_stats_url(p->sut)) {
 		p->rts = rtstats_start_fmt(sut_stats_url(p->sut), p->impl->stats_poll_hz,
 					   p->impl->signals, p->impl->nsignals,
-					   p->impl->stats_format, 0);
+					   p->impl->stats_format, 0,
+					   p->spec->workload.tls.cacert,
+					   p->spec->workload.tls.insecure);
 		if (!p->rts)
 			goto out;
 	}

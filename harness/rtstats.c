@@ -21,6 +21,8 @@ struct rtstats {
 	int timeout_ms;
 	enum stats_format format;
 	int netns_fd;                   /* <= 0: the harness's network */
+	char *ca_file;                  /* https: CA bundle, or NULL: the system's */
+	int insecure;                   /* https: no certificate verification */
 	struct spec_signal *signals;
 	size_t nsignals;
 
@@ -304,6 +306,12 @@ static void *poller_main(void *arg)
 		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)r->timeout_ms);
 		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 		curl_easy_setopt(c, CURLOPT_PROXY, "");
+		if (r->ca_file)
+			curl_easy_setopt(c, CURLOPT_CAINFO, r->ca_file);
+		if (r->insecure) {
+			curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+			curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+		}
 		netns_curl(c, &r->netns_fd);
 	}
 	pthread_mutex_lock(&r->mu);
@@ -338,7 +346,8 @@ static void *poller_main(void *arg)
 }
 
 static struct rtstats *start(const char *url, double hz, const struct spec_signal *signals,
-			     size_t n, enum stats_format format, int timeout_ms, int netns_fd)
+			     size_t n, enum stats_format format, int timeout_ms, int netns_fd,
+			     const char *ca_file, int insecure)
 {
 	struct rtstats *r;
 	pthread_condattr_t ca;
@@ -361,6 +370,8 @@ static struct rtstats *start(const char *url, double hz, const struct spec_signa
 	r->hz = hz;
 	r->format = format;
 	r->netns_fd = netns_fd;
+	r->ca_file = ca_file ? xstrdup(ca_file) : NULL;
+	r->insecure = insecure;
 	if (timeout_ms <= 0) {
 		timeout_ms = (int)(800.0 / hz);
 		if (timeout_ms < 100)
@@ -391,28 +402,29 @@ static struct rtstats *start(const char *url, double hz, const struct spec_signa
 }
 
 struct rtstats *rtstats_start_fmt(const char *url, double hz, const struct spec_signal *signals,
-				  size_t n, enum stats_format format, int timeout_ms)
+				  size_t n, enum stats_format format, int timeout_ms,
+				  const char *ca_file, int insecure)
 {
-	return start(url, hz, signals, n, format, timeout_ms, -1);
+	return start(url, hz, signals, n, format, timeout_ms, -1, ca_file, insecure);
 }
 
 struct rtstats *rtstats_start_in(int netns_fd, const char *url, double hz,
 				 const struct spec_signal *signals, size_t n,
-				 enum stats_format format)
+				 enum stats_format format, const char *ca_file, int insecure)
 {
-	return start(url, hz, signals, n, format, 0, netns_fd);
+	return start(url, hz, signals, n, format, 0, netns_fd, ca_file, insecure);
 }
 
 struct rtstats *rtstats_start_timeout(const char *url, double hz,
 				      const struct spec_signal *signals, size_t n, int timeout_ms)
 {
-	return rtstats_start_fmt(url, hz, signals, n, STATS_JSON, timeout_ms);
+	return rtstats_start_fmt(url, hz, signals, n, STATS_JSON, timeout_ms, NULL, 0);
 }
 
 struct rtstats *rtstats_start(const char *url, double hz, const struct spec_signal *signals,
 			      size_t n)
 {
-	return rtstats_start_fmt(url, hz, signals, n, STATS_JSON, 0);
+	return rtstats_start_fmt(url, hz, signals, n, STATS_JSON, 0, NULL, 0);
 }
 
 size_t rtstats_since(struct rtstats *r, uint64_t since_ns, struct rtstats_poll **out)
@@ -484,6 +496,7 @@ void rtstats_free(struct rtstats *r)
 	}
 	free(r->signals);
 	free(r->url);
+	free(r->ca_file);
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->cv);
 	free(r);

@@ -65,14 +65,17 @@ struct rtstats *rtstats_start(const char *url, double hz, const struct spec_sign
 			      size_t n);
 struct rtstats *rtstats_start_timeout(const char *url, double hz,
 				      const struct spec_signal *signals, size_t n, int timeout_ms);
-/* The same for a stats format (spec.h stats_format). */
+/* The same for a stats format (spec.h stats_format); an https:// URL is
+ * verified against ca_file (a PEM path; NULL: the system's CAs), or not at
+ * all when insecure: the spec's workload.tls, as for health and load. */
 struct rtstats *rtstats_start_fmt(const char *url, double hz, const struct spec_signal *signals,
-				  size_t n, enum stats_format format, int timeout_ms);
+				  size_t n, enum stats_format format, int timeout_ms,
+				  const char *ca_file, int insecure);
 /* rtstats_start_fmt polling from inside the network namespace netns_fd
  * (netns.h; the caller's, open until rtstats_free), default timeout. */
 struct rtstats *rtstats_start_in(int netns_fd, const char *url, double hz,
 				 const struct spec_signal *signals, size_t n,
-				 enum stats_format format);
+				 enum stats_format format, const char *ca_file, int insecure);
 
 /* Deep copies of the polls sent at or after since_ns (0: all), oldest
  * first; returns the count, *out malloc'd (NULL when none). */

@@ -127,7 +127,9 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 	if (sut_stats_url(a->sut))
 		a->rts = rtstats_start_in(sut_netns(a->sut), sut_stats_url(a->sut),
 					  a->impl.stats_poll_hz, a->impl.signals,
-					  a->impl.nsignals, a->impl.stats_format);
+					  a->impl.nsignals, a->impl.stats_format,
+					  rc->spec->workload.tls.cacert,
+					  rc->spec->workload.tls.insecure);
 	if (a->jailed && !a->argv_recorded) {
 		store_event(&rc->st, rc->run_id, wp->id, "sandbox_argv", "%s start: %s", a->name,
 			    sut_argv_text(a->sut));

@@ -5,7 +5,8 @@
 # over plain TCP) on another; `harness load` with --http 2 / 1.1 / h2c, and
 # a run of nginx itself over https with workload.http "2" and tls.cacert:
 # the protocol recorded (load's JSON, each window's windows.protocol) is
-# the one nginx logs ($server_protocol), and the report shows it.
+# the one nginx logs ($server_protocol), and the report shows it; the
+# run's runtime stats are polled over https with the same CA.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/load_common.inc"
 
@@ -33,6 +34,7 @@ http {
 		ssl_certificate $T/cert.pem;
 		ssl_certificate_key $T/key.pem;
 		location / { return 200 "secure\n"; }
+		location = /stats { access_log off; default_type application/json; return 200 '{"calls": 7}'; }
 	}
 	server {
 		listen 127.0.0.1:$3 http2;
@@ -88,6 +90,7 @@ implementations:
     start: [bash, -c, 'sed "s/@PORT@/\$1/" nginx.tmpl >nginx.conf && exec nginx -p . -c nginx.conf', x, "{port}"]
     repo: $T/run
     health: { url: "https://127.0.0.1:{port}/", timeout_s: 10 }
+    stats: { url: "https://127.0.0.1:{port}/stats", poll_hz: 4, signals: { calls: /calls } }
     restart: never
 workload:
   http: "2"
@@ -119,5 +122,11 @@ cmp_num "run over https: nginx logged only HTTP/2.0 (health checks, warm-up, win
 	"$(grep -vc ' HTTP/2.0$' "$T/run/access.log")" == 0
 cmp_num "run over https: nginx logged the window's requests" \
 	"$(grep -c ' HTTP/2.0$' "$T/run/access.log")" ">=" "$(q "SELECT SUM(completed) FROM windows WHERE state = 'done'")"
+# Runtime stats over https are verified with the same CA (tls.cacert):
+# a poll refused by certificate verification is a row with an error.
+cmp_num "run over https: runtime stats polled, read with the spec's CA" \
+	"$(q "SELECT COUNT(*) FROM rtstats WHERE signal = 'calls' AND value = 7")" ">=" 4
+cmp_num "run over https: no stats poll failed ($(q "SELECT error FROM rtstats WHERE error IS NOT NULL LIMIT 1"))" \
+	"$(q "SELECT COUNT(*) FROM rtstats WHERE error IS NOT NULL")" == 0
 "$HARNESS" report h2 --runs-dir "$RUNS" -o "$T/rep" >/dev/null 2>&1
 check "the report shows the protocol" grep -q "HTTP/2" "$T/rep/report.md"
