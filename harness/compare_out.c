@@ -604,42 +604,100 @@ static void junit_property(struct sbuf *o, const char *name, const char *value)
 	sbuf_adds(o, "\"/>\n");
 }
 
+struct junit_count {
+	size_t tests, fails, errors, skips;
+};
+
+/* One cell's testcase into o (NULL: counted only). */
+static void junit_cell(struct sbuf *o, struct junit_count *n, const char *cls,
+		       const char *name, const char *kind, const char *label, const char *detail)
+{
+	n->tests++;
+	tally(kind, &n->fails, &n->errors, &n->skips);
+	if (o)
+		junit_case(o, cls, name, kind, label, detail);
+}
+
+/* The cells of a judged implementation: per rate, the mix's latency and
+ * CPU per request, then each request's own latency (compare.h): a request
+ * with its own slo_ms is judged like the mix's cells; the others are
+ * advisory ("skipped", whatever their verdict, as in the markdown). */
+static void junit_cells(const struct compare *c, const struct cmp_impl *im, const char *cls,
+			struct sbuf *o, struct junit_count *n)
+{
+	struct sbuf name = SBUF_INIT, d = SBUF_INIT, lab = SBUF_INIT, met = SBUF_INIT;
+	size_t j, k;
+
+	for (j = 0; im->judged && j < im->nrates; j++) {
+		const struct cmp_rate *r = &im->rates[j];
+
+		if (!r->has_cells)
+			continue;
+		if (c->metrics & CMP_P99) {
+			sbuf_reset(&name);
+			sbuf_addf(&name, "p%g at %g req/s", c->new_.slo_pct, r->rate);
+			cell_detail(&d, "latency", &r->p99, " ms", im->paired, c->correction);
+			junit_cell(o, n, cls, name.buf, cell_kind(r->p99.verdict),
+				   cmp_verdict_name(r->p99.verdict), d.buf);
+		}
+		if (c->metrics & CMP_CPU_PER_REQUEST) {
+			sbuf_reset(&name);
+			sbuf_addf(&name, "cpu_per_request at %g req/s", r->rate);
+			cell_detail(&d, "CPU/request", &r->cpu, " µs", im->paired, c->correction);
+			junit_cell(o, n, cls, name.buf, cell_kind(r->cpu.verdict),
+				   cmp_verdict_name(r->cpu.verdict), d.buf);
+		}
+		for (k = 0; k < r->nreq; k++) {
+			const struct cmp_metric *m = &r->req[k];
+			int judged = c->new_.req_slo_ms[k] > 0;
+
+			if (m->verdict == CMP_NA)
+				continue;
+			sbuf_reset(&name);
+			sbuf_addf(&name, "request %s p%g at %g req/s", c->new_.reqs[k],
+				  c->new_.slo_pct, r->rate);
+			sbuf_reset(&met);
+			sbuf_addf(&met, "request %s latency", c->new_.reqs[k]);
+			sbuf_reset(&lab);
+			sbuf_addf(&lab, "%s%s", judged ? "" : "advisory: ", cmp_verdict_name(m->verdict));
+			cell_detail(&d, met.buf, m, " ms", im->paired,
+				    judged ? c->correction : CMP_CORRECT_NONE);
+			junit_cell(o, n, cls, name.buf, judged ? cell_kind(m->verdict) : "skipped",
+				   lab.buf, d.buf);
+		}
+	}
+	sbuf_release(&name);
+	sbuf_release(&d);
+	sbuf_release(&lab);
+	sbuf_release(&met);
+}
+
 void compare_junit(const struct compare *c, struct sbuf *o)
 {
-	struct sbuf cls = SBUF_INIT, name = SBUF_INIT, d = SBUF_INIT, hdr = SBUF_INIT;
-	size_t i, j, tests = 0, fails = 0, errors = 0, skips = 0;
+	struct sbuf cls = SBUF_INIT, name = SBUF_INIT, hdr = SBUF_INIT;
+	struct junit_count n = { 0, 0, 0, 0 };
+	size_t i;
 
 	for (i = 0; i < c->nimpls; i++) {
 		const struct cmp_impl *im = &c->impls[i];
-		tests++;
-		tally(impl_kind(im), &fails, &errors, &skips);
-		for (j = 0; im->judged && j < im->nrates; j++) {
-			const struct cmp_rate *r = &im->rates[j];
-			if (!r->has_cells)
-				continue;
-			if (c->metrics & CMP_P99) {
-				tests++;
-				tally(cell_kind(r->p99.verdict), &fails, &errors, &skips);
-			}
-			if (c->metrics & CMP_CPU_PER_REQUEST) {
-				tests++;
-				tally(cell_kind(r->cpu.verdict), &fails, &errors, &skips);
-			}
-		}
+
+		n.tests++;
+		tally(impl_kind(im), &n.fails, &n.errors, &n.skips);
+		junit_cells(c, im, NULL, NULL, &n);
 	}
 	if (!c->judged) {  /* nothing judged: itself an error (exit 3) */
-		tests++;
-		errors++;
+		n.tests++;
+		n.errors++;
 	}
 	sbuf_adds(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	sbuf_addf(o, "<testsuites name=\"harness compare\" tests=\"%zu\" failures=\"%zu\" "
-		  "errors=\"%zu\" skipped=\"%zu\">\n", tests, fails, errors, skips);
+		  "errors=\"%zu\" skipped=\"%zu\">\n", n.tests, n.fails, n.errors, n.skips);
 	sbuf_adds(o, "  <testsuite name=\"");
 	sbuf_add_xml(o, c->base.id);
 	sbuf_adds(o, " -> ");
 	sbuf_add_xml(o, c->new_.id);
-	sbuf_addf(o, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n", tests,
-		  fails, errors, skips);
+	sbuf_addf(o, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n",
+		  n.tests, n.fails, n.errors, n.skips);
 	sbuf_adds(o, "    <properties>\n");
 	junit_property(o, "base.run", c->base.id);
 	junit_property(o, "base.status", c->base.status);
@@ -656,36 +714,18 @@ void compare_junit(const struct compare *c, struct sbuf *o)
 			   "comparisons are advisory (--impl NAME or --judge-unpaired)");
 	for (i = 0; i < c->nimpls; i++) {
 		const struct cmp_impl *im = &c->impls[i];
+		struct junit_count dummy = { 0, 0, 0, 0 };
+
 		sbuf_reset(&cls);
 		sbuf_addf(&cls, "harness.compare.%s", im->name);
 		sbuf_reset(&name);
 		sbuf_addf(&name, "%s%s", im->judged ? "" : "advisory: ",
 			  cmp_verdict_name(im->verdict));
 		junit_case(o, cls.buf, "verdict", impl_kind(im), name.buf, im->why);
-		for (j = 0; im->judged && j < im->nrates; j++) {
-			const struct cmp_rate *r = &im->rates[j];
-			if (!r->has_cells)
-				continue;
-			if (c->metrics & CMP_P99) {
-				sbuf_reset(&name);
-				sbuf_addf(&name, "p%g at %g req/s", c->new_.slo_pct, r->rate);
-				cell_detail(&d, "latency", &r->p99, " ms", im->paired, c->correction);
-				junit_case(o, cls.buf, name.buf, cell_kind(r->p99.verdict),
-					   cmp_verdict_name(r->p99.verdict), d.buf);
-			}
-			if (c->metrics & CMP_CPU_PER_REQUEST) {
-				sbuf_reset(&name);
-				sbuf_addf(&name, "cpu_per_request at %g req/s", r->rate);
-				cell_detail(&d, "CPU/request", &r->cpu, " µs", im->paired,
-					    c->correction);
-				junit_case(o, cls.buf, name.buf, cell_kind(r->cpu.verdict),
-					   cmp_verdict_name(r->cpu.verdict), d.buf);
-			}
-		}
+		junit_cells(c, im, cls.buf, o, &dummy);
 	}
 	sbuf_adds(o, "  </testsuite>\n</testsuites>\n");
 	sbuf_release(&cls);
 	sbuf_release(&name);
-	sbuf_release(&d);
 	sbuf_release(&hdr);
 }

@@ -91,3 +91,18 @@ check "compare json: slow judged, its verdict regression" test "$(jq -r \
 	'.impls[0].rates[0].requests[] | select(.name == "slow") | .judged and .latency.verdict == "regression"' "$T/cmp.json")" = true
 check "compare json: fast advisory" test "$(jq -r \
 	'.impls[0].rates[0].requests[] | select(.name == "fast") | .judged == false' "$T/cmp.json")" = true
+"$HARNESS" compare base new --runs-dir "$RUNS" --impl a --junit "$T/cmp.xml" >/dev/null 2>&1
+python3 - "$T/cmp.xml" <<'PY' && ok "junit: a testcase per request cell (slow failed, fast advisory)" ||
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+cases = {c.get("name"): c for c in r.iter("testcase")}
+slow, fast = cases["request slow p99 at 400 req/s"], cases["request fast p99 at 400 req/s"]
+f = slow.find("failure")
+assert f is not None and f.get("type") == "regression", slow
+assert "request slow latency base" in f.get("message") and "; MDE " in f.get("message"), f.get("message")
+s = fast.find("skipped")
+assert s is not None and s.get("message").startswith("advisory: "), fast
+assert r.get("tests") == str(len(cases)), (r.get("tests"), len(cases))
+assert int(r.get("failures")) == len(r.findall(".//failure")), r.attrib
+PY
+	fail "junit per-request cells: $(grep -m3 'request ' "$T/cmp.xml")"
