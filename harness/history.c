@@ -232,7 +232,7 @@ static int load_run(struct history *h, size_t ri, const struct run_entry *e, str
 	int ret = -1;
 
 	sbuf_addf(&db, "%s/run.db", e->dir);
-	if (store_open(&st, db.buf, 0))
+	if (store_open(&st, db.buf, 0) || store_check(&st))
 		goto out;
 	spec = run_spec(&e->rec, e->dir);
 	if (spec)

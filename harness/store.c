@@ -92,6 +92,38 @@ fail:
 	return -1;
 }
 
+int store_check(struct store *st)
+{
+	sqlite3_stmt *s = store_prepare(st, "PRAGMA quick_check(1)");
+	const unsigned char *txt;
+	struct sbuf msg = SBUF_INIT;
+	int rc, ret = -1;
+	size_t i;
+
+	if (!s)
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		txt = sqlite3_column_text(s, 0);
+		if (txt && !strcmp((const char *)txt, "ok")) {
+			ret = 0;
+			goto out;
+		}
+		/* "*** in database main ***\nPage 10: ..." as one line */
+		sbuf_adds(&msg, txt ? (const char *)txt : "no answer");
+		for (i = 0; i < msg.len; i++)
+			if (msg.buf[i] == '\n')
+				msg.buf[i] = ' ';
+		error("%s: database disk image is malformed: %s", st->path, msg.buf);
+	} else {
+		error("%s: checking the database: %s", st->path, sqlite3_errmsg(st->db));
+	}
+out:
+	sqlite3_finalize(s);
+	sbuf_release(&msg);
+	return ret;
+}
+
 void store_close(struct store *st)
 {
 	if (st->db)

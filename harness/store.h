@@ -35,6 +35,13 @@ struct store {
  * migrations. Fails with one error() line naming the file. */
 int store_open(struct store *st, const char *path, int create);
 void store_close(struct store *st);
+/* Every page of the database readable and every b-tree well formed
+ * (sqlite's quick_check: reads the whole file once, a few ms per MB);
+ * -1 after one error() line naming the file and the first damage found.
+ * Commands that answer about a run check it before reading
+ * (store_open_run), so a damaged page is never read as "no rows" by a
+ * query that happens not to touch it. */
+int store_check(struct store *st);
 
 int store_exec(struct store *st, const char *sql);
 int store_begin(struct store *st);     /* BEGIN IMMEDIATE */
@@ -154,7 +161,7 @@ const char *store_runs_dir(const char *opt);
  * `latest`: the newest run under runs_dir, store_latest_run) to its
  * directory; -1 with an error() naming RUN when there is no run.db. */
 int store_run_dir(const char *runs_dir, const char *run, struct sbuf *dir);
-/* Open runs/<...>/run.db for RUN and read its id. */
+/* Open runs/<...>/run.db for RUN, check it (store_check) and read its id. */
 int store_open_run(struct store *st, const char *runs_dir, const char *run,
 		   struct sbuf *dir, struct sbuf *run_id);
 

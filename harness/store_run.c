@@ -438,6 +438,8 @@ int store_open_run(struct store *st, const char *runs_dir, const char *run,
 	sbuf_addf(&db, "%s/run.db", dir->buf);
 	if (store_open(st, db.buf, 0))
 		goto out;
+	if (store_check(st))
+		goto fail;
 	if (store_select(st, &run_id_t, 0, NULL, NULL, "rowid LIMIT 1", (void **)&rows, &n))
 		goto fail;
 	if (!n || !rows[0].id) {
