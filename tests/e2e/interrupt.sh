@@ -1,10 +1,11 @@
 #!/bin/bash
-# timing-free: a run stops within 3 s of SIGTERM (1 s of polling): seconds of slack
+# timing-free: a run stops within 1 s of SIGTERM (measured 0.01-0.07 s: 20 and 50 ms polls)
 # SIGTERM (or Ctrl-C) stops a run within about a second wherever it is, not
 # only in a window: during a build (a build that sleeps 30 s) and during the
 # health wait (a health URL that never answers, 60 s allowed). Each time the
-# harness exits 1 within 3 s of the signal (1 s of polling, plus the
-# implementation's stop and a loaded VM's slack), leaves no process of the
+# harness exits 1 within 1 s of the signal, as issue 16 asks (the build is
+# polled every 20 ms, the health try every 50 ms; measured 0.01-0.07 s, so
+# a loaded VM's stalls have more than ten times slack), leaves no process of the
 # build or of the implementation, marks the run interrupted, and `harness
 # resume` takes it up again.
 . "$(dirname "$0")/../lib.sh"
@@ -46,7 +47,7 @@ interrupt() {
 	wait "$hp"
 	rc=$?
 	el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-	cmp_num "$what: exits within 3 s of SIGTERM (seconds)" "$el" "<" 3
+	cmp_num "$what: exits within 1 s of SIGTERM (seconds)" "$el" "<" 1
 	cmp_num "$what: exit code 1 (interrupted)" "$rc" == 1
 	for i in $(seq 1 20); do pgrep -f "$pat" >/dev/null || break; sleep 0.05; done
 	pgrep -f "$pat" >/dev/null && fail "$what: left running: $(pgrep -af "$pat")" ||
