@@ -296,7 +296,7 @@ static const struct field workload_fields[] = {
 
 static const struct field stop_fields[] = {
 	{ "rungs_past_knee", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_ladder, rungs_past_knee), 0, 0, 100, 1, NULL, NULL, NULL, 0, 0, 0,
-	  "stop the ladder for an implementation this many rungs after its p99 crossed the SLO" },
+	  "stop the ladder for an implementation this many rungs after its knee (at slo.percentile) crossed the SLO" },
 	FIELD_END
 };
 

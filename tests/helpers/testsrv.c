@@ -37,6 +37,13 @@
  *           [--rate-limit R]               token bucket of R req/s (R/10
  *                                          tokens of burst): HTTP 503 at once
  *                                          when empty
+ *           [--tail-above R --tail-ms T]   the same bucket, answering instead:
+ *                                          every 100th request that finds it
+ *                                          empty waits T ms more (default
+ *                                          400): a tail of up to 1% above R
+ *                                          req/s, none below (p99.9 crosses
+ *                                          an SLO between T and the body's
+ *                                          latency, p99 does not)
  *           [--reply JSON]                 answer every request but /healthz
  *                                          (when nothing else decides) with
  *                                          200 application/json JSON, instead
@@ -101,8 +108,11 @@ static struct {
 	const char *port_file;
 	long workers;
 	double rate_limit;
+	double tail_above;
+	long tail_ms;
 	const char *reply;
-} opt = { .host = "127.0.0.1", .port = -1, .stall_at_ms = -1, .exit_after_ms = -1 };
+} opt = { .host = "127.0.0.1", .port = -1, .stall_at_ms = -1, .exit_after_ms = -1,
+	    .tail_ms = 400 };
 
 static uint64_t start_ns;
 static sem_t conn_slots;
@@ -110,7 +120,9 @@ static atomic_ulong n_requests;	/* every request except /runtime-stats */
 static atomic_ulong n_work;	/* the --error-pct sequence */
 static atomic_ulong n_echo, n_healthz, n_other;
 static sem_t worker_slots;		/* --workers */
-static pthread_mutex_t bucket_mu = PTHREAD_MUTEX_INITIALIZER;	/* --rate-limit */
+static pthread_mutex_t bucket_mu = PTHREAD_MUTEX_INITIALIZER;	/* --rate-limit, --tail-above */
+static double bucket_rate;
+static atomic_ulong n_over;	/* --tail-above: requests that found the bucket empty */
 static double bucket_tokens;
 static uint64_t bucket_ns;
 
@@ -241,12 +253,22 @@ static void parse_args(int argc, char **argv)
 			opt.rate_limit = strtod(v, &end);
 			if (end == v || *end || !(opt.rate_limit > 0))
 				die("--rate-limit: want a rate > 0, got '%s'", v);
-		}
+		} else if (!strcmp(a, "--tail-above")) {
+			char *end;
+
+			opt.tail_above = strtod(v, &end);
+			if (end == v || *end || !(opt.tail_above > 0))
+				die("--tail-above: want a rate > 0, got '%s'", v);
+		} else if (!strcmp(a, "--tail-ms"))
+			opt.tail_ms = arg_long(a, v, 1);
 		else
 			die("unknown option '%s'", a);
 	}
 	if (opt.port < 0)
 		die("--port is required");
+	if (opt.rate_limit > 0 && opt.tail_above > 0)
+		die("--rate-limit and --tail-above share one bucket: give one");
+	bucket_rate = opt.rate_limit > 0 ? opt.rate_limit : opt.tail_above;
 	if (opt.port > 65535)
 		die("--port: out of range");
 	if ((opt.stall_at_ms >= 0) != (opt.stall_ms > 0))
@@ -378,10 +400,11 @@ static int prom_body(char *buf, size_t len)
 
 /* ---- one request ---- */
 
-/* Take one token of the --rate-limit bucket; 0 when it is empty. */
+/* Take one token of the --rate-limit (or --tail-above) bucket; 0 when it
+ * is empty. */
 static int take_token(void)
 {
-	double burst = opt.rate_limit / 10 > 1 ? opt.rate_limit / 10 : 1;
+	double burst = bucket_rate / 10 > 1 ? bucket_rate / 10 : 1;
 	uint64_t now = mono_ns();
 	int ok;
 
@@ -390,7 +413,7 @@ static int take_token(void)
 		bucket_ns = now;
 		bucket_tokens = burst;
 	}
-	bucket_tokens += (double)(now - bucket_ns) / 1e9 * opt.rate_limit;
+	bucket_tokens += (double)(now - bucket_ns) / 1e9 * bucket_rate;
 	if (bucket_tokens > burst)
 		bucket_tokens = burst;
 	bucket_ns = now;
@@ -469,6 +492,9 @@ static int handle(int fd, const char *method, const char *path, const char *body
 			;
 	if (opt.delay_ms)
 		sleep_ms(opt.delay_ms);
+	if (!is_health && opt.tail_above > 0 && !take_token() &&
+	    atomic_fetch_add(&n_over, 1) % 100 == 99)
+		sleep_ms(opt.tail_ms);
 	/* /delay/N...: N ms more for this request (per-request latencies) */
 	if (!strncmp(path, "/delay/", 7) && atoi(path + 7) > 0)
 		sleep_ms(atoi(path + 7));
