@@ -268,8 +268,8 @@ static int check_args(void)
 		return bad("--rate: at most 10M requests per second%s%s", "", "");
 	if (o.duration > 1e7)
 		return bad("--duration: at most 1e7 seconds%s%s", "", "");
-	if (o.nagents && (o.cacert || o.send_times))
-		return bad("--cacert and --dump-send-times are not sent to agents%s%s", "", "");
+	if (o.nagents && o.send_times)
+		return bad("--dump-send-times is not sent to agents%s%s", "", "");
 	if (!o.nagents && (o.agent_binary || o.nssh))
 		return bad("--agent-binary and --ssh-option go with --agent%s%s", "", "");
 	return 0;
@@ -647,6 +647,10 @@ static int spec_workload(const struct opts *o, const char *runs_dir, struct spec
 	if (!impl)
 		return bad("%s: no implementation named '%s'", o->target, o->impl);
 	bind_load(cfg, *spec, NULL, o->rate, o->duration, (*spec)->seed);
+	if (o->nagents && cfg->nvars)
+		return bad("%s: template variables (workload.vars) are not sent to load agents yet"
+			   " (docs/AGENT_PROTOCOL.md): drive this workload without --agent%s",
+			   o->target, "");
 	if (o->url)
 		return 0;
 	ret = start_impl(*spec, impl, o->build, runs_dir, sut);

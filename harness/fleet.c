@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "agent.h"
 #include "frame.h"
@@ -80,7 +79,8 @@ static int start_all(const struct load_config *cfg, const struct fleet_gen *gens
 		out[i].threads = c.threads;
 		sbuf_reset(&sb);
 		enc_i64(&sb, start + out[i].offset_ns);
-		load_wire_enc_config(&sb, &c);
+		if (load_wire_enc_config(&sb, &c))
+			goto out;
 		if (agent_link_send(gens[i].link, FRAME_LOAD, &sb)) {
 			error("agent %s: connection lost before the load", gens[i].link->dest);
 			goto out;
@@ -312,11 +312,11 @@ int fleet_run(const struct load_config *cfg, const struct fleet_gen *gens, size_
 		goto out;
 	}
 	/* Not in the agent protocol yet (load_wire.c): refused rather than
-	 * sent as something else (a template unexpanded, another version). */
-	if (cfg->nvars || cfg->http == HTTPV_H2C || cfg->insecure ||
-	    (cfg->http == HTTPV_11 && !strncasecmp(cfg->url, "https://", 8))) {
-		error("load: template variables, h2c, HTTP/1.1 over https and insecure TLS are not"
-		      " sent to load agents yet: drive this workload locally");
+	 * sent unexpanded. Callers refuse it first (cmd_load: exit 2; the
+	 * spec check: workload.generators). */
+	if (cfg->nvars) {
+		error("load: template variables are not sent to load agents yet: drive this"
+		      " workload locally");
 		goto out;
 	}
 	if (start_all(cfg, gens, n, out, st))

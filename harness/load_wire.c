@@ -3,9 +3,11 @@
  * Field order is the protocol (docs/AGENT_PROTOCOL.md, "LOAD" and
  * "SECOND"): change it only with the protocol version.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hist.h"
 #include "load_wire.h"
@@ -43,8 +45,9 @@ static void enc_request(struct sbuf *sb, const struct load_request *r)
 	}
 }
 
-void load_wire_enc_config(struct sbuf *sb, const struct load_config *cfg)
+int load_wire_enc_config(struct sbuf *sb, const struct load_config *cfg)
 {
+	struct sbuf ca = SBUF_INIT;
 	size_t i;
 
 	enc_str(sb, cfg->url);
@@ -64,6 +67,39 @@ void load_wire_enc_config(struct sbuf *sb, const struct load_config *cfg)
 	enc_u64(sb, cfg->nrequests);
 	for (i = 0; i < cfg->nrequests; i++)
 		enc_request(sb, &cfg->requests[i]);
+	/* protocol 2: the HTTP version, insecure, the CA file's bytes */
+	enc_u64(sb, (uint64_t)cfg->http);
+	enc_u64(sb, cfg->insecure ? 1 : 0);
+	if (cfg->ca_file && read_file(cfg->ca_file, &ca, LOAD_WIRE_CA_MAX)) {
+		sbuf_release(&ca);
+		return -1;
+	}
+	enc_u64(sb, cfg->ca_file ? 1 : 0);
+	if (cfg->ca_file)
+		enc_bytes(sb, ca.buf ? ca.buf : "", ca.len);
+	sbuf_release(&ca);
+	return 0;
+}
+
+/* The CA certificates as a file of this host's own (libcurl reads a
+ * path), removed by load_wire_config_release. */
+static int write_ca(struct load_wire_config *w, const void *p, size_t n)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct sbuf path = SBUF_INIT;
+	int fd, ok;
+
+	sbuf_addf(&path, "%s/harness-agent-ca.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemp(path.buf);
+	if (fd < 0) {
+		error("agent: cannot create %s: %s", path.buf, strerror(errno));
+		sbuf_release(&path);
+		return -1;
+	}
+	ok = write(fd, p, n) == (ssize_t)n;
+	close(fd);
+	w->ca_path = sbuf_detach(&path, NULL);
+	return ok ? 0 : -1;
 }
 
 /* A byte string as a NUL-terminated copy (bodies may hold NULs: the
@@ -173,6 +209,17 @@ int load_wire_dec_config(struct dec *d, struct load_wire_config *w)
 	}
 	c->requests = w->reqs;
 	c->nrequests = w->nreqs;
+	n = dec_u64(d);
+	c->http = n == HTTPV_11 ? HTTPV_11 : n == HTTPV_H2C ? HTTPV_H2C : HTTPV_2;
+	c->insecure = dec_u64(d) != 0;
+	if (dec_u64(d) && !d->bad) {
+		size_t len;
+		const void *p = dec_bytes(d, &len);
+
+		if (!p || write_ca(w, p, len))
+			d->bad = 1;
+		c->ca_file = w->ca_path;
+	}
 	if (d->bad || c->part < 0 || c->parts < 1 || c->part >= c->parts) {
 		load_wire_config_release(w);
 		return -1;
@@ -208,6 +255,9 @@ void load_wire_config_release(struct load_wire_config *w)
 	free(w->reqs);
 	free(w->url);
 	free(w->cpus);
+	if (w->ca_path)
+		unlink(w->ca_path);
+	free(w->ca_path);
 	memset(w, 0, sizeof(*w));
 }
 

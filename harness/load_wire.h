@@ -21,11 +21,19 @@ struct load_wire_config {
 	struct load_request *reqs;
 	size_t nreqs;
 	char *url, *cpus;
+	char *ca_path;              /* the CA sent, written to a file of this
+				       host's (unlinked by the release), or NULL */
 };
 
+/* The largest CA file sent to the agents. */
+#define LOAD_WIRE_CA_MAX (4u << 20)
+
 /* Everything of cfg the engine needs on another host, except the
- * callbacks, stop flag, send-times path and CA file (coordinator-local). */
-void load_wire_enc_config(struct sbuf *sb, const struct load_config *cfg);
+ * callbacks, stop flag and send-times path; the CA file goes as its
+ * bytes (the agent writes them to a file of its own). Template variables
+ * are not sent (the caller refuses them). 0, or -1 after an error() when
+ * the CA file cannot be read. */
+int load_wire_enc_config(struct sbuf *sb, const struct load_config *cfg);
 /* 0, or -1 when the payload is malformed (nothing to release then). */
 int load_wire_dec_config(struct dec *d, struct load_wire_config *out);
 void load_wire_config_release(struct load_wire_config *w);

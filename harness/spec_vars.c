@@ -181,12 +181,11 @@ void spec_check_vars(struct vctx *v)
 		spec_err_at(v, "workload.http", "h2c needs the curl transport (workload.transport: native speaks HTTP/1.1 only)");
 	if (w->tls.present && w->transport == TRANSPORT_NATIVE)
 		spec_err_at(v, "workload.tls", "https needs the curl transport (workload.transport: native speaks plain http only)");
-	/* Not in the agent protocol yet (load_dist.c refuses them too). */
-	if (w->ngenerators && (w->nvars || w->http == HTTPV_H2C || w->tls.insecure ||
-			       (w->http == HTTPV_11 && w->tls.present)))
-		spec_err_at(v, "workload.generators", "template variables, h2c, HTTP/1.1 over"
-			    " https and tls.insecure are not sent to load agents yet: drive this"
-			    " workload from the local generator");
+	/* Not in the agent protocol yet (fleet.c refuses them too). */
+	if (w->ngenerators && w->nvars)
+		spec_err_at(v, "workload.generators", "template variables (workload.vars) are not"
+			    " sent to load agents yet (docs/AGENT_PROTOCOL.md): drive this workload"
+			    " from the local generator");
 	if (w->tls.cacert) {
 		char *abs = spec_resolve(v->s->base_dir, w->tls.cacert);
 

@@ -13,7 +13,7 @@
 trap 'ns_teardown; _cleanup' EXIT
 
 check "agent --version names the protocol" \
-	bash -c "'$HARNESS' agent --version | grep -Eq '^harness-agent 1 '"
+	bash -c "'$HARNESS' agent --version | grep -Eq '^harness-agent 2 '"
 
 # --- the schedule split, on 127.0.0.1: the shares' intended send times are
 # exactly the one-host schedule's (constant: interleaved slots; poisson:
@@ -51,7 +51,7 @@ A1=root@10.218.18.2 A2=ssh://root@10.218.18.3:22
 coord() { ns_exec c "$HARNESS" load "$@" --agent-binary "$HARNESS" "${SSH_OPTS[@]}"; }
 
 # Version mismatch: an agent binary that says another version.
-printf '#!/bin/sh\necho "harness-agent 1 v0.0-other"\n' >"$T/oldagent"
+printf '#!/bin/sh\necho "harness-agent 2 v0.0-other"\n' >"$T/oldagent"
 chmod +x "$T/oldagent"
 expect_exit "an agent of another version is refused" 3 \
 	ns_exec c "$HARNESS" load "$SRV" --rate 10 --duration 1 --agent "$A1" \

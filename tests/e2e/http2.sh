@@ -5,7 +5,8 @@
 # over plain TCP) on another; `harness load` with --http 2 / 1.1 / h2c, and
 # a run of nginx itself over https with workload.http "2" and tls.cacert:
 # the protocol recorded (load's JSON, each window's windows.protocol) is
-# the one nginx logs ($server_protocol), and the report shows it; the
+# the one nginx logs ($server_protocol), and the report shows it, through
+# a load agent too (--agent local); the
 # run's runtime stats are polled over https with the same CA.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/load_common.inc"
@@ -71,6 +72,23 @@ cmp_num "--http h2c: every request completed" "$(j h2c .completed)" == 50
 check "--http h2c: the curl transport is chosen" test "$(j h2c .transport)" = curl
 check "--http h2c: the recorded protocol is HTTP/2" test "$(j h2c .protocol)" = HTTP/2
 cmp_num "--http h2c: nginx logged 50 HTTP/2.0 requests" "$(logged "$P2" HTTP/2.0)" == 50
+# The same through a load agent (`--agent local`, the agent protocol's
+# version 2 carries the HTTP version, insecure and the CA file's bytes).
+agent_load() { # agent_load OUT WHAT PORT PROTO LOAD-ARGS...: 50 requests, nginx's count of them
+	local out=$1 what=$2 port=$3 proto=$4 before; shift 4
+	before=$(logged "$port" "$proto")
+	load "$out" "$@" --rate 100 --duration 0.5 --agent local
+	cmp_num "agent, $what: every request completed" "$(j "$out" .completed)" == 50
+	cmp_num "agent, $what: nginx logged 50 more $proto requests" "$(( $(logged "$port" "$proto") - before ))" == 50
+}
+agent_load ah2 "--http 2 with --cacert" "$P" HTTP/2.0 "https://127.0.0.1:$P/" --cacert "$T/cert.pem" --http 2
+check "agent --http 2 with --cacert: the recorded protocol is HTTP/2" test "$(j ah2 .protocol)" = HTTP/2
+agent_load ah11 "--http 1.1 over TLS" "$P" HTTP/1.1 "https://127.0.0.1:$P/" --cacert "$T/cert.pem" --http 1.1
+check "agent --http 1.1 over TLS: the recorded protocol is HTTP/1.1" test "$(j ah11 .protocol)" = HTTP/1.1
+agent_load ains "--insecure" "$P" HTTP/2.0 "https://127.0.0.1:$P/" --insecure
+agent_load ah2c "--http h2c" "$P2" HTTP/2.0 "http://127.0.0.1:$P2/" --http h2c
+check "agent --http h2c: the recorded protocol is HTTP/2" test "$(j ah2c .protocol)" = HTTP/2
+
 expect_exit "--http h2c with --transport native is refused" 3 "$HARNESS" load \
 	"http://127.0.0.1:$P2/" --rate 10 --duration 0.2 --http h2c --transport native
 expect_exit "--http 3 is a usage error" 2 "$HARNESS" load "http://127.0.0.1:$P2/" \

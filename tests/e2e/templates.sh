@@ -134,6 +134,11 @@ check "the same seed with the curl transport: the same ids" cmp -s "$T/s7b.ids" 
 check "a 2 s load sends the first ids of the 5 s load's stream" \
 	bash -c "[ -z \"\$(comm -23 <(sort '$T/s7b.ids') <(sort '$T/s7.ids'))\" ]"
 check "another seed: other ids" bash -c "! cmp -s '$T/s7b.ids' '$T/s8.ids'"
+# Not in the agent protocol yet: refused before anything starts, one line.
+expect_exit "a templated workload with --agent is a usage error" 2 "$HARNESS" load "$T/spec.yaml" \
+	--impl a --url "http://127.0.0.1:$P" --rate 10 --duration 0.2 --agent local
+check "one line naming the spec and why" bash -c "[ \$(wc -l <'$T/err') = 1 ] &&
+	grep -q '^harness: load: .*spec.yaml: template variables (workload.vars) are not sent to load agents yet' '$T/err'"
 same=$(comm -12 <(sort -u "$T/s7b.ids") <(sort -u "$T/s8.ids") | wc -l)
 echo "# distinct ids shared by seeds 7 and 8: $same (the hot ranks)"
 

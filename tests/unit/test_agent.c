@@ -2,7 +2,9 @@
  * config and stats on the wire (lossless), the four-timestamp arithmetic
  * and the checks of destinations and binary paths. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -82,8 +84,10 @@ TEST(config_round_trip)
 	int st[2] = { 200, 201 };
 	struct load_config c;
 	struct load_wire_config w;
-	struct sbuf sb = SBUF_INIT;
+	struct sbuf sb = SBUF_INIT, got = SBUF_INIT;
 	struct dec d;
+	char ca[256];
+	int fd;
 
 	memset(r, 0, sizeof(r));
 	memset(&c, 0, sizeof(c));
@@ -121,9 +125,23 @@ TEST(config_round_trip)
 	c.cpus = "1-2";
 	c.part = 1;
 	c.parts = 3;
-	load_wire_enc_config(&sb, &c);
+	c.http = HTTPV_H2C;
+	c.insecure = 1;
+	/* the CA file goes as its bytes; the agent writes a file of its own */
+	snprintf(ca, sizeof(ca), "%s/harness-test-ca.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	fd = mkstemp(ca);
+	CHECK(fd >= 0 && write(fd, "-----PEM-----\n", 14) == 14);
+	close(fd);
+	c.ca_file = ca;
+	CHECK(load_wire_enc_config(&sb, &c) == 0);
+	unlink(ca);
 	dec_init(&d, sb.buf, sb.len);
 	CHECK(load_wire_dec_config(&d, &w) == 0);
+	CHECK(w.cfg.http == HTTPV_H2C && w.cfg.insecure == 1);
+	CHECK(w.cfg.ca_file && strcmp(w.cfg.ca_file, ca) && read_file(w.cfg.ca_file, &got, 0) == 0);
+	CHECK(got.len == 14 && !memcmp(got.buf, "-----PEM-----\n", 14));
+	sbuf_release(&got);
+	snprintf(ca, sizeof(ca), "%s", w.cfg.ca_file);
 	CHECK_STR(w.cfg.url, c.url);
 	CHECK(w.cfg.rate == c.rate && w.cfg.duration_s == 2 && w.cfg.arrival == ARRIVAL_POISSON);
 	CHECK(w.cfg.seed == 99 && w.cfg.connections == 7 && w.cfg.backlog_max == 100);
@@ -137,6 +155,7 @@ TEST(config_round_trip)
 	CHECK(w.reqs[1].expect.body_contains_len == 2);
 	CHECK_STR(w.reqs[1].expect.content_type, "application/json");
 	load_wire_config_release(&w);
+	CHECK(access(ca, F_OK) != 0);   /* the release removed the agent's copy */
 	/* Truncated: refused, nothing leaked. */
 	dec_init(&d, sb.buf, sb.len - 3);
 	CHECK(load_wire_dec_config(&d, &w) == -1);
@@ -243,7 +262,7 @@ TEST(version_line)
 {
 	char buf[256];
 
-	CHECK(!strncmp(agent_version_line(buf, sizeof(buf)), "harness-agent 1 ", 16));
+	CHECK(!strncmp(agent_version_line(buf, sizeof(buf)), "harness-agent 2 ", 16));
 }
 
 int main(void)
