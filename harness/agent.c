@@ -157,17 +157,29 @@ static void start_load(struct agent *a, struct dec *d)
 	a->running = 1;
 }
 
-static void hello(struct agent *a)
+void agent_hello_payload(struct sbuf *sb)
 {
-	struct sbuf sb = SBUF_INIT;
-	char line[256], host[256];
+	char line[256], host[256], addr[64] = "127.0.0.1";
+	const char *conn = getenv("SSH_CONNECTION");
 
 	if (gethostname(host, sizeof(host)))
 		snprintf(host, sizeof(host), "?");
 	host[sizeof(host) - 1] = 0;
-	enc_u64(&sb, AGENT_PROTOCOL);
-	enc_str(&sb, agent_version_line(line, sizeof(line)));
-	enc_str(&sb, host);
+	/* "client_ip client_port server_ip server_port": the address the
+	 * coordinator's ssh reached this host at, so one it can route to. */
+	if (conn && sscanf(conn, "%*s %*s %63s", addr) != 1)
+		snprintf(addr, sizeof(addr), "127.0.0.1");
+	enc_u64(sb, AGENT_PROTOCOL);
+	enc_str(sb, agent_version_line(line, sizeof(line)));
+	enc_str(sb, host);
+	enc_str(sb, addr);
+}
+
+static void hello(struct agent *a)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	agent_hello_payload(&sb);
 	send_frame(a, FRAME_HELLO, &sb);
 	sbuf_release(&sb);
 }

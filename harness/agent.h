@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 /* Bumped on any change of a frame's payload. */
-#define AGENT_PROTOCOL 2
+#define AGENT_PROTOCOL 3
 
 /* What `harness agent --version` prints (one line, no newline) into buf:
  * "harness-agent <protocol> <harness version>". The coordinator compares
@@ -33,5 +33,11 @@ int64_t agent_wall_ns(void);
 
 /* Serve the protocol on in/out until in closes. Returns an exit code. */
 int agent_serve(int in, int out);
+
+struct sbuf;
+/* The HELLO payload (docs/AGENT_PROTOCOL.md): protocol, version line,
+ * host name, and the address the coordinator reached this host at (the
+ * server address of $SSH_CONNECTION; 127.0.0.1 without ssh). */
+void agent_hello_payload(struct sbuf *sb);
 
 #endif

@@ -95,6 +95,8 @@ static char **agent_argv(const char *dest, const struct agent_opts *o, int versi
 	av[n++] = (char *)"agent";
 	if (version)
 		av[n++] = (char *)"--version";
+	else if (o->sut)
+		av[n++] = (char *)"--sut";
 	av[n] = NULL;
 	return av;
 }
@@ -277,8 +279,9 @@ int agent_link_open(struct agent_link *l, const char *dest, const struct agent_o
 	proto = dec_u64(&d);
 	line = dec_str(&d);
 	l->host = dec_str(&d);
+	l->address = dec_str(&d);
 	agent_version_line(mine, sizeof(mine));
-	if (d.bad || proto != AGENT_PROTOCOL || !line || strcmp(line, mine)) {
+	if (d.bad || proto != AGENT_PROTOCOL || !line || strcmp(line, mine) || !l->address) {
 		error("agent %s: version mismatch in HELLO: '%s', this coordinator is '%s'", dest,
 		      line ? line : "?", mine);
 		goto out;
@@ -374,5 +377,6 @@ void agent_link_close(struct agent_link *l)
 	l->pid = 0;
 	free(l->dest);
 	free(l->host);
-	l->dest = l->host = NULL;
+	free(l->address);
+	l->dest = l->host = l->address = NULL;
 }

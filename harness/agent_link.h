@@ -32,6 +32,7 @@ struct agent_opts {
 	const char *binary;            /* the agent's harness on the host; NULL: "harness" */
 	const char *const *ssh_options; /* each passed as -o OPTION, before ours */
 	size_t nssh_options;
+	int sut;                       /* start `agent --sut` (sut_agent.h) */
 };
 
 struct agent_link {
@@ -39,6 +40,7 @@ struct agent_link {
 	pid_t pid;                /* ssh (or the local agent); 0 when none */
 	int to, from;             /* its standard input, its standard output */
 	char *host;               /* the agent's host name (HELLO) */
+	char *address;            /* the address ssh reached it at (HELLO) */
 	/* The last agent_link_sync. */
 	int64_t offset_ns;        /* agent clock - coordinator clock */
 	int64_t uncert_ns;        /* half the best round trip */

@@ -177,6 +177,9 @@ static void print_spec(const struct spec *s)
 		print_argv(im->start);
 		printf("\n  %-12s restart %s%s%s\n", "", restart_names[im->restart],
 		       im->cpus ? ", cpus " : "", im->cpus ? im->cpus : "");
+		if (im->host)
+			printf("  %-12s host %s (agent --sut, %s there)\n", "", im->host,
+			       im->host_binary ? im->host_binary : "harness");
 	}
 	for (i = 0; i < s->workload.nrequests; i++)
 		wsum += s->workload.requests[i].weight;

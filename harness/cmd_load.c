@@ -653,6 +653,10 @@ static int spec_workload(const struct opts *o, const char *runs_dir, struct spec
 			   o->target, "");
 	if (o->url)
 		return 0;
+	if (impl->host)
+		return error("load: %s: implementation '%s' runs on another host (host: %s):"
+			     " load starts implementations here only; give --url", o->target,
+			     impl->name, impl->host), EXIT_USAGE;
 	ret = start_impl(*spec, impl, o->build, runs_dir, sut);
 	if (!ret)
 		*target = sut_url(*sut);
@@ -701,7 +705,7 @@ static void apply_options(const struct opts *o, struct load_config *cfg)
 static int run_agents(const struct load_config *cfg, const struct opts *o,
 		      struct load_result *res, struct sbuf *extra, json_t **agents, int *ran)
 {
-	struct agent_opts ao = { o->agent_binary, o->ssh_options, o->nssh };
+	struct agent_opts ao = { o->agent_binary, o->ssh_options, o->nssh, 0 };
 	struct agent_link *links = xcalloc(o->nagents, sizeof(*links));
 	struct fleet_gen *gens = xcalloc(o->nagents, sizeof(*gens));
 	struct fleet_agent *out = xcalloc(o->nagents, sizeof(*out));

@@ -379,6 +379,12 @@ static int cmd_probe(struct cmd_ctx *c)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (p.impl->host) {
+		error("probe: %s: implementation '%s' runs on another host (host: %s): probe"
+		      " starts implementations here only", po.spec_path, po.impl_name, p.impl->host);
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	ret = probe_backend(spec, po.backend_s, &backend);
 	if (ret)
 		goto out;

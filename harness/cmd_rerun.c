@@ -285,6 +285,10 @@ static int check_parent(const struct rerun_args *a, const struct parent *par,
 		if (!spec_impl_find(spec, name) || parent_find(par, name) < 0)
 			return error("rerun: --impl %s: run %s has no implementation '%s'", name,
 				     par->rec.id, name);
+		if (spec_impl_find(spec, name)->host)
+			return error("rerun: --impl %s: it runs on %s (implementations[].host):"
+				     " fetching and building a commit on another host is not"
+				     " supported yet", name, spec_impl_find(spec, name)->host);
 	}
 	if (list && runner_parse_stages(list, stages))
 		return error("rerun: --stages: '%s': expected ladder, confirm, soak", list);

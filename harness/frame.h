@@ -33,6 +33,16 @@ enum frame_type {
 	FRAME_SECOND = 's',     /* one whole second's stats */
 	FRAME_DONE = 'd',       /* the load's result */
 	FRAME_ERROR = 'e',      /* a message; the agent exits after it */
+	/* The --sut role (an implementation run on the agent's host). */
+	FRAME_SUT_START = 'S',  /* argv, env, cwd, port, health, accounting */
+	FRAME_SUT_UP = 'u',     /* started and healthy (or why not), host facts */
+	FRAME_ACCT_BEGIN = 'B', /* open an accounting window */
+	FRAME_ACCT_OPEN = 'o',  /* ... opened (or why not) */
+	FRAME_ACCT_END = 'E',   /* close it */
+	FRAME_ACCT = 'a',       /* ... its figures and samples */
+	FRAME_SUT_STOP = 'Q',   /* stop it (tree and cgroup) */
+	FRAME_SUT_STOPPED = 'q',/* ... stopped */
+	FRAME_SUT_EXITED = 'x', /* it exited on its own (unasked) */
 };
 
 /* Write one frame (type + payload). 0, or -1 (errno set; no message). */

@@ -12,6 +12,8 @@
 
 #include "account.h"
 #include "bind.h"
+#include "rsut.h"
+#include "store_run.h"
 #include "rtstats.h"
 #include "sandbox.h"
 #include "runner_internal.h"
@@ -24,11 +26,64 @@ void runner_arm_stop(struct arm *a)
 		rtstats_free(a->rts);
 		a->rts = NULL;
 	}
+	if (a->rsut) {
+		rsut_free(a->rsut);
+		a->rsut = NULL;
+	}
 	if (!a->sut)
 		return;
 	sut_stop(a->sut);
 	sut_free(a->sut);
 	a->sut = NULL;
+}
+
+int runner_arm_up(const struct arm *a)
+{
+	return a->sut || a->rsut;
+}
+
+int runner_arm_exited(struct arm *a)
+{
+	if (a->rsut)
+		return rsut_exited(a->rsut);
+	return a->sut && sut_exited(a->sut);
+}
+
+int runner_arm_lost(const struct arm *a, const char **why)
+{
+	if (!a->rsut || !rsut_lost(a->rsut))
+		return 0;
+	*why = rsut_exit_desc(a->rsut);
+	return 1;
+}
+
+const char *runner_arm_url(const struct arm *a)
+{
+	return a->rsut ? rsut_url(a->rsut) : sut_url(a->sut);
+}
+
+int runner_arm_port(const struct arm *a)
+{
+	return a->rsut ? rsut_port(a->rsut) : sut_port(a->sut);
+}
+
+int runner_arm_netns(const struct arm *a)
+{
+	return a->sut ? sut_netns(a->sut) : -1;
+}
+
+int runner_arm_acct_begin(struct arm *a)
+{
+	if (a->rsut)
+		return rsut_window_begin(a->rsut);
+	return a->sut ? account_window_begin(sut_account(a->sut)) : -1;
+}
+
+int runner_arm_acct_end(struct arm *a, struct account_window *out)
+{
+	if (a->rsut)
+		return rsut_window_end(a->rsut, out);
+	return a->sut ? account_window_end(sut_account(a->sut), out) : -1;
 }
 
 void runner_stop_all(struct run_ctx *rc)
@@ -87,6 +142,96 @@ int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id)
 	return 1;
 }
 
+/* The arm's first start failed: whose fault (see runner_arm_start). */
+static void start_failed(struct run_ctx *rc, struct arm *a, const struct window_plan *wp)
+{
+	if (!a->starts && !rc->fail_kind && !runner_stop) {
+		store_event(&rc->st, rc->run_id, wp->id, "start_failed",
+			    "%s never came up healthy (see its log)", a->name);
+		rc->fail_kind = "start";
+		rc->fail_impl = a->name;
+	}
+}
+
+/* The facts of the host an arm runs on, as host_facts rows
+ * "remote.<arm>.<key>" beside this host's, with its destination and
+ * address. */
+static void record_remote_facts(struct run_ctx *rc, struct arm *a)
+{
+	const struct hostfacts *h = rsut_facts(a->rsut);
+	struct sbuf key = SBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < h->n + 2; i++) {
+		struct host_fact f = { rc->run_id, NULL, NULL };
+
+		sbuf_reset(&key);
+		sbuf_addf(&key, "remote.%s.%s", a->name,
+			  i < h->n ? h->keys[i] : i == h->n ? "dest" : "address");
+		f.key = key.buf;
+		f.value = i < h->n ? h->values[i] : i == h->n ? (char *)rsut_dest(a->rsut)
+							       : (char *)rsut_address(a->rsut);
+		store_host_fact_upsert(&rc->st, &f);
+	}
+	sbuf_release(&key);
+}
+
+/* runner_arm_start for an implementation on impl.host: through an agent
+ * in its --sut role (rsut.h). */
+static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_plan *wp)
+{
+	struct rsut_config cfg;
+	struct agent_opts o;
+	struct sbuf label = SBUF_INIT;
+	size_t n = 0;
+	int unhealthy = 0, ret = -1;
+
+	while (rc->spec->workload.ssh_options && rc->spec->workload.ssh_options[n])
+		n++;
+	memset(&o, 0, sizeof(o));
+	o.binary = a->impl.host_binary;
+	o.ssh_options = (const char *const *)rc->spec->workload.ssh_options;
+	o.nssh_options = n;
+	sbuf_addf(&label, "harness.%s.%s", rc->run_id, a->name);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.dest = a->impl.host;
+	cfg.opts = &o;
+	cfg.impl = &a->impl;
+	cfg.workdir = a->workdir;
+	cfg.label = label.buf;
+	cfg.backend = rc->spec->accounting.backend;
+	cfg.sample_ms = rc->spec->accounting.sample_ms;
+	cfg.https = rc->spec->workload.tls.present;
+	cfg.insecure = rc->spec->workload.tls.insecure;
+	cfg.ca_file = rc->spec->workload.tls.cacert;
+	cfg.stop = &runner_stop;
+	a->rsut = rsut_start(&cfg, &unhealthy);
+	if (!a->rsut) {
+		if (unhealthy)
+			start_failed(rc, a, wp);
+		goto out;
+	}
+	if (rsut_stats_url(a->rsut))
+		a->rts = rtstats_start_in(-1, rsut_stats_url(a->rsut), a->impl.stats_poll_hz,
+					  a->impl.signals, a->impl.nsignals, a->impl.stats_format,
+					  rc->spec->workload.tls.cacert,
+					  rc->spec->workload.tls.insecure);
+	a->starts++;
+	record_remote_facts(rc, a);
+	store_event(&rc->st, rc->run_id, wp->id, "sut_start",
+		    "%s started on %s (%s, host %s) at %s (start %u); cpus %s (%s); accounting %s"
+		    " there; its logs there: %s", a->name, a->impl.host, rsut_address(a->rsut),
+		    rsut_host(a->rsut) ? rsut_host(a->rsut) : "?", rsut_url(a->rsut), a->starts,
+		    rsut_cpus(a->rsut) ? rsut_cpus(a->rsut) : "?",
+		    rsut_cpus_method(a->rsut) ? rsut_cpus_method(a->rsut) : "none",
+		    rsut_backend(a->rsut) ? rsut_backend(a->rsut) : "?",
+		    rsut_log_dir(a->rsut) ? rsut_log_dir(a->rsut) : "?");
+	ret = 0;
+out:
+	sbuf_release(&label);
+	return ret;
+}
+
 int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan *wp)
 {
 	struct sut_config cfg;
@@ -94,15 +239,17 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 	struct sbuf label = SBUF_INIT;
 	int ret = -1;
 
-	if (a->sut && sut_exited(a->sut)) {
+	if (runner_arm_exited(a)) {
 		store_event(&rc->st, rc->run_id, wp->id, "sut_restart",
 			    "%s had exited; restarting it", a->name);
 		runner_arm_stop(a);
 	}
-	if (a->sut && a->impl.restart == RESTART_PER_BLOCK && a->last_block != wp->block)
+	if (runner_arm_up(a) && a->impl.restart == RESTART_PER_BLOCK && a->last_block != wp->block)
 		runner_arm_stop(a);
-	if (a->sut)
+	if (runner_arm_up(a))
 		return 0;
+	if (a->impl.host)
+		return start_remote(rc, a, wp);
 	sbuf_addf(&label, "harness.%s.%s", rc->run_id, a->name);
 	bind_sut(&cfg, rc->spec, &a->impl, a->workdir, rc->logs_dir, label.buf,
 		 runner_arm_sandbox(rc, a, &sb));
@@ -115,12 +262,7 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 		 * implementation's doing (sut_start failing is the host's). */
 		if (!a->starts && !runner_stop)
 			runner_arm_limit_hit(rc, a, wp->id);
-		if (!a->starts && !rc->fail_kind && !runner_stop) {
-			store_event(&rc->st, rc->run_id, wp->id, "start_failed",
-				    "%s never came up healthy (see its log)", a->name);
-			rc->fail_kind = "start";
-			rc->fail_impl = a->name;
-		}
+		start_failed(rc, a, wp);
 		runner_arm_stop(a);
 		goto out;
 	}

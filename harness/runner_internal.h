@@ -18,6 +18,8 @@
 #include "store.h"
 
 struct sut;
+struct rsut;
+struct account_window;
 struct rtstats;
 struct window_reset_rows;
 
@@ -50,6 +52,7 @@ struct arm {
 				    control): its build or start failure is
 				    its own fault, exit 1, not the host's */
 	struct sut *sut;         /* running instance, or NULL */
+	struct rsut *rsut;       /* running instance on impl.host (rsut.h), or NULL */
 	struct rtstats *rts;     /* its runtime-stats poller, or NULL */
 	unsigned starts;         /* times started in this invocation */
 	int64_t last_block;      /* for restart: per_block */
@@ -222,6 +225,19 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
 int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id);
 /* Stop the arm's implementation and its poller (no-op when not running). */
 void runner_arm_stop(struct arm *a);
+/* The running implementation, here (sut) or on impl.host (rsut), alike: */
+int runner_arm_up(const struct arm *a);         /* started (1) or not (0) */
+int runner_arm_exited(struct arm *a);           /* non-blocking; 0 when not up */
+/* Exited because the agent of an implementation on another host was lost
+ * (its channel broke: the agent then stopped it), not by its own doing;
+ * *why (static or owned by the arm) says how. */
+int runner_arm_lost(const struct arm *a, const char **why);
+const char *runner_arm_url(const struct arm *a);  /* where the load goes */
+int runner_arm_port(const struct arm *a);
+int runner_arm_netns(const struct arm *a);      /* sut_netns, or -1 */
+/* Its accounting window (account.h), on whichever host runs it. */
+int runner_arm_acct_begin(struct arm *a);
+int runner_arm_acct_end(struct arm *a, struct account_window *out);
 /* Stop every arm's implementation. */
 void runner_stop_all(struct run_ctx *rc);
 /* Build every arm once (logs/build-<arm>.log). -1 after one error line. */

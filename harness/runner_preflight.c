@@ -63,9 +63,9 @@ int runner_preflight(struct run_ctx *rc)
 		if (runner_arm_start(rc, a, &wp))
 			goto out;   /* one error line; fail_kind says whose fault */
 		t[i].name = a->name;
-		t[i].url = sut_url(a->sut);
+		t[i].url = runner_arm_url(a);
 		t[i].candidate = a->candidate;
-		t[i].netns_fd = sut_netns(a->sut);
+		t[i].netns_fd = runner_arm_netns(a);
 	}
 	if (preflight_run(rc->spec, t, rc->narms, &runner_stop, &res))
 		goto out;

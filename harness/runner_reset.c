@@ -127,8 +127,8 @@ int runner_reset_arm(struct run_ctx *rc, const struct window_plan *wp,
 	struct arm *a = wp->arm;
 	struct bind_sandbox sb;
 
-	if (!a->impl.reset || !a->sut || runner_stop || !due(a->impl.reset_every, wp, &a->reset))
+	if (!a->impl.reset || !runner_arm_up(a) || runner_stop || !due(a->impl.reset_every, wp, &a->reset))
 		return 0;
 	return run_reset(rc, wp, a->name, "implementation", &a->impl, a->workdir,
-			 sut_port(a->sut), runner_arm_sandbox(rc, a, &sb), &a->reset, out);
+			 runner_arm_port(a), runner_arm_sandbox(rc, a, &sb), &a->reset, out);
 }

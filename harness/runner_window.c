@@ -116,6 +116,25 @@ static void record_second(struct window_ctx *w, const char *phase, unsigned idx,
 	r->hist.p = (unsigned char *)sbuf_detach(&blob, &r->hist.len);
 }
 
+/* The implementation is gone: 1 (w->sut_exited set). When it was on
+ * another host and its agent's channel broke, that is not its doing:
+ * the window is void (agent_lost, validity wins over sut_alive), with an
+ * event naming the host. */
+static int arm_gone(struct window_ctx *w)
+{
+	const char *why = "";
+
+	if (!runner_arm_exited(w->arm))
+		return 0;
+	w->sut_exited = 1;
+	if (!w->agent_lost && runner_arm_lost(w->arm, &why)) {
+		w->agent_lost = 1;
+		store_event(&w->rc->st, w->rc->run_id, w->wp->id, "agent_lost",
+			    "%s on %s: %s", w->arm->name, w->arm->impl.host, why);
+	}
+	return 1;
+}
+
 /* The p99 of the second just recorded. */
 static double last_p99(const struct window_ctx *w)
 {
@@ -231,10 +250,8 @@ static int warm_on_second(void *ctx, unsigned idx, const struct load_stats *sec)
 	evidence_add_second(&w->warm, last_p99(w), w->secs.v[w->secs.n - 1].p999_ms);
 	load_stats_merge(&w->warm_total, sec);
 	w->warm_secs = idx + 1;
-	if (w->arm->sut && sut_exited(w->arm->sut)) {
-		w->sut_exited = 1;
+	if (arm_gone(w))
 		return 1;
-	}
 	if (w->warm_secs < (unsigned)ceil(W->min_s))
 		return 0;
 	if (!W->ngates) {
@@ -252,7 +269,7 @@ static void meas_begin(struct window_ctx *w)
 {
 	w->meas_t0_ns = now_ns();
 	w->started_wall = now_wall();
-	w->acct_open = account_window_begin(sut_account(w->arm->sut)) == 0;
+	w->acct_open = runner_arm_acct_begin(w->arm) == 0;
 	runner_deps_window_begin(w->rc);
 	w->meas_started = 1;
 }
@@ -273,11 +290,7 @@ static int meas_on_second(void *ctx, unsigned idx, const struct load_stats *sec)
 		w->meas_secs++;
 		w->rc->last_p99_ms = last_p99(w);
 	}
-	if (sut_exited(w->arm->sut)) {
-		w->sut_exited = 1;
-		return 1;
-	}
-	return 0;
+	return arm_gone(w);
 }
 
 /* -------------------------------------------------------- load config */
@@ -285,11 +298,11 @@ static int meas_on_second(void *ctx, unsigned idx, const struct load_stats *sec)
 static void load_config_for(struct window_ctx *w, struct load_config *cfg, double rate,
 			    double duration_s, uint64_t stream)
 {
-	bind_load(cfg, w->spec, runner_gens_url(w->rc, sut_url(w->arm->sut), &w->url), rate,
+	bind_load(cfg, w->spec, runner_gens_url(w->rc, runner_arm_url(w->arm), &w->url), rate,
 		  duration_s, bind_window_seed(w->spec, w->wp->id, stream));
 	cfg->stop = &runner_stop;
 	/* a jailed implementation listens on its own namespace's loopback */
-	cfg->netns_fd = sut_netns(w->arm->sut);
+	cfg->netns_fd = runner_arm_netns(w->arm);
 	/* The pool is drawn once per run, before the first load; if that
 	 * fails (it cannot for a validated spec) every load tries again and
 	 * fails with the reason. */
@@ -467,7 +480,6 @@ static int window_measure(struct window_ctx *w)
 {
 	struct load_config cfg;
 	struct load_result res;
-	struct sut *sut = w->arm->sut;
 
 	if (w->sut_exited)
 		return 0;
@@ -485,12 +497,11 @@ static int window_measure(struct window_ctx *w)
 	if (runner_stop)
 		return 1;
 	if (w->acct_open)
-		w->have_acct = account_window_end(sut_account(sut), &w->acct) == 0;
+		w->have_acct = runner_arm_acct_end(w->arm, &w->acct) == 0;
 	/* The generator's CPU over exactly the measured seconds (each second
 	 * carries its threads' clock deltas). */
 	w->meas.generator_cpu_s = w->meas_total.cpu_s;
-	if (sut_exited(sut))
-		w->sut_exited = 1;
+	arm_gone(w);
 	return 0;
 }
 

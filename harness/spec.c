@@ -63,6 +63,8 @@ void spec_free(struct spec *s)
 		}
 		free(im->signals);
 		free(im->cpus);
+		free(im->host);
+		free(im->host_binary);
 	}
 	free(s->impls);
 	for (i = 0; i < s->ndeps; i++) {

@@ -577,6 +577,7 @@ void spec_validate(struct spec *s, const struct ynode *root, struct spec_diags *
 	spec_check_vars(&v);
 	spec_check_deps(&v);
 	spec_check_generators(&v);
+	spec_check_hosts(&v);
 	spec_finish_gates(&v);
 	spec_check_gate_points(&v);
 }

@@ -1,0 +1,356 @@
+/*
+ * rsut: the coordinator's end of the --sut role: requests and their
+ * replies on one agent link, an unasked SUT_EXITED noted whenever it
+ * comes.
+ */
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "rsut.h"
+#include "sut_wire.h"
+#include "util.h"
+
+struct rsut {
+	struct agent_link link;
+	int open, stopped;
+	int starting;                /* in rsut_start */
+	volatile sig_atomic_t *stop;
+	char *url, *stats_url, *cpus, *cpus_method, *backend, *log_dir;
+	int port;
+	int exited;
+	char *exit_desc;
+	struct hostfacts facts;
+	double grace_s;
+};
+
+/* tmpl with every "{host}" replaced by addr (malloc'd; NULL stays NULL). */
+static char *subst_host(const char *tmpl, const char *addr)
+{
+	struct sbuf sb = SBUF_INIT;
+	const char *p = tmpl, *q;
+
+	if (!tmpl)
+		return NULL;
+	while ((q = strstr(p, "{host}"))) {
+		sbuf_add(&sb, p, (size_t)(q - p));
+		sbuf_adds(&sb, addr);
+		p = q + 6;
+	}
+	sbuf_adds(&sb, p);
+	return sbuf_detach(&sb, NULL);
+}
+
+static void note_exit(struct rsut *r, const char *desc)
+{
+	if (r->exited)
+		return;
+	r->exited = 1;
+	r->exit_desc = xstrdup(desc);
+}
+
+static void lost(struct rsut *r)
+{
+	r->link.lost = 1;
+	note_exit(r, "its agent's connection was lost");
+}
+
+/* Read frames until one of type want (into payload): 0. A SUT_EXITED on
+ * the way is noted. -1 when the channel broke or timeout_ms passed
+ * (lost), or -2 when the stop flag was set. */
+static int wait_reply(struct rsut *r, int want, struct sbuf *payload, int timeout_ms)
+{
+	uint64_t end = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	const char *why = "";
+	int type;
+
+	if (r->link.lost)
+		return -1;
+	for (;;) {
+		struct pollfd p = { .fd = r->link.from, .events = POLLIN };
+
+		if (r->stop && *r->stop)
+			return -2;
+		if (now_ns() >= end) {
+			lost(r);
+			return -1;
+		}
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		if (frame_read(r->link.from, &type, payload, 10000, &why)) {
+			lost(r);
+			return -1;
+		}
+		if (type == FRAME_SUT_EXITED) {
+			struct dec d;
+			char *desc;
+
+			dec_init(&d, payload->buf, payload->len);
+			desc = dec_str(&d);
+			note_exit(r, desc ? desc : "exited");
+			free(desc);
+		}
+		if (type == want)
+			return 0;
+	}
+}
+
+/* The SUT_START request for cfg, with {host} replaced by addr. */
+static void make_request(const struct rsut_config *cfg, const char *addr,
+			 struct sut_wire_start *w)
+{
+	const struct spec_impl *im = cfg->impl;
+	size_t i, n = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->impl.name = xstrdup(im->name);
+	w->impl.repo = xstrdup(cfg->workdir ? cfg->workdir : im->repo);
+	while (im->start[n])
+		n++;
+	w->impl.start = xcalloc(n + 1, sizeof(char *));
+	for (i = 0; i < n; i++)
+		w->impl.start[i] = subst_host(im->start[i], addr);
+	w->impl.env = xcalloc(im->nenv + 1, sizeof(*w->impl.env));
+	w->impl.nenv = im->nenv;
+	for (i = 0; i < im->nenv; i++) {
+		w->impl.env[i].key = xstrdup(im->env[i].key);
+		w->impl.env[i].value = subst_host(im->env[i].value, addr);
+	}
+	w->impl.health_url = subst_host(im->health_url, addr);
+	w->impl.health_timeout_s = im->health_timeout_s;
+	w->impl.cpus = im->cpus ? xstrdup(im->cpus) : NULL;
+	w->impl.memory_max_bytes = im->memory_max_bytes;
+	w->impl.pids_max = im->pids_max;
+	w->label = xstrdup(cfg->label);
+	w->backend = cfg->backend;
+	w->sample_ms = cfg->sample_ms;
+	w->https = cfg->https;
+	w->insecure = cfg->insecure;
+	w->ca_file = cfg->ca_file ? xstrdup(cfg->ca_file) : NULL;
+}
+
+/* SUT_UP's payload into r; 0 when it says started and healthy, else -1
+ * with its message (owned by the caller) in *msg. */
+static int read_up(struct rsut *r, const struct sbuf *payload, const char *addr,
+		   const struct spec_impl *im, int https, char **msg)
+{
+	struct sbuf sb = SBUF_INIT;
+	struct dec d;
+	uint64_t ok;
+
+	dec_init(&d, payload->buf, payload->len);
+	ok = dec_u64(&d);
+	*msg = dec_str(&d);
+	r->port = (int)dec_u64(&d);
+	dec_u64(&d);   /* its pid there: for the agent's own messages */
+	r->cpus = dec_str(&d);
+	r->cpus_method = dec_str(&d);
+	r->backend = dec_str(&d);
+	r->log_dir = dec_str(&d);
+	if (d.bad || sut_wire_dec_facts(&d, &r->facts)) {
+		free(*msg);
+		*msg = xstrdup("malformed SUT_UP frame");
+		return -1;
+	}
+	if (!ok)
+		return -1;
+	sbuf_addf(&sb, "%s://%s%s%s:%d", https ? "https" : "http", strchr(addr, ':') ? "[" : "", addr,
+		  strchr(addr, ':') ? "]" : "", r->port);
+	r->url = sbuf_detach(&sb, NULL);
+	if (im->stats_url) {
+		char *h = subst_host(im->stats_url, addr);
+
+		r->stats_url = spec_subst_port(h, r->port);
+		free(h);
+	}
+	return 0;
+}
+
+struct rsut *rsut_start(const struct rsut_config *cfg, int *unhealthy)
+{
+	struct rsut *r = xcalloc(1, sizeof(*r));
+	struct agent_opts o = *cfg->opts;
+	struct sut_wire_start w;
+	struct sbuf sb = SBUF_INIT, payload = SBUF_INIT;
+	char *msg = NULL;
+	int rr;
+
+	*unhealthy = 0;
+	r->stop = cfg->stop;
+	r->grace_s = 3;
+	r->starting = 1;
+	o.sut = 1;
+	if (agent_link_open(&r->link, cfg->dest, &o))
+		goto fail;
+	r->open = 1;
+	make_request(cfg, r->link.address, &w);
+	sut_wire_enc_start(&sb, &w);
+	sut_wire_start_release(&w);
+	if (agent_link_send(&r->link, FRAME_SUT_START, &sb)) {
+		error("%s on %s: the agent's connection was lost", cfg->impl->name, cfg->dest);
+		goto fail;
+	}
+	/* its health timeout, and time for the agent to start it and stop it */
+	rr = wait_reply(r, FRAME_SUT_UP, &payload,
+			(int)(cfg->impl->health_timeout_s * 1000) + 30000);
+	if (rr == -2)
+		goto fail;   /* interrupted: the caller checks its flag */
+	if (rr) {
+		error("%s on %s: no answer from its agent (%s)", cfg->impl->name, cfg->dest,
+		      r->exit_desc ? r->exit_desc : "?");
+		goto fail;
+	}
+	if (read_up(r, &payload, r->link.address, cfg->impl, cfg->https, &msg)) {
+		/* a failed start on that host is the host's (an exec that
+		 * fails, a cgroup that cannot be made), a failed health
+		 * check the implementation's, as for a local arm */
+		*unhealthy = msg && strstr(msg, "never came up healthy") != NULL;
+		error("%s on %s: %s", cfg->impl->name, cfg->dest, msg ? msg : "not started");
+		goto fail;
+	}
+	r->starting = 0;
+	free(msg);
+	sbuf_release(&sb);
+	sbuf_release(&payload);
+	return r;
+fail:
+	free(msg);
+	sbuf_release(&sb);
+	sbuf_release(&payload);
+	rsut_free(r);
+	return NULL;
+}
+
+const char *rsut_url(const struct rsut *r) { return r->url; }
+const char *rsut_stats_url(const struct rsut *r) { return r->stats_url; }
+int rsut_port(const struct rsut *r) { return r->port; }
+const char *rsut_dest(const struct rsut *r) { return r->link.dest; }
+const char *rsut_address(const struct rsut *r) { return r->link.address; }
+const char *rsut_host(const struct rsut *r) { return r->link.host; }
+const char *rsut_cpus(const struct rsut *r) { return r->cpus; }
+const char *rsut_cpus_method(const struct rsut *r) { return r->cpus_method; }
+const char *rsut_backend(const struct rsut *r) { return r->backend; }
+const char *rsut_log_dir(const struct rsut *r) { return r->log_dir; }
+const struct hostfacts *rsut_facts(const struct rsut *r) { return &r->facts; }
+int rsut_lost(const struct rsut *r) { return r->link.lost; }
+const char *rsut_exit_desc(const struct rsut *r) { return r->exit_desc ? r->exit_desc : "running"; }
+
+int rsut_exited(struct rsut *r)
+{
+	struct sbuf payload = SBUF_INIT;
+	const char *why = "";
+	int type;
+
+	if (r->stopped || !r->open)
+		return 0;
+	while (!r->exited) {
+		struct pollfd p = { .fd = r->link.from, .events = POLLIN };
+
+		if (r->link.lost) {
+			lost(r);
+			break;
+		}
+		if (poll(&p, 1, 0) <= 0)
+			break;
+		if (frame_read(r->link.from, &type, &payload, 5000, &why)) {
+			lost(r);
+			break;
+		}
+		if (type == FRAME_SUT_EXITED) {
+			struct dec d;
+			char *desc;
+
+			dec_init(&d, payload.buf, payload.len);
+			desc = dec_str(&d);
+			note_exit(r, desc ? desc : "exited");
+			free(desc);
+		}
+	}
+	sbuf_release(&payload);
+	return r->exited;
+}
+
+int rsut_window_begin(struct rsut *r)
+{
+	struct sbuf payload = SBUF_INIT;
+	struct dec d;
+	int ret = -1;
+
+	if (agent_link_send(&r->link, FRAME_ACCT_BEGIN, NULL)) {
+		lost(r);
+		goto out;
+	}
+	if (wait_reply(r, FRAME_ACCT_OPEN, &payload, 15000))
+		goto out;
+	dec_init(&d, payload.buf, payload.len);
+	ret = dec_u64(&d) == 1 && !d.bad ? 0 : -1;
+out:
+	sbuf_release(&payload);
+	return ret;
+}
+
+int rsut_window_end(struct rsut *r, struct account_window *out)
+{
+	struct sbuf payload = SBUF_INIT;
+	struct dec d;
+	int ret = -1;
+
+	if (agent_link_send(&r->link, FRAME_ACCT_END, NULL)) {
+		lost(r);
+		goto out;
+	}
+	if (wait_reply(r, FRAME_ACCT, &payload, 15000))
+		goto out;
+	dec_init(&d, payload.buf, payload.len);
+	if (dec_u64(&d) == 1 && !d.bad)
+		ret = sut_wire_dec_window(&d, out);
+out:
+	sbuf_release(&payload);
+	return ret;
+}
+
+void rsut_stop(struct rsut *r)
+{
+	struct sbuf payload = SBUF_INIT;
+
+	if (!r || r->stopped)
+		return;
+	r->stopped = 1;
+	if (!r->open)
+		return;
+	/* Its stop grace (3 s) and time to empty and remove its cgroup; the
+	 * stop flag is not heeded here: the stop must finish. Interrupted
+	 * while it started, the agent is still busy with it: closing its
+	 * standard input is the stop then. */
+	if (r->starting && r->stop && *r->stop) {
+		agent_link_close(&r->link);
+		r->open = 0;
+		return;
+	}
+	r->stop = NULL;
+	if (!agent_link_send(&r->link, FRAME_SUT_STOP, NULL))
+		wait_reply(r, FRAME_SUT_STOPPED, &payload, (int)(r->grace_s * 1000) + 10000);
+	/* Its standard input closes: the agent removes whatever is left. */
+	agent_link_close(&r->link);
+	r->open = 0;
+	sbuf_release(&payload);
+}
+
+void rsut_free(struct rsut *r)
+{
+	if (!r)
+		return;
+	rsut_stop(r);
+	if (r->open)
+		agent_link_close(&r->link);
+	free(r->url);
+	free(r->stats_url);
+	free(r->cpus);
+	free(r->cpus_method);
+	free(r->backend);
+	free(r->log_dir);
+	free(r->exit_desc);
+	hostfacts_release(&r->facts);
+	free(r);
+}

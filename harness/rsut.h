@@ -1,0 +1,83 @@
+/*
+ * rsut: an implementation run on another host (implementations[].host)
+ * through an agent in its --sut role (sut_agent.h), seen from the
+ * coordinator: started and health-checked there, its accounting windows
+ * measured there by the same account module as a local arm's, stopped
+ * there. The agent is started over ssh like a load agent (agent_link.h:
+ * version check, HELLO); the HELLO's address (where ssh reached the
+ * host) is the implementation's address: "{host}" in its start argv, env
+ * values, health and stats URLs is replaced by it, and the load goes to
+ * http(s)://ADDRESS:PORT.
+ *
+ * Lifetime: the agent kills the implementation's tree and removes its
+ * cgroup when its standard input closes, so the coordinator dying in any
+ * way (even SIGKILL) leaves nothing on that host; rsut_free closes it.
+ *
+ * Ownership: an rsut owns its link and every string it returns. Not
+ * thread-safe: every call from the runner's thread.
+ */
+#ifndef HARNESS_RSUT_H
+#define HARNESS_RSUT_H
+
+#include <signal.h>
+
+#include "account.h"
+#include "agent_link.h"
+#include "hostfacts.h"
+#include "spec.h"
+
+struct rsut_config {
+	const char *dest;                /* ssh destination */
+	const struct agent_opts *opts;   /* binary, ssh options (sut set here) */
+	const struct spec_impl *impl;    /* start, env, health, stats, cpus, limits */
+	const char *workdir;             /* on that host; NULL: impl->repo */
+	const char *label;               /* its cgroup label */
+	enum acct_backend backend;
+	int sample_ms;
+	int https, insecure;
+	const char *ca_file;             /* a path on that host, or NULL */
+	/* Set non-zero (a signal handler's flag): waits give up within
+	 * about 200 ms. */
+	volatile sig_atomic_t *stop;
+};
+
+struct rsut;
+
+/*
+ * Start the agent, the implementation through it, and wait until it is
+ * healthy there. NULL after one error() line; *unhealthy is then 1 when
+ * it was started but exited or never answered healthy (the
+ * implementation's doing), 0 when the host, ssh or the agent failed.
+ */
+struct rsut *rsut_start(const struct rsut_config *cfg, int *unhealthy);
+
+const char *rsut_url(const struct rsut *r);       /* http(s)://ADDRESS:PORT */
+const char *rsut_stats_url(const struct rsut *r); /* NULL when none */
+int rsut_port(const struct rsut *r);
+const char *rsut_dest(const struct rsut *r);
+const char *rsut_address(const struct rsut *r);
+const char *rsut_host(const struct rsut *r);      /* its host name */
+const char *rsut_cpus(const struct rsut *r);      /* NULL unknown */
+const char *rsut_cpus_method(const struct rsut *r);
+const char *rsut_backend(const struct rsut *r);   /* the accounting backend there */
+const char *rsut_log_dir(const struct rsut *r);   /* its logs, on that host */
+const struct hostfacts *rsut_facts(const struct rsut *r);
+
+/* Non-blocking: 1 once it exited there (or its agent was lost). */
+int rsut_exited(struct rsut *r);
+/* 1 when it is gone because its agent's channel broke (not its doing). */
+int rsut_lost(const struct rsut *r);
+/* "exited with status 1", "its agent's connection was lost", ... */
+const char *rsut_exit_desc(const struct rsut *r);
+
+/* An accounting window on that host (account.h). 0, or -1 (quiet: the
+ * window then has no accounting, as a local one whose begin failed). */
+int rsut_window_begin(struct rsut *r);
+int rsut_window_end(struct rsut *r, struct account_window *out);
+
+/* Stop it there (its tree and cgroup) and close the agent; safe twice. */
+void rsut_stop(struct rsut *r);
+/* rsut_stop, then free. */
+void rsut_free(struct rsut *r);
+
+#endif

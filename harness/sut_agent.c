@@ -1,0 +1,272 @@
+/*
+ * sut_agent: `harness agent --sut`, the agent's second role: one
+ * implementation on this host for a coordinator elsewhere, started,
+ * accounted and stopped by the very code a local run uses (sut.c,
+ * account.c), so its process group, cgroup (v2/v1/procfs), watchdog and
+ * stop are the same. Single-threaded: the main loop waits for a frame
+ * (or a signal) at most 200 ms, then looks whether the implementation
+ * exited on its own, which it reports once (SUT_EXITED).
+ *
+ * Cleanup: whatever ends the loop (standard input closed, SIGTERM,
+ * SIGHUP, SIGINT, a malformed frame), sut_free kills the implementation's
+ * process group and every process left in its cgroup and removes the
+ * cgroup before the agent exits; a SIGKILL of the agent itself is covered
+ * by sut's watchdog (sut.h).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "account.h"
+#include "agent.h"
+#include "frame.h"
+#include "hostfacts.h"
+#include "sut.h"
+#include "sut_agent.h"
+#include "sut_wire.h"
+#include "util.h"
+
+static volatile sig_atomic_t sut_agent_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	sut_agent_stop = 1;
+}
+
+struct sut_agent {
+	int in, out;
+	struct sut *sut;
+	struct sut_wire_start req;   /* the running one's (sut points into it) */
+	int have_req;
+	int exit_sent;
+	char log_dir[4096];          /* made at the first start, kept (evidence) */
+};
+
+/* A frame to the coordinator; when it is gone there is nothing left to
+ * answer: the loop ends at its next read (end of file). */
+static void reply(struct sut_agent *a, int type, const struct sbuf *sb)
+{
+	frame_write(a->out, type, sb ? sb->buf : "", sb ? sb->len : 0);
+}
+
+static void stop_sut(struct sut_agent *a)
+{
+	if (a->sut) {
+		sut_stop(a->sut);
+		sut_free(a->sut);
+		a->sut = NULL;
+	}
+	if (a->have_req) {
+		sut_wire_start_release(&a->req);
+		a->have_req = 0;
+	}
+	a->exit_sent = 0;
+}
+
+static int make_log_dir(struct sut_agent *a, struct sbuf *why)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (a->log_dir[0])
+		return 0;
+	snprintf(a->log_dir, sizeof(a->log_dir), "%s/harness-agent-sut.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(a->log_dir)) {
+		sbuf_addf(why, "cannot make a log directory %s: %s", a->log_dir, strerror(errno));
+		a->log_dir[0] = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* SUT_UP: u ok, s message, u port, u pid, s cpus, s cpus method,
+ * s backend, s log dir, then the host facts. */
+static void send_up(struct sut_agent *a, const char *msg)
+{
+	struct sbuf sb = SBUF_INIT;
+	struct hostfacts facts = HOSTFACTS_INIT;
+	struct sut *s = a->sut;
+
+	enc_u64(&sb, s != NULL);
+	enc_str(&sb, msg);
+	enc_u64(&sb, s ? (uint64_t)sut_port(s) : 0);
+	enc_u64(&sb, s ? (uint64_t)sut_pid(s) : 0);
+	enc_str(&sb, s ? sut_cpus(s) : NULL);
+	enc_str(&sb, s ? sut_cpus_method(s) : NULL);
+	enc_str(&sb, s && sut_account(s) ? account_backend_name(account_backend(sut_account(s)))
+					 : NULL);
+	enc_str(&sb, a->log_dir[0] ? a->log_dir : NULL);
+	hostfacts_read(&facts);
+	sut_wire_enc_facts(&sb, &facts);
+	reply(a, FRAME_SUT_UP, &sb);
+	hostfacts_release(&facts);
+	sbuf_release(&sb);
+}
+
+static void start(struct sut_agent *a, struct dec *d)
+{
+	struct sut_config cfg;
+	struct sbuf why = SBUF_INIT;
+
+	stop_sut(a);
+	if (sut_wire_dec_start(d, &a->req)) {
+		send_up(a, "agent: malformed SUT_START frame");
+		goto out;
+	}
+	a->have_req = 1;
+	if (make_log_dir(a, &why)) {
+		send_up(a, why.buf);
+		goto out;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.impl = &a->req.impl;
+	cfg.workdir = a->req.impl.repo;
+	cfg.log_dir = a->log_dir;
+	cfg.cgroup_name = a->req.label;
+	cfg.backend = a->req.backend;
+	cfg.sample_ms = a->req.sample_ms;
+	cfg.run_as_uid = cfg.run_as_gid = -1;
+	cfg.stop_grace_s = a->req.stop_grace_s;
+	cfg.port = a->req.port;
+	cfg.https = a->req.https;
+	cfg.insecure = a->req.insecure;
+	cfg.ca_file = a->req.ca_file;
+	cfg.stop = &sut_agent_stop;
+	a->sut = sut_start(&cfg);
+	if (!a->sut) {
+		send_up(a, "the agent could not start it (its message is above)");
+		goto out;
+	}
+	if (sut_wait_healthy(a->sut, a->req.impl.health_timeout_s)) {
+		sut_free(a->sut);
+		a->sut = NULL;
+		sbuf_addf(&why, "never came up healthy (its log on that host: %s)", a->log_dir);
+		send_up(a, why.buf);
+		goto out;
+	}
+	send_up(a, NULL);
+out:
+	sbuf_release(&why);
+}
+
+/* ACCT_OPEN: u ok. */
+static void acct_begin(struct sut_agent *a)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	enc_u64(&sb, a->sut && account_window_begin(sut_account(a->sut)) == 0);
+	reply(a, FRAME_ACCT_OPEN, &sb);
+	sbuf_release(&sb);
+}
+
+/* ACCT: u ok, then the window when ok. */
+static void acct_end(struct sut_agent *a)
+{
+	struct sbuf sb = SBUF_INIT;
+	struct account_window w;
+	int ok = a->sut && account_window_end(sut_account(a->sut), &w) == 0;
+
+	enc_u64(&sb, (uint64_t)ok);
+	if (ok) {
+		sut_wire_enc_window(&sb, &w);
+		account_window_release(&w);
+	}
+	reply(a, FRAME_ACCT, &sb);
+	sbuf_release(&sb);
+}
+
+/* SUT_EXITED (s how), once per instance. */
+static void check_exit(struct sut_agent *a)
+{
+	struct sbuf sb = SBUF_INIT;
+	char desc[128];
+
+	if (!a->sut || a->exit_sent || !sut_exited(a->sut))
+		return;
+	enc_str(&sb, sut_exit_desc(a->sut, desc, sizeof(desc)));
+	reply(a, FRAME_SUT_EXITED, &sb);
+	a->exit_sent = 1;
+	sbuf_release(&sb);
+}
+
+static void serve(struct sut_agent *a)
+{
+	struct sbuf payload = SBUF_INIT;
+	const char *why = "";
+	int type, r;
+
+	while (!sut_agent_stop) {
+		struct pollfd p = { .fd = a->in, .events = POLLIN };
+		struct dec d;
+
+		check_exit(a);
+		if (poll(&p, 1, 200) <= 0)
+			continue;     /* a signal sets the flag; a timeout: look again */
+		r = frame_read(a->in, &type, &payload, 10000, &why);
+		if (r == 1)
+			break;        /* standard input closed: the coordinator is gone */
+		if (r) {
+			fprintf(stderr, "harness: agent --sut: %s\n", why);
+			break;
+		}
+		dec_init(&d, payload.buf, payload.len);
+		switch (type) {
+		case FRAME_SUT_START:
+			start(a, &d);
+			break;
+		case FRAME_ACCT_BEGIN:
+			acct_begin(a);
+			break;
+		case FRAME_ACCT_END:
+			acct_end(a);
+			break;
+		case FRAME_SUT_STOP:
+			stop_sut(a);
+			reply(a, FRAME_SUT_STOPPED, NULL);
+			break;
+		default:
+			fprintf(stderr, "harness: agent --sut: unexpected frame type %d\n", type);
+			goto out;
+		}
+	}
+out:
+	sbuf_release(&payload);
+}
+
+int agent_serve_sut(int in, int out)
+{
+	struct sut_agent a;
+	struct sigaction sa;
+	struct sbuf sb = SBUF_INIT;
+
+	memset(&a, 0, sizeof(a));
+	a.in = in;
+	a.out = out;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;   /* no SA_RESTART: poll returns */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* sshd's session (or the coordinator) dying: clean up as for an end
+	 * of file (the watchdog covers a SIGKILL of this process). */
+	prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+	if (getppid() == 1)
+		sut_agent_stop = 1;
+	/* What a dead harness left on this host (dead owners only). */
+	sut_reap_leftovers();
+	agent_hello_payload(&sb);
+	reply(&a, FRAME_HELLO, &sb);
+	sbuf_release(&sb);
+	serve(&a);
+	/* Nothing may outlive the coordinator: the tree and its cgroup go. */
+	stop_sut(&a);
+	fflush(stderr);
+	_exit(0);
+}

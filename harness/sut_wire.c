@@ -1,0 +1,259 @@
+/*
+ * sut_wire: the --sut frames' payloads, field by field in the order
+ * docs/AGENT_PROTOCOL.md lists them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sut_wire.h"
+#include "util.h"
+
+static void enc_argv(struct sbuf *sb, char *const *argv)
+{
+	size_t n = 0, i;
+
+	while (argv && argv[n])
+		n++;
+	enc_u64(sb, n);
+	for (i = 0; i < n; i++)
+		enc_str(sb, argv[i]);
+}
+
+static char **dec_argv(struct dec *d)
+{
+	uint64_t n = dec_u64(d), i;
+	char **v;
+
+	if (d->bad || n > 4096) {
+		d->bad = 1;
+		return NULL;
+	}
+	v = xcalloc(n + 1, sizeof(*v));
+	for (i = 0; i < n; i++)
+		v[i] = dec_str(d);
+	return v;
+}
+
+void sut_wire_enc_start(struct sbuf *sb, const struct sut_wire_start *w)
+{
+	const struct spec_impl *im = &w->impl;
+	size_t i;
+
+	enc_str(sb, im->name);
+	enc_str(sb, im->repo);
+	enc_argv(sb, im->start);
+	enc_u64(sb, im->nenv);
+	for (i = 0; i < im->nenv; i++) {
+		enc_str(sb, im->env[i].key);
+		enc_str(sb, im->env[i].value);
+	}
+	enc_str(sb, im->health_url);
+	enc_f64(sb, im->health_timeout_s);
+	enc_str(sb, im->cpus);
+	enc_u64(sb, im->memory_max_bytes);
+	enc_u64(sb, im->pids_max);
+	enc_str(sb, w->label);
+	enc_u64(sb, (uint64_t)w->port);
+	enc_u64(sb, (uint64_t)w->backend);
+	enc_u64(sb, (uint64_t)w->sample_ms);
+	enc_f64(sb, w->stop_grace_s);
+	enc_u64(sb, (uint64_t)w->https);
+	enc_u64(sb, (uint64_t)w->insecure);
+	enc_str(sb, w->ca_file);
+}
+
+int sut_wire_dec_start(struct dec *d, struct sut_wire_start *w)
+{
+	struct spec_impl *im = &w->impl;
+	uint64_t n, i, backend;
+
+	memset(w, 0, sizeof(*w));
+	im->name = dec_str(d);
+	im->repo = dec_str(d);
+	im->start = dec_argv(d);
+	n = dec_u64(d);
+	if (n > 4096)
+		d->bad = 1;
+	if (!d->bad) {
+		im->env = xcalloc(n + 1, sizeof(*im->env));
+		im->nenv = n;
+		for (i = 0; i < n; i++) {
+			im->env[i].key = dec_str(d);
+			im->env[i].value = dec_str(d);
+		}
+	}
+	im->health_url = dec_str(d);
+	im->health_timeout_s = dec_f64(d);
+	im->cpus = dec_str(d);
+	im->memory_max_bytes = dec_u64(d);
+	im->pids_max = dec_u64(d);
+	w->label = dec_str(d);
+	w->port = (int)dec_u64(d);
+	backend = dec_u64(d);
+	w->backend = backend <= ACCT_PROCFS ? (enum acct_backend)backend : ACCT_AUTO;
+	w->sample_ms = (int)dec_u64(d);
+	w->stop_grace_s = dec_f64(d);
+	w->https = (int)dec_u64(d);
+	w->insecure = (int)dec_u64(d);
+	w->ca_file = dec_str(d);
+	for (i = 0; !d->bad && i < im->nenv; i++)
+		if (!im->env[i].key || !im->env[i].value)
+			d->bad = 1;
+	if (d->bad || backend > ACCT_PROCFS || !im->name || !im->start || !im->start[0] ||
+	    w->port < 0 || w->port > 65535) {
+		sut_wire_start_release(w);
+		return -1;
+	}
+	return 0;
+}
+
+void sut_wire_start_release(struct sut_wire_start *w)
+{
+	struct spec_impl *im = &w->impl;
+	size_t i;
+
+	free(im->name);
+	free(im->repo);
+	strv_free(im->start);
+	for (i = 0; im->env && i < im->nenv; i++) {
+		free(im->env[i].key);
+		free(im->env[i].value);
+	}
+	free(im->env);
+	free(im->health_url);
+	free(im->cpus);
+	free(w->label);
+	free(w->ca_file);
+	memset(w, 0, sizeof(*w));
+}
+
+/* ------------------------------------------------------------ window */
+
+void sut_wire_enc_window(struct sbuf *sb, const struct account_window *w)
+{
+	size_t i;
+
+	enc_str(sb, w->backend);
+	enc_f64(sb, w->duration_s);
+	enc_f64(sb, w->cpu_s);
+	enc_f64(sb, w->user_s);
+	enc_f64(sb, w->system_s);
+	enc_u64(sb, (uint64_t)w->has_throttle);
+	enc_u64(sb, w->nr_throttled);
+	enc_u64(sb, w->throttled_usec);
+	enc_f64(sb, w->anon_p50);
+	enc_f64(sb, w->anon_p99);
+	enc_f64(sb, w->anon_max);
+	enc_u64(sb, w->nsamples);
+	for (i = 0; i < w->nsamples; i++) {
+		enc_f64(sb, w->samples[i].t_ms);
+		enc_u64(sb, w->samples[i].anon);
+		enc_f64(sb, w->samples[i].cpu_s);
+	}
+	enc_u64(sb, (uint64_t)w->has_peak);
+	enc_u64(sb, w->mem_peak);
+	enc_str(sb, w->peak_scope);
+	enc_u64(sb, (uint64_t)w->has_oom);
+	enc_u64(sb, w->oom);
+	enc_u64(sb, w->oom_kill);
+	enc_u64(sb, (uint64_t)w->has_majfault);
+	enc_u64(sb, w->pgmajfault);
+	enc_f64(sb, w->sampler_cpu_s);
+}
+
+/* The static name of a backend or peak scope sent as a string. */
+static const char *static_name(const char *s, int backend)
+{
+	enum acct_backend b;
+
+	if (!s)
+		return NULL;
+	if (backend)
+		return account_backend_parse(s, &b) ? "?" : account_backend_name(b);
+	return !strcmp(s, "window") ? "window" : "lifetime";
+}
+
+int sut_wire_dec_window(struct dec *d, struct account_window *w)
+{
+	char *backend, *scope;
+	uint64_t n, i;
+
+	memset(w, 0, sizeof(*w));
+	backend = dec_str(d);
+	w->backend = static_name(backend, 1);
+	free(backend);
+	w->duration_s = dec_f64(d);
+	w->cpu_s = dec_f64(d);
+	w->user_s = dec_f64(d);
+	w->system_s = dec_f64(d);
+	w->has_throttle = (int)dec_u64(d);
+	w->nr_throttled = dec_u64(d);
+	w->throttled_usec = dec_u64(d);
+	w->anon_p50 = dec_f64(d);
+	w->anon_p99 = dec_f64(d);
+	w->anon_max = dec_f64(d);
+	n = dec_u64(d);
+	if (n > 10000000)
+		d->bad = 1;
+	if (!d->bad && n) {
+		w->samples = xcalloc(n, sizeof(*w->samples));
+		w->nsamples = n;
+		for (i = 0; i < n; i++) {
+			w->samples[i].t_ms = dec_f64(d);
+			w->samples[i].anon = dec_u64(d);
+			w->samples[i].cpu_s = dec_f64(d);
+		}
+	}
+	w->has_peak = (int)dec_u64(d);
+	w->mem_peak = dec_u64(d);
+	scope = dec_str(d);
+	w->peak_scope = static_name(scope, 0);
+	free(scope);
+	w->has_oom = (int)dec_u64(d);
+	w->oom = dec_u64(d);
+	w->oom_kill = dec_u64(d);
+	w->has_majfault = (int)dec_u64(d);
+	w->pgmajfault = dec_u64(d);
+	w->sampler_cpu_s = dec_f64(d);
+	if (d->bad || !w->backend) {
+		account_window_release(w);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- facts */
+
+void sut_wire_enc_facts(struct sbuf *sb, const struct hostfacts *h)
+{
+	size_t i;
+
+	enc_u64(sb, h->n);
+	for (i = 0; i < h->n; i++) {
+		enc_str(sb, h->keys[i]);
+		enc_str(sb, h->values[i]);
+	}
+}
+
+int sut_wire_dec_facts(struct dec *d, struct hostfacts *h)
+{
+	uint64_t n = dec_u64(d), i;
+
+	if (n > 1000)
+		d->bad = 1;
+	for (i = 0; !d->bad && i < n; i++) {
+		char *k = dec_str(d), *v = dec_str(d);
+
+		if (k && v)
+			hostfacts_set(h, k, v);
+		else
+			d->bad = 1;
+		free(k);
+		free(v);
+	}
+	if (d->bad) {
+		hostfacts_release(h);
+		return -1;
+	}
+	return 0;
+}

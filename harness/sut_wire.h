@@ -1,0 +1,47 @@
+/*
+ * sut_wire: the payloads of the agent protocol's --sut frames
+ * (docs/AGENT_PROTOCOL.md, "The --sut role"): what the coordinator sends
+ * to start an implementation on the agent's host (SUT_START), and the
+ * accounting window and host facts the agent sends back (ACCT, SUT_UP).
+ * Shared by both ends (rsut.c, sut_agent.c) so they cannot drift apart.
+ *
+ * Ownership: a decoded struct owns every string and array in it; its
+ * _release frees them and zeroes it. Decoders return 0, or -1 on a
+ * malformed payload (nothing to release then).
+ */
+#ifndef HARNESS_SUT_WIRE_H
+#define HARNESS_SUT_WIRE_H
+
+#include "account.h"
+#include "frame.h"
+#include "hostfacts.h"
+#include "spec.h"
+
+struct sut_wire_start {
+	/* impl: name, repo (the working directory on the agent's host),
+	 * start, env, health_url, health_timeout_s, cpus, memory_max_bytes,
+	 * pids_max; nothing else is sent. "{port}" is left for the agent. */
+	struct spec_impl impl;
+	char *label;              /* its cgroup label */
+	int port;                 /* 0: the agent chooses a free one */
+	enum acct_backend backend;
+	int sample_ms;
+	double stop_grace_s;
+	int https, insecure;
+	char *ca_file;            /* a path on the agent's host, or NULL */
+};
+
+void sut_wire_enc_start(struct sbuf *sb, const struct sut_wire_start *w);
+int sut_wire_dec_start(struct dec *d, struct sut_wire_start *w);
+void sut_wire_start_release(struct sut_wire_start *w);
+
+/* An accounting window, samples included (account.h); the decoded
+ * backend and peak_scope point at static strings, as account_window_end
+ * leaves them. */
+void sut_wire_enc_window(struct sbuf *sb, const struct account_window *w);
+int sut_wire_dec_window(struct dec *d, struct account_window *w);
+
+void sut_wire_enc_facts(struct sbuf *sb, const struct hostfacts *h);
+int sut_wire_dec_facts(struct dec *d, struct hostfacts *h);
+
+#endif

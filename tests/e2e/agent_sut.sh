@@ -1,0 +1,156 @@
+#!/bin/bash
+# timing-free: states and counts (processes, cgroups, CPU > 0), no timing figures
+# An implementation on another host (issue 18, item 3): implementations[].host
+# starts it through `harness agent --sut` over ssh in its own network
+# namespace (tests/netns.inc), accounted there (its cgroup on that host),
+# the load from the coordinator's namespace to that host's address.
+# Checks: the run's windows carry its CPU (> 0 per request) and the host's
+# facts; it is stopped at the end (nothing of it left in that namespace,
+# its cgroup gone); check and rerun refuse what cannot run there yet (a
+# build, a fetched commit); the coordinator SIGKILLed mid-window: within
+# 5 s no process of the implementation is alive there and its cgroup is
+# gone; its agent SIGKILLed mid-window: the watchdog there removes it,
+# the window is rejected (agent_lost) and replaced, the run finishes.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../netns.inc"
+trap 'ns_teardown; _cleanup' EXIT
+t0=$(date +%s.%N)
+
+ns_init
+ns_host c 1 && ns_host s 2 || { fail "namespaces"; exit 0; }
+ns_sshd s 2 cgroups || { fail "sshd did not start: $(cat "$T"/sshd_*.log)"; exit 0; }
+
+spec() { # window_s reps [retries]
+	cat <<EOF2
+version: 1
+name: agent-sut
+slo: { threshold_ms: 50 }
+implementations:
+  - name: a
+    host: root@10.218.18.2
+    host_binary: $HARNESS
+    start: [$HELPERS/testsrv, --host, "{host}", --port, "{port}"]
+    health: { url: "http://{host}:{port}/healthz" }
+    restart: never
+workload:
+  requests: [ { name: root, path: / } ]
+  generator_options:
+    ssh_options: [IdentityFile=$T/id, IdentitiesOnly=yes, UserKnownHostsFile=$T/known_hosts,
+                  GlobalKnownHostsFile=/dev/null, StrictHostKeyChecking=yes, LogLevel=ERROR]
+  preflight: { sends: 0 }
+warmup: { min_s: 1, max_s: 1, trailing_s: 1, gates: [] }
+window_gates: [error_rate, sut_alive]
+stages:
+  ladder: { start_rps: 400, step: 2, max_rps: 400, window_s: $1, reps: $2 }
+retries: { max_per_cell: ${3:-0} }
+EOF2
+}
+q() { sqlite3 "$db" "$1"; }
+# The cgroup directories of run $1's implementation, on any hierarchy.
+cgroups() { find /sys/fs/cgroup -maxdepth 3 -type d -name "h*_harness.$1.a" 2>/dev/null; }
+# What is left of the implementation in the host's namespace: every
+# process there but its sshd.
+left_in_s() { echo $(ns_others s); }
+
+# --- a run: started, accounted and stopped there
+spec 2 1 >"$T/spec1.yaml"
+"$HARNESS" check "$T/spec1.yaml" >"$T/check1" 2>&1
+check "check prints the implementation's host" grep -q "host root@10.218.18.2" "$T/check1"
+ip netns exec "${NSP}c" "$HARNESS" run "$T/spec1.yaml" --allow-dirty --runs-dir "$T/runs1" \
+	--stages ladder >"$T/out1" 2>"$T/err1"
+rc=$?
+cmp_num "the run finished (exit)" "$rc" == 0
+db=$(ls -d "$T"/runs1/*/run.db | head -1)
+rid1=$(head -1 "$T/out1")
+cmp_num "its window accepted" "$(q "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" == 1
+check "the sut_start event names the host and its address" \
+	grep -q "a started on root@10.218.18.2 (10.218.18.2" <(q "SELECT detail FROM events WHERE kind = 'sut_start'")
+cpu=$(q "SELECT printf('%.3f', 1e6 * cpu_s / completed) FROM windows WHERE status = 'accepted'")
+cmp_num "its CPU per request, accounted on its host (µs)" "$cpu" ">" 0
+backend=$(q "SELECT acct_backend FROM windows WHERE status = 'accepted'")
+check "the window's accounting backend is the host's ($backend)" test -n "$backend"
+cmp_num "memory sampled there (anon_max, bytes)" \
+	"$(q "SELECT anon_max FROM windows WHERE status = 'accepted'")" ">" 0
+cmp_num "the load went to its address: every request completed" \
+	"$(q "SELECT completed FROM windows WHERE status = 'accepted'")" == 800
+cmp_num "the host's facts recorded with the run" \
+	"$(q "SELECT COUNT(*) FROM host_facts WHERE key LIKE 'remote.a.%'")" ">=" 12
+check "its address among them" test "$(q "SELECT value FROM host_facts WHERE key = 'remote.a.address'")" = 10.218.18.2
+expect_exit "rerun of a commit on another host: refused (fetch and build there not supported yet)" 2 \
+	"$HARNESS" rerun "$rid1" --runs-dir "$T/runs1" --impl "a=$ROOT#HEAD"
+check "... in one line naming the host" grep -q "it runs on root@10.218.18.2 (implementations\[\].host)" "$T/err"
+sed 's/^    restart: never/    restart: never\n    build: [make]/' "$T/spec1.yaml" >"$T/spec_build.yaml"
+expect_exit "check refuses a build on another host" 2 "$HARNESS" check "$T/spec_build.yaml"
+check "... naming the key" grep -q "implementations\[0\].build: not supported with host" "$T/err"
+left=x
+for i in $(seq 1 100); do left=$(left_in_s); [ -z "$left" ] && break; sleep 0.05; done
+if [ -z "$left" ] && [ -z "$(cgroups "$rid1")" ]; then ok "stopped at the end: nothing of it left in its namespace, its cgroup gone"
+else fail "left after the run: $left $(cgroups "$rid1")"; fi
+
+# --- the coordinator SIGKILLed mid-window
+spec 4 2 >"$T/spec2.yaml"
+# ip netns exec execs harness: $! is the coordinator itself.
+ip netns exec "${NSP}c" "$HARNESS" run "$T/spec2.yaml" --allow-dirty --runs-dir "$T/runs2" \
+	--stages ladder >"$T/out2" 2>"$T/err2" &
+hp=$!
+_pids+=("$hp")
+# its implementation up there, its cgroup made, its window begun
+for i in $(seq 1 400); do
+	db=$(ls -d "$T"/runs2/*/run.db 2>/dev/null | head -1)
+	[ -n "$db" ] && [ "$(q "SELECT COUNT(*) FROM events WHERE kind = 'sut_start'" 2>/dev/null)" -ge 1 ] && break
+	sleep 0.05
+done
+sleep 2
+rid2=$(basename "$(dirname "$db")")
+srv=$(ns_exec s pgrep -f "testsrv --host 10.218.18.2" | tr '\n' ' ')
+cg=$(cgroups "$rid2")
+check "before the kill: the implementation runs there ($srv)" test -n "$srv"
+check "before the kill: its cgroup exists ($(echo $cg | wc -w) directories)" test -n "$cg"
+kill -9 "$hp"; wait "$hp" 2>/dev/null
+k0=$(date +%s.%N)
+for i in $(seq 1 100); do
+	left=$(left_in_s)
+	[ -z "$left" ] && [ -z "$(cgroups "$rid2")" ] && break
+	sleep 0.05
+done
+took=$(awk -v a="$k0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+if [ -z "$left" ]; then ok "coordinator SIGKILLed mid-window: no process of it left in its namespace after $took s"
+else fail "left running in its namespace after SIGKILL: $(ps -o pid=,args= -p "$(echo $left | tr ' ' ',')")"; fi
+cg=$(cgroups "$rid2")
+if [ -z "$cg" ]; then ok "and its cgroup is gone"
+else fail "its cgroup is left: $(for d in $cg; do echo "$d: $(cat "$d/cgroup.procs" | tr '\n' ' ')"; done); $(tail -c 600 "$T/err2")"; fi
+check "nothing left in the coordinator's namespace either" test -z "$(ip netns pids "${NSP}c")"
+
+# --- its agent SIGKILLed mid-window (the host's side of a dropped
+# connection): the watchdog there takes the implementation and its cgroup;
+# the window is void (agent_lost, validity), replaced, and the run finishes
+spec 2 1 1 >"$T/spec3.yaml"
+ip netns exec "${NSP}c" "$HARNESS" run "$T/spec3.yaml" --allow-dirty --runs-dir "$T/runs3" \
+	--stages ladder >"$T/out3" 2>"$T/err3" &
+hp=$!
+_pids+=("$hp")
+for i in $(seq 1 400); do
+	db=$(ls -d "$T"/runs3/*/run.db 2>/dev/null | head -1)
+	[ -n "$db" ] && [ "$(q "SELECT COUNT(*) FROM events WHERE kind = 'sut_start'" 2>/dev/null)" -ge 1 ] && break
+	sleep 0.05
+done
+sleep 1.5
+# the agent is the oldest `agent --sut` there (its watchdog is its fork)
+ag=$(for p in $(ns_others s); do ps -o args= -p "$p" | grep -q "agent --sut$" && echo "$p"; done | sort -n | head -1)
+check "its agent found ($ag)" test -n "$ag"
+rid3=$(basename "$(dirname "$db")")
+kill -9 $ag
+for i in $(seq 1 100); do [ -z "$(cgroups "$rid3")" ] && break; sleep 0.05; done
+check "the agent SIGKILLed: its watchdog removed the cgroup" test -z "$(cgroups "$rid3")"
+wait "$hp"; rc=$?
+cmp_num "the run finished (exit)" "$rc" == 0
+cmp_num "the window of the lost agent rejected (agent_lost, validity)" \
+	"$(q "SELECT COUNT(*) FROM windows WHERE status = 'rejected' AND reasons LIKE 'agent_lost%'")" == 1
+check "the agent_lost event names the host" \
+	grep -q "a on root@10.218.18.2: its agent's connection was lost" <(q "SELECT detail FROM events WHERE kind = 'agent_lost'")
+cmp_num "its replacement accepted, on a new start" \
+	"$(q "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" == 1
+left=x
+for i in $(seq 1 100); do left=$(left_in_s); [ -z "$left" ] && break; sleep 0.05; done
+check "nothing left there after the run" test -z "$left"
+echo "# agent_sut: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"

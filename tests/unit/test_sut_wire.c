@@ -1,0 +1,111 @@
+/* test_sut_wire: the --sut frames' payloads (docs/AGENT_PROTOCOL.md):
+ * a start request, an accounting window with its samples and host facts
+ * decode to what was encoded; a truncated payload is refused. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sut_wire.h"
+#include "t.h"
+#include "util.h"
+
+TEST(start_round_trip)
+{
+	char *argv[] = { "/bin/srv", "--port", "{port}", "--host", "10.0.0.2", NULL };
+	struct kv env[] = { { "A", "1" }, { "B", "{port}" } };
+	struct sut_wire_start w, got;
+	struct sbuf sb = SBUF_INIT;
+	struct dec d;
+
+	memset(&w, 0, sizeof(w));
+	w.impl.name = "go";
+	w.impl.repo = "/srv/go";
+	w.impl.start = argv;
+	w.impl.env = env;
+	w.impl.nenv = 2;
+	w.impl.health_url = "http://127.0.0.1:{port}/healthz";
+	w.impl.health_timeout_s = 12.5;
+	w.impl.cpus = "1-2";
+	w.impl.memory_max_bytes = 64ull << 20;
+	w.impl.pids_max = 99;
+	w.label = "harness.r1.go";
+	w.port = 0;
+	w.backend = ACCT_PROCFS;
+	w.sample_ms = 50;
+	w.stop_grace_s = 3;
+	w.https = 1;
+	sut_wire_enc_start(&sb, &w);
+	dec_init(&d, sb.buf, sb.len);
+	CHECK(sut_wire_dec_start(&d, &got) == 0);
+	CHECK(!strcmp(got.impl.name, "go") && !strcmp(got.impl.repo, "/srv/go"));
+	CHECK(got.impl.start[4] && !strcmp(got.impl.start[4], "10.0.0.2") && !got.impl.start[5]);
+	CHECK(got.impl.nenv == 2 && !strcmp(got.impl.env[1].value, "{port}"));
+	CHECK(!strcmp(got.impl.health_url, w.impl.health_url));
+	CHECK(got.impl.health_timeout_s == 12.5 && !strcmp(got.impl.cpus, "1-2"));
+	CHECK(got.impl.memory_max_bytes == 64ull << 20 && got.impl.pids_max == 99);
+	CHECK(!strcmp(got.label, "harness.r1.go") && got.port == 0);
+	CHECK(got.backend == ACCT_PROCFS && got.sample_ms == 50 && got.stop_grace_s == 3);
+	CHECK(got.https == 1 && !got.insecure && !got.ca_file);
+	sut_wire_start_release(&got);
+	/* Truncated anywhere: refused, nothing to release. */
+	dec_init(&d, sb.buf, sb.len - 3);
+	CHECK(sut_wire_dec_start(&d, &got) == -1);
+	sbuf_release(&sb);
+}
+
+TEST(window_and_facts_round_trip)
+{
+	struct account_sample s[3] = { { 50, 1000, 0.01 }, { 100, 3000, 0.02 }, { 150, 2000, 0.03 } };
+	struct account_window w, got;
+	struct hostfacts h = HOSTFACTS_INIT, hg = HOSTFACTS_INIT;
+	struct sbuf sb = SBUF_INIT;
+	struct dec d;
+
+	memset(&w, 0, sizeof(w));
+	w.backend = "cgroup1";
+	w.duration_s = 2;
+	w.cpu_s = 0.125;
+	w.user_s = 0.1;
+	w.system_s = 0.025;
+	w.has_throttle = 1;
+	w.nr_throttled = 7;
+	w.throttled_usec = 1234;
+	w.anon_p50 = 2000;
+	w.anon_p99 = 3000;
+	w.anon_max = 3000;
+	w.samples = s;
+	w.nsamples = 3;
+	w.has_peak = 1;
+	w.mem_peak = 4096;
+	w.peak_scope = "window";
+	w.has_oom = 1;
+	w.oom_kill = 2;
+	w.sampler_cpu_s = 0.001;
+	hostfacts_set(&h, "kernel", "Linux 6");
+	hostfacts_set(&h, "cpus_online", "2");
+	sut_wire_enc_window(&sb, &w);
+	sut_wire_enc_facts(&sb, &h);
+	dec_init(&d, sb.buf, sb.len);
+	CHECK(sut_wire_dec_window(&d, &got) == 0);
+	CHECK(!strcmp(got.backend, "cgroup1") && !strcmp(got.peak_scope, "window"));
+	CHECK(got.cpu_s == 0.125 && got.user_s == 0.1 && got.system_s == 0.025);
+	CHECK(got.has_throttle && got.nr_throttled == 7 && got.throttled_usec == 1234);
+	CHECK(got.nsamples == 3 && got.samples[1].anon == 3000 && got.samples[2].cpu_s == 0.03);
+	CHECK(got.has_peak && got.mem_peak == 4096 && got.has_oom && got.oom_kill == 2);
+	CHECK(got.sampler_cpu_s == 0.001 && !got.has_majfault);
+	CHECK(sut_wire_dec_facts(&d, &hg) == 0 && !d.bad && d.p == d.end);
+	CHECK(hg.n == 2 && !strcmp(hostfacts_get(&hg, "kernel"), "Linux 6"));
+	account_window_release(&got);
+	dec_init(&d, sb.buf, 20);
+	CHECK(sut_wire_dec_window(&d, &got) == -1);
+	hostfacts_release(&h);
+	hostfacts_release(&hg);
+	sbuf_release(&sb);
+}
+
+int main(void)
+{
+	RUN(start_round_trip);
+	RUN(window_and_facts_round_trip);
+	return t_done();
+}
