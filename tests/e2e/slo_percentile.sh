@@ -66,3 +66,7 @@ confirm=$(q "SELECT group_concat(CAST(rate AS INT), ' ') FROM (SELECT DISTINCT r
 	WHERE stage = 'confirm' ORDER BY rate)")
 check "confirm ran at the p99.9 fit's bracket, 300 and 600 req/s, not the p99 fit's 600 and 1200 (got: $confirm)" \
 	test "$confirm" = "300 600"
+# The report of the run fits the same p99.9 knee (one rule, one percentile).
+rk=$(jq -c '.impls[0].knee | [.kind, .lo_rps, .hi_rps, (.knee_rps * 100 | round)]' "$RUNS/p/report/report.json" 2>/dev/null)
+kk=$(jq -c '.fits[0] | [.kind, .lo_rps, .hi_rps, (.knee_rps * 100 | round)]' "$T/knee.json" 2>/dev/null)
+check "the report's knee is the p99.9 knee ($rk)" test -n "$kk" -a "$rk" = "$kk"

@@ -32,6 +32,21 @@ static const char spec_text[] =
 	"  ladder: { start_rps: 100, step: 2, max_rps: 800, window_s: 2, reps: 3 }\n"
 	"compare: { margin_pct: 20 }\n";
 
+/* The same spec judged at the p99.9 (issue 11: compare uses slo.percentile). */
+static const char spec_text_p999[] =
+	"version: 1\n"
+	"name: cmp\n"
+	"seed: 7\n"
+	"slo: { percentile: 99.9, threshold_ms: 20 }\n"
+	"implementations:\n"
+	"  - { name: a, start: [./a, '{port}'], health: { url: 'http://127.0.0.1:{port}/' } }\n"
+	"  - { name: b, start: [./b, '{port}'], health: { url: 'http://127.0.0.1:{port}/' } }\n"
+	"workload:\n"
+	"  requests: [ { name: root, path: / } ]\n"
+	"stages:\n"
+	"  ladder: { start_rps: 100, step: 2, max_rps: 800, window_s: 2, reps: 3 }\n"
+	"compare: { margin_pct: 20 }\n";
+
 struct fx {
 	struct store st;
 	const char *id;
@@ -41,6 +56,7 @@ struct fx {
 /* The run row's status and failure, and the commit of "a", for the next
  * fx_open (reset by it). */
 static const char *fx_status = "finished", *fx_kind, *fx_impl, *fx_commit_a;
+static const char *fx_spec = spec_text;
 
 static void fx_open(struct fx *f, const char *id, const char *const *impls)
 {
@@ -59,7 +75,7 @@ static void fx_open(struct fx *f, const char *id, const char *const *impls)
 	store_row_text(&r, "id", id);
 	store_row_text(&r, "spec_name", "cmp");
 	store_row_text(&r, "spec_path", "spec.yaml");
-	store_row_blob(&r, "spec_text", spec_text, strlen(spec_text));
+	store_row_blob(&r, "spec_text", fx_spec, strlen(fx_spec));
 	store_row_text(&r, "spec_hash", "feedface");
 	store_row_int(&r, "seed", 7);
 	store_row_text(&r, "stages", "ladder");
@@ -88,10 +104,14 @@ static void fx_open(struct fx *f, const char *id, const char *const *impls)
 	sbuf_release(&p);
 	fx_status = "finished";
 	fx_kind = fx_impl = fx_commit_a = NULL;
+	fx_spec = spec_text;
 }
 
 /* Status and failing gates of the next fx_win's window (reset by it). */
 static const char *fx_wstatus = "accepted", *fx_reasons;
+/* > 0: the next fx_win's window has 5 of its 1000 requests at this many
+ * ms (its p99 is still ms, its p99.9 this); reset by it. */
+static double fx_tail_ms;
 
 /* One accepted window of impl at rate: 1000 requests at ms each, cpu_s. */
 static void fx_win(struct fx *f, const char *impl, const char *stage, int rung, int block,
@@ -104,7 +124,8 @@ static void fx_win(struct fx *f, const char *impl, const char *stage, int rung, 
 
 	hist_init(&h);
 	for (i = 0; i < 1000; i++)
-		hist_record(&h, (uint64_t)(ms * 1e6));
+		hist_record(&h, (uint64_t)((fx_tail_ms > 0 && i < 5 ? fx_tail_ms : ms) * 1e6));
+	fx_tail_ms = 0;
 	hist_serialize(&h, &blob);
 	store_row_init(&r, "windows");
 	store_row_text(&r, "run_id", f->id);
@@ -257,6 +278,23 @@ static void make(void)
 		fx_win(&f, "a", "ladder", 0, k, 100, k == 2 ? 100 : 5, 0.05);
 	}
 	fx_close(&f);
+
+	/* tail999 / tail99: a paired with a@base, equal in every block but
+	 * for a 0.5% tail of 100 ms in a's windows (p99 unchanged, p99.9
+	 * +99 ms); the same windows under a spec judged at the p99.9 and at
+	 * the p99. */
+	for (k = 0; k < 2; k++) {
+		int b;
+
+		fx_spec = k ? spec_text : spec_text_p999;
+		fx_open(&f, k ? "tail99" : "tail999", ab_base);
+		for (b = 0; b < NB; b++) {
+			fx_win(&f, "a@base", "ladder", 0, b, 100, jitter[b], 0.05);
+			fx_tail_ms = 100;
+			fx_win(&f, "a", "ladder", 0, b, 100, jitter[b], 0.05);
+		}
+		fx_close(&f);
+	}
 
 	/* knee: a crosses the 20 ms SLO between 200 (10 ms) and 400 (30 ms). */
 	fx_open(&f, "knee", ab);
@@ -528,6 +566,31 @@ TEST(one_stalled_window_is_no_knee_regression)
 	compare_release(&c);
 }
 
+/* compare judges latency at the SLO percentile of NEW's spec: a 0.5%
+ * tail is a regression at the p99.9 and nothing at the p99. */
+TEST(slo_percentile_decides)
+{
+	struct compare c;
+	const struct cmp_impl *a;
+
+	CHECK(load2(&c, "tail999", "tail999", NULL) == 0);
+	a = find(&c, "a");
+	CHECK(a && a->verdict == CMP_REGRESSION && c.exit_code == 1);
+	/* both rules see it: the knee (a crosses where a@base holds) and
+	 * the latency cell (its value is each window's p99.9) */
+	CHECK(a && strstr(a->why, "the knee: new crosses the SLO at 100 req/s"));
+	CHECK(a && strstr(a->why, "latency +"));
+	if (a)
+		printf("# p99.9: %s\n", a->why);
+	compare_release(&c);
+	CHECK(load2(&c, "tail99", "tail99", NULL) == 0);
+	a = find(&c, "a");
+	CHECK(a && a->verdict != CMP_REGRESSION && c.exit_code == 0);
+	if (a)
+		printf("# p99: %s\n", a->why);
+	compare_release(&c);
+}
+
 TEST(bad_input)
 {
 	struct compare c;
@@ -591,6 +654,7 @@ int main(void)
 	RUN(knee_and_shift);
 	RUN(knee_regression_at_a_held_rung);
 	RUN(one_stalled_window_is_no_knee_regression);
+	RUN(slo_percentile_decides);
 	RUN(bad_input);
 	RUN(writers);
 	{
