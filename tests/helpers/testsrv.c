@@ -37,13 +37,15 @@
  *           [--rate-limit R]               token bucket of R req/s (R/10
  *                                          tokens of burst): HTTP 503 at once
  *                                          when empty
- *           [--tail-above R --tail-ms T]   the same bucket, answering instead:
- *                                          every 100th request that finds it
- *                                          empty waits T ms more (default
- *                                          400): a tail of up to 1% above R
- *                                          req/s, none below (p99.9 crosses
- *                                          an SLO between T and the body's
- *                                          latency, p99 does not)
+ *           [--tail-above R --tail-ms T --tail-every N]
+ *                                          the same bucket, answering instead:
+ *                                          every Nth (default 100th) request
+ *                                          that finds it empty waits T ms
+ *                                          more (default 400): a tail of up
+ *                                          to 1/N above R req/s, none below
+ *                                          (at N = 100 the p99.9 crosses an
+ *                                          SLO between T and the body's
+ *                                          latency, the p99 does not)
  *           [--reply JSON]                 answer every request but /healthz
  *                                          (when nothing else decides) with
  *                                          200 application/json JSON, instead
@@ -109,10 +111,10 @@ static struct {
 	long workers;
 	double rate_limit;
 	double tail_above;
-	long tail_ms;
+	long tail_ms, tail_every;
 	const char *reply;
 } opt = { .host = "127.0.0.1", .port = -1, .stall_at_ms = -1, .exit_after_ms = -1,
-	    .tail_ms = 400 };
+	    .tail_ms = 400, .tail_every = 100 };
 
 static uint64_t start_ns;
 static sem_t conn_slots;
@@ -261,6 +263,8 @@ static void parse_args(int argc, char **argv)
 				die("--tail-above: want a rate > 0, got '%s'", v);
 		} else if (!strcmp(a, "--tail-ms"))
 			opt.tail_ms = arg_long(a, v, 1);
+		else if (!strcmp(a, "--tail-every"))
+			opt.tail_every = arg_long(a, v, 1);
 		else
 			die("unknown option '%s'", a);
 	}
@@ -493,7 +497,8 @@ static int handle(int fd, const char *method, const char *path, const char *body
 	if (opt.delay_ms)
 		sleep_ms(opt.delay_ms);
 	if (!is_health && opt.tail_above > 0 && !take_token() &&
-	    atomic_fetch_add(&n_over, 1) % 100 == 99)
+	    atomic_fetch_add(&n_over, 1) % (unsigned long)opt.tail_every ==
+		    (unsigned long)opt.tail_every - 1)
 		sleep_ms(opt.tail_ms);
 	/* /delay/N...: N ms more for this request (per-request latencies) */
 	if (!strncmp(path, "/delay/", 7) && atoi(path + 7) > 0)
