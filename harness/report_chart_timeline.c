@@ -47,7 +47,10 @@ static void window_span(const struct report_window *w, double *a, double *b)
 	*b = w->started_at + (w->duration_s > 0 ? w->duration_s : (double)w->nsec);
 }
 
-static int drawn(const struct report_window *w);
+static int drawn(const struct report_window *w)
+{
+	return w->done && isfinite(w->started_at) && w->started_at > 0;
+}
 
 static void tmap_build(const struct report *r, struct tmap *m)
 {
@@ -143,11 +146,6 @@ static void time_ticks(const struct tmap *m, const struct plot *top, const struc
 				  x - 4, bot->y.p0 + 4, x, bot->y.p0 + 4);
 		}
 	}
-}
-
-static int drawn(const struct report_window *w)
-{
-	return w->done && isfinite(w->started_at) && w->started_at > 0;
 }
 
 /* One window: its warm-up shade, boundary, verdict bar, offered and
