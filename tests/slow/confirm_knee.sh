@@ -15,11 +15,17 @@
 # the rungs' means, so its interval is the spread of the windows' p99.9s
 # (at 400 req/s this VM's stalls, 1-60 ms) seen through the interpolation:
 # 3 windows a rung (ladder) or 13 (ladder + confirm).
-# CONFIRM_RUNS (default 3) runs; each must satisfy all three checks.
+# CONFIRM_RUNS (default 5) runs. Every run: crossed and inferential with
+# confirm, non-inferential without. "Narrower" is a property of the
+# expected width, not of every run: three quiet ladder windows resample to
+# an interval of almost nothing (a 3-window bootstrap knows no spread it
+# has not seen), and ten confirm windows then meet the stall the ladder
+# missed (seen: 25.6 req/s with confirm against 0.96 without). So the
+# narrower interval is counted, and must be the majority.
 . "$(dirname "$0")/../lib.sh"
 
 RUNS=${KEEP_RUNS:-$T/runs}
-N=${CONFIRM_RUNS:-3}
+N=${CONFIRM_RUNS:-5}
 narrower=0
 for i in $(seq 1 "$N"); do
 	cat >"$T/spec.yaml" <<YAML
@@ -73,5 +79,10 @@ YAML
 		jq -e '.fits[0] | .crossed and (.inferential | not)' "$T/lad.json"
 	wa=$(jq '.fits[0].interval_rps | .[1] - .[0]' "$T/all.json")
 	wl=$(jq '.fits[0].interval_rps | .[1] - .[0]' "$T/lad.json")
-	cmp_num "run $i: interval with confirm ($wa req/s) narrower than the ladder's ($wl)" "$wa" "<" "$wl"
+	if awk -v a="$wa" -v l="$wl" 'BEGIN { exit !(a != "" && l != "" && a < l) }'; then
+		narrower=$((narrower + 1))
+	fi
+	echo "# run $i: interval width with confirm $wa req/s, ladder alone $wl"
 done
+cmp_num "runs whose interval with confirm is narrower than the ladder's alone: $narrower of $N, a majority" \
+	"$((2 * narrower))" ">" "$N"
