@@ -43,6 +43,8 @@ enum frame_type {
 	FRAME_SUT_STOP = 'Q',   /* stop it (tree and cgroup) */
 	FRAME_SUT_STOPPED = 'q',/* ... stopped */
 	FRAME_SUT_EXITED = 'x', /* it exited on its own (unasked) */
+	FRAME_BUILD = 'K',      /* run a command to completion (build, version) */
+	FRAME_BUILT = 'k',      /* ... its exit code and the end of its log */
 };
 
 /* Write one frame (type + payload). 0, or -1 (errno set; no message). */

@@ -3,9 +3,12 @@
  * replies on one agent link, an unasked SUT_EXITED noted whenever it
  * comes.
  */
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "frame.h"
 #include "rsut.h"
@@ -220,6 +223,92 @@ fail:
 	sbuf_release(&payload);
 	rsut_free(r);
 	return NULL;
+}
+
+/* BUILT's log bytes, appended to path. */
+static void append_log(const char *path, const void *p, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		warning("cannot write %s", path);
+		return;
+	}
+	if (n && write(fd, p, n) != (ssize_t)n)
+		warning("cannot write %s", path);
+	close(fd);
+}
+
+int rsut_run(const struct rsut_config *cfg, char *const *argv, double timeout_s,
+	     const char *log_path, int quiet, int *exit_code)
+{
+	struct rsut *r = xcalloc(1, sizeof(*r));
+	struct agent_opts o = *cfg->opts;
+	struct rsut_config c = *cfg;
+	struct spec_impl im = *cfg->impl;
+	struct sut_wire_start w;
+	struct sbuf sb = SBUF_INIT, payload = SBUF_INIT;
+	const void *logp;
+	size_t logn = 0;
+	struct dec d;
+	uint64_t ok;
+	int64_t code = -1;
+	int rr, ret = -1;
+
+	r->stop = cfg->stop;
+	r->stopped = 1;          /* nothing of it to stop at the end */
+	o.sut = 1;
+	if (agent_link_open(&r->link, cfg->dest, &o))
+		goto out;
+	r->open = 1;
+	im.start = (char **)argv;
+	c.impl = &im;
+	make_request(&c, r->link.address, &w);
+	sut_wire_enc_start(&sb, &w);
+	sut_wire_start_release(&w);
+	enc_f64(&sb, timeout_s);
+	if (agent_link_send(&r->link, FRAME_BUILD, &sb)) {
+		error("%s on %s: the agent's connection was lost", argv[0], cfg->dest);
+		goto out;
+	}
+	rr = wait_reply(r, FRAME_BUILT, &payload,
+			timeout_s > 0 && timeout_s < 86400 ? (int)(timeout_s * 1000) + 30000 : INT_MAX);
+	if (rr == -2) {
+		error("%s on %s: interrupted", argv[0], cfg->dest);
+		goto out;
+	}
+	if (rr) {
+		error("%s on %s: its agent's connection was lost", argv[0], cfg->dest);
+		goto out;
+	}
+	dec_init(&d, payload.buf, payload.len);
+	ok = dec_u64(&d);
+	code = dec_i64(&d);
+	logp = dec_bytes(&d, &logn);
+	if (d.bad) {
+		error("%s on %s: malformed BUILT frame", argv[0], cfg->dest);
+		code = -1;
+		goto out;
+	}
+	if (log_path)
+		append_log(log_path, logp, logn);
+	if (ok)
+		ret = 0;
+	else if (quiet && code > 0)
+		ret = 1;
+	else
+		error("%s on %s: %s (its output: %s)", argv[0], cfg->dest,
+		      code >= 0 ? "failed" : "did not finish", log_path ? log_path : "-");
+out:
+	if (exit_code)
+		*exit_code = (int)code;
+	if (r->open)
+		agent_link_close(&r->link);
+	r->open = 0;
+	sbuf_release(&sb);
+	sbuf_release(&payload);
+	rsut_free(r);
+	return ret;
 }
 
 const char *rsut_url(const struct rsut *r) { return r->url; }

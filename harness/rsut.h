@@ -75,6 +75,18 @@ const char *rsut_exit_desc(const struct rsut *r);
 int rsut_window_begin(struct rsut *r);
 int rsut_window_end(struct rsut *r, struct account_window *out);
 
+/*
+ * Run argv to completion on cfg's host (its build, its version command)
+ * as sut_build runs a command here: in cfg->workdir with the impl's env,
+ * in a cgroup labelled cfg->label, killed after timeout_s (0: never) or
+ * when cfg->stop is set. The end of its output (64 KiB at most) is
+ * appended to log_path here. *exit_code (when non-NULL): its exit code,
+ * or -1 when it did not exit on its own. Returns 0 when it exited 0; 1
+ * when it exited otherwise and quiet; else -1 after one error() line.
+ */
+int rsut_run(const struct rsut_config *cfg, char *const *argv, double timeout_s,
+	     const char *log_path, int quiet, int *exit_code);
+
 /* Stop it there (its tree and cgroup) and close the agent; safe twice. */
 void rsut_stop(struct rsut *r);
 /* rsut_stop, then free. */

@@ -176,6 +176,53 @@ static void record_remote_facts(struct run_ctx *rc, struct arm *a)
 	sbuf_release(&key);
 }
 
+/* How to reach an arm's impl.host and run it there (rsut.h); o and
+ * label are the caller's, alive as long as cfg. */
+static void remote_config(struct run_ctx *rc, struct arm *a, struct rsut_config *cfg,
+			  struct agent_opts *o, const char *label)
+{
+	size_t n = 0;
+
+	while (rc->spec->workload.ssh_options && rc->spec->workload.ssh_options[n])
+		n++;
+	memset(o, 0, sizeof(*o));
+	o->binary = a->impl.host_binary;
+	o->ssh_options = (const char *const *)rc->spec->workload.ssh_options;
+	o->nssh_options = n;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->dest = a->impl.host;
+	cfg->opts = o;
+	cfg->impl = &a->impl;
+	cfg->workdir = a->workdir;
+	cfg->label = label;
+	cfg->backend = rc->spec->accounting.backend;
+	cfg->sample_ms = rc->spec->accounting.sample_ms;
+	cfg->https = rc->spec->workload.tls.present;
+	cfg->insecure = rc->spec->workload.tls.insecure;
+	cfg->ca_file = rc->spec->workload.tls.cacert;
+	cfg->stop = &runner_stop;
+}
+
+/* An arm's command (build, version) run to completion: on its impl.host
+ * through an agent (rsut_run) or here (sut_build). */
+static int arm_command(struct run_ctx *rc, struct arm *a, struct sut_build_config *bc,
+		       const char *what)
+{
+	struct rsut_config cfg;
+	struct agent_opts o;
+	struct sbuf label = SBUF_INIT;
+	int ret;
+
+	if (!a->impl.host)
+		return sut_build(bc);
+	sbuf_addf(&label, "harness.%s.%s.%s", rc->run_id, a->name, what);
+	remote_config(rc, a, &cfg, &o, label.buf);
+	ret = rsut_run(&cfg, bc->impl->build, bc->timeout_s, bc->log_path, bc->quiet,
+		       bc->exit_code);
+	sbuf_release(&label);
+	return ret;
+}
+
 /* runner_arm_start for an implementation on impl.host: through an agent
  * in its --sut role (rsut.h). */
 static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_plan *wp)
@@ -183,28 +230,10 @@ static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_p
 	struct rsut_config cfg;
 	struct agent_opts o;
 	struct sbuf label = SBUF_INIT;
-	size_t n = 0;
 	int unhealthy = 0, ret = -1;
 
-	while (rc->spec->workload.ssh_options && rc->spec->workload.ssh_options[n])
-		n++;
-	memset(&o, 0, sizeof(o));
-	o.binary = a->impl.host_binary;
-	o.ssh_options = (const char *const *)rc->spec->workload.ssh_options;
-	o.nssh_options = n;
 	sbuf_addf(&label, "harness.%s.%s", rc->run_id, a->name);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.dest = a->impl.host;
-	cfg.opts = &o;
-	cfg.impl = &a->impl;
-	cfg.workdir = a->workdir;
-	cfg.label = label.buf;
-	cfg.backend = rc->spec->accounting.backend;
-	cfg.sample_ms = rc->spec->accounting.sample_ms;
-	cfg.https = rc->spec->workload.tls.present;
-	cfg.insecure = rc->spec->workload.tls.insecure;
-	cfg.ca_file = rc->spec->workload.tls.cacert;
-	cfg.stop = &runner_stop;
+	remote_config(rc, a, &cfg, &o, label.buf);
 	a->rsut = rsut_start(&cfg, &unhealthy);
 	if (!a->rsut) {
 		if (unhealthy)
@@ -340,8 +369,9 @@ int runner_build_all(struct run_ctx *rc)
 		bo.stop = &runner_stop;
 		if (a->jailed)
 			bo.argv_text = &argv_text;
-		fprintf(stderr, "harness: building %s\n", a->name);
-		if (sut_build(&bo)) {
+		fprintf(stderr, "harness: building %s%s%s\n", a->name, a->impl.host ? " on " : "",
+			a->impl.host ? a->impl.host : "");
+		if (arm_command(rc, a, &bo, "build")) {
 			if (runner_stop) {
 				store_event(&rc->st, rc->run_id, -1, "build_interrupted", "%s", a->name);
 			} else {
@@ -389,7 +419,7 @@ void runner_arm_versions(struct run_ctx *rc)
 		bind_build(&bc, rc->spec, &im, a->workdir, log.buf, runner_arm_sandbox(rc, a, &sb));
 		bc.timeout_s = 30;
 		bc.stop = &runner_stop;
-		ok = sut_build(&bc) == 0;
+		ok = arm_command(rc, a, &bc, "version") == 0;
 		runner_store_version(rc, "impl_version", a->name, log.buf, ok);
 	}
 	sbuf_release(&log);

@@ -2,8 +2,8 @@
  * spec_hosts: the checks of implementations[].host the tables cannot
  * make: an ssh destination (not an option), a binary the remote shell
  * takes as one word (agent_link.h), and refusals of what an implementation
- * on another host cannot do yet (its build, version and reset commands
- * would run here, on the wrong host; a jail is this host's).
+ * on another host cannot do yet (its reset command would run here, on the
+ * wrong host; a jail is this host's). Its build and version run there.
  */
 #include <stdio.h>
 
@@ -28,14 +28,6 @@ void spec_check_hosts(struct vctx *v)
 		snprintf(p, sizeof(p), "implementations[%zu].host_binary", i);
 		if (im->host_binary && agent_binary_check(im->host_binary, &why))
 			spec_err_at(v, p, "'%s': %s", im->host_binary, why);
-		snprintf(p, sizeof(p), "implementations[%zu].build", i);
-		if (im->build)
-			spec_err_at(v, p, "not supported with host (%s) yet: build it there beforehand",
-				    im->host);
-		snprintf(p, sizeof(p), "implementations[%zu].version", i);
-		if (im->version)
-			spec_err_at(v, p, "not supported with host (%s) yet: it would run on this host",
-				    im->host);
 		snprintf(p, sizeof(p), "implementations[%zu].reset", i);
 		if (im->reset)
 			spec_err_at(v, p, "not supported with host (%s) yet: it would run on this host",

@@ -89,7 +89,7 @@ static const struct field impl_fields[] = {
 	{ "limits", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, limits_fields, 0, 0, 0,
 	  "cgroup limits" },
 	{ "host", FT_STR, 0, O(struct spec_impl, host), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
-	  "run it on another host: an ssh destination (user@host, ssh://user@host:port, a Host of ~/.ssh/config; ssh options from workload.generator_options.ssh_options) where `ssh -T HOST BINARY agent --sut` starts, accounts and stops it with that host's cgroups; its repo path is its working directory there, {host} in start, env, health and stats is the address ssh reached, and the load goes to that address; build, version, reset and sandbox: always are not supported with it yet (default: this host)" },
+	  "run it on another host: an ssh destination (user@host, ssh://user@host:port, a Host of ~/.ssh/config; ssh options from workload.generator_options.ssh_options) where `ssh -T HOST BINARY agent --sut` starts, accounts and stops it with that host's cgroups; its repo path is its working directory there (build, version and start run there), {host} in start, env, health and stats is the address ssh reached, and the load goes to that address; reset and sandbox: always are not supported with it yet (default: this host)" },
 	{ "host_binary", FT_STR, 0, O(struct spec_impl, host_binary), 0, 0, 0, 0, "harness", NULL, NULL, 0, 0, 0,
 	  "the harness binary on that host (the same version as this one; letters, digits and / . _ - + ~ only)" },
 	FIELD_END

@@ -3,9 +3,11 @@
  * implementation on this host for a coordinator elsewhere, started,
  * accounted and stopped by the very code a local run uses (sut.c,
  * account.c), so its process group, cgroup (v2/v1/procfs), watchdog and
- * stop are the same. Single-threaded: the main loop waits for a frame
+ * stop are the same. One thread: the main loop waits for a frame
  * (or a signal) at most 200 ms, then looks whether the implementation
- * exited on its own, which it reports once (SUT_EXITED).
+ * exited on its own, which it reports once (SUT_EXITED); while it blocks
+ * in a health wait or a build, a second thread watches standard input
+ * for a hang-up (watch_hup).
  *
  * Cleanup: whatever ends the loop (standard input closed, SIGTERM,
  * SIGHUP, SIGINT, a malformed frame), sut_free kills the implementation's
@@ -14,12 +16,15 @@
  * by sut's watchdog (sut.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "account.h"
@@ -41,6 +46,8 @@ static void on_signal(int sig)
 
 struct sut_agent {
 	int in, out;
+	pthread_t watcher;
+	volatile int watching;
 	struct sut *sut;
 	struct sut_wire_start req;   /* the running one's (sut points into it) */
 	int have_req;
@@ -54,6 +61,42 @@ static void reply(struct sut_agent *a, int type, const struct sbuf *sb)
 {
 	frame_write(a->out, type, sb ? sb->buf : "", sb ? sb->len : 0);
 }
+
+/* ------------------------------------------------- the hang-up watcher */
+
+/* While the main thread blocks (a health wait, a build), this thread
+ * watches standard input for a hang-up only (no events asked: data is
+ * left for the main loop) and sets the stop flag, which those waits heed
+ * within about 20 ms: the coordinator gone ends them too. */
+static void *watch_hup(void *arg)
+{
+	struct sut_agent *a = arg;
+
+	while (a->watching && !sut_agent_stop) {
+		struct pollfd p = { .fd = a->in, .events = POLLRDHUP };
+
+		if (poll(&p, 1, 100) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)))
+			sut_agent_stop = 1;
+	}
+	return NULL;
+}
+
+static void watch_begin(struct sut_agent *a)
+{
+	a->watching = 1;
+	if (pthread_create(&a->watcher, NULL, watch_hup, a))
+		a->watching = 0;
+}
+
+static void watch_end(struct sut_agent *a)
+{
+	if (!a->watching)
+		return;
+	a->watching = 0;
+	pthread_join(a->watcher, NULL);
+}
+
+/* ------------------------------------------------------------ requests */
 
 static void stop_sut(struct sut_agent *a)
 {
@@ -113,6 +156,7 @@ static void start(struct sut_agent *a, struct dec *d)
 {
 	struct sut_config cfg;
 	struct sbuf why = SBUF_INIT;
+	int r;
 
 	stop_sut(a);
 	if (sut_wire_dec_start(d, &a->req)) {
@@ -143,7 +187,10 @@ static void start(struct sut_agent *a, struct dec *d)
 		send_up(a, "the agent could not start it (its message is above)");
 		goto out;
 	}
-	if (sut_wait_healthy(a->sut, a->req.impl.health_timeout_s)) {
+	watch_begin(a);
+	r = sut_wait_healthy(a->sut, a->req.impl.health_timeout_s);
+	watch_end(a);
+	if (r) {
 		sut_free(a->sut);
 		a->sut = NULL;
 		sbuf_addf(&why, "never came up healthy (its log on that host: %s)", a->log_dir);
@@ -153,6 +200,86 @@ static void start(struct sut_agent *a, struct dec *d)
 	send_up(a, NULL);
 out:
 	sbuf_release(&why);
+}
+
+/* The last max bytes of path from byte offset from, appended to sb as b. */
+static void enc_log_tail(struct sbuf *sb, const char *path, off_t from, size_t max)
+{
+	struct sbuf text = SBUF_INIT;
+	const char *p;
+	size_t n;
+
+	if (read_file(path, &text, 64u << 20) || (size_t)from > text.len)
+		from = 0;
+	p = text.buf ? text.buf + from : "";
+	n = text.buf ? text.len - (size_t)from : 0;
+	if (n > max) {
+		p += n - max;
+		n = max;
+	}
+	enc_bytes(sb, p, n);
+	sbuf_release(&text);
+}
+
+/* BUILD: a command (a build, a version) run to completion as sut_build
+ * runs it here, in its cgroup. BUILT: u ok (exit 0), i exit code (-1: it
+ * did not exit on its own), b the end of its log (64 KiB at most). */
+static void build(struct sut_agent *a, struct dec *d)
+{
+	struct sut_wire_start req;
+	struct sut_build_config bc;
+	struct spec_impl im;
+	struct sbuf sb = SBUF_INIT, why = SBUF_INIT, log = SBUF_INIT;
+	struct stat st;
+	double timeout_s;
+	char *p;
+	int code = -1, r = -1;
+
+	memset(&st, 0, sizeof(st));
+	if (sut_wire_dec_start(d, &req)) {
+		fprintf(stderr, "harness: agent --sut: malformed BUILD frame\n");
+		goto reply;
+	}
+	timeout_s = dec_f64(d);
+	if (d->bad || make_log_dir(a, &why)) {
+		fprintf(stderr, "harness: agent --sut: %s\n", d->bad ? "malformed BUILD frame" : why.buf);
+		sut_wire_start_release(&req);
+		goto reply;
+	}
+	sbuf_addf(&log, "%s/%s.log", a->log_dir, req.label ? req.label : req.impl.name);
+	for (p = log.buf + strlen(a->log_dir) + 1; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	im = req.impl;
+	im.build = req.impl.start;
+	memset(&bc, 0, sizeof(bc));
+	bc.impl = &im;
+	bc.workdir = req.impl.repo;
+	bc.log_path = log.buf;
+	bc.timeout_s = timeout_s;
+	bc.uid = bc.gid = -1;
+	bc.memory_max_bytes = req.impl.memory_max_bytes;
+	bc.pids_max = req.impl.pids_max;
+	bc.backend = req.backend;
+	bc.cgroup_name = req.label;
+	bc.stop = &sut_agent_stop;
+	bc.exit_code = &code;
+	stat(log.buf, &st);
+	watch_begin(a);
+	r = sut_build(&bc);
+	watch_end(a);
+	sut_wire_start_release(&req);
+reply:
+	enc_u64(&sb, r == 0);
+	enc_i64(&sb, code);
+	if (log.buf && log.len)
+		enc_log_tail(&sb, log.buf, st.st_size, 64 << 10);
+	else
+		enc_bytes(&sb, "", 0);
+	reply(a, FRAME_BUILT, &sb);
+	sbuf_release(&sb);
+	sbuf_release(&why);
+	sbuf_release(&log);
 }
 
 /* ACCT_OPEN: u ok. */
@@ -219,6 +346,9 @@ static void serve(struct sut_agent *a)
 		switch (type) {
 		case FRAME_SUT_START:
 			start(a, &d);
+			break;
+		case FRAME_BUILD:
+			build(a, &d);
 			break;
 		case FRAME_ACCT_BEGIN:
 			acct_begin(a);

@@ -4,13 +4,14 @@
  * this host for a coordinator elsewhere (implementations[].host, rsut.h)
  * with the sut and account modules, as a local run does (own process
  * group and cgroup v2/v1/procfs, watchdog), and answer its frames: start
- * and health, accounting windows, stop.
+ * and health, accounting windows, stop, and commands run to completion
+ * there (its build and version).
  *
  * Lifetime: when in closes (the coordinator died, ssh dropped) or a
  * SIGTERM, SIGHUP or SIGINT arrives (its parent dying sends SIGTERM), the
  * implementation's whole tree is killed and its cgroup removed before the
  * agent exits; a SIGKILL of the agent itself is covered by sut's watchdog.
- * Single-threaded.
+ * One thread, and a second watching for the hang-up while it blocks.
  */
 #ifndef HARNESS_SUT_AGENT_H
 #define HARNESS_SUT_AGENT_H

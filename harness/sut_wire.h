@@ -31,6 +31,8 @@ struct sut_wire_start {
 	char *ca_file;            /* a path on the agent's host, or NULL */
 };
 
+/* SUT_START; BUILD is the same payload (impl.start holding the command's
+ * argv; health, port and https unused) followed by f timeout s. */
 void sut_wire_enc_start(struct sbuf *sb, const struct sut_wire_start *w);
 int sut_wire_dec_start(struct dec *d, struct sut_wire_start *w);
 void sut_wire_start_release(struct sut_wire_start *w);
