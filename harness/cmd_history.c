@@ -71,7 +71,10 @@ const struct cmd_desc cmd_history_desc = {
 	"{spec, runs, impls: [{name, rates_rps, points, steps}]}; html one page\n"
 	"with the knee chart (data-chart=\"history_knee\").\n"
 	"Exit: 0, even with steps (a report, not a gate: `harness compare` is the\n"
-	"gate); 2 no run of the spec, unknown implementation, bad arguments.\n",
+	"gate); 2 no run of the spec, unknown implementation, bad arguments, or a\n"
+	"run of the spec whose database is damaged. A run directory whose runs\n"
+	"row cannot be read at all (so its spec is unknown) is named on standard\n"
+	"error and left out, as `harness runs` lists it unreadable.\n",
 	.opts = options,
 	.flags = CMD_RUNS_DIR | CMD_JSON,
 	.max_args = 0,

@@ -145,7 +145,9 @@ const struct cmd_desc cmd_report_desc = {
 	"ones also count for the knee), and every number carries its counts.\n"
 	"Percentiles across windows come from merged histograms, never averages.\n"
 	"A run stamped exploratory (dirty spec) or forced shows the stamp in every\n"
-	"format. Exit: 0 written, 2 unknown run or unreadable spec, 3 write error.\n",
+	"format. Exit: 0 written (a stored spec this harness cannot parse, or an\n"
+	"empty one, is a warning: the report uses default rules and omits the\n"
+	"knees), 2 unknown or damaged run, 3 write error.\n",
 	.opts = options,
 	.flags = CMD_RUN | CMD_JSON,
 	.min_args = 1,

@@ -105,10 +105,12 @@ struct spec_dep {
 /* Pre-flight (workload.preflight): before the first window every request
  * is sent to every implementation and checked (harness/preflight.h). */
 enum equivalence { EQUIV_OFF, EQUIV_STRICT };
+#define SPEC_PREFLIGHT_TMPL_SENDS 3
 struct spec_preflight {
 	int enforce;                    /* default 1: a failure refuses the run */
-	int sends;                      /* default 1: times each request is sent;
-					   0: no pre-flight */
+	int sends;                      /* default 1 (SPEC_PREFLIGHT_TMPL_SENDS
+					   with workload.vars): times each
+					   request is sent; 0: no pre-flight */
 	enum equivalence equivalence;   /* default off */
 	char **ignore;                  /* JSON pointers skipped by strict, or NULL */
 };

@@ -454,13 +454,17 @@ static void resolve_dep_repos(struct vctx *v)
 	}
 }
 
-/* workload.preflight.ignore: JSON pointers, and only with strict. */
+/* workload.preflight.ignore: JSON pointers, and only with strict. A
+ * templated workload's default is SPEC_PREFLIGHT_TMPL_SENDS sends: each
+ * template expanded a few times (other ids, other rows), not once. */
 static void check_preflight(struct vctx *v)
 {
-	const struct spec_preflight *pf = &v->s->workload.preflight;
+	struct spec_preflight *pf = &v->s->workload.preflight;
 	char p[64];
 	size_t i;
 
+	if (v->s->workload.nvars && !spec_node_at(v->root, "workload.preflight.sends"))
+		pf->sends = SPEC_PREFLIGHT_TMPL_SENDS;
 	for (i = 0; pf->ignore && pf->ignore[i]; i++) {
 		snprintf(p, sizeof(p), "workload.preflight.ignore[%zu]", i);
 		if (jsonptr_valid(pf->ignore[i]) || !pf->ignore[i][0])

@@ -232,7 +232,7 @@ static const struct field preflight_fields[] = {
 	{ "enforce", FT_BOOL, F_DEF, O(struct spec_preflight, enforce), 0, 0, 0, 1, NULL, NULL, NULL, 0, 0, 0,
 	  "a failing pre-flight refuses the run (exit 3); false: recorded and shown only" },
 	{ "sends", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_preflight, sends), 0, 0, 100, 1, NULL, NULL, NULL, 0, 0, 0,
-	  "times each request is sent to each implementation (each send is one case); 0: no pre-flight (recorded as not run)" },
+	  "times each request is sent to each implementation (each send is one case; a templated request expanded afresh each time, from the pool); default 3 when workload.vars is set; 0: no pre-flight (recorded as not run)" },
 	{ "equivalence", FT_ENUM, F_DEF, O(struct spec_preflight, equivalence), 0, 0, 0, EQUIV_OFF, NULL, equivalence_names, NULL, 0, 0, 0,
 	  "strict: the implementations' responses to each case must agree (status, media type, JSON with keys in any order, other bodies byte for byte)" },
 	{ "ignore", FT_ARGV, 0, O(struct spec_preflight, ignore), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,

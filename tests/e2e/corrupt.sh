@@ -14,7 +14,9 @@
 # `runs` reads only the runs and impls rows: it lists every run and exits
 # 0, with at most one error line.
 # Then a stored spec of zero bytes (spec_text = x''): compare, audit
-# --recheck and resume exit 2 with one line (no libyaml assertion).
+# --recheck, knee RUN, rerun and resume exit 2 with one line (no libyaml
+# assertion); report writes its report with default rules and a warning
+# (report --help), status and audit do not read the spec.
 . "$(dirname "$0")/../lib.sh"
 
 RUNS="$T/runs"
@@ -152,6 +154,8 @@ sqlite3 "$RUNS/empty/run.db" "UPDATE runs SET spec_text = x'', status = 'interru
 damaged "empty spec: compare NEW=empty" "$HARNESS" compare good empty --runs-dir "$RUNS"
 damaged "empty spec: compare BASE=empty" "$HARNESS" compare empty good --runs-dir "$RUNS"
 damaged "empty spec: audit --recheck" "$HARNESS" audit empty --runs-dir "$RUNS" --recheck
+damaged "empty spec: knee RUN" "$HARNESS" knee empty --runs-dir "$RUNS"
+damaged "empty spec: rerun" "$HARNESS" rerun empty --impl "solo=$T/nowhere" --runs-dir "$RUNS" --run-id rr3
 damaged "empty spec: resume" "$HARNESS" resume empty --runs-dir "$RUNS"
 if grep -q 'spec' "$T/err"; then ok "empty spec: the message says the spec"; else
 	fail "empty spec: message: $(cat "$T/err")"; fi

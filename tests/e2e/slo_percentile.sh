@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# release-only: confirm rates chosen from a p99.9 latency figure; knee.sh, one_impl.sh and refine.sh drive the runner's knee code under the sanitizers
 # The runner fits its knee at slo.percentile (issue 11 acceptance: "with
 # slo.percentile: 99.9 the runner's confirm brackets come from the p99.9
 # fit"), driven end to end: not the fit's function, the run's own choice

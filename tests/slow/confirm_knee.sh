@@ -16,12 +16,17 @@
 # (at 400 req/s this VM's stalls, 1-60 ms) seen through the interpolation:
 # 3 windows a rung (ladder) or 13 (ladder + confirm).
 # CONFIRM_RUNS (default 5) runs. Every run: crossed and inferential with
-# confirm, non-inferential without. "Narrower" is a property of the
-# expected width, not of every run: three quiet ladder windows resample to
-# an interval of almost nothing (a 3-window bootstrap knows no spread it
-# has not seen), and ten confirm windows then meet the stall the ladder
-# missed (seen: 25.6 req/s with confirm against 0.96 without). So the
-# narrower interval is counted, and must be the majority.
+# confirm, non-inferential without. "Narrower" is NOT asserted here: it is
+# not a property of every run on a real server. Three quiet ladder windows
+# resample to an interval of almost nothing (a 3-window bootstrap knows no
+# spread it has not seen), and ten confirm windows then meet the stall the
+# ladder missed: measured over 7 runs, with confirm 0.14, 25.6, 27.6,
+# 17.9, 5.6, 6.2, 16.8 req/s; the ladder alone 0.17, 0.96, 146, 55.8, 5.9,
+# 2.2, 3.7 (narrower with confirm in 4 of 7), and three of the narrow
+# ladder-only intervals excluded the knee that 13 windows a rung found. The ladder-only interval is the overconfident one, which is
+# why it is labelled non-inferential. The widths are printed; the
+# "narrower" half is asserted where the spread is fixed, in
+# tests/unit/test_knee.c confirm_windows_make_it_inferential.
 . "$(dirname "$0")/../lib.sh"
 
 RUNS=${KEEP_RUNS:-$T/runs}
@@ -84,5 +89,4 @@ YAML
 	fi
 	echo "# run $i: interval width with confirm $wa req/s, ladder alone $wl"
 done
-cmp_num "runs whose interval with confirm is narrower than the ladder's alone: $narrower of $N, a majority" \
-	"$((2 * narrower))" ">" "$N"
+echo "# interval with confirm narrower than the ladder's alone in $narrower of $N runs (not asserted: see above)"
