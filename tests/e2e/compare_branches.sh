@@ -151,6 +151,9 @@ verdict() {
 		return 0
 	fi
 	[ -z "${4:-}" ] && fail "compare $1: exit $rc (want $2), a: $why; $(head -c 300 "$T/$1.cerr")"
+	# what decided it, for the log: per rate the counts, cells and knees
+	echo "# $1: rates $(jq -c '[.impls[] | select(.name=="a") | .rates[]?]' "$T/$1.json" 2>/dev/null | cut -c1-1500)"
+	echo "# $1: knees $(jq -c '[.impls[] | select(.name=="a") | .knee_base, .knee_new]' "$T/$1.json" 2>/dev/null | cut -c1-600)"
 	return 1
 }
 
