@@ -3,6 +3,7 @@
  * Reads the run database, writes the chosen formats into
  * runs/<id>/report/ (or DIR) and prints that directory on stdout.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,6 +58,7 @@ static int print_json(const struct report *r, const char *dir, unsigned formats)
 
 static const char *outdir, *ratios;
 static unsigned formats = REPORT_ALL;
+static double spectrum_rate = NAN;
 
 static int opt_format(const struct opt *o, const char *v)
 {
@@ -69,6 +71,10 @@ static const struct opt options[] = {
 	OPT_STRING('o', "output", "DIR", &outdir, "write into DIR (default RUN/report)"),
 	OPT_STRING(0, "ratios", "NEW/BASE,...", &ratios,
 		   "the ratio pairs (default every implementation over the first)"),
+	OPT_RATE("spectrum-rate", &spectrum_rate,
+		 "the ladder rung percentile_spectrum draws, req/s\n"
+		 "(default the summary's reference rate, else the lowest\n"
+		 "ladder rung)"),
 	OPT_END(),
 };
 
@@ -85,6 +91,8 @@ static int cmd_report(struct cmd_ctx *c)
 	loaded = 1;
 	if (ratios && report_ratios(&r, ratios))
 		goto out;    /* exit 2: a pair names no implementation of the run */
+	if (!isnan(spectrum_rate) && report_spectrum_choose(&r, spectrum_rate))
+		goto out;    /* exit 2: no such ladder rung */
 	if (outdir)
 		sbuf_adds(&target, outdir);
 	else
@@ -140,7 +148,11 @@ const struct cmd_desc cmd_report_desc = {
 	"(lo, hi] when failed windows made the crossing, or >= X when it held at\n"
 	"every valid rung) with its interval, CPU and memory at a reference rate,\n"
 	"and the run quality line. Charts draw failed windows (valid, over the\n"
-	"SLO) as red crosses and rejected ones (void) as grey rings.\n"
+	"SLO) as red crosses and rejected ones (void) as grey rings;\n"
+	"percentile_spectrum draws one ladder rung, the one --spectrum-rate names\n"
+	"(default the reference rate). The Dependencies section (and\n"
+	"report.json's dependencies) gives each dependency's version, its peak\n"
+	"window against the cores it may use and its headroom per rung.\n"
 	"Only accepted windows feed a percentile, cost or memory figure (failed\n"
 	"ones also count for the knee), and every number carries its counts.\n"
 	"Percentiles across windows come from merged histograms, never averages.\n"

@@ -496,6 +496,7 @@ int report_load(struct report *r, struct store *st, const char *run_id)
 	r->spec_dirty = -1;
 	r->nboot = 2000;
 	r->report_version = harness_version;
+	r->spectrum_rps = NAN;
 	if (run_record_load(st, run_id, &rec))
 		return -1;
 	read_run(r, &rec);
@@ -505,6 +506,7 @@ int report_load(struct report *r, struct store *st, const char *run_id)
 	    read_recorded(r, st))
 		goto out;
 	ret = report_rollup(r);
+	report_deps_rollup(r);
 out:
 	run_record_release(&rec);
 	return ret;
@@ -552,6 +554,7 @@ void report_release(struct report *r)
 		free(r->versions[i].value);
 	}
 	free(r->versions);
+	report_deps_release(r);
 	for (i = 0; i < r->ndep_rows; i++)
 		free(r->dep_rows[i].name);
 	free(r->dep_rows);

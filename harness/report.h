@@ -211,6 +211,34 @@ struct report_dep {
 	int exited;
 };
 
+/* One dependency at one rung (stage, rate) over its measured windows. */
+struct report_dep_rung {
+	const char *stage;           /* borrowed from the windows */
+	double rate;
+	size_t windows, exited;
+	size_t measured;             /* windows with a CPU figure */
+	double cores_mean;           /* mean over those of cpu_s / duration_s; NAN none */
+	double ncpus;                /* the cores it may use (its cpus, else every online cpu) */
+	double peak_pct;             /* highest window's cores / ncpus, in %; NAN unknown */
+	int64_t throttled;           /* CFS periods summed; -1: the backend gives none */
+};
+
+/* One dependency over the run (report_deps.c): its version output, its
+ * allotment, its peak window against that allotment, and its rungs. */
+struct report_dep_sum {
+	const char *name;            /* borrowed from dep_rows */
+	const char *version;         /* its version output, or NULL (borrowed) */
+	double ncpus;
+	double peak_pct, peak_cores; /* the highest window; NAN none measured */
+	const char *peak_stage;      /* where it was (borrowed), NULL none */
+	double peak_rate;
+	int64_t peak_window;
+	size_t windows, exited;
+	int64_t throttled;           /* -1: not counted */
+	struct report_dep_rung *rungs;  /* in the order of first appearance */
+	size_t nrungs;
+};
+
 struct report_event {
 	char *kind;
 	size_t count;
@@ -240,6 +268,8 @@ struct report {
 	size_t nversions;
 	struct report_dep *dep_rows;
 	size_t ndep_rows;
+	struct report_dep_sum *deps; /* dep_rows rolled up per dependency (report_deps.c) */
+	size_t ndeps;
 
 	/* from the stored spec (defaults, slo_ms NAN, when spec_ok is 0) */
 	int spec_ok;
@@ -271,6 +301,8 @@ struct report {
 	struct run_quality quality;  /* counts by status, top rejecting gate, load */
 	struct cells cells;          /* stage x rate x impl: valid/failed/rejected/replacements */
 	double ref_rps;              /* the summary's reference rate (report_rollup.c); NAN none */
+	double spectrum_rps;         /* percentile_spectrum's ladder rung, chosen
+					(report_spectrum_choose); NAN: the default */
 	struct report_reason *gate_fails; /* per gate over all impls (html chart) */
 	size_t ngate_fails;
 	size_t total, accepted, not_done;
@@ -283,6 +315,17 @@ void report_release(struct report *r);
 /* report_rollup.c, for report_load: compute the roll-ups of the windows
  * report.c read into r. 0, or -1 after an error(). */
 int report_rollup(struct report *r);
+/* report_deps.c, for report_load: r->deps from r->dep_rows, r->windows
+ * and r->versions; report_deps_release frees them. */
+void report_deps_rollup(struct report *r);
+void report_deps_release(struct report *r);
+/* report_chart_spectrum.c: the ladder rate percentile_spectrum draws:
+ * the one chosen, else the reference rate, else the lowest ladder rung
+ * with an accepted window; NAN none. report_spectrum_choose sets the
+ * choice: -1 after an error() listing the ladder rungs when no
+ * implementation has an accepted ladder window at rate. */
+double report_spectrum_rate(const struct report *r);
+int report_spectrum_choose(struct report *r, double rate);
 /* report_ratio.c: (re)build r->ratios for the pairs "A/B[,C/D...]"
  * (implementation names), or NULL: every implementation over the first;
  * each at every stage and rate where both sides have accepted windows,

@@ -2,7 +2,8 @@
  * report_chart_spectrum: percentile_spectrum, latency vs percentile on a
  * 1/(1-p) axis (HdrHistogram's percentile plot: 0%, 90%, 99%, 99.9% equally
  * spaced), one line per implementation from the MERGED histogram of its
- * accepted ladder windows at one rung: the summary's reference rate
+ * accepted ladder windows at one rung: the one `harness report
+ * --spectrum-rate` chose, else the summary's reference rate
  * (report_rollup.c), else the lowest ladder rate. The line stops at the
  * percentile its request count can resolve (1/(1-p) <= requests). The SLO
  * is a horizontal line, its percentile a vertical one.
@@ -18,12 +19,56 @@
 
 #define NPTS 160
 
-/* The rung drawn: the reference rate, else the lowest ladder rate. */
-static double spectrum_rate(const struct report *r)
+static int has_ladder_rung(const struct report *r, double rate)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrungs; i++)
+		if (!strcmp(r->rungs[i].stage, "ladder") && r->rungs[i].accepted &&
+		    fabs(r->rungs[i].rate - rate) <= 1e-9 * rate)
+			return 1;
+	return 0;
+}
+
+int report_spectrum_choose(struct report *r, double rate)
+{
+	struct sbuf have = SBUF_INIT;
+	double last = -1;
+	size_t j;
+
+	if (isfinite(rate) && rate > 0 && has_ladder_rung(r, rate)) {
+		r->spectrum_rps = rate;
+		return 0;
+	}
+	for (;;) {      /* the ladder rates with accepted windows, ascending */
+		double next = INFINITY;
+
+		for (j = 0; j < r->nrungs; j++)
+			if (!strcmp(r->rungs[j].stage, "ladder") && r->rungs[j].accepted &&
+			    r->rungs[j].rate > last && r->rungs[j].rate < next)
+				next = r->rungs[j].rate;
+		if (!isfinite(next))
+			break;
+		if (have.len)
+			sbuf_adds(&have, ", ");
+		report_fmt_rate(&have, next);
+		last = next;
+	}
+	error("report: --spectrum-rate %g: no accepted ladder window at that rate "
+	      "(ladder rungs with accepted windows: %s)", rate, have.len ? have.buf : "none");
+	sbuf_release(&have);
+	return -1;
+}
+
+/* The rung drawn: the chosen one, the reference rate, else the lowest
+ * ladder rate. */
+double report_spectrum_rate(const struct report *r)
 {
 	double lo = INFINITY;
 	size_t i;
 
+	if (isfinite(r->spectrum_rps))
+		return r->spectrum_rps;
 	if (isfinite(r->ref_rps))
 		return r->ref_rps;
 	for (i = 0; i < r->nrungs; i++)
@@ -50,7 +95,7 @@ static void merged(const struct report *r, int k, double rate, struct hist *h)
 void report_chart_spectrum(const struct report *r, const char *title, struct sbuf *out)
 {
 	struct plot p = { .w = 760, .h = 380 };
-	double rate = spectrum_rate(r), xmax = 10, lo = INFINITY, hi = 0;
+	double rate = report_spectrum_rate(r), xmax = 10, lo = INFINITY, hi = 0;
 	struct hist *h = xcalloc(r->nimpls ? r->nimpls : 1, sizeof(*h));
 	struct sbuf head = SBUF_INIT;
 	size_t k;

@@ -16,95 +16,79 @@
 
 /* ------------------------------------------------------------ sections */
 
-/* Dependencies' accounting grouped by dependency, stage and rate. */
-struct dep_group {
-	const char *name, *stage;
-	double rate;
-	size_t n, exited;
-	double cores_sum, ncpus, peak_pct;
-	int64_t throttled;           /* -1: not counted */
-};
-
-static const struct report_window *window_by_id(const struct report *r, int64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < r->nwindows; i++)
-		if (r->windows[i].id == id)
-			return &r->windows[i];
-	return NULL;
-}
-
-static void dep_group_add(struct dep_group *g, const struct report_dep *d)
-{
-	double used = d->duration_s > 0 ? d->cpu_s / d->duration_s : NAN;
-
-	g->n++;
-	g->exited += d->exited != 0;
-	if (isfinite(used)) {
-		g->cores_sum += used;
-		if (d->ncpus > 0 && 100 * used / d->ncpus > g->peak_pct)
-			g->peak_pct = 100 * used / d->ncpus;
-	}
-	g->ncpus = d->ncpus;
-	if (d->nr_throttled >= 0)
-		g->throttled = (g->throttled < 0 ? 0 : g->throttled) + d->nr_throttled;
-}
-
-/* Headroom per rung: how much of its cores each dependency used, so "the
- * database never broke" is measured. */
+/* Each dependency over the run (its peak window against the cores it may
+ * use, its version), then its headroom per rung, so "the database never
+ * broke" is measured (report_deps.c). */
 void rdoc_dependencies(const struct report *r, struct rdoc *d)
 {
-	struct dep_group *g = NULL;
 	struct rdoc_block *t;
 	struct sbuf c = SBUF_INIT;
-	size_t i, k, ng = 0, ag = 0;
+	size_t i, k;
 
-	if (!r->ndep_rows)
+	if (!r->ndeps)
 		return;
 	rdoc_add(d, RDOC_H2, "Dependencies");
 	rdoc_add(d, RDOC_P, "Each dependency's CPU over the measured windows, in cores and as a share "
 	    "of the cores it may use (its cpus, else every online cpu); dependency_headroom "
 	    "rejects a window above its max_cpu_pct (default 90%), throttled, or with the "
-	    "dependency exiting.");
-	for (i = 0; i < r->ndep_rows; i++) {
-		const struct report_window *w = window_by_id(r, r->dep_rows[i].window_id);
-		const char *stage = w ? w->stage : "?";
-		double rate = w ? w->rate : NAN;
+	    "dependency exiting. Its peak is its highest window.");
+	t = rdoc_table(d, "dependencies", 7, "dependency", "version", "cores it may use",
+		       "peak % of its cores", "peak cores", "at", "windows (throttled / exited)");
+	for (k = 0; k < r->ndeps; k++) {
+		const struct report_dep_sum *s = &r->deps[k];
+		const char *v = s->version;
+		size_t vlen = v ? strcspn(v, "\n") : 0;
 
-		for (k = 0; k < ng; k++)
-			if (!strcmp(g[k].name, r->dep_rows[i].name) && !strcmp(g[k].stage, stage) &&
-			    g[k].rate == rate)
-				break;
-		if (k == ng) {
-			XGROW(g, ag, ng + 1);
-			memset(&g[ng], 0, sizeof(g[ng]));
-			g[ng].name = r->dep_rows[i].name;
-			g[ng].stage = stage;
-			g[ng].rate = rate;
-			g[ng].throttled = -1;
-			ng++;
-		}
-		dep_group_add(&g[k], &r->dep_rows[i]);
+		rdoc_cellf(t, "%s", s->name);
+		if (v)
+			rdoc_cellf(t, "%.*s", (int)vlen, v);   /* its first line */
+		else
+			rdoc_cellf(t, "-");
+		report_fmt_num(&c, s->ncpus, 0);
+		rdoc_cell(t, &c);
+		if (isfinite(s->peak_pct))
+			rdoc_cellf(t, "%s%.1f", s->peak_pct > 90 ? RDOC_STRONG : "", s->peak_pct);
+		else
+			rdoc_cellf(t, "-");
+		report_fmt_num(&c, s->peak_cores, 2);
+		rdoc_cell(t, &c);
+		if (s->peak_stage) {
+			sbuf_addf(&c, "%s ", s->peak_stage);
+			report_fmt_rate(&c, s->peak_rate);
+			sbuf_adds(&c, " req/s");
+			rdoc_cell(t, &c);
+		} else
+			rdoc_cellf(t, "-");
+		if (s->throttled < 0)
+			rdoc_cellf(t, "%zu (- / %zu)", s->windows, s->exited);
+		else
+			rdoc_cellf(t, "%zu (%lld / %zu)", s->windows, (long long)s->throttled, s->exited);
 	}
 	t = rdoc_table(d, "dependency_headroom", 8, "dependency", "stage", "rate", "windows",
 		  "cores used (mean)", "of cores", "peak % of its cores", "throttled / exited");
-	for (k = 0; k < ng; k++) {
-		rdoc_cellf(t, "%s", g[k].name);
-		rdoc_cellf(t, "%s", g[k].stage);
-		report_fmt_rate(&c, g[k].rate);
-		rdoc_cell(t, &c);
-		rdoc_cellf(t, "%zu", g[k].n);
-		rdoc_cellf(t, "%.2f", g[k].cores_sum / (double)g[k].n);
-		report_fmt_num(&c, g[k].ncpus, 0);
-		rdoc_cell(t, &c);
-		rdoc_cellf(t, "%s%.1f", g[k].peak_pct > 90 ? RDOC_STRONG : "", g[k].peak_pct);
-		if (g[k].throttled < 0)
-			rdoc_cellf(t, "- / %zu", g[k].exited);
-		else
-			rdoc_cellf(t, "%lld / %zu", (long long)g[k].throttled, g[k].exited);
+	for (k = 0; k < r->ndeps; k++) {
+		for (i = 0; i < r->deps[k].nrungs; i++) {
+			const struct report_dep_rung *g = &r->deps[k].rungs[i];
+
+			rdoc_cellf(t, "%s", r->deps[k].name);
+			rdoc_cellf(t, "%s", g->stage);
+			report_fmt_rate(&c, g->rate);
+			rdoc_cell(t, &c);
+			rdoc_cellf(t, "%zu", g->windows);
+			report_fmt_num(&c, g->cores_mean, 2);
+			rdoc_cell(t, &c);
+			report_fmt_num(&c, g->ncpus, 0);
+			rdoc_cell(t, &c);
+			if (isfinite(g->peak_pct))
+				rdoc_cellf(t, "%s%.1f", g->peak_pct > 90 ? RDOC_STRONG : "", g->peak_pct);
+			else
+				rdoc_cellf(t, "-");
+			if (g->throttled < 0)
+				rdoc_cellf(t, "- / %zu", g->exited);
+			else
+				rdoc_cellf(t, "%lld / %zu", (long long)g->throttled, g->exited);
+		}
 	}
-	free(g);
 	sbuf_release(&c);
 }
 

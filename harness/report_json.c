@@ -99,7 +99,7 @@ static json_t *cells_arr(const struct report *r)
 
 static json_t *run_obj(const struct report *r)
 {
-	json_t *o = json_object(), *host = json_object(), *ev = json_object();
+	json_t *o = json_object(), *host = json_object(), *ev = json_object(), *ver = json_object();
 	size_t i;
 
 	json_object_set_new(o, "id", jstr(r->run_id));
@@ -131,10 +131,50 @@ static json_t *run_obj(const struct report *r)
 	for (i = 0; i < r->nhost; i++)
 		json_object_set_new(host, r->host[i].key, jstr(r->host[i].value));
 	json_object_set_new(o, "host", host);
+	/* version output of every dependency and implementation with a
+	 * version command, keyed "dependency NAME" / "implementation NAME" */
+	for (i = 0; i < r->nversions; i++)
+		json_object_set_new(ver, r->versions[i].key, jstr(r->versions[i].value));
+	json_object_set_new(o, "versions", ver);
 	for (i = 0; i < r->nevents; i++)
 		json_object_set_new(ev, r->events[i].kind, json_integer((json_int_t)r->events[i].count));
 	json_object_set_new(o, "events", ev);
 	return o;
+}
+
+/* Each dependency (report_deps.c): its version, its peak window against
+ * the cores it may use, and its headroom per rung. */
+static json_t *deps_arr(const struct report *r)
+{
+	json_t *a = json_array();
+	size_t i, k;
+
+	for (i = 0; i < r->ndeps; i++) {
+		const struct report_dep_sum *s = &r->deps[i];
+		json_t *rungs = json_array();
+
+		for (k = 0; k < s->nrungs; k++) {
+			const struct report_dep_rung *g = &s->rungs[k];
+
+			json_array_append_new(rungs, json_pack(
+				"{s:s, s:o, s:I, s:o, s:o, s:o, s:o, s:I}", "stage", g->stage,
+				"rate_rps", jnum(g->rate), "windows", (json_int_t)g->windows,
+				"cores_mean", jnum(g->cores_mean), "ncpus", jnum(g->ncpus),
+				"peak_cpu_pct", jnum(g->peak_pct),
+				"throttled", g->throttled < 0 ? json_null() : json_integer(g->throttled),
+				"exited", (json_int_t)g->exited));
+		}
+		json_array_append_new(a, json_pack(
+			"{s:s, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o}, s:I, s:o, s:I, s:o}",
+			"name", s->name, "version", jstr(s->version), "ncpus", jnum(s->ncpus),
+			"peak", "cpu_pct", jnum(s->peak_pct), "cores", jnum(s->peak_cores),
+			"stage", jstr(s->peak_stage), "rate_rps", jnum(s->peak_rate),
+			"window_id", s->peak_window >= 0 ? json_integer(s->peak_window) : json_null(),
+			"windows", (json_int_t)s->windows,
+			"throttled", s->throttled < 0 ? json_null() : json_integer(s->throttled),
+			"exited", (json_int_t)s->exited, "rungs", rungs));
+	}
+	return a;
 }
 
 static json_t *impl_obj(const struct report *r, const struct report_impl *im)
@@ -334,6 +374,7 @@ void report_json(const struct report *r, struct sbuf *out)
 	for (i = 0; i < r->nrungs; i++)
 		json_array_append_new(a, rung_obj(r, &r->rungs[i]));
 	json_object_set_new(root, "rungs", a);
+	json_object_set_new(root, "dependencies", deps_arr(r));
 
 	a = json_array();
 	for (i = 0; i < r->nrungs; i++) {
@@ -398,9 +439,14 @@ void report_json(const struct report *r, struct sbuf *out)
 
 	json_object_set_new(root, "rejections", reasons(r->gate_fails, r->ngate_fails));
 	a = json_array();
-	for (i = 0; i < report_nchart(); i++)
-		json_array_append_new(a, json_pack("{s:s, s:s}", "name", report_chart_name(i),
-						   "title", report_chart_title(i)));
+	for (i = 0; i < report_nchart(); i++) {
+		json_t *c = json_pack("{s:s, s:s}", "name", report_chart_name(i),
+				      "title", report_chart_title(i));
+
+		if (!strcmp(report_chart_name(i), "percentile_spectrum"))  /* its rung */
+			json_object_set_new(c, "rate_rps", jnum(report_spectrum_rate(r)));
+		json_array_append_new(a, c);
+	}
 	json_object_set_new(root, "charts", a);
 	a = json_array();
 	for (i = 0; i < r->nwindows; i++)

@@ -239,6 +239,23 @@ check "--ratios: the chart's legend names the pair" grep -q '>evloop / threads</
 expect_exit "--ratios with an unknown implementation: exit 2" 2 "$HARNESS" report fixture \
 	--runs-dir "$RUNS" --ratios evloop/nginx -o "$T/bad"
 check "--ratios: the message names the pair" grep -q "evloop/nginx" "$T/err"
+# --spectrum-rate chooses percentile_spectrum's rung (default: the
+# reference rate, 1000 here); a rate with no accepted ladder window: exit 2
+check "percentile_spectrum: the reference rate by default (json charts)" \
+	jq -e '.charts[] | select(.name == "percentile_spectrum") | .rate_rps == 1000' "$J"
+"$HARNESS" report fixture --runs-dir "$RUNS" --format json,html --spectrum-rate 2k -o "$T/sp" >/dev/null 2>&1
+check "--spectrum-rate 2k: the chart's rung in report.json" \
+	jq -e '.charts[] | select(.name == "percentile_spectrum") | .rate_rps == 2000' "$T/sp/report.json"
+check "--spectrum-rate 2k: the chart's heading names 2k req/s" \
+	grep -q 'Latency by percentile at 2k req/s (ladder' "$T/sp/report.html"
+sp_n() { awk 'index($0, "data-chart=\"percentile_spectrum\"") { on = 1 } on { print } on && /<\/svg>/ { exit }' "$1" |
+	grep -o '<title>evloop: [0-9]* requests' | grep -o '[0-9]*'; }
+a=$(sp_n "$R/report.html"); b=$(sp_n "$T/sp/report.html")
+[ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && ok "--spectrum-rate 2k: evloop's line merges other windows ($a -> $b requests)" ||
+	fail "--spectrum-rate 2k: evloop's line: '$a' -> '$b' requests"
+expect_exit "--spectrum-rate at no ladder rung: exit 2" 2 "$HARNESS" report fixture --runs-dir "$RUNS" \
+	--spectrum-rate 1234 -o "$T/bad"
+check "... one line naming the rungs there are" grep -q -- "--spectrum-rate 1234: no accepted ladder window at that rate (ladder rungs with accepted windows: 500, 1000, 2000, 4000)" "$T/err"
 cmp_num "per_second: one scale per rung" "$(svg per_second | grep -c 'class="rung" data-scale-ms=')" "==" \
 	"$(jq '.rungs | length' "$J")"
 # plain: digits, one point, k or M (or a percentile's %); round: at most 3
@@ -267,6 +284,21 @@ check "hgrm: around 0.99 it brackets the report's merged p99 ($lo99 <= $p99 <= $
 C=$R/windows.csv
 if head -1 "$C" | grep -q '^impl,stage,offered_rps,block,p99_ms,requests,errors,achieved_rps,warm,'; then
 	ok "csv: the knee's columns first"; else fail "csv: header: $(head -1 "$C")"; fi
+# CPU per request in µs as everywhere else, beside the older ms column
+check "csv: cpu_us_per_request = 1000 x cpu_ms_per_req on every row with a CPU figure" python3 - "$C" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+n = 0
+for r in rows:
+    if r["cpu_ms_per_req"] == "":
+        assert r["cpu_us_per_request"] == "", r
+        continue
+    assert abs(float(r["cpu_us_per_request"]) - 1000 * float(r["cpu_ms_per_req"])) <= 1e-6 * float(r["cpu_us_per_request"]) + 1e-9, r
+    n += 1
+assert n > 0
+ev = [float(r["cpu_us_per_request"]) for r in rows if r["impl"] == "evloop" and r["stage"] == "ladder" and float(r["offered_rps"]) == 500 and r["status"] == "accepted"]
+assert ev and all(abs(v - 50) < 1e-6 for v in ev), ev
+PY
 cmp_num "csv: one row per window" "$(($(wc -l < "$C") - 1))" "==" 40
 cmp_num "csv: 2 rejected rows (validity)" "$(grep -c ',rejected,' "$C")" "==" 2
 cmp_num "csv: 2 failed rows (outcome gates)" "$(grep -c ',failed,' "$C")" "==" 2
