@@ -65,7 +65,8 @@ cmp_num "window_deps: it may use 1 core (cpus \"0\")" "$(q "SELECT MAX(ncpus) FR
 hi=$(q "SELECT MAX(100.0 * cpu_s / (duration_s * ncpus)) FROM window_deps WHERE name = 'idle'")
 cmp_num "window_deps: the idle dependency stayed under 5% of its cores" "$hi" "<" 5
 "$HARNESS" audit "$id" --runs-dir "$T/runs" >"$T/audit" 2>&1
-check "audit shows the gate's evidence (the dependency's CPU)" grep -q "burner used [0-9.]*% of 1 core" "$T/audit"
+cmp_num "audit shows the dependency's CPU in each of the 2 windows (the gate's evidence)" \
+	"$(grep -c "burner used [0-9.]*% of 1 core" "$T/audit")" ">=" 2
 check "... and the idle one's" grep -q "idle used [0-9.]*% of [0-9]* cores" "$T/audit"
 "$HARNESS" audit "$id" --runs-dir "$T/runs" --recheck >"$T/recheck" 2>&1
 check "audit --recheck recomputes the same verdicts from window_deps" grep -q " 0 mismatches" "$T/recheck"
@@ -74,4 +75,46 @@ check "the report has a Dependencies section" grep -q "^## Dependencies" "$md"
 check "... with the burner's headroom row at the rung (1 core)" grep -q "^| burner | ladder | 100 | 2 | [0-9.]* | 1 |" "$md"
 check "... and its version output (provenance)" grep -q "^| dependency burner | ready" "$md"
 check "the implementation's version output too (implementations[].version)" grep -q "^| implementation a | ready" "$md"
+check "md: the burner's peak over the run against its 1 core, at ladder 100" \
+	grep -Eq "^\| burner \| ready[^|]* \| 1 \| (\*\*)?[0-9.]+(\*\*)? \| [0-9.]+ \| ladder 100 req/s \| 2 \(" "$md"
+html="$T/runs/$id/report/report.html"
+check "html: the Dependencies section and both tables" bash -c "grep -q '>Dependencies</h2>' '$html' &&
+	grep -q '<table id=\"t-dependencies\">' '$html' && grep -q '<table id=\"t-dependency_headroom\">' '$html'"
+J="$T/runs/$id/report/report.json"
+check "json: dependencies[] in declared order, with their versions" jq -e \
+	'[.dependencies[].name] == ["burner", "idle"] and (.dependencies[0].version | startswith("ready")) and
+	 .dependencies[1].version == null and (.run.versions["implementation a"] | startswith("ready"))' "$J"
+jpk=$(jq '.dependencies[0].peak.cpu_pct' "$J")
+cmp_num "json: the burner's peak, % of its 1 core (the gate's bound is 20)" "$jpk" ">" 20
+check "json: that peak is the highest window_deps row (same number)" awk -v a="$jpk" \
+	-v b="$(q "SELECT MAX(100.0 * cpu_s / (duration_s * ncpus)) FROM window_deps WHERE name = 'burner'")" \
+	'BEGIN { d = a - b; exit !(d < 1e-6 && d > -1e-6) }'
+check "json: where: ladder 100 req/s, one of its windows, 1 core" jq -e \
+	'.dependencies[0] | .ncpus == 1 and .peak.stage == "ladder" and .peak.rate_rps == 100 and
+	 .peak.window_id != null and .windows == 2 and .exited == 0' "$J"
+check "json: per rung, cores used and peak share (one rung, 2 windows)" jq -e \
+	'.dependencies[0].rungs | length == 1 and .[0].stage == "ladder" and .[0].rate_rps == 100 and
+	 .[0].windows == 2 and .[0].cores_mean > 0.2 and .[0].peak_cpu_pct > 20' "$J"
+cmp_num "json: the idle dependency's peak (% of its cores)" "$(jq '.dependencies[1].peak.cpu_pct' "$J")" "<" 5
+
+# "The implementation's own numbers unchanged": the same run with the
+# burner idle (burn --cpu 0 --linger: it sleeps) on its core. The
+# implementation, pinned to the other core, answers every request in both,
+# under the SLO, and its CPU per request moves by less than 2x (testsrv at
+# 100 req/s: a few µs per request; a loaded 2-core host moves it, not by 2x).
+sed -i 's|start: \[\(.*\), --cpu, "600", --linger\]|start: [\1, --cpu, "0", --linger]|' "$T/spec.yaml"
+"$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$T/runs" --stages ladder --run-id idle >"$T/out2" 2>"$T/err2"
+cmp_num "burner idle: both windows accepted" \
+	"$(sqlite3 "$T/runs/idle/run.db" "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" == 2
+imp() { sqlite3 "$1" "SELECT SUM(completed) || ' ' || SUM(sent) || ' ' || SUM(sent - s2xx) || ' ' || MAX(p99_ms) || ' ' || (1e6 * SUM(cpu_s) / SUM(completed)) FROM windows WHERE state = 'done'"; }
+read -r c1 s1 e1 p1 u1 <<<"$(imp "$db")"
+read -r c2 s2 e2 p2 u2 <<<"$(imp "$T/runs/idle/run.db")"
+cmp_num "saturated dependency: the implementation answered every request it was sent ($c1 of $s1)" "$c1" == "$s1"
+cmp_num "... every one a 2xx" "$e1" == 0
+cmp_num "... its p99 under the SLO (ms)" "$p1" "<" 50
+cmp_num "idle dependency: every request answered too ($c2 of $s2)" "$c2" == "$s2"
+cmp_num "... its p99 under the SLO (ms)" "$p2" "<" 50
+r=$(awk -v a="$u1" -v b="$u2" 'BEGIN { if (b > 0) print a / b; else print -1 }')
+cmp_num "its CPU per request saturated/idle ($u1 / $u2 µs) above 0.5" "$r" ">" 0.5
+cmp_num "... and below 2" "$r" "<" 2
 exit 0
