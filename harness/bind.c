@@ -153,12 +153,85 @@ static void subst_impl(struct spec_impl *im, const struct spec *spec, const int 
 	subst_str(&im->stats_url, spec, ports);
 }
 
-void bind_deps(struct spec *spec, const int *ports)
+/* ------------------------------------------------ what an impl is told */
+
+static void mark_refs(const char *s, size_t len, const struct spec *spec, unsigned char *used)
+{
+	size_t pos = 0, at, rl, nl;
+	const char *name;
+	int port, k;
+
+	while (s && spec_dep_ref_next(s, len, &pos, &at, &rl, &name, &nl, &port)) {
+		k = nl ? spec_dep_index(spec, name, nl) : -1;
+		if (k >= 0)
+			used[k] = 1;
+	}
+}
+
+static void mark_str(const char *s, const struct spec *spec, unsigned char *used)
+{
+	if (s)
+		mark_refs(s, strlen(s), spec, used);
+}
+
+static void mark_argv(char **argv, const struct spec *spec, unsigned char *used)
+{
+	for (; argv && *argv; argv++)
+		mark_str(*argv, spec, used);
+}
+
+/* The dependencies the workload's requests name: every implementation
+ * receives them, so each may need to reach them. */
+static void mark_requests(const struct spec *spec, unsigned char *used)
 {
 	size_t i, j;
 
-	for (i = 0; i < spec->nimpls; i++)
+	for (i = 0; i < spec->workload.nrequests; i++) {
+		const struct load_request *r = &spec->workload.requests[i];
+
+		mark_str(r->path, spec, used);
+		for (j = 0; j < r->nheaders; j++)
+			mark_str(r->headers[j].value, spec, used);
+		if (r->body)
+			mark_refs(r->body, r->body_len, spec, used);
+	}
+}
+
+/* im->dep_forward: the ports of the dependencies its start, reset, env,
+ * health and stats strings (and the requests) refer to. */
+static void forward_set(struct spec_impl *im, const struct spec *spec, const int *ports,
+			const unsigned char *by_requests)
+{
+	unsigned char *used = xcalloc(spec->ndeps + 1, 1);
+	size_t k;
+
+	memcpy(used, by_requests, spec->ndeps);
+	mark_argv(im->start, spec, used);
+	mark_argv(im->reset, spec, used);
+	for (k = 0; k < im->nenv; k++)
+		mark_str(im->env[k].value, spec, used);
+	mark_str(im->health_url, spec, used);
+	mark_str(im->stats_url, spec, used);
+	free(im->dep_forward);
+	im->dep_forward = xcalloc(spec->ndeps + 1, sizeof(*im->dep_forward));
+	im->ndep_forward = 0;
+	for (k = 0; k < spec->ndeps; k++)
+		if (used[k])
+			im->dep_forward[im->ndep_forward++] = ports[k];
+	free(used);
+}
+
+void bind_deps(struct spec *spec, const int *ports)
+{
+	unsigned char *by_requests = xcalloc(spec->ndeps + 1, 1);
+	size_t i, j;
+
+	mark_requests(spec, by_requests);
+	for (i = 0; i < spec->nimpls; i++) {
+		forward_set(&spec->impls[i], spec, ports, by_requests);
 		subst_impl(&spec->impls[i], spec, ports);
+	}
+	free(by_requests);
 	for (i = 0; i < spec->ndeps; i++) {
 		struct spec_dep *d = &spec->deps[i];
 

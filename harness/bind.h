@@ -85,7 +85,10 @@ char *bind_subst_deps(const char *tmpl, size_t len, const struct spec *spec, con
  * every string that may refer to them: implementations' start, env,
  * health and stats URLs; dependencies' start, env, health, version and
  * setup; requests' path, header values and body. Called once, before the
- * arms copy the implementations.
+ * arms copy the implementations. Each implementation's dep_forward (spec.h,
+ * allocated here, freed by spec_free) gets the ports of the dependencies
+ * it is told about: those its start, reset, env, health or stats refer to,
+ * and those any request names; a sandbox relays those and no other.
  */
 void bind_deps(struct spec *spec, const int *ports);
 

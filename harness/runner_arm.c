@@ -107,9 +107,10 @@ const struct bind_sandbox *runner_arm_sandbox(const struct run_ctx *rc, const st
 	sb->gid = rc->sandbox_gid;
 	sb->jail.hide = rc->hide_dir;
 	sb->jail.frozen = a->ro || (a->frozen && a->built);
-	/* the run's dependencies, and nothing else of the host */
-	sb->forward_ports = rc->dep_ports;
-	sb->nforward = rc->dep_ports ? rc->ndeps : 0;
+	/* the run's dependencies it is told about (bind_deps: its start,
+	 * env, reset, health, stats or the requests name them), nothing else */
+	sb->forward_ports = a->impl.dep_forward;
+	sb->nforward = a->impl.ndep_forward;
 	return sb;
 }
 

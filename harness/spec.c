@@ -65,6 +65,7 @@ void spec_free(struct spec *s)
 		free(im->cpus);
 		free(im->host);
 		free(im->host_binary);
+		free(im->dep_forward);
 	}
 	free(s->impls);
 	for (i = 0; i < s->ndeps; i++) {

@@ -75,6 +75,10 @@ struct spec_impl {
 	 * and the harness binary there; NULL: this host. */
 	char *host;
 	char *host_binary;
+	/* The ports of the dependencies it is told about, set by bind_deps
+	 * (bind.h): what a sandbox relays into its namespace, nothing else. */
+	int *dep_forward;
+	size_t ndep_forward;
 	int line, col;       /* where it was declared, for messages */
 };
 

@@ -12,6 +12,9 @@
 #   - connecting to a listener on 127.0.0.1 outside: refused, while the
 #     arm still serves its window's load; the run's dependency (db), on
 #     its {dep.db.port}: reached (its port relayed into the namespace);
+#     of all 65535 ports of its loopback only the dependencies its spec
+#     entry names answer: db for a; db and `other` for b, which alone
+#     is told other's port (SBX_OTHER);
 #   - the processes it sees: its own only (no harness, no test shell);
 #     kill(-1) reaches nothing outside;
 #   - a double-forked setsid daemon: dead after the run;
@@ -76,6 +79,17 @@ def dep():
     s.sendall(b"GET /dep HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     return s.recv(12).decode()
 attempt("connect_dependency", dep)
+def scan():   # every TCP port of its loopback: only the relayed ones answer
+    found = []
+    for port in range(1, 65536):
+        c = socket.socket()
+        # (a socket whose ephemeral port is the one it dials connects to
+        # itself, TCP's simultaneous open: not a listener)
+        if c.connect_ex(("127.0.0.1", port)) == 0 and c.getsockname() != c.getpeername():
+            found.append(port)
+        c.close()
+    return found
+say("open_ports", " ".join(str(p) for p in scan()))
 held = []
 def bind():
     s = socket.socket()
@@ -127,7 +141,7 @@ PY
 g add -A && g commit -m "evil: every attempt, then serve"
 g checkout main
 
-impl() { # name forks
+impl() { # name forks [more env]
 	cat <<YAML
   - name: $1
     repo: $REPO
@@ -135,7 +149,7 @@ impl() { # name forks
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
     restart: never
     env: { SBX_SRV: ./srv, SBX_RUNS: $RUNS, SBX_PORT: "$P", SBX_NAME: $1, SBX_DEP: "{dep.db.port}",
-           SBX_OUTSIDE_PID: "$$", SBX_DAEMON: "$UNIQ", SBX_FORKS: "$2" }
+           SBX_OUTSIDE_PID: "$$", SBX_DAEMON: "$UNIQ", SBX_FORKS: "$2"${3:+, $3} }
 YAML
 }
 # seed 4: the plan runs a's window before b's (asserted below), so both
@@ -150,9 +164,12 @@ dependencies:
   - name: db
     start: [$HELPERS/testsrv, --port, "{port}"]
     health: { tcp: "127.0.0.1:{port}" }
+  - name: other
+    start: [$HELPERS/testsrv, --port, "{port}"]
+    health: { tcp: "127.0.0.1:{port}" }
 implementations:
 $(impl a 0)
-$(impl b 500)
+$(impl b 500 'SBX_OTHER: "{dep.other.port}"')
 workload:
   connections: 4
   requests: [ { name: root, path: /x } ]
@@ -170,6 +187,8 @@ LOGS=$RUNS/sbx/logs
 r() { sed -n "s/^SBX $2: //p" "$LOGS/$1.stdout.log" | head -1; }
 [ "$(q sbx "SELECT impl FROM windows ORDER BY id LIMIT 1")" = a ] &&
 	ok "the plan ran a's window first (seed 4)" || fail "first window: $(q sbx "SELECT impl FROM windows ORDER BY id")"
+dport() { q sbx "SELECT detail FROM events WHERE kind = 'dep_start' AND detail LIKE '$1 started on %'" | sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p' | head -1; }
+dbp=$(dport db); otherp=$(dport other)
 for arm in a b; do
 	case $(r $arm read_db) in "denied FileNotFoundError"*) ok "$arm: the run database is invisible";;
 		*) fail "$arm read_db: $(r $arm read_db)";; esac
@@ -187,6 +206,10 @@ for arm in a b; do
 	[ "$(r $arm connect_dependency)" = "allowed HTTP/1.1 200" ] &&
 		ok "$arm: reaches the run's dependency db on its port (forwarded)" ||
 		fail "$arm connect_dependency: $(r $arm connect_dependency)"
+	want=$dbp; [ $arm = b ] && want=$(printf '%s\n' "$dbp" "$otherp" | sort -n | tr '\n' ' ' | sed 's/ $//')
+	[ -n "$dbp" ] && [ -n "$otherp" ] && [ "$(r $arm open_ports)" = "$want" ] &&
+		ok "$arm: of every port of its loopback, only the dependencies it is told about answer ($want)" ||
+		fail "$arm open ports: '$(r $arm open_ports)', want '$want' (db $dbp, other $otherp)"
 	[ "$(r $arm bind_port)" = "allowed $P" ] && ok "$arm: binds port $P, held outside and by the other arm" ||
 		fail "$arm bind_port: $(r $arm bind_port)"
 	np=$(r $arm procs | wc -w)

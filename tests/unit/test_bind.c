@@ -142,6 +142,71 @@ TEST(dep_substitution)
 	spec_free(s);
 }
 
+static const char forwards[] =
+	"version: 1\n"
+	"name: fwd\n"
+	"slo: { threshold_ms: 20 }\n"
+	"dependencies:\n"
+	"  - { name: db, start: [./db, \"{port}\"] }\n"
+	"  - { name: cache, start: [./cache, \"{port}\"] }\n"
+	"  - { name: mq, start: [./mq, \"{port}\"] }\n"
+	"implementations:\n"
+	"  - { name: a, start: [./a, \"{port}\", \"{dep.db.port}\"], health: { url: \"http://127.0.0.1:{port}/\" } }\n"
+	"  - { name: b, start: [./b, \"{port}\"], env: { C: \"{dep.cache.host}:{dep.cache.port}\" },\n"
+	"      reset: [./r, \"{dep.db.port}\"], health: { url: \"http://127.0.0.1:{port}/\" } }\n"
+	"  - { name: c, start: [./c, \"{port}\"],\n"
+	"      health: { url: \"http://127.0.0.1:{port}/?mq={dep.mq.port}\" } }\n"
+	"  - { name: d, start: [./d, \"{port}\"], health: { url: \"http://127.0.0.1:{port}/\" } }\n"
+	"workload:\n"
+	"  requests: [ { name: r, path: \"/x@@\" } ]\n"
+	"stages:\n"
+	"  ladder: { start_rps: 500, step: 1.2, max_rps: 2000, window_s: 60 }\n";
+
+static struct spec *forwards_spec(const char *path)
+{
+	struct sbuf t = SBUF_INIT;
+	const char *at = strstr(forwards, "@@");
+	struct spec *s;
+
+	sbuf_add(&t, forwards, (size_t)(at - forwards));
+	sbuf_adds(&t, path);
+	sbuf_adds(&t, at + 2);
+	s = spec_parse(t.buf, t.len, "t.yaml", "/tmp");
+	sbuf_release(&t);
+	return s;
+}
+
+/* A sandbox relays the ports of the dependencies its implementation is
+ * told about (bind_deps: start, env, reset, health, stats, the requests),
+ * and no other (issue 17 item 3). */
+TEST(dep_forward_per_impl)
+{
+	static const int ports[] = { 5432, 6379, 5672 };
+	struct spec *s = forwards_spec("");
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	bind_deps(s, ports);
+	CHECK(s->impls[0].ndep_forward == 1 && s->impls[0].dep_forward[0] == 5432);
+	CHECK(s->impls[1].ndep_forward == 2 && s->impls[1].dep_forward[0] == 5432 &&
+	      s->impls[1].dep_forward[1] == 6379);
+	CHECK(s->impls[2].ndep_forward == 1 && s->impls[2].dep_forward[0] == 5672);
+	CHECK(s->impls[3].ndep_forward == 0);
+	spec_free(s);
+	/* a request naming a dependency: every implementation may need it */
+	s = forwards_spec("?cache={dep.cache.port}");
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	bind_deps(s, ports);
+	CHECK(s->impls[0].ndep_forward == 2 && s->impls[0].dep_forward[1] == 6379);
+	CHECK(s->impls[3].ndep_forward == 1 && s->impls[3].dep_forward[0] == 6379);
+	CHECK(s->impls[2].ndep_forward == 2 && s->impls[2].dep_forward[0] == 6379 &&
+	      s->impls[2].dep_forward[1] == 5672);
+	spec_free(s);
+}
+
 TEST(window_seeds)
 {
 	struct spec *s = spec_parse(minimal, sizeof(minimal) - 1, "t.yaml", "/tmp");
@@ -237,6 +302,7 @@ int main(void)
 	RUN(load_from_every_workload_key);
 	RUN(url_defaults_are_the_spec_defaults);
 	RUN(dep_substitution);
+	RUN(dep_forward_per_impl);
 	RUN(window_seeds);
 	RUN(sut_trusted_and_sandboxed);
 	RUN(build_trusted_and_sandboxed);
