@@ -50,6 +50,19 @@ struct bind_sandbox {
 };
 
 /*
+ * For `probe` and `load` (no run): the sandbox of impl when its spec says
+ * `sandbox: always`, as a run gives it: bwrap installed, the sandbox user
+ * (spec sandbox.user, created when missing: needs root), a fresh uid of
+ * its own, its repo read-only (and reachable by that uid), hide (the runs
+ * directory, resolved into hide_abs, PATH_MAX bytes) shown empty inside.
+ * Returns sb, filled, or NULL: without sandbox: always (*err 0), or after
+ * one error() line when it cannot be prepared (*err -1). bind_sandbox.c.
+ */
+const struct bind_sandbox *bind_sandbox_always(const struct spec *spec,
+					       const struct spec_impl *impl, const char *hide,
+					       struct bind_sandbox *sb, char *hide_abs, int *err);
+
+/*
  * Start configuration of impl in workdir (NULL: impl->repo), logging
  * into log_dir, accounted under the cgroup label `label`.
  */

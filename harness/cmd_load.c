@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -526,9 +527,11 @@ static int start_impl(const struct spec *spec, const struct spec_impl *impl, int
 {
 	struct sbuf dir = SBUF_INIT, label = SBUF_INIT, blog = SBUF_INIT;
 	struct sut_config sc;
-	char stamp[32];
+	struct bind_sandbox sbx;
+	const struct bind_sandbox *sb;
+	char stamp[32], hide[PATH_MAX];
 	time_t now = time(NULL);
-	int ret = EXIT_ENV;
+	int ret = EXIT_ENV, err;
 
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
 	sbuf_addf(&dir, "%s/load-%s-%d/logs", runs_dir, stamp, (int)getpid());
@@ -537,18 +540,26 @@ static int start_impl(const struct spec *spec, const struct spec_impl *impl, int
 		goto out;
 	}
 	sbuf_addf(&label, "load.%d.%s", (int)getpid(), impl->name);
+	/* sandbox: always holds here as in a run: bwrap, its own uid; the
+	 * load then connects inside its namespace (sut_netns) */
+	sb = bind_sandbox_always(spec, impl, runs_dir, &sbx, hide, &err);
+	if (err)
+		goto out;
 	if (build && impl->build) {
 		struct sut_build_config bc;
 
 		sbuf_addf(&blog, "%s/%s.build.log", dir.buf, impl->name);
-		bind_build(&bc, spec, impl, NULL, blog.buf, NULL);
+		bind_build(&bc, spec, impl, NULL, blog.buf, sb);
 		if (sut_build(&bc))
 			goto out;
 	}
-	bind_sut(&sc, spec, impl, NULL, dir.buf, label.buf, NULL);
+	bind_sut(&sc, spec, impl, NULL, dir.buf, label.buf, sb);
 	*out = sut_start(&sc);
 	if (!*out)
 		goto out;
+	if (sb)
+		fprintf(stderr, "harness: load: %s: sandbox: always: in bwrap as uid %d, its repo "
+			"read-only: %s\n", impl->name, sb->uid, sut_argv_text(*out));
 	if (sut_wait_healthy(*out, impl->health_timeout_s))
 		goto out;
 	fprintf(stderr, "harness: load: %s started at %s (logs in %s)\n", impl->name,
@@ -658,8 +669,10 @@ static int spec_workload(const struct opts *o, const char *runs_dir, struct spec
 			     " load starts implementations here only; give --url", o->target,
 			     impl->name, impl->host), EXIT_USAGE;
 	ret = start_impl(*spec, impl, o->build, runs_dir, sut);
-	if (!ret)
+	if (!ret) {
 		*target = sut_url(*sut);
+		cfg->netns_fd = sut_netns(*sut);   /* a sandboxed one's loopback */
+	}
 	return ret;
 }
 
@@ -883,7 +896,10 @@ const struct cmd_desc cmd_load_desc = {
 	"workload (vars) draws its pool of workload.pool requests (default: those\n"
 	"due, rate x duration) from the seed; the same seed sends the same ids.\n"
 	"A spec's implementation started by load\n"
-	"logs into RUNS_DIR/load-<time>-<pid>/logs. Progress is printed to stderr each\n"
+	"logs into RUNS_DIR/load-<time>-<pid>/logs; one whose spec says\n"
+	"`sandbox: always` runs in bwrap as in a run (its own uid, its repo\n"
+	"read-only, its own network, reached from inside it; needs root), said\n"
+	"on stderr with the bwrap argv. Progress is printed to stderr each\n"
 	"second when stderr is a terminal. Latencies print as - when no request\n"
 	"completed. Exit: 0 when the error rate is at most --error-rate-max, 1 when\n"
 	"it is above, 2 bad arguments, 3 setup failure (an agent unreachable, of\n"

@@ -6,6 +6,7 @@
  * trusting it overnight.
  */
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +243,7 @@ static int drive(struct probe *p, double seconds, double rate)
 	p->sec_start = now_ns();
 	if (rate > 0) {
 		bind_load(&lc, p->spec, sut_url(p->sut), rate, seconds, p->spec->seed);
+		lc.netns_fd = sut_netns(p->sut);   /* a sandboxed one's loopback */
 		lc.on_second = on_second;
 		lc.ctx = p;
 		lc.stop = &stop_flag;
@@ -300,21 +302,28 @@ static int probe_backend(const struct spec *spec, const char *backend_s, enum ac
  * dir; then start the runtime-stats poller. SIGINT/SIGTERM stop any of it.
  * 0, or -1 after one line. */
 static int probe_start(struct probe *p, const struct probe_opts *po, enum acct_backend backend,
-		       const char *dir)
+		       const char *runs_dir, const char *dir)
 {
 	struct sut_config sc;
 	struct sut_build_config bc;
 	struct sbuf label = SBUF_INIT, blog = SBUF_INIT;
 	struct sigaction sa;
-	int ret = -1;
+	struct bind_sandbox sbx;
+	const struct bind_sandbox *sb;
+	char hide[PATH_MAX];
+	int ret = -1, err;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* sandbox: always holds here as in a run: bwrap, its own uid */
+	sb = bind_sandbox_always(p->spec, p->impl, runs_dir, &sbx, hide, &err);
+	if (err)
+		goto out;
 	if (!po->no_build && p->impl->build) {
 		sbuf_addf(&blog, "%s/%s.build.log", dir, p->impl->name);
-		bind_build(&bc, p->spec, p->impl, NULL, blog.buf, NULL);
+		bind_build(&bc, p->spec, p->impl, NULL, blog.buf, sb);
 		bc.backend = backend;
 		bc.stop = &stop_flag;
 		fprintf(stderr, "probe: building %s (log %s)\n", p->impl->name, blog.buf);
@@ -322,12 +331,15 @@ static int probe_start(struct probe *p, const struct probe_opts *po, enum acct_b
 			goto out;
 	}
 	sbuf_addf(&label, "probe.%d.%s", (int)getpid(), p->impl->name);
-	bind_sut(&sc, p->spec, p->impl, NULL, dir, label.buf, NULL);
+	bind_sut(&sc, p->spec, p->impl, NULL, dir, label.buf, sb);
 	sc.backend = backend;
 	sc.stop = &stop_flag;
 	p->sut = sut_start(&sc);
 	if (!p->sut)
 		goto out;
+	if (sb)
+		fprintf(stderr, "probe: %s: sandbox: always: in bwrap as uid %d, its repo read-only: %s\n",
+			p->impl->name, sb->uid, sut_argv_text(p->sut));
 	p->acct = sut_account(p->sut);
 	if (sut_wait_healthy(p->sut, p->impl->health_timeout_s))
 		goto out;
@@ -336,11 +348,11 @@ static int probe_start(struct probe *p, const struct probe_opts *po, enum acct_b
 		account_backend_name(account_backend(p->acct)), p->spec->accounting.sample_ms,
 		sut_cpus(p->sut) ? sut_cpus(p->sut) : "?", sut_cpus_method(p->sut), dir);
 	if (sut_stats_url(p->sut)) {
-		p->rts = rtstats_start_fmt(sut_stats_url(p->sut), p->impl->stats_poll_hz,
-					   p->impl->signals, p->impl->nsignals,
-					   p->impl->stats_format, 0,
-					   p->spec->workload.tls.cacert,
-					   p->spec->workload.tls.insecure);
+		p->rts = rtstats_start_in(sut_netns(p->sut), sut_stats_url(p->sut),
+					  p->impl->stats_poll_hz, p->impl->signals,
+					  p->impl->nsignals, p->impl->stats_format,
+					  p->spec->workload.tls.cacert,
+					  p->spec->workload.tls.insecure);
 		if (!p->rts)
 			goto out;
 	}
@@ -392,7 +404,7 @@ static int cmd_probe(struct cmd_ctx *c)
 	sut_reap_leftovers();
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
 	sbuf_addf(&dir, "%s/probe-%s-%d/logs", c->runs_dir, stamp, (int)getpid());
-	if (mkdir_p(dir.buf, 0755) || probe_start(&p, &po, backend, dir.buf) ||
+	if (mkdir_p(dir.buf, 0755) || probe_start(&p, &po, backend, c->runs_dir, dir.buf) ||
 	    drive(&p, po.seconds, po.rate))
 		goto out;
 	ret = p.failed ? EXIT_ENV : EXIT_OK;
@@ -423,7 +435,10 @@ const struct cmd_desc cmd_probe_desc = {
 	"workload meanwhile and prints the second's requests and p99. Then it\n"
 	"stops the implementation (SIGTERM, grace, SIGKILL) and exits.\n"
 	"Logs go to RUNS_DIR/probe-<time>-<pid>/logs; --json prints one JSON object\n"
-	"per second on stdout instead of text.\n"
+	"per second on stdout instead of text. An implementation whose spec says\n"
+	"`sandbox: always` is built and run in bwrap as in a run (its own uid,\n"
+	"its repo read-only, its own network: the load and the stats poller\n"
+	"reach it from inside; needs root), said on stderr with the bwrap argv.\n"
 	"\n"
 	"Exit status: 0 done, 2 usage or spec error, 3 the implementation failed to\n"
 	"build, start or become healthy, or exited during the probe.\n",

@@ -287,4 +287,20 @@ grep -q "c start: /usr/bin/bwrap .* --ro-bind $REPO $REPO " <(q always "SELECT d
 	fail "always argv: $(q always "SELECT detail FROM events WHERE kind = 'sandbox_argv'")"
 [ ! -e "$REPO/mine" ] && ! grep -q WROTE-REPO "$RUNS/always/logs/c.stdout.log" && [ "$(stat -c %U "$REPO")" = root ] &&
 	ok "sandbox: always: its repo stays its owner's, unwritable" || fail "always: repo written or given away"
+
+# probe and load honour sandbox: always as a run does (bwrap, own uid,
+# repo read-only), and reach the implementation through its namespace.
+expect_exit "probe of a sandbox: always implementation, with load" 0 \
+	"$HARNESS" probe "$T/always.yaml" --impl c --duration 1 --rate 100 --runs-dir "$RUNS" --json
+check "probe: says so, with the bwrap argv" \
+	grep -q "^probe: c: sandbox: always: in bwrap as uid [0-9]*, its repo read-only: /usr/bin/bwrap --unshare-all .* --ro-bind $REPO $REPO " "$T/err"
+cmp_num "probe: its load answered inside the namespace (requests in the second)" \
+	"$(jq -s '[.[] | .requests // .load.completed // 0] | add' "$T/out" 2>/dev/null || echo 0)" ">=" 50
+expect_exit "load SPEC --impl of a sandbox: always implementation" 0 \
+	"$HARNESS" load "$T/always.yaml" --impl c --rate 100 --duration 1 --runs-dir "$RUNS" --json
+check "load: says so, with the bwrap argv" \
+	grep -q "^harness: load: c: sandbox: always: in bwrap as uid [0-9]*, its repo read-only: /usr/bin/bwrap " "$T/err"
+cmp_num "load: every request answered through its namespace" "$(jq '.completed' "$T/out")" ">=" 95
+[ ! -e "$REPO/mine" ] && ! grep -rq WROTE-REPO "$RUNS"/probe-*/logs "$RUNS"/load-*/logs &&
+	ok "probe and load: its repo stays unwritable to it" || fail "probe/load: the repo was written"
 exit 0
