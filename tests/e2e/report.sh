@@ -199,6 +199,10 @@ for c in $CHARTS; do
 	cmp_num "html: chart $c once, linked from the table of contents" \
 		"$(grep -c "data-chart=\"$c\"" "$H")$(grep -c "href=\"#chart-$c\"" "$H")" "==" 11
 done
+# charts scale with the page: each has a viewBox, the page sizes it by width
+cmp_num "every chart has a viewBox (scales, keeps proportions)" \
+	"$(grep -c '<svg[^>]*data-chart="[a-z_]*"[^>]*viewBox="0 0 [0-9]* [0-9]*"\|<svg[^>]*viewBox="0 0 [0-9]* [0-9]*"[^>]*data-chart=' "$H")" "==" "$(jq '.charts | length' "$J")"
+check "... and the page sets its width to the page's (height auto)" grep -q 'figure.chart svg{display:block;width:100%;height:auto}' "$H"
 nl=$(jq '[.rungs[] | select(.stage == "ladder" and .slo_percentile_ms.ci != null)] | length' "$J")
 cmp_num "latency_vs_rate: an interval whisker per ladder rung" \
 	"$(svg latency_vs_rate | grep -c 'data-whisker=')" "==" "$nl"

@@ -61,6 +61,7 @@ cat >"$REPO/build.sh" <<SH
 #!/bin/sh
 id -u >uid.txt
 for f in "$RUNS"/*/run.db; do printf 'pwned' >>"\$f" 2>/dev/null && echo "wrote \$f"; done
+for d in "$RUNS"/*/src/*; do echo 22 >"\$d/delay" 2>/dev/null && echo "wrote \$d/delay"; done
 touch "$RUNS/pwned" 2>/dev/null && echo "wrote $RUNS/pwned"
 echo "evil build done" >&2
 exit 1
@@ -230,6 +231,9 @@ grep -q "a@base build: /usr/bin/bwrap " <(q "$DB" "SELECT detail FROM events WHE
 # ------------------------------------------------------------ untrusted build
 # The commit under test does not build: its own negative answer (exit 1),
 # recorded as such for compare (runs.failure_kind).
+# ... and another run's checkouts (pr1's, still on disk) are out of its reach
+others() { for f in "$RUNS"/pr*/src/*/delay; do echo "$f $(cat "$f")"; done; }
+OTHERS=$(others)
 expect_exit "a build that fails" 1 "$HARNESS" rerun base --runs-dir "$RUNS" --run-id evil \
 	--impl "a=file://$REPO#evil"
 [ "$(q "$RUNS/evil/run.db" "SELECT failure_kind, failure_impl FROM runs")" = "build|a" ] &&
@@ -243,6 +247,9 @@ E_UID=$(uid_of "$RUNS/evil/run.db" a)
 [ -n "$E_UID" ] && [ "$(cat "$RUNS/evil/src/a/uid.txt" 2>/dev/null)" = "$E_UID" ] && [ "$E_UID" != "$A_UID" ] &&
 	ok "evil build ran as its own uid, not another run's" || fail "evil build uid"
 # KEEP=DIR keeps a copy of the runs for a look after the test.
+[ -n "$OTHERS" ] && [ "$(others)" = "$OTHERS" ] && ! grep -q "wrote" "$RUNS/evil/logs/build-a.log" &&
+	ok "evil build could not modify another run's checkouts ($(echo "$OTHERS" | wc -l) delay files)" ||
+	fail "another run's checkout changed: $(others) / $(grep wrote "$RUNS/evil/logs/build-a.log")"
 [ -n "${KEEP:-}" ] && cp -r "$RUNS" "$KEEP"
 [ "$(dump)" = "$BASESUM" ] && ok "baseline database intact" || fail "baseline database changed"
 for db in "$RUNS"/*/run.db; do
