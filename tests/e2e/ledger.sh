@@ -74,6 +74,14 @@ check "report: Redis's version" grep -q '^| dependency cache | Redis server v=7'
 check "report: the Go toolchain's version" grep -q '^| implementation go | go version go1' "$md"
 check "report: headroom of the database per rung" grep -q '^| db | ladder | 150 |' "$md"
 check "report: headroom of the cache per rung" grep -q '^| cache | ladder | 150 |' "$md"
+check "report: the database's peak against the cores it may use, with its version" \
+	grep -Eq '^\| db \| postgres \(PostgreSQL\) 15[^|]* \| [0-9]+ \| (\*\*)?[0-9.]+(\*\*)? \| [0-9.]+ \| ladder [0-9]+ req/s \|' "$md"
+check "report.json: both dependencies, versions, peaks and rungs" jq -e \
+	'[.dependencies[].name] == ["db", "cache"] and
+	 (.dependencies[0].version | startswith("postgres (PostgreSQL) 15")) and
+	 (.dependencies[1].version | startswith("Redis server v=7")) and
+	 ([.dependencies[] | .peak.cpu_pct >= 0 and .ncpus >= 1 and (.rungs | length) >= 1] | all)' \
+	"$T/runs/l/report/report.json"
 
 # Nothing left running or behind.
 ports=$(q "SELECT detail FROM events WHERE kind = 'dep_start'" | sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p')

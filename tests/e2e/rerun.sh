@@ -61,7 +61,9 @@ cat >"$REPO/build.sh" <<SH
 #!/bin/sh
 id -u >uid.txt
 for f in "$RUNS"/*/run.db; do printf 'pwned' >>"\$f" 2>/dev/null && echo "wrote \$f"; done
-for d in "$RUNS"/*/src/*; do echo 22 >"\$d/delay" 2>/dev/null && echo "wrote \$d/delay"; done
+for d in "$RUNS"/*/src/*; do
+	[ "\$d" -ef . ] || { echo 22 >"\$d/delay" 2>/dev/null && echo "wrote \$d/delay"; }
+done
 touch "$RUNS/pwned" 2>/dev/null && echo "wrote $RUNS/pwned"
 echo "evil build done" >&2
 exit 1
@@ -249,7 +251,7 @@ E_UID=$(uid_of "$RUNS/evil/run.db" a)
 # KEEP=DIR keeps a copy of the runs for a look after the test.
 [ -n "$OTHERS" ] && [ "$(others)" = "$OTHERS" ] && ! grep -q "wrote" "$RUNS/evil/logs/build-a.log" &&
 	ok "evil build could not modify another run's checkouts ($(echo "$OTHERS" | wc -l) delay files)" ||
-	fail "another run's checkout changed: $(others) / $(grep wrote "$RUNS/evil/logs/build-a.log")"
+	fail "another run's checkout changed: $(others | tr '\n' ' ') / $(grep wrote "$RUNS/evil/logs/build-a.log" | tr '\n' ' ')"
 [ -n "${KEEP:-}" ] && cp -r "$RUNS" "$KEEP"
 [ "$(dump)" = "$BASESUM" ] && ok "baseline database intact" || fail "baseline database changed"
 for db in "$RUNS"/*/run.db; do

@@ -269,6 +269,7 @@ implementations:
     repo: $REPO
     start: [/bin/sh, -c, 'touch mine 2>/dev/null && echo WROTE-REPO; exec "\$0" --port "\$1"', ./srv, "{port}"]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    stats: { url: "http://127.0.0.1:{port}/runtime-stats", poll_hz: 4, signals: { served: /requests } }
     sandbox: always
 workload:
   requests: [ { name: root, path: /x } ]
@@ -282,6 +283,8 @@ expect_exit "sandbox: always, a trusted implementation in bwrap" 0 \
 [ "$(q always "SELECT COUNT(*) FROM windows WHERE status = 'accepted' AND completed >= 90")" = 1 ] &&
 	ok "sandbox: always: measured through its network namespace" ||
 	fail "always: $(q always "SELECT status, reasons, completed FROM windows")"
+cmp_num "sandbox: always: its runtime stats polled inside its namespace (requests served, max)" \
+	"$(q always "SELECT MAX(r.value) FROM rtstats r WHERE r.signal = 'served'")" ">=" 50
 grep -q "c start: /usr/bin/bwrap .* --ro-bind $REPO $REPO " <(q always "SELECT detail FROM events WHERE kind = 'sandbox_argv'") &&
 	ok "sandbox: always: bwrap argv recorded, its repo bound read-only" ||
 	fail "always argv: $(q always "SELECT detail FROM events WHERE kind = 'sandbox_argv'")"
@@ -296,6 +299,8 @@ check "probe: says so, with the bwrap argv" \
 	grep -q "^probe: c: sandbox: always: in bwrap as uid [0-9]*, its repo read-only: /usr/bin/bwrap --unshare-all .* --ro-bind $REPO $REPO " "$T/err"
 cmp_num "probe: its load answered inside the namespace (requests in the second)" \
 	"$(jq -s '[.[] | .requests // .load.completed // 0] | add' "$T/out" 2>/dev/null || echo 0)" ">=" 50
+cmp_num "probe: its stats read inside the namespace (served, last second)" \
+	"$(jq -s '[.[] | .stats.signals.served // 0] | max' "$T/out" 2>/dev/null || echo 0)" ">" 0
 expect_exit "load SPEC --impl of a sandbox: always implementation" 0 \
 	"$HARNESS" load "$T/always.yaml" --impl c --rate 100 --duration 1 --runs-dir "$RUNS" --json
 check "load: says so, with the bwrap argv" \
