@@ -12,8 +12,8 @@
 #   - connecting to a listener on 127.0.0.1 outside: refused, while the
 #     arm still serves its window's load; the run's dependency (db), on
 #     its {dep.db.port}: reached (its port relayed into the namespace);
-#     of all 65535 ports of its loopback only the dependencies its spec
-#     entry names answer: db for a; db and `other` for b, which alone
+#     of all ephemeral ports of its loopback (where the harness draws
+#     every port) only the dependencies its spec entry names answer: db for a; db and `other` for b, which alone
 #     is told other's port (SBX_OTHER);
 #   - the processes it sees: its own only (no harness, no test shell);
 #     kill(-1) reaches nothing outside;
@@ -79,9 +79,10 @@ def dep():
     s.sendall(b"GET /dep HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     return s.recv(12).decode()
 attempt("connect_dependency", dep)
-def scan():   # every TCP port of its loopback: only the relayed ones answer
+def scan():   # every port of its loopback where a run's ports are drawn
+    lo, hi = map(int, open("/proc/sys/net/ipv4/ip_local_port_range").read().split())
     found = []
-    for port in range(1, 65536):
+    for port in range(lo, hi + 1):
         c = socket.socket()
         # (a socket whose ephemeral port is the one it dials connects to
         # itself, TCP's simultaneous open: not a listener)
@@ -146,7 +147,7 @@ impl() { # name forks [more env]
   - name: $1
     repo: $REPO
     start: [/bin/sh, run.sh, "{port}"]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 30 }
     restart: never
     env: { SBX_SRV: ./srv, SBX_RUNS: $RUNS, SBX_PORT: "$P", SBX_NAME: $1, SBX_DEP: "{dep.db.port}",
            SBX_OUTSIDE_PID: "$$", SBX_DAEMON: "$UNIQ", SBX_FORKS: "$2"${3:+, $3} }
@@ -208,7 +209,7 @@ for arm in a b; do
 		fail "$arm connect_dependency: $(r $arm connect_dependency)"
 	want=$dbp; [ $arm = b ] && want=$(printf '%s\n' "$dbp" "$otherp" | sort -n | tr '\n' ' ' | sed 's/ $//')
 	[ -n "$dbp" ] && [ -n "$otherp" ] && [ "$(r $arm open_ports)" = "$want" ] &&
-		ok "$arm: of every port of its loopback, only the dependencies it is told about answer ($want)" ||
+		ok "$arm: of every ephemeral port of its loopback, only the dependencies it is told about answer ($want)" ||
 		fail "$arm open ports: '$(r $arm open_ports)', want '$want' (db $dbp, other $otherp)"
 	[ "$(r $arm bind_port)" = "allowed $P" ] && ok "$arm: binds port $P, held outside and by the other arm" ||
 		fail "$arm bind_port: $(r $arm bind_port)"
