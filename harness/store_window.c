@@ -551,7 +551,7 @@ int store_window_deps_load(struct store *st, const char *run_id, int64_t wid,
 			   struct window_dep_rows *out)
 {
 	void *rows;
-	int ret = read_series(st, &deps_t, run_id, wid, NULL, NULL, 0, "window_id, name",
+	int ret = read_series(st, &deps_t, run_id, wid, NULL, NULL, 0, "window_id, rowid",
 			      &rows, &out->n);
 
 	out->v = rows;

@@ -271,7 +271,7 @@ void event_rows_release(struct event_rows *r);
 int store_unexpected_load(struct store *st, int64_t wid, struct unexpected_rows *out);
 void unexpected_rows_release(struct unexpected_rows *r);
 /* Dependencies' rows of window wid (wid < 0: every window of run_id),
- * ordered by window, then name. */
+ * ordered by window, then as stored: the spec's declared order. */
 int store_window_deps_load(struct store *st, const char *run_id, int64_t wid,
 			   struct window_dep_rows *out);
 void window_dep_rows_release(struct window_dep_rows *r);
