@@ -105,3 +105,8 @@ done
 for s in examples/echo/spec.yaml examples/runtimes/spec.yaml specs/template.yaml; do
 	check "$s passes harness check" "$HARNESS" check "$ROOT/$s"
 done
+# The template spec uses what issue 12 asks of it: a refine stage and
+# the discard head's flatness gates enforced.
+check "specs/template.yaml: a refine stage and enforced head gates" \
+	jq -e '.stages.refine.max_steps > 0 and .warmup.head_enforce and (.warmup.head_gates | length) > 0' \
+	<("$HARNESS" check "$ROOT/specs/template.yaml" --json)
