@@ -79,6 +79,16 @@ cmp_num "seed 7: every request of the 10 s window completed" "$(j s7 .completed)
 cmp_num "seed 7: nginx logged every GET" "$(wc -l <"$T/s7.ids")" == "$(j s7 .by_request.get.requests)"
 check "check prints the pool: a 10 s window at 2000 req/s, its memory" \
 	bash -c "'$HARNESS' check '$T/spec.yaml' | grep -q '^pool: *20000 requests, [0-9.]* MiB'"
+# The data files are frozen with the spec: a csv row changed, another hash
+# (and another pool).
+h1=$("$HARNESS" check "$T/spec.yaml" --json | jq -r '.spec_hash + " " + .pool.digest')
+cp "$T/users.csv" "$T/users.csv.orig"
+sed -i 's/bob@example.com/bobby@example.com/' "$T/users.csv"
+h2=$("$HARNESS" check "$T/spec.yaml" --json | jq -r '.spec_hash + " " + .pool.digest')
+mv "$T/users.csv.orig" "$T/users.csv"
+h3=$("$HARNESS" check "$T/spec.yaml" --json | jq -r '.spec_hash + " " + .pool.digest')
+check "a changed csv file changes the spec hash and the pool's digest" \
+	test "${h1%% *}" != "${h2%% *}" -a "${h1##* }" != "${h2##* }" -a "$h1" = "$h3" -a -n "${h1%% *}"
 
 # Chi-square of the rank frequencies against P(k) = k^-1.1 / H(1e6, 1.1):
 # ranks 1..15 one bin each, then bins doubling in width, merged until each
