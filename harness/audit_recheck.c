@@ -73,9 +73,6 @@ static int recheck_status(struct store *st, const struct spec *spec, const struc
 				       strstr(w->reasons, ",agent_lost"));
 	ji.clock_offset = w->reasons && (!strncmp(w->reasons, "clock_offset", 12) ||
 					 strstr(w->reasons, ",clock_offset"));
-	/* A window a test hook voided stays void: a stored fact of the run. */
-	ji.test_void = w->reasons && (!strncmp(w->reasons, "test_void", 9) ||
-				      strstr(w->reasons, ",test_void"));
 	/* A reset that failed before the window: its stored exit code. */
 	if (store_window_resets_load(st, NULL, wid, &resets)) {
 		free(jg);

@@ -75,10 +75,6 @@ void judge_window(const struct judge_input *in, struct window_verdict *out)
 		add_reason(out, "host_drift", NULL);
 		out->validity_fail = 1;
 	}
-	if (in->test_void) {
-		add_reason(out, "test_void", NULL);
-		out->validity_fail = 1;
-	}
 	if (in->reset_failed) {
 		add_reason(out, "reset_failed", NULL);
 		out->validity_fail = 1;

@@ -61,7 +61,6 @@ struct judge_input {
 	int agent_lost;           /* a load agent (workload.generators) was lost mid-window */
 	int clock_offset;         /* an agent's clock offset uncertain or moving beyond
 				     generator_options.max_offset_ms */
-	int test_void;            /* HARNESS_TEST_VOID_WINDOWS (a test hook) voided it */
 	int reset_failed;         /* a reset run before it did not exit 0 */
 	size_t ngates;
 	const struct judge_gate *gates; /* window gates, in the spec's order */
@@ -74,8 +73,7 @@ struct judge_input {
 
 struct window_verdict {
 	enum window_status status;
-	/* Comma list, in this order: under_warmed, host_drift, test_void
-	 * (a test hook), reset_failed, head:NAME for each enforced head gate
+	/* Comma list, in this order: under_warmed, host_drift, reset_failed, head:NAME for each enforced head gate
 	 * that did not pass (head:NAME:not_evaluable), agent_lost, clock_offset,
 	 * sut_exited, then every enforced window gate that
 	 * did not pass, in the spec's order, as `name` (fail) or

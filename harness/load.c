@@ -193,6 +193,13 @@ static void *worker(void *arg)
 	for (;;) {
 		now = now_ns();
 		load_tick(th, now);
+		if (sh->cfg->test_stall_ms > 0 && th->scheduling && !th->stalled &&
+		    now >= sh->start_ns + (sh->end_ns - sh->start_ns) / 2) {
+			/* TEST-ONLY: a generator that stops (load.h) */
+			th->stalled = 1;
+			sleep_until_ns(now + (uint64_t)(sh->cfg->test_stall_ms * 1e6));
+			continue;
+		}
 		if (th->scheduling) {
 			if (atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
 				th->scheduling = 0;

@@ -181,6 +181,11 @@ struct load_config {
 	 * in the future. 0: 20 ms after load_run is called. */
 	uint64_t start_ns;
 	int insecure;               /* curl: do not verify certificates */
+	/* TEST-ONLY (> 0): every generator thread stops scheduling for this
+	 * many ms once, when half the schedule has passed, as a starved
+	 * generator would: what falls due meanwhile is handled late, and its
+	 * lateness is real (runner_testhook.c). Never sent to agents. */
+	double test_stall_ms;
 	/* HTTP version asked for (load_request.h): HTTPV_2 is libcurl's
 	 * default (HTTP/2 by ALPN over https, 1.1 over http://; the native
 	 * transport, http:// only, speaks 1.1); HTTPV_H2C needs curl (auto

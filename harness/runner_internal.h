@@ -209,9 +209,11 @@ int runner_reset_deps(struct run_ctx *rc, const struct window_plan *wp,
 int runner_reset_arm(struct run_ctx *rc, const struct window_plan *wp,
 		     struct window_reset_rows *out);
 
-/* runner_testhook.c: HARNESS_TEST_VOID_WINDOWS (tests only) voids this
- * window? Records a test_void event when it does. */
-int runner_test_void(struct run_ctx *rc, const struct window_plan *wp);
+/* runner_testhook.c: HARNESS_TEST_STALL_GENERATOR (tests only): the ms the
+ * generator stalls in window wp's measured load (load.h test_stall_ms),
+ * 0 for none; records a test_stall event when it does. */
+#define RUNNER_TEST_STALL_MS 500
+double runner_test_stall_ms(struct run_ctx *rc, const struct window_plan *wp);
 
 /* runner_arm.c */
 /* Make sure the arm's implementation is up and healthy for window wp

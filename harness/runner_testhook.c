@@ -1,15 +1,21 @@
 /*
- * runner_testhook: HARNESS_TEST_VOID_WINDOWS, a TEST-ONLY hook that voids
- * chosen windows as if a validity gate had failed (reason `test_void`),
- * so the end-to-end tests can drive replacement windows deterministically
- * (tests/e2e/replace.sh). Never set it in production: a run that used it
- * says so in its reasons and its events.
+ * runner_testhook: HARNESS_TEST_STALL_GENERATOR, a TEST-ONLY hook that
+ * stalls the load generator in chosen windows (load.h test_stall_ms:
+ * every generator thread stops RUNNER_TEST_STALL_MS once, half way
+ * through the window's schedule, in its measured part when discard_s is
+ * at most half of window_s), so that its lateness is real and the
+ * `generator` gate, a validity gate, fails on those windows for its own
+ * reasons: the end-to-end tests drive replacement windows through a real
+ * gate (tests/e2e/replace.sh), and `audit --recheck` recomputes the same
+ * verdict from the stored series. Never set it in production: a run that
+ * used it says so in its events (test_stall).
  *
  * Format: comma-separated STAGE:IMPL:RATE:N entries; RATE is an offered
- * rate (1e-6 relative) or `*` for any; N voids the first N windows of the
- * cell (stage x rate x impl) in run order, `all` every one. Whether a
+ * rate (1e-6 relative) or `*` for any; N stalls the first N windows of
+ * the cell (stage x rate x impl) in run order, `all` every one. Whether a
  * window is among the first N is read from the database (the cell's
- * windows already done), so a resumed run voids the same windows.
+ * windows already done), so a resumed run stalls the same windows.
+ * Local generators only (the agent protocol does not carry it).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,9 +41,9 @@ static int entry_matches(const char *e, const struct window_plan *wp, long *n)
 	return ok;
 }
 
-int runner_test_void(struct run_ctx *rc, const struct window_plan *wp)
+double runner_test_stall_ms(struct run_ctx *rc, const struct window_plan *wp)
 {
-	const char *env = getenv("HARNESS_TEST_VOID_WINDOWS");
+	const char *env = getenv("HARNESS_TEST_STALL_GENERATOR");
 	char *copy, *tok, *save = NULL;
 	long n = 0;
 	int hit = 0;
@@ -58,8 +64,10 @@ int runner_test_void(struct run_ctx *rc, const struct window_plan *wp)
 		hit = !c || (long)(c->valid + c->rejected) < n;
 		cells_release(&cells);
 	}
-	if (hit)
-		store_event(&rc->st, rc->run_id, wp->id, "test_void",
-			    "%s: voided by HARNESS_TEST_VOID_WINDOWS (a test hook)", wp->arm->name);
-	return hit;
+	if (!hit)
+		return 0;
+	store_event(&rc->st, rc->run_id, wp->id, "test_stall",
+		    "%s: the generator stalled %d ms by HARNESS_TEST_STALL_GENERATOR (a test hook)",
+		    wp->arm->name, RUNNER_TEST_STALL_MS);
+	return RUNNER_TEST_STALL_MS;
 }

@@ -485,6 +485,7 @@ static int window_measure(struct window_ctx *w)
 		return 0;
 	runner_progress(w->rc, "measuring");
 	load_config_for(w, &cfg, w->wp->rate, w->window_s, 2);
+	cfg.test_stall_ms = runner_test_stall_ms(w->rc, w->wp);
 	cfg.on_second = meas_on_second;
 	cfg.ctx = w;
 	if (w->discard == 0)
@@ -570,7 +571,6 @@ static void window_judge(struct window_ctx *w, struct window_judgement *j)
 	in.warmup_gates = spec->warmup.ngates > 0;
 	in.warm_passed = w->warm_passed;
 	in.sut_exited = w->sut_exited;
-	in.test_void = runner_test_void(w->rc, w->wp);
 	in.agent_lost = w->agent_lost;
 	in.clock_offset = w->clock_offset;
 	in.reset_failed = w->reset_failed;

@@ -4,13 +4,18 @@
 # reason is replaced in a later block of its stage until its cell (stage x
 # rate x implementation) has its pre-registered valid n, or
 # retries.max_per_cell replacements were spent; a cell whose replacements
-# ran out is named short. The rejections are forced with the test hook
-# HARNESS_TEST_VOID_WINDOWS (harness/runner_testhook.c), so the counts
-# below are exact: no warm-up gates and only outcome window gates, so
-# nothing else can void a window (a slow VM can only fail one, which is
-# valid and never replaced). Bounded: 2 rungs x 2 reps x 2 arms + 3
-# replacements, 1-2 s warm-up + 2 s each, interrupted once and resumed:
-# under a minute.
+# ran out is named short. The helpers answer in a known 2 ms. The
+# rejections are the generator gate's own (a validity gate): the test
+# hook HARNESS_TEST_STALL_GENERATOR
+# (harness/runner_testhook.c) stops the load generator for 500 ms in
+# chosen windows, half way through their schedule (the measured second's
+# start), so their lateness p99 is about 490 ms against the gate's 250 ms
+# (a loaded host's own stalls reach 10-120 ms). The counts below are exact:
+# no warm-up gates, and besides the generator only outcome window gates
+# (a slow VM can only fail a window, which is valid and never replaced;
+# a generator stall of the host itself would need 250 ms). Bounded: 2
+# rungs x 2 reps x 2 arms + 3 replacements, 1-2 s warm-up + 2 s each,
+# interrupted once and resumed: under a minute.
 . "$(dirname "$0")/../lib.sh"
 
 RUNS="$T/runs"
@@ -21,11 +26,11 @@ seed: 12
 slo: { percentile: 99, threshold_ms: 200, error_rate_max: 0.5 }
 implementations:
   - name: a
-    start: [$HELPERS/testsrv, --port, "{port}"]
+    start: [$HELPERS/testsrv, --port, "{port}", --delay-ms, "2"]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
     restart: never
   - name: b
-    start: [$HELPERS/testsrv, --port, "{port}"]
+    start: [$HELPERS/testsrv, --port, "{port}", --delay-ms, "2"]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
     restart: never
 workload:
@@ -44,7 +49,8 @@ warmup:
   gates: []
 gates:
   achieved_vs_offered: { tolerance_pct: 50 }
-window_gates: [error_rate, achieved_vs_offered, sut_alive]
+  generator: { lateness_p99_ms: 250 }
+window_gates: [error_rate, achieved_vs_offered, generator, sut_alive]
 YAML
 
 expect_exit "check accepts the spec" 0 "$HARNESS" check "$T/r.yaml"
@@ -56,7 +62,7 @@ check "check counts the replacements in the worst case" \
 # The run is interrupted (SIGINT) while the first replacement window runs
 # and resumed: the replacement round is read back as planned, not planned
 # again, so every count below holds for the resumed run.
-export HARNESS_TEST_VOID_WINDOWS="ladder:a:50:1,ladder:b:100:all"
+export HARNESS_TEST_STALL_GENERATOR="ladder:a:50:1,ladder:b:100:all"
 "$HARNESS" run "$T/r.yaml" --allow-dirty --runs-dir "$RUNS" --run-id rp >"$T/run.out" 2>"$T/run0.err" &
 hp=$!
 for _ in $(seq 1500); do   # at most 150 s (a loaded VM under ASan)
@@ -71,14 +77,17 @@ cmp_num "the run interrupted during a replacement window exits 1 ($(tail -n 2 "$
 "$HARNESS" resume rp --runs-dir "$RUNS" >"$T/res.out" 2>"$T/run.err"
 rc=$?
 cmp_num "resume exits 0 (stderr: $(tail -n 3 "$T/run.err" | tr '\n' ' '))" "$rc" "==" 0
-unset HARNESS_TEST_VOID_WINDOWS
+unset HARNESS_TEST_STALL_GENERATOR
 q() { sqlite3 "$RUNS/rp/run.db" "$1"; }
 cell() { q "SELECT COUNT(*) FROM windows WHERE stage='ladder' AND impl='$1' AND rate=$2 ${3:-}"; }
 cmp_num "a@50: 2 pre-registered + 1 replacement" "$(cell a 50)" "==" 3
 cmp_num "a@50: the pre-registered valid n (2) reached" "$(cell a 50 "AND status IN ('accepted','failed')")" "==" 2
 cmp_num "a@50: the replacement names the window it replaces" \
 	"$(q "SELECT COUNT(*) FROM windows r JOIN windows v ON r.replaces = v.id
-	      WHERE r.impl='a' AND v.impl='a' AND v.status='rejected' AND v.reasons='test_void' AND r.block > v.block")" "==" 1
+	      WHERE r.impl='a' AND v.impl='a' AND v.status='rejected' AND v.reasons='generator' AND r.block > v.block")" "==" 1
+# the helper's latency is known: 2 ms, and no faster (loaded hosts add)
+cmp_num "accepted windows measure the helper's 2 ms (min p50, ms)" \
+	"$(q "SELECT MIN(p50_ms) FROM windows WHERE status = 'accepted'")" ">=" 2
 cmp_num "a@100: nothing to replace" "$(cell a 100)" "==" 2
 cmp_num "b@50: nothing to replace" "$(cell b 50)" "==" 2
 cmp_num "b@100: 2 pre-registered + max_per_cell (2) replacements" "$(cell b 100)" "==" 4
@@ -89,7 +98,15 @@ cmp_num "the interrupted replacement window ran again, as planned" "$(q "SELECT 
 cmp_num "each (block, impl) once" "$(q "SELECT COUNT(DISTINCT block || '/' || impl) FROM windows")" "==" "$(q "SELECT COUNT(*) FROM windows")"
 check "run quality counts the replacements and names the short cell" \
 	grep -q "run quality: 11 windows: .*, 3 replacements; 1 cell short: ladder 100 req/s b 0/2 valid;" "$T/run.err"
-expect_exit "audit --recheck reproduces the test_void verdicts" 0 \
+cmp_num "the 5 stalled windows (1 of a@50, 4 of b@100) rejected by the generator gate, no other" \
+	"$(q "SELECT COUNT(*) FROM windows WHERE status = 'rejected' AND reasons = 'generator'")" "==" \
+	"$(q "SELECT COUNT(*) FROM windows WHERE status = 'rejected'")"
+cmp_num "a test_stall event per stalled window (5; the interrupted one twice)" \
+	"$(q "SELECT COUNT(*) FROM events WHERE kind = 'test_stall'")" ">=" 5
+cmp_num "the stalled windows' generator lateness p99 over the gate's 250 ms (the smallest, ms)" \
+	"$(q "SELECT MIN(g.statistic) FROM gate_results g JOIN windows w ON w.id = g.window_id
+	      WHERE g.gate = 'generator' AND w.status = 'rejected' AND g.phase = 'window'")" ">" 250
+expect_exit "audit --recheck recomputes the generator gate's verdicts" 0 \
 	"$HARNESS" audit rp --runs-dir "$RUNS" --recheck
 R=$RUNS/rp/report
 check "report.md names the short cell" grep -q "1 cell short: ladder 100 req/s b 0/2 valid" "$R/report.md"
