@@ -338,10 +338,90 @@ static json_t *window_obj(const struct report *r, const struct report_window *w)
 	return o;
 }
 
+/* "promise": the latency promise at each confirm rate. */
+static json_t *promise_arr(const struct report *r)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < r->nrungs; i++) {
+		const struct report_rung *g = &r->rungs[i];
+
+		if (strcmp(g->stage, "confirm"))
+			continue;
+		json_array_append_new(a, json_pack(
+			"{s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
+			"impl", r->impls[g->impl].name, "rate_rps", jnum(g->rate),
+			"merged_ms", jnum(g->pslo.ms), "slo_ms", jnum(r->slo_ms),
+			"holds", isfinite(g->pslo.ms) && isfinite(r->slo_ms) ? json_boolean(g->pslo.ms <= r->slo_ms) : json_null(),
+			"worst_window_ms", jnum(g->worst_pslo_ms),
+			"windows_under_slo", (json_int_t)g->under_slo,
+			"windows_accepted", (json_int_t)g->accepted,
+			"windows_total", (json_int_t)g->total));
+	}
+	return a;
+}
+
+/* "ratios": each implementation over its base, per stage and rate. */
+static json_t *ratios_arr(const struct report *r)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < r->nratios; i++) {
+		const struct report_ratio *q = &r->ratios[i];
+
+		json_array_append_new(a, json_pack(
+			"{s:s, s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "stage", q->stage,
+			"rate_rps", jnum(q->rate), "impl", r->impls[q->impl].name,
+			"base", r->impls[q->base].name, "slo_percentile", jnum(q->pslo),
+			"slo_percentile_ci", ratio_ci(q->pslo_lo, q->pslo_hi),
+			"cpu_ms_per_req", jnum(q->cpu),
+			"cpu_ms_per_req_ci", ratio_ci(q->cpu_lo, q->cpu_hi), "anon_p99", jnum(q->anon)));
+	}
+	return a;
+}
+
+/* "verdicts": the paired verdicts, with their method, p and MDE. */
+static json_t *verdicts_arr(const struct report *r)
+{
+	json_t *a = json_array();
+	char buf[128];
+	size_t i;
+
+	for (i = 0; i < r->nverdicts; i++) {
+		const struct report_verdict *v = &r->verdicts[i];
+
+		json_array_append_new(a, json_pack(
+			"{s:s, s:o, s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:[o,o], s:o, s:o, s:s, s:s}",
+			"stage", v->stage, "rate_rps", jnum(v->rate), "a", r->impls[v->a].name,
+			"b", r->impls[v->b].name, "metric", v->metric,
+			"blocks", (json_int_t)v->blocks, "pairs", (json_int_t)v->ci.n,
+			"mean_a", jnum(v->mean_a), "mean_b", jnum(v->mean_b),
+			"diff_mean", jnum(v->ci.n ? v->ci.mean : NAN),
+			"interval", jnum(v->ci.lo), jnum(v->ci.hi), "level", jnum(r->level),
+			"margin", jnum(v->margin), "verdict", stat_verdict_name(v->ci.verdict),
+			"verdict_text", report_verdict_text(r, v, buf, sizeof(buf))));
+		{
+			json_t *o = json_array_get(a, json_array_size(a) - 1);
+
+			json_object_set_new(o, "method", json_string(stat_method_name(v->method)));
+			json_object_set_new(o, "p", jnum(v->p));
+			json_object_set_new(o, "p_adjusted", jnum(v->p_adj));
+			json_object_set_new(o, "correction", json_string(
+				r->correction == CMP_CORRECT_HOLM ? "holm" : "none"));
+			json_object_set_new(o, "tested", json_integer((json_int_t)v->family));
+			json_object_set_new(o, "mde", isinf(v->mde) ? json_string("inf")
+								    : jnum(v->mde));
+		}
+	}
+	return a;
+}
+
 void report_json(const struct report *r, struct sbuf *out)
 {
 	json_t *root = json_object(), *a;
-	char *text, buf[128];
+	char *text;
 	size_t i;
 
 	json_object_set_new(root, "format", json_integer(1));
@@ -375,68 +455,9 @@ void report_json(const struct report *r, struct sbuf *out)
 		json_array_append_new(a, rung_obj(r, &r->rungs[i]));
 	json_object_set_new(root, "rungs", a);
 	json_object_set_new(root, "dependencies", deps_arr(r));
-
-	a = json_array();
-	for (i = 0; i < r->nrungs; i++) {
-		const struct report_rung *g = &r->rungs[i];
-
-		if (strcmp(g->stage, "confirm"))
-			continue;
-		json_array_append_new(a, json_pack(
-			"{s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
-			"impl", r->impls[g->impl].name, "rate_rps", jnum(g->rate),
-			"merged_ms", jnum(g->pslo.ms), "slo_ms", jnum(r->slo_ms),
-			"holds", isfinite(g->pslo.ms) && isfinite(r->slo_ms) ? json_boolean(g->pslo.ms <= r->slo_ms) : json_null(),
-			"worst_window_ms", jnum(g->worst_pslo_ms),
-			"windows_under_slo", (json_int_t)g->under_slo,
-			"windows_accepted", (json_int_t)g->accepted,
-			"windows_total", (json_int_t)g->total));
-	}
-	json_object_set_new(root, "promise", a);
-
-	a = json_array();
-	for (i = 0; i < r->nratios; i++) {
-		const struct report_ratio *q = &r->ratios[i];
-
-		json_array_append_new(a, json_pack(
-			"{s:s, s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "stage", q->stage,
-			"rate_rps", jnum(q->rate), "impl", r->impls[q->impl].name,
-			"base", r->impls[q->base].name, "slo_percentile", jnum(q->pslo),
-			"slo_percentile_ci", ratio_ci(q->pslo_lo, q->pslo_hi),
-			"cpu_ms_per_req", jnum(q->cpu),
-			"cpu_ms_per_req_ci", ratio_ci(q->cpu_lo, q->cpu_hi), "anon_p99", jnum(q->anon)));
-	}
-	json_object_set_new(root, "ratios", a);
-
-	a = json_array();
-	for (i = 0; i < r->nverdicts; i++) {
-		const struct report_verdict *v = &r->verdicts[i];
-
-		json_array_append_new(a, json_pack(
-			"{s:s, s:o, s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:[o,o], s:o, s:o, s:s, s:s}",
-			"stage", v->stage, "rate_rps", jnum(v->rate), "a", r->impls[v->a].name,
-			"b", r->impls[v->b].name, "metric", v->metric,
-			"blocks", (json_int_t)v->blocks, "pairs", (json_int_t)v->ci.n,
-			"mean_a", jnum(v->mean_a), "mean_b", jnum(v->mean_b),
-			"diff_mean", jnum(v->ci.n ? v->ci.mean : NAN),
-			"interval", jnum(v->ci.lo), jnum(v->ci.hi), "level", jnum(r->level),
-			"margin", jnum(v->margin), "verdict", stat_verdict_name(v->ci.verdict),
-			"verdict_text", report_verdict_text(r, v, buf, sizeof(buf))));
-		{
-			json_t *o = json_array_get(a, json_array_size(a) - 1);
-
-			json_object_set_new(o, "method", json_string(stat_method_name(v->method)));
-			json_object_set_new(o, "p", jnum(v->p));
-			json_object_set_new(o, "p_adjusted", jnum(v->p_adj));
-			json_object_set_new(o, "correction", json_string(
-				r->correction == CMP_CORRECT_HOLM ? "holm" : "none"));
-			json_object_set_new(o, "tested", json_integer((json_int_t)v->family));
-			json_object_set_new(o, "mde", isinf(v->mde) ? json_string("inf")
-								    : jnum(v->mde));
-		}
-	}
-	json_object_set_new(root, "verdicts", a);
-
+	json_object_set_new(root, "promise", promise_arr(r));
+	json_object_set_new(root, "ratios", ratios_arr(r));
+	json_object_set_new(root, "verdicts", verdicts_arr(r));
 	json_object_set_new(root, "rejections", reasons(r->gate_fails, r->ngate_fails));
 	a = json_array();
 	for (i = 0; i < report_nchart(); i++) {

@@ -13,7 +13,9 @@
 #     module's entry file sits on top and its shared helpers in a leaf
 #     beneath, never both ways.
 # A cycle in either graph fails the test, except the ones listed in KNOWN
-# below (each must say why it is there and who removes it).
+# below (each must say why it is there and who removes it). It also fails
+# on a function prototype declared in a .c file and on a function longer
+# than 120 lines in harness/ or gates/.
 . "$(dirname "$0")/../lib.sh"
 
 BUILD=${BUILD:-build/release}
@@ -121,6 +123,33 @@ if protos:
     print('not ok - deps: prototypes in .c files: ' + ' '.join(protos))
 else:
     print('ok - deps: no function prototype in a .c file')
+
+# No function longer than 120 lines (issue 16): a body opens with "{" at
+# column 0 after its signature and closes with "}" at column 0 (the house
+# style); its length counts both braces. A top-level initializer's "{"
+# follows a line ending in "=", not a signature, and is not counted.
+LIMIT = 120
+longest, over, nfun = (0, ''), [], 0
+for s in srcs:
+    if not s.endswith('.c'):
+        continue
+    start, prev = None, ''
+    for no, line in enumerate(open(os.path.join(root, s)), 1):
+        if start is None and line.startswith('{') and prev.rstrip().endswith(')'):
+            start = no
+        elif start is not None and line.startswith('}'):
+            n, start = no - start + 1, None
+            nfun += 1
+            longest = max(longest, (n, '%s:%d' % (s, no - n + 1)))
+            if n > LIMIT:
+                over.append('%s:%d (%d lines)' % (s, no - n + 1, n))
+        if line.strip():
+            prev = line
+if over:
+    print('not ok - deps: functions over %d lines: %s' % (LIMIT, ' '.join(over)))
+else:
+    print('ok - deps: no function over %d lines (%d functions; longest %d lines, %s)'
+          % (LIMIT, nfun, longest[0], longest[1]))
 PY
 )
 echo "$out"
