@@ -104,6 +104,11 @@ cmp_num "promise table: 6 confirm rows" "$(jq '.promise | length' "$J")" "==" 6
 if [ "$(jq -r '.verdicts[] | select(.stage=="confirm" and .rate_rps==2000 and .metric=="p99_ms") | "\(.pairs)/\(.blocks) \(.verdict) \(.method) \(.correction) \(.mde)"' "$J")" = "3/4 inconclusive hodges_lehmann holm inf" ]; then
 	ok "paired verdict at confirm 2000: 3 pairs of 4 blocks, n, method, correction and MDE"
 else fail "paired verdict at confirm 2000: $(jq -c '.verdicts[] | select(.stage=="confirm" and .rate_rps==2000)' "$J")"; fi
+# ... and the markdown says the same beside the verdict: n (pairs/blocks),
+# method, p (adjusted), MDE; the correction and its family above the table.
+check "md: paired verdict row with n, method, p, MDE" grep -q \
+	'^| confirm | 2000 | evloop | threads | p99 | 3/4 | .* | HL | not tested | none (n too small) | inconclusive |$' "$R/report.md"
+check "md: the correction named, with the count of verdicts tested" grep -q '^Correction: Holm over [0-9]* verdicts tested\.$' "$R/report.md"
 # The md shows the same numbers as the json.
 p99=$(jq -r '.rungs[] | select(.impl=="threads" and .stage=="confirm" and .rate_rps==2000) | .p99_ms.value' "$J")
 if grep -q "| threads | confirm | 2000 | 4/4 | - |" "$R/report.md"; then ok "md: rung row with counts"; else fail "md: rung row with counts"; fi
