@@ -14,8 +14,10 @@
 #     beneath, never both ways.
 # A cycle in either graph fails the test, except the ones listed in KNOWN
 # below (each must say why it is there and who removes it). It also fails
-# on a function prototype declared in a .c file and on a function longer
-# than 120 lines in harness/ or gates/.
+# on a function prototype declared in a .c file, on a function longer
+# than 120 lines in harness/ or gates/, on sqlite outside the store, and on
+# a citation (docs/<name>.md, a README, a markdown link) of a file the
+# repository lacks.
 . "$(dirname "$0")/../lib.sh"
 
 BUILD=${BUILD:-build/release}
@@ -150,6 +152,56 @@ if over:
 else:
     print('ok - deps: no function over %d lines (%d functions; longest %d lines, %s)'
           % (LIMIT, nfun, longest[0], longest[1]))
+
+# sqlite lives in the store (issue 16): outside harness/store*.c and
+# store_sql.h no file includes sqlite3.h or store_sql.h or names a sqlite3
+# function, so every column is read by name through the column lists.
+leaks = []
+for s in srcs:
+    if os.path.basename(s).startswith('store') and os.path.basename(s) != 'store.h':
+        continue
+    for no, line in enumerate(open(os.path.join(root, s)), 1):
+        if re.search(r'#\s*include\s*[<"](sqlite3|store_sql)\.h[>"]|\bsqlite3_\w+\s*\(', line):
+            leaks.append('%s:%d' % (s, no))
+if leaks:
+    print('not ok - deps: sqlite outside the store: ' + ' '.join(leaks))
+else:
+    print('ok - deps: no sqlite3.h, store_sql.h or sqlite3_ call outside harness/store*')
+
+# The notes the code cites live in the repository (issue 16): every
+# docs/<name>.md, <dir>/README.md and relative markdown link named in the
+# sources, the tests and the documentation exists.
+cited, missing = set(), []
+docs = [os.path.join(d, f) for d in ('docs',) for f in os.listdir(os.path.join(root, d))
+        if f.endswith('.md')]
+texts = srcs + docs + ['README.md', 'Makefile'] + [
+    os.path.join(d, 'README.md') for d in ('specs', 'runs', 'gates', 'bench', 'tests/slow')
+    if os.path.exists(os.path.join(root, d, 'README.md'))]
+for d in ('tests/e2e', 'tests/unit', 'tests/slow', 'tests/helpers', 'tests/fixtures'):
+    texts += [os.path.join(d, f) for f in os.listdir(os.path.join(root, d))
+              if f.endswith(('.c', '.h', '.sh', '.inc'))]
+for t in texts:
+    body = open(os.path.join(root, t), errors='replace').read()
+    for m in re.finditer(r'(?<![\w./-])((?:docs|specs|runs|gates|bench|examples/\w+)/[\w.-]+\.md)\b', body):
+        cited.add(m.group(1))
+        if not os.path.exists(os.path.join(root, m.group(1))):
+            missing.append('%s cites %s' % (t, m.group(1)))
+    # a bare upper-case note (DESIGN.md) is the root's or docs/'s
+    for m in re.finditer(r'(?<![\w./-])([A-Z][A-Z_]+\.md)\b', body):
+        cited.add(m.group(1))
+        if not any(os.path.exists(os.path.join(root, d, m.group(1)))
+                   for d in ('', 'docs', os.path.dirname(t))):
+            missing.append('%s cites %s' % (t, m.group(1)))
+    if t.endswith('.md'):
+        for m in re.finditer(r'\]\(([^)#:\s]+)', body):
+            cited.add(m.group(1))
+            if not os.path.exists(os.path.join(root, os.path.dirname(t), m.group(1))):
+                missing.append('%s links %s' % (t, m.group(1)))
+if missing:
+    print('not ok - deps: cited files missing: ' + '; '.join(sorted(set(missing))))
+else:
+    print('ok - deps: every cited note exists (%d distinct citations in %d files)'
+          % (len(cited), len(texts)))
 PY
 )
 echo "$out"
