@@ -75,20 +75,28 @@ g checkout -q -b comment && sed -i '1s|^|/* a comment-only change */\n|' "$REPO/
 # windows, ~30 s). compare needs 3 valid pairs
 # at a rate (min_pairs) and, for "no change", 4 accepted pairs at alpha 0.1
 # (its 80 % signed-rank interval; at the default 0.05 it takes 5). The
-# margin (90 % of a 2-4 ms p99) is far below every regression here (+200
-# ms, or failing windows) and above the paired noise of two identical
-# servers. The generator gate rejects windows where the load generator
+# margin (90 % of a ~1.1 ms median) is far below every regression here
+# (+19 ms, or failing windows) and above the paired noise of two
+# identical servers. The generator gate rejects windows where the load generator
 # itself ran 20 ms behind (a stall of the host, not of the code; a
 # shared 2-core VM runs 2-5 ms behind at times, which is noise here). 32
 # connections keep even the 20x slower branch (20 ms a request: 1600
 # req/s with 32 connections) within the generator's reach, so its windows
 # are valid and its latency crosses the 10 ms SLO.
+# The SLO (and so compare's latency cells and the knee) is on the median,
+# not p99: a 1 s window at 500 req/s has its p99 in its 5th slowest
+# request, which one host stall of 30 ms sets in both arms alike. Beside a
+# second test suite, 3 of 6 runs of this script came out inconclusive
+# on p99 (the comment-only branch three times running, or the 20x slower
+# branch's +125% "not confirmed", p 0.31), which is the right answer for
+# such data and the wrong data for testing these verdicts. p99's verdicts
+# under noise are tested by rerun.sh, compare.sh and tests/slow/holm.sh.
 spec() {  # spec USER REPS
 	cat <<YAML
 version: 1
 name: compare-branches
 seed: 5
-slo: { percentile: 99, threshold_ms: 10, error_rate_max: 0.01 }
+slo: { percentile: 50, threshold_ms: 10, error_rate_max: 0.01 }
 implementations:
   - name: a
     repo: $REPO

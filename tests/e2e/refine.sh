@@ -79,8 +79,21 @@ hi=$(jq -r '.fits[0].hi_rps' "$T/knee.json")
 echo "# refined bracket ($lo, $hi], wrk capacity $cap"
 check "crossed, with a bracket" jq -e '.fits[0].crossed and (.fits[0].lo_rps | type) == "number"' "$T/knee.json"
 # The algorithm's own promise: hi <= lo x 1.05 within 4 steps (from 45%
-# wide, 3 steps suffice), unless a step's windows were all void.
-check "bracket ($lo, $hi] within 5% of its low end" awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(h <= l * 1.05 + 1e-6) }'
+# wide, 3 steps suffice), unless a step's windows were all void. The
+# final knee pools every valid window, confirm's included: when a host
+# stall made one refine window at ~94% of capacity cross (refine then
+# narrowed below it) and confirm's window there held, the pooled bracket
+# is wider again, honestly (seen once in 6 runs beside a second test
+# suite: refine (783, 820], knee (820, 988]). Then the refined bracket
+# must be confirm's, checked below, and the knee's low end must be
+# refine's upper end: the evidence moved, not the algorithm.
+q "SELECT MAX(rate) FROM windows WHERE stage = 'confirm'" >"$T/chi"
+if awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(h <= l * 1.05 + 1e-6) }'; then
+	ok "bracket ($lo, $hi] within 5% of its low end"
+else
+	check "bracket ($lo, $hi] wider than 5% only because confirm held at refine's crossing $(cat "$T/chi")" \
+		awk -v l="$lo" -v c="$(cat "$T/chi")" 'BEGIN { d = l - c; exit !(d < 0.5 && d > -0.5) }'
+fi
 # The bracket covers the capacity up to what a 3 s window can resolve:
 # at r > c the queue grows by (r - c) x 3 s, whose wait reaches the 50 ms
 # SLO only beyond ~2% overload, and under the VM's stalls a server at
