@@ -231,6 +231,57 @@ out:
 	return ret;
 }
 
+char *agent_dest_address(const char *dest, const struct agent_opts *o)
+{
+	char **av = xcalloc(8 + 2 * o->nssh_options, sizeof(*av));
+	struct sbuf out = SBUF_INIT;
+	char buf[4096], *addr = NULL, *line, *save = NULL;
+	size_t n = 0, i;
+	int from = -1;
+	pid_t pid;
+
+	if (agent_dest_is_local(dest)) {
+		free(av);
+		return xstrdup("127.0.0.1");
+	}
+	av[n++] = (char *)"ssh";
+	av[n++] = (char *)"-G";
+	for (i = 0; i < o->nssh_options; i++) {
+		av[n++] = (char *)"-o";
+		av[n++] = (char *)o->ssh_options[i];
+	}
+	av[n++] = (char *)"--";
+	av[n++] = (char *)dest;
+	pid = spawn(av, NULL, &from);
+	if (pid < 0)
+		goto out;
+	for (;;) {
+		ssize_t k = read(from, buf, sizeof(buf));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0 || out.len > (1u << 20))
+			break;
+		sbuf_add(&out, buf, (size_t)k);
+	}
+	if (reap(pid, 5000) != 0 || !out.buf)
+		goto out;
+	for (line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "hostname ", 9) && line[9]) {
+			addr = xstrdup(line + 9);
+			break;
+		}
+	}
+out:
+	if (!addr)
+		error("%s: 'ssh -G' did not say which host it names", dest);
+	if (from >= 0)
+		close(from);
+	sbuf_release(&out);
+	free(av);
+	return addr;
+}
+
 int agent_link_send(struct agent_link *l, int type, const struct sbuf *payload)
 {
 	if (l->lost || frame_write(l->to, type, payload ? payload->buf : "",

@@ -54,6 +54,12 @@ int agent_dest_check(const char *dest, const char **why);
 /* A binary path safe to give ssh as a remote command word. */
 int agent_binary_check(const char *binary, const char **why);
 
+/* The address dest reaches, before connecting: "127.0.0.1" for local,
+ * else the hostname `ssh -G` resolves it to with o's ssh options (its
+ * ~/.ssh/config applied; no connection made). malloc'd, or NULL after an
+ * error() naming dest. */
+char *agent_dest_address(const char *dest, const struct agent_opts *o);
+
 /* Check the version, start the agent, read its HELLO. 0, or -1 after an
  * error() naming dest (the caller exits 3). */
 int agent_link_open(struct agent_link *l, const char *dest, const struct agent_opts *o);

@@ -117,7 +117,7 @@ char *bind_subst_deps(const char *tmpl, size_t len, const struct spec *spec, con
 		if (port)
 			sbuf_addf(&out, "%d", ports[k]);
 		else
-			sbuf_adds(&out, "127.0.0.1");
+			sbuf_adds(&out, spec->deps[k].address ? spec->deps[k].address : "127.0.0.1");
 		last = at + rl;
 	}
 	sbuf_add(&out, tmpl + last, len - last);

@@ -85,7 +85,8 @@ void bind_build(struct sut_build_config *cfg, const struct spec *spec,
 /*
  * tmpl[0..len) with every {dep.NAME.port} replaced by ports[i] of spec's
  * dependency NAME (index i) and every {dep.NAME.host} by 127.0.0.1 (they
- * listen on loopback). A reference naming no dependency is left as it is
+ * listen on loopback), or by its address when it runs on another host
+ * (spec_dep.address). A reference naming no dependency is left as it is
  * (the validator refused it). Returns a malloc'd, NUL-terminated string;
  * *outlen (when non-NULL) gets its length.
  */

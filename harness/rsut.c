@@ -126,6 +126,7 @@ static void make_request(const struct rsut_config *cfg, const char *addr,
 	w->impl.memory_max_bytes = im->memory_max_bytes;
 	w->impl.pids_max = im->pids_max;
 	w->label = xstrdup(cfg->label);
+	w->port = cfg->port;
 	w->backend = cfg->backend;
 	w->sample_ms = cfg->sample_ms;
 	w->https = cfg->https;

@@ -32,6 +32,7 @@ struct rsut_config {
 	const struct spec_impl *impl;    /* start, env, health, stats, cpus, limits */
 	const char *workdir;             /* on that host; NULL: impl->repo */
 	const char *label;               /* its cgroup label */
+	int port;                        /* its port there; 0: the agent picks one */
 	enum acct_backend backend;
 	int sample_ms;
 	int https, insecure;

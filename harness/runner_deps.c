@@ -8,9 +8,12 @@
  * window one that exited is restarted on the same port (or the run stops,
  * exit 3); over each measured part each is accounted, and the figures go
  * to the window's evidence (dependency_headroom) and to window_deps.
+ * One with impl.host runs on that host through an agent (rsut.h), the
+ * same port, accounted there; {dep.NAME.host} is that host's address.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <limits.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -25,12 +28,70 @@
 #include "bind.h"
 #include "cpuset.h"
 #include "evidence.h"
+#include "rsut.h"
 #include "runner_internal.h"
 #include "store_window.h"
 #include "sut.h"
 #include "util.h"
 
 #define VERSION_MAX 4096
+
+/* ssh options and binary for a dependency's host (o borrows from the spec). */
+static void dep_agent_opts(struct run_ctx *rc, const struct spec_dep *sd, struct agent_opts *o)
+{
+	size_t n = 0;
+
+	while (rc->spec->workload.ssh_options && rc->spec->workload.ssh_options[n])
+		n++;
+	memset(o, 0, sizeof(*o));
+	o->binary = sd->impl.host_binary;
+	o->ssh_options = (const char *const *)rc->spec->workload.ssh_options;
+	o->nssh_options = n;
+}
+
+/* How to run d on its host (rsut.h); o is the caller's. */
+static void dep_remote_config(struct run_ctx *rc, struct dep_run *d, struct rsut_config *cfg,
+			      struct agent_opts *o, const char *label)
+{
+	dep_agent_opts(rc, d->spec, o);
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->dest = d->spec->impl.host;
+	cfg->opts = o;
+	cfg->impl = &d->impl;
+	cfg->label = label;
+	cfg->port = rc->dep_ports[d - rc->deps];
+	cfg->backend = rc->spec->accounting.backend;
+	cfg->sample_ms = rc->spec->accounting.sample_ms;
+	cfg->stop = &runner_stop;
+}
+
+/* The running instance, here or there, alike. */
+static int dep_up(const struct dep_run *d)
+{
+	return d->sut || d->rsut;
+}
+
+static int dep_exited(struct dep_run *d)
+{
+	return d->rsut ? rsut_exited(d->rsut) : sut_exited(d->sut);
+}
+
+static const char *dep_exit_desc(struct dep_run *d, char *buf, size_t n)
+{
+	if (d->rsut) {
+		snprintf(buf, n, "%s", rsut_exit_desc(d->rsut));
+		return buf;
+	}
+	return sut_exit_desc(d->sut, buf, n);
+}
+
+static void dep_free(struct dep_run *d)
+{
+	sut_free(d->sut);
+	rsut_free(d->rsut);
+	d->sut = NULL;
+	d->rsut = NULL;
+}
 
 int runner_deps_bind(struct run_ctx *rc)
 {
@@ -53,6 +114,16 @@ int runner_deps_bind(struct run_ctx *rc)
 		sbuf_addf(&nm, "dep-%s", s->deps[i].impl.name);
 		d->sut_name = sbuf_detach(&nm, NULL);
 		d->anon_max = NAN;
+		if (s->deps[i].impl.host) {
+			struct agent_opts o;
+
+			dep_agent_opts(rc, &s->deps[i], &o);
+			free(s->deps[i].address);
+			s->deps[i].address = agent_dest_address(s->deps[i].impl.host, &o);
+			if (!s->deps[i].address)
+				return error("dependency %s: its host's address is unknown",
+					     s->deps[i].impl.name);
+		}
 	}
 	bind_deps(s, rc->dep_ports);
 	for (i = 0; i < s->ndeps; i++) {
@@ -80,25 +151,38 @@ static int dep_command(struct run_ctx *rc, struct dep_run *d, char **argv, const
 	bc.timeout_s = timeout_s;
 	bc.quiet = quiet;
 	bc.stop = &runner_stop;
-	ret = sut_build(&bc);
+	if (d->spec->impl.host) {
+		struct rsut_config cfg;
+		struct agent_opts o;
+
+		dep_remote_config(rc, d, &cfg, &o, label.buf);
+		ret = rsut_run(&cfg, im.build, timeout_s, log_path, quiet, NULL);
+	} else {
+		ret = sut_build(&bc);
+	}
 	strv_free(im.build);
 	sbuf_release(&label);
 	return ret;
 }
 
-static int tcp_accepts(int port)
+/* A TCP connection to addr (NULL: 127.0.0.1) and port is accepted. */
+static int tcp_accepts(const char *addr, int port)
 {
-	struct sockaddr_in sa;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+	struct addrinfo hints, *ai = NULL;
+	char serv[16];
+	int fd, ok = 0;
 
-	if (fd < 0)
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(serv, sizeof(serv), "%d", port);
+	if (getaddrinfo(addr ? addr : "127.0.0.1", serv, &hints, &ai) || !ai)
 		return 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-	close(fd);
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		ok = connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
+		close(fd);
+	}
+	freeaddrinfo(ai);
 	return ok;
 }
 
@@ -110,8 +194,9 @@ static int dep_wait_healthy(struct run_ctx *rc, struct dep_run *d)
 	struct sbuf log = SBUF_INIT;
 	int port = 0, ret = -1;
 
+	/* there, the agent checked its URL (or that it is alive) already */
 	if (!sd->health_tcp && !sd->health_cmd)
-		return sut_wait_healthy(d->sut, limit);
+		return d->rsut ? 0 : sut_wait_healthy(d->sut, limit);
 	if (sd->health_tcp) {
 		char *hp = spec_subst_port(sd->health_tcp, rc->dep_ports[d - rc->deps]);
 
@@ -120,14 +205,15 @@ static int dep_wait_healthy(struct run_ctx *rc, struct dep_run *d)
 	}
 	sbuf_addf(&log, "%s/%s.health.log", rc->logs_dir, d->sut_name);
 	while (!runner_stop) {
-		if (sut_exited(d->sut)) {
+		if (dep_exited(d)) {
 			char buf[64];
 
 			error("dependency %s %s before it was healthy (see %s)", sd->impl.name,
-			      sut_exit_desc(d->sut, buf, sizeof(buf)), sut_stderr_path(d->sut));
+			      dep_exit_desc(d, buf, sizeof(buf)),
+			      d->rsut ? rsut_log_dir(d->rsut) : sut_stderr_path(d->sut));
 			break;
 		}
-		if (port ? tcp_accepts(port)
+		if (port ? tcp_accepts(sd->address, port)
 			 : dep_command(rc, d, sd->health_cmd, "health", 5, 1, log.buf) == 0) {
 			ret = 0;
 			break;
@@ -212,6 +298,8 @@ static int dep_dir(struct run_ctx *rc, struct dep_run *d)
 	}
 	sbuf_release(&p);
 	d->dir = xstrdup(abs);
+	if (si->host)
+		return 0;       /* a path here means nothing there */
 	d->env = xcalloc(si->nenv + 1, sizeof(*d->env));
 	for (i = 0; i < si->nenv; i++)
 		d->env[i] = si->env[i];   /* borrowed from the spec */
@@ -234,26 +322,40 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fre
 	if (dep_dir(rc, d))
 		return -1;
 	sbuf_addf(&label, "harness.%s.%s", rc->run_id, d->sut_name);
-	bind_sut(&cfg, rc->spec, &d->impl, NULL, rc->logs_dir, label.buf, NULL);
-	cfg.port = rc->dep_ports[d - rc->deps];
-	cfg.stop = &runner_stop;
-	cfg.https = 0;          /* workload.tls is the implementations' */
-	cfg.ca_file = NULL;
-	cfg.insecure = 0;
-	d->sut = sut_start(&cfg);
-	if (!d->sut) {
+	if (d->spec->impl.host) {
+		struct rsut_config rcfg;
+		struct agent_opts o;
+		int unhealthy;
+
+		dep_remote_config(rc, d, &rcfg, &o, label.buf);
+		d->rsut = rsut_start(&rcfg, &unhealthy);
+	} else {
+		bind_sut(&cfg, rc->spec, &d->impl, NULL, rc->logs_dir, label.buf, NULL);
+		cfg.port = rc->dep_ports[d - rc->deps];
+		cfg.stop = &runner_stop;
+		cfg.https = 0;          /* workload.tls is the implementations' */
+		cfg.ca_file = NULL;
+		cfg.insecure = 0;
+		d->sut = sut_start(&cfg);
+	}
+	if (!dep_up(d)) {
 		error("dependency %s: could not be started", name);
 		goto out;
 	}
 	if (dep_wait_healthy(rc, d))
 		goto out;
 	d->starts++;
-	d->ncpus = count_cpus(sut_cpus(d->sut));
 	free(d->cpus);
-	d->cpus = sut_cpus(d->sut) ? xstrdup(sut_cpus(d->sut)) : NULL;
+	d->cpus = d->rsut ? (rsut_cpus(d->rsut) ? xstrdup(rsut_cpus(d->rsut)) : NULL)
+			  : (sut_cpus(d->sut) ? xstrdup(sut_cpus(d->sut)) : NULL);
+	d->ncpus = count_cpus(d->cpus);
 	store_event(&rc->st, rc->run_id, wid, d->starts > 1 ? "dep_restart" : "dep_start",
-		    "%s started on 127.0.0.1:%d (start %u); cpus %s (%s)", name, cfg.port, d->starts,
-		    d->cpus ? d->cpus : "?", sut_cpus_method(d->sut) ? sut_cpus_method(d->sut) : "none");
+		    "%s started on %s:%d%s%s (start %u); cpus %s (%s)", name,
+		    d->spec->address ? d->spec->address : "127.0.0.1",
+		    rc->dep_ports[d - rc->deps], d->rsut ? " through an agent on " : "",
+		    d->rsut ? d->spec->impl.host : "", d->starts, d->cpus ? d->cpus : "?",
+		    d->rsut ? (rsut_cpus_method(d->rsut) ? rsut_cpus_method(d->rsut) : "none")
+			    : (sut_cpus_method(d->sut) ? sut_cpus_method(d->sut) : "none"));
 	if (d->starts == 1 && d->spec->version)
 		dep_version(rc, d);
 	if ((d->starts == 1 || fresh) && d->spec->setup) {
@@ -266,10 +368,8 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fre
 	}
 	ret = 0;
 out:
-	if (ret && d->sut) {
-		sut_free(d->sut);
-		d->sut = NULL;
-	}
+	if (ret)
+		dep_free(d);
 	sbuf_release(&label);
 	sbuf_release(&log);
 	return ret;
@@ -280,7 +380,7 @@ int runner_deps_start(struct run_ctx *rc)
 	size_t i;
 
 	for (i = 0; i < rc->ndeps; i++) {
-		if (rc->deps[i].sut)
+		if (dep_up(&rc->deps[i]))
 			continue;
 		fprintf(stderr, "harness: starting dependency %s\n", rc->deps[i].spec->impl.name);
 		if (dep_start(rc, &rc->deps[i], -1, 0))
@@ -315,21 +415,19 @@ int runner_deps_ensure(struct run_ctx *rc, const struct window_plan *wp, int *cy
 		struct dep_run *d = &rc->deps[i];
 
 		fresh = dep_new_block(d, wp);
-		if (fresh && d->sut) {
+		if (fresh && dep_up(d)) {
 			*cycled = 1;
 			store_event(&rc->st, rc->run_id, wid, "dep_cycle",
 				    "%s: a new block (%s, block %d): stopped, started afresh",
 				    d->spec->impl.name, wp->stage, wp->block);
-			sut_free(d->sut);
-			d->sut = NULL;
+			dep_free(d);
 		}
-		if (d->sut && !sut_exited(d->sut))
+		if (dep_up(d) && !dep_exited(d))
 			continue;
-		if (d->sut) {
+		if (dep_up(d)) {
 			store_event(&rc->st, rc->run_id, wid, "dep_exited", "%s %s; restarting it",
-				    d->spec->impl.name, sut_exit_desc(d->sut, buf, sizeof(buf)));
-			sut_free(d->sut);
-			d->sut = NULL;
+				    d->spec->impl.name, dep_exit_desc(d, buf, sizeof(buf)));
+			dep_free(d);
 		}
 		if (dep_start(rc, d, wid, fresh)) {
 			if (!runner_stop)
@@ -348,7 +446,8 @@ void runner_deps_window_begin(struct run_ctx *rc)
 	for (i = 0; i < rc->ndeps; i++) {
 		struct dep_run *d = &rc->deps[i];
 
-		d->acct_open = d->sut && account_window_begin(sut_account(d->sut)) == 0;
+		d->acct_open = d->rsut ? rsut_window_begin(d->rsut) == 0
+				       : d->sut && account_window_begin(sut_account(d->sut)) == 0;
 	}
 }
 
@@ -366,7 +465,8 @@ void runner_deps_window_end(struct run_ctx *rc, struct evidence *e)
 		g.ncpus = d->ncpus;
 		g.cpu_s = NAN;
 		d->anon_max = NAN;
-		if (d->acct_open && account_window_end(sut_account(d->sut), &aw) == 0) {
+		if (d->acct_open && (d->rsut ? rsut_window_end(d->rsut, &aw)
+					     : account_window_end(sut_account(d->sut), &aw)) == 0) {
 			g.duration_s = aw.duration_s;
 			g.cpu_s = aw.cpu_s;
 			g.has_throttle = aw.has_throttle;
@@ -378,7 +478,7 @@ void runner_deps_window_end(struct run_ctx *rc, struct evidence *e)
 			account_window_release(&aw);
 		}
 		d->acct_open = 0;
-		g.exited = !d->sut || sut_exited(d->sut);
+		g.exited = !dep_up(d) || dep_exited(d);
 		evidence_add_dep(e, &g);
 	}
 }
@@ -417,12 +517,8 @@ void runner_deps_stop(struct run_ctx *rc)
 	size_t i = rc->ndeps;
 
 	/* in reverse order: a later dependency may use an earlier one */
-	while (i-- > 0) {
-		if (rc->deps[i].sut) {
-			sut_free(rc->deps[i].sut);
-			rc->deps[i].sut = NULL;
-		}
-	}
+	while (i-- > 0)
+		dep_free(&rc->deps[i]);
 }
 
 void runner_deps_release(struct run_ctx *rc)

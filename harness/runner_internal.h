@@ -70,6 +70,7 @@ struct dep_run {
 	char *dir;               /* runs/<id>/deps/<name>, absolute; NULL until first start */
 	struct kv *env;          /* spec->impl.env + HARNESS_DEP_DIR (impl.env points here) */
 	struct sut *sut;         /* running instance, or NULL */
+	struct rsut *rsut;       /* running instance on impl.host, or NULL */
 	unsigned starts;
 	char *cpus;              /* the cpus the kernel reported at its start */
 	double ncpus;            /* their count (NAN unknown) */

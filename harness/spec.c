@@ -78,6 +78,9 @@ void spec_free(struct spec *s)
 		free(d->impl.health_url);
 		free(d->impl.cpus);
 		free(d->health_tcp);
+		free(d->impl.host);
+		free(d->impl.host_binary);
+		free(d->address);
 		free_argv(d->health_cmd);
 		free_argv(d->version);
 		free_argv(d->setup);

@@ -104,6 +104,9 @@ struct spec_dep {
 	char **setup;        /* argv run once after its first healthy start (and after
 				every fresh start of a block lifecycle), or NULL */
 	enum dep_lifecycle lifecycle;   /* default DEP_LIFE_RUN */
+	/* impl.host set: the address {dep.NAME.host} becomes, set by the
+	 * runner before bind_deps (NULL: 127.0.0.1). */
+	char *address;
 };
 
 /* Pre-flight (workload.preflight): before the first window every request

@@ -10,6 +10,37 @@
 #include "agent_link.h"
 #include "spec_internal.h"
 
+/* A dependency on another host: what runs here cannot (health.command,
+ * reset). */
+static void check_dep_hosts(struct vctx *v)
+{
+	const struct spec *s = v->s;
+	char p[96];
+	size_t i;
+
+	for (i = 0; i < s->ndeps; i++) {
+		const struct spec_dep *d = &s->deps[i];
+		const char *why = "";
+
+		if (!d->impl.host)
+			continue;
+		snprintf(p, sizeof(p), "dependencies[%zu].host", i);
+		if (agent_dest_check(d->impl.host, &why))
+			spec_err_at(v, p, "'%s': %s", d->impl.host, why);
+		snprintf(p, sizeof(p), "dependencies[%zu].host_binary", i);
+		if (d->impl.host_binary && agent_binary_check(d->impl.host_binary, &why))
+			spec_err_at(v, p, "'%s': %s", d->impl.host_binary, why);
+		snprintf(p, sizeof(p), "dependencies[%zu].health.command", i);
+		if (d->health_cmd)
+			spec_err_at(v, p, "not supported with host (%s) yet: it would run on this host",
+				    d->impl.host);
+		snprintf(p, sizeof(p), "dependencies[%zu].reset", i);
+		if (d->impl.reset)
+			spec_err_at(v, p, "not supported with host (%s) yet: it would run on this host",
+				    d->impl.host);
+	}
+}
+
 void spec_check_hosts(struct vctx *v)
 {
 	const struct spec *s = v->s;
@@ -36,4 +67,5 @@ void spec_check_hosts(struct vctx *v)
 		if (im->sandbox == SANDBOX_ALWAYS)
 			spec_err_at(v, p, "always is not supported with host (%s) yet", im->host);
 	}
+	check_dep_hosts(v);
 }

@@ -215,8 +215,8 @@ void spec_check_vars(struct vctx *v);
 void spec_check_deps(struct vctx *v);
 /* spec_gens.c: workload.generators' hosts and binaries. */
 void spec_check_generators(struct vctx *v);
-/* spec_hosts.c: implementations[].host (an ssh destination, its binary,
- * and what cannot run there yet). */
+/* spec_hosts.c: implementations[].host and dependencies[].host (an ssh
+ * destination, its binary, and what cannot run there yet). */
 void spec_check_hosts(struct vctx *v);
 
 /* spec_gates.c: the gates: map, the gate lists, defaults and requirements. */

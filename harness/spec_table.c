@@ -136,6 +136,10 @@ static const struct field dep_fields[] = {
 	  "when reset runs: before every window, before the first window of each block, or once per invocation" },
 	{ "reset_timeout_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, D(impl.reset_timeout_s), 0, 0, 86400, 300, NULL, NULL, NULL, 0, 0, 0,
 	  "seconds a reset may run before it is killed (its process group) and the window rejected (reset_failed)" },
+	{ "host", FT_STR, 0, D(impl.host), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "run it on another host, as implementations[].host does (its start, version and setup run there, accounted there); {dep.NAME.host} is then that host's address (ssh -G's hostname), where it must listen on its port (chosen free here); health.url is checked there, health.tcp from here at that address; health.command, reset and HARNESS_DEP_DIR are not available with it (default: this host)" },
+	{ "host_binary", FT_STR, 0, D(impl.host_binary), 0, 0, 0, 0, "harness", NULL, NULL, 0, 0, 0,
+	  "the harness binary on that host (the same version as this one)" },
 	{ "lifecycle", FT_ENUM, F_DEF, D(lifecycle), 0, 0, 0, DEP_LIFE_RUN, NULL, lifecycle_names, NULL, 0, 0, 0,
 	  "run: one instance for the whole run; block: stopped and started afresh (setup again) before each block, the implementations restarted with it" },
 	FIELD_END

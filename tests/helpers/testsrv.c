@@ -34,6 +34,7 @@
  *                                          127.0.0.1:P (a new connection,
  *                                          read to its close); 502 when that
  *                                          fails
+ *           [--forward-host A]             ... from A (IPv4) instead
  *           [--rate-limit R]               token bucket of R req/s (R/10
  *                                          tokens of burst): HTTP 503 at once
  *                                          when empty
@@ -106,6 +107,7 @@ static struct {
 	const char *crash_once;
 	long burn_us;
 	long forward_port;
+	const char *forward_host;	/* NULL: 127.0.0.1 */
 	enum stats_mode stats_mode;
 	const char *port_file;
 	long workers;
@@ -237,6 +239,8 @@ static void parse_args(int argc, char **argv)
 			opt.burn_us = arg_long(a, v, 0);
 		else if (!strcmp(a, "--forward-port"))
 			opt.forward_port = arg_long(a, v, 1);
+		else if (!strcmp(a, "--forward-host"))
+			opt.forward_host = v;
 		else if (!strcmp(a, "--stats-mode")) {
 			if (!strcmp(v, "ok")) opt.stats_mode = STATS_OK;
 			else if (!strcmp(v, "malformed")) opt.stats_mode = STATS_MALFORMED;
@@ -329,6 +333,10 @@ static int forward(void)
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)opt.forward_port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (opt.forward_host && inet_pton(AF_INET, opt.forward_host, &sa.sin_addr) != 1) {
+		close(fd);
+		return -1;
+	}
 	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)) && !write_all(fd, req, sizeof(req) - 1)) {
 		while ((n = read(fd, buf + (got < 16 ? got : 16), sizeof(buf) - 16)) > 0 ||
 		       (n < 0 && errno == EINTR))

@@ -1,0 +1,104 @@
+#!/bin/bash
+# timing-free: states and counts (processes, cgroups, CPU > 0), no timing figures
+# A dependency on another host (issue 18, item 3): dependencies[].host
+# starts it through `harness agent --sut` over ssh in its own network
+# namespace (tests/netns.inc), on the port the run chose, accounted there;
+# {dep.NAME.host} is that host's address, so the implementation (here, in
+# the coordinator's namespace) calls it there on every request
+# (testsrv --forward-host). Checks: the window's requests all went through
+# it, its window_deps row carries CPU accounted on its host, its setup
+# ran there; the coordinator SIGKILLed mid-window leaves nothing of it
+# there and its cgroup is gone.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../netns.inc"
+trap 'ns_teardown; _cleanup' EXIT
+t0=$(date +%s.%N)
+
+ns_init
+ns_host c 1 && ns_host s 2 || { fail "namespaces"; exit 0; }
+ns_sshd s 2 cgroups || { fail "sshd did not start: $(cat "$T"/sshd_*.log)"; exit 0; }
+
+spec() { # window_s reps
+	cat <<EOF2
+version: 1
+name: agent-dep
+slo: { threshold_ms: 50 }
+dependencies:
+  - name: db
+    host: root@10.218.18.2
+    host_binary: $HARNESS
+    start: [$HELPERS/testsrv, --host, 0.0.0.0, --port, "{port}"]
+    health: { tcp: "127.0.0.1:{port}" }
+    setup: [ip, -4, -o, addr, show, dev, eth0]
+implementations:
+  - name: a
+    start: [$HELPERS/testsrv, --port, "{port}", --forward-host, "{dep.db.host}",
+            --forward-port, "{dep.db.port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz" }
+    restart: never
+workload:
+  requests: [ { name: root, path: / } ]
+  generator_options:
+    ssh_options: [IdentityFile=$T/id, IdentitiesOnly=yes, UserKnownHostsFile=$T/known_hosts,
+                  GlobalKnownHostsFile=/dev/null, StrictHostKeyChecking=yes, LogLevel=ERROR]
+  preflight: { sends: 0 }
+warmup: { min_s: 1, max_s: 1, trailing_s: 1, gates: [] }
+window_gates: [error_rate, sut_alive]
+stages:
+  ladder: { start_rps: 200, step: 2, max_rps: 200, window_s: $1, reps: $2 }
+EOF2
+}
+q() { sqlite3 "$db" "$1"; }
+cgroups() { find /sys/fs/cgroup -maxdepth 3 -type d -name "h*_harness.$1.dep-db" 2>/dev/null; }
+left_in_s() { echo $(ns_others s); }
+
+spec 2 1 >"$T/spec1.yaml"
+ip netns exec "${NSP}c" "$HARNESS" run "$T/spec1.yaml" --allow-dirty --runs-dir "$T/runs1" \
+	--stages ladder >"$T/out1" 2>"$T/err1"
+rc=$?
+cmp_num "the run finished (exit)" "$rc" == 0
+db=$(ls -d "$T"/runs1/*/run.db | head -1)
+check "the dependency started there, at that host's address" \
+	grep -q "db started on 10.218.18.2:[0-9]* through an agent on root@10.218.18.2" \
+	<(q "SELECT detail FROM events WHERE kind = 'dep_start'")
+check "its setup ran there (its log here shows that host's eth0)" \
+	grep -q "inet 10.218.18.2/24" "$(dirname "$db")/logs/dep-db.setup.log"
+cmp_num "its window accepted" "$(q "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" == 1
+# each request of the implementation first calls the dependency there:
+# an error would have failed the window (error_rate)
+cmp_num "its requests answered through the dependency there (completed of 400)" \
+	"$(q "SELECT completed FROM windows WHERE status = 'accepted'")" ">=" 390
+cmp_num "the dependency's CPU, accounted on its host (window_deps, ms)" \
+	"$(q "SELECT printf('%.3f', 1000 * cpu_s) FROM window_deps WHERE name = 'db'")" ">" 0
+left=x
+for i in $(seq 1 100); do left=$(left_in_s); [ -z "$left" ] && break; sleep 0.05; done
+check "stopped at the end: nothing of it left there" test -z "$left"
+
+sed 's|^    health: { tcp: .*|    health: { command: [true] }|' "$T/spec1.yaml" >"$T/spec_cmd.yaml"
+expect_exit "check refuses a health command for a dependency on another host" 2 \
+	"$HARNESS" check "$T/spec_cmd.yaml"
+check "... naming the key" grep -q "dependencies\[0\].health.command: not supported with host" "$T/err"
+
+# --- the coordinator SIGKILLed mid-window
+spec 4 1 >"$T/spec2.yaml"
+ip netns exec "${NSP}c" "$HARNESS" run "$T/spec2.yaml" --allow-dirty --runs-dir "$T/runs2" \
+	--stages ladder >"$T/out2" 2>"$T/err2" &
+hp=$!
+_pids+=("$hp")
+for i in $(seq 1 400); do
+	db=$(ls -d "$T"/runs2/*/run.db 2>/dev/null | head -1)
+	[ -n "$db" ] && [ "$(q "SELECT COUNT(*) FROM events WHERE kind = 'sut_start'" 2>/dev/null)" -ge 1 ] && break
+	sleep 0.05
+done
+sleep 2
+rid=$(basename "$(dirname "$db")")
+check "before the kill: its cgroup exists there" test -n "$(cgroups "$rid")"
+kill -9 "$hp"; wait "$hp" 2>/dev/null
+for i in $(seq 1 100); do
+	left=$(left_in_s)
+	[ -z "$left" ] && [ -z "$(cgroups "$rid")" ] && break
+	sleep 0.05
+done
+check "coordinator SIGKILLed mid-window: nothing of the dependency left there" test -z "$left"
+check "... and its cgroup gone" test -z "$(cgroups "$rid")"
+echo "# agent_dep: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
