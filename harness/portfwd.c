@@ -190,6 +190,30 @@ static void *acceptor_main(void *arg)
 	return NULL;
 }
 
+/*
+ * bind() 127.0.0.1:port in the sandbox's namespace, waiting for it: bwrap
+ * reports its child's pid (--info-fd) right after clone(), and a loaded
+ * host can have us bind before the new namespace takes the address
+ * (EADDRNOTAVAIL, "Cannot assign requested address": seen in 1 of 5
+ * sandbox.sh runs beside a parallel test lane, the arm's start then failing
+ * as if it were the implementation's fault). Up to LOOPBACK_WAIT_S, then
+ * the error stands.
+ */
+#define LOOPBACK_WAIT_S 10.0
+
+static int bind_lo(int fd, const struct sockaddr_in *sa)
+{
+	double t0 = now_wall();
+
+	for (;;) {
+		if (!bind(fd, (const struct sockaddr *)sa, sizeof(*sa)))
+			return 0;
+		if (errno != EADDRNOTAVAIL || now_wall() - t0 > LOOPBACK_WAIT_S)
+			return -1;
+		usleep(5000);
+	}
+}
+
 struct portfwd *portfwd_start(int netns_fd, const int *ports, size_t n)
 {
 	struct portfwd *f = xcalloc(1, sizeof(*f));
@@ -209,7 +233,7 @@ struct portfwd *portfwd_start(int netns_fd, const int *ports, size_t n)
 		f->listen_fds[i] = netns_socket(netns_fd, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		sockaddr_lo(&sa, ports[i]);
 		setsockopt(f->listen_fds[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (f->listen_fds[i] < 0 || bind(f->listen_fds[i], (struct sockaddr *)&sa, sizeof(sa)) ||
+		if (f->listen_fds[i] < 0 || bind_lo(f->listen_fds[i], &sa) ||
 		    listen(f->listen_fds[i], 128)) {
 			error("sandbox: cannot forward dependency port %d into the sandbox: %s",
 			      ports[i], strerror(errno));

@@ -25,7 +25,9 @@ struct portfwd;
 /*
  * Listen on 127.0.0.1:ports[i] inside the namespace netns_fd (the
  * caller's descriptor; only used here) and relay to 127.0.0.1:ports[i]
- * outside. NULL after one error() line (a port that cannot be bound).
+ * outside. A namespace that has no 127.0.0.1 yet (bwrap's, just cloned)
+ * is waited for, up to 10 s. NULL after one error() line (a port that
+ * cannot be bound).
  */
 struct portfwd *portfwd_start(int netns_fd, const int *ports, size_t n);
 

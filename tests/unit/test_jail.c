@@ -308,6 +308,83 @@ TEST(dependency_port_forwarded)
 	close(l2);
 }
 
+/* lo's IPv4 address in the calling thread's namespace: 127.0.0.1, or
+ * none (0.0.0.0 removes it, as `ifconfig lo 0.0.0.0` does). */
+static int lo_addr(in_addr_t a)
+{
+	struct ifreq ifr;
+	struct sockaddr_in *sa = (struct sockaddr_in *)&ifr.ifr_addr;
+	int s = socket(AF_INET, SOCK_DGRAM, 0), ret;
+
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	sa->sin_family = AF_INET;
+	sa->sin_addr.s_addr = a;
+	ret = ioctl(s, SIOCSIFADDR, &ifr);
+	if (!ret && a) {
+		ifr.ifr_flags = IFF_UP | IFF_LOOPBACK | IFF_RUNNING;
+		ret = ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	close(s);
+	return ret;
+}
+
+/* bwrap reports its child before the child's namespace has taken
+ * 127.0.0.1 (EADDRNOTAVAIL on a loaded host): the relay waits for the
+ * address instead of failing the arm's start. Here the child's lo has no
+ * address for 300 ms after the relay starts binding. */
+TEST(forward_waits_for_the_loopback)
+{
+	int ready[2], port, l, ns;
+	struct portfwd *f;
+	char c;
+	double t0;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		printf("# skipped forward_waits_for_the_loopback: needs root\n");
+		return;
+	}
+	l = host_listener(&port);
+	CHECK(l >= 0 && !pipe(ready));
+	pid = fork();
+	if (!pid) {
+		if (unshare(CLONE_NEWNET) || lo_addr(htonl(INADDR_LOOPBACK)) || lo_addr(0))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		usleep(300000);
+		if (lo_addr(htonl(INADDR_LOOPBACK)))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	CHECK(read(ready[0], &c, 1) == 1);
+	ns = netns_open(pid);
+	{   /* the address is gone: a plain bind there fails as bwrap's did */
+		int fd = netns_socket(ns, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_in sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sin_family = AF_INET;
+		sa.sin_port = htons((uint16_t)port);
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 &&
+		      errno == EADDRNOTAVAIL);
+		close(fd);
+	}
+	t0 = now_wall();
+	f = portfwd_start(ns, &port, 1);
+	CHECK(f != NULL);
+	/* it waited for the address (300 ms, less what the check above took) */
+	CHECK(now_wall() - t0 > 0.1 && now_wall() - t0 < 5);
+	portfwd_stop(f);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(ns);
+	close(l);
+}
+
 int main(void)
 {
 	root = mkdtemp(tmpl);
@@ -317,6 +394,7 @@ int main(void)
 	RUN(uids_distinct_and_unused);
 	RUN(socket_in_namespace);
 	RUN(dependency_port_forwarded);
+	RUN(forward_waits_for_the_loopback);
 	{
 		char *argv[] = { "rm", "-rf", root, NULL };
 		pid_t p = fork();
