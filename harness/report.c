@@ -196,6 +196,8 @@ static int read_deps(struct report *r, struct store *st)
 		d->duration_s = rows.v[i].duration_s;
 		d->cpu_s = rows.v[i].cpu_s;
 		d->nr_throttled = rows.v[i].has_throttle ? rows.v[i].nr_throttled : -1;
+		d->oom_kill = rows.v[i].has_oom ? rows.v[i].oom_kill : -1;
+		d->anon_max = rows.v[i].anon_max;
 		d->exited = rows.v[i].exited;
 	}
 	r->ndep_rows = rows.n;

@@ -208,6 +208,8 @@ struct report_dep {
 	int64_t window_id;
 	double ncpus, duration_s, cpu_s;
 	int64_t nr_throttled;        /* -1: the backend gives none */
+	int64_t oom_kill;            /* -1: the backend gives none */
+	double anon_max;             /* bytes; NAN unknown */
 	int exited;
 };
 
@@ -221,6 +223,8 @@ struct report_dep_rung {
 	double ncpus;                /* the cores it may use (its cpus, else every online cpu) */
 	double peak_pct;             /* highest window's cores / ncpus, in %; NAN unknown */
 	int64_t throttled;           /* CFS periods summed; -1: the backend gives none */
+	int64_t oom_kills;           /* summed; -1: the backend gives none */
+	double anon_max;             /* highest window's anonymous memory, bytes; NAN */
 };
 
 /* One dependency over the run (report_deps.c): its version output, its
@@ -235,6 +239,8 @@ struct report_dep_sum {
 	int64_t peak_window;
 	size_t windows, exited;
 	int64_t throttled;           /* -1: not counted */
+	int64_t oom_kills;           /* -1: not counted */
+	double anon_max;             /* bytes over the run; NAN unknown */
 	struct report_dep_rung *rungs;  /* in the order of first appearance */
 	size_t nrungs;
 };

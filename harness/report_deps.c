@@ -1,7 +1,7 @@
 /*
  * report_deps: each dependency over the run, from its per-window
  * accounting (window_deps): per rung the cores it used and its peak share
- * of the cores it may use, and over the run its peak window against that
+ * of the cores it may use, its memory and OOM kills, and over the run its peak window against that
  * allotment, with its version output. Every report format shows these
  * (report_doc_prov.c for md and html, report_json.c), so "the database
  * never broke" is a measured number, not an estimate.
@@ -45,6 +45,8 @@ static struct report_dep_sum *sum_for(struct report *r, const char *name, size_t
 	s->peak_pct = s->peak_cores = s->peak_rate = NAN;
 	s->peak_window = -1;
 	s->throttled = -1;
+	s->oom_kills = -1;
+	s->anon_max = NAN;
 	sbuf_addf(&key, "dependency %s", name);
 	for (i = 0; i < r->nversions; i++)
 		if (!strcmp(r->versions[i].key, key.buf))
@@ -69,6 +71,8 @@ static struct report_dep_rung *rung_for(struct report_dep_sum *s, const char *st
 	g->rate = rate;
 	g->peak_pct = NAN;
 	g->throttled = -1;
+	g->oom_kills = -1;
+	g->anon_max = NAN;
 	return g;
 }
 
@@ -102,6 +106,14 @@ void report_deps_rollup(struct report *r)
 			s->peak_stage = g->stage;
 			s->peak_rate = g->rate;
 			s->peak_window = d->window_id;
+		}
+		if (isfinite(d->anon_max) && !(d->anon_max <= g->anon_max))
+			g->anon_max = d->anon_max;
+		if (isfinite(d->anon_max) && !(d->anon_max <= s->anon_max))
+			s->anon_max = d->anon_max;
+		if (d->oom_kill >= 0) {
+			g->oom_kills = (g->oom_kills < 0 ? 0 : g->oom_kills) + d->oom_kill;
+			s->oom_kills = (s->oom_kills < 0 ? 0 : s->oom_kills) + d->oom_kill;
 		}
 		if (d->nr_throttled >= 0) {
 			g->throttled = (g->throttled < 0 ? 0 : g->throttled) + d->nr_throttled;

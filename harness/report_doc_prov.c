@@ -64,8 +64,9 @@ void rdoc_dependencies(const struct report *r, struct rdoc *d)
 		else
 			rdoc_cellf(t, "%zu (%lld / %zu)", s->windows, (long long)s->throttled, s->exited);
 	}
-	t = rdoc_table(d, "dependency_headroom", 8, "dependency", "stage", "rate", "windows",
-		  "cores used (mean)", "of cores", "peak % of its cores", "throttled / exited");
+	t = rdoc_table(d, "dependency_headroom", 10, "dependency", "stage", "rate", "windows",
+		  "cores used (mean)", "of cores", "peak % of its cores", "throttled / exited",
+		  "anon max (MiB)", "OOM kills");
 	for (k = 0; k < r->ndeps; k++) {
 		for (i = 0; i < r->deps[k].nrungs; i++) {
 			const struct report_dep_rung *g = &r->deps[k].rungs[i];
@@ -87,6 +88,12 @@ void rdoc_dependencies(const struct report *r, struct rdoc *d)
 				rdoc_cellf(t, "- / %zu", g->exited);
 			else
 				rdoc_cellf(t, "%lld / %zu", (long long)g->throttled, g->exited);
+			report_fmt_mib(&c, g->anon_max);
+			rdoc_cell(t, &c);
+			if (g->oom_kills < 0)
+				rdoc_cellf(t, "-");
+			else
+				rdoc_cellf(t, "%s%lld", g->oom_kills ? RDOC_STRONG : "", (long long)g->oom_kills);
 		}
 	}
 	sbuf_release(&c);

@@ -157,21 +157,23 @@ static json_t *deps_arr(const struct report *r)
 			const struct report_dep_rung *g = &s->rungs[k];
 
 			json_array_append_new(rungs, json_pack(
-				"{s:s, s:o, s:I, s:o, s:o, s:o, s:o, s:I}", "stage", g->stage,
+				"{s:s, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "stage", g->stage,
 				"rate_rps", jnum(g->rate), "windows", (json_int_t)g->windows,
 				"cores_mean", jnum(g->cores_mean), "ncpus", jnum(g->ncpus),
-				"peak_cpu_pct", jnum(g->peak_pct),
+				"peak_cpu_pct", jnum(g->peak_pct), "anon_max_bytes", jnum(g->anon_max),
 				"throttled", g->throttled < 0 ? json_null() : json_integer(g->throttled),
+				"oom_kills", g->oom_kills < 0 ? json_null() : json_integer(g->oom_kills),
 				"exited", (json_int_t)g->exited));
 		}
 		json_array_append_new(a, json_pack(
-			"{s:s, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o}, s:I, s:o, s:I, s:o}",
+			"{s:s, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o}, s:o, s:I, s:o, s:o, s:I, s:o}",
 			"name", s->name, "version", jstr(s->version), "ncpus", jnum(s->ncpus),
 			"peak", "cpu_pct", jnum(s->peak_pct), "cores", jnum(s->peak_cores),
 			"stage", jstr(s->peak_stage), "rate_rps", jnum(s->peak_rate),
 			"window_id", s->peak_window >= 0 ? json_integer(s->peak_window) : json_null(),
-			"windows", (json_int_t)s->windows,
+			"anon_max_bytes", jnum(s->anon_max), "windows", (json_int_t)s->windows,
 			"throttled", s->throttled < 0 ? json_null() : json_integer(s->throttled),
+			"oom_kills", s->oom_kills < 0 ? json_null() : json_integer(s->oom_kills),
 			"exited", (json_int_t)s->exited, "rungs", rungs));
 	}
 	return a;

@@ -96,6 +96,14 @@ check "json: per rung, cores used and peak share (one rung, 2 windows)" jq -e \
 	'.dependencies[0].rungs | length == 1 and .[0].stage == "ladder" and .[0].rate_rps == 100 and
 	 .[0].windows == 2 and .[0].cores_mean > 0.2 and .[0].peak_cpu_pct > 20' "$J"
 cmp_num "json: the idle dependency's peak (% of its cores)" "$(jq '.dependencies[1].peak.cpu_pct' "$J")" "<" 5
+# memory and OOM kills per rung, from the same window_deps rows
+check "json: the idle testsrv's anonymous memory, per rung and over the run, = window_deps' highest" jq -e \
+	--argjson m "$(q "SELECT MAX(anon_max) FROM window_deps WHERE name = 'idle'")" \
+	'.dependencies[1] | .anon_max_bytes == $m and .rungs[0].anon_max_bytes == $m and $m > 0' "$J"
+check "json: OOM kills counted (0) or null where the backend has none" jq -e \
+	'[.dependencies[] | .oom_kills, .rungs[0].oom_kills] | all(. == 0 or . == null)' "$J"
+check "md: the per-rung table has the memory and OOM columns" \
+	grep -q "| throttled / exited | anon max (MiB) | OOM kills |$" "$md"
 
 # "The implementation's own numbers unchanged": the same run with the
 # burner idle (burn --cpu 0 --linger: it sleeps) on its core. The
