@@ -102,7 +102,8 @@ char *bind_subst_deps(const char *tmpl, size_t len, const struct spec *spec, con
  * arms copy the implementations. Each implementation's dep_forward (spec.h,
  * allocated here, freed by spec_free) gets the ports of the dependencies
  * it is told about: those its start, reset, env, health or stats refer to,
- * and those any request names; a sandbox relays those and no other.
+ * and those any request names, on this host (one with dependencies[].host
+ * is not on its loopback); a sandbox relays those and no other.
  */
 void bind_deps(struct spec *spec, const int *ports);
 

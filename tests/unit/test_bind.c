@@ -150,13 +150,14 @@ static const char forwards[] =
 	"  - { name: db, start: [./db, \"{port}\"] }\n"
 	"  - { name: cache, start: [./cache, \"{port}\"] }\n"
 	"  - { name: mq, start: [./mq, \"{port}\"] }\n"
+	"  - { name: far, start: [./far, \"{port}\"], host: bench@far.example }\n"
 	"implementations:\n"
 	"  - { name: a, start: [./a, \"{port}\", \"{dep.db.port}\"], health: { url: \"http://127.0.0.1:{port}/\" } }\n"
 	"  - { name: b, start: [./b, \"{port}\"], env: { C: \"{dep.cache.host}:{dep.cache.port}\" },\n"
 	"      reset: [./r, \"{dep.db.port}\"], health: { url: \"http://127.0.0.1:{port}/\" } }\n"
 	"  - { name: c, start: [./c, \"{port}\"],\n"
 	"      health: { url: \"http://127.0.0.1:{port}/?mq={dep.mq.port}\" } }\n"
-	"  - { name: d, start: [./d, \"{port}\"], health: { url: \"http://127.0.0.1:{port}/\" } }\n"
+	"  - { name: d, start: [./d, \"{port}\", \"{dep.far.port}\"], health: { url: \"http://127.0.0.1:{port}/\" } }\n"
 	"workload:\n"
 	"  requests: [ { name: r, path: \"/x@@\" } ]\n"
 	"stages:\n"
@@ -178,10 +179,11 @@ static struct spec *forwards_spec(const char *path)
 
 /* A sandbox relays the ports of the dependencies its implementation is
  * told about (bind_deps: start, env, reset, health, stats, the requests),
- * and no other (issue 17 item 3). */
+ * and no other (issue 17 item 3); one on another host is not on this
+ * loopback, never relayed. */
 TEST(dep_forward_per_impl)
 {
-	static const int ports[] = { 5432, 6379, 5672 };
+	static const int ports[] = { 5432, 6379, 5672, 7000 };
 	struct spec *s = forwards_spec("");
 
 	CHECK(s != NULL);
@@ -192,7 +194,7 @@ TEST(dep_forward_per_impl)
 	CHECK(s->impls[1].ndep_forward == 2 && s->impls[1].dep_forward[0] == 5432 &&
 	      s->impls[1].dep_forward[1] == 6379);
 	CHECK(s->impls[2].ndep_forward == 1 && s->impls[2].dep_forward[0] == 5672);
-	CHECK(s->impls[3].ndep_forward == 0);
+	CHECK(s->impls[3].ndep_forward == 0);   /* far is on another host: not relayed */
 	spec_free(s);
 	/* a request naming a dependency: every implementation may need it */
 	s = forwards_spec("?cache={dep.cache.port}");
