@@ -195,6 +195,7 @@ cmp_num "bracket: the six failed windows drawn as crosses" \
 	"$(svg latency_vs_rate | grep -c 'class="win" data-status="failed"')" ">=" 6
 cmp_num "bracket: evloop's 4000 ladder rung, no accepted window, is a gap in cpu_per_request" \
 	"$(svg cpu_per_request | grep -c 'data-gap="0"')" "==" 1
+cmp_num "bracket: ... and in memory" "$(svg memory | grep -c 'data-gap="0"')" "==" 1
 H=$R/report.html
 
 # --- the charts: names, marks, plain ticks ----------------------------------
