@@ -101,6 +101,13 @@ fi
 # 10% below wrk's figure and hi up to 5% above it.
 check "bracket ($lo, $hi] covers wrk's $cap req/s (lo - 10%, hi + 5%)" \
 	awk -v l="$lo" -v h="$hi" -v c="$cap" 'BEGIN { exit !(l * 0.90 < c && c <= h * 1.05) }'
+# The knee's bootstrap interval (knee.h: resampling the valid windows
+# within each rung) covers the capacity too, with the same slack.
+ilo=$(jq -r '.fits[0].interval_rps[0]' "$T/knee.json")
+ihi=$(jq -r '.fits[0].interval_rps[1]' "$T/knee.json")
+echo "# knee $(jq -r '.fits[0].knee_rps' "$T/knee.json") req/s, interval [$ilo, $ihi]"
+check "knee interval [$ilo, $ihi] covers wrk's $cap req/s (lo - 10%, hi + 5%)" \
+	awk -v l="$ilo" -v h="$ihi" -v c="$cap" 'BEGIN { exit !(l + 0 > 0 && l * 0.90 < c && c <= h * 1.05) }'
 # Confirm ran at the refined bracket: two rates, both measured by the
 # ladder or refine, within 5% of each other (the coarse ladder's are 45%
 # apart).
