@@ -204,26 +204,6 @@ static void remote_config(struct run_ctx *rc, struct arm *a, struct rsut_config 
 	cfg->stop = &runner_stop;
 }
 
-/* An arm's command (build, version) run to completion: on its impl.host
- * through an agent (rsut_run) or here (sut_build). */
-static int arm_command(struct run_ctx *rc, struct arm *a, struct sut_build_config *bc,
-		       const char *what)
-{
-	struct rsut_config cfg;
-	struct agent_opts o;
-	struct sbuf label = SBUF_INIT;
-	int ret;
-
-	if (!a->impl.host)
-		return sut_build(bc);
-	sbuf_addf(&label, "harness.%s.%s.%s", rc->run_id, a->name, what);
-	remote_config(rc, a, &cfg, &o, label.buf);
-	ret = rsut_run(&cfg, bc->impl->build, bc->timeout_s, bc->log_path, bc->quiet,
-		       bc->exit_code);
-	sbuf_release(&label);
-	return ret;
-}
-
 /* runner_arm_start for an implementation on impl.host: through an agent
  * in its --sut role (rsut.h). */
 static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_plan *wp)
@@ -372,7 +352,7 @@ int runner_build_all(struct run_ctx *rc)
 			bo.argv_text = &argv_text;
 		fprintf(stderr, "harness: building %s%s%s\n", a->name, a->impl.host ? " on " : "",
 			a->impl.host ? a->impl.host : "");
-		if (arm_command(rc, a, &bo, "build")) {
+		if (runner_command(rc, &bo)) {
 			if (runner_stop) {
 				store_event(&rc->st, rc->run_id, -1, "build_interrupted", "%s", a->name);
 			} else {
@@ -420,7 +400,7 @@ void runner_arm_versions(struct run_ctx *rc)
 		bind_build(&bc, rc->spec, &im, a->workdir, log.buf, runner_arm_sandbox(rc, a, &sb));
 		bc.timeout_s = 30;
 		bc.stop = &runner_stop;
-		ok = arm_command(rc, a, &bc, "version") == 0;
+		ok = runner_command(rc, &bc) == 0;
 		runner_store_version(rc, "impl_version", a->name, log.buf, ok);
 	}
 	sbuf_release(&log);

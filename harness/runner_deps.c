@@ -151,15 +151,7 @@ static int dep_command(struct run_ctx *rc, struct dep_run *d, char **argv, const
 	bc.timeout_s = timeout_s;
 	bc.quiet = quiet;
 	bc.stop = &runner_stop;
-	if (d->spec->impl.host) {
-		struct rsut_config cfg;
-		struct agent_opts o;
-
-		dep_remote_config(rc, d, &cfg, &o, label.buf);
-		ret = rsut_run(&cfg, im.build, timeout_s, log_path, quiet, NULL);
-	} else {
-		ret = sut_build(&bc);
-	}
+	ret = runner_command(rc, &bc);
 	strv_free(im.build);
 	sbuf_release(&label);
 	return ret;

@@ -243,6 +243,13 @@ int runner_arm_acct_begin(struct arm *a);
 int runner_arm_acct_end(struct arm *a, struct account_window *out);
 /* Stop every arm's implementation. */
 void runner_stop_all(struct run_ctx *rc);
+/* runner_command.c: a command of an implementation or dependency
+ * (bc->impl->build: its
+ * build, version, reset, setup) run to completion as sut_build runs it:
+ * here, or on bc->impl->host through an agent (rsut_run, its output
+ * appended to bc->log_path). sut_build's returns. */
+struct sut_build_config;
+int runner_command(struct run_ctx *rc, struct sut_build_config *bc);
 /* Build every arm once (logs/build-<arm>.log). -1 after one error line. */
 int runner_build_all(struct run_ctx *rc);
 

@@ -69,7 +69,7 @@ static int run_reset(struct run_ctx *rc, const struct window_plan *wp, const cha
 	bc.quiet = 1;
 	bc.stop = &runner_stop;
 	bc.exit_code = &code;
-	ret = sut_build(&bc);
+	ret = runner_command(rc, &bc);
 	out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
 	r = &out->v[out->n++];
 	memset(r, 0, sizeof(*r));

@@ -2,16 +2,15 @@
  * spec_hosts: the checks of implementations[].host the tables cannot
  * make: an ssh destination (not an option), a binary the remote shell
  * takes as one word (agent_link.h), and refusals of what an implementation
- * on another host cannot do yet (its reset command would run here, on the
- * wrong host; a jail is this host's). Its build and version run there.
+ * on another host cannot do yet (a jail is this host's; a dependency's
+ * health command would run here). Its build, version and reset run there.
  */
 #include <stdio.h>
 
 #include "agent_link.h"
 #include "spec_internal.h"
 
-/* A dependency on another host: what runs here cannot (health.command,
- * reset). */
+/* A dependency on another host: what runs here cannot (health.command). */
 static void check_dep_hosts(struct vctx *v)
 {
 	const struct spec *s = v->s;
@@ -32,10 +31,6 @@ static void check_dep_hosts(struct vctx *v)
 			spec_err_at(v, p, "'%s': %s", d->impl.host_binary, why);
 		snprintf(p, sizeof(p), "dependencies[%zu].health.command", i);
 		if (d->health_cmd)
-			spec_err_at(v, p, "not supported with host (%s) yet: it would run on this host",
-				    d->impl.host);
-		snprintf(p, sizeof(p), "dependencies[%zu].reset", i);
-		if (d->impl.reset)
 			spec_err_at(v, p, "not supported with host (%s) yet: it would run on this host",
 				    d->impl.host);
 	}
@@ -59,10 +54,6 @@ void spec_check_hosts(struct vctx *v)
 		snprintf(p, sizeof(p), "implementations[%zu].host_binary", i);
 		if (im->host_binary && agent_binary_check(im->host_binary, &why))
 			spec_err_at(v, p, "'%s': %s", im->host_binary, why);
-		snprintf(p, sizeof(p), "implementations[%zu].reset", i);
-		if (im->reset)
-			spec_err_at(v, p, "not supported with host (%s) yet: it would run on this host",
-				    im->host);
 		snprintf(p, sizeof(p), "implementations[%zu].sandbox", i);
 		if (im->sandbox == SANDBOX_ALWAYS)
 			spec_err_at(v, p, "always is not supported with host (%s) yet", im->host);

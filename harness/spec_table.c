@@ -89,7 +89,7 @@ static const struct field impl_fields[] = {
 	{ "limits", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, limits_fields, 0, 0, 0,
 	  "cgroup limits" },
 	{ "host", FT_STR, 0, O(struct spec_impl, host), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
-	  "run it on another host: an ssh destination (user@host, ssh://user@host:port, a Host of ~/.ssh/config; ssh options from workload.generator_options.ssh_options) where `ssh -T HOST BINARY agent --sut` starts, accounts and stops it with that host's cgroups; its repo path is its working directory there (build, version and start run there), {host} in start, env, health and stats is the address ssh reached, and the load goes to that address; reset and sandbox: always are not supported with it yet (default: this host)" },
+	  "run it on another host: an ssh destination (user@host, ssh://user@host:port, a Host of ~/.ssh/config; ssh options from workload.generator_options.ssh_options) where `ssh -T HOST BINARY agent --sut` starts, accounts and stops it with that host's cgroups; its repo path is its working directory there (build, version, start and reset run there), {host} in start, env, health and stats is the address ssh reached, and the load goes to that address; sandbox: always is not supported with it yet (default: this host)" },
 	{ "host_binary", FT_STR, 0, O(struct spec_impl, host_binary), 0, 0, 0, 0, "harness", NULL, NULL, 0, 0, 0,
 	  "the harness binary on that host (the same version as this one; letters, digits and / . _ - + ~ only)" },
 	FIELD_END
@@ -137,7 +137,7 @@ static const struct field dep_fields[] = {
 	{ "reset_timeout_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, D(impl.reset_timeout_s), 0, 0, 86400, 300, NULL, NULL, NULL, 0, 0, 0,
 	  "seconds a reset may run before it is killed (its process group) and the window rejected (reset_failed)" },
 	{ "host", FT_STR, 0, D(impl.host), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
-	  "run it on another host, as implementations[].host does (its start, version and setup run there, accounted there); {dep.NAME.host} is then that host's address (ssh -G's hostname), where it must listen on its port (chosen free here); health.url is checked there, health.tcp from here at that address; health.command, reset and HARNESS_DEP_DIR are not available with it (default: this host)" },
+	  "run it on another host, as implementations[].host does (its start, version and setup run there, accounted there); {dep.NAME.host} is then that host's address (ssh -G's hostname), where it must listen on its port (chosen free here); its reset runs there too; health.url is checked there, health.tcp from here at that address; health.command and HARNESS_DEP_DIR are not available with it (default: this host)" },
 	{ "host_binary", FT_STR, 0, D(impl.host_binary), 0, 0, 0, 0, "harness", NULL, NULL, 0, 0, 0,
 	  "the harness binary on that host (the same version as this one)" },
 	{ "lifecycle", FT_ENUM, F_DEF, D(lifecycle), 0, 0, 0, DEP_LIFE_RUN, NULL, lifecycle_names, NULL, 0, 0, 0,

@@ -7,13 +7,16 @@
 # the coordinator's namespace) calls it there on every request
 # (testsrv --forward-host). Checks: the window's requests all went through
 # it, its window_deps row carries CPU accounted on its host, its setup
-# ran there; the coordinator SIGKILLed mid-window leaves nothing of it
+# and reset ran there; the coordinator SIGKILLed mid-window leaves nothing of it
 # there and its cgroup is gone.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../netns.inc"
 trap 'ns_teardown; _cleanup' EXIT
 t0=$(date +%s.%N)
 
+# A copy of testsrv: scripts of the other lane count $HELPERS/testsrv
+# processes (pgrep -f) and must not see ours.
+cp "$HELPERS/testsrv" "$T/srv"
 ns_init
 ns_host c 1 && ns_host s 2 || { fail "namespaces"; exit 0; }
 ns_sshd s 2 cgroups || { fail "sshd did not start: $(cat "$T"/sshd_*.log)"; exit 0; }
@@ -27,12 +30,13 @@ dependencies:
   - name: db
     host: root@10.218.18.2
     host_binary: $HARNESS
-    start: [$HELPERS/testsrv, --host, 0.0.0.0, --port, "{port}"]
+    start: [$T/srv, --host, 0.0.0.0, --port, "{port}"]
     health: { tcp: "127.0.0.1:{port}" }
     setup: [ip, -4, -o, addr, show, dev, eth0]
+    reset: [ip, -4, -o, addr, show, dev, eth0]
 implementations:
   - name: a
-    start: [$HELPERS/testsrv, --port, "{port}", --forward-host, "{dep.db.host}",
+    start: [$T/srv, --port, "{port}", --forward-host, "{dep.db.host}",
             --forward-port, "{dep.db.port}"]
     health: { url: "http://127.0.0.1:{port}/healthz" }
     restart: never
@@ -63,6 +67,8 @@ check "the dependency started there, at that host's address" \
 	<(q "SELECT detail FROM events WHERE kind = 'dep_start'")
 check "its setup ran there (its log here shows that host's eth0)" \
 	grep -q "inet 10.218.18.2/24" "$(dirname "$db")/logs/dep-db.setup.log"
+check "its reset too, before the window (exit 0 recorded)" \
+	test "$(grep -c "inet 10.218.18.2/24" "$(dirname "$db")/logs/reset-dep-db.log"):$(q "SELECT exit_code FROM window_resets")" = 1:0
 cmp_num "its window accepted" "$(q "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" == 1
 # each request of the implementation first calls the dependency there:
 # an error would have failed the window (error_rate)

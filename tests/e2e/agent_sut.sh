@@ -6,8 +6,9 @@
 # the load from the coordinator's namespace to that host's address.
 # Checks: the run's windows carry its CPU (> 0 per request) and the host's
 # facts; it is stopped at the end (nothing of it left in that namespace,
-# its cgroup gone); its build and version command ran there; check and
-# rerun refuse what cannot run there yet (a reset, a fetched commit); the coordinator SIGKILLed mid-window: within
+# its cgroup gone); its build, version and reset commands ran there;
+# check and rerun refuse what cannot run there yet (a jail, a fetched
+# commit); the coordinator SIGKILLed mid-window: within
 # 5 s no process of the implementation is alive there and its cgroup is
 # gone; its agent SIGKILLed mid-window: the watchdog there removes it,
 # the window is rejected (agent_lost) and replaced, the run finishes;
@@ -17,6 +18,9 @@
 trap 'ns_teardown; _cleanup' EXIT
 t0=$(date +%s.%N)
 
+# A copy of testsrv: scripts of the other lane count $HELPERS/testsrv
+# processes (pgrep -f) and must not see ours.
+cp "$HELPERS/testsrv" "$T/srv"
 ns_init
 ns_host c 1 && ns_host s 2 || { fail "namespaces"; exit 0; }
 ns_sshd s 2 cgroups || { fail "sshd did not start: $(cat "$T"/sshd_*.log)"; exit 0; }
@@ -32,7 +36,8 @@ implementations:
     host_binary: $HARNESS
     build: [ip, -4, -o, addr, show, dev, eth0]
     version: [ip, -4, -o, addr, show, dev, eth0]
-    start: [$HELPERS/testsrv, --host, "{host}", --port, "{port}"]
+    reset: [ip, -4, -o, addr, show, dev, eth0]
+    start: [$T/srv, --host, "{host}", --port, "{port}"]
     health: { url: "http://{host}:{port}/healthz" }
     restart: never
 workload:
@@ -69,6 +74,8 @@ check "its build ran there (its log here shows that host's eth0)" \
 	grep -q "inet 10.218.18.2/24" "$(dirname "$db")/logs/build-a.log"
 check "its version command too (impl_version event)" \
 	grep -q "a: .*inet 10.218.18.2/24" <(q "SELECT detail FROM events WHERE kind = 'impl_version'")
+check "and its reset, before its window (exit 0 recorded)" \
+	test "$(grep -c "inet 10.218.18.2/24" "$(dirname "$db")/logs/reset-a.log"):$(q "SELECT exit_code FROM window_resets")" = 1:0
 cmp_num "its window accepted" "$(q "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" == 1
 check "the sut_start event names the host and its address" \
 	grep -q "a started on root@10.218.18.2 (10.218.18.2" <(q "SELECT detail FROM events WHERE kind = 'sut_start'")
@@ -89,9 +96,9 @@ check "its address among them" test "$(q "SELECT value FROM host_facts WHERE key
 expect_exit "rerun of a commit on another host: refused (fetch and build there not supported yet)" 2 \
 	"$HARNESS" rerun "$rid1" --runs-dir "$T/runs1" --impl "a=$ROOT#HEAD"
 check "... in one line naming the host" grep -q "it runs on root@10.218.18.2 (implementations\[\].host)" "$T/err"
-sed 's/^    restart: never/    restart: never\n    reset: [true]/' "$T/spec1.yaml" >"$T/spec_reset.yaml"
-expect_exit "check refuses a reset on another host" 2 "$HARNESS" check "$T/spec_reset.yaml"
-check "... naming the key" grep -q "implementations\[0\].reset: not supported with host" "$T/err"
+sed 's/^    restart: never/    restart: never\n    sandbox: always/' "$T/spec1.yaml" >"$T/spec_jail.yaml"
+expect_exit "check refuses a jail on another host (sandbox: always)" 2 "$HARNESS" check "$T/spec_jail.yaml"
+check "... naming the key" grep -q "implementations\[0\].sandbox: always is not supported with host" "$T/err"
 left=x
 for i in $(seq 1 100); do left=$(left_in_s); [ -z "$left" ] && break; sleep 0.05; done
 if [ -z "$left" ] && [ -z "$(cgroups "$rid1")" ]; then ok "stopped at the end: nothing of it left in its namespace, its cgroup gone"
@@ -112,7 +119,7 @@ for i in $(seq 1 400); do
 done
 sleep 2
 rid2=$(basename "$(dirname "$db")")
-srv=$(ns_exec s pgrep -f "testsrv --host 10.218.18.2" | tr '\n' ' ')
+srv=$(ns_exec s pgrep -f "$T/srv --host 10.218.18.2" | tr '\n' ' ')
 cg=$(cgroups "$rid2")
 check "before the kill: the implementation runs there ($srv)" test -n "$srv"
 check "before the kill: its cgroup exists ($(echo $cg | wc -w) directories)" test -n "$cg"
