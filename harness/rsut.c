@@ -20,7 +20,8 @@ struct rsut {
 	int open, stopped;
 	int starting;                /* in rsut_start */
 	volatile sig_atomic_t *stop;
-	char *url, *stats_url, *cpus, *cpus_method, *backend, *log_dir;
+	char *url, *stats_url, *cpus, *cpus_method, *backend;
+	char *keep_dir, *name;       /* where its logs' ends go here, its name */
 	int port;
 	int exited;
 	char *exit_desc;
@@ -151,7 +152,7 @@ static int read_up(struct rsut *r, const struct sbuf *payload, const char *addr,
 	r->cpus = dec_str(&d);
 	r->cpus_method = dec_str(&d);
 	r->backend = dec_str(&d);
-	r->log_dir = dec_str(&d);
+	free(dec_str(&d));   /* its log directory there: removed when it exits */
 	if (d.bad || sut_wire_dec_facts(&d, &r->facts)) {
 		free(*msg);
 		*msg = xstrdup("malformed SUT_UP frame");
@@ -184,6 +185,8 @@ struct rsut *rsut_start(const struct rsut_config *cfg, int *unhealthy)
 	r->stop = cfg->stop;
 	r->grace_s = 3;
 	r->starting = 1;
+	r->keep_dir = cfg->log_dir ? xstrdup(cfg->log_dir) : NULL;
+	r->name = xstrdup(cfg->impl->name);
 	o.sut = 1;
 	if (agent_link_open(&r->link, cfg->dest, &o))
 		goto fail;
@@ -321,7 +324,6 @@ const char *rsut_host(const struct rsut *r) { return r->link.host; }
 const char *rsut_cpus(const struct rsut *r) { return r->cpus; }
 const char *rsut_cpus_method(const struct rsut *r) { return r->cpus_method; }
 const char *rsut_backend(const struct rsut *r) { return r->backend; }
-const char *rsut_log_dir(const struct rsut *r) { return r->log_dir; }
 const struct hostfacts *rsut_facts(const struct rsut *r) { return &r->facts; }
 int rsut_lost(const struct rsut *r) { return r->link.lost; }
 const char *rsut_exit_desc(const struct rsut *r) { return r->exit_desc ? r->exit_desc : "running"; }
@@ -400,6 +402,27 @@ out:
 	return ret;
 }
 
+/* SUT_STOPPED's ends of its stdout and stderr, appended to its logs here. */
+static void keep_logs(struct rsut *r, const struct sbuf *payload)
+{
+	static const char *const which[] = { "stdout", "stderr" };
+	struct sbuf path = SBUF_INIT;
+	struct dec d;
+	size_t i, n;
+
+	dec_init(&d, payload->buf, payload->len);
+	for (i = 0; i < 2; i++) {
+		const void *p = dec_bytes(&d, &n);
+
+		if (d.bad || !r->keep_dir)
+			break;
+		sbuf_reset(&path);
+		sbuf_addf(&path, "%s/%s.%s.log", r->keep_dir, r->name, which[i]);
+		append_log(path.buf, p, n);
+	}
+	sbuf_release(&path);
+}
+
 void rsut_stop(struct rsut *r)
 {
 	struct sbuf payload = SBUF_INIT;
@@ -419,8 +442,9 @@ void rsut_stop(struct rsut *r)
 		return;
 	}
 	r->stop = NULL;
-	if (!agent_link_send(&r->link, FRAME_SUT_STOP, NULL))
-		wait_reply(r, FRAME_SUT_STOPPED, &payload, (int)(r->grace_s * 1000) + 10000);
+	if (!agent_link_send(&r->link, FRAME_SUT_STOP, NULL) &&
+	    !wait_reply(r, FRAME_SUT_STOPPED, &payload, (int)(r->grace_s * 1000) + 10000))
+		keep_logs(r, &payload);
 	/* Its standard input closes: the agent removes whatever is left. */
 	agent_link_close(&r->link);
 	r->open = 0;
@@ -439,7 +463,8 @@ void rsut_free(struct rsut *r)
 	free(r->cpus);
 	free(r->cpus_method);
 	free(r->backend);
-	free(r->log_dir);
+	free(r->keep_dir);
+	free(r->name);
 	free(r->exit_desc);
 	hostfacts_release(&r->facts);
 	free(r);

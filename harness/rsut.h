@@ -33,6 +33,10 @@ struct rsut_config {
 	const char *workdir;             /* on that host; NULL: impl->repo */
 	const char *label;               /* its cgroup label */
 	int port;                        /* its port there; 0: the agent picks one */
+	/* Here: where the end of its stdout and stderr (sent by the agent
+	 * when it stops) is appended, as <impl name>.stdout.log and
+	 * .stderr.log like a local start's; NULL: not kept. */
+	const char *log_dir;
 	enum acct_backend backend;
 	int sample_ms;
 	int https, insecure;
@@ -61,7 +65,6 @@ const char *rsut_host(const struct rsut *r);      /* its host name */
 const char *rsut_cpus(const struct rsut *r);      /* NULL unknown */
 const char *rsut_cpus_method(const struct rsut *r);
 const char *rsut_backend(const struct rsut *r);   /* the accounting backend there */
-const char *rsut_log_dir(const struct rsut *r);   /* its logs, on that host */
 const struct hostfacts *rsut_facts(const struct rsut *r);
 
 /* Non-blocking: 1 once it exited there (or its agent was lost). */
@@ -88,7 +91,9 @@ int rsut_window_end(struct rsut *r, struct account_window *out);
 int rsut_run(const struct rsut_config *cfg, char *const *argv, double timeout_s,
 	     const char *log_path, int quiet, int *exit_code);
 
-/* Stop it there (its tree and cgroup) and close the agent; safe twice. */
+/* Stop it there (its tree and cgroup), keep the end of its logs
+ * (cfg.log_dir) and close the agent; safe twice. The agent removes its
+ * own log directory there when it exits. */
 void rsut_stop(struct rsut *r);
 /* rsut_stop, then free. */
 void rsut_free(struct rsut *r);

@@ -215,6 +215,7 @@ static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_p
 
 	sbuf_addf(&label, "harness.%s.%s", rc->run_id, a->name);
 	remote_config(rc, a, &cfg, &o, label.buf);
+	cfg.log_dir = rc->logs_dir;
 	a->rsut = rsut_start(&cfg, &unhealthy);
 	if (!a->rsut) {
 		if (unhealthy)
@@ -230,12 +231,11 @@ static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_p
 	record_remote_facts(rc, a);
 	store_event(&rc->st, rc->run_id, wp->id, "sut_start",
 		    "%s started on %s (%s, host %s) at %s (start %u); cpus %s (%s); accounting %s"
-		    " there; its logs there: %s", a->name, a->impl.host, rsut_address(a->rsut),
+		    " there; the end of its logs comes back when it stops", a->name, a->impl.host, rsut_address(a->rsut),
 		    rsut_host(a->rsut) ? rsut_host(a->rsut) : "?", rsut_url(a->rsut), a->starts,
 		    rsut_cpus(a->rsut) ? rsut_cpus(a->rsut) : "?",
 		    rsut_cpus_method(a->rsut) ? rsut_cpus_method(a->rsut) : "none",
-		    rsut_backend(a->rsut) ? rsut_backend(a->rsut) : "?",
-		    rsut_log_dir(a->rsut) ? rsut_log_dir(a->rsut) : "?");
+		    rsut_backend(a->rsut) ? rsut_backend(a->rsut) : "?");
 	ret = 0;
 out:
 	sbuf_release(&label);

@@ -202,7 +202,7 @@ static int dep_wait_healthy(struct run_ctx *rc, struct dep_run *d)
 
 			error("dependency %s %s before it was healthy (see %s)", sd->impl.name,
 			      dep_exit_desc(d, buf, sizeof(buf)),
-			      d->rsut ? rsut_log_dir(d->rsut) : sut_stderr_path(d->sut));
+			      d->rsut ? "its stderr above" : sut_stderr_path(d->sut));
 			break;
 		}
 		if (port ? tcp_accepts(sd->address, port)
@@ -320,6 +320,7 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fre
 		int unhealthy;
 
 		dep_remote_config(rc, d, &rcfg, &o, label.buf);
+		rcfg.log_dir = rc->logs_dir;
 		d->rsut = rsut_start(&rcfg, &unhealthy);
 	} else {
 		bind_sut(&cfg, rc->spec, &d->impl, NULL, rc->logs_dir, label.buf, NULL);

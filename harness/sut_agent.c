@@ -15,6 +15,7 @@
  * cgroup before the agent exits; a SIGKILL of the agent itself is covered
  * by sut's watchdog (sut.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -52,7 +53,8 @@ struct sut_agent {
 	struct sut_wire_start req;   /* the running one's (sut points into it) */
 	int have_req;
 	int exit_sent;
-	char log_dir[4096];          /* made at the first start, kept (evidence) */
+	char log_dir[4096];          /* made at the first use, removed at exit (its
+					logs went to the coordinator) */
 };
 
 /* A frame to the coordinator; when it is gone there is nothing left to
@@ -128,6 +130,62 @@ static int make_log_dir(struct sut_agent *a, struct sbuf *why)
 	return 0;
 }
 
+/* The last max bytes of path from byte offset from, appended to sb as b. */
+static void enc_log_tail(struct sbuf *sb, const char *path, off_t from, size_t max)
+{
+	struct sbuf text = SBUF_INIT;
+	const char *p;
+	size_t n;
+
+	if (!path || read_file(path, &text, 64u << 20) || (size_t)from > text.len)
+		from = 0;
+	p = text.buf ? text.buf + from : "";
+	n = text.buf ? text.len - (size_t)from : 0;
+	if (n > max) {
+		p += n - max;
+		n = max;
+	}
+	enc_bytes(sb, p, n);
+	sbuf_release(&text);
+}
+
+/* SUT_STOP: stopped; SUT_STOPPED carries the end of its stdout and
+ * stderr logs (b each, 256 KiB at most), which the coordinator keeps
+ * with the run. */
+static void stop_reply(struct sut_agent *a)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	if (a->sut)
+		sut_stop(a->sut);
+	enc_log_tail(&sb, a->sut ? sut_stdout_path(a->sut) : NULL, 0, 256 << 10);
+	enc_log_tail(&sb, a->sut ? sut_stderr_path(a->sut) : NULL, 0, 256 << 10);
+	stop_sut(a);
+	reply(a, FRAME_SUT_STOPPED, &sb);
+	sbuf_release(&sb);
+}
+
+/* The log directory and its files (no subdirectories are made in it). */
+static void remove_log_dir(struct sut_agent *a)
+{
+	struct sbuf path = SBUF_INIT;
+	struct dirent *e;
+	DIR *d;
+
+	if (!a->log_dir[0] || !(d = opendir(a->log_dir)))
+		return;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		sbuf_reset(&path);
+		sbuf_addf(&path, "%s/%s", a->log_dir, e->d_name);
+		unlink(path.buf);
+	}
+	closedir(d);
+	rmdir(a->log_dir);
+	sbuf_release(&path);
+}
+
 /* SUT_UP: u ok, s message, u port, u pid, s cpus, s cpus method,
  * s backend, s log dir, then the host facts. */
 static void send_up(struct sut_agent *a, const char *msg)
@@ -193,32 +251,13 @@ static void start(struct sut_agent *a, struct dec *d)
 	if (r) {
 		sut_free(a->sut);
 		a->sut = NULL;
-		sbuf_addf(&why, "never came up healthy (its log on that host: %s)", a->log_dir);
+		sbuf_addf(&why, "never came up healthy (its stderr's end is above)");
 		send_up(a, why.buf);
 		goto out;
 	}
 	send_up(a, NULL);
 out:
 	sbuf_release(&why);
-}
-
-/* The last max bytes of path from byte offset from, appended to sb as b. */
-static void enc_log_tail(struct sbuf *sb, const char *path, off_t from, size_t max)
-{
-	struct sbuf text = SBUF_INIT;
-	const char *p;
-	size_t n;
-
-	if (read_file(path, &text, 64u << 20) || (size_t)from > text.len)
-		from = 0;
-	p = text.buf ? text.buf + from : "";
-	n = text.buf ? text.len - (size_t)from : 0;
-	if (n > max) {
-		p += n - max;
-		n = max;
-	}
-	enc_bytes(sb, p, n);
-	sbuf_release(&text);
 }
 
 /* BUILD: a command (a build, a version) run to completion as sut_build
@@ -357,8 +396,7 @@ static void serve(struct sut_agent *a)
 			acct_end(a);
 			break;
 		case FRAME_SUT_STOP:
-			stop_sut(a);
-			reply(a, FRAME_SUT_STOPPED, NULL);
+			stop_reply(a);
 			break;
 		default:
 			fprintf(stderr, "harness: agent --sut: unexpected frame type %d\n", type);
@@ -395,8 +433,10 @@ int agent_serve_sut(int in, int out)
 	reply(&a, FRAME_HELLO, &sb);
 	sbuf_release(&sb);
 	serve(&a);
-	/* Nothing may outlive the coordinator: the tree and its cgroup go. */
+	/* Nothing may outlive the coordinator: the tree and its cgroup go,
+	 * and the logs (sent with SUT_STOPPED and BUILT). */
 	stop_sut(&a);
+	remove_log_dir(&a);
 	fflush(stderr);
 	_exit(0);
 }

@@ -107,4 +107,6 @@ for i in $(seq 1 100); do
 done
 check "coordinator SIGKILLed mid-window: nothing of the dependency left there" test -z "$left"
 check "... and its cgroup gone" test -z "$(cgroups "$rid")"
+check "every agent removed its log directory there ($(ls -A "$T/tmp_s" | head -3 | tr '\n' ' '))" \
+	test -z "$(ls -A "$T/tmp_s")"
 echo "# agent_dep: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"

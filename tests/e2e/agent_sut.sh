@@ -76,6 +76,8 @@ check "its version command too (impl_version event)" \
 	grep -q "a: .*inet 10.218.18.2/24" <(q "SELECT detail FROM events WHERE kind = 'impl_version'")
 check "and its reset, before its window (exit 0 recorded)" \
 	test "$(grep -c "inet 10.218.18.2/24" "$(dirname "$db")/logs/reset-a.log"):$(q "SELECT exit_code FROM window_resets")" = 1:0
+check "the end of its stdout came back with its stop (logs/a.stdout.log here)" \
+	grep -q "=== harness: start of a on port" "$(dirname "$db")/logs/a.stdout.log"
 cmp_num "its window accepted" "$(q "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" == 1
 check "the sut_start event names the host and its address" \
 	grep -q "a started on root@10.218.18.2 (10.218.18.2" <(q "SELECT detail FROM events WHERE kind = 'sut_start'")
@@ -137,6 +139,9 @@ cg=$(cgroups "$rid2")
 if [ -z "$cg" ]; then ok "and its cgroup is gone"
 else fail "its cgroup is left: $(for d in $cg; do echo "$d: $(cat "$d/cgroup.procs" | tr '\n' ' ')"; done); $(tail -c 600 "$T/err2")"; fi
 check "nothing left in the coordinator's namespace either" test -z "$(ip netns pids "${NSP}c")"
+# (an agent SIGKILLed itself, below, cannot: its directory stays)
+check "every agent so far removed its log directory there (\$TMPDIR of that host): $(ls -A "$T/tmp_s" | head -3 | tr '\n' ' ')" \
+	test -z "$(ls -A "$T/tmp_s")"
 
 # --- its agent SIGKILLed mid-window (the host's side of a dropped
 # connection): the watchdog there takes the implementation and its cgroup;
