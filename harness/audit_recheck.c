@@ -82,6 +82,7 @@ static int recheck_status(struct store *st, const struct spec *spec, const struc
 		reset_failed |= resets.v[k].exit_code != 0;
 	window_reset_rows_release(&resets);
 	ji.reset_failed = reset_failed;
+	ji.no_answer = in->due > 0 && in->completed == 0;
 	ji.ngates = spec->nwindow_gates;
 	ji.gates = jg;
 	ji.nhead = nhead;

@@ -43,7 +43,7 @@ enum gate_class judge_reason_class(const char *reason)
 
 	if (!reason)
 		return GATE_VALIDITY;
-	if (!strcmp(reason, "sut_exited"))
+	if (!strcmp(reason, "sut_exited") || !strcmp(reason, "no_answer"))
 		return GATE_OUTCOME;
 	def = gate_find(reason);
 	return def ? def->class : GATE_VALIDITY;
@@ -104,6 +104,10 @@ void judge_window(const struct judge_input *in, struct window_verdict *out)
 	}
 	if (in->sut_exited) {
 		add_reason(out, "sut_exited", NULL);
+		out->outcome_fail = 1;
+	}
+	if (in->no_answer) {
+		add_reason(out, "no_answer", NULL);
 		out->outcome_fail = 1;
 	}
 	for (g = 0; g < in->ngates; g++) {

@@ -10,7 +10,9 @@
  *             drifted, a reset before it failed (reset_failed), or an
  *             enforced gate could not be evaluated.
  *   failed    a valid measurement above the SLO: the implementation died
- *             (sut_exited) or an enforced outcome gate failed.
+ *             (sut_exited), answered none of the requests due in the
+ *             measured part (no_answer), or an enforced outcome gate
+ *             failed.
  *   accepted  every enforced gate passed.
  *
  * Validity wins: a window with both a validity failure and an outcome
@@ -62,6 +64,10 @@ struct judge_input {
 	int clock_offset;         /* an agent's clock offset uncertain or moving beyond
 				     generator_options.max_offset_ms */
 	int reset_failed;         /* a reset run before it did not exit 0 */
+	/* Requests were due in the measured part and not one response came
+	 * back (due > 0, completed == 0): whatever gates the spec lists, a
+	 * window without a single latency is never accepted. */
+	int no_answer;
 	size_t ngates;
 	const struct judge_gate *gates; /* window gates, in the spec's order */
 	/* The head gates (warmup.head_gates on the discard_s head at the
@@ -75,20 +81,20 @@ struct window_verdict {
 	enum window_status status;
 	/* Comma list, in this order: under_warmed, host_drift, reset_failed, head:NAME for each enforced head gate
 	 * that did not pass (head:NAME:not_evaluable), agent_lost, clock_offset,
-	 * sut_exited, then every enforced window gate that
+	 * sut_exited, no_answer, then every enforced window gate that
 	 * did not pass, in the spec's order, as `name` (fail) or
 	 * `name:not_evaluable`. Empty when accepted. Truncated (never
 	 * overflowed) past its size. */
 	char reasons[1024];
 	int validity_fail;        /* a validity reason was found */
-	int outcome_fail;         /* sut_exited or an enforced outcome gate failed */
+	int outcome_fail;         /* sut_exited, no_answer or an enforced outcome gate failed */
 	int not_evaluable;        /* an enforced gate was not evaluable */
 };
 
 /* Judge one window. Never fails: in is read only. */
 void judge_window(const struct judge_input *in, struct window_verdict *out);
 
-/* The class a reason token stands for: sut_exited and outcome gates ->
+/* The class a reason token stands for: sut_exited, no_answer and outcome gates ->
  * GATE_OUTCOME; under_warmed, host_drift, reset_failed, agent_lost,
  * clock_offset, validity gates, unknown names
  * and anything `:not_evaluable` -> GATE_VALIDITY. */

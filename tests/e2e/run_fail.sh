@@ -21,6 +21,46 @@ check "audit lists each failed window with its statistic" jq -e '[.windows[] | s
 "$HARNESS" knee failing --runs-dir "$RUNS" --json >"$T/fk.json"
 check "its knee is a bracket at the first rung, never '>='" jq -e '.fits[] | select(.impl=="slow") | .kind == "bracket" and .at_first_rung and .crossed' "$T/fk.json"
 
+# --------------------------------------- an implementation that answers nothing
+# Every benchmarked request waits 2.5 s (testsrv's /delay/N) and the window
+# measures 1 s: requests are due, none is answered in it, no transport
+# error either (the timeout is 4 s). The spec lists no gate that looks at
+# answers (only sut_alive): the window is still failed, reason no_answer,
+# never accepted with an empty histogram, and the knee crosses at the rung.
+cat >"$T/mute.yaml" <<YAML
+version: 1
+name: e2e-mute
+seed: 7
+slo: { percentile: 99, threshold_ms: 20, error_rate_max: 0.01 }
+implementations:
+  - name: mute
+    start: [$SRV, --port, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+workload:
+  connections: 64
+  timeout_ms: 4000
+  requests:
+    - { name: slow, method: GET, path: /delay/2500 }
+stages:
+  ladder: { start_rps: 40, step: 2, max_rps: 40, reps: 1, window_s: 1, discard_s: 0 }
+warmup:
+  rate: { fixed_rps: 20 }
+  min_s: 1
+  max_s: 1
+  trailing_s: 1
+  gates: []
+window_gates: [sut_alive]
+YAML
+"$HARNESS" run "$T/mute.yaml" --allow-dirty --runs-dir "$RUNS" --run-id mute >/dev/null 2>"$T/m.err"
+rc=$?
+cmp_num "run whose implementation answers nothing exits 0 (failed is measured)" "$rc" "==" 0
+check "its window is failed, reason no_answer ($(q mute "SELECT status, reasons, due, completed FROM windows"))" \
+	test "$(q mute "SELECT status || ':' || reasons || ':' || (due > 0) || ':' || completed FROM windows")" = "failed:no_answer:1:0"
+"$HARNESS" knee mute --runs-dir "$RUNS" --json >"$T/mk.json"
+check "its knee is crossed at the first rung, never '>='" jq -e '.fits[0].crossed and .fits[0].kind != "floor"' "$T/mk.json"
+expect_exit "audit --recheck reproduces no_answer" 0 "$HARNESS" audit mute --runs-dir "$RUNS" --recheck
+
 # ------------------------------- a validity gate that always fails
 # The generator's lateness can never be <= 0 ms: every window of every arm
 # is void (rejected), so the stage measured nothing usable: exit 1.

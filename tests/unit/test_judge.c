@@ -133,6 +133,25 @@ TEST(sut_exited_is_failed)
 	CHECK_STR(v.reasons, "sut_exited,sut_alive");
 }
 
+/* A window in which requests were due and none was answered is failed
+ * whatever gates the spec lists (here: none failing, achieved_vs_offered
+ * and error_rate not even listed): no latency, no acceptance. */
+TEST(no_answer_is_failed)
+{
+	reset();
+	defaults();
+	in.no_answer = 1;
+	judge_window(&in, &v);
+	CHECK(v.status == WINDOW_FAILED);
+	CHECK_STR(v.reasons, "no_answer");
+	CHECK(judge_reason_class("no_answer") == GATE_OUTCOME);
+	/* A void measurement stays void (the generator sent nothing, say). */
+	set("generator", GATE_FAIL);
+	judge_window(&in, &v);
+	CHECK(v.status == WINDOW_REJECTED);
+	CHECK_STR(v.reasons, "no_answer,generator");
+}
+
 TEST(validity_wins)
 {
 	reset();
@@ -299,6 +318,7 @@ int main(void)
 	RUN(sut_exited_is_failed);
 	RUN(validity_wins);
 	RUN(under_warmed_and_drift);
+	RUN(no_answer_is_failed);
 	RUN(head_gates);
 	RUN(agent_lost_and_clock_offset);
 	RUN(not_evaluable);
