@@ -3,8 +3,8 @@
 # to cpu 0 that spins it (tests/helpers/burn: 600 CPU-seconds, far beyond
 # the run) is at up to 100% of the one core it may use. On this shared
 # 2-core VM other tests and helpers take part of that core (a full `make
-# test` alongside left it 84%), so the gate's bound here is 20%, not the
-# default 90%: what is tested is that the dependency's own CPU over its
+# test` alongside left it 84%; a second suite and four more sessions, at
+# load 7.5, 16%), so the gate's bound here is 5%, not the default 90%: what is tested is that the dependency's own CPU over its
 # own cores decides, while an idle second dependency (testsrv, ~0%) passes
 # in the same evidence. Every window is rejected by that gate (a
 # validity reason: rejected, never failed), while the implementation
@@ -42,7 +42,7 @@ workload:
 warmup: { min_s: 1, max_s: 2, trailing_s: 1, gates: [] }
 window_gates: [error_rate, achieved_vs_offered, sut_alive, dependency_headroom]
 gates:
-  dependency_headroom: { max_cpu_pct: 20 }
+  dependency_headroom: { max_cpu_pct: 5 }
 stages:
   ladder: { start_rps: 100, step: 2, max_rps: 100, window_s: 3, reps: 2 }
 retries: { max_per_cell: 0 }
@@ -60,7 +60,7 @@ cmp_num "none failed: the implementation is not blamed" "$(q "SELECT COUNT(*) FR
 cmp_num "the implementation still served the offered rate (achieved_vs_offered passed)" \
 	"$(q "SELECT COUNT(*) FROM gate_results WHERE gate = 'achieved_vs_offered' AND status = 'pass'")" == 2
 lo=$(q "SELECT MIN(100.0 * cpu_s / (duration_s * ncpus)) FROM window_deps WHERE name = 'burner'")
-cmp_num "window_deps: the burner used > 20% of its one core (lowest window)" "$lo" ">" 20
+cmp_num "window_deps: the burner used > 5% of its one core (lowest window)" "$lo" ">" 5
 cmp_num "window_deps: it may use 1 core (cpus \"0\")" "$(q "SELECT MAX(ncpus) FROM window_deps WHERE name = 'burner'")" == 1
 hi=$(q "SELECT MAX(100.0 * cpu_s / (duration_s * ncpus)) FROM window_deps WHERE name = 'idle'")
 cmp_num "window_deps: the idle dependency stayed under 5% of its cores" "$hi" "<" 5
@@ -85,7 +85,7 @@ check "json: dependencies[] in declared order, with their versions" jq -e \
 	'[.dependencies[].name] == ["burner", "idle"] and (.dependencies[0].version | startswith("ready")) and
 	 .dependencies[1].version == null and (.run.versions["implementation a"] | startswith("ready"))' "$J"
 jpk=$(jq '.dependencies[0].peak.cpu_pct' "$J")
-cmp_num "json: the burner's peak, % of its 1 core (the gate's bound is 20)" "$jpk" ">" 20
+cmp_num "json: the burner's peak, % of its 1 core ( the gate's bound is 5)" "$jpk" ">" 5
 check "json: that peak is the highest window_deps row (same number)" awk -v a="$jpk" \
 	-v b="$(q "SELECT MAX(100.0 * cpu_s / (duration_s * ncpus)) FROM window_deps WHERE name = 'burner'")" \
 	'BEGIN { d = a - b; exit !(d < 1e-6 && d > -1e-6) }'
@@ -94,7 +94,7 @@ check "json: where: ladder 100 req/s, one of its windows, 1 core" jq -e \
 	 .peak.window_id != null and .windows == 2 and .exited == 0' "$J"
 check "json: per rung, cores used and peak share (one rung, 2 windows)" jq -e \
 	'.dependencies[0].rungs | length == 1 and .[0].stage == "ladder" and .[0].rate_rps == 100 and
-	 .[0].windows == 2 and .[0].cores_mean > 0.2 and .[0].peak_cpu_pct > 20' "$J"
+	 .[0].windows == 2 and .[0].cores_mean > 0.05 and .[0].peak_cpu_pct > 5' "$J"
 cmp_num "json: the idle dependency's peak (% of its cores)" "$(jq '.dependencies[1].peak.cpu_pct' "$J")" "<" 5
 # memory and OOM kills per rung, from the same window_deps rows
 check "json: the idle testsrv's anonymous memory, per rung and over the run, = window_deps' highest" jq -e \

@@ -83,7 +83,10 @@ cmp_num "and at most max_reps (7)" "$blocks" "<=" 7
 # may keep the sequences wide until max_reps: then the event says so and
 # the rest is checked as far as it can be.
 if echo "$ev" | grep -q "stopped after"; then
-	cmp_num "stopped early, before max_reps (7)" "$blocks" "<" 7
+	# Narrowing exactly at the last allowed block is a stop by the
+	# sequence too (seen at load 7.5: 7 blocks, half-width 29.6%); how
+	# early it stops is measured by tests/slow/sequential.sh.
+	cmp_num "stopped by the sequence, at or before max_reps (7)" "$blocks" "<=" 7
 	echo "$ev" | grep -Eq "^at 400 req/s: stopped after $blocks blocks \(3 planned \+ $((blocks - 3)) sequential; max_reps 7\): widest: fast - slow latency, half-width [0-9.]+% of the mean" &&
 		ok "event says where, how many blocks and the widest sequence" || fail "event: $ev"
 	w=$(echo "$ev" | sed -n 's/.*half-width \([0-9.]*\)% of the mean.*/\1/p')
