@@ -574,6 +574,7 @@ static void window_judge(struct window_ctx *w, struct window_judgement *j)
 	in.agent_lost = w->agent_lost;
 	in.clock_offset = w->clock_offset;
 	in.reset_failed = w->reset_failed;
+	in.no_answer = gin.due > 0 && gin.completed == 0;
 	in.ngates = spec->nwindow_gates;
 	in.gates = jg;
 	j->head = xcalloc(spec->warmup.nhead_gates + 1, sizeof(*j->head));
