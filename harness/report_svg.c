@@ -38,9 +38,7 @@ static void fixed(struct sbuf *out, double v, int dec)
 		if (n && buf[n - 1] == '.')
 			buf[--n] = 0;
 	}
-	if (!strcmp(buf, "-0"))
-		strcpy(buf, "0");
-	sbuf_adds(out, buf);
+	sbuf_adds(out, strcmp(buf, "-0") ? buf : "0");
 }
 
 void svg_num(struct sbuf *out, double v)
