@@ -390,17 +390,98 @@ static int run_case(struct pf_ctx *c, CURL *curl, const struct load_request *rq,
  * one) in which to find each kind's first sends. */
 #define PREFLIGHT_POOL 100000
 
+/* Where the sends of a templated workload are drawn from: the first
+ * PREFLIGHT_POOL entries of the run's pool, and the run's whole pool,
+ * built only when a kind is missing from that prefix. */
+struct pf_pools {
+	const struct spec *spec;
+	struct load_pool head, all;
+	int have_head, have_all;
+};
+
+static uint64_t kind_count(const struct load_pool *p, uint32_t r)
+{
+	uint64_t k, c = 0;
+
+	for (k = 0; k < p->n; k++)
+		c += p->req[k] == r;
+	return c;
+}
+
+/*
+ * The pool entry that send s of kind r expands, as the run would send it:
+ * the kind's s-th entry of the head, else of the whole pool; when the run's
+ * pool holds fewer than s+1 entries of that kind, the run repeats the ones
+ * it has (it sends entry k mod n), and so does the pre-flight. *pool is
+ * set to the pool holding it. -1: the run never sends kind r (not in its
+ * pool at all); -2 after an error() building the whole pool.
+ */
+static int64_t pf_entry(struct pf_pools *pp, uint32_t r, size_t s, const struct load_pool **pool)
+{
+	const struct spec_workload *w = &pp->spec->workload;
+	uint64_t c;
+	int64_t k;
+
+	*pool = &pp->head;
+	k = load_pool_nth(&pp->head, r, s);
+	if (k >= 0)
+		return k;
+	if (!pp->have_all && pp->head.n < spec_pool_size(pp->spec)) {
+		if (load_pool_build(&pp->all, w->requests, w->nrequests, w->vars, w->nvars,
+				    pp->spec->seed, spec_pool_size(pp->spec)))
+			return -2;
+		pp->have_all = 1;
+	}
+	if (pp->have_all)
+		*pool = &pp->all;
+	c = kind_count(*pool, r);
+	if (!c)
+		return -1;
+	return load_pool_nth(*pool, r, s % c);
+}
+
+/* One case: send s of request r (expanded from the pool when templated).
+ * 0, or -1 when the whole pool could not be built. */
+static int pf_case(struct pf_ctx *c, CURL *curl, struct pf_pools *pp, size_t r, int s)
+{
+	const struct spec_workload *w = &c->spec->workload;
+	const struct load_pool *pool;
+	struct load_request ex;
+	int64_t k;
+
+	if (!pp->have_head) {
+		c->out->cases++;
+		c->out->passed += run_case(c, curl, &w->requests[r], s);
+		return 0;
+	}
+	k = pf_entry(pp, (uint32_t)r, (size_t)s, &pool);
+	if (k == -2)
+		return -1;
+	if (k < 0) {
+		/* The run never sends it: nothing to check, said once. */
+		if (!s)
+			c->out->unsent++;
+		return 0;
+	}
+	c->out->cases++;
+	load_pool_expand(pool, (uint64_t)k, &w->requests[r], w->vars, &ex);
+	c->out->passed += run_case(c, curl, &ex, s);
+	load_request_expanded_release(&ex);
+	return 0;
+}
+
 int preflight_run(const struct spec *spec, const struct preflight_target *targets, size_t n,
 		  volatile sig_atomic_t *stop, struct preflight_result *out)
 {
 	const struct spec_workload *w = &spec->workload;
 	struct pf_ctx c = { spec, targets, n, 0, out, 0, 0 };
-	struct load_pool pool;
+	struct pf_pools pp;
 	CURL *curl;
 	size_t r;
-	int s;
+	int s, ret = 0;
 
-	memset(&pool, 0, sizeof(pool));
+	memset(&pp, 0, sizeof(pp));
+	pp.spec = spec;
 	free(out->blamed);
 	out->blamed = xcalloc(n ? n : 1, sizeof(*out->blamed));
 	for (c.ref = 0; c.ref < n && targets[c.ref].candidate; c.ref++)
@@ -413,37 +494,34 @@ int preflight_run(const struct spec *spec, const struct preflight_target *target
 		return error("pre-flight: libcurl could not be initialised");
 	/* A templated workload: send i of kind r is the pool's i-th request of
 	 * that kind, as the run will send it (load_pool.h). */
-	if (w->nvars && load_pool_build(&pool, w->requests, w->nrequests, w->vars, w->nvars,
-					spec->seed, spec_pool_size(spec) < PREFLIGHT_POOL ?
-					spec_pool_size(spec) : PREFLIGHT_POOL)) {
-		curl_easy_cleanup(curl);
-		return -1;
+	if (w->nvars) {
+		if (load_pool_build(&pp.head, w->requests, w->nrequests, w->vars, w->nvars,
+				    spec->seed, spec_pool_size(spec) < PREFLIGHT_POOL ?
+				    spec_pool_size(spec) : PREFLIGHT_POOL)) {
+			ret = -1;
+			goto out;
+		}
+		pp.have_head = 1;
 	}
 	for (s = 0; s < w->preflight.sends; s++) {
 		for (r = 0; r < w->nrequests; r++) {
-			struct load_request ex;
-			int64_t k = w->nvars ? load_pool_nth(&pool, (uint32_t)r, (size_t)s) : -1;
-
 			if (stop && *stop) {
 				out->interrupted = 1;
 				goto out;
 			}
-			out->cases++;
-			if (k < 0) {
-				out->passed += run_case(&c, curl, &w->requests[r], s);
-				continue;
+			if (pf_case(&c, curl, &pp, r, s)) {
+				ret = -1;
+				goto out;
 			}
-			load_pool_expand(&pool, (uint64_t)k, &w->requests[r], w->vars, &ex);
-			out->passed += run_case(&c, curl, &ex, s);
-			load_request_expanded_release(&ex);
 		}
 	}
 out:
-	load_pool_release(&pool);
+	load_pool_release(&pp.head);
+	load_pool_release(&pp.all);
 	if (c.more)
 		sbuf_addf(&out->failures, "(%u more failing case lines not shown)\n", c.more);
 	curl_easy_cleanup(curl);
-	return 0;
+	return ret;
 }
 
 void preflight_summary(const struct spec *spec, size_t ntargets,
@@ -458,5 +536,8 @@ void preflight_summary(const struct spec *spec, size_t ntargets,
 		sbuf_adds(sb, ", strict");
 	for (i = 0; pf->ignore && pf->ignore[i]; i++)
 		sbuf_addf(sb, "%s%s", i ? ", " : "; ignoring ", pf->ignore[i]);
+	if (r->unsent)
+		sbuf_addf(sb, "; %u request%s never in the run's pool, not sent", r->unsent,
+			  r->unsent == 1 ? "" : "s");
 	sbuf_adds(sb, ")");
 }

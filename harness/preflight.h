@@ -18,6 +18,12 @@
  * (blamed[i]): the one whose response missed its expect, or the one that
  * differs from the reference.
  *
+ * A templated workload's send i of a request is the i-th entry of that
+ * request in the run's pool (load_pool.h), expanded as the run expands
+ * it; when the pool holds fewer entries of it than sends, they are sent
+ * again in turn (the run repeats its pool too); a request in no entry of
+ * the pool is not sent and counted in `unsent`.
+ *
  * Synchronous (libcurl easy, one request at a time); watches *stop.
  * Threads: the caller's only.
  */
@@ -43,6 +49,9 @@ struct preflight_result {
 	struct sbuf failures;   /* one line per failing case ("\n"-terminated) */
 	int *blamed;            /* [ntargets]: 1 when at fault in a case */
 	int interrupted;        /* *stop was set: cases and passed are partial */
+	/* Requests of a templated workload the run never sends (their kind
+	 * is in no entry of its pool): not sent, no case. */
+	unsigned unsent;
 };
 
 void preflight_result_init(struct preflight_result *r);
@@ -51,7 +60,7 @@ void preflight_result_release(struct preflight_result *r);
 /* Run the pre-flight of spec's workload against targets[0..n) into out
  * (initialised by the caller). A transport error is a failing case ("a:
  * no response: ..."), not a failure of the call; -1 after one error()
- * only when libcurl cannot be set up. */
+ * only when libcurl cannot be set up or the run's pool cannot be built. */
 int preflight_run(const struct spec *spec, const struct preflight_target *targets, size_t n,
 		  volatile sig_atomic_t *stop, struct preflight_result *out);
 

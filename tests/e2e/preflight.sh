@@ -128,3 +128,44 @@ cmp_num "interrupted after its pre-flight and a window (exit 1)" "$?" == 1
 cmp_num "the resumed run finishes (exit 0)" "$?" == 0
 cmp_num "its pre-flight ran once" "$(q res "SELECT COUNT(*) FROM events WHERE kind = 'preflight'")" == 1
 check "resume said nothing of a pre-flight" bash -c "! grep -q pre-flight '$T/res2.err'"
+
+# ---- a templated workload whose run pool holds fewer entries of a request
+# than sends: the run repeats its pool, so does the pre-flight (it sent the
+# unexpanded template before, '{"id":{n}}', which misses the expect); a
+# request in no entry of the pool is never sent by the run: not sent, said.
+tspec() {  # tspec NAME B_WEIGHT
+	cat <<YAML
+version: 1
+name: e2e-$1
+seed: 7
+slo: { percentile: 99, threshold_ms: 50 }
+implementations:
+  - name: a
+    start: [$HELPERS/testsrv, --port, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+workload:
+  connections: 4
+  pool: 4
+  preflight: { sends: 5 }
+  vars: { n: { sequence: { start: 10 } } }
+  requests:
+    - { name: a, weight: 1, method: POST, path: /a, body: '{"id":{n}}', expect: { body_contains: '"id":1' } }
+    - { name: b, weight: $2, method: POST, path: /b, body: '{"id":{n}}', expect: { body_contains: '"id":1' } }
+stages:
+  ladder: { start_rps: 50, step: 2, max_rps: 50, reps: 1, window_s: 1, discard_s: 0 }
+retries: { max_per_cell: 0 }
+warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 1, trailing_s: 0.5, gates: [] }
+window_gates: [sut_alive]
+YAML
+}
+tspec small 1 >"$T/small.yaml"
+"$HARNESS" run "$T/small.yaml" --allow-dirty --runs-dir "$RUNS" --run-id small >/dev/null 2>"$T/small.err"
+cmp_num "a pool of 4 and 5 sends of 2 requests: the pre-flight passes (exit 0)" "$?" == 0
+check "all 10 cases sent and passed" test "$(q small "SELECT preflight_cases, preflight_passed FROM runs")" = "10|10"
+tspec rare 1000000 >"$T/rare.yaml"
+"$HARNESS" run "$T/rare.yaml" --allow-dirty --runs-dir "$RUNS" --run-id rare >/dev/null 2>"$T/rare.err"
+cmp_num "a request the pool never holds: the pre-flight passes (exit 0)" "$?" == 0
+check "only the other request's 5 cases" test "$(q rare "SELECT preflight_cases, preflight_passed FROM runs")" = "5|5"
+"$HARNESS" status rare --runs-dir "$RUNS" >"$T/rare.st" 2>&1
+check "status says it was not sent" grep -q "1 request never in the run's pool, not sent" "$T/rare.st"
