@@ -15,8 +15,6 @@
  * cgroup before the agent exits; a SIGKILL of the agent itself is covered
  * by sut's watchdog (sut.h).
  */
-#include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -32,6 +30,7 @@
 #include "agent.h"
 #include "frame.h"
 #include "hostfacts.h"
+#include "scratch.h"
 #include "sut.h"
 #include "sut_agent.h"
 #include "sut_wire.h"
@@ -53,8 +52,9 @@ struct sut_agent {
 	struct sut_wire_start req;   /* the running one's (sut points into it) */
 	int have_req;
 	int exit_sent;
-	char log_dir[4096];          /* made at the first use, removed at exit (its
-					logs went to the coordinator) */
+	/* its log directory: made at the first use, removed at exit (its
+	 * logs went to the coordinator), by its janitor if it is killed */
+	struct scratch logs;
 };
 
 /* A frame to the coordinator; when it is gone there is nothing left to
@@ -114,20 +114,12 @@ static void stop_sut(struct sut_agent *a)
 	a->exit_sent = 0;
 }
 
+/* Called before the hang-up watcher starts: single-threaded (scratch.h). */
 static int make_log_dir(struct sut_agent *a, struct sbuf *why)
 {
-	const char *tmp = getenv("TMPDIR");
-
-	if (a->log_dir[0])
+	if (a->logs.dir[0])
 		return 0;
-	snprintf(a->log_dir, sizeof(a->log_dir), "%s/harness-agent-sut.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(a->log_dir)) {
-		sbuf_addf(why, "cannot make a log directory %s: %s", a->log_dir, strerror(errno));
-		a->log_dir[0] = 0;
-		return -1;
-	}
-	return 0;
+	return scratch_make(&a->logs, "harness-agent-sut", why);
 }
 
 /* The last max bytes of path from byte offset from, appended to sb as b. */
@@ -165,27 +157,6 @@ static void stop_reply(struct sut_agent *a)
 	sbuf_release(&sb);
 }
 
-/* The log directory and its files (no subdirectories are made in it). */
-static void remove_log_dir(struct sut_agent *a)
-{
-	struct sbuf path = SBUF_INIT;
-	struct dirent *e;
-	DIR *d;
-
-	if (!a->log_dir[0] || !(d = opendir(a->log_dir)))
-		return;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		sbuf_reset(&path);
-		sbuf_addf(&path, "%s/%s", a->log_dir, e->d_name);
-		unlink(path.buf);
-	}
-	closedir(d);
-	rmdir(a->log_dir);
-	sbuf_release(&path);
-}
-
 /* SUT_UP: u ok, s message, u port, u pid, s cpus, s cpus method,
  * s backend, s log dir, then the host facts. */
 static void send_up(struct sut_agent *a, const char *msg)
@@ -202,7 +173,7 @@ static void send_up(struct sut_agent *a, const char *msg)
 	enc_str(&sb, s ? sut_cpus_method(s) : NULL);
 	enc_str(&sb, s && sut_account(s) ? account_backend_name(account_backend(sut_account(s)))
 					 : NULL);
-	enc_str(&sb, a->log_dir[0] ? a->log_dir : NULL);
+	enc_str(&sb, a->logs.dir[0] ? a->logs.dir : NULL);
 	hostfacts_read(&facts);
 	sut_wire_enc_facts(&sb, &facts);
 	reply(a, FRAME_SUT_UP, &sb);
@@ -229,7 +200,7 @@ static void start(struct sut_agent *a, struct dec *d)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.impl = &a->req.impl;
 	cfg.workdir = a->req.impl.repo;
-	cfg.log_dir = a->log_dir;
+	cfg.log_dir = a->logs.dir;
 	cfg.cgroup_name = a->req.label;
 	cfg.backend = a->req.backend;
 	cfg.sample_ms = a->req.sample_ms;
@@ -285,8 +256,8 @@ static void build(struct sut_agent *a, struct dec *d)
 		sut_wire_start_release(&req);
 		goto reply;
 	}
-	sbuf_addf(&log, "%s/%s.log", a->log_dir, req.label ? req.label : req.impl.name);
-	for (p = log.buf + strlen(a->log_dir) + 1; *p; p++)
+	sbuf_addf(&log, "%s/%s.log", a->logs.dir, req.label ? req.label : req.impl.name);
+	for (p = log.buf + strlen(a->logs.dir) + 1; *p; p++)
 		if (*p == '/')
 			*p = '_';
 	im = req.impl;
@@ -414,6 +385,7 @@ int agent_serve_sut(int in, int out)
 	struct sbuf sb = SBUF_INIT;
 
 	memset(&a, 0, sizeof(a));
+	a.logs.fd = -1;
 	a.in = in;
 	a.out = out;
 	memset(&sa, 0, sizeof(sa));
@@ -436,7 +408,7 @@ int agent_serve_sut(int in, int out)
 	/* Nothing may outlive the coordinator: the tree and its cgroup go,
 	 * and the logs (sent with SUT_STOPPED and BUILT). */
 	stop_sut(&a);
-	remove_log_dir(&a);
+	scratch_remove(&a.logs);
 	fflush(stderr);
 	_exit(0);
 }

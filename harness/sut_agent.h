@@ -10,7 +10,9 @@
  * Lifetime: when in closes (the coordinator died, ssh dropped) or a
  * SIGTERM, SIGHUP or SIGINT arrives (its parent dying sends SIGTERM), the
  * implementation's whole tree is killed and its cgroup removed before the
- * agent exits; a SIGKILL of the agent itself is covered by sut's watchdog.
+ * agent exits; a SIGKILL of the agent itself is covered by sut's watchdog
+ * (the implementation, its cgroup) and by its log directory's janitor
+ * (scratch.h).
  * One thread, and a second watching for the hang-up while it blocks.
  */
 #ifndef HARNESS_SUT_AGENT_H

@@ -14,12 +14,7 @@
 trap 'ns_teardown; _cleanup' EXIT
 t0=$(date +%s.%N)
 
-# A copy of testsrv: scripts of the other lane count $HELPERS/testsrv
-# processes (pgrep -f) and must not see ours.
-cp "$HELPERS/testsrv" "$T/srv"
-ns_init
-ns_host c 1 && ns_host s 2 || { fail "namespaces"; exit 0; }
-ns_sshd s 2 cgroups || { fail "sshd did not start: $(cat "$T"/sshd_*.log)"; exit 0; }
+ns_sut_hosts
 
 spec() { # window_s reps
 	cat <<EOF2
@@ -43,8 +38,7 @@ implementations:
 workload:
   requests: [ { name: root, path: / } ]
   generator_options:
-    ssh_options: [IdentityFile=$T/id, IdentitiesOnly=yes, UserKnownHostsFile=$T/known_hosts,
-                  GlobalKnownHostsFile=/dev/null, StrictHostKeyChecking=yes, LogLevel=ERROR]
+    ssh_options: $SSH_YAML
   preflight: { sends: 0 }
 warmup: { min_s: 1, max_s: 1, trailing_s: 1, gates: [] }
 window_gates: [error_rate, sut_alive]
@@ -54,7 +48,6 @@ EOF2
 }
 q() { sqlite3 "$db" "$1"; }
 cgroups() { find /sys/fs/cgroup -maxdepth 3 -type d -name "h*_harness.$1.dep-db" 2>/dev/null; }
-left_in_s() { echo $(ns_others s); }
 
 spec 2 1 >"$T/spec1.yaml"
 ip netns exec "${NSP}c" "$HARNESS" run "$T/spec1.yaml" --allow-dirty --runs-dir "$T/runs1" \
@@ -76,9 +69,7 @@ cmp_num "its requests answered through the dependency there (completed of 400)" 
 	"$(q "SELECT completed FROM windows WHERE status = 'accepted'")" ">=" 390
 cmp_num "the dependency's CPU, accounted on its host (window_deps, ms)" \
 	"$(q "SELECT printf('%.3f', 1000 * cpu_s) FROM window_deps WHERE name = 'db'")" ">" 0
-left=x
-for i in $(seq 1 100); do left=$(left_in_s); [ -z "$left" ] && break; sleep 0.05; done
-check "stopped at the end: nothing of it left there" test -z "$left"
+check "stopped at the end: nothing of it left there" test -z "$(ns_left s)"
 
 sed 's|^    health: { tcp: .*|    health: { command: [true] }|' "$T/spec1.yaml" >"$T/spec_cmd.yaml"
 expect_exit "check refuses a health command for a dependency on another host" 2 \
@@ -101,7 +92,7 @@ rid=$(basename "$(dirname "$db")")
 check "before the kill: its cgroup exists there" test -n "$(cgroups "$rid")"
 kill -9 "$hp"; wait "$hp" 2>/dev/null
 for i in $(seq 1 100); do
-	left=$(left_in_s)
+	left=$(echo $(ns_others s))
 	[ -z "$left" ] && [ -z "$(cgroups "$rid")" ] && break
 	sleep 0.05
 done

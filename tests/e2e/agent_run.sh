@@ -38,8 +38,7 @@ workload:
   generator_options:
     target_host: 10.218.18.1
     max_offset_ms: $3
-    ssh_options: [IdentityFile=$T/id, IdentitiesOnly=yes, UserKnownHostsFile=$T/known_hosts,
-                  GlobalKnownHostsFile=/dev/null, StrictHostKeyChecking=yes, LogLevel=ERROR]
+    ssh_options: $SSH_YAML
 warmup: { min_s: 1, max_s: 1, trailing_s: 1, gates: [] }
 window_gates: [error_rate, sut_alive]
 stages:

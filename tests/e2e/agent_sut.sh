@@ -11,19 +11,15 @@
 # commit); the coordinator SIGKILLed mid-window: within
 # 5 s no process of the implementation is alive there and its cgroup is
 # gone; its agent SIGKILLed mid-window: the watchdog there removes it,
-# the window is rejected (agent_lost) and replaced, the run finishes;
+# its janitor its log directory, the window is rejected (agent_lost) and
+# replaced, the run finishes;
 # the coordinator SIGKILLed during a health wait: nothing left either.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../netns.inc"
 trap 'ns_teardown; _cleanup' EXIT
 t0=$(date +%s.%N)
 
-# A copy of testsrv: scripts of the other lane count $HELPERS/testsrv
-# processes (pgrep -f) and must not see ours.
-cp "$HELPERS/testsrv" "$T/srv"
-ns_init
-ns_host c 1 && ns_host s 2 || { fail "namespaces"; exit 0; }
-ns_sshd s 2 cgroups || { fail "sshd did not start: $(cat "$T"/sshd_*.log)"; exit 0; }
+ns_sut_hosts
 
 spec() { # window_s reps [retries]
 	cat <<EOF2
@@ -43,8 +39,7 @@ implementations:
 workload:
   requests: [ { name: root, path: / } ]
   generator_options:
-    ssh_options: [IdentityFile=$T/id, IdentitiesOnly=yes, UserKnownHostsFile=$T/known_hosts,
-                  GlobalKnownHostsFile=/dev/null, StrictHostKeyChecking=yes, LogLevel=ERROR]
+    ssh_options: $SSH_YAML
   preflight: { sends: 0 }
 warmup: { min_s: 1, max_s: 1, trailing_s: 1, gates: [] }
 window_gates: [error_rate, sut_alive]
@@ -56,9 +51,6 @@ EOF2
 q() { sqlite3 "$db" "$1"; }
 # The cgroup directories of run $1's implementation, on any hierarchy.
 cgroups() { find /sys/fs/cgroup -maxdepth 3 -type d -name "h*_harness.$1.a" 2>/dev/null; }
-# What is left of the implementation in the host's namespace: every
-# process there but its sshd.
-left_in_s() { echo $(ns_others s); }
 
 # --- a run: started, accounted and stopped there
 spec 2 1 >"$T/spec1.yaml"
@@ -101,8 +93,7 @@ check "... in one line naming the host" grep -q "it runs on root@10.218.18.2 (im
 sed 's/^    restart: never/    restart: never\n    sandbox: always/' "$T/spec1.yaml" >"$T/spec_jail.yaml"
 expect_exit "check refuses a jail on another host (sandbox: always)" 2 "$HARNESS" check "$T/spec_jail.yaml"
 check "... naming the key" grep -q "implementations\[0\].sandbox: always is not supported with host" "$T/err"
-left=x
-for i in $(seq 1 100); do left=$(left_in_s); [ -z "$left" ] && break; sleep 0.05; done
+left=$(ns_left s)
 if [ -z "$left" ] && [ -z "$(cgroups "$rid1")" ]; then ok "stopped at the end: nothing of it left in its namespace, its cgroup gone"
 else fail "left after the run: $left $(cgroups "$rid1")"; fi
 
@@ -128,7 +119,7 @@ check "before the kill: its cgroup exists ($(echo $cg | wc -w) directories)" tes
 kill -9 "$hp"; wait "$hp" 2>/dev/null
 k0=$(date +%s.%N)
 for i in $(seq 1 100); do
-	left=$(left_in_s)
+	left=$(echo $(ns_others s))
 	[ -z "$left" ] && [ -z "$(cgroups "$rid2")" ] && break
 	sleep 0.05
 done
@@ -139,7 +130,6 @@ cg=$(cgroups "$rid2")
 if [ -z "$cg" ]; then ok "and its cgroup is gone"
 else fail "its cgroup is left: $(for d in $cg; do echo "$d: $(cat "$d/cgroup.procs" | tr '\n' ' ')"; done); $(tail -c 600 "$T/err2")"; fi
 check "nothing left in the coordinator's namespace either" test -z "$(ip netns pids "${NSP}c")"
-# (an agent SIGKILLed itself, below, cannot: its directory stays)
 check "every agent so far removed its log directory there (\$TMPDIR of that host): $(ls -A "$T/tmp_s" | head -3 | tr '\n' ' ')" \
 	test -z "$(ls -A "$T/tmp_s")"
 
@@ -172,9 +162,10 @@ check "the agent_lost event names the host" \
 	grep -q "a on root@10.218.18.2: its agent's connection was lost" <(q "SELECT detail FROM events WHERE kind = 'agent_lost'")
 cmp_num "its replacement accepted, on a new start" \
 	"$(q "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" == 1
-left=x
-for i in $(seq 1 100); do left=$(left_in_s); [ -z "$left" ] && break; sleep 0.05; done
-check "nothing left there after the run" test -z "$left"
+check "nothing left there after the run" test -z "$(ns_left s)"
+# the SIGKILLed agent's log directory too: its janitor removed it
+check "no log directory left there, the killed agent's included: $(ls -A "$T/tmp_s" | head -3 | tr '\n' ' ')" \
+	test -z "$(ls -A "$T/tmp_s")"
 
 # --- the coordinator SIGKILLed while the agent waits for its health (an
 # implementation that never answers): the agent's hang-up watcher ends
@@ -191,7 +182,6 @@ for i in $(seq 1 200); do
 done
 sleep 0.5
 kill -9 "$hp"; wait "$hp" 2>/dev/null
-for i in $(seq 1 100); do left=$(left_in_s); [ -z "$left" ] && break; sleep 0.05; done
-check "coordinator SIGKILLed during the health wait: nothing left there within 5 s" test -z "$left"
+check "coordinator SIGKILLed during the health wait: nothing left there within 5 s" test -z "$(ns_left s)"
 
 echo "# agent_sut: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"

@@ -1,0 +1,128 @@
+/*
+ * scratch: the directory and its janitor (scratch.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "scratch.h"
+
+void scratch_rmdir(const char *dir)
+{
+	char path[4096 + 256 + 2];
+	struct dirent *e;
+	DIR *d;
+
+	if (!dir || !*dir)
+		return;
+	if ((d = opendir(dir))) {
+		while ((e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
+				unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* The janitor: nothing but the pipe's read end open; its end of file is
+ * the owner gone. A 'q' first means the owner removed the directory. */
+static _Noreturn void janitor(int rd, const char *dir)
+{
+	struct sigaction sa;
+	ssize_t n;
+	char c;
+	int fd, i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	setsid();
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	if (dup2(rd, 0) < 0)
+		_exit(1);
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3U, ~0U, 0))
+#endif
+		for (i = 3; i < 4096; i++)
+			close(i);
+	do
+		n = read(0, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1 || c != 'q')
+		scratch_rmdir(dir);
+	_exit(0);
+}
+
+int scratch_make(struct scratch *s, const char *prefix, struct sbuf *why)
+{
+	const char *tmp = getenv("TMPDIR");
+	int p[2], st = 0;
+	pid_t pid;
+
+	s->fd = -1;
+	snprintf(s->dir, sizeof(s->dir), "%s/%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+	if (!mkdtemp(s->dir)) {
+		sbuf_addf(why, "cannot make a directory %s: %s", s->dir, strerror(errno));
+		s->dir[0] = 0;
+		return -1;
+	}
+	if (pipe2(p, O_CLOEXEC)) {
+		warning("%s: no janitor (pipe: %s): a SIGKILL would leave it", s->dir,
+			strerror(errno));
+		return 0;
+	}
+	fflush(NULL);
+	/* Twice: the janitor's parent exits at once and is reaped here, so
+	 * the janitor is never the owner's child (no zombie, nothing for
+	 * the owner's waits to see). */
+	pid = fork();
+	if (!pid) {
+		pid_t j;
+
+		close(p[1]);
+		j = fork();
+		if (!j)
+			janitor(p[0], s->dir);
+		_exit(j < 0);
+	}
+	close(p[0]);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		warning("%s: no janitor (fork: %s): a SIGKILL would leave it", s->dir,
+			strerror(errno));
+		close(p[1]);
+		return 0;
+	}
+	s->fd = p[1];
+	return 0;
+}
+
+void scratch_remove(struct scratch *s)
+{
+	if (s->dir[0])
+		scratch_rmdir(s->dir);
+	s->dir[0] = 0;
+	if (s->fd >= 0) {
+		if (write(s->fd, "q", 1) < 0)
+			(void)0;
+		close(s->fd);
+	}
+	s->fd = -1;
+}
