@@ -129,8 +129,9 @@ int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id)
 		sbuf_addf(&ev, " %" PRIu64 " forks refused at pids.max %" PRIu64 " (pids.events max)",
 			  h.pids_refused, a->impl.pids_max ? a->impl.pids_max : rc->spec->sandbox.pids_max);
 	if (h.has_oom && h.oom_kill)
-		sbuf_addf(&ev, "%s%" PRIu64 " processes OOM-killed at %" PRIu64 " MiB (oom_kill)",
+		sbuf_addf(&ev, "%s %" PRIu64 " process%s OOM-killed at %" PRIu64 " MiB (oom_kill)",
 			  h.has_pids && h.pids_refused ? ";" : "", h.oom_kill,
+			  h.oom_kill == 1 ? "" : "es",
 			  (a->impl.memory_max_bytes ? a->impl.memory_max_bytes
 						    : rc->spec->sandbox.memory_max_bytes) >> 20);
 	store_event(&rc->st, rc->run_id, window_id, "sandbox_limit", "%s", ev.buf);

@@ -24,6 +24,10 @@
  *           [--crash-once FILE]            with --exit-after-ms: crash only if
  *                                          FILE does not exist (created first)
  *           [--burn-us U]                  burn U us of thread CPU per request
+ *           [--leak-kb K]                  allocate and touch K KiB per request
+ *                                          (not /healthz), never freed: an
+ *                                          implementation that runs out of
+ *                                          memory under load
  *           [--stats-mode ok|malformed|500|hang]
  *           [--port-file F]                write the bound port to F
  *           [--workers W]                  at most W requests in their delay
@@ -106,6 +110,7 @@ static struct {
 	long exit_after_ms;
 	const char *crash_once;
 	long burn_us;
+	long leak_kb;
 	long forward_port;
 	const char *forward_host;	/* NULL: 127.0.0.1 */
 	enum stats_mode stats_mode;
@@ -164,6 +169,18 @@ static void sleep_ms(long ms)
 
 	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
 		;
+}
+
+/* --leak-kb: K KiB touched page by page and kept on a list, never freed. */
+static void leak(long kb)
+{
+	static void *_Atomic kept;
+	void **block = malloc((size_t)kb * 1024);
+
+	if (!block)
+		return;
+	memset(block, 0x5a, (size_t)kb * 1024);
+	*block = atomic_exchange(&kept, (void *)block);
 }
 
 static void burn(long us)
@@ -237,6 +254,8 @@ static void parse_args(int argc, char **argv)
 			opt.crash_once = v;
 		else if (!strcmp(a, "--burn-us"))
 			opt.burn_us = arg_long(a, v, 0);
+		else if (!strcmp(a, "--leak-kb"))
+			opt.leak_kb = arg_long(a, v, 0);
 		else if (!strcmp(a, "--forward-port"))
 			opt.forward_port = arg_long(a, v, 1);
 		else if (!strcmp(a, "--forward-host"))
@@ -513,6 +532,8 @@ static int handle(int fd, const char *method, const char *path, const char *body
 		sleep_ms(atoi(path + 7));
 	if (opt.burn_us)
 		burn(opt.burn_us);
+	if (!is_health && opt.leak_kb)
+		leak(opt.leak_kb);
 	if (!is_health && opt.workers)
 		sem_post(&worker_slots);
 	if (!is_health && opt.forward_port && forward())
