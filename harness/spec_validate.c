@@ -26,6 +26,33 @@
 static void walk_obj(struct vctx *v, const struct field *tab, void *base,
 		     const struct ynode *m, const char *path, int report);
 
+/* One diagnostic at n: it must be `want` ("a list", "a map of ..."), and
+ * what it is instead. */
+static void wrong_kind(struct vctx *v, const struct ynode *n, const char *path,
+		       const char *want)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	ynode_describe(n, &sb);
+	VERR(v, n, path, "must be %s, got %s", want, sb.buf);
+	sbuf_release(&sb);
+}
+
+/* The start of a map whose keys are names (FT_KV, FT_SIGNALS, FT_NAMED):
+ * 0 when n is a map to read; -1 when it is null (absent: nothing to read)
+ * or not a map (after one diagnostic: it must be `want`). */
+static int map_of_names(struct vctx *v, const struct ynode *n, const char *path,
+			const char *want)
+{
+	if (ynode_is_null(n))
+		return -1;
+	if (n->kind != Y_MAP) {
+		wrong_kind(v, n, path, want);
+		return -1;
+	}
+	return 0;
+}
+
 static void read_argv(struct vctx *v, const struct field *f, void *base,
 		      const struct ynode *n, const char *path)
 {
@@ -33,11 +60,7 @@ static void read_argv(struct vctx *v, const struct field *f, void *base,
 	size_t i, k = 0;
 
 	if (n->kind != Y_SEQ) {
-		struct sbuf sb = SBUF_INIT;
-		ynode_describe(n, &sb);
-		VERR(v, n, path, "must be a list of arguments like [prog, --flag, value], got %s",
-		     sb.buf);
-		sbuf_release(&sb);
+		wrong_kind(v, n, path, "a list of arguments like [prog, --flag, value]");
 		return;
 	}
 	if (n->n < f->min_items) {
@@ -74,11 +97,7 @@ static void read_intlist(struct vctx *v, const struct field *f, void *base,
 	double d;
 
 	if (n->kind != Y_SEQ || n->n < f->min_items) {
-		struct sbuf sb = SBUF_INIT;
-		ynode_describe(n, &sb);
-		VERR(v, n, path, "must be a non-empty list of numbers like [200, 201], got %s",
-		     sb.buf);
-		sbuf_release(&sb);
+		wrong_kind(v, n, path, "a non-empty list of numbers like [200, 201]");
 		return;
 	}
 	arr = xcalloc(n->n, sizeof(*arr));
@@ -113,15 +132,8 @@ static void read_kv(struct vctx *v, const struct field *f, void *base,
 	struct kv *kv;
 	size_t i, k = 0;
 
-	if (ynode_is_null(n))
+	if (map_of_names(v, n, path, "a map of name: value"))
 		return;
-	if (n->kind != Y_MAP) {
-		struct sbuf sb = SBUF_INIT;
-		ynode_describe(n, &sb);
-		VERR(v, n, path, "must be a map of name: value, got %s", sb.buf);
-		sbuf_release(&sb);
-		return;
-	}
 	kv = xcalloc(n->n + 1, sizeof(*kv));
 	for (i = 0; i < n->n; i++) {
 		const struct ynode *key = n->keys[i], *val = n->vals[i];
@@ -161,15 +173,8 @@ static void read_signals(struct vctx *v, const struct field *f, void *base,
 	struct spec_signal *sig;
 	size_t i, k = 0;
 
-	if (ynode_is_null(n))
+	if (map_of_names(v, n, path, "a map of signal name: JSON pointer"))
 		return;
-	if (n->kind != Y_MAP) {
-		struct sbuf sb = SBUF_INIT;
-		ynode_describe(n, &sb);
-		VERR(v, n, path, "must be a map of signal name: JSON pointer, got %s", sb.buf);
-		sbuf_release(&sb);
-		return;
-	}
 	sig = xcalloc(n->n + 1, sizeof(*sig));
 	for (i = 0; i < n->n; i++) {
 		const struct ynode *key = n->keys[i], *val = n->vals[i];
@@ -265,10 +270,7 @@ static void read_list(struct vctx *v, const struct field *f, void *base,
 	size_t i;
 
 	if (n->kind != Y_SEQ) {
-		struct sbuf sb = SBUF_INIT;
-		ynode_describe(n, &sb);
-		VERR(v, n, path, "must be a list, got %s", sb.buf);
-		sbuf_release(&sb);
+		wrong_kind(v, n, path, "a list");
 		return;
 	}
 	if (n->n < f->min_items) {
@@ -293,15 +295,8 @@ static void read_named(struct vctx *v, const struct field *f, void *base,
 	char *arr;
 	size_t i, k = 0;
 
-	if (ynode_is_null(n))
+	if (map_of_names(v, n, path, "a map of name: map"))
 		return;
-	if (n->kind != Y_MAP) {
-		struct sbuf sb = SBUF_INIT;
-		ynode_describe(n, &sb);
-		VERR(v, n, path, "must be a map of name: map, got %s", sb.buf);
-		sbuf_release(&sb);
-		return;
-	}
 	arr = xcalloc(n->n + 1, f->elsize);
 	for (i = 0; i < n->n; i++) {
 		const struct ynode *key = n->keys[i];
@@ -352,7 +347,6 @@ static void set_default(const struct field *f, void *base)
 
 static int read_u64(struct vctx *v, const struct ynode *n, const char *path, uint64_t *out)
 {
-	struct sbuf sb = SBUF_INIT;
 	const char *s = n->str;
 	char *end;
 
@@ -366,9 +360,7 @@ static int read_u64(struct vctx *v, const struct ynode *n, const char *path, uin
 				return 0;
 		}
 	}
-	ynode_describe(n, &sb);
-	VERR(v, n, path, "must be a whole number >= 0, got %s", sb.buf);
-	sbuf_release(&sb);
+	wrong_kind(v, n, path, "a whole number >= 0");
 	return -1;
 }
 
@@ -503,10 +495,7 @@ static void walk_obj(struct vctx *v, const struct field *tab, void *base,
 	if (m && ynode_is_null(m))
 		m = NULL; /* "soak:" alone means a soak with defaults */
 	if (m && m->kind != Y_MAP) {
-		struct sbuf sb = SBUF_INIT;
-		ynode_describe(m, &sb);
-		VERR(v, m, path[0] ? path : "spec", "must be a map of keys, got %s", sb.buf);
-		sbuf_release(&sb);
+		wrong_kind(v, m, path[0] ? path : "spec", "a map of keys");
 		m = NULL;
 		report = 0;
 	}
@@ -563,10 +552,7 @@ void spec_validate(struct spec *s, const struct ynode *root, struct spec_diags *
 		root = NULL;
 		v.root = NULL;
 	} else if (root->kind != Y_MAP) {
-		struct sbuf sb = SBUF_INIT;
-		ynode_describe(root, &sb);
-		spec_diag_add(d, root->line, root->col, "spec", "must be a map of keys, got %s", sb.buf);
-		sbuf_release(&sb);
+		wrong_kind(&v, root, "spec", "a map of keys");
 		root = NULL;
 		v.root = NULL;
 	}
