@@ -37,6 +37,26 @@ void spec_err_at(struct vctx *v, const char *path, const char *fmt, ...)
 	sbuf_release(&sb);
 }
 
+/* spec_internal.h; the lists are the spec's arrays of structs, each
+ * with its name at an offset. */
+void spec_unique_name(struct vctx *v, const void *entries, size_t size, size_t name_off,
+		      size_t i, const char *list)
+{
+	const char *base = entries;
+	const char *name = *(char *const *)(base + i * size + name_off), *other;
+	char p[96];
+	size_t j;
+
+	for (j = 0; j < i && name; j++) {
+		other = *(char *const *)(base + j * size + name_off);
+		if (other && !strcmp(other, name)) {
+			snprintf(p, sizeof(p), "%s[%zu].name", list, i);
+			spec_err_at(v, p, "duplicate name \"%s\" (%s[%zu] has it)", name, list, j);
+			return;
+		}
+	}
+}
+
 static void diag_at(struct vctx *v, struct spec_diags *d, const char *prefix,
 		    const char *path, const char *fmt, va_list ap)
 {
@@ -138,7 +158,7 @@ char *spec_resolve(const char *base, const char *rel)
 static void check_impls(struct vctx *v)
 {
 	struct spec *s = v->s;
-	size_t i, j;
+	size_t i;
 	char p[64];
 
 	for (i = 0; i < s->nimpls; i++) {
@@ -156,14 +176,8 @@ static void check_impls(struct vctx *v)
 			free(im->repo);
 			im->repo = r;
 		}
-		for (j = 0; j < i && im->name; j++) {
-			if (s->impls[j].name && !strcmp(s->impls[j].name, im->name)) {
-				snprintf(p, sizeof(p), "implementations[%zu].name", i);
-				spec_err_at(v, p, "duplicate name \"%s\" (implementations[%zu] has it)",
-				       im->name, j);
-				break;
-			}
-		}
+		spec_unique_name(v, s->impls, sizeof(*s->impls), offsetof(struct spec_impl, name), i,
+				 "implementations");
 	}
 }
 
@@ -250,14 +264,8 @@ static void check_requests(struct vctx *v)
 	for (i = 0; i < w->nrequests; i++) {
 		struct load_request *r = &w->requests[i];
 
-		for (j = 0; j < i && r->name; j++) {
-			if (w->requests[j].name && !strcmp(w->requests[j].name, r->name)) {
-				snprintf(p, sizeof(p), "workload.requests[%zu].name", i);
-				spec_err_at(v, p, "duplicate name \"%s\" (workload.requests[%zu] has it)",
-				       r->name, j);
-				break;
-			}
-		}
+		spec_unique_name(v, w->requests, sizeof(*w->requests),
+				 offsetof(struct load_request, name), i, "workload.requests");
 		if (r->expect.body_contains && (!r->expect.body_contains_len ||
 						r->expect.body_contains_len > LOAD_EXPECT_MAX_BODY)) {
 			snprintf(p, sizeof(p), "workload.requests[%zu].expect.body_contains", i);

@@ -153,18 +153,11 @@ static void check_dep(struct vctx *v, size_t i)
 	struct spec_dep *d = &v->s->deps[i];
 	const char *self = d->impl.name ? d->impl.name : "?";
 	char p[96], q[128];
-	size_t j;
 	int kinds = !!d->impl.health_url + !!d->health_tcp + !!d->health_cmd;
 
 	snprintf(p, sizeof(p), "dependencies[%zu]", i);
-	for (j = 0; j < i && d->impl.name; j++) {
-		if (v->s->deps[j].impl.name && !strcmp(v->s->deps[j].impl.name, d->impl.name)) {
-			snprintf(q, sizeof(q), "%s.name", p);
-			spec_err_at(v, q, "duplicate name \"%s\" (dependencies[%zu] has it)",
-				    d->impl.name, j);
-			break;
-		}
-	}
+	spec_unique_name(v, v->s->deps, sizeof(*v->s->deps), offsetof(struct spec_dep, impl.name),
+			 i, "dependencies");
 	if (kinds > 1) {
 		snprintf(q, sizeof(q), "%s.health", p);
 		spec_err_at(v, q, "give one of url, tcp or command, not %d", kinds);

@@ -201,6 +201,11 @@ void spec_refuse_at(struct vctx *v, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void spec_warn_at(struct vctx *v, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Entry i of the list LIST (entries of size bytes, its name a char * at
+ * name_off, NULL when missing) has the name of an earlier entry: one error
+ * at LIST[i].name naming that entry. */
+void spec_unique_name(struct vctx *v, const void *entries, size_t size, size_t name_off,
+		      size_t i, const char *list);
 void spec_check_all(struct vctx *v);
 /* base/rel lexically normalised (malloc'd). */
 char *spec_resolve(const char *base, const char *rel);
