@@ -183,14 +183,7 @@ static void record_remote_facts(struct run_ctx *rc, struct arm *a)
 static void remote_config(struct run_ctx *rc, struct arm *a, struct rsut_config *cfg,
 			  struct agent_opts *o, const char *label)
 {
-	size_t n = 0;
-
-	while (rc->spec->workload.ssh_options && rc->spec->workload.ssh_options[n])
-		n++;
-	memset(o, 0, sizeof(*o));
-	o->binary = a->impl.host_binary;
-	o->ssh_options = (const char *const *)rc->spec->workload.ssh_options;
-	o->nssh_options = n;
+	runner_agent_opts(rc, a->impl.host_binary, o);
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->dest = a->impl.host;
 	cfg->opts = o;

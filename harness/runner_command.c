@@ -11,23 +11,29 @@
 #include "sut.h"
 #include "util.h"
 
+void runner_agent_opts(const struct run_ctx *rc, const char *binary, struct agent_opts *o)
+{
+	size_t n = 0;
+
+	while (rc->spec->workload.ssh_options && rc->spec->workload.ssh_options[n])
+		n++;
+	memset(o, 0, sizeof(*o));
+	o->binary = binary;
+	o->ssh_options = (const char *const *)rc->spec->workload.ssh_options;
+	o->nssh_options = n;
+}
+
 int runner_command(struct run_ctx *rc, struct sut_build_config *bc)
 {
 	const struct spec_impl *im = bc->impl;
 	struct rsut_config cfg;
 	struct agent_opts o;
 	struct sbuf label = SBUF_INIT;
-	size_t n = 0;
 	int ret;
 
 	if (!im->host)
 		return sut_build(bc);
-	while (rc->spec->workload.ssh_options && rc->spec->workload.ssh_options[n])
-		n++;
-	memset(&o, 0, sizeof(o));
-	o.binary = im->host_binary;
-	o.ssh_options = (const char *const *)rc->spec->workload.ssh_options;
-	o.nssh_options = n;
+	runner_agent_opts(rc, im->host_binary, &o);
 	if (bc->cgroup_name)
 		sbuf_adds(&label, bc->cgroup_name);
 	else

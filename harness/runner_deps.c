@@ -36,24 +36,11 @@
 
 #define VERSION_MAX 4096
 
-/* ssh options and binary for a dependency's host (o borrows from the spec). */
-static void dep_agent_opts(struct run_ctx *rc, const struct spec_dep *sd, struct agent_opts *o)
-{
-	size_t n = 0;
-
-	while (rc->spec->workload.ssh_options && rc->spec->workload.ssh_options[n])
-		n++;
-	memset(o, 0, sizeof(*o));
-	o->binary = sd->impl.host_binary;
-	o->ssh_options = (const char *const *)rc->spec->workload.ssh_options;
-	o->nssh_options = n;
-}
-
 /* How to run d on its host (rsut.h); o is the caller's. */
 static void dep_remote_config(struct run_ctx *rc, struct dep_run *d, struct rsut_config *cfg,
 			      struct agent_opts *o, const char *label)
 {
-	dep_agent_opts(rc, d->spec, o);
+	runner_agent_opts(rc, d->spec->impl.host_binary, o);
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->dest = d->spec->impl.host;
 	cfg->opts = o;
@@ -117,7 +104,7 @@ int runner_deps_bind(struct run_ctx *rc)
 		if (s->deps[i].impl.host) {
 			struct agent_opts o;
 
-			dep_agent_opts(rc, &s->deps[i], &o);
+			runner_agent_opts(rc, s->deps[i].impl.host_binary, &o);
 			free(s->deps[i].address);
 			s->deps[i].address = agent_dest_address(s->deps[i].impl.host, &o);
 			if (!s->deps[i].address)

@@ -19,24 +19,12 @@
 
 #include "runner_internal.h"
 
-static struct agent_opts opts_for(const struct run_ctx *rc, const struct spec_generator *g)
-{
-	struct agent_opts o;
-	size_t n = 0;
-
-	while (rc->spec->workload.ssh_options && rc->spec->workload.ssh_options[n])
-		n++;
-	o.binary = g->binary;
-	o.ssh_options = (const char *const *)rc->spec->workload.ssh_options;
-	o.nssh_options = n;
-	return o;
-}
-
 static int open_one(struct run_ctx *rc, size_t i)
 {
 	const struct spec_generator *g = &rc->spec->workload.generators[i];
-	struct agent_opts o = opts_for(rc, g);
+	struct agent_opts o;
 
+	runner_agent_opts(rc, g->binary, &o);
 	if (agent_link_open(&rc->links[i], g->host, &o))
 		return -1;
 	rc->gens[i].link = &rc->links[i];

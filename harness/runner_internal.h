@@ -136,6 +136,11 @@ struct run_ctx {
 	const char *fail_kind, *fail_impl;
 };
 
+/* runner_command.c: how an agent on another host is reached: its harness
+ * binary (NULL: "harness") and the spec's ssh options; o->sut is 0 (the
+ * caller sets it for an implementation's agent). o points into rc->spec. */
+void runner_agent_opts(const struct run_ctx *rc, const char *binary, struct agent_opts *o);
+
 /* runner_gens.c: the load from workload.generators' agents. */
 /* Start every agent (version checked). 0, or -1 after an error(). */
 int runner_gens_open(struct run_ctx *rc);

@@ -236,9 +236,10 @@ TEST(build_wall_clock_limit)
 	t0 = now_ns();
 	r = sut_build(&bc);
 	CHECK(r == -1);
-	/* at least the 0.5 s limit; killing and reaping add little (2 s: a
-	 * loaded CI host) */
-	CHECK((now_ns() - t0) / 1e9 >= 0.5 && (now_ns() - t0) / 1e9 < 2.0);
+	/* at least the 0.5 s limit (the bound physics sets); killed, not
+	 * waited for: far under the build's 30 s (10 s: a host at load 8
+	 * took over 2 s to kill and reap) */
+	CHECK((now_ns() - t0) / 1e9 >= 0.5 && (now_ns() - t0) / 1e9 < 10.0);
 	CHECK(file_has(log, "building"));
 	usleep(100000);
 	CHECK(!running_cmd("sleep", "30.3"));
