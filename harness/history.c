@@ -309,7 +309,8 @@ static void fixed_rates(struct history *h, size_t k, const struct raw *raw)
 			}
 		}
 	}
-	qsort(all, nall, sizeof(*all), cmp_dbl);
+	if (nall)
+		qsort(all, nall, sizeof(*all), cmp_dbl);
 	for (common_only = 1; common_only >= 0; common_only--) {
 		im->nrates = 0;
 		for (j = 0; j < nall; j++) {
