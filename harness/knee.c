@@ -164,22 +164,84 @@ static double quantile(const double *v, size_t n, double q)
 	return i + 1 >= n ? v[n - 1] : v[i] + (h - f) * (v[i + 1] - v[i]);
 }
 
+/* A rung's mean and its standard error, for the t draw. */
+struct rung_spread {
+	size_t k;     /* windows with a finite percentile */
+	double mean;  /* their request-weighted mean (the rung value) */
+	double se;    /* sqrt(k/(k-1) sum w^2 (x - mean)^2) / sum w */
+};
+
+static void rung_spread(const struct knee_window *w, const size_t *idx, size_t n,
+			struct rung_spread *s)
+{
+	double sw = 0, swx = 0, ss = 0;
+	size_t k;
+
+	memset(s, 0, sizeof(*s));
+	for (k = 0; k < n; k++) {
+		const struct knee_window *x = &w[idx[k]];
+		double wt = x->requests > 0 ? x->requests : 1;
+
+		if (!isfinite(x->pct_ms))
+			continue;
+		s->k++;
+		sw += wt;
+		swx += wt * x->pct_ms;
+	}
+	if (s->k < 2)
+		return;
+	s->mean = swx / sw;
+	for (k = 0; k < n; k++) {
+		const struct knee_window *x = &w[idx[k]];
+		double wt = x->requests > 0 ? x->requests : 1;
+
+		if (isfinite(x->pct_ms))
+			ss += wt * wt * (x->pct_ms - s->mean) * (x->pct_ms - s->mean);
+	}
+	s->se = sqrt((double)s->k / (double)(s->k - 1) * ss) / sw;
+}
+
+static double draw_normal(struct rng *rng)
+{
+	double u = rng_uniform(rng), v = rng_uniform(rng);
+
+	return sqrt(-2 * log1p(-u)) * cos(2 * M_PI * v);
+}
+
+/* Student's t with df (a small integer) degrees of freedom. */
+static double draw_t(struct rng *rng, size_t df)
+{
+	double z = draw_normal(rng), chi2 = 0, g;
+	size_t i;
+
+	for (i = 0; i < df; i++) {
+		g = draw_normal(rng);
+		chi2 += g * g;
+	}
+	return z / sqrt(chi2 / (double)df);
+}
+
 static void bootstrap(const struct knee_window *w, const size_t *idx, const size_t *start,
 		      struct knee_result *out, const struct knee_params *p, double *y,
 		      double *wt, double *fit)
 {
 	size_t m = out->nrungs, b, i, k, maxn = 0;
 	struct knee_rung_row *rr = xcalloc(m, sizeof(*rr));
+	struct rung_spread *sp = xcalloc(m, sizeof(*sp));
 	double *klo = xmalloc(p->nboot * sizeof(*klo)), *khi = xmalloc(p->nboot * sizeof(*khi));
 	size_t *pick;
 	struct crossing c;
-	struct rng rng;
+	struct rng rng, trng;
 
-	for (i = 0; i < m; i++)
+	for (i = 0; i < m; i++) {
 		if (start[i + 1] - start[i] > maxn)
 			maxn = start[i + 1] - start[i];
+		rung_spread(w, idx + start[i], start[i + 1] - start[i], &sp[i]);
+	}
 	pick = xmalloc(maxn * sizeof(*pick));
 	rng_seed(&rng, p->seed, 0x6b6e6565); /* "knee": its own stream of the seed */
+	rng_seed(&trng, p->seed, 0x6b6e6574); /* "knet": the t draws, so the window
+						 picks stay those of the plain bootstrap */
 	for (b = 0; b < p->nboot; b++) {
 		for (i = 0; i < m; i++) {
 			size_t n = start[i + 1] - start[i];
@@ -188,6 +250,16 @@ static void bootstrap(const struct knee_window *w, const size_t *idx, const size
 				pick[k] = (size_t)rng_below(&rng, n);
 			rr[i].rate = out->rungs[i].rate;
 			rung_value(w, idx + start[i], pick, n, p, &rr[i]);
+			/* Whether the rung is infinite (failures, errors) is
+			 * resampled; a finite value is the rung's mean plus its
+			 * standard error times Student's t. Resampling 3
+			 * windows cannot imitate that: it shrinks the spread it
+			 * saw by (n - 1) / n and never reaches past the data
+			 * (docs/STATISTICS.md "The knee's interval": simulated
+			 * coverage 0.77 at 3 windows a rung, 0.90 at 13, where
+			 * this draw gives 0.99 and 0.95). */
+			if (!p->plain_bootstrap && !rr[i].inf && sp[i].k >= 2)
+				rr[i].value_ms = sp[i].mean + sp[i].se * draw_t(&trng, sp[i].k - 1);
 		}
 		cross(rr, m, p->threshold_ms, y, wt, fit, &c);
 		out->ncrossed += c.crossed;
@@ -201,6 +273,7 @@ static void bootstrap(const struct knee_window *w, const size_t *idx, const size
 	out->ci_hi = quantile(khi, p->nboot, (1 + p->level) / 2);
 	out->has_ci = 1;
 	free(rr);
+	free(sp);
 	free(klo);
 	free(khi);
 	free(pick);

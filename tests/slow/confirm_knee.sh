@@ -32,6 +32,7 @@
 RUNS=${KEEP_RUNS:-$T/runs}
 N=${CONFIRM_RUNS:-5}
 narrower=0
+covers=0
 for i in $(seq 1 "$N"); do
 	cat >"$T/spec.yaml" <<YAML
 version: 1
@@ -88,5 +89,14 @@ YAML
 		narrower=$((narrower + 1))
 	fi
 	echo "# run $i: interval width with confirm $wa req/s, ladder alone $wl"
+	k13=$(jq '.fits[0].knee_rps' "$T/all.json")
+	if jq -e --argjson k "$k13" '.fits[0].interval_rps | .[0] <= $k and $k <= .[1]' \
+		"$T/lad.json" >/dev/null; then
+		covers=$((covers + 1))
+		echo "# run $i: the ladder-only interval contains the 13-window knee $k13"
+	else
+		echo "# run $i: the ladder-only interval EXCLUDES the 13-window knee $k13"
+	fi
 done
 echo "# interval with confirm narrower than the ladder's alone in $narrower of $N runs (not asserted: see above)"
+echo "# the ladder-only interval contains the knee of ladder + confirm in $covers of $N runs"
