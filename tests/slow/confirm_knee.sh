@@ -23,8 +23,14 @@
 # ladder missed: measured over 7 runs, with confirm 0.14, 25.6, 27.6,
 # 17.9, 5.6, 6.2, 16.8 req/s; the ladder alone 0.17, 0.96, 146, 55.8, 5.9,
 # 2.2, 3.7 (narrower with confirm in 4 of 7), and three of the narrow
-# ladder-only intervals excluded the knee that 13 windows a rung found. The ladder-only interval is the overconfident one, which is
-# why it is labelled non-inferential. The widths are printed; the
+# ladder-only intervals excluded the knee that 13 windows a rung found
+# (with the plain window bootstrap, the rule then). Since the t draw
+# (knee.h; docs/STATISTICS.md "The knee's interval"), 7 runs: ladder-only
+# widths 18.4, 4.2, 4.1, 2.1, 2.8, 15.6, 7.6 req/s, containing the
+# 13-window knee in 6 of 7 (the same windows gave 3 of 7 with the plain
+# bootstrap); the miss had 2 stalled confirm windows at 400 req/s that
+# the 3 ladder windows did not show. Counted and printed, not asserted
+# (a 95% interval misses sometimes). The widths are printed; the
 # "narrower" half is asserted where the spread is fixed, in
 # tests/unit/test_knee.c confirm_windows_make_it_inferential.
 . "$(dirname "$0")/../lib.sh"
