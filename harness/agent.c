@@ -50,6 +50,7 @@ struct agent {
 	int running;
 	volatile sig_atomic_t stop;
 	struct load_wire_config wc;
+	struct load_stats drain;     /* the load's on_drain, sent with DONE */
 };
 
 static int send_frame(struct agent *a, int type, const struct sbuf *sb)
@@ -93,25 +94,36 @@ static int on_second(void *ctx, unsigned index, const struct load_stats *sec)
 	return 0;
 }
 
+/* What was in no SECOND frame (load.h): it goes with DONE. */
+static void on_drain(void *ctx, const struct load_stats *drain)
+{
+	struct agent *a = ctx;
+
+	load_stats_merge(&a->drain, drain);
+}
+
 static void *load_thread(void *arg)
 {
 	struct agent *a = arg;
 	struct load_result res;
 	struct sbuf sb = SBUF_INIT;
 
+	load_stats_init(&a->drain, a->wc.cfg.nrequests);
 	if (load_run(&a->wc.cfg, &res)) {
 		send_error(a, "the load could not start (the agent's messages above say why)");
-		load_result_release(&res);
-		return NULL;
+		goto out;
 	}
 	load_wire_enc_stats(&sb, &res.total);
 	enc_f64(&sb, res.elapsed_s);
 	enc_f64(&sb, res.generator_cpu_s);
 	enc_u64(&sb, res.seconds);
 	enc_u64(&sb, (uint64_t)res.stopped_early);
+	load_wire_enc_stats(&sb, &a->drain);
 	send_frame(a, FRAME_DONE, &sb);
+out:
 	sbuf_release(&sb);
 	load_result_release(&res);
+	load_stats_release(&a->drain);
 	return NULL;
 }
 
@@ -146,6 +158,7 @@ static void start_load(struct agent *a, struct dec *d)
 	a->stop = 0;
 	a->wc.cfg.start_ns = now_ns() + (uint64_t)delta;
 	a->wc.cfg.on_second = on_second;
+	a->wc.cfg.on_drain = on_drain;
 	a->wc.cfg.ctx = a;
 	a->wc.cfg.stop = &a->stop;
 	send_frame(a, FRAME_READY, NULL);

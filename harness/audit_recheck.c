@@ -40,8 +40,8 @@ static int rule_changed(const char *gate)
  * to the window gates recomputed on `in` (in the spec's order, as the
  * runner judged them). 0 agree, 1 mismatch (described), -1 error. */
 static int recheck_status(struct store *st, const struct spec *spec, const struct window_row *w,
-			  const struct gate_input *in, const struct judge_gate *head, size_t nhead,
-			  json_t *details, int legacy, struct sbuf *report)
+			  const struct gate_input *in, int no_answer, const struct judge_gate *head,
+			  size_t nhead, json_t *details, int legacy, struct sbuf *report)
 {
 	struct window_reset_rows resets;
 	int reset_failed = 0;
@@ -82,7 +82,7 @@ static int recheck_status(struct store *st, const struct spec *spec, const struc
 		reset_failed |= resets.v[k].exit_code != 0;
 	window_reset_rows_release(&resets);
 	ji.reset_failed = reset_failed;
-	ji.no_answer = in->due > 0 && in->completed == 0;
+	ji.no_answer = no_answer;
 	ji.ngates = spec->nwindow_gates;
 	ji.gates = jg;
 	ji.nhead = nhead;
@@ -248,7 +248,8 @@ static int recheck_phase(struct store *st, const struct spec *spec, const struct
 			goto out;
 		}
 		mismatches += m;
-		m = recheck_status(st, spec, w, &in, hg, nh, details, count->legacy, report);
+		m = recheck_status(st, spec, w, &in, evidence_no_answer(&e), hg, nh, details,
+				   count->legacy, report);
 		free(hg);
 
 		count->checked++;

@@ -276,3 +276,8 @@ void evidence_scratch_release(struct evidence_scratch *s)
 	free(s->counters);
 	memset(s, 0, sizeof(*s));
 }
+
+int evidence_no_answer(const struct evidence *e)
+{
+	return e->due > 0 && e->secs_completed == 0;
+}

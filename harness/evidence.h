@@ -35,9 +35,13 @@ struct evidence {
 	size_t nsec, asec;
 	double *p99_ms, *p999_ms;
 
-	/* totals of the phase */
+	/* totals of the phase (a window's: its measured seconds and its
+	 * drain, docs/DESIGN.md "The drain") */
 	double duration_s, offered_rps, achieved_rps;
 	uint64_t due, sent, completed, errors, dropped;
+	/* completed in the phase's whole seconds (a window's: not in its
+	 * drain): the stored seconds rows' sum */
+	uint64_t secs_completed;
 	uint64_t status[ST_CLASSES];
 	uint64_t status_other;
 	uint64_t unexpected;      /* completed, not what the request expects */
@@ -95,5 +99,10 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 			 const struct spec_impl *impl, double trailing_s,
 			 struct gate_input *in, struct evidence_scratch *scratch);
 void evidence_scratch_release(struct evidence_scratch *s);
+
+/* A window's no_answer (judge.h): requests were due and none was answered
+ * in its measured seconds (answers only in the drain, after the window,
+ * are not answering within it; nor are errors). */
+int evidence_no_answer(const struct evidence *e);
 
 #endif

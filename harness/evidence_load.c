@@ -119,6 +119,7 @@ static int read_seconds(struct store *st, int64_t wid, const char *phase, struct
 		const struct window_second *s = &secs.v[i];
 
 		evidence_add_second(e, s->p99_ms, s->p999_ms);
+		e->secs_completed += (uint64_t)s->completed;
 		if (e->phase == GATE_PHASE_WARMUP) {
 			e->due += (uint64_t)s->due;
 			e->sent += (uint64_t)s->sent;

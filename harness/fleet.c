@@ -18,6 +18,7 @@ struct dist_state {
 	struct load_stats *pending;   /* seconds received, not yet merged */
 	unsigned *pending_idx;
 	size_t npending, apending;
+	struct load_stats drain;      /* from its DONE: in no SECOND frame */
 	int ready, done;
 };
 
@@ -165,7 +166,7 @@ static void on_frame(const struct load_config *cfg, const struct fleet_gen *g,
 		a->generator_cpu_s = dec_f64(&d);
 		(void)dec_u64(&d);
 		(void)dec_u64(&d);
-		if (d.bad)
+		if (load_wire_dec_stats(&d, &s->drain) || d.bad)
 			lose(a, g->link, "agent %s sent a malformed DONE frame", g->link->dest);
 		s->done = 1;
 	} else if (type == FRAME_ERROR) {
@@ -178,10 +179,12 @@ static void on_frame(const struct load_config *cfg, const struct fleet_gen *g,
 	}
 }
 
-/* Merge and hand on every second all running agents have sent. Returns
- * non-zero when on_second asked to stop. */
+/* Merge and hand on every second all running agents have sent; one
+ * handed to no on_second (past the whole seconds, or after an early stop)
+ * goes into drain. Returns non-zero when on_second asked to stop. */
 static int emit_seconds(const struct load_config *cfg, size_t n, struct dist_state *st,
-			unsigned *next, struct load_stats *sec, struct load_result *res)
+			unsigned *next, struct load_stats *sec, struct load_result *res,
+			struct load_stats *drain)
 {
 	unsigned whole = (unsigned)(cfg->duration_s + 1e-9);
 
@@ -219,6 +222,8 @@ static int emit_seconds(const struct load_config *cfg, size_t n, struct dist_sta
 				(*next)++;
 				return 1;
 			}
+		} else {
+			load_stats_merge(drain, sec);
 		}
 		(*next)++;
 	}
@@ -226,7 +231,8 @@ static int emit_seconds(const struct load_config *cfg, size_t n, struct dist_sta
 
 /* Read frames until every agent is done or lost. */
 static void collect(const struct load_config *cfg, const struct fleet_gen *gens, size_t n,
-		    struct fleet_agent *out, struct dist_state *st, struct load_result *res)
+		    struct fleet_agent *out, struct dist_state *st, struct load_result *res,
+		    struct load_stats *drain)
 {
 	struct pollfd *pfd = xcalloc(n, sizeof(*pfd));
 	struct sbuf payload = SBUF_INIT;
@@ -284,7 +290,7 @@ static void collect(const struct load_config *cfg, const struct fleet_gen *gens,
 		}
 		for (i = 0; i < n && !out[i].lost; i++)
 			;
-		if (i == n && emit_seconds(cfg, n, st, &next, &sec, res)) {
+		if (i == n && emit_seconds(cfg, n, st, &next, &sec, res, drain)) {
 			res->stopped_early = 1;
 			stop_all(gens, n, st, &stopped);
 		}
@@ -298,14 +304,17 @@ int fleet_run(const struct load_config *cfg, const struct fleet_gen *gens, size_
 		  struct load_result *res, struct fleet_agent *out)
 {
 	struct dist_state *st = xcalloc(n ? n : 1, sizeof(*st));
+	struct load_stats drain;
 	size_t i, k;
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
 	load_stats_init(&res->total, cfg->nrequests);
+	load_stats_init(&drain, cfg->nrequests);
 	for (i = 0; i < n; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
 		load_stats_init(&out[i].total, cfg->nrequests);
+		load_stats_init(&st[i].drain, cfg->nrequests);
 	}
 	if (!n) {
 		error("load: no generators");
@@ -321,9 +330,14 @@ int fleet_run(const struct load_config *cfg, const struct fleet_gen *gens, size_
 	}
 	if (start_all(cfg, gens, n, out, st))
 		goto out;
-	collect(cfg, gens, n, out, st, res);
+	collect(cfg, gens, n, out, st, res, &drain);
 	for (i = 0; i < n; i++) {
 		load_stats_merge(&res->total, &out[i].total);
+		/* What no on_second saw: each agent's drain, and the seconds
+		 * of an agent lost before they could be merged (load.h). */
+		load_stats_merge(&drain, &st[i].drain);
+		for (k = 0; k < st[i].npending; k++)
+			load_stats_merge(&drain, &st[i].pending[k]);
 		res->generator_cpu_s += out[i].generator_cpu_s;
 		if (out[i].elapsed_s > res->elapsed_s)
 			res->elapsed_s = out[i].elapsed_s;
@@ -343,6 +357,8 @@ int fleet_run(const struct load_config *cfg, const struct fleet_gen *gens, size_
 		res->elapsed_s = cfg->duration_s;
 	res->offered_rps = (double)res->total.counts.due / res->elapsed_s;
 	res->achieved_rps = (double)res->total.counts.completed / res->elapsed_s;
+	if (cfg->on_drain)
+		cfg->on_drain(cfg->ctx, &drain);
 	ret = 0;
 out:
 	for (i = 0; i < n; i++) {
@@ -350,7 +366,9 @@ out:
 			load_stats_release(&st[i].pending[k]);
 		free(st[i].pending);
 		free(st[i].pending_idx);
+		load_stats_release(&st[i].drain);
 	}
+	load_stats_release(&drain);
 	free(st);
 	return ret;
 }

@@ -10,7 +10,10 @@
  * Each agent streams one SECOND frame per whole second; second s is
  * merged (histograms bucket by bucket: lossless) once every agent still
  * running has sent it, and handed to cfg->on_second. The totals are the
- * agents' DONE totals merged. After the load the offsets are measured
+ * agents' DONE totals merged; what no on_second saw (each agent's drain,
+ * sent with its DONE, and any second merged past the whole seconds or
+ * after an early stop) goes to cfg->on_drain once, at the end, as the
+ * engine's does (load.h). After the load the offsets are measured
  * again (a clock that moved during the load shows as a difference).
  *
  * An agent whose channel breaks (ssh dropped, agent killed) or that

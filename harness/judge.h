@@ -65,8 +65,9 @@ struct judge_input {
 				     generator_options.max_offset_ms */
 	int reset_failed;         /* a reset run before it did not exit 0 */
 	/* Requests were due in the measured part and not one response came
-	 * back (due > 0, completed == 0): whatever gates the spec lists, a
-	 * window without a single latency is never accepted. */
+	 * back in its measured seconds (evidence_no_answer: answers only in
+	 * the drain after it do not count): whatever gates the spec lists, a
+	 * window in which nothing was delivered is never accepted. */
 	int no_answer;
 	size_t ngates;
 	const struct judge_gate *gates; /* window gates, in the spec's order */

@@ -22,7 +22,8 @@
  * End of the run. At start + duration scheduling stops; requests in flight
  * or in the backlog get up to timeout_ms more to finish (the backlog keeps
  * being sent); whatever is left then is counted as a timeout error, so
- * every due request ends as completed, an error, or dropped.
+ * every due request ends as completed, an error, or dropped. Seconds
+ * reported through no on_second call are merged and handed to on_drain.
  */
 #include <errno.h>
 #include <math.h>
@@ -540,18 +541,20 @@ static double merge_second(struct load_shared *sh, struct load_thread *ths, int6
 
 /* Phase 4, the coordinator: second by second, wait for every worker,
  * merge, and report the whole seconds through on_second; stop early when
- * on_second or the stop flag says so. Returns the coordinator's CPU. */
+ * on_second or the stop flag says so. The rest, merged, goes to on_drain
+ * once every worker is done. Returns the coordinator's CPU. */
 static double coordinate(struct load_shared *sh, struct load_thread *ths,
 			 struct load_result *res)
 {
 	const struct load_config *cfg = sh->cfg;
 	unsigned whole = (unsigned)floor(cfg->duration_s + 1e-9);
-	struct load_stats sec;
+	struct load_stats sec, drain;
 	double cpu = 0, c0;
 	int64_t s;
 	int any, all_done;
 
 	load_stats_init(&sec, cfg->nrequests);
+	load_stats_init(&drain, cfg->nrequests);
 	for (s = 0;; s++) {
 		nap_until(ths, sh->nthreads, sh->start_ns + (uint64_t)(s + 1) * 1000000000ull + 1000000ull);
 		wait_second(sh, ths, s, &any, &all_done);
@@ -567,12 +570,18 @@ static double coordinate(struct load_shared *sh, struct load_thread *ths,
 				res->stopped_early = 1;
 				atomic_store(&sh->stop, 1);
 			}
+		} else {
+			/* in no on_second call: the drain's (load.h) */
+			load_stats_merge(&drain, &sec);
 		}
 		if (cfg->stop && *cfg->stop) {
 			res->stopped_early = 1;
 			atomic_store(&sh->stop, 1);
 		}
 	}
+	if (cfg->on_drain)
+		cfg->on_drain(cfg->ctx, &drain);
+	load_stats_release(&drain);
 	load_stats_release(&sec);
 	return cpu;
 }

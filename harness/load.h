@@ -29,8 +29,10 @@
  * the duration, requests in flight or in the backlog get up to timeout_ms
  * more; the rest are counted as timeout errors. A request is attributed to
  * the second in which it completed or failed (due and dropped: the second
- * in which the generator made it due). The drain after the last whole
- * second is in load_result.total but in no on_second call.
+ * in which the generator made it due). What is in no on_second call (the
+ * drain after the last whole second, a fractional last second, every
+ * second after an early stop) is handed to on_drain, once, at the end:
+ * load_result.total == the on_second seconds merged + the drain.
  *
  * A kept-alive connection that breaks before any byte of a response (the
  * server closed it while idle as we wrote) gets the request re-sent once
@@ -148,6 +150,14 @@ struct load_config {
 	/* Called on the calling thread after each whole second with that
 	 * second's stats. Return non-zero to stop the run early. May be NULL. */
 	int (*on_second)(void *ctx, unsigned index, const struct load_stats *sec);
+	/* Called once on the calling thread after every worker has finished
+	 * (before load_run returns 0), with everything in load_result.total
+	 * that was in no on_second call: requests that completed or failed
+	 * after the last whole second (timeouts at the end of the grace
+	 * period included), requests made due after it, and every second
+	 * after an early stop. Called even when that is nothing (all counts
+	 * 0). May be NULL. */
+	void (*on_drain)(void *ctx, const struct load_stats *drain);
 	void *ctx;
 	/* When non-NULL and set non-zero (e.g. by a signal handler), the run
 	 * stops at the next tick. */

@@ -59,7 +59,9 @@ struct window_ctx {
 	unsigned discard;
 	uint64_t meas_t0_ns;
 	int meas_started;
-	struct load_stats meas_total;
+	struct load_stats meas_total;  /* measured seconds + the drain */
+	uint64_t meas_done;            /* completed in the measured seconds */
+	double meas_cpu_s;             /* generator CPU of the measured seconds */
 	struct evidence meas;
 	struct evidence head;          /* the discard seconds (head.h) */
 	unsigned meas_secs;
@@ -287,10 +289,29 @@ static int meas_on_second(void *ctx, unsigned idx, const struct load_stats *sec)
 		record_second(w, "measured", idx - w->discard, w->wp->rate, sec);
 		evidence_add_second(&w->meas, last_p99(w), w->secs.v[w->secs.n - 1].p999_ms);
 		load_stats_merge(&w->meas_total, sec);
+		w->meas_done += sec->counts.completed;
+		w->meas_cpu_s += sec->cpu_s;
 		w->meas_secs++;
 		w->rc->last_p99_ms = last_p99(w);
 	}
 	return arm_gone(w);
+}
+
+/*
+ * The load's drain (load.h): what completed, failed or was made due after
+ * the last measured second is the window's (docs/DESIGN.md, "The drain"):
+ * in its totals and histograms, and one `drain` row beside its seconds
+ * (not in the per-second series). A load stopped in the head has no
+ * measured part to give it to (the implementation is gone: failed).
+ */
+static void meas_on_drain(void *ctx, const struct load_stats *drain)
+{
+	struct window_ctx *w = ctx;
+
+	if (!w->meas_started)
+		return;
+	record_second(w, "drain", 0, w->wp->rate, drain);
+	load_stats_merge(&w->meas_total, drain);
 }
 
 /* -------------------------------------------------------- load config */
@@ -487,6 +508,7 @@ static int window_measure(struct window_ctx *w)
 	load_config_for(w, &cfg, w->wp->rate, w->window_s, 2);
 	cfg.test_stall_ms = runner_test_stall_ms(w->rc, w->wp);
 	cfg.on_second = meas_on_second;
+	cfg.on_drain = meas_on_drain;
 	cfg.ctx = w;
 	if (w->discard == 0)
 		meas_begin(w);
@@ -500,8 +522,8 @@ static int window_measure(struct window_ctx *w)
 	if (w->acct_open)
 		w->have_acct = runner_arm_acct_end(w->arm, &w->acct) == 0;
 	/* The generator's CPU over exactly the measured seconds (each second
-	 * carries its threads' clock deltas). */
-	w->meas.generator_cpu_s = w->meas_total.cpu_s;
+	 * carries its threads' clock deltas; the drain's is not theirs). */
+	w->meas.generator_cpu_s = w->meas_cpu_s;
 	arm_gone(w);
 	return 0;
 }
@@ -522,6 +544,10 @@ static void meas_evidence(struct window_ctx *w)
 	struct evidence *e = &w->meas;
 
 	evidence_totals(e, &w->meas_total, w->meas_secs, w->wp->rate, w->spec);
+	/* Counts include the drain; the achieved rate is the measured
+	 * seconds' (completions after them are not the window's rate). */
+	e->achieved_rps = w->meas_secs ? (double)w->meas_done / w->meas_secs : NAN;
+	e->secs_completed = w->meas_done;
 	/* The generator gate judges the generator's own delay, not the wait
 	 * for a free connection (that is the server pushing back). */
 	e->lateness_p99_ms = ms_or_nan(&w->meas_total.sched_lag, 99);
@@ -574,7 +600,7 @@ static void window_judge(struct window_ctx *w, struct window_judgement *j)
 	in.agent_lost = w->agent_lost;
 	in.clock_offset = w->clock_offset;
 	in.reset_failed = w->reset_failed;
-	in.no_answer = gin.due > 0 && gin.completed == 0;
+	in.no_answer = evidence_no_answer(&w->meas);
 	in.ngates = spec->nwindow_gates;
 	in.gates = jg;
 	j->head = xcalloc(spec->warmup.nhead_gates + 1, sizeof(*j->head));

@@ -13,7 +13,7 @@
 trap 'ns_teardown; _cleanup' EXIT
 
 check "agent --version names the protocol" \
-	bash -c "'$HARNESS' agent --version | grep -Eq '^harness-agent 3 '"
+	bash -c "'$HARNESS' agent --version | grep -Eq '^harness-agent 4 '"
 
 # --- the schedule split, on 127.0.0.1: the shares' intended send times are
 # exactly the one-host schedule's (constant: interleaved slots; poisson:

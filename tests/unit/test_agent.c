@@ -262,7 +262,7 @@ TEST(version_line)
 {
 	char buf[256];
 
-	CHECK(!strncmp(agent_version_line(buf, sizeof(buf)), "harness-agent 3 ", 16));
+	CHECK(!strncmp(agent_version_line(buf, sizeof(buf)), "harness-agent 4 ", 16));
 }
 
 int main(void)

@@ -150,6 +150,11 @@ static void *serve_conn(void *arg)
 			if (served++)
 				break;
 			resp = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+		} else if (!strncmp(buf, "GET /hang ", 10)) {
+			/* never answered: the client times out and closes */
+			while (read(fd, buf, sizeof(buf)) > 0)
+				;
+			goto done;
 		} else if (!strncmp(buf, "HEAD /head ", 11)) {
 			resp = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n";
 		} else if (!strncmp(buf, "POST /404 ", 10)) {
@@ -316,6 +321,119 @@ TEST(per_second_callbacks)
 	load_result_release(&res);
 }
 
+/* What on_second and on_drain saw, merged. */
+struct drain_seen {
+	struct load_stats secs, drain;
+	unsigned calls, drains, stop_after;
+};
+
+static int keep_second(void *ctx, unsigned index, const struct load_stats *s)
+{
+	struct drain_seen *ds = ctx;
+
+	(void)index;
+	load_stats_merge(&ds->secs, s);
+	return ++ds->calls == ds->stop_after;
+}
+
+static void keep_drain(void *ctx, const struct load_stats *s)
+{
+	struct drain_seen *ds = ctx;
+
+	ds->drains++;
+	load_stats_merge(&ds->drain, s);
+}
+
+/* The seconds handed on plus the drain are exactly the totals: counts,
+ * per-request counts and histograms. */
+static void check_sum(const struct drain_seen *ds, const struct load_stats *t)
+{
+	struct load_stats sum;
+	const struct load_counts *a, *b;
+	size_t i;
+
+	load_stats_init(&sum, t->nreq);
+	load_stats_merge(&sum, &ds->secs);
+	load_stats_merge(&sum, &ds->drain);
+	for (i = 0; i <= t->nreq; i++) {
+		a = i < t->nreq ? &sum.req_counts[i] : &sum.counts;
+		b = i < t->nreq ? &t->req_counts[i] : &t->counts;
+		CHECK(a->due == b->due && a->sent == b->sent && a->completed == b->completed);
+		CHECK(load_counts_errors(a) == load_counts_errors(b) && a->dropped == b->dropped);
+		CHECK(a->errors[LERR_TIMEOUT] == b->errors[LERR_TIMEOUT]);
+	}
+	CHECK(sum.latency.total == t->latency.total && sum.latency.max == t->latency.max);
+	CHECK(sum.service.total == t->service.total);
+	CHECK(sum.sched_lag.total == t->sched_lag.total);
+	for (i = 0; i < t->nreq; i++)
+		CHECK(sum.req_latency[i].total == t->req_latency[i].total);
+	load_stats_release(&sum);
+}
+
+/* 1 s of a mix where one request in two hangs past the timeout (300 ms):
+ * the ones due in the last 300 ms time out after the last whole second,
+ * in the drain; stopped after its first second, everything after it is
+ * the drain's. */
+static void run_drain(unsigned seconds, unsigned stop_after)
+{
+	struct load_request r[2] = {
+		{ .name = (char *)"c", .weight = 1, .path = (char *)"/chunked" },
+		{ .name = (char *)"h", .weight = 1, .path = (char *)"/hang" },
+	};
+	struct drain_seen ds;
+	struct load_config cfg;
+	struct load_result res;
+	char url[64];
+
+	memset(&ds, 0, sizeof(ds));
+	load_stats_init(&ds.secs, 2);
+	load_stats_init(&ds.drain, 2);
+	ds.stop_after = stop_after;
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.url = url;
+	cfg.requests = r;
+	cfg.nrequests = 2;
+	cfg.rate = 100;
+	cfg.duration_s = seconds;
+	cfg.connections = 64;
+	cfg.backlog_max = 1000;
+	cfg.timeout_ms = 300;
+	cfg.threads = 2;
+	cfg.on_second = keep_second;
+	cfg.on_drain = keep_drain;
+	cfg.ctx = &ds;
+	CHECK(load_run(&cfg, &res) == 0);
+	CHECK(ds.drains == 1);
+	CHECK(ds.calls == (stop_after ? stop_after : seconds));
+	check_sum(&ds, &res.total);
+	CHECK(res.total.counts.due == res.total.counts.completed +
+	      load_counts_errors(&res.total.counts) + res.total.counts.dropped);
+	/* Every hung request is a timeout; those due in the last 300 ms of
+	 * the seconds handed on fail after them, in the drain (about 15 of
+	 * ~50 hung per second; at least one whatever the draw). */
+	CHECK(res.total.req_counts[1].errors[LERR_TIMEOUT] == res.total.req_counts[1].due);
+	CHECK(ds.drain.counts.errors[LERR_TIMEOUT] > 0);
+	CHECK(ds.drain.counts.errors[LERR_TIMEOUT] < res.total.counts.errors[LERR_TIMEOUT]);
+	if (stop_after)
+		CHECK(ds.drain.counts.due > 0 && res.stopped_early);
+	else
+		CHECK(ds.secs.counts.due + ds.drain.counts.due == 100u * seconds);
+	load_stats_release(&ds.secs);
+	load_stats_release(&ds.drain);
+	load_result_release(&res);
+}
+
+TEST(drain_is_handed_on)
+{
+	run_drain(1, 0);
+}
+
+TEST(drain_after_an_early_stop)
+{
+	run_drain(2, 1);
+}
+
 /* A server that drops every kept-alive connection when the second request
  * arrives: that request is re-sent once on a new connection. No errors. */
 static void run_oneshot(enum transport tr)
@@ -393,6 +511,8 @@ int main(void)
 	RUN(native_framing);
 	RUN(curl_framing);
 	RUN(per_second_callbacks);
+	RUN(drain_is_handed_on);
+	RUN(drain_after_an_early_stop);
 	RUN(native_server_closes_kept_alive);
 	RUN(curl_server_closes_kept_alive);
 	RUN(setup_errors);
