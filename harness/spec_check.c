@@ -155,27 +155,34 @@ char *spec_resolve(const char *base, const char *rel)
 	return sbuf_detach(&out, NULL);
 }
 
+/* Entry i of LIST (implementations, dependencies): its position in the
+ * file (for the messages that name it later), and its repo resolved
+ * against the spec's directory. */
+static void place_impl(struct vctx *v, struct spec_impl *im, const char *list, size_t i)
+{
+	const struct ynode *n;
+	char p[64];
+
+	snprintf(p, sizeof(p), "%s[%zu]", list, i);
+	n = spec_node_at(v->root, p);
+	if (n) {
+		im->line = n->line;
+		im->col = n->col;
+	}
+	if (im->repo) {
+		char *r = spec_resolve(v->s->base_dir, im->repo);
+		free(im->repo);
+		im->repo = r;
+	}
+}
+
 static void check_impls(struct vctx *v)
 {
 	struct spec *s = v->s;
 	size_t i;
-	char p[64];
 
 	for (i = 0; i < s->nimpls; i++) {
-		struct spec_impl *im = &s->impls[i];
-		const struct ynode *n;
-
-		snprintf(p, sizeof(p), "implementations[%zu]", i);
-		n = spec_node_at(v->root, p);
-		if (n) {
-			im->line = n->line;
-			im->col = n->col;
-		}
-		if (im->repo) {
-			char *r = spec_resolve(s->base_dir, im->repo);
-			free(im->repo);
-			im->repo = r;
-		}
+		place_impl(v, &s->impls[i], "implementations", i);
 		spec_unique_name(v, s->impls, sizeof(*s->impls), offsetof(struct spec_impl, name), i,
 				 "implementations");
 	}
@@ -437,29 +444,15 @@ static void check_generator(struct vctx *v)
 			     w->threads == 1 ? "" : "s", per_thread);
 }
 
-/* Dependencies run in their repo (default: the spec's directory). */
+/* Dependencies run in their repo (default: the spec's directory); their
+ * position is kept for the messages that name them. */
 static void resolve_dep_repos(struct vctx *v)
 {
 	struct spec *s = v->s;
 	size_t i;
 
-	for (i = 0; i < s->ndeps; i++) {
-		struct spec_impl *im = &s->deps[i].impl;
-		char p[64];
-		const struct ynode *n;
-
-		snprintf(p, sizeof(p), "dependencies[%zu]", i);
-		n = spec_node_at(v->root, p);
-		if (n) {
-			im->line = n->line;
-			im->col = n->col;
-		}
-		if (im->repo) {
-			char *r = spec_resolve(s->base_dir, im->repo);
-			free(im->repo);
-			im->repo = r;
-		}
-	}
+	for (i = 0; i < s->ndeps; i++)
+		place_impl(v, &s->deps[i].impl, "dependencies", i);
 }
 
 /* workload.preflight.ignore: JSON pointers, and only with strict. A
