@@ -300,23 +300,32 @@ out:
 
 /* ------------------------------------------------------------ relay */
 
-/* The relay's loop: no harness code after fork, only read/write/poll. */
-static _Noreturn void relay(int in0, int in1, int f0, int f1)
+/* The forked helpers (relay, watchdog) outlive a ^C, a hangup or a closed
+ * pipe of the harness's group: they ignore them (sigaction only, safe in a
+ * child of a threaded process). */
+static void ignore_stop_signals(void)
 {
-	struct pollfd p[2] = { { in0, POLLIN, 0 }, { in1, POLLIN, 0 } };
 	struct sigaction sa;
-	static char buf[65536];
-	int open_n = in1 >= 0 ? 2 : 1, i;
-	ssize_t n;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
-	/* a ^C to the harness's group must not lose the last lines */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* The relay's loop: no harness code after fork, only read/write/poll. */
+static _Noreturn void relay(int in0, int in1, int f0, int f1)
+{
+	struct pollfd p[2] = { { in0, POLLIN, 0 }, { in1, POLLIN, 0 } };
+	static char buf[65536];
+	int open_n = in1 >= 0 ? 2 : 1, i;
+	ssize_t n;
+
+	/* a ^C to the harness's group must not lose the last lines */
+	ignore_stop_signals();
 	while (open_n > 0) {
 		if (poll(p, in1 >= 0 ? 2 : 1, -1) < 0) {
 			if (errno == EINTR)
@@ -444,19 +453,12 @@ static int wd_kill_listed(const char *procs)
 static _Noreturn void watchdog(int rd, pid_t pgid, const char *procs, const char *killf,
 			       const char *const *dirs, size_t ndirs)
 {
-	struct sigaction sa;
 	char c;
 	ssize_t n;
 	int i, fd;
 	size_t d;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	sigaction(SIGPIPE, &sa, NULL);
+	ignore_stop_signals();
 	setsid();
 	fd = open("/dev/null", O_RDWR);
 	if (fd >= 0) {
