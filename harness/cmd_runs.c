@@ -15,20 +15,6 @@
 #include "store_run.h"
 #include "util.h"
 
-static void fmt_date(struct sbuf *o, double t)
-{
-	char buf[32];
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!isfinite(t) || !gmtime_r(&tt, &tm)) {
-		sbuf_adds(o, "-");
-		return;
-	}
-	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-	sbuf_adds(o, buf);
-}
-
 static void print_text(const struct run_entry *v, size_t n, struct sbuf *o)
 {
 	size_t i, j;
@@ -42,7 +28,7 @@ static void print_text(const struct run_entry *v, size_t n, struct sbuf *o)
 	for (i = 0; i < n; i++) {
 		const struct run_record *r = &v[i].rec;
 		struct sbuf d = SBUF_INIT, st = SBUF_INIT;
-		fmt_date(&d, r->created_at);
+		sbuf_add_utc(&d, r->created_at, "%Y-%m-%d %H:%M:%S");
 		sbuf_adds(&st, r->status ? r->status : "?");
 		if (r->exploratory)
 			sbuf_adds(&st, ",exploratory");

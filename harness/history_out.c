@@ -10,20 +10,6 @@
 
 /* ------------------------------------------------------------- helpers */
 
-static void fmt_date(struct sbuf *o, double t)
-{
-	char buf[32];
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!isfinite(t) || !gmtime_r(&tt, &tm)) {
-		sbuf_adds(o, "-");
-		return;
-	}
-	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", &tm);
-	sbuf_adds(o, buf);
-}
-
 /* Rates to the request per second, costs and memory to three figures. */
 static void fmt_num(struct sbuf *o, double v, enum hist_metric m)
 {
@@ -140,7 +126,7 @@ void history_md(const struct history *h, struct sbuf *out)
 				stepped |= im->steps[s].run == r;
 			sbuf_addf(out, "| %s%s%s | ", stepped ? "**" : "", h->runs[r].id,
 				  stepped ? "**" : "");
-			fmt_date(out, h->runs[r].created_at);
+			sbuf_add_utc(out, h->runs[r].created_at, "%Y-%m-%d %H:%M");
 			sbuf_addf(out, " | %.12s | %s | ", h->runs[r].commits[k] ? h->runs[r].commits[k] : "-",
 				  h->runs[r].status);
 			fmt_knee(out, p);

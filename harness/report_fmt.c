@@ -50,20 +50,7 @@ void report_fmt_sig(struct sbuf *out, double v)
 
 void report_fmt_time(struct sbuf *out, double t)
 {
-	char buf[64];
-	struct tm tm;
-	time_t s;
-
-	if (!isfinite(t) || t <= 0) {
-		sbuf_adds(out, "-");
-		return;
-	}
-	s = (time_t)t;
-	if (!gmtime_r(&s, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%SZ", &tm)) {
-		sbuf_adds(out, "-");
-		return;
-	}
-	sbuf_adds(out, buf);
+	sbuf_add_utc(out, t > 0 ? t : NAN, "%Y-%m-%d %H:%M:%SZ");
 }
 
 void report_fmt_mib(struct sbuf *out, double bytes)

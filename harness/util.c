@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +254,19 @@ void sbuf_add_json_str(struct sbuf *sb, const char *s)
 		}
 	}
 	sbuf_add(sb, "\"", 1);
+}
+
+void sbuf_add_utc(struct sbuf *sb, double unix_s, const char *fmt)
+{
+	char buf[64];
+	time_t t = (time_t)unix_s;
+	struct tm tm;
+
+	if (!isfinite(unix_s) || !gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), fmt, &tm)) {
+		sbuf_adds(sb, "-");
+		return;
+	}
+	sbuf_adds(sb, buf);
 }
 
 void sbuf_add_xml(struct sbuf *sb, const char *s)

@@ -109,6 +109,9 @@ void sbuf_add_json_str(struct sbuf *sb, const char *s);
  * control characters XML cannot carry, other than \n and \t, dropped).
  * s NULL: nothing. */
 void sbuf_add_xml(struct sbuf *sb, const char *s);
+/* unix_s (seconds since the epoch) as UTC in strftime's fmt into sb, or
+ * "-" when it is not a finite time or does not format (64 bytes at most). */
+void sbuf_add_utc(struct sbuf *sb, double unix_s, const char *fmt);
 
 /* True when stderr is a terminal (progress lines are drawn only then). */
 int stderr_is_tty(void);
