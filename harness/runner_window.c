@@ -10,7 +10,7 @@
  *   3. window_judge:   window gates on the measured evidence -> status and
  *                      reasons (judge.h)
  *   4. window_store:   one transaction through the column lists
- *                      (store_window.h)
+ *                      (runner_store.h, store_window.h)
  *
  * A window that is interrupted (SIGINT/SIGTERM) stores nothing but an
  * event and goes back to `planned`; resume runs it again.
@@ -23,7 +23,6 @@
 #include "account.h"
 #include "bind.h"
 #include "evidence.h"
-#include "evidence_load.h"
 #include "gate.h"
 #include "hist.h"
 #include "judge.h"
@@ -31,6 +30,7 @@
 #include "load.h"
 #include "rtstats.h"
 #include "runner_internal.h"
+#include "runner_store.h"
 #include "store_window.h"
 #include "sut.h"
 #include "util.h"
@@ -612,248 +612,28 @@ static void window_judge(struct window_ctx *w, struct window_judgement *j)
 	free(hg);
 }
 
-/* ------------------------------------------------------------- store */
-
-static void row_hist(struct store_blob *b, const struct hist *h)
-{
-	struct sbuf sb = SBUF_INIT;
-
-	hist_serialize(h, &sb);
-	b->p = (unsigned char *)sbuf_detach(&sb, &b->len);
-}
-
-static double max_ms(const struct hist *h)
-{
-	return h->total ? (double)h->max / 1e6 : NAN;
-}
-
-static void row_acct(struct window_row *row, const struct account_window *a)
-{
-	row->cpu_s = a->cpu_s;
-	row->cpu_user_s = a->user_s;
-	row->cpu_system_s = a->system_s;
-	row->anon_p50 = a->anon_p50;
-	row->anon_p99 = a->anon_p99;
-	row->anon_max = a->anon_max;
-	row->has_mem_peak = a->has_peak;
-	row->mem_peak = (int64_t)a->mem_peak;
-	row->mem_peak_scope = a->has_peak && a->peak_scope ? xstrdup(a->peak_scope) : NULL;
-	row->sampler_cpu_s = a->sampler_cpu_s;
-}
-
-/* The windows row of a judged window: every result column. */
-static void window_row_fill(struct window_ctx *w, const struct window_verdict *v,
-			    struct window_row *row)
-{
-	const struct load_stats *t = &w->meas_total;
-
-	row->id = w->wp->id;
-	row->state = WINDOW_DONE;
-	row->status = v->status;
-	row->reasons = v->reasons[0] ? xstrdup(v->reasons) : NULL;
-	row->warm = w->warm_passed;
-	/* The warm-up's totals, then the measured part's, through the one
-	 * evidence <-> column map (evidence_load.c) audit --recheck reads. */
-	evidence_totals(&w->warm, &w->warm_total, w->warm_secs, w->warm_rate, w->spec);
-	evidence_to_window_row(&w->warm, row);
-	evidence_to_window_row(&w->meas, row);
-	row->started_at = w->meas_started ? w->started_wall : NAN;
-	row->ended_at = now_wall();
-	row->err_connect = (int64_t)t->counts.errors[LERR_CONNECT];
-	row->err_reset = (int64_t)t->counts.errors[LERR_RESET];
-	row->err_timeout = (int64_t)t->counts.errors[LERR_TIMEOUT];
-	row->err_parse = (int64_t)t->counts.errors[LERR_PARSE];
-	row->err_other = (int64_t)t->counts.errors[LERR_OTHER];
-	{
-		char proto[64];
-		const char *p = load_counts_protocol(&t->counts, proto, sizeof(proto));
-
-		row->protocol = p ? xstrdup(p) : NULL;
-	}
-	row->bytes_sent = (int64_t)t->counts.bytes_sent;
-	row->bytes_received = (int64_t)t->counts.bytes_received;
-	row->p50_ms = ms_or_nan(&t->latency, 50);
-	row->p90_ms = ms_or_nan(&t->latency, 90);
-	row->p99_ms = ms_or_nan(&t->latency, 99);
-	row->p999_ms = ms_or_nan(&t->latency, 99.9);
-	row->max_ms = max_ms(&t->latency);
-	row->service_p50_ms = ms_or_nan(&t->service, 50);
-	row->service_p99_ms = ms_or_nan(&t->service, 99);
-	row->lateness_p50_ms = ms_or_nan(&t->lateness, 50);
-	row->lateness_p99_ms = ms_or_nan(&t->lateness, 99);
-	row->lateness_max_ms = max_ms(&t->lateness);
-	row->sched_lag_max_ms = max_ms(&t->sched_lag);
-	row_hist(&row->latency_hist, &t->latency);
-	row_hist(&row->service_hist, &t->service);
-	row_hist(&row->lateness_hist, &t->lateness);
-	if (w->have_acct)
-		row_acct(row, &w->acct);
-}
-
-static int store_requests(struct window_ctx *w, const char *phase, const struct load_stats *t)
-{
-	struct sbuf blob = SBUF_INIT;
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; i < t->nreq && i < w->spec->workload.nrequests && !ret; i++) {
-		struct window_request r = {
-			.window_id = w->wp->id,
-			.phase = (char *)phase,
-			.name = (char *)w->spec->workload.requests[i].name,
-			.sent = (int64_t)t->req_counts[i].sent,
-			.completed = (int64_t)t->req_counts[i].completed,
-			.errors = (int64_t)load_counts_errors(&t->req_counts[i]),
-			.unexpected = (int64_t)t->req_counts[i].unexpected,
-			.p99_ms = ms_or_nan(&t->req_latency[i], 99),
-		};
-
-		sbuf_reset(&blob);
-		hist_serialize(&t->req_latency[i], &blob);
-		r.hist.p = (unsigned char *)blob.buf;
-		r.hist.len = blob.len;
-		ret = store_request_insert(&w->rc->st, &r);
-	}
-	sbuf_release(&blob);
-	return ret;
-}
-
-static int store_stats(struct window_ctx *w, const char *phase, const struct evidence *e)
-{
-	size_t i;
-
-	for (i = 0; i < e->nstats; i++) {
-		const struct ev_stat *s = &e->stats[i];
-		struct rtstat_row r = {
-			.window_id = w->wp->id, .phase = (char *)phase, .t_s = s->t,
-			.signal = s->signal, .key = s->key, .value = s->value, .error = s->error,
-		};
-
-		if (store_rtstat_insert(&w->rc->st, &r))
-			return -1;
-	}
-	return 0;
-}
-
-static int store_gates(struct window_ctx *w, const char *phase, const char *const *gates,
-		       size_t n, const struct gate_result *res, unsigned evals)
-{
-	size_t g;
-
-	for (g = 0; g < n; g++) {
-		const struct gate_params *cfg = spec_gate_find(w->spec, gates[g]);
-		struct gate_row r = {
-			.window_id = w->wp->id, .phase = (char *)phase, .gate = (char *)gates[g],
-			.status = (char *)gate_status_name(res[g].status),
-			.enforced = !strcmp(phase, "head") ? w->spec->warmup.head_enforce
-				    : cfg ? cfg->enforce : 1,
-			.stat_name = (char *)res[g].stat_name,
-			.statistic = res[g].statistic, .threshold = res[g].threshold,
-			.evidence = (char *)res[g].evidence, .evaluations = (int)evals,
-		};
-
-		if (store_gate_insert(&w->rc->st, &r))
-			return -1;
-	}
-	return 0;
-}
-
-/* The first unexpected responses of a phase. */
-static int store_unexpected(struct window_ctx *w, const char *phase, const struct load_stats *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->nsamples; i++) {
-		const struct load_sample *x = &t->samples[i];
-		struct unexpected_row r = {
-			.window_id = w->wp->id, .phase = (char *)phase, .seq = (int)i,
-			.name = x->req < w->spec->workload.nrequests ?
-				w->spec->workload.requests[x->req].name : (char *)"?",
-			.status = x->status, .why = (char *)x->why,
-			.body = { (unsigned char *)x->body, x->body_len },
-		};
-
-		if (store_unexpected_insert(&w->rc->st, &r))
-			return -1;
-	}
-	return 0;
-}
-
-/* The window's series: seconds, requests, runtime stats, samples. */
-static int store_series(struct window_ctx *w)
-{
-	struct store *st = &w->rc->st;
-	size_t i;
-
-	for (i = 0; i < w->secs.n; i++)
-		if (store_second_insert(st, &w->secs.v[i]))
-			return -1;
-	if (store_requests(w, "warmup", &w->warm_total) ||
-	    store_requests(w, "measured", &w->meas_total) ||
-	    store_unexpected(w, "warmup", &w->warm_total) ||
-	    store_unexpected(w, "measured", &w->meas_total) ||
-	    store_stats(w, "warmup", &w->warm) || store_stats(w, "measured", &w->meas))
-		return -1;
-	for (i = 0; w->have_acct && i < w->acct.nsamples; i++) {
-		struct acct_sample_row r = {
-			.window_id = w->wp->id, .t_ms = w->acct.samples[i].t_ms,
-			.anon_bytes = (double)w->acct.samples[i].anon,
-			.cpu_s = w->acct.samples[i].cpu_s,
-		};
-
-		if (store_acct_sample_insert(st, &r))
-			return -1;
-	}
-	return 0;
-}
-
-/* The resets run before the window (window_resets). */
-static int store_resets(struct window_ctx *w)
-{
-	size_t i;
-
-	for (i = 0; i < w->resets.n; i++)
-		if (store_window_reset_insert(&w->rc->st, &w->resets.v[i]))
-			return -1;
-	return 0;
-}
-
 /*
- * Step 4, store: one transaction holds the window, its series and every
- * gate result. -1 (rolled back) after an error().
+ * Step 4, store (runner_store.h): the window as measured and judged, in
+ * one transaction. -1 (rolled back) after an error().
  */
 static int window_store(struct window_ctx *w, const struct window_judgement *j)
 {
-	const struct spec *spec = w->spec;
-	struct store *st = &w->rc->st;
-	struct window_row row;
-	int ret = -1;
+	struct window_record r = {
+		.id = w->wp->id, .spec = w->spec, .impl = w->wp->arm->name,
+		.verdict = &j->verdict, .warm_passed = w->warm_passed,
+		.sut_exited = w->sut_exited,
+		.started_wall = w->meas_started ? w->started_wall : NAN,
+		.warm = &w->warm, .meas = &w->meas,
+		.warm_total = &w->warm_total, .meas_total = &w->meas_total,
+		.acct = w->have_acct ? &w->acct : NULL,
+		.secs = &w->secs, .resets = &w->resets,
+		.warm_gates = w->warm_res, .gates = j->gates, .head = j->head,
+		.warm_evals = w->warm_evals,
+	};
 
-	window_row_init(&row);
-	window_row_fill(w, &j->verdict, &row);
-	if (store_begin(st))
-		goto out;
-	if (store_window_update(st, &row) || store_series(w) || store_resets(w) ||
-	    runner_deps_store(w->rc, w->wp->id, &w->meas) ||
-	    (w->warm_evals && store_gates(w, "warmup", (const char *const *)spec->warmup.gates,
-					  spec->warmup.ngates, w->warm_res, w->warm_evals)) ||
-	    store_gates(w, "window", (const char *const *)spec->window_gates,
-			spec->nwindow_gates, j->gates, 1) ||
-	    store_gates(w, "head", (const char *const *)spec->warmup.head_gates,
-			spec->warmup.nhead_gates, j->head, 1))
-		goto rollback;
-	if (w->sut_exited)
-		store_event(st, w->rc->run_id, w->wp->id, "sut_exited",
-			    "%s exited during the window", w->wp->arm->name);
-	if (store_commit(st))
-		goto rollback;
-	ret = 0;
-	goto out;
-rollback:
-	store_rollback(st);
-out:
-	window_row_release(&row);
-	return ret;
+	/* The warm-up's totals (its gates saw them second by second). */
+	evidence_totals(&w->warm, &w->warm_total, w->warm_secs, w->warm_rate, w->spec);
+	return runner_store_window(w->rc, &r);
 }
 
 /* After the window is stored: progress, and the arm's restart policy. */
