@@ -5,7 +5,9 @@
  * baseline commit interleaved as "<impl>@base".
  *
  * Order of work: read RUN (never written), choose the new run id, fetch
- * every checkout into runs/<new-id>/src/<arm>/, then hand over to
+ * every checkout into runs/<new-id>/src/<arm>/ (an implementation on
+ * another host: there, held by an agent until the run ends, rsut_fetch.h),
+ * then hand over to
  * runner_run(), which builds and runs the untrusted arms as the sandbox
  * user (sandbox.h). A fetch that fails removes runs/<new-id>/ again, so a
  * bad ref leaves nothing behind.
@@ -20,6 +22,7 @@
 
 #include "cmd.h"
 #include "gitfetch.h"
+#include "rsut_fetch.h"
 #include "runner.h"
 #include "sandbox.h"
 #include "spec.h"
@@ -171,12 +174,15 @@ static const struct opt options[] = {
 
 /* ------------------------------------------------------------ the arms */
 
-/* The arms of the new run, each fetched into runs/<new-id>/src/<arm>/. */
+/* The arms of the new run, each fetched into runs/<new-id>/src/<arm>/,
+ * or, for an implementation on another host, there (rsut_fetch.h). */
 struct arm_set {
 	struct gitfetch_result *fetched;
 	struct run_arm *arms;
 	char **names, **src_dirs;  /* owned; arms[] borrows them */
+	struct rsut_src **remote;  /* owned: the agents holding remote checkouts */
 	size_t n, cap;
+	int env_error;             /* a fetch failed through the host, not the ref */
 };
 
 static void arm_set_init(struct arm_set *s, size_t cap)
@@ -187,6 +193,7 @@ static void arm_set_init(struct arm_set *s, size_t cap)
 	s->arms = xcalloc(cap, sizeof(*s->arms));
 	s->names = xcalloc(cap, sizeof(*s->names));
 	s->src_dirs = xcalloc(cap, sizeof(*s->src_dirs));
+	s->remote = xcalloc(cap, sizeof(*s->remote));
 }
 
 static void arm_set_release(struct arm_set *s)
@@ -197,31 +204,67 @@ static void arm_set_release(struct arm_set *s)
 		gitfetch_result_release(&s->fetched[i]);
 		free(s->names[i]);
 		free(s->src_dirs[i]);
+		/* its agent removes the checkout there */
+		rsut_src_close(s->remote[i]);
 	}
+	free(s->remote);
 	free(s->fetched);
 	free(s->arms);
 	free(s->names);
 	free(s->src_dirs);
 }
 
-/* Fetch REPO at REF into RUN_DIR/src/NAME as the next (untrusted) arm;
- * CLONE_OF names the implementation an @base arm stands for, or NULL. */
-static int fetch_arm(struct arm_set *s, const char *run_dir, const char *name,
-		     const char *repo, const char *ref, const char *clone_of)
+/* Fetch REPO at REF on IM's host (implementations[].host) through an
+ * agent that holds the checkout there for the run. */
+static int fetch_remote(struct arm_set *s, const struct spec *spec, const struct spec_impl *im,
+			const char *name, const char *repo, const char *ref)
 {
+	struct agent_opts o;
+	size_t n = 0;
+
+	while (spec->workload.ssh_options && spec->workload.ssh_options[n])
+		n++;
+	memset(&o, 0, sizeof(o));
+	o.binary = im->host_binary;
+	o.ssh_options = (const char *const *)spec->workload.ssh_options;
+	o.nssh_options = n;
+	s->remote[s->n] = rsut_fetch(im->host, &o, name, repo, ref, &s->fetched[s->n],
+				     &s->env_error);
+	if (!s->remote[s->n])
+		return -1;
+	s->src_dirs[s->n] = xstrdup(rsut_src_path(s->remote[s->n]));
+	s->arms[s->n].remote_src = s->remote[s->n];
+	fprintf(stderr, "harness: %s: commit %.12s fetched on %s into %s\n", name,
+		s->fetched[s->n].commit, im->host, s->src_dirs[s->n]);
+	return 0;
+}
+
+/* Fetch REPO at REF into RUN_DIR/src/NAME (or on the implementation's
+ * host, fetch_remote) as the next (untrusted) arm; CLONE_OF names the
+ * implementation an @base arm stands for, or NULL. */
+static int fetch_arm(struct arm_set *s, const struct spec *spec, const char *run_dir,
+		     const char *name, const char *repo, const char *ref, const char *clone_of)
+{
+	const struct spec_impl *im = spec_impl_find(spec, clone_of ? clone_of : name);
 	struct run_arm *arm = &s->arms[s->n];
 	struct sbuf dir = SBUF_INIT;
 
-	sbuf_addf(&dir, "%s/src/%s", run_dir, name);
-	s->src_dirs[s->n] = sbuf_detach(&dir, NULL);
 	s->names[s->n] = xstrdup(name);
 	if (clone_of)
-		fprintf(stderr, "harness: fetching %s from %s at %.12s\n", name, repo, ref);
+		fprintf(stderr, "harness: fetching %s from %s at %.12s%s%s\n", name, repo, ref,
+			im->host ? " on " : "", im->host ? im->host : "");
 	else
-		fprintf(stderr, "harness: fetching %s from %s at %s\n", name, repo,
-			ref ? ref : "HEAD");
-	if (gitfetch(repo, ref, s->src_dirs[s->n], &s->fetched[s->n]))
-		return -1;
+		fprintf(stderr, "harness: fetching %s from %s at %s%s%s\n", name, repo,
+			ref ? ref : "HEAD", im->host ? " on " : "", im->host ? im->host : "");
+	if (im->host) {
+		if (fetch_remote(s, spec, im, name, repo, ref))
+			return -1;
+	} else {
+		sbuf_addf(&dir, "%s/src/%s", run_dir, name);
+		s->src_dirs[s->n] = sbuf_detach(&dir, NULL);
+		if (gitfetch(repo, ref, s->src_dirs[s->n], &s->fetched[s->n]))
+			return -1;
+	}
 	arm->name = s->names[s->n];
 	arm->clone_of = clone_of;
 	arm->src_dir = s->src_dirs[s->n];
@@ -234,8 +277,8 @@ static int fetch_arm(struct arm_set *s, const char *run_dir, const char *name,
 }
 
 /* NAME@base: RUN's recorded commit of NAME, from RUN's recorded repo. */
-static int fetch_baseline(struct arm_set *s, const char *run_dir, const struct parent *par,
-			  const char *name)
+static int fetch_baseline(struct arm_set *s, const struct spec *spec, const char *run_dir,
+			  const struct parent *par, const char *name)
 {
 	const struct run_impl *ri = &par->rec.impls[parent_find(par, name)];
 	struct sbuf base = SBUF_INIT;
@@ -248,22 +291,22 @@ static int fetch_baseline(struct arm_set *s, const char *run_dir, const struct p
 		warning("run %s measured %s with uncommitted changes; %s@base is commit "
 			"%.12s without them", par->rec.id, name, name, ri->commit_id);
 	sbuf_addf(&base, "%s@base", name);
-	ret = fetch_arm(s, run_dir, base.buf, ri->repo, ri->commit_id, name);
+	ret = fetch_arm(s, spec, run_dir, base.buf, ri->repo, ri->commit_id, name);
 	sbuf_release(&base);
 	return ret;
 }
 
-static int fetch_arms(struct arm_set *s, const char *run_dir, const struct rerun_args *a,
-		      const struct parent *par)
+static int fetch_arms(struct arm_set *s, const struct spec *spec, const char *run_dir,
+		      const struct rerun_args *a, const struct parent *par)
 {
 	size_t i;
 
 	for (i = 0; i < a->nimpls; i++) {
 		const struct impl_arg *ia = &a->impls[i];
 
-		if (fetch_arm(s, run_dir, ia->name, ia->repo, ia->ref, NULL))
+		if (fetch_arm(s, spec, run_dir, ia->name, ia->repo, ia->ref, NULL))
 			return -1;
-		if (a->with_baseline && fetch_baseline(s, run_dir, par, ia->name))
+		if (a->with_baseline && fetch_baseline(s, spec, run_dir, par, ia->name))
 			return -1;
 	}
 	return 0;
@@ -285,10 +328,6 @@ static int check_parent(const struct rerun_args *a, const struct parent *par,
 		if (!spec_impl_find(spec, name) || parent_find(par, name) < 0)
 			return error("rerun: --impl %s: run %s has no implementation '%s'", name,
 				     par->rec.id, name);
-		if (spec_impl_find(spec, name)->host)
-			return error("rerun: --impl %s: it runs on %s (implementations[].host):"
-				     " fetching and building a commit on another host is not"
-				     " supported yet", name, spec_impl_find(spec, name)->host);
 	}
 	if (list && runner_parse_stages(list, stages))
 		return error("rerun: --stages: '%s': expected ladder, confirm, soak", list);
@@ -359,8 +398,11 @@ static int cmd_rerun(struct cmd_ctx *c)
 	ret = EXIT_USAGE;
 	created = 1;
 	arm_set_init(&arms, a.nimpls * (a.with_baseline ? 2 : 1));
-	if (fetch_arms(&arms, run_dir.buf, &a, &par))
+	if (fetch_arms(&arms, spec, run_dir.buf, &a, &par)) {
+		if (arms.env_error)
+			ret = EXIT_ENV;
 		goto out;
+	}
 	/* every fetch is done: no credential outlives it in this process */
 	gitfetch_forget_credentials();
 
@@ -413,7 +455,10 @@ const struct cmd_desc cmd_rerun_desc = {
 	"user of the host). REF: a branch, tag, full ref name\n"
 	"(refs/pull/42/head) or commit id; omitted (NAME=REPO): the remote's HEAD.\n"
 	"The commit is checked out detached in RUNS_DIR/<new-id>/src/NAME/ and\n"
-	"recorded with the ref asked for and the remote URL.\n"
+	"recorded with the ref asked for and the remote URL. An implementation\n"
+	"with implementations[].host is fetched, built and run on that host: an\n"
+	"agent there holds the checkout (in its $TMPDIR) until the rerun ends\n"
+	"(docs/AGENT_PROTOCOL.md); REPO is then read there.\n"
 	"\n"
 	"Fetched code is untrusted: it builds and runs inside bubblewrap (bwrap,\n"
 	"Debian package bubblewrap) as a uid of its own per arm and run (group:\n"

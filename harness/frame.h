@@ -45,6 +45,10 @@ enum frame_type {
 	FRAME_SUT_EXITED = 'x', /* it exited on its own (unasked) */
 	FRAME_BUILD = 'K',      /* run a command to completion (build, version) */
 	FRAME_BUILT = 'k',      /* ... its exit code and the end of its log */
+	FRAME_FETCH = 'F',      /* fetch a commit there (a rerun's), keep it */
+	FRAME_FETCHED = 'f',    /* ... its commit, remote URL and path there */
+	FRAME_GIVE = 'G',       /* the fetched checkout to a sandbox uid, or root */
+	FRAME_GIVEN = 'g',      /* ... done (or why not) */
 };
 
 /* Write one frame (type + payload). 0, or -1 (errno set; no message). */

@@ -45,6 +45,7 @@ struct portfwd {
 	pthread_mutex_t mu;
 	struct conn *conns;             /* guarded by mu */
 	unsigned long count;            /* guarded by mu */
+	int inward_ns;                  /* portfwd_inward: where relays connect; else -1 */
 };
 
 static void sockaddr_lo(struct sockaddr_in *sa, int port)
@@ -118,7 +119,7 @@ static void relay(struct portfwd *f, int in, int port)
 {
 	struct sockaddr_in sa;
 	struct conn *c;
-	int out = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, i;
+	int out = netns_socket(f->inward_ns, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, i;
 
 	sockaddr_lo(&sa, port);
 	if (out < 0 || connect(out, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -224,6 +225,7 @@ struct portfwd *portfwd_start(int netns_fd, const int *ports, size_t n)
 	f->listen_fds = xcalloc(n ? n : 1, sizeof(*f->listen_fds));
 	f->ports = xcalloc(n ? n : 1, sizeof(*f->ports));
 	f->wake[0] = f->wake[1] = -1;
+	f->inward_ns = -1;
 	pthread_mutex_init(&f->mu, NULL);
 	for (i = 0; i < n; i++)
 		f->listen_fds[i] = -1;
@@ -242,6 +244,40 @@ struct portfwd *portfwd_start(int netns_fd, const int *ports, size_t n)
 	}
 	if (pipe2(f->wake, O_CLOEXEC) || pthread_create(&f->acceptor, NULL, acceptor_main, f)) {
 		error("sandbox: cannot start the dependency port relay: %s", strerror(errno));
+		goto fail;
+	}
+	f->running = 1;
+	return f;
+fail:
+	portfwd_stop(f);
+	return NULL;
+}
+
+struct portfwd *portfwd_inward(int netns_fd, int port)
+{
+	struct portfwd *f = xcalloc(1, sizeof(*f));
+	struct sockaddr_in sa;
+	int one = 1;
+
+	f->listen_fds = xcalloc(1, sizeof(*f->listen_fds));
+	f->ports = xcalloc(1, sizeof(*f->ports));
+	f->wake[0] = f->wake[1] = -1;
+	f->inward_ns = netns_fd;
+	pthread_mutex_init(&f->mu, NULL);
+	f->n = 1;
+	f->ports[0] = port;
+	f->listen_fds[0] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	sockaddr_lo(&sa, port);
+	sa.sin_addr.s_addr = htonl(INADDR_ANY);
+	setsockopt(f->listen_fds[0], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (f->listen_fds[0] < 0 || bind(f->listen_fds[0], (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(f->listen_fds[0], 1024)) {
+		error("sandbox: cannot listen on port %d for the sandboxed implementation: %s", port,
+		      strerror(errno));
+		goto fail;
+	}
+	if (pipe2(f->wake, O_CLOEXEC) || pthread_create(&f->acceptor, NULL, acceptor_main, f)) {
+		error("sandbox: cannot start the port relay: %s", strerror(errno));
 		goto fail;
 	}
 	f->running = 1;

@@ -10,6 +10,9 @@
  * both directions, until either side closes. Only those ports are
  * forwarded; every other address stays unreachable from the sandbox.
  *
+ * portfwd_inward relays the other way (the host's port into the
+ * namespace), for a jailed implementation on an agent's host.
+ *
  * Threads: one acceptor thread per forwarder, and two per relayed
  * connection (one per direction, blocking reads and writes: a full
  * buffer in one direction never stalls the other). portfwd_start and
@@ -30,6 +33,16 @@ struct portfwd;
  * cannot be bound).
  */
 struct portfwd *portfwd_start(int netns_fd, const int *ports, size_t n);
+
+/*
+ * The other way round, for an implementation jailed on an agent's host
+ * (sut_agent.h) that the load reaches from the network: listen on port
+ * on every address of this host (the harness's own namespace) and relay
+ * each connection to 127.0.0.1:port inside the namespace netns_fd (the
+ * caller's descriptor, valid until portfwd_stop). NULL after one error()
+ * line.
+ */
+struct portfwd *portfwd_inward(int netns_fd, int port);
 
 /* Connections relayed so far (all ports). */
 unsigned long portfwd_count(struct portfwd *f);

@@ -100,14 +100,22 @@ static int wait_reply(struct rsut *r, int want, struct sbuf *payload, int timeou
 	}
 }
 
-/* The SUT_START request for cfg, with {host} replaced by addr. */
+/* The SUT_START request for cfg, with {host} replaced by addr (jailed:
+ * by its namespace's loopback). */
 static void make_request(const struct rsut_config *cfg, const char *addr,
 			 struct sut_wire_start *w)
 {
 	const struct spec_impl *im = cfg->impl;
+	const struct sut_wire_sandbox *sb = cfg->sandbox;
 	size_t i, n = 0;
 
 	memset(w, 0, sizeof(*w));
+	if (sb && sb->on) {
+		w->sandbox = *sb;
+		w->sandbox.user = sb->user ? xstrdup(sb->user) : NULL;
+		w->sandbox.hide = sb->hide ? xstrdup(sb->hide) : NULL;
+		addr = "127.0.0.1";
+	}
 	w->impl.name = xstrdup(im->name);
 	w->impl.repo = xstrdup(cfg->workdir ? cfg->workdir : im->repo);
 	while (im->start[n])
@@ -124,8 +132,9 @@ static void make_request(const struct rsut_config *cfg, const char *addr,
 	w->impl.health_url = subst_host(im->health_url, addr);
 	w->impl.health_timeout_s = im->health_timeout_s;
 	w->impl.cpus = im->cpus ? xstrdup(im->cpus) : NULL;
-	w->impl.memory_max_bytes = im->memory_max_bytes;
-	w->impl.pids_max = im->pids_max;
+	w->impl.memory_max_bytes = cfg->memory_max_bytes ? cfg->memory_max_bytes
+							 : im->memory_max_bytes;
+	w->impl.pids_max = cfg->pids_max ? cfg->pids_max : im->pids_max;
 	w->label = xstrdup(cfg->label);
 	w->port = cfg->port;
 	w->backend = cfg->backend;

@@ -25,6 +25,7 @@
 #include "agent_link.h"
 #include "hostfacts.h"
 #include "spec.h"
+#include "sut_wire.h"
 
 struct rsut_config {
 	const char *dest;                /* ssh destination */
@@ -44,6 +45,14 @@ struct rsut_config {
 	/* Set non-zero (a signal handler's flag): waits give up within
 	 * about 200 ms. */
 	volatile sig_atomic_t *stop;
+	/* Non-NULL with on set: build and run it jailed there as
+	 * sandbox->uid (sut_wire.h), as a local arm's sandbox; "{host}" in
+	 * its start argv, env and health URL is then 127.0.0.1 (the jail's
+	 * own loopback, where the agent checks its health), and the load
+	 * and the stats poller reach it at ADDRESS:PORT through the agent's
+	 * relay into its namespace. */
+	const struct sut_wire_sandbox *sandbox;
+	uint64_t memory_max_bytes, pids_max; /* 0: the impl's */
 };
 
 struct rsut;

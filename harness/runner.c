@@ -23,6 +23,7 @@
 #include "prov.h"
 #include "report.h"
 #include "run_quality.h"
+#include "rsut_fetch.h"
 #include "runner_internal.h"
 #include "jail.h"
 #include "sandbox.h"
@@ -140,6 +141,7 @@ static int make_arms(struct run_ctx *rc, const struct run_arm *extra, size_t nex
 			free(a->workdir);
 		}
 		arm_from_impl(a, base, ra->name, ra->src_dir);
+		a->src = ra->remote_src;
 		a->untrusted = ra->untrusted;
 		a->candidate = ra->untrusted && !ra->clone_of;
 		a->frozen = ra->untrusted && ra->clone_of;
@@ -228,7 +230,10 @@ static int record_impls(struct run_ctx *rc, const struct run_opts *o)
 			if (!strcmp(o->arms[k].name, a->name))
 				ra = &o->arms[k];
 		memset(&pr, 0, sizeof(pr));
-		prov_repo_read(a->workdir, &pr);
+		/* a checkout on another host is known by what its agent
+		 * reported (ra), never by a path read here */
+		if (!a->src)
+			prov_repo_read(a->workdir, &pr);
 		/* Every string borrowed: im is written, never released. */
 		run_impl_init(&im);
 		im.run_id = rc->run_id;
@@ -357,8 +362,14 @@ static int ensure_sandbox(struct run_ctx *rc)
 	if (i == rc->narms)
 		return 0;
 	uids = xcalloc(rc->narms, sizeof(*uids));
-	if (jail_check() ||
-	    sandbox_user_ensure(rc->spec->sandbox.user, &rc->sandbox_uid, &rc->sandbox_gid) ||
+	/* bwrap and the sandbox user here only for arms that run here; an
+	 * arm on impl.host gets both there (its agent) */
+	for (i = 0; i < rc->narms; i++)
+		if (rc->arms[i].jailed && !rc->arms[i].impl.host)
+			break;
+	if ((i < rc->narms &&
+	     (jail_check() ||
+	      sandbox_user_ensure(rc->spec->sandbox.user, &rc->sandbox_uid, &rc->sandbox_gid))) ||
 	    sandbox_uids(rc->narms, uids))
 		goto out;
 	free(rc->hide_dir);
@@ -374,19 +385,47 @@ static int ensure_sandbox(struct run_ctx *rc)
 		if (!a->jailed)
 			continue;
 		a->uid = uids[i];
-		if ((a->untrusted && sandbox_give(a->workdir, a->uid, rc->sandbox_gid, 1)) ||
-		    sandbox_reachable(a->workdir, a->uid, rc->sandbox_gid))
+		if (a->impl.host) {
+			/* there: its checkout given by the agent holding it;
+			 * the group is the sandbox user's on that host */
+			if (a->src && rsut_src_give(a->src, rc->spec->sandbox.user, a->uid))
+				goto out;
+		} else if ((a->untrusted && sandbox_give(a->workdir, a->uid, rc->sandbox_gid, 1)) ||
+			   sandbox_reachable(a->workdir, a->uid, rc->sandbox_gid)) {
 			goto out;
-		store_event(&rc->st, rc->run_id, -1, "sandbox_identity",
-			    "%s: uid %d, gid %d (%s)%s", a->name, a->uid, rc->sandbox_gid,
-			    rc->spec->sandbox.user ? rc->spec->sandbox.user : SANDBOX_DEFAULT_USER,
-			    a->frozen ? "; frozen after its build"
-			    : a->ro ? "; sandbox: always, its repo read-only" : "");
+		}
+		if (a->impl.host)
+			store_event(&rc->st, rc->run_id, -1, "sandbox_identity",
+				    "%s: uid %d, group %s's on %s%s", a->name, a->uid,
+				    rc->spec->sandbox.user ? rc->spec->sandbox.user
+							   : SANDBOX_DEFAULT_USER, a->impl.host,
+				    a->frozen ? "; frozen after its build"
+				    : a->ro ? "; sandbox: always, its repo read-only" : "");
+		else
+			store_event(&rc->st, rc->run_id, -1, "sandbox_identity",
+				    "%s: uid %d, gid %d (%s)%s", a->name, a->uid, rc->sandbox_gid,
+				    rc->spec->sandbox.user ? rc->spec->sandbox.user
+							   : SANDBOX_DEFAULT_USER,
+				    a->frozen ? "; frozen after its build"
+				    : a->ro ? "; sandbox: always, its repo read-only" : "");
 	}
 	ret = 0;
 out:
 	free(uids);
 	return ret;
+}
+
+/* The checkouts fetched on an implementation's host, as events. */
+static void record_remote_checkouts(struct run_ctx *rc)
+{
+	size_t i;
+
+	for (i = 0; i < rc->narms; i++)
+		if (rc->arms[i].src)
+			store_event(&rc->st, rc->run_id, -1, "remote_checkout",
+				    "%s: fetched on %s into %s (held by its agent there, removed"
+				    " when this process ends)", rc->arms[i].name,
+				    rsut_src_dest(rc->arms[i].src), rsut_src_path(rc->arms[i].src));
 }
 
 /* Did the arm that failed to build or start hold a rerun's commit under
@@ -414,6 +453,7 @@ static int build_and_run(struct run_ctx *rc)
 	if (count_done(rc))
 		return EXIT_ENV;
 	sut_reap_leftovers();
+	record_remote_checkouts(rc);
 	if (ensure_sandbox(rc)) {
 		set_run_status(rc, "failed", "sandbox user could not be prepared", "sandbox");
 		return EXIT_ENV;
@@ -647,6 +687,10 @@ static int resume_arms(struct run_ctx *rc, const struct run_record *rec, int for
 
 		if (!impl)
 			return error("%s: implementation %s is not in the stored spec", rc->run_id, name);
+		if (im->src_dir && impl->host)
+			return error("%s: implementation %s was fetched on %s for this rerun, and that"
+				     " checkout was removed when the rerun ended: resume cannot"
+				     " rebuild it; rerun again", rc->run_id, name, impl->host);
 		arm_from_impl(a, impl, name, im->src_dir);
 		a->untrusted = im->src_dir != NULL;
 		a->frozen = a->untrusted && im->baseline_of;

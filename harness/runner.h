@@ -28,6 +28,10 @@ struct run_arm {
 	const char *ref_asked;   /* the ref the user asked for, or NULL */
 	const char *remote_url;  /* credentials already stripped, or NULL */
 	int untrusted;           /* build and run as the sandbox user */
+	/* Fetched on the implementation's host (implementations[].host,
+	 * rsut_fetch.h): src_dir is its path there, held by this agent for
+	 * the run (the caller closes it after runner_run); else NULL. */
+	struct rsut_src *remote_src;
 };
 
 struct run_opts {

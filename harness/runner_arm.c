@@ -13,6 +13,7 @@
 #include "account.h"
 #include "bind.h"
 #include "rsut.h"
+#include "rsut_fetch.h"
 #include "store_run.h"
 #include "rtstats.h"
 #include "sandbox.h"
@@ -36,6 +37,7 @@ void runner_arm_stop(struct arm *a)
 	sut_free(a->sut);
 	a->sut = NULL;
 }
+
 
 int runner_arm_up(const struct arm *a)
 {
@@ -111,8 +113,19 @@ const struct bind_sandbox *runner_arm_sandbox(const struct run_ctx *rc, const st
 	 * env, reset, health, stats or the requests name them), nothing else */
 	sb->forward_ports = a->impl.dep_forward;
 	sb->nforward = a->impl.ndep_forward;
+	if (a->impl.host) {
+		/* There (runner_remote_sandbox): its group is the sandbox
+		 * user's on that host; a fetched checkout's parent is its
+		 * agent's own directory, shown empty; this host's dependency
+		 * relays are not that host's loopback. */
+		sb->gid = -1;
+		sb->jail.hide = NULL;
+		sb->forward_ports = NULL;
+		sb->nforward = 0;
+	}
 	return sb;
 }
+
 
 int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id)
 {
@@ -204,12 +217,25 @@ static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_p
 {
 	struct rsut_config cfg;
 	struct agent_opts o;
+	struct bind_sandbox sb;
+	struct sut_wire_sandbox rs;
+	struct sut_config sc;
 	struct sbuf label = SBUF_INIT;
+	char hide[4096];
 	int unhealthy = 0, ret = -1;
 
 	sbuf_addf(&label, "harness.%s.%s", rc->run_id, a->name);
 	remote_config(rc, a, &cfg, &o, label.buf);
 	cfg.log_dir = rc->logs_dir;
+	if (runner_arm_sandbox(rc, a, &sb)) {
+		/* the limits a local jailed start gets (bind_sut) */
+		bind_sut(&sc, rc->spec, &a->impl, a->workdir, NULL, label.buf, &sb);
+		runner_remote_sandbox(rc, a, sb.uid, sb.jail.frozen, &rs, hide, sizeof(hide));
+		rs.cpu_max = sc.cpu_max;
+		cfg.sandbox = &rs;
+		cfg.memory_max_bytes = sc.memory_max_bytes;
+		cfg.pids_max = sc.pids_max;
+	}
 	a->rsut = rsut_start(&cfg, &unhealthy);
 	if (!a->rsut) {
 		if (unhealthy)
@@ -309,7 +335,8 @@ double runner_arm_hold_rps(const struct arm *a)
  * runs with it bound read-only), before any commit under test runs. */
 static int freeze(struct run_ctx *rc, struct arm *a)
 {
-	if (sandbox_give(a->workdir, 0, 0, 1))
+	if (a->src ? rsut_src_give(a->src, rc->spec->sandbox.user, 0)
+		   : sandbox_give(a->workdir, 0, 0, 1))
 		return -1;
 	a->built = 1;
 	store_event(&rc->st, rc->run_id, -1, "sandbox_frozen", "%s: %s is root's and read-only to it",

@@ -1,12 +1,16 @@
 /*
  * runner_command: where a command of an implementation or dependency (its
  * build, version, reset, setup) runs: here with sut_build, or on its
- * impl.host through an agent (rsut_run), with the spec's ssh options.
+ * impl.host through an agent (rsut_run), with the spec's ssh options and,
+ * for a jailed arm, the sandbox it gets there (runner_remote_sandbox,
+ * shared with its starts).
  */
 #include <string.h>
 
 #include "agent_link.h"
 #include "rsut.h"
+#include "rsut_fetch.h"
+#include "sut_wire.h"
 #include "runner_internal.h"
 #include "sut.h"
 #include "util.h"
@@ -23,12 +27,45 @@ void runner_agent_opts(const struct run_ctx *rc, const char *binary, struct agen
 	o->nssh_options = n;
 }
 
+/* The arm named name, or NULL. */
+static struct arm *arm_find(struct run_ctx *rc, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < rc->narms; i++)
+		if (!strcmp(rc->arms[i].name, name))
+			return &rc->arms[i];
+	return NULL;
+}
+
+void runner_remote_sandbox(const struct run_ctx *rc, const struct arm *a, int uid, int ro,
+			   struct sut_wire_sandbox *out, char *hide, size_t hide_len)
+{
+	const char *slash = a->src ? strrchr(rsut_src_path(a->src), '/') : NULL;
+
+	memset(out, 0, sizeof(*out));
+	out->on = 1;
+	out->user = (char *)rc->spec->sandbox.user;
+	out->uid = uid;
+	out->ro = ro;
+	out->cpu_max = rc->spec->sandbox.cpu_max;
+	hide[0] = 0;
+	if (slash && (size_t)(slash - rsut_src_path(a->src)) < hide_len) {
+		snprintf(hide, hide_len, "%.*s", (int)(slash - rsut_src_path(a->src)),
+			 rsut_src_path(a->src));
+		out->hide = hide;
+	}
+}
+
 int runner_command(struct run_ctx *rc, struct sut_build_config *bc)
 {
 	const struct spec_impl *im = bc->impl;
 	struct rsut_config cfg;
 	struct agent_opts o;
+	struct sut_wire_sandbox rs;
+	struct arm *a;
 	struct sbuf label = SBUF_INIT;
+	char hide[4096];
 	int ret;
 
 	if (!im->host)
@@ -46,6 +83,16 @@ int runner_command(struct run_ctx *rc, struct sut_build_config *bc)
 	cfg.label = label.buf;
 	cfg.backend = bc->backend;
 	cfg.stop = bc->stop;
+	/* a jailed arm's command (bind_build gave it its uid): jailed there,
+	 * with the sandbox's limits */
+	if (bc->uid >= 0 && (a = arm_find(rc, im->name))) {
+		runner_remote_sandbox(rc, a, bc->uid, bc->jail && bc->jail->frozen, &rs, hide,
+				      sizeof(hide));
+		rs.cpu_max = bc->cpu_max;
+		cfg.sandbox = &rs;
+		cfg.memory_max_bytes = bc->memory_max_bytes;
+		cfg.pids_max = bc->pids_max;
+	}
 	ret = rsut_run(&cfg, im->build, bc->timeout_s, bc->log_path, bc->quiet, bc->exit_code);
 	sbuf_release(&label);
 	return ret;

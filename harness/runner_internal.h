@@ -53,6 +53,8 @@ struct arm {
 				    its own fault, exit 1, not the host's */
 	struct sut *sut;         /* running instance, or NULL */
 	struct rsut *rsut;       /* running instance on impl.host (rsut.h), or NULL */
+	struct rsut_src *src;    /* a rerun's checkout on impl.host (rsut_fetch.h;
+				    borrowed), or NULL */
 	struct rtstats *rts;     /* its runtime-stats poller, or NULL */
 	unsigned starts;         /* times started in this invocation */
 	int64_t last_block;      /* for restart: per_block */
@@ -255,6 +257,14 @@ void runner_stop_all(struct run_ctx *rc);
  * appended to bc->log_path). sut_build's returns. */
 struct sut_build_config;
 int runner_command(struct run_ctx *rc, struct sut_build_config *bc);
+/* An arm on impl.host jailed there as the SUT_START/BUILD sandbox
+ * fields (sut_wire.h): uid, ro (its tree read-only), the spec's sandbox
+ * user and cpu_max, and, for a checkout fetched there, its agent's
+ * directory as the hidden one (hide: the caller's buffer). Strings
+ * borrowed from rc and hide. */
+struct sut_wire_sandbox;
+void runner_remote_sandbox(const struct run_ctx *rc, const struct arm *a, int uid, int ro,
+			   struct sut_wire_sandbox *out, char *hide, size_t hide_len);
 /* Build every arm once (logs/build-<arm>.log). -1 after one error line. */
 int runner_build_all(struct run_ctx *rc);
 

@@ -14,23 +14,44 @@
 
 #include "scratch.h"
 
+/* Every entry of the directory open at dfd (taken), its subdirectories
+ * first emptied. Each is opened relative to its parent with O_NOFOLLOW:
+ * a directory that sandboxed code swaps for a symlink meanwhile is never
+ * followed (the link itself is unlinked), so nothing outside the tree is
+ * touched. Deeper than 64 levels is left. */
+static void rm_entries(int dfd, int depth)
+{
+	struct dirent *e;
+	DIR *d = fdopendir(dfd);
+	int sub;
+
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!unlinkat(dirfd(d), e->d_name, 0) || errno != EISDIR)
+			continue;
+		sub = depth < 64 ? openat(dirfd(d), e->d_name,
+					  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		if (sub >= 0)
+			rm_entries(sub, depth + 1);
+		unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
 void scratch_rmdir(const char *dir)
 {
-	char path[4096 + 256 + 2];
-	struct dirent *e;
-	DIR *d;
+	int fd;
 
 	if (!dir || !*dir)
 		return;
-	if ((d = opendir(dir))) {
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
-				unlink(path);
-		}
-		closedir(d);
-	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		rm_entries(fd, 0);
 	rmdir(dir);
 }
 

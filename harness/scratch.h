@@ -6,8 +6,8 @@
  * a janitor: a process that holds the read end of a pipe whose only
  * writer is the owner (close-on-exec, so no implementation or command the
  * owner execs holds it), blocks reading it, and at its end of file (the
- * owner exited, whatever way) unlinks the files in the directory and
- * removes it, then exits. The janitor ignores SIGINT, SIGTERM, SIGHUP and
+ * owner exited, whatever way) removes the directory and everything in it,
+ * then exits. The janitor ignores SIGINT, SIGTERM, SIGHUP and
  * SIGQUIT so a signal to the owner's process group does not take it
  * first. It holds nothing else open and does no other work.
  *
@@ -17,7 +17,10 @@
  * command can be running for minutes with its log's name in it; the
  * janitor covers every file there without changing them.
  *
- * Only flat directories: files in it, no subdirectories.
+ * The whole tree goes, subdirectories included (a rerun's checkout held
+ * by an agent, sut_agent_src.h), walked relative to open directories
+ * with O_NOFOLLOW: a symlink is unlinked, never followed, even one that
+ * replaces a directory during the walk.
  *
  * Threads: call scratch_make while the process is single-threaded (the
  * janitor is a fork that keeps running code, not an exec).
@@ -45,7 +48,8 @@ int scratch_make(struct scratch *s, const char *prefix, struct sbuf *why);
 /* Remove the directory and its files now, and let the janitor go. */
 void scratch_remove(struct scratch *s);
 
-/* Unlink every entry of dir (flat), then rmdir it. Used by the janitor. */
+/* Remove every entry of dir, recursively (symlinks never followed), then
+ * dir itself. Used by the janitor. */
 void scratch_rmdir(const char *dir);
 
 #endif

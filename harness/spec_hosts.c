@@ -1,9 +1,10 @@
 /*
  * spec_hosts: the checks of implementations[].host the tables cannot
  * make: an ssh destination (not an option), a binary the remote shell
- * takes as one word (agent_link.h), and refusals of what an implementation
- * on another host cannot do yet (a jail is this host's; a dependency's
- * health command would run here). Its build, version and reset run there.
+ * takes as one word (agent_link.h), and the refusal of what a dependency
+ * on another host cannot do yet (its health command would run here). An
+ * implementation's build, version and reset run there, jailed there with
+ * sandbox: always or as a rerun's fetched commit (sut_agent.h).
  */
 #include <stdio.h>
 
@@ -54,9 +55,6 @@ void spec_check_hosts(struct vctx *v)
 		snprintf(p, sizeof(p), "implementations[%zu].host_binary", i);
 		if (im->host_binary && agent_binary_check(im->host_binary, &why))
 			spec_err_at(v, p, "'%s': %s", im->host_binary, why);
-		snprintf(p, sizeof(p), "implementations[%zu].sandbox", i);
-		if (im->sandbox == SANDBOX_ALWAYS)
-			spec_err_at(v, p, "always is not supported with host (%s) yet", im->host);
 	}
 	check_dep_hosts(v);
 }

@@ -89,7 +89,7 @@ static const struct field impl_fields[] = {
 	{ "limits", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, limits_fields, 0, 0, 0,
 	  "cgroup limits" },
 	{ "host", FT_STR, 0, O(struct spec_impl, host), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
-	  "run it on another host: an ssh destination (user@host, ssh://user@host:port, a Host of ~/.ssh/config; ssh options from workload.generator_options.ssh_options) where `ssh -T HOST BINARY agent --sut` starts, accounts and stops it with that host's cgroups; its repo path is its working directory there (build, version, start and reset run there), {host} in start, env, health and stats is the address ssh reached, and the load goes to that address; sandbox: always is not supported with it yet (default: this host)" },
+	  "run it on another host: an ssh destination (user@host, ssh://user@host:port, a Host of ~/.ssh/config; ssh options from workload.generator_options.ssh_options) where `ssh -T HOST BINARY agent --sut` starts, accounts and stops it with that host's cgroups; its repo path is its working directory there (build, version, start and reset run there), {host} in start, env, health and stats is the address ssh reached, and the load goes to that address; a rerun's commit of it is fetched, built and started there (in a checkout its agent holds and removes), and with sandbox: always or as a rerun's commit it is jailed there (bwrap and the sandbox user on that host, {host} in start, env and health then 127.0.0.1, the load relayed into its namespace by the agent) (default: this host)" },
 	{ "host_binary", FT_STR, 0, O(struct spec_impl, host_binary), 0, 0, 0, 0, "harness", NULL, NULL, 0, 0, 0,
 	  "the harness binary on that host (the same version as this one; letters, digits and / . _ - + ~ only)" },
 	FIELD_END

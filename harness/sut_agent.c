@@ -12,7 +12,8 @@
  * Cleanup: whatever ends the loop (standard input closed, SIGTERM,
  * SIGHUP, SIGINT, a malformed frame), sut_free kills the implementation's
  * process group and every process left in its cgroup and removes the
- * cgroup before the agent exits; a SIGKILL of the agent itself is covered
+ * cgroup before the agent exits, and a rerun's checkout it holds
+ * (sut_agent_src.h) is removed; a SIGKILL of the agent itself is covered
  * by sut's watchdog (sut.h).
  */
 #include <fcntl.h>
@@ -30,9 +31,13 @@
 #include "agent.h"
 #include "frame.h"
 #include "hostfacts.h"
+#include "jail.h"
+#include "portfwd.h"
+#include "sandbox.h"
 #include "scratch.h"
 #include "sut.h"
 #include "sut_agent.h"
+#include "sut_agent_src.h"
 #include "sut_wire.h"
 #include "util.h"
 
@@ -55,6 +60,9 @@ struct sut_agent {
 	/* its log directory: made at the first use, removed at exit (its
 	 * logs went to the coordinator), by its janitor if it is killed */
 	struct scratch logs;
+	struct jail jail;            /* the running one's, when sandboxed */
+	struct portfwd *inward;      /* sandboxed: this host's port into its namespace */
+	struct agent_src src;        /* a rerun's checkout this agent holds */
 };
 
 /* A frame to the coordinator; when it is gone there is nothing left to
@@ -102,6 +110,8 @@ static void watch_end(struct sut_agent *a)
 
 static void stop_sut(struct sut_agent *a)
 {
+	portfwd_stop(a->inward);
+	a->inward = NULL;
 	if (a->sut) {
 		sut_stop(a->sut);
 		sut_free(a->sut);
@@ -181,6 +191,54 @@ static void send_up(struct sut_agent *a, const char *msg)
 	sbuf_release(&sb);
 }
 
+/*
+ * A request's sandbox on this host (sut_wire_sandbox), as the runner
+ * prepares one for a local arm: the sandbox user there (created when
+ * missing: the agent runs as root), bwrap installed, the working directory
+ * reachable by the arm's uid; the uid is the coordinator's. 0 with *gid
+ * and *j set; -1 after one error() line (it reaches the coordinator's
+ * stderr through ssh).
+ */
+static int sandbox_here(const struct sut_wire_start *req, int *gid, struct jail *j)
+{
+	int uid;
+
+	memset(j, 0, sizeof(*j));
+	if (jail_check() || sandbox_user_ensure(req->sandbox.user, &uid, gid) ||
+	    sandbox_reachable(req->impl.repo, req->sandbox.uid, *gid))
+		return -1;
+	j->hide = req->sandbox.hide;
+	j->frozen = req->sandbox.ro;
+	return 0;
+}
+
+/* The sut configuration of a SUT_START request, sandboxed when it asks. */
+static int start_config(struct sut_agent *a, struct sut_config *cfg)
+{
+	int gid = -1;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (a->req.sandbox.on && sandbox_here(&a->req, &gid, &a->jail))
+		return -1;
+	cfg->impl = &a->req.impl;
+	cfg->workdir = a->req.impl.repo;
+	cfg->log_dir = a->logs.dir;
+	cfg->cgroup_name = a->req.label;
+	cfg->backend = a->req.backend;
+	cfg->sample_ms = a->req.sample_ms;
+	cfg->run_as_uid = a->req.sandbox.on ? a->req.sandbox.uid : -1;
+	cfg->run_as_gid = a->req.sandbox.on ? gid : -1;
+	cfg->jail = a->req.sandbox.on ? &a->jail : NULL;
+	cfg->cpu_max = a->req.sandbox.on ? a->req.sandbox.cpu_max : 0;
+	cfg->stop_grace_s = a->req.stop_grace_s;
+	cfg->port = a->req.port;
+	cfg->https = a->req.https;
+	cfg->insecure = a->req.insecure;
+	cfg->ca_file = a->req.ca_file;
+	cfg->stop = &sut_agent_stop;
+	return 0;
+}
+
 static void start(struct sut_agent *a, struct dec *d)
 {
 	struct sut_config cfg;
@@ -197,20 +255,10 @@ static void start(struct sut_agent *a, struct dec *d)
 		send_up(a, why.buf);
 		goto out;
 	}
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.impl = &a->req.impl;
-	cfg.workdir = a->req.impl.repo;
-	cfg.log_dir = a->logs.dir;
-	cfg.cgroup_name = a->req.label;
-	cfg.backend = a->req.backend;
-	cfg.sample_ms = a->req.sample_ms;
-	cfg.run_as_uid = cfg.run_as_gid = -1;
-	cfg.stop_grace_s = a->req.stop_grace_s;
-	cfg.port = a->req.port;
-	cfg.https = a->req.https;
-	cfg.insecure = a->req.insecure;
-	cfg.ca_file = a->req.ca_file;
-	cfg.stop = &sut_agent_stop;
+	if (start_config(a, &cfg)) {
+		send_up(a, "the agent could not prepare its sandbox (its message is above)");
+		goto out;
+	}
 	a->sut = sut_start(&cfg);
 	if (!a->sut) {
 		send_up(a, "the agent could not start it (its message is above)");
@@ -226,6 +274,15 @@ static void start(struct sut_agent *a, struct dec *d)
 		send_up(a, why.buf);
 		goto out;
 	}
+	/* Jailed, it listens on its own namespace's loopback: the load
+	 * reaches it through this host's port of the same number. */
+	if (sut_netns(a->sut) >= 0 &&
+	    !(a->inward = portfwd_inward(sut_netns(a->sut), sut_port(a->sut)))) {
+		sut_free(a->sut);
+		a->sut = NULL;
+		send_up(a, "the agent could not relay its port (its message is above)");
+		goto out;
+	}
 	send_up(a, NULL);
 out:
 	sbuf_release(&why);
@@ -239,6 +296,7 @@ static void build(struct sut_agent *a, struct dec *d)
 	struct sut_wire_start req;
 	struct sut_build_config bc;
 	struct spec_impl im;
+	struct jail jail;
 	struct sbuf sb = SBUF_INIT, why = SBUF_INIT, log = SBUF_INIT;
 	struct stat st;
 	double timeout_s;
@@ -268,6 +326,15 @@ static void build(struct sut_agent *a, struct dec *d)
 	bc.log_path = log.buf;
 	bc.timeout_s = timeout_s;
 	bc.uid = bc.gid = -1;
+	if (req.sandbox.on) {
+		if (sandbox_here(&req, &bc.gid, &jail)) {
+			sut_wire_start_release(&req);
+			goto reply;
+		}
+		bc.uid = req.sandbox.uid;
+		bc.jail = &jail;
+		bc.cpu_max = req.sandbox.cpu_max;
+	}
 	bc.memory_max_bytes = req.impl.memory_max_bytes;
 	bc.pids_max = req.impl.pids_max;
 	bc.backend = req.backend;
@@ -369,6 +436,18 @@ static void serve(struct sut_agent *a)
 		case FRAME_SUT_STOP:
 			stop_reply(a);
 			break;
+		case FRAME_FETCH:
+		case FRAME_GIVE: {
+			struct sbuf sb = SBUF_INIT;
+
+			if (type == FRAME_FETCH)
+				agent_src_fetch(&a->src, &d, &sb);
+			else
+				agent_src_give(&a->src, &d, &sb);
+			reply(a, type == FRAME_FETCH ? FRAME_FETCHED : FRAME_GIVEN, &sb);
+			sbuf_release(&sb);
+			break;
+		}
 		default:
 			fprintf(stderr, "harness: agent --sut: unexpected frame type %d\n", type);
 			goto out;
@@ -386,6 +465,7 @@ int agent_serve_sut(int in, int out)
 
 	memset(&a, 0, sizeof(a));
 	a.logs.fd = -1;
+	a.src.dir.fd = -1;
 	a.in = in;
 	a.out = out;
 	memset(&sa, 0, sizeof(sa));
@@ -409,6 +489,7 @@ int agent_serve_sut(int in, int out)
 	 * and the logs (sent with SUT_STOPPED and BUILT). */
 	stop_sut(&a);
 	scratch_remove(&a.logs);
+	agent_src_remove(&a.src);
 	fflush(stderr);
 	_exit(0);
 }

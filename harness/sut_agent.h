@@ -5,7 +5,9 @@
  * with the sut and account modules, as a local run does (own process
  * group and cgroup v2/v1/procfs, watchdog), and answer its frames: start
  * and health, accounting windows, stop, and commands run to completion
- * there (its build and version).
+ * there (its build and version), jailed there when the request says so
+ * (its port then relayed into the jail's namespace); or hold a rerun's
+ * commit fetched there (sut_agent_src.h).
  *
  * Lifetime: when in closes (the coordinator died, ssh dropped) or a
  * SIGTERM, SIGHUP or SIGINT arrives (its parent dying sends SIGTERM), the

@@ -60,6 +60,12 @@ void sut_wire_enc_start(struct sbuf *sb, const struct sut_wire_start *w)
 	enc_u64(sb, (uint64_t)w->https);
 	enc_u64(sb, (uint64_t)w->insecure);
 	enc_str(sb, w->ca_file);
+	enc_u64(sb, (uint64_t)w->sandbox.on);
+	enc_str(sb, w->sandbox.user);
+	enc_u64(sb, (uint64_t)(w->sandbox.uid < 0 ? 0 : w->sandbox.uid));
+	enc_u64(sb, (uint64_t)w->sandbox.ro);
+	enc_f64(sb, w->sandbox.cpu_max);
+	enc_str(sb, w->sandbox.hide);
 }
 
 int sut_wire_dec_start(struct dec *d, struct sut_wire_start *w)
@@ -96,6 +102,15 @@ int sut_wire_dec_start(struct dec *d, struct sut_wire_start *w)
 	w->https = (int)dec_u64(d);
 	w->insecure = (int)dec_u64(d);
 	w->ca_file = dec_str(d);
+	w->sandbox.on = (int)dec_u64(d);
+	w->sandbox.user = dec_str(d);
+	n = dec_u64(d);
+	w->sandbox.uid = n <= 0x7fffffff ? (int)n : -1;
+	w->sandbox.ro = (int)dec_u64(d);
+	w->sandbox.cpu_max = dec_f64(d);
+	w->sandbox.hide = dec_str(d);
+	if (w->sandbox.on && w->sandbox.uid <= 0)
+		d->bad = 1;   /* never root, never unknown */
 	for (i = 0; !d->bad && i < im->nenv; i++)
 		if (!im->env[i].key || !im->env[i].value)
 			d->bad = 1;
@@ -124,7 +139,47 @@ void sut_wire_start_release(struct sut_wire_start *w)
 	free(im->cpus);
 	free(w->label);
 	free(w->ca_file);
+	free(w->sandbox.user);
+	free(w->sandbox.hide);
 	memset(w, 0, sizeof(*w));
+}
+
+/* ------------------------------------------------------------- fetch */
+
+void sut_wire_enc_fetch(struct sbuf *sb, const struct sut_wire_fetch *f)
+{
+	enc_str(sb, f->name);
+	enc_str(sb, f->repo);
+	enc_str(sb, f->ref);
+	enc_str(sb, f->user);
+	enc_str(sb, f->password);
+}
+
+int sut_wire_dec_fetch(struct dec *d, struct sut_wire_fetch *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->name = dec_str(d);
+	f->repo = dec_str(d);
+	f->ref = dec_str(d);
+	f->user = dec_str(d);
+	f->password = dec_str(d);
+	if (d->bad || !f->name || !*f->name || !f->repo) {
+		sut_wire_fetch_release(f);
+		return -1;
+	}
+	return 0;
+}
+
+void sut_wire_fetch_release(struct sut_wire_fetch *f)
+{
+	free(f->name);
+	free(f->repo);
+	free(f->ref);
+	if (f->password)
+		explicit_bzero(f->password, strlen(f->password));
+	free(f->user);
+	free(f->password);
+	memset(f, 0, sizeof(*f));
 }
 
 /* ------------------------------------------------------------ window */

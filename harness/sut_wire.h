@@ -17,6 +17,17 @@
 #include "hostfacts.h"
 #include "spec.h"
 
+/* Since protocol 4: the sandbox a command or implementation runs in on
+ * the agent's host, as a local arm's (jail.h, sandbox.h). */
+struct sut_wire_sandbox {
+	int on;                   /* 0: the agent's own user, no jail */
+	char *user;               /* the sandbox user there (NULL: the default) */
+	int uid;                  /* the arm's own uid (the coordinator's choice) */
+	int ro;                   /* its working directory bound read-only */
+	double cpu_max;           /* cores; 0: none */
+	char *hide;               /* a directory shown empty, or NULL */
+};
+
 struct sut_wire_start {
 	/* impl: name, repo (the working directory on the agent's host),
 	 * start, env, health_url, health_timeout_s, cpus, memory_max_bytes,
@@ -29,6 +40,7 @@ struct sut_wire_start {
 	double stop_grace_s;
 	int https, insecure;
 	char *ca_file;            /* a path on the agent's host, or NULL */
+	struct sut_wire_sandbox sandbox;
 };
 
 /* SUT_START; BUILD is the same payload (impl.start holding the command's
@@ -42,6 +54,16 @@ void sut_wire_start_release(struct sut_wire_start *w);
  * leaves them. */
 void sut_wire_enc_window(struct sbuf *sb, const struct account_window *w);
 int sut_wire_dec_window(struct dec *d, struct account_window *w);
+
+/* FETCH: a commit for the agent to fetch on its host and keep while it
+ * lives; user and password: the coordinator's environment credentials
+ * (gitfetch.h), NULL when none. */
+struct sut_wire_fetch {
+	char *name, *repo, *ref, *user, *password;
+};
+void sut_wire_enc_fetch(struct sbuf *sb, const struct sut_wire_fetch *f);
+int sut_wire_dec_fetch(struct dec *d, struct sut_wire_fetch *f);
+void sut_wire_fetch_release(struct sut_wire_fetch *f);
 
 void sut_wire_enc_facts(struct sbuf *sb, const struct hostfacts *h);
 int sut_wire_dec_facts(struct dec *d, struct hostfacts *h);

@@ -6,9 +6,9 @@
 # the load from the coordinator's namespace to that host's address.
 # Checks: the run's windows carry its CPU (> 0 per request) and the host's
 # facts; it is stopped at the end (nothing of it left in that namespace,
-# its cgroup gone); its build, version and reset commands ran there;
-# check and rerun refuse what cannot run there yet (a jail, a fetched
-# commit); the coordinator SIGKILLed mid-window: within
+# its cgroup gone); its build, version and reset commands ran there (a
+# rerun of it and a jail there: tests/e2e/agent_rerun.sh); the
+# coordinator SIGKILLed mid-window: within
 # 5 s no process of the implementation is alive there and its cgroup is
 # gone; its agent SIGKILLed mid-window: the watchdog there removes it,
 # its janitor its log directory, the window is rejected (agent_lost) and
@@ -87,12 +87,6 @@ cmp_num "... and answered from there (completed of 800)" \
 cmp_num "the host's facts recorded with the run" \
 	"$(q "SELECT COUNT(*) FROM host_facts WHERE key LIKE 'remote.a.%'")" ">=" 12
 check "its address among them" test "$(q "SELECT value FROM host_facts WHERE key = 'remote.a.address'")" = 10.218.18.2
-expect_exit "rerun of a commit on another host: refused (fetch and build there not supported yet)" 2 \
-	"$HARNESS" rerun "$rid1" --runs-dir "$T/runs1" --impl "a=$ROOT#HEAD"
-check "... in one line naming the host" grep -q "it runs on root@10.218.18.2 (implementations\[\].host)" "$T/err"
-sed 's/^    restart: never/    restart: never\n    sandbox: always/' "$T/spec1.yaml" >"$T/spec_jail.yaml"
-expect_exit "check refuses a jail on another host (sandbox: always)" 2 "$HARNESS" check "$T/spec_jail.yaml"
-check "... naming the key" grep -q "implementations\[0\].sandbox: always is not supported with host" "$T/err"
 left=$(ns_left s)
 if [ -z "$left" ] && [ -z "$(cgroups "$rid1")" ]; then ok "stopped at the end: nothing of it left in its namespace, its cgroup gone"
 else fail "left after the run: $left $(cgroups "$rid1")"; fi

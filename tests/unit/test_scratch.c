@@ -99,6 +99,38 @@ TEST(removed_at_once_by_scratch_remove)
 	sbuf_release(&why);
 }
 
+/* A tree (a rerun's checkout held by an agent): subdirectories go too; a
+ * symlink to a directory outside is unlinked, never followed. */
+TEST(a_tree_goes_and_symlinks_are_not_followed)
+{
+	struct scratch s = SCRATCH_INIT;
+	struct sbuf why = SBUF_INIT, p = SBUF_INIT, out = SBUF_INIT;
+	char outside[] = "/tmp/harness-test-outside.XXXXXX";
+	struct stat st;
+
+	CHECK(mkdtemp(outside) != NULL);
+	sbuf_addf(&out, "%s/keep", outside);
+	CHECK(write_file(out.buf, "x", 1) == 0);
+	CHECK(scratch_make(&s, "harness-test-scratch", &why) == 0);
+	sbuf_addf(&p, "%s/a/.git/objects", s.dir);
+	CHECK(mkdir_p(p.buf, 0755) == 0);
+	sbuf_addf(&p, "/pack");
+	CHECK(write_file(p.buf, "y", 1) == 0);
+	sbuf_reset(&p);
+	sbuf_addf(&p, "%s/a/link", s.dir);
+	CHECK(symlink(outside, p.buf) == 0);
+	sbuf_reset(&p);
+	sbuf_addf(&p, "%s", s.dir);
+	scratch_remove(&s);
+	CHECK(stat(p.buf, &st) == -1);     /* the whole tree gone */
+	CHECK(stat(out.buf, &st) == 0);    /* outside: untouched */
+	unlink(out.buf);
+	rmdir(outside);
+	sbuf_release(&why);
+	sbuf_release(&p);
+	sbuf_release(&out);
+}
+
 TEST(refused_where_it_cannot_be_made)
 {
 	struct scratch s = SCRATCH_INIT;
@@ -122,6 +154,7 @@ int main(void)
 	RUN(removed_by_the_janitor_when_the_owner_is_killed);
 	RUN(removed_by_the_janitor_when_the_owner_just_exits);
 	RUN(removed_at_once_by_scratch_remove);
+	RUN(a_tree_goes_and_symlinks_are_not_followed);
 	RUN(refused_where_it_cannot_be_made);
 	return t_done();
 }

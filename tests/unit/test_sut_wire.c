@@ -53,6 +53,53 @@ TEST(start_round_trip)
 	sbuf_release(&sb);
 }
 
+/* Since protocol 4: the sandbox fields of a start or build, and FETCH. */
+TEST(sandbox_and_fetch_round_trip)
+{
+	char *argv[] = { "./run.sh", NULL };
+	struct sut_wire_start w, got;
+	struct sut_wire_fetch f, fg;
+	struct sbuf sb = SBUF_INIT;
+	struct dec d;
+
+	memset(&w, 0, sizeof(w));
+	w.impl.name = "a";
+	w.impl.start = argv;
+	w.sandbox.on = 1;
+	w.sandbox.user = "harness-sut";
+	w.sandbox.uid = 1000000123;
+	w.sandbox.ro = 1;
+	w.sandbox.cpu_max = 1.5;
+	w.sandbox.hide = "/tmp/harness-agent-src.abc";
+	sut_wire_enc_start(&sb, &w);
+	dec_init(&d, sb.buf, sb.len);
+	CHECK(sut_wire_dec_start(&d, &got) == 0);
+	CHECK(got.sandbox.on == 1 && got.sandbox.uid == 1000000123 && got.sandbox.ro == 1);
+	CHECK(got.sandbox.cpu_max == 1.5 && !strcmp(got.sandbox.user, "harness-sut"));
+	CHECK(!strcmp(got.sandbox.hide, "/tmp/harness-agent-src.abc"));
+	sut_wire_start_release(&got);
+	/* a sandbox as root (uid 0) is refused */
+	sbuf_reset(&sb);
+	w.sandbox.uid = 0;
+	sut_wire_enc_start(&sb, &w);
+	dec_init(&d, sb.buf, sb.len);
+	CHECK(sut_wire_dec_start(&d, &got) == -1);
+	sbuf_reset(&sb);
+	memset(&f, 0, sizeof(f));
+	f.name = "a@base";
+	f.repo = "file:///srv/repo";
+	f.password = "tok";
+	sut_wire_enc_fetch(&sb, &f);
+	dec_init(&d, sb.buf, sb.len);
+	CHECK(sut_wire_dec_fetch(&d, &fg) == 0);
+	CHECK(!strcmp(fg.name, "a@base") && !strcmp(fg.repo, "file:///srv/repo"));
+	CHECK(!fg.ref && !fg.user && !strcmp(fg.password, "tok"));
+	sut_wire_fetch_release(&fg);
+	dec_init(&d, sb.buf, sb.len - 2);
+	CHECK(sut_wire_dec_fetch(&d, &fg) == -1);
+	sbuf_release(&sb);
+}
+
 TEST(window_and_facts_round_trip)
 {
 	struct account_sample s[3] = { { 50, 1000, 0.01 }, { 100, 3000, 0.02 }, { 150, 2000, 0.03 } };
@@ -106,6 +153,7 @@ TEST(window_and_facts_round_trip)
 int main(void)
 {
 	RUN(start_round_trip);
+	RUN(sandbox_and_fetch_round_trip);
 	RUN(window_and_facts_round_trip);
 	return t_done();
 }

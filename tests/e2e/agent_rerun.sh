@@ -1,0 +1,154 @@
+#!/bin/bash
+# timing-free: states, ids and counts (commits, uids, paths), no timing figures
+# A rerun of an implementation that runs on another host (issue 18, item
+# 3: "build and fetch of a pull request happen there too"), and a jail
+# there, with hosts made of network namespaces (tests/netns.inc):
+#   - the parent run is `sandbox: always` with `host`: its build and its
+#     process run there as a sandbox uid (>= 10^9), its repo read-only,
+#     the load reaching it through the agent's relay into its namespace;
+#   - `rerun --impl a=REPO#feature`: the commit is fetched by an agent on
+#     that host into its own directory there ($TMPDIR of that host), not
+#     under the coordinator's run directory, built and started there as
+#     the arm's uid; the rerun's database records the branch's commit and
+#     the remote URL; the checkout is gone when the rerun ends;
+#   - the coordinator SIGKILLed mid-rerun: the checkout there removed
+#     within 5 s, nothing left running; resume of that rerun refused;
+#   - a branch whose build fails (with its @base control fetched there
+#     too, built, then frozen root's): rerun exit 1, compare exit 1 with
+#     the build failure as its reason.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../netns.inc"
+trap 'ns_teardown; _cleanup' EXIT
+t0=$(date +%s.%N)
+# the sandbox uid reaches its checkout in that host's $TMPDIR under $T
+chmod 755 "$T"
+ns_sut_hosts
+chmod 755 "$T/tmp_s"
+
+RUNS=$T/runs
+REPO=$T/impl
+g() { git -C "$REPO" -c user.name=t -c user.email=t@example.invalid "$@" >/dev/null; }
+mkdir -p "$REPO"
+# the server is committed (a test repository): builds only say who they ran as
+cp "$T/srv" "$REPO/srv"
+printf '#!/bin/sh\necho "built as uid $(id -u)"\n' >"$REPO/build.sh"
+git init -q -b main "$REPO"
+g add -A && g commit -m main
+g checkout -q -b feature && echo "# a comment" >>"$REPO/build.sh" && g commit -am feature
+FEATURE=$(git -C "$REPO" rev-parse feature)
+g checkout -q main && g checkout -q -b broken
+printf '#!/bin/sh\necho "srv.c:1: error: this branch does not build" >&2\nexit 1\n' >"$REPO/build.sh"
+g commit -am broken
+g checkout -q main
+
+cat >"$T/spec.yaml" <<EOF2
+version: 1
+name: agent-rerun
+slo: { threshold_ms: 100 }
+implementations:
+  - name: a
+    host: root@10.218.18.2
+    host_binary: $HARNESS
+    repo: $REPO
+    sandbox: always
+    build: [/bin/sh, build.sh]
+    start: [./srv, --host, "{host}", --port, "{port}"]
+    health: { url: "http://{host}:{port}/healthz", timeout_s: 10 }
+    stats: { url: "http://{host}:{port}/runtime-stats" }
+    restart: never
+workload:
+  requests: [ { name: root, path: / } ]
+  generator_options:
+    ssh_options: $SSH_YAML
+  preflight: { sends: 0 }
+warmup: { min_s: 1, max_s: 1, trailing_s: 1, gates: [] }
+window_gates: [error_rate, sut_alive]
+stages:
+  ladder: { start_rps: 200, step: 2, max_rps: 200, window_s: 1, reps: 1 }
+EOF2
+q() { sqlite3 "$1" "$2"; }
+# uid of the implementation's process (srv) in that host's namespace
+srv_uid() { local p; p=$(ns_exec s pgrep -f "^./srv --host 127.0.0.1" | head -1); [ -n "$p" ] && ps -o uid= -p "$p" | tr -d ' '; }
+# wait (10 s at most) for the srv there; prints its uid
+wait_srv() { local i u; for i in $(seq 1 200); do u=$(srv_uid); [ -n "$u" ] && { echo "$u"; return; }; sleep 0.05; done; }
+
+# --- sandbox: always with host: jailed there
+check "check accepts sandbox: always with host" "$HARNESS" check "$T/spec.yaml"
+ip netns exec "${NSP}c" "$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$RUNS" \
+	--run-id base >"$T/base.out" 2>"$T/base.err" &
+hp=$!
+_pids+=("$hp")
+u=$(wait_srv)
+cmp_num "sandbox: always on that host: its process there runs as a sandbox uid" "${u:-0}" ">=" 1000000000
+wait "$hp"; rc=$?
+cmp_num "the run finished (exit)" "$rc" == 0
+DB=$RUNS/base/run.db
+cmp_num "its window accepted, the load relayed into its namespace there (completed of 200)" \
+	"$(q "$DB" "SELECT completed FROM windows WHERE status = 'accepted'")" ">=" 190
+check "its uid recorded (sandbox_identity) is the one seen there" \
+	grep -q "a: uid $u," <(q "$DB" "SELECT detail FROM events WHERE kind = 'sandbox_identity'")
+check "its build ran there as that uid (its log here)" grep -q "built as uid $u" "$RUNS/base/logs/build-a.log"
+
+# --- rerun of a branch: fetched, built and started there, jailed
+ip netns exec "${NSP}c" "$HARNESS" rerun base --runs-dir "$RUNS" --run-id pr \
+	--impl "a=$REPO#feature" >"$T/pr.out" 2>"$T/pr.err" &
+hp=$!
+_pids+=("$hp")
+u=$(wait_srv)
+co=$(ls -d "$T"/tmp_s/harness-agent-src.*/a 2>/dev/null | head -1)
+check "the commit is checked out on that host, in its agent's directory ($co)" \
+	test "$(git -c safe.directory='*' -C "${co:-/nonexistent}" rev-parse HEAD 2>/dev/null)" = "$FEATURE"
+check "... and not under the coordinator's run directory" test -n "$co" -a ! -e "$RUNS/pr/src/a"
+cmp_num "the rerun's commit runs there as a sandbox uid" "${u:-0}" ">=" 1000000000
+wait "$hp"; rc=$?
+cmp_num "the rerun finished (exit)" "$rc" == 0
+DB=$RUNS/pr/run.db
+check "provenance: the rerun records the branch's commit" \
+	test "$(q "$DB" "SELECT commit_id FROM impls WHERE name = 'a'")" = "$FEATURE"
+check "provenance: and the remote URL and ref asked" \
+	test "$(q "$DB" "SELECT remote_url || ' ' || ref_asked FROM impls WHERE name = 'a'")" = "$REPO feature"
+check "provenance: its checkout's path there ($co)" \
+	test -n "$co" -a "$(q "$DB" "SELECT src_dir FROM impls WHERE name = 'a'")" = "$co"
+check "a remote_checkout event names the host and the path" \
+	grep -q "a: fetched on root@10.218.18.2 into $co" <(q "$DB" "SELECT detail FROM events WHERE kind = 'remote_checkout'")
+check "its build ran there as the arm's uid" grep -q "built as uid $u" "$RUNS/pr/logs/build-a.log"
+cmp_num "its window accepted (completed of 200)" \
+	"$(q "$DB" "SELECT completed FROM windows WHERE status = 'accepted'")" ">=" 190
+left=x
+for i in $(seq 1 100); do left=$(ls -A "$T/tmp_s"); [ -z "$left" ] && break; sleep 0.05; done
+check "the rerun ended: its checkout there is removed (\$TMPDIR of that host: $left)" test -z "$left"
+
+# --- the coordinator SIGKILLed mid-rerun: the agent holding the checkout
+# sees its standard input close and removes it, as the others remove the
+# implementation; resume cannot rebuild a checkout that is gone: refused
+ip netns exec "${NSP}c" "$HARNESS" rerun base --runs-dir "$RUNS" --run-id killed \
+	--impl "a=$REPO#feature" >"$T/k.out" 2>"$T/k.err" &
+hp=$!
+_pids+=("$hp")
+u=$(wait_srv)
+check "before the kill: the rerun's commit runs there (uid $u)" test -n "$u"
+kill -9 "$hp"; wait "$hp" 2>/dev/null
+for i in $(seq 1 100); do left="$(ls -A "$T/tmp_s")$(ns_others s)"; [ -z "$left" ] && break; sleep 0.05; done
+check "coordinator SIGKILLed: within 5 s its checkout there is removed and nothing runs there ($left)" test -z "$left"
+expect_exit "resume of that rerun: refused" 2 "$HARNESS" resume killed --runs-dir "$RUNS"
+check "... saying why (its checkout there was removed)" grep -q "was fetched on root@10.218.18.2 for this rerun" "$T/err"
+
+# --- a branch that fails to build, with its baseline fetched there too
+# (built first, then frozen: root's): the commit's own negative answer
+expect_exit "rerun of a branch that fails to build there" 1 \
+	ip netns exec "${NSP}c" "$HARNESS" rerun base --runs-dir "$RUNS" --run-id broken \
+	--with-baseline --impl "a=$REPO#broken"
+check "its @base control was fetched there too, and frozen after its build" \
+	test "$(q "$RUNS/broken/run.db" "SELECT COUNT(*) FROM events WHERE kind = 'remote_checkout' OR (kind = 'sandbox_frozen' AND detail LIKE 'a@base:%')")" = 3
+check "recorded: failure_kind build, failure_impl a" \
+	test "$(q "$RUNS/broken/run.db" "SELECT failure_kind || '|' || failure_impl FROM runs")" = "build|a"
+check "its build's output came back from that host" \
+	grep -q "this branch does not build" "$RUNS/broken/logs/build-a.log"
+"$HARNESS" compare base broken --runs-dir "$RUNS" --format json >"$T/cmp.json" 2>"$T/cmp.err"
+rc=$?
+why=$(jq -r '.impls[] | select(.name=="a") | .verdict + ": " + .why' "$T/cmp.json" 2>/dev/null)
+cmp_num "compare base broken: a regression (exit)" "$rc" == 1
+check "... because the new commit failed to build ($why)" grep -q "^regression: the new commit failed to build" <<<"$why"
+check "nothing of it left there" test -z "$(ls -A "$T/tmp_s")$(ns_others s)"
+
+echo "# agent_rerun: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
