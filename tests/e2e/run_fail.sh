@@ -89,7 +89,7 @@ implementations:
 workload:
   connections: 64
   timeout_ms: 1500
-  preflight: { enforce: false }   # the hung request fails it, on purpose
+  preflight: { sends: 0 }   # the hung request would fail it (1.5 s)
   requests:
     - { name: quick, weight: 1, method: GET, path: /healthz }
     - { name: hang, weight: 9, method: GET, path: /delay/2500 }
