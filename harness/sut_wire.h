@@ -17,7 +17,7 @@
 #include "hostfacts.h"
 #include "spec.h"
 
-/* Since protocol 4: the sandbox a command or implementation runs in on
+/* Since protocol 5: the sandbox a command or implementation runs in on
  * the agent's host, as a local arm's (jail.h, sandbox.h). */
 struct sut_wire_sandbox {
 	int on;                   /* 0: the agent's own user, no jail */

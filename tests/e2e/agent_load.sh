@@ -12,8 +12,9 @@
 . "$(dirname "$0")/../netns.inc"
 trap 'ns_teardown; _cleanup' EXIT
 
-check "agent --version names the protocol" \
-	bash -c "'$HARNESS' agent --version | grep -Eq '^harness-agent 4 '"
+PROTO=$(sed -n 's/^#define AGENT_PROTOCOL \([0-9]*\).*/\1/p' "$(dirname "$0")/../../harness/agent.h")
+check "agent --version names the protocol ($PROTO, harness/agent.h)" \
+	bash -c "'$HARNESS' agent --version | grep -Eq '^harness-agent $PROTO '"
 
 # --- the schedule split, on 127.0.0.1: the shares' intended send times are
 # exactly the one-host schedule's (constant: interleaved slots; poisson:

@@ -53,7 +53,7 @@ TEST(start_round_trip)
 	sbuf_release(&sb);
 }
 
-/* Since protocol 4: the sandbox fields of a start or build, and FETCH. */
+/* Since protocol 5: the sandbox fields of a start or build, and FETCH. */
 TEST(sandbox_and_fetch_round_trip)
 {
 	char *argv[] = { "./run.sh", NULL };
