@@ -272,6 +272,29 @@ static void sparkline(const double *v, size_t n, struct sbuf *out)
 	sbuf_addf(out, "  (%.3g .. %.3g ms)", lo, hi);
 }
 
+/* The window's drain row (docs/DESIGN.md "The drain"): what ended after
+ * its last measured second, in its totals but in no second of the series. */
+static void window_drain(const struct window_second *d, json_t *js, struct sbuf *out)
+{
+	if (js) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "due", json_integer(d->due));
+		json_object_set_new(o, "completed", json_integer(d->completed));
+		json_object_set_new(o, "errors", json_integer(d->errors));
+		json_object_set_new(o, "dropped", json_integer(d->dropped));
+		json_object_set_new(o, "p99_ms", jout_num(d->p99_ms));
+		json_object_set_new(js, "drain", o);
+		return;
+	}
+	sbuf_addf(out, "  drain    after the last measured second: %lld completed, %lld errors,"
+		       " %lld dropped, %lld made due", (long long)d->completed,
+		  (long long)d->errors, (long long)d->dropped, (long long)d->due);
+	if (d->completed)
+		sbuf_addf(out, "; p99 %.3f ms", d->p99_ms);
+	sbuf_adds(out, " (in the window's totals)\n");
+}
+
 static int window_series(struct store *st, int64_t wid, json_t *js, struct sbuf *out)
 {
 	const char *phases[] = { "warmup", "discard", "measured" };
@@ -287,7 +310,7 @@ static int window_series(struct store *st, int64_t wid, json_t *js, struct sbuf 
 				XGROW(v[k], a[k], n[k] + 1);
 				v[k][n[k]++] = secs.v[j].p99_ms;
 			}
-	window_seconds_release(&secs);
+
 	for (k = 0; k < 3; k++) {
 		struct mk_result mk;
 		double *t = xcalloc(n[k] + 1, sizeof(*t)), slope;
@@ -324,6 +347,10 @@ static int window_series(struct store *st, int64_t wid, json_t *js, struct sbuf 
 		free(t);
 		free(v[k]);
 	}
+	for (j = 0; j < secs.n; j++)
+		if (!strcmp(str(secs.v[j].phase), "drain"))
+			window_drain(&secs.v[j], js, out);
+	window_seconds_release(&secs);
 	return 0;
 }
 
@@ -539,8 +566,9 @@ static const struct opt options[] = {
 	OPT_STRING(0, "gate", "G", &o.gate, "only windows rejected or failed by that gate"),
 	OPT_CALLBACK("window", "W", opt_window,
 		     "one window: its gates and its per-second p99 series as a\n"
-		     "sparkline with the Mann-Kendall figures, and the first\n"
-		     "unexpected responses (request, status, why, body)"),
+		     "sparkline with the Mann-Kendall figures, its drain (what\n"
+		     "ended after its last second), and the first unexpected\n"
+		     "responses (request, status, why, body)"),
 	OPT_BOOL(0, "recheck", &o.recheck,
 		 "recompute every stored gate verdict and window status\n"
 		 "from the stored raw series; exit 1 if any differs"),

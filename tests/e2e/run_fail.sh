@@ -119,6 +119,10 @@ for id in tenth tenth-agent; do
 	check "$id: the per-request counts hold the timeouts too" \
 		test "$(q $id "SELECT errors > 0 AND errors = (SELECT err_timeout FROM windows) FROM window_requests WHERE phase = 'measured' AND name = 'hang'")" = 1
 	expect_exit "$id: audit --recheck agrees" 0 "$HARNESS" audit $id --runs-dir "$RUNS" --recheck
+	wid=$(q $id "SELECT id FROM windows")
+	"$HARNESS" audit $id --runs-dir "$RUNS" --window "$wid" --json >"$T/$id-a.json"
+	check "$id: audit --window shows the drain's timeouts" \
+		jq -e --argjson n "$(q $id "SELECT err_timeout FROM windows")" '.windows[0].series.drain.errors == $n and $n > 0' "$T/$id-a.json"
 done
 
 # ------------------------------- a validity gate that always fails
