@@ -4,11 +4,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,35 +57,7 @@ void scratch_rmdir(const char *dir)
  * the owner gone. A 'q' first means the owner removed the directory. */
 static _Noreturn void janitor(int rd, const char *dir)
 {
-	struct sigaction sa;
-	ssize_t n;
-	char c;
-	int fd, i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	sigaction(SIGPIPE, &sa, NULL);
-	setsid();
-	fd = open("/dev/null", O_RDWR);
-	if (fd >= 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
-	}
-	if (dup2(rd, 0) < 0)
-		_exit(1);
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, 3U, ~0U, 0))
-#endif
-		for (i = 3; i < 4096; i++)
-			close(i);
-	do
-		n = read(0, &c, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1 || c != 'q')
+	if (watch_owner(rd) != 'q')
 		scratch_rmdir(dir);
 	_exit(0);
 }

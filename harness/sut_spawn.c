@@ -300,22 +300,6 @@ out:
 
 /* ------------------------------------------------------------ relay */
 
-/* The forked helpers (relay, watchdog) outlive a ^C, a hangup or a closed
- * pipe of the harness's group: they ignore them (sigaction only, safe in a
- * child of a threaded process). */
-static void ignore_stop_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	sigaction(SIGPIPE, &sa, NULL);
-}
-
 /* The relay's loop: no harness code after fork, only read/write/poll. */
 static _Noreturn void relay(int in0, int in1, int f0, int f1)
 {
@@ -453,29 +437,10 @@ static int wd_kill_listed(const char *procs)
 static _Noreturn void watchdog(int rd, pid_t pgid, const char *procs, const char *killf,
 			       const char *const *dirs, size_t ndirs)
 {
-	char c;
-	ssize_t n;
 	int i, fd;
 	size_t d;
 
-	ignore_stop_signals();
-	setsid();
-	fd = open("/dev/null", O_RDWR);
-	if (fd >= 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
-	}
-	if (dup2(rd, 0) < 0)
-		_exit(1);
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, 3U, ~0U, 0))
-#endif
-		for (i = 3; i < 4096; i++)
-			close(i);
-	do
-		n = read(0, &c, 1);
-	while (n < 0 && errno == EINTR);
-	if (n == 1 && c == 'q')
+	if (watch_owner(rd) == 'q')
 		_exit(0);
 	/* the harness is gone: nothing of the implementation may outlive it */
 	kill(-pgid, SIGKILL);

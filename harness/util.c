@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -410,6 +412,47 @@ int parse_long(const char *s, long *out)
 int stderr_is_tty(void)
 {
 	return isatty(2);
+}
+
+/* ------------------------------------------------------ forked watchers */
+
+void ignore_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+int watch_owner(int rd)
+{
+	ssize_t n;
+	char c;
+	int fd, i;
+
+	ignore_stop_signals();
+	setsid();
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	if (dup2(rd, 0) < 0)
+		_exit(1);
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3U, ~0U, 0))
+#endif
+		for (i = 3; i < 4096; i++)
+			close(i);
+	do
+		n = read(0, &c, 1);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? (unsigned char)c : -1;
 }
 
 /* ---------------------------------------------------------------- sha-256 */

@@ -116,6 +116,23 @@ void sbuf_add_utc(struct sbuf *sb, double unix_s, const char *fmt);
 /* True when stderr is a terminal (progress lines are drawn only then). */
 int stderr_is_tty(void);
 
+/*
+ * For a process forked to outlive a ^C, a hangup or a closed pipe of its
+ * parent's group (sut_spawn's relay and watchdog, scratch's janitor):
+ * ignore SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE.
+ */
+void ignore_stop_signals(void);
+/*
+ * The life of such a forked watcher (sut_spawn's watchdog, scratch's
+ * janitor) until its owner writes or ends: stop signals ignored, a
+ * session of its own, stdout and stderr to /dev/null, rd as stdin and
+ * every other descriptor closed, then one blocking read. Returns the byte
+ * the owner wrote, or -1 at end of file or error (the owner is gone,
+ * whatever way). _exit(1) when rd cannot become stdin. Only system calls
+ * after the fork: safe in the child of a threaded process.
+ */
+int watch_owner(int rd);
+
 /* The version string baked in at build time from `git describe`. */
 extern const char harness_version[];
 
