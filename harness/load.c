@@ -12,8 +12,10 @@
  * Nothing is shared on the hot path.
  *
  * Per-second results. A worker records into slot[sec % LOAD_NSLOT]. When its
- * clock passes the end of second `sec` it publishes sec (release store) and
- * moves on; the coordinator (the caller of load_run) waits until every
+ * clock passes the end of second `sec` and it has made due every request
+ * of its schedule due before that end (a late wake-up makes them due
+ * first, counted in their own second: load_tick), it publishes sec
+ * (release store) and moves on; the coordinator (the caller of load_run) waits until every
  * worker has published second s, merges their slots, resets them, marks s
  * consumed, and calls on_second. A worker only reuses a slot once the
  * coordinator has consumed it (it waits otherwise, which needs the
@@ -209,6 +211,8 @@ static void *worker(void *arg)
 				/* Everything due before the end, even when we woke
 				 * after it. */
 				while (th->next_due <= now && th->next_due < sh->end_ns) {
+					/* in the second it is due in (load_tick) */
+					load_tick(th, th->next_due);
 					make_due(th, th->next_due, now);
 					schedule_next(th);
 				}

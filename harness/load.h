@@ -107,8 +107,10 @@ struct load_sample {
 
 /* Results of one second (index = seconds since the load started) or of
  * a whole run. Histograms are indexed like the config's requests;
- * `latency` is all requests merged. A request is attributed to the second
- * in which it completed (or failed). */
+ * `latency` is all requests merged. A request is counted due (and
+ * dropped, and its schedule lag recorded) in the second of its intended
+ * send time, however late the generator got to it; it is attributed to
+ * the second in which it completed (or failed). */
 struct load_stats {
 	size_t nreq;
 	struct load_counts counts;

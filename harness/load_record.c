@@ -190,9 +190,21 @@ double load_thread_cpu_s(void)
 }
 
 
+/* 1 while the schedule still holds a request due before the current
+ * second's end that the worker has not made due yet (it woke late): the
+ * second stays open for it, so a request is counted in the second it was
+ * due in, however late the generator got to it (a window's due is then
+ * exactly its schedule's, and a request due at its end is not moved into
+ * the drain). */
+static int owes_second(const struct load_thread *th)
+{
+	return th->scheduling && th->next_due < th->sec_end && th->next_due < th->sh->end_ns &&
+	       !atomic_load_explicit(&th->sh->stop, memory_order_relaxed);
+}
+
 void load_tick(struct load_thread *th, uint64_t now)
 {
-	while (now >= th->sec_end) {
+	while (now >= th->sec_end && !owes_second(th)) {
 		/* One clock read per second: the second's share of our CPU. */
 		double cpu = load_thread_cpu_s();
 
