@@ -184,6 +184,16 @@ int account_window_begin(struct account *a);
 int account_window_end(struct account *a, struct account_window *out);
 void account_window_release(struct account_window *w);
 
+/*
+ * The samples taken so far in the open window, from index `from` on (at
+ * most max of them) copied into out, as the sampler takes them (the
+ * agent's --sut role streams them: docs/AGENT_PROTOCOL.md). Returns how
+ * many were copied; 0 when none is new or no window is open. Locks
+ * against the sampler thread.
+ */
+size_t account_window_samples(struct account *a, size_t from, struct account_sample *out,
+			      size_t max);
+
 /* Nearest-rank quantile (q in [0,1]) of the samples' anon bytes. */
 double account_anon_quantile(const struct account_sample *s, size_t n, double q);
 

@@ -279,6 +279,20 @@ int account_window_begin(struct account *a)
 	return 0;
 }
 
+size_t account_window_samples(struct account *a, size_t from, struct account_sample *out,
+			      size_t max)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&a->mu);
+	if (a->in_window && from < a->nsamples) {
+		n = a->nsamples - from < max ? a->nsamples - from : max;
+		memcpy(out, a->samples + from, n * sizeof(*out));
+	}
+	pthread_mutex_unlock(&a->mu);
+	return n;
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;

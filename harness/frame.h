@@ -39,7 +39,9 @@ enum frame_type {
 	FRAME_ACCT_BEGIN = 'B', /* open an accounting window */
 	FRAME_ACCT_OPEN = 'o',  /* ... opened (or why not) */
 	FRAME_ACCT_END = 'E',   /* close it */
-	FRAME_ACCT = 'a',       /* ... its figures and samples */
+	FRAME_ACCT = 'a',       /* ... its figures (its samples streamed before) */
+	FRAME_ACCT_SAMPLE = 'm',/* one accounting sample, as taken (unasked) */
+	FRAME_STATS_POLL = 'p', /* one runtime-stats poll, as taken (unasked) */
 	FRAME_SUT_STOP = 'Q',   /* stop it (tree and cgroup) */
 	FRAME_SUT_STOPPED = 'q',/* ... stopped */
 	FRAME_SUT_EXITED = 'x', /* it exited on its own (unasked) */

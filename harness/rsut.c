@@ -10,8 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "frame.h"
 #include "rsut.h"
+#include "rtstats.h"
 #include "sut_wire.h"
 #include "util.h"
 
@@ -27,6 +29,12 @@ struct rsut {
 	char *exit_desc;
 	struct hostfacts facts;
 	double grace_s;
+	/* streamed by the agent as they are taken: the open window's samples,
+	 * the runtime-stats polls taken there (NULL: no stats URL) */
+	int in_window;
+	struct account_sample *samples;
+	size_t nsamples, asamples;
+	struct rtstats *rts;
 };
 
 /* tmpl with every "{host}" replaced by addr (malloc'd; NULL stays NULL). */
@@ -60,8 +68,57 @@ static void lost(struct rsut *r)
 	note_exit(r, "its agent's connection was lost");
 }
 
-/* Read frames until one of type want (into payload): 0. A SUT_EXITED on
- * the way is noted. -1 when the channel broke or timeout_ms passed
+/* A STATS_POLL's time (the agent's protocol clock) on this host's
+ * monotonic clock (now_ns), through the offset measured at the start. */
+static uint64_t poll_time(const struct rsut *r, int64_t t_agent, double *wall)
+{
+	int64_t here = t_agent - r->link.offset_ns;     /* our protocol clock */
+	int64_t ago = agent_wall_ns() - here;
+	uint64_t now = now_ns();
+
+	*wall = (double)here / 1e9;
+	if (ago < 0)
+		ago = 0;
+	return (uint64_t)ago < now ? now - (uint64_t)ago : 0;
+}
+
+/* A frame the agent sends unasked: SUT_EXITED noted, ACCT_SAMPLE kept
+ * for the open window, STATS_POLL fed to the runtime stats. A malformed
+ * one is dropped with a warning. */
+static void unasked(struct rsut *r, int type, const struct sbuf *payload)
+{
+	struct dec d;
+
+	dec_init(&d, payload->buf, payload->len);
+	if (type == FRAME_SUT_EXITED) {
+		char *desc = dec_str(&d);
+
+		note_exit(r, desc ? desc : "exited");
+		free(desc);
+	} else if (type == FRAME_ACCT_SAMPLE && r->in_window) {
+		struct account_sample s;
+
+		if (sut_wire_dec_sample(&d, &s))
+			warning("%s on %s: malformed ACCT_SAMPLE frame", r->name, r->link.dest);
+		else {
+			XGROW(r->samples, r->asamples, r->nsamples + 1);
+			r->samples[r->nsamples++] = s;
+		}
+	} else if (type == FRAME_STATS_POLL && r->rts) {
+		struct rtstats_poll p;
+		int64_t t;
+
+		if (sut_wire_dec_poll(&d, &t, &p))
+			warning("%s on %s: malformed STATS_POLL frame", r->name, r->link.dest);
+		else {
+			p.t_ns = poll_time(r, t, &p.wall);
+			rtstats_feed(r->rts, &p);
+		}
+	}
+}
+
+/* Read frames until one of type want (into payload): 0. Frames sent
+ * unasked on the way are handled (unasked()). -1 when the channel broke or timeout_ms passed
  * (lost), or -2 when the stop flag was set. */
 static int wait_reply(struct rsut *r, int want, struct sbuf *payload, int timeout_ms)
 {
@@ -86,17 +143,9 @@ static int wait_reply(struct rsut *r, int want, struct sbuf *payload, int timeou
 			lost(r);
 			return -1;
 		}
-		if (type == FRAME_SUT_EXITED) {
-			struct dec d;
-			char *desc;
-
-			dec_init(&d, payload->buf, payload->len);
-			desc = dec_str(&d);
-			note_exit(r, desc ? desc : "exited");
-			free(desc);
-		}
 		if (type == want)
 			return 0;
+		unasked(r, type, payload);
 	}
 }
 
@@ -135,6 +184,15 @@ static void make_request(const struct rsut_config *cfg, const char *addr,
 	w->impl.memory_max_bytes = cfg->memory_max_bytes ? cfg->memory_max_bytes
 							 : im->memory_max_bytes;
 	w->impl.pids_max = cfg->pids_max ? cfg->pids_max : im->pids_max;
+	w->impl.stats_url = subst_host(im->stats_url, addr);
+	w->impl.stats_poll_hz = im->stats_poll_hz > 0 ? im->stats_poll_hz : 1;
+	w->impl.stats_format = im->stats_format;
+	w->impl.signals = xcalloc(im->nsignals + 1, sizeof(*w->impl.signals));
+	w->impl.nsignals = im->nsignals;
+	for (i = 0; i < im->nsignals; i++) {
+		w->impl.signals[i].name = xstrdup(im->signals[i].name);
+		w->impl.signals[i].pointer = xstrdup(im->signals[i].pointer);
+	}
 	w->label = xstrdup(cfg->label);
 	w->port = cfg->port;
 	w->backend = cfg->backend;
@@ -200,6 +258,11 @@ struct rsut *rsut_start(const struct rsut_config *cfg, int *unhealthy)
 	if (agent_link_open(&r->link, cfg->dest, &o))
 		goto fail;
 	r->open = 1;
+	/* the clock its runtime-stats polls are timed by (AGENT_PROTOCOL.md) */
+	if (agent_link_sync(&r->link, 4))
+		goto fail;
+	if (cfg->impl->stats_url)
+		r->rts = rtstats_fed(cfg->impl->signals, cfg->impl->nsignals);
 	make_request(cfg, r->link.address, &w);
 	sut_wire_enc_start(&sb, &w);
 	sut_wire_start_release(&w);
@@ -326,6 +389,7 @@ out:
 
 const char *rsut_url(const struct rsut *r) { return r->url; }
 const char *rsut_stats_url(const struct rsut *r) { return r->stats_url; }
+struct rtstats *rsut_stats(struct rsut *r) { return r->rts; }
 int rsut_port(const struct rsut *r) { return r->port; }
 const char *rsut_dest(const struct rsut *r) { return r->link.dest; }
 const char *rsut_address(const struct rsut *r) { return r->link.address; }
@@ -358,15 +422,7 @@ int rsut_exited(struct rsut *r)
 			lost(r);
 			break;
 		}
-		if (type == FRAME_SUT_EXITED) {
-			struct dec d;
-			char *desc;
-
-			dec_init(&d, payload.buf, payload.len);
-			desc = dec_str(&d);
-			note_exit(r, desc ? desc : "exited");
-			free(desc);
-		}
+		unasked(r, type, &payload);
 	}
 	sbuf_release(&payload);
 	return r->exited;
@@ -378,6 +434,8 @@ int rsut_window_begin(struct rsut *r)
 	struct dec d;
 	int ret = -1;
 
+	r->nsamples = 0;
+	r->in_window = 1;
 	if (agent_link_send(&r->link, FRAME_ACCT_BEGIN, NULL)) {
 		lost(r);
 		goto out;
@@ -395,6 +453,7 @@ int rsut_window_end(struct rsut *r, struct account_window *out)
 {
 	struct sbuf payload = SBUF_INIT;
 	struct dec d;
+	uint64_t n = 0;
 	int ret = -1;
 
 	if (agent_link_send(&r->link, FRAME_ACCT_END, NULL)) {
@@ -405,8 +464,22 @@ int rsut_window_end(struct rsut *r, struct account_window *out)
 		goto out;
 	dec_init(&d, payload.buf, payload.len);
 	if (dec_u64(&d) == 1 && !d.bad)
-		ret = sut_wire_dec_window(&d, out);
+		ret = sut_wire_dec_window(&d, out, &n);
+	/* every sample it took came before (one channel, in order) */
+	if (!ret && n != r->nsamples) {
+		warning("%s on %s: %zu accounting samples came of the %llu taken", r->name,
+			r->link.dest, r->nsamples, (unsigned long long)n);
+		account_window_release(out);
+		ret = -1;
+	}
+	if (!ret) {
+		out->samples = r->samples;
+		out->nsamples = r->nsamples;
+		r->samples = NULL;
+		r->nsamples = r->asamples = 0;
+	}
 out:
+	r->in_window = 0;
 	sbuf_release(&payload);
 	return ret;
 }
@@ -475,6 +548,8 @@ void rsut_free(struct rsut *r)
 	free(r->keep_dir);
 	free(r->name);
 	free(r->exit_desc);
+	free(r->samples);
+	rtstats_free(r->rts);
 	hostfacts_release(&r->facts);
 	free(r);
 }

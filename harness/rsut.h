@@ -2,8 +2,9 @@
  * rsut: an implementation run on another host (implementations[].host)
  * through an agent in its --sut role (sut_agent.h), seen from the
  * coordinator: started and health-checked there, its accounting windows
- * measured there by the same account module as a local arm's, stopped
- * there. The agent is started over ssh like a load agent (agent_link.h:
+ * measured there by the same account module as a local arm's (each
+ * sample streamed back as it is taken), its runtime stats polled there
+ * (each poll streamed back), stopped there. The agent is started over ssh like a load agent (agent_link.h:
  * version check, HELLO); the HELLO's address (where ssh reached the
  * host) is the implementation's address: "{host}" in its start argv, env
  * values, health and stats URLs is replaced by it, and the load goes to
@@ -67,6 +68,12 @@ struct rsut *rsut_start(const struct rsut_config *cfg, int *unhealthy);
 
 const char *rsut_url(const struct rsut *r);       /* http(s)://ADDRESS:PORT */
 const char *rsut_stats_url(const struct rsut *r); /* NULL when none */
+/* Its runtime stats (rtstats.h), polled by the agent on that host and
+ * streamed back poll by poll (each timed on this host's now_ns clock
+ * through the agent's clock offset, measured when it started); fed as
+ * frames are read (rsut_exited, every request). NULL when it has no stats
+ * URL. Owned by r: valid until rsut_free. */
+struct rtstats *rsut_stats(struct rsut *r);
 int rsut_port(const struct rsut *r);
 const char *rsut_dest(const struct rsut *r);
 const char *rsut_address(const struct rsut *r);
@@ -83,8 +90,9 @@ int rsut_lost(const struct rsut *r);
 /* "exited with status 1", "its agent's connection was lost", ... */
 const char *rsut_exit_desc(const struct rsut *r);
 
-/* An accounting window on that host (account.h). 0, or -1 (quiet: the
- * window then has no accounting, as a local one whose begin failed). */
+/* An accounting window on that host (account.h), its samples those the
+ * agent streamed during it. 0, or -1 (quiet: the window then has no
+ * accounting, as a local one whose begin failed). */
 int rsut_window_begin(struct rsut *r);
 int rsut_window_end(struct rsut *r, struct account_window *out);
 

@@ -217,6 +217,12 @@ static void poll_release(struct rtstats_poll *p)
 	free(p->error);
 }
 
+void rtstats_poll_release(struct rtstats_poll *p)
+{
+	poll_release(p);
+	memset(p, 0, sizeof(*p));
+}
+
 void rtstats_polls_free(struct rtstats_poll *p, size_t n)
 {
 	size_t i;
@@ -399,6 +405,33 @@ static struct rtstats *start(const char *url, double hz, const struct spec_signa
 	}
 	r->running = 1;
 	return r;
+}
+
+struct rtstats *rtstats_fed(const struct spec_signal *signals, size_t n)
+{
+	struct rtstats *r = xcalloc(1, sizeof(*r));
+	size_t i;
+
+	r->nsignals = n;
+	r->signals = xcalloc(n ? n : 1, sizeof(*r->signals));
+	for (i = 0; i < n; i++) {
+		r->signals[i].name = xstrdup(signals[i].name);
+		r->signals[i].pointer = xstrdup(signals[i].pointer);
+	}
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	return r;
+}
+
+void rtstats_feed(struct rtstats *r, struct rtstats_poll *p)
+{
+	pthread_mutex_lock(&r->mu);
+	if (r->npolls && p->t_ns < r->polls[r->npolls - 1].t_ns)
+		p->t_ns = r->polls[r->npolls - 1].t_ns;
+	XGROW(r->polls, r->alloc, r->npolls + 1);
+	r->polls[r->npolls++] = *p;
+	pthread_mutex_unlock(&r->mu);
+	memset(p, 0, sizeof(*p));
 }
 
 struct rtstats *rtstats_start_fmt(const char *url, double hz, const struct spec_signal *signals,

@@ -77,10 +77,23 @@ struct rtstats *rtstats_start_in(int netns_fd, const char *url, double hz,
 				 const struct spec_signal *signals, size_t n,
 				 enum stats_format format, const char *ca_file, int insecure);
 
+/*
+ * A poller whose polls are taken elsewhere and handed in (an
+ * implementation on another host: its agent polls there and streams them,
+ * rsut.h): no thread, no URL; rtstats_feed appends a poll (taken over:
+ * *p is zeroed), its t_ns clamped to be no earlier than the last one's so
+ * the polls stay in order. The copy-out functions work as for a started
+ * poller.
+ */
+struct rtstats *rtstats_fed(const struct spec_signal *signals, size_t n);
+void rtstats_feed(struct rtstats *r, struct rtstats_poll *p);
+
 /* Deep copies of the polls sent at or after since_ns (0: all), oldest
  * first; returns the count, *out malloc'd (NULL when none). */
 size_t rtstats_since(struct rtstats *r, uint64_t since_ns, struct rtstats_poll **out);
 void rtstats_polls_free(struct rtstats_poll *p, size_t n);
+/* Free what one poll holds (not the struct) and zero it. */
+void rtstats_poll_release(struct rtstats_poll *p);
 /* Drop the polls sent before t_ns (bounds memory in long runs). */
 void rtstats_forget_before(struct rtstats *r, uint64_t t_ns);
 size_t rtstats_count(struct rtstats *r);

@@ -38,6 +38,10 @@ void runner_arm_stop(struct arm *a)
 	a->sut = NULL;
 }
 
+struct rtstats *runner_arm_rts(struct arm *a)
+{
+	return a->rsut ? rsut_stats(a->rsut) : a->rts;
+}
 
 int runner_arm_up(const struct arm *a)
 {
@@ -242,11 +246,6 @@ static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_p
 			start_failed(rc, a, wp);
 		goto out;
 	}
-	if (rsut_stats_url(a->rsut))
-		a->rts = rtstats_start_in(-1, rsut_stats_url(a->rsut), a->impl.stats_poll_hz,
-					  a->impl.signals, a->impl.nsignals, a->impl.stats_format,
-					  rc->spec->workload.tls.cacert,
-					  rc->spec->workload.tls.insecure);
 	a->starts++;
 	record_remote_facts(rc, a);
 	store_event(&rc->st, rc->run_id, wp->id, "sut_start",

@@ -55,7 +55,8 @@ struct arm {
 	struct rsut *rsut;       /* running instance on impl.host (rsut.h), or NULL */
 	struct rsut_src *src;    /* a rerun's checkout on impl.host (rsut_fetch.h;
 				    borrowed), or NULL */
-	struct rtstats *rts;     /* its runtime-stats poller, or NULL */
+	struct rtstats *rts;     /* its runtime-stats poller here, or NULL (on
+				    another host: rsut_stats; runner_arm_rts) */
 	unsigned starts;         /* times started in this invocation */
 	int64_t last_block;      /* for restart: per_block */
 	struct knee_result knee; /* from its valid windows (knee.h); rung table
@@ -248,6 +249,9 @@ int runner_arm_netns(const struct arm *a);      /* sut_netns, or -1 */
 /* Its accounting window (account.h), on whichever host runs it. */
 int runner_arm_acct_begin(struct arm *a);
 int runner_arm_acct_end(struct arm *a, struct account_window *out);
+/* Its runtime stats: polled here, or there and streamed back; NULL when
+ * it has none. */
+struct rtstats *runner_arm_rts(struct arm *a);
 /* Stop every arm's implementation. */
 void runner_stop_all(struct run_ctx *rc);
 /* runner_command.c: a command of an implementation or dependency

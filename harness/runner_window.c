@@ -149,7 +149,7 @@ static double last_p99(const struct window_ctx *w)
  * relative to t0). */
 static void collect_rtstats(struct window_ctx *w, struct evidence *e, uint64_t t0_ns)
 {
-	struct rtstats *rs = w->arm->rts;
+	struct rtstats *rs = runner_arm_rts(w->arm);
 	struct rtstats_poll *polls = NULL;
 	size_t n, i, k;
 
@@ -484,8 +484,8 @@ static int window_warmup(struct window_ctx *w)
 	w->warm_t0_ns = now_ns();
 	/* Polls of earlier windows are stored already; an implementation kept
 	 * up all night must not accumulate them. */
-	if (wp->arm->rts)
-		rtstats_forget_before(wp->arm->rts, w->warm_t0_ns);
+	if (runner_arm_rts(wp->arm))
+		rtstats_forget_before(runner_arm_rts(wp->arm), w->warm_t0_ns);
 	if (run_load(w, "warm-up", &cfg, &res))
 		return -1;
 	load_result_release(&res);

@@ -3,18 +3,20 @@
  * implementation on this host for a coordinator elsewhere, started,
  * accounted and stopped by the very code a local run uses (sut.c,
  * account.c), so its process group, cgroup (v2/v1/procfs), watchdog and
- * stop are the same. One thread: the main loop waits for a frame
- * (or a signal) at most 200 ms, then looks whether the implementation
- * exited on its own, which it reports once (SUT_EXITED); while it blocks
- * in a health wait or a build, a second thread watches standard input
- * for a hang-up (watch_hup).
+ * stop are the same. One thread answers: the main loop waits for a frame
+ * (or a signal) at most 200 ms (a sample period while a window is open),
+ * then looks whether the implementation exited on its own, which it
+ * reports once (SUT_EXITED), and sends what the account sampler and the
+ * runtime-stats poller (their own threads, as in a local run) took since
+ * (stream); while it blocks in a health wait or a build, a second thread
+ * watches standard input for a hang-up (watch_hup).
  *
  * Cleanup: whatever ends the loop (standard input closed, SIGTERM,
  * SIGHUP, SIGINT, a malformed frame), sut_free kills the implementation's
  * process group and every process left in its cgroup and removes the
  * cgroup before the agent exits, and a rerun's checkout it holds
  * (sut_agent_src.h) is removed; a SIGKILL of the agent itself is covered
- * by sut's watchdog (sut.h).
+ * by sut's watchdog (sut.h) and by its log directory's janitor (scratch.h).
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -33,6 +35,7 @@
 #include "hostfacts.h"
 #include "jail.h"
 #include "portfwd.h"
+#include "rtstats.h"
 #include "sandbox.h"
 #include "scratch.h"
 #include "sut.h"
@@ -63,6 +66,11 @@ struct sut_agent {
 	struct jail jail;            /* the running one's, when sandboxed */
 	struct portfwd *inward;      /* sandboxed: this host's port into its namespace */
 	struct agent_src src;        /* a rerun's checkout this agent holds */
+	/* streamed as they are taken: the open window's samples from index
+	 * acct_sent on, the runtime-stats polls (polled here) */
+	int acct_open;
+	size_t acct_sent;
+	struct rtstats *rts;
 };
 
 /* A frame to the coordinator; when it is gone there is nothing left to
@@ -110,6 +118,9 @@ static void watch_end(struct sut_agent *a)
 
 static void stop_sut(struct sut_agent *a)
 {
+	rtstats_free(a->rts);
+	a->rts = NULL;
+	a->acct_open = 0;
 	portfwd_stop(a->inward);
 	a->inward = NULL;
 	if (a->sut) {
@@ -284,6 +295,13 @@ static void start(struct sut_agent *a, struct dec *d)
 		goto out;
 	}
 	send_up(a, NULL);
+	/* its runtime stats, polled on this host as a local run polls them
+	 * (jailed: from inside its namespace, {host} being 127.0.0.1 there) */
+	if (sut_stats_url(a->sut))
+		a->rts = rtstats_start_in(sut_netns(a->sut), sut_stats_url(a->sut),
+					  a->req.impl.stats_poll_hz, a->req.impl.signals,
+					  a->req.impl.nsignals, a->req.impl.stats_format,
+					  a->req.ca_file, a->req.insecure);
 out:
 	sbuf_release(&why);
 }
@@ -364,24 +382,94 @@ static void acct_begin(struct sut_agent *a)
 {
 	struct sbuf sb = SBUF_INIT;
 
-	enc_u64(&sb, a->sut && account_window_begin(sut_account(a->sut)) == 0);
+	if (a->acct_open && a->sut) {
+		struct account_window w;
+
+		if (!account_window_end(sut_account(a->sut), &w))
+			account_window_release(&w);
+	}
+	a->acct_open = a->sut && account_window_begin(sut_account(a->sut)) == 0;
+	a->acct_sent = 0;
+	enc_u64(&sb, (uint64_t)a->acct_open);
 	reply(a, FRAME_ACCT_OPEN, &sb);
 	sbuf_release(&sb);
 }
 
-/* ACCT: u ok, then the window when ok. */
+/* ACCT_SAMPLE for each of samples[from..n). */
+static void send_samples(struct sut_agent *a, const struct account_sample *s, size_t from,
+			 size_t n)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	for (; from < n; from++) {
+		sbuf_reset(&sb);
+		sut_wire_enc_sample(&sb, &s[from]);
+		reply(a, FRAME_ACCT_SAMPLE, &sb);
+	}
+	sbuf_release(&sb);
+}
+
+/* ACCT: u ok, then the window when ok; the samples not streamed yet (the
+ * last, taken at its end) go first. */
 static void acct_end(struct sut_agent *a)
 {
 	struct sbuf sb = SBUF_INIT;
 	struct account_window w;
-	int ok = a->sut && account_window_end(sut_account(a->sut), &w) == 0;
+	int ok = a->acct_open && a->sut && account_window_end(sut_account(a->sut), &w) == 0;
 
+	a->acct_open = 0;
 	enc_u64(&sb, (uint64_t)ok);
 	if (ok) {
+		send_samples(a, w.samples, a->acct_sent, w.nsamples);
 		sut_wire_enc_window(&sb, &w);
 		account_window_release(&w);
 	}
 	reply(a, FRAME_ACCT, &sb);
+	sbuf_release(&sb);
+}
+
+/* ------------------------------------------------------------ streaming */
+
+/* What was taken since the last call: the open window's new samples
+ * (ACCT_SAMPLE), the new runtime-stats polls (STATS_POLL, each with its
+ * time on the protocol's clock). */
+static void stream(struct sut_agent *a)
+{
+	struct account_sample s[64];
+	struct rtstats_poll *polls = NULL;
+	struct sbuf sb = SBUF_INIT;
+	size_t n, i;
+
+	while (a->acct_open && a->sut &&
+	       (n = account_window_samples(sut_account(a->sut), a->acct_sent, s, 64))) {
+		send_samples(a, s, 0, n);
+		a->acct_sent += n;
+	}
+	n = a->rts ? rtstats_since(a->rts, 0, &polls) : 0;
+	for (i = 0; i < n; i++) {
+		uint64_t now = now_ns();
+		int64_t t = agent_wall_ns() - (int64_t)(now > polls[i].t_ns ? now - polls[i].t_ns : 0);
+
+		sbuf_reset(&sb);
+		sut_wire_enc_poll(&sb, t, &polls[i]);
+		reply(a, FRAME_STATS_POLL, &sb);
+	}
+	/* sent: forgotten here (the coordinator keeps them) */
+	if (n)
+		rtstats_forget_before(a->rts, polls[n - 1].t_ns + 1);
+	rtstats_polls_free(polls, n);
+	sbuf_release(&sb);
+}
+
+/* TIME_REPLY: t1, t2 (when TIME arrived), t3, on the protocol's clock. */
+static void time_reply(struct sut_agent *a, struct dec *d, int64_t t2)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	enc_i64(&sb, dec_i64(d));
+	enc_i64(&sb, t2);
+	enc_i64(&sb, agent_wall_ns());
+	reply(a, FRAME_TIME_REPLY, &sb);
 	sbuf_release(&sb);
 }
 
@@ -408,11 +496,17 @@ static void serve(struct sut_agent *a)
 	while (!sut_agent_stop) {
 		struct pollfd p = { .fd = a->in, .events = POLLIN };
 		struct dec d;
+		int64_t t2;
+		/* a window's samples go out within one sample period */
+		int wait_ms = a->acct_open && a->req.sample_ms > 0 && a->req.sample_ms < 200
+			      ? a->req.sample_ms : 200;
 
 		check_exit(a);
-		if (poll(&p, 1, 200) <= 0)
+		stream(a);
+		if (poll(&p, 1, wait_ms) <= 0)
 			continue;     /* a signal sets the flag; a timeout: look again */
 		r = frame_read(a->in, &type, &payload, 10000, &why);
+		t2 = agent_wall_ns();
 		if (r == 1)
 			break;        /* standard input closed: the coordinator is gone */
 		if (r) {
@@ -421,6 +515,9 @@ static void serve(struct sut_agent *a)
 		}
 		dec_init(&d, payload.buf, payload.len);
 		switch (type) {
+		case FRAME_TIME:
+			time_reply(a, &d, t2);
+			break;
 		case FRAME_SUT_START:
 			start(a, &d);
 			break;

@@ -7,7 +7,9 @@
  * and health, accounting windows, stop, and commands run to completion
  * there (its build and version), jailed there when the request says so
  * (its port then relayed into the jail's namespace); or hold a rerun's
- * commit fetched there (sut_agent_src.h).
+ * commit fetched there (sut_agent_src.h). What it measures goes back as
+ * it is taken: each accounting sample of an open window, each
+ * runtime-stats poll (polled here, from its health onwards).
  *
  * Lifetime: when in closes (the coordinator died, ssh dropped) or a
  * SIGTERM, SIGHUP or SIGINT arrives (its parent dying sends SIGTERM), the

@@ -66,12 +66,20 @@ void sut_wire_enc_start(struct sbuf *sb, const struct sut_wire_start *w)
 	enc_u64(sb, (uint64_t)w->sandbox.ro);
 	enc_f64(sb, w->sandbox.cpu_max);
 	enc_str(sb, w->sandbox.hide);
+	enc_str(sb, im->stats_url);
+	enc_f64(sb, im->stats_poll_hz);
+	enc_u64(sb, (uint64_t)im->stats_format);
+	enc_u64(sb, im->nsignals);
+	for (i = 0; i < im->nsignals; i++) {
+		enc_str(sb, im->signals[i].name);
+		enc_str(sb, im->signals[i].pointer);
+	}
 }
 
 int sut_wire_dec_start(struct dec *d, struct sut_wire_start *w)
 {
 	struct spec_impl *im = &w->impl;
-	uint64_t n, i, backend;
+	uint64_t n, i, backend, format;
 
 	memset(w, 0, sizeof(*w));
 	im->name = dec_str(d);
@@ -111,6 +119,25 @@ int sut_wire_dec_start(struct dec *d, struct sut_wire_start *w)
 	w->sandbox.hide = dec_str(d);
 	if (w->sandbox.on && w->sandbox.uid <= 0)
 		d->bad = 1;   /* never root, never unknown */
+	im->stats_url = dec_str(d);
+	im->stats_poll_hz = dec_f64(d);
+	format = dec_u64(d);
+	im->stats_format = format == STATS_PROMETHEUS ? STATS_PROMETHEUS : STATS_JSON;
+	n = dec_u64(d);
+	if (n > 4096)
+		d->bad = 1;
+	if (!d->bad) {
+		im->signals = xcalloc(n + 1, sizeof(*im->signals));
+		im->nsignals = n;
+		for (i = 0; i < n; i++) {
+			im->signals[i].name = dec_str(d);
+			im->signals[i].pointer = dec_str(d);
+			if (!im->signals[i].name || !im->signals[i].pointer)
+				d->bad = 1;
+		}
+	}
+	if (format > STATS_PROMETHEUS || (im->stats_url && !(im->stats_poll_hz > 0)))
+		d->bad = 1;
 	for (i = 0; !d->bad && i < im->nenv; i++)
 		if (!im->env[i].key || !im->env[i].value)
 			d->bad = 1;
@@ -137,6 +164,12 @@ void sut_wire_start_release(struct sut_wire_start *w)
 	free(im->env);
 	free(im->health_url);
 	free(im->cpus);
+	free(im->stats_url);
+	for (i = 0; im->signals && i < im->nsignals; i++) {
+		free(im->signals[i].name);
+		free(im->signals[i].pointer);
+	}
+	free(im->signals);
 	free(w->label);
 	free(w->ca_file);
 	free(w->sandbox.user);
@@ -186,8 +219,6 @@ void sut_wire_fetch_release(struct sut_wire_fetch *f)
 
 void sut_wire_enc_window(struct sbuf *sb, const struct account_window *w)
 {
-	size_t i;
-
 	enc_str(sb, w->backend);
 	enc_f64(sb, w->duration_s);
 	enc_f64(sb, w->cpu_s);
@@ -199,12 +230,7 @@ void sut_wire_enc_window(struct sbuf *sb, const struct account_window *w)
 	enc_f64(sb, w->anon_p50);
 	enc_f64(sb, w->anon_p99);
 	enc_f64(sb, w->anon_max);
-	enc_u64(sb, w->nsamples);
-	for (i = 0; i < w->nsamples; i++) {
-		enc_f64(sb, w->samples[i].t_ms);
-		enc_u64(sb, w->samples[i].anon);
-		enc_f64(sb, w->samples[i].cpu_s);
-	}
+	enc_u64(sb, w->nsamples);    /* streamed before it (ACCT_SAMPLE) */
 	enc_u64(sb, (uint64_t)w->has_peak);
 	enc_u64(sb, w->mem_peak);
 	enc_str(sb, w->peak_scope);
@@ -228,10 +254,9 @@ static const char *static_name(const char *s, int backend)
 	return !strcmp(s, "window") ? "window" : "lifetime";
 }
 
-int sut_wire_dec_window(struct dec *d, struct account_window *w)
+int sut_wire_dec_window(struct dec *d, struct account_window *w, uint64_t *nsamples)
 {
 	char *backend, *scope;
-	uint64_t n, i;
 
 	memset(w, 0, sizeof(*w));
 	backend = dec_str(d);
@@ -247,18 +272,7 @@ int sut_wire_dec_window(struct dec *d, struct account_window *w)
 	w->anon_p50 = dec_f64(d);
 	w->anon_p99 = dec_f64(d);
 	w->anon_max = dec_f64(d);
-	n = dec_u64(d);
-	if (n > 10000000)
-		d->bad = 1;
-	if (!d->bad && n) {
-		w->samples = xcalloc(n, sizeof(*w->samples));
-		w->nsamples = n;
-		for (i = 0; i < n; i++) {
-			w->samples[i].t_ms = dec_f64(d);
-			w->samples[i].anon = dec_u64(d);
-			w->samples[i].cpu_s = dec_f64(d);
-		}
-	}
+	*nsamples = dec_u64(d);
 	w->has_peak = (int)dec_u64(d);
 	w->mem_peak = dec_u64(d);
 	scope = dec_str(d);
@@ -272,6 +286,93 @@ int sut_wire_dec_window(struct dec *d, struct account_window *w)
 	w->sampler_cpu_s = dec_f64(d);
 	if (d->bad || !w->backend) {
 		account_window_release(w);
+		return -1;
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------- streamed */
+
+void sut_wire_enc_sample(struct sbuf *sb, const struct account_sample *s)
+{
+	enc_f64(sb, s->t_ms);
+	enc_u64(sb, s->anon);
+	enc_f64(sb, s->cpu_s);
+}
+
+int sut_wire_dec_sample(struct dec *d, struct account_sample *s)
+{
+	s->t_ms = dec_f64(d);
+	s->anon = dec_u64(d);
+	s->cpu_s = dec_f64(d);
+	return d->bad ? -1 : 0;
+}
+
+void sut_wire_enc_poll(struct sbuf *sb, int64_t t, const struct rtstats_poll *p)
+{
+	size_t i, k;
+
+	enc_i64(sb, t);
+	enc_f64(sb, p->latency_ms);
+	enc_u64(sb, (uint64_t)p->status);
+	enc_i64(sb, p->http_status);
+	enc_str(sb, p->error);
+	enc_u64(sb, p->nvalues);
+	for (i = 0; i < p->nvalues; i++) {
+		const struct rtstats_value *v = &p->values[i];
+
+		enc_u64(sb, (uint64_t)v->kind);
+		enc_f64(sb, v->num);
+		enc_u64(sb, v->kind == RTV_COUNTERS ? v->ncounters : 0);
+		for (k = 0; v->kind == RTV_COUNTERS && k < v->ncounters; k++) {
+			enc_str(sb, v->counters[k].name);
+			enc_f64(sb, v->counters[k].value);
+		}
+	}
+}
+
+int sut_wire_dec_poll(struct dec *d, int64_t *t, struct rtstats_poll *p)
+{
+	uint64_t n, i, k, status, kind;
+
+	memset(p, 0, sizeof(*p));
+	*t = dec_i64(d);
+	p->latency_ms = dec_f64(d);
+	status = dec_u64(d);
+	p->status = status <= RTS_ERROR ? (enum rts_status)status : RTS_ERROR;
+	p->http_status = (long)dec_i64(d);
+	p->error = dec_str(d);
+	n = dec_u64(d);
+	if (d->bad || n > 4096 || status > RTS_ERROR)
+		d->bad = 1;
+	else {
+		p->values = xcalloc(n ? n : 1, sizeof(*p->values));
+		p->nvalues = n;
+	}
+	for (i = 0; !d->bad && i < n; i++) {
+		struct rtstats_value *v = &p->values[i];
+
+		kind = dec_u64(d);
+		v->kind = kind <= RTV_COUNTERS ? (enum rts_kind)kind : RTV_MISSING;
+		v->num = dec_f64(d);
+		k = dec_u64(d);
+		if (kind > RTV_COUNTERS || k > 100000 || (k && kind != RTV_COUNTERS)) {
+			d->bad = 1;
+			break;
+		}
+		if (kind == RTV_COUNTERS) {
+			v->counters = xcalloc(k ? k : 1, sizeof(*v->counters));
+			v->ncounters = k;
+		}
+		for (kind = 0; !d->bad && kind < k; kind++) {
+			v->counters[kind].name = dec_str(d);
+			v->counters[kind].value = dec_f64(d);
+			if (!v->counters[kind].name)
+				d->bad = 1;
+		}
+	}
+	if (d->bad) {
+		rtstats_poll_release(p);
 		return -1;
 	}
 	return 0;

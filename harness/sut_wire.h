@@ -15,6 +15,7 @@
 #include "account.h"
 #include "frame.h"
 #include "hostfacts.h"
+#include "rtstats.h"
 #include "spec.h"
 
 /* Since protocol 5: the sandbox a command or implementation runs in on
@@ -31,7 +32,8 @@ struct sut_wire_sandbox {
 struct sut_wire_start {
 	/* impl: name, repo (the working directory on the agent's host),
 	 * start, env, health_url, health_timeout_s, cpus, memory_max_bytes,
-	 * pids_max; nothing else is sent. "{port}" is left for the agent. */
+	 * pids_max, stats_url, stats_poll_hz, stats_format, signals; nothing
+	 * else is sent. "{port}" is left for the agent. */
 	struct spec_impl impl;
 	char *label;              /* its cgroup label */
 	int port;                 /* 0: the agent chooses a free one */
@@ -49,11 +51,22 @@ void sut_wire_enc_start(struct sbuf *sb, const struct sut_wire_start *w);
 int sut_wire_dec_start(struct dec *d, struct sut_wire_start *w);
 void sut_wire_start_release(struct sut_wire_start *w);
 
-/* An accounting window, samples included (account.h); the decoded
- * backend and peak_scope point at static strings, as account_window_end
- * leaves them. */
+/* An accounting window (account.h) without its samples, which were
+ * streamed before it (ACCT_SAMPLE): their number only, *nsamples when
+ * decoded (the decoded window has none). The decoded backend and
+ * peak_scope point at static strings, as account_window_end leaves them. */
 void sut_wire_enc_window(struct sbuf *sb, const struct account_window *w);
-int sut_wire_dec_window(struct dec *d, struct account_window *w);
+int sut_wire_dec_window(struct dec *d, struct account_window *w, uint64_t *nsamples);
+
+/* ACCT_SAMPLE: one accounting sample as the agent's sampler takes it. */
+void sut_wire_enc_sample(struct sbuf *sb, const struct account_sample *s);
+int sut_wire_dec_sample(struct dec *d, struct account_sample *s);
+
+/* STATS_POLL: one runtime-stats poll taken on the agent's host (rtstats.h),
+ * t its time on the protocol's clock (agent.h agent_wall_ns). The decoded
+ * poll is the caller's (rtstats_poll_release); its t_ns and wall unset. */
+void sut_wire_enc_poll(struct sbuf *sb, int64_t t, const struct rtstats_poll *p);
+int sut_wire_dec_poll(struct dec *d, int64_t *t, struct rtstats_poll *p);
 
 /* FETCH: a commit for the agent to fetch on its host and keep while it
  * lives; user and password: the coordinator's environment credentials

@@ -4,10 +4,12 @@
 # starts it through `harness agent --sut` over ssh in its own network
 # namespace (tests/netns.inc), accounted there (its cgroup on that host),
 # the load from the coordinator's namespace to that host's address.
-# Checks: the run's windows carry its CPU (> 0 per request) and the host's
-# facts; it is stopped at the end (nothing of it left in that namespace,
-# its cgroup gone); its build, version and reset commands ran there (a
-# rerun of it and a jail there: tests/e2e/agent_rerun.sh); the
+# Checks: the run's windows carry its CPU (> 0 per request), the host's
+# facts, its runtime stats polled there (a 127.0.0.1 URL) and its
+# accounting samples, both streamed back as taken; it is stopped at the
+# end (nothing of it left in that namespace, its cgroup gone); its build,
+# version and reset commands ran there (a rerun of it and a jail there:
+# tests/e2e/agent_rerun.sh); the
 # coordinator SIGKILLed mid-window: within
 # 5 s no process of the implementation is alive there and its cgroup is
 # gone; its agent SIGKILLed mid-window: the watchdog there removes it,
@@ -33,8 +35,9 @@ implementations:
     build: [ip, -4, -o, addr, show, dev, eth0]
     version: [ip, -4, -o, addr, show, dev, eth0]
     reset: [ip, -4, -o, addr, show, dev, eth0]
-    start: [$T/srv, --host, "{host}", --port, "{port}"]
+    start: [$T/srv, --host, 0.0.0.0, --port, "{port}"]
     health: { url: "http://{host}:{port}/healthz" }
+    stats: { url: "http://127.0.0.1:{port}/runtime-stats", poll_hz: 4, signals: { served: /requests } }
     restart: never
 workload:
   requests: [ { name: root, path: / } ]
@@ -79,6 +82,21 @@ backend=$(q "SELECT acct_backend FROM windows WHERE status = 'accepted'")
 check "the window's accounting backend is the host's ($backend)" test -n "$backend"
 cmp_num "memory sampled there (anon_max, bytes)" \
 	"$(q "SELECT anon_max FROM windows WHERE status = 'accepted'")" ">" 0
+# its runtime stats: polled on its host (127.0.0.1 there, which the
+# coordinator's namespace cannot reach; it listens on 0.0.0.0), streamed
+# back poll by poll, timed on the coordinator's clock: stored as a local
+# arm's (rtstats rows of the window, t_s from its phase's start)
+cmp_num "its runtime stats polled there (4 Hz, measured 2 s: rows)" \
+	"$(q "SELECT COUNT(*) FROM rtstats WHERE phase = 'measured' AND signal = 'served' AND value > 0")" ">=" 5
+cmp_num "... none failed (a poll from here would: connect)" \
+	"$(q "SELECT COUNT(*) FROM rtstats WHERE error IS NOT NULL")" == 0
+check "... each at its time in its phase (0 <= t_s < 2.5 s)" \
+	test "$(q "SELECT MIN(t_s) >= 0 AND MAX(t_s) < 2.5 FROM rtstats WHERE phase = 'measured'")" = 1
+# its accounting samples, streamed as taken (every 50 ms over 2 s)
+cmp_num "its accounting samples streamed back and stored (acct_samples rows)" \
+	"$(q "SELECT COUNT(*) FROM acct_samples")" ">=" 30
+check "... over the whole window (last sample at t >= 1.9 s, CPU cumulative)" \
+	test "$(q "SELECT MAX(t_ms) >= 1900 AND MAX(cpu_s) > 0 FROM acct_samples")" = 1
 cmp_num "the load went to its address: 400/s x 2 s due" \
 	"$(q "SELECT due FROM windows WHERE status = 'accepted'")" == 800
 # a request or two may still be in flight at the window's end on a loaded host
@@ -106,7 +124,7 @@ for i in $(seq 1 400); do
 done
 sleep 2
 rid2=$(basename "$(dirname "$db")")
-srv=$(ns_exec s pgrep -f "$T/srv --host 10.218.18.2" | tr '\n' ' ')
+srv=$(ns_exec s pgrep -f "$T/srv --host 0.0.0.0" | tr '\n' ' ')
 cg=$(cgroups "$rid2")
 check "before the kill: the implementation runs there ($srv)" test -n "$srv"
 check "before the kill: its cgroup exists ($(echo $cg | wc -w) directories)" test -n "$cg"

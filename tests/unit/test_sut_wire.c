@@ -13,6 +13,7 @@ TEST(start_round_trip)
 {
 	char *argv[] = { "/bin/srv", "--port", "{port}", "--host", "10.0.0.2", NULL };
 	struct kv env[] = { { "A", "1" }, { "B", "{port}" } };
+	struct spec_signal sig[] = { { "gc", "gc_total" }, { "calls", "calls_total{x=\"y\"}" } };
 	struct sut_wire_start w, got;
 	struct sbuf sb = SBUF_INIT;
 	struct dec d;
@@ -34,6 +35,11 @@ TEST(start_round_trip)
 	w.sample_ms = 50;
 	w.stop_grace_s = 3;
 	w.https = 1;
+	w.impl.stats_url = "http://127.0.0.1:{port}/runtime-stats";
+	w.impl.stats_poll_hz = 4;
+	w.impl.stats_format = STATS_PROMETHEUS;
+	w.impl.signals = sig;
+	w.impl.nsignals = 2;
 	sut_wire_enc_start(&sb, &w);
 	dec_init(&d, sb.buf, sb.len);
 	CHECK(sut_wire_dec_start(&d, &got) == 0);
@@ -46,6 +52,9 @@ TEST(start_round_trip)
 	CHECK(!strcmp(got.label, "harness.r1.go") && got.port == 0);
 	CHECK(got.backend == ACCT_PROCFS && got.sample_ms == 50 && got.stop_grace_s == 3);
 	CHECK(got.https == 1 && !got.insecure && !got.ca_file);
+	CHECK_STR(got.impl.stats_url, w.impl.stats_url);
+	CHECK(got.impl.stats_poll_hz == 4 && got.impl.stats_format == STATS_PROMETHEUS);
+	CHECK(got.impl.nsignals == 2 && !strcmp(got.impl.signals[1].pointer, sig[1].pointer));
 	sut_wire_start_release(&got);
 	/* Truncated anywhere: refused, nothing to release. */
 	dec_init(&d, sb.buf, sb.len - 3);
@@ -107,6 +116,7 @@ TEST(window_and_facts_round_trip)
 	struct hostfacts h = HOSTFACTS_INIT, hg = HOSTFACTS_INIT;
 	struct sbuf sb = SBUF_INIT;
 	struct dec d;
+	uint64_t n = 0;
 
 	memset(&w, 0, sizeof(w));
 	w.backend = "cgroup1";
@@ -133,20 +143,59 @@ TEST(window_and_facts_round_trip)
 	sut_wire_enc_window(&sb, &w);
 	sut_wire_enc_facts(&sb, &h);
 	dec_init(&d, sb.buf, sb.len);
-	CHECK(sut_wire_dec_window(&d, &got) == 0);
+	CHECK(sut_wire_dec_window(&d, &got, &n) == 0);
 	CHECK(!strcmp(got.backend, "cgroup1") && !strcmp(got.peak_scope, "window"));
 	CHECK(got.cpu_s == 0.125 && got.user_s == 0.1 && got.system_s == 0.025);
 	CHECK(got.has_throttle && got.nr_throttled == 7 && got.throttled_usec == 1234);
-	CHECK(got.nsamples == 3 && got.samples[1].anon == 3000 && got.samples[2].cpu_s == 0.03);
+	/* the samples were streamed before it: their number only */
+	CHECK(n == 3 && got.nsamples == 0 && !got.samples);
 	CHECK(got.has_peak && got.mem_peak == 4096 && got.has_oom && got.oom_kill == 2);
 	CHECK(got.sampler_cpu_s == 0.001 && !got.has_majfault);
 	CHECK(sut_wire_dec_facts(&d, &hg) == 0 && !d.bad && d.p == d.end);
 	CHECK(hg.n == 2 && !strcmp(hostfacts_get(&hg, "kernel"), "Linux 6"));
 	account_window_release(&got);
 	dec_init(&d, sb.buf, 20);
-	CHECK(sut_wire_dec_window(&d, &got) == -1);
+	CHECK(sut_wire_dec_window(&d, &got, &n) == -1);
 	hostfacts_release(&h);
 	hostfacts_release(&hg);
+	sbuf_release(&sb);
+}
+
+TEST(streamed_sample_and_poll_round_trip)
+{
+	struct account_sample s = { 150, 2000, 0.03 }, sg;
+	struct rtstats_counter c[2] = { { "echo", 12 }, { "healthz", 3 } };
+	struct rtstats_value v[3] = { { RTV_NUMBER, 7.5, NULL, 0 }, { RTV_COUNTERS, 0, c, 2 },
+				      { RTV_MISSING, 0, NULL, 0 } };
+	struct rtstats_poll p, pg;
+	struct sbuf sb = SBUF_INIT;
+	struct dec d;
+	int64_t t = 0;
+
+	sut_wire_enc_sample(&sb, &s);
+	dec_init(&d, sb.buf, sb.len);
+	CHECK(sut_wire_dec_sample(&d, &sg) == 0 && d.p == d.end);
+	CHECK(sg.t_ms == 150 && sg.anon == 2000 && sg.cpu_s == 0.03);
+	sbuf_reset(&sb);
+	memset(&p, 0, sizeof(p));
+	p.latency_ms = 1.5;
+	p.status = RTS_OK;
+	p.http_status = 200;
+	p.values = v;
+	p.nvalues = 3;
+	sut_wire_enc_poll(&sb, -123456789012345LL, &p);
+	dec_init(&d, sb.buf, sb.len);
+	CHECK(sut_wire_dec_poll(&d, &t, &pg) == 0 && d.p == d.end);
+	CHECK(t == -123456789012345LL && pg.latency_ms == 1.5 && pg.status == RTS_OK);
+	CHECK(pg.http_status == 200 && !pg.error && pg.nvalues == 3);
+	CHECK(pg.values[0].kind == RTV_NUMBER && pg.values[0].num == 7.5);
+	CHECK(pg.values[1].kind == RTV_COUNTERS && pg.values[1].ncounters == 2);
+	CHECK_STR(pg.values[1].counters[1].name, "healthz");
+	CHECK(pg.values[1].counters[1].value == 3 && pg.values[2].kind == RTV_MISSING);
+	rtstats_poll_release(&pg);
+	/* truncated anywhere: refused, nothing left to release */
+	dec_init(&d, sb.buf, sb.len - 2);
+	CHECK(sut_wire_dec_poll(&d, &t, &pg) == -1 && !pg.values && !pg.error);
 	sbuf_release(&sb);
 }
 
@@ -155,5 +204,6 @@ int main(void)
 	RUN(start_round_trip);
 	RUN(sandbox_and_fetch_round_trip);
 	RUN(window_and_facts_round_trip);
+	RUN(streamed_sample_and_poll_round_trip);
 	return t_done();
 }
