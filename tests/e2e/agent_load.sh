@@ -1,11 +1,11 @@
 #!/bin/bash
-# release-only: p50/p90 of two agents against one host (timing figures); agent_run.sh drives the agent code under the sanitizers
+# release-only: p50/p90/p99 of two agents against one host (timing figures); agent_run.sh drives the agent code under the sanitizers
 # Load agents over OpenSSH (issue 18), on hosts made of network namespaces
 # (tests/netns.inc): a coordinator namespace, two agent namespaces with an
 # sshd each, a server namespace. Checks the version handshake, the exact
 # split of the schedule (due = sent + dropped, the union of the shares is
-# the one-host schedule), the merged p50/p90 against a one-host run of the
-# same schedule (p99: tests/slow/agent_p99.sh), the clock offsets (and a faked skew found), an agent
+# the one-host schedule), the merged p50/p90/p99 against a one-host run of
+# the same schedule (p99 repeated: tests/slow/agent_p99.sh), the clock offsets (and a faked skew found), an agent
 # killed mid-load (the load is void, naming it) and nothing left running
 # on the agents' hosts after the coordinator is SIGKILLed.
 . "$(dirname "$0")/../lib.sh"
@@ -44,9 +44,13 @@ ns_init
 ns_host c 1 && ns_host a1 2 && ns_host a2 3 && ns_host s 4 || { fail "namespaces"; exit 0; }
 ns_sshd a1 2 && ns_sshd a2 3 || { fail "sshd did not start: $(cat "$T"/sshd_*.log)"; exit 0; }
 SRV=http://10.218.18.4:8080/
-# A fixed service time, so the p99 compared is the server's, not the
-# loaded VM's scheduling noise.
-ns_exec s "$HELPERS/testsrv" --host 10.218.18.4 --port 8080 --delay-ms 2 2>/dev/null &
+# A fixed service time, so the percentiles compared are the server's, not
+# the loaded VM's scheduling noise: 2 ms, and every 20th request 100 ms
+# more (a rate-independent tail: a bucket of 1 req/s is always empty at
+# these rates), so the p99 lies in a tail of 5% of the requests near
+# 102 ms, where a stall of 10-30 ms moves nothing (tests/slow/agent_p99.sh).
+ns_exec s "$HELPERS/testsrv" --host 10.218.18.4 --port 8080 --delay-ms 2 \
+	--tail-above 1 --tail-every 20 --tail-ms 100 2>/dev/null &
 _pids+=($!)
 A1=root@10.218.18.2 A2=ssh://root@10.218.18.3:22
 coord() { ns_exec c "$HARNESS" load "$@" --agent-binary "$HARNESS" "${SSH_OPTS[@]}"; }
@@ -63,7 +67,7 @@ check "the refusal says version mismatch and names the agent" \
 # Two agents at 2 x 2,000 req/s against the server in its own namespace.
 RATE=4000 DUR=2
 t0=$(date +%s.%N)
-coord "$SRV" --rate $RATE --duration $DUR --agent "$A1" --agent "$A2" --json \
+coord "$SRV" --rate $RATE --duration $DUR --connections 256 --agent "$A1" --agent "$A2" --json \
 	>"$T/two.json" 2>"$T/two.err"
 rc=$?
 t1=$(date +%s.%N)
@@ -87,37 +91,37 @@ for i in 0 1; do
 	cmp_num "agent $i: offset uncertainty recorded (ms)" "$unc" "<" 5
 done
 
-# The same schedule from one host (agent a1's namespace, no agents). The
-# body of each latency distribution is compared here: p50 and p90 within
-# the histogram's 1% plus 0.5 ms / 3 ms of scheduling noise on a 2 ms
-# service time. The p99 is printed: on this loaded 2-core VM a stall of
-# 10-200 ms lands in one run's p99 and not the other's, so its equality is
-# measured over repeated pairs in tests/slow/agent_p99.sh. A pair that
-# disagrees is run again (3 tries).
+# The same schedule from one host (agent a1's namespace, no agents): p50
+# and p90 within the histogram's 1% plus 0.5 ms / 3 ms of scheduling
+# noise on the 2 ms service time, the p99 (in the server's tail) within
+# 2% + 1 ms (two readings of one histogram, 1% each; tests/slow/agent_p99.sh
+# repeats it). A pair that disagrees
+# is run again (3 tries).
 pair_ok=0
 for attempt in 1 2 3; do
 	if [ $attempt -gt 1 ]; then
-		coord "$SRV" --rate $RATE --duration $DUR --agent "$A1" --agent "$A2" --json \
+		coord "$SRV" --rate $RATE --duration $DUR --connections 256 --agent "$A1" --agent "$A2" --json \
 			>"$T/two.json" 2>"$T/two.err"
 	fi
-	ns_exec a1 "$HARNESS" load "$SRV" --rate $RATE --duration $DUR --json \
+	ns_exec a1 "$HARNESS" load "$SRV" --rate $RATE --duration $DUR --connections 256 --json \
 		>"$T/one.json" 2>/dev/null
 	p99a=$(jq .latency_ms.p99 "$T/two.json"); p99b=$(jq .latency_ms.p99 "$T/one.json")
 	p90a=$(jq .latency_ms.p90 "$T/two.json"); p90b=$(jq .latency_ms.p90 "$T/one.json")
 	p50a=$(jq .latency_ms.p50 "$T/two.json"); p50b=$(jq .latency_ms.p50 "$T/one.json")
 	echo "# attempt $attempt: two agents / one host: p50 $p50a / $p50b, p90 $p90a / $p90b, p99 $p99a / $p99b ms"
-	if awk -v a="$p50a" -v b="$p50b" -v c="$p90a" -v d="$p90b" 'BEGIN {
-		x = a - b; if (x < 0) x = -x; y = c - d; if (y < 0) y = -y;
-		exit !(a != "" && c != "" && x <= 0.01 * b + 0.5 && y <= 0.01 * d + 3) }'; then
+	if awk -v a="$p50a" -v b="$p50b" -v c="$p90a" -v d="$p90b" -v e="$p99a" -v f="$p99b" 'BEGIN {
+		x = a - b; if (x < 0) x = -x; y = c - d; if (y < 0) y = -y; z = e - f; if (z < 0) z = -z;
+		exit !(a != "" && c != "" && e != "" && x <= 0.01 * b + 0.5 && y <= 0.01 * d + 3 &&
+		       z <= 0.02 * f + 1) }'; then
 		pair_ok=1
 		break
 	fi
 done
 cmp_num "one host: same requests due" "$(jq .requests "$T/one.json")" "==" "$due"
 if [ $pair_ok = 1 ]; then
-	ok "merged p50/p90 equal the one-host run's within 1% + 0.5/3 ms ($p50a/$p90a vs $p50b/$p90b ms; attempt $attempt)"
+	ok "merged p50/p90/p99 equal the one-host run's within 1%/1%/2% + 0.5/3/1 ms ($p50a/$p90a/$p99a vs $p50b/$p90b/$p99b ms; attempt $attempt)"
 else
-	fail "merged p50/p90 $p50a/$p90a ms vs one host $p50b/$p90b ms, three times"
+	fail "merged p50/p90/p99 $p50a/$p90a/$p99a ms vs one host $p50b/$p90b/$p99b ms, three times"
 fi
 
 # A faked clock skew on one agent (test hook): found by the exchange.
