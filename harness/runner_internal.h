@@ -158,6 +158,18 @@ int runner_gens_load(struct run_ctx *rc, int64_t wid, const char *phase,
 		     const struct load_config *cfg, struct load_result *res, int *lost,
 		     int *clock);
 
+/* runner_record.c: where a run comes from. Its runs row (status running;
+ * spec_abs the spec's path, dirty: exploratory), one run_impls row per
+ * arm (its repository read here, or, for a checkout on another host,
+ * what o's arm says), and the host facts: 0 or -1 (the store said why).
+ * The checkouts fetched on other hosts, as remote_checkout events. */
+struct prov_repo;
+int runner_record_run(struct run_ctx *rc, const struct run_opts *o, const char *spec_abs,
+		      int dirty, const struct prov_repo *spec_repo);
+int runner_record_impls(struct run_ctx *rc, const struct run_opts *o);
+int runner_record_facts(struct run_ctx *rc);
+void runner_record_remote_checkouts(struct run_ctx *rc);
+
 /* runner_progress.c */
 /* Set by SIGINT/SIGTERM; the load engine polls it every tick. */
 extern volatile sig_atomic_t runner_stop;
