@@ -21,6 +21,9 @@
 #include "account_backend.h"
 #include "util.h"
 
+/* rmdir of a cgroup busy after its last task: tries, 20 ms apart (5 s). */
+#define RMDIR_TRIES 250
+
 /* ------------------------------------------------------------ context */
 
 const char *account_backend_name(enum acct_backend b)
@@ -172,8 +175,9 @@ void account_free(struct account *a)
 	if (a->ops->release)
 		a->ops->release(a);
 	for (i = 0; i < a->ndirs; i++) {
-		/* A v1 cgroup is busy for a moment after its last task exits. */
-		for (tries = 0; a->owned && tries < 50; tries++) {
+		/* A v1 cgroup is busy for a moment after its last task exits
+		 * (over 1 s seen for a memory cgroup on a loaded host). */
+		for (tries = 0; a->owned && tries < RMDIR_TRIES; tries++) {
 			if (!rmdir(a->dirs[i]) || errno == ENOENT)
 				break;
 			if (errno != EBUSY) {
@@ -182,7 +186,7 @@ void account_free(struct account *a)
 			}
 			usleep(20000);
 		}
-		if (a->owned && tries == 50)
+		if (a->owned && tries == RMDIR_TRIES)
 			warning("cannot remove cgroup %s: still busy", a->dirs[i]);
 		free(a->dirs[i]);
 	}
@@ -605,7 +609,7 @@ int acct_reap_parent(const char *parent, const char *kill_file, const char *what
 		n = acct_count_procs(path);
 		acct_kill_procs(path, 2.0);
 		snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
-		for (tries = 0; tries < 50 && rmdir(path) && errno == EBUSY; tries++)
+		for (tries = 0; tries < RMDIR_TRIES && rmdir(path) && errno == EBUSY; tries++)
 			usleep(20000);
 		if (what)
 			warning("reaped a leftover %s cgroup of a dead harness (pid %d): %s, %d process(es) killed",
