@@ -35,6 +35,7 @@ struct rsut {
 	struct account_sample *samples;
 	size_t nsamples, asamples;
 	struct rtstats *rts;
+	struct account_limit_hits hits;
 };
 
 /* tmpl with every "{host}" replaced by addr (malloc'd; NULL stays NULL). */
@@ -220,7 +221,7 @@ static int read_up(struct rsut *r, const struct sbuf *payload, const char *addr,
 	r->cpus_method = dec_str(&d);
 	r->backend = dec_str(&d);
 	free(dec_str(&d));   /* its log directory there: removed when it exits */
-	if (d.bad || sut_wire_dec_facts(&d, &r->facts)) {
+	if (d.bad || sut_wire_dec_facts(&d, &r->facts) || sut_wire_dec_hits(&d, &r->hits)) {
 		free(*msg);
 		*msg = xstrdup("malformed SUT_UP frame");
 		return -1;
@@ -285,6 +286,8 @@ struct rsut *rsut_start(const struct rsut_config *cfg, int *unhealthy)
 		 * fails, a cgroup that cannot be made), a failed health
 		 * check the implementation's, as for a local arm */
 		*unhealthy = msg && strstr(msg, "never came up healthy") != NULL;
+		if (cfg->failed_hits)
+			*cfg->failed_hits = r->hits;
 		error("%s on %s: %s", cfg->impl->name, cfg->dest, msg ? msg : "not started");
 		goto fail;
 	}
@@ -399,6 +402,7 @@ const char *rsut_cpus_method(const struct rsut *r) { return r->cpus_method; }
 const char *rsut_backend(const struct rsut *r) { return r->backend; }
 const struct hostfacts *rsut_facts(const struct rsut *r) { return &r->facts; }
 int rsut_lost(const struct rsut *r) { return r->link.lost; }
+void rsut_limit_hits(const struct rsut *r, struct account_limit_hits *h) { *h = r->hits; }
 const char *rsut_exit_desc(const struct rsut *r) { return r->exit_desc ? r->exit_desc : "running"; }
 
 int rsut_exited(struct rsut *r)
@@ -465,6 +469,9 @@ int rsut_window_end(struct rsut *r, struct account_window *out)
 	dec_init(&d, payload.buf, payload.len);
 	if (dec_u64(&d) == 1 && !d.bad)
 		ret = sut_wire_dec_window(&d, out, &n);
+	/* the limits hit there so far, whether the window is there or not */
+	if (!d.bad)
+		sut_wire_dec_hits(&d, &r->hits);
 	/* every sample it took came before (one channel, in order) */
 	if (!ret && n != r->nsamples) {
 		warning("%s on %s: %zu accounting samples came of the %llu taken", r->name,

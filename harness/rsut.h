@@ -54,6 +54,9 @@ struct rsut_config {
 	 * relay into its namespace. */
 	const struct sut_wire_sandbox *sandbox;
 	uint64_t memory_max_bytes, pids_max; /* 0: the impl's */
+	/* Non-NULL: a start that failed leaves here the sandbox limits it
+	 * hit there (a jail's forks refused, OOM kills). */
+	struct account_limit_hits *failed_hits;
 };
 
 struct rsut;
@@ -82,6 +85,10 @@ const char *rsut_cpus(const struct rsut *r);      /* NULL unknown */
 const char *rsut_cpus_method(const struct rsut *r);
 const char *rsut_backend(const struct rsut *r);   /* the accounting backend there */
 const struct hostfacts *rsut_facts(const struct rsut *r);
+
+/* The sandbox limits it hit there, as of the last accounting window's
+ * end (account_limit_hits there). */
+void rsut_limit_hits(const struct rsut *r, struct account_limit_hits *h);
 
 /* Non-blocking: 1 once it exited there (or its agent was lost). */
 int rsut_exited(struct rsut *r);

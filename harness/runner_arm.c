@@ -131,14 +131,14 @@ const struct bind_sandbox *runner_arm_sandbox(const struct run_ctx *rc, const st
 }
 
 
-int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id)
+/* The limits h the jailed arm hit (here, or on its host): the
+ * sandbox_limit event and the run's failure; 1 when it hit any. */
+static int limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id,
+		     const struct account_limit_hits *hp)
 {
-	struct account_limit_hits h;
+	struct account_limit_hits h = *hp;
 	struct sbuf ev = SBUF_INIT;
 
-	if (!a->jailed || !a->sut || !sut_account(a->sut))
-		return 0;
-	account_limit_hits(sut_account(a->sut), &h);
 	if (!(h.has_pids && h.pids_refused) && !(h.has_oom && h.oom_kill))
 		return 0;
 	sbuf_addf(&ev, "%s hit its sandbox limits:", a->name);
@@ -159,6 +159,21 @@ int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id)
 		rc->fail_impl = a->name;
 	}
 	return 1;
+}
+
+int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id)
+{
+	struct account_limit_hits h;
+
+	if (!a->jailed)
+		return 0;
+	if (a->rsut)
+		rsut_limit_hits(a->rsut, &h);   /* as of its last window's end there */
+	else if (a->sut && sut_account(a->sut))
+		account_limit_hits(sut_account(a->sut), &h);
+	else
+		return 0;
+	return limit_hit(rc, a, window_id, &h);
 }
 
 /* The arm's first start failed: whose fault (see runner_arm_start). */
@@ -224,6 +239,7 @@ static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_p
 	struct bind_sandbox sb;
 	struct sut_wire_sandbox rs;
 	struct sut_config sc;
+	struct account_limit_hits hits;
 	struct sbuf label = SBUF_INIT;
 	char hide[4096];
 	int unhealthy = 0, ret = -1;
@@ -240,8 +256,13 @@ static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_p
 		cfg.memory_max_bytes = sc.memory_max_bytes;
 		cfg.pids_max = sc.pids_max;
 	}
+	memset(&hits, 0, sizeof(hits));
+	cfg.failed_hits = &hits;
 	a->rsut = rsut_start(&cfg, &unhealthy);
 	if (!a->rsut) {
+		/* as a local start: its sandbox limits first, when it hit any */
+		if (unhealthy && !a->starts && !runner_stop && a->jailed)
+			limit_hit(rc, a, wp->id, &hits);
 		if (unhealthy)
 			start_failed(rc, a, wp);
 		goto out;

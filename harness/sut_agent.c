@@ -71,6 +71,7 @@ struct sut_agent {
 	int acct_open;
 	size_t acct_sent;
 	struct rtstats *rts;
+	struct account_limit_hits hits; /* of the last start that failed */
 };
 
 /* A frame to the coordinator; when it is gone there is nothing left to
@@ -197,6 +198,7 @@ static void send_up(struct sut_agent *a, const char *msg)
 	enc_str(&sb, a->logs.dir[0] ? a->logs.dir : NULL);
 	hostfacts_read(&facts);
 	sut_wire_enc_facts(&sb, &facts);
+	sut_wire_enc_hits(&sb, &a->hits);
 	reply(a, FRAME_SUT_UP, &sb);
 	hostfacts_release(&facts);
 	sbuf_release(&sb);
@@ -257,6 +259,7 @@ static void start(struct sut_agent *a, struct dec *d)
 	int r;
 
 	stop_sut(a);
+	memset(&a->hits, 0, sizeof(a->hits));
 	if (sut_wire_dec_start(d, &a->req)) {
 		send_up(a, "agent: malformed SUT_START frame");
 		goto out;
@@ -279,6 +282,9 @@ static void start(struct sut_agent *a, struct dec *d)
 	r = sut_wait_healthy(a->sut, a->req.impl.health_timeout_s);
 	watch_end(a);
 	if (r) {
+		/* a jail's limits may be why: the coordinator says so */
+		if (sut_account(a->sut))
+			account_limit_hits(sut_account(a->sut), &a->hits);
 		sut_free(a->sut);
 		a->sut = NULL;
 		sbuf_addf(&why, "never came up healthy (its stderr's end is above)");
@@ -415,6 +421,7 @@ static void acct_end(struct sut_agent *a)
 {
 	struct sbuf sb = SBUF_INIT;
 	struct account_window w;
+	struct account_limit_hits h;
 	int ok = a->acct_open && a->sut && account_window_end(sut_account(a->sut), &w) == 0;
 
 	a->acct_open = 0;
@@ -424,6 +431,10 @@ static void acct_end(struct sut_agent *a)
 		sut_wire_enc_window(&sb, &w);
 		account_window_release(&w);
 	}
+	memset(&h, 0, sizeof(h));
+	if (a->sut && sut_account(a->sut))
+		account_limit_hits(sut_account(a->sut), &h);
+	sut_wire_enc_hits(&sb, &h);
 	reply(a, FRAME_ACCT, &sb);
 	sbuf_release(&sb);
 }

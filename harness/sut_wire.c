@@ -378,6 +378,29 @@ int sut_wire_dec_poll(struct dec *d, int64_t *t, struct rtstats_poll *p)
 	return 0;
 }
 
+/* -------------------------------------------------------------- hits */
+
+void sut_wire_enc_hits(struct sbuf *sb, const struct account_limit_hits *h)
+{
+	enc_u64(sb, (uint64_t)h->has_pids);
+	enc_u64(sb, h->pids_refused);
+	enc_u64(sb, (uint64_t)h->has_oom);
+	enc_u64(sb, h->oom_kill);
+}
+
+int sut_wire_dec_hits(struct dec *d, struct account_limit_hits *h)
+{
+	h->has_pids = (int)dec_u64(d);
+	h->pids_refused = dec_u64(d);
+	h->has_oom = (int)dec_u64(d);
+	h->oom_kill = dec_u64(d);
+	if (d->bad) {
+		memset(h, 0, sizeof(*h));
+		return -1;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------- facts */
 
 void sut_wire_enc_facts(struct sbuf *sb, const struct hostfacts *h)

@@ -78,6 +78,12 @@ void sut_wire_enc_fetch(struct sbuf *sb, const struct sut_wire_fetch *f);
 int sut_wire_dec_fetch(struct dec *d, struct sut_wire_fetch *f);
 void sut_wire_fetch_release(struct sut_wire_fetch *f);
 
+/* Since protocol 7, at the end of SUT_UP and ACCT: the sandbox limits
+ * the implementation hit there (account.h): u has pids, u forks refused,
+ * u has oom, u OOM kills. The decoder zeroes h on a short payload. */
+void sut_wire_enc_hits(struct sbuf *sb, const struct account_limit_hits *h);
+int sut_wire_dec_hits(struct dec *d, struct account_limit_hits *h);
+
 void sut_wire_enc_facts(struct sbuf *sb, const struct hostfacts *h);
 int sut_wire_dec_facts(struct dec *d, struct hostfacts *h);
 

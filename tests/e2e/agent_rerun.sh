@@ -13,6 +13,8 @@
 #     the remote URL; the checkout is gone when the rerun ends;
 #   - the coordinator SIGKILLed mid-rerun: the checkout there removed
 #     within 5 s, nothing left running; resume of that rerun refused;
+#   - a branch that forks past sandbox.pids there: rerun exit 1,
+#     failure_kind limit, the forks refused read on that host;
 #   - a branch whose build fails (with its @base control fetched there
 #     too, built, then frozen root's): rerun exit 1, compare exit 1 with
 #     the build failure as its reason.
@@ -39,6 +41,30 @@ FEATURE=$(git -C "$REPO" rev-parse feature)
 g checkout -q main && g checkout -q -b broken
 printf '#!/bin/sh\necho "srv.c:1: error: this branch does not build" >&2\nexit 1\n' >"$REPO/build.sh"
 g commit -am broken
+# forky: its server first forks 100 sleepers (pids.max 40 refuses most),
+# kills them, then serves
+g checkout -q main && g checkout -q -b forky && git -C "$REPO" mv srv srv.bin
+cat >"$REPO/srv" <<'SH'
+#!/bin/sh
+python3 -c '
+import os, signal, time
+kids = []
+for i in range(100):
+    try:
+        p = os.fork()
+    except OSError:
+        continue
+    if p == 0:
+        time.sleep(30)
+        os._exit(0)
+    kids.append(p)
+for k in kids:
+    os.kill(k, signal.SIGKILL)
+    os.waitpid(k, 0)
+'
+exec ./srv.bin "$@"
+SH
+chmod +x "$REPO/srv" && g add srv && g commit -m forky
 g checkout -q main
 
 cat >"$T/spec.yaml" <<EOF2
@@ -54,9 +80,11 @@ implementations:
     build: [/bin/sh, build.sh]
     start: [./srv, --host, "{host}", --port, "{port}"]
     health: { url: "http://{host}:{port}/healthz", timeout_s: 10 }
-    stats: { url: "http://{host}:{port}/runtime-stats" }
+    stats: { url: "http://{host}:{port}/runtime-stats", poll_hz: 4, signals: { served: /requests } }
     restart: never
+sandbox: { pids: 40 }
 workload:
+  connections: 8
   requests: [ { name: root, path: / } ]
   generator_options:
     ssh_options: $SSH_YAML
@@ -67,8 +95,17 @@ stages:
   ladder: { start_rps: 200, step: 2, max_rps: 200, window_s: 1, reps: 1 }
 EOF2
 q() { sqlite3 "$1" "$2"; }
-# uid of the implementation's process (srv) in that host's namespace
-srv_uid() { local p; p=$(ns_exec s pgrep -f "^./srv --host 127.0.0.1" | head -1); [ -n "$p" ] && ps -o uid= -p "$p" | tr -d ' '; }
+# uid of the implementation's process there (srv, jailed: in a network
+# namespace of its own); only this test's, whose working directory is
+# under $T (another suite may run this script at the same time)
+srv_uid() {
+	local p
+	for p in $(pgrep -f "^./srv --host 127.0.0.1"); do
+		case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in
+		"$T"/*) ps -o uid= -p "$p" | tr -d ' '; return ;;
+		esac
+	done
+}
 # wait (10 s at most) for the srv there; prints its uid
 wait_srv() { local i u; for i in $(seq 1 200); do u=$(srv_uid); [ -n "$u" ] && { echo "$u"; return; }; sleep 0.05; done; }
 
@@ -85,9 +122,12 @@ cmp_num "the run finished (exit)" "$rc" == 0
 DB=$RUNS/base/run.db
 cmp_num "its window accepted, the load relayed into its namespace there (completed of 200)" \
 	"$(q "$DB" "SELECT completed FROM windows WHERE status = 'accepted'")" ">=" 190
-check "its uid recorded (sandbox_identity) is the one seen there" \
+check "its uid recorded (sandbox_identity) is the one seen there ($u; $(q "$DB" "SELECT detail FROM events WHERE kind = 'sandbox_identity'"))" \
 	grep -q "a: uid $u," <(q "$DB" "SELECT detail FROM events WHERE kind = 'sandbox_identity'")
-check "its build ran there as that uid (its log here)" grep -q "built as uid $u" "$RUNS/base/logs/build-a.log"
+cmp_num "its runtime stats polled there, through the relay into its jail (measured rows)" \
+	"$(q "$DB" "SELECT COUNT(*) FROM rtstats WHERE phase = 'measured' AND signal = 'served' AND value > 0")" ">=" 2
+check "its build ran there as that uid (its log here: $(tr '\n' ' ' <"$RUNS/base/logs/build-a.log"))" \
+	grep -q "built as uid $u" "$RUNS/base/logs/build-a.log"
 
 # --- rerun of a branch: fetched, built and started there, jailed
 ip netns exec "${NSP}c" "$HARNESS" rerun base --runs-dir "$RUNS" --run-id pr \
@@ -111,7 +151,8 @@ check "provenance: its checkout's path there ($co)" \
 	test -n "$co" -a "$(q "$DB" "SELECT src_dir FROM impls WHERE name = 'a'")" = "$co"
 check "a remote_checkout event names the host and the path" \
 	grep -q "a: fetched on root@10.218.18.2 into $co" <(q "$DB" "SELECT detail FROM events WHERE kind = 'remote_checkout'")
-check "its build ran there as the arm's uid" grep -q "built as uid $u" "$RUNS/pr/logs/build-a.log"
+check "its build ran there as the arm's uid ($u; its log: $(tr '\n' ' ' <"$RUNS/pr/logs/build-a.log"))" \
+	grep -q "built as uid $u" "$RUNS/pr/logs/build-a.log"
 cmp_num "its window accepted (completed of 200)" \
 	"$(q "$DB" "SELECT completed FROM windows WHERE status = 'accepted'")" ">=" 190
 left=x
@@ -150,5 +191,15 @@ why=$(jq -r '.impls[] | select(.name=="a") | .verdict + ": " + .why' "$T/cmp.jso
 cmp_num "compare base broken: a regression (exit)" "$rc" == 1
 check "... because the new commit failed to build ($why)" grep -q "^regression: the new commit failed to build" <<<"$why"
 check "nothing of it left there" test -z "$(ls -A "$T/tmp_s")$(ns_others s)"
+
+# --- a branch that hits the sandbox's pids limit there: the window's end
+# reads it from that host (ACCT), the run fails as the commit's own answer
+expect_exit "rerun of a branch that hits its pids limit there" 1 \
+	ip netns exec "${NSP}c" "$HARNESS" rerun base --runs-dir "$RUNS" --run-id forky --impl "a=$REPO#forky"
+check "recorded: failure_kind limit, failure_impl a" \
+	test "$(q "$RUNS/forky/run.db" "SELECT failure_kind || '|' || failure_impl FROM runs")" = "limit|a"
+check "the evidence from that host: forks refused at pids.max 40 (sandbox_limit)" \
+	grep -q "a hit its sandbox limits: [0-9]* forks refused at pids.max 40" <(q "$RUNS/forky/run.db" "SELECT detail FROM events WHERE kind = 'sandbox_limit'")
+check "nothing of it left there either" test -z "$(ls -A "$T/tmp_s")$(ns_others s)"
 
 echo "# agent_rerun: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"

@@ -106,6 +106,17 @@ TEST(sandbox_and_fetch_round_trip)
 	sut_wire_fetch_release(&fg);
 	dec_init(&d, sb.buf, sb.len - 2);
 	CHECK(sut_wire_dec_fetch(&d, &fg) == -1);
+	{
+		struct account_limit_hits h = { 1, 7, 1, 2 }, hg;
+
+		sbuf_reset(&sb);
+		sut_wire_enc_hits(&sb, &h);
+		dec_init(&d, sb.buf, sb.len);
+		CHECK(sut_wire_dec_hits(&d, &hg) == 0);
+		CHECK(hg.has_pids == 1 && hg.pids_refused == 7 && hg.has_oom == 1 && hg.oom_kill == 2);
+		dec_init(&d, sb.buf, sb.len - 1);
+		CHECK(sut_wire_dec_hits(&d, &hg) == -1 && hg.pids_refused == 0);
+	}
 	sbuf_release(&sb);
 }
 
