@@ -82,7 +82,7 @@ static int knee_regression(const struct compare *c, const struct cmp_impl *ci,
 	/* A crossing one stalled window makes (a rung's mean percentile
 	 * pulled over the SLO) is not a regression: at least 1 - alpha of
 	 * NEW's bootstrap resamples must cross too. */
-	if (!n->has_ci || !n->nboot || (double)n->ncrossed < (1 - c->alpha) * (double)n->nboot)
+	if (!n->nboot || (double)n->ncrossed < (1 - c->alpha) * (double)n->nboot)
 		return 0;
 	cross = n->rungs[n->hi].rate;
 	held = held_rung(b);

@@ -201,6 +201,16 @@ static void rung_spread(const struct knee_window *w, const size_t *idx, size_t n
 	s->se = sqrt((double)s->k / (double)(s->k - 1) * ss) / sw;
 }
 
+/* Of a rung's n windows, those with a percentile. */
+static size_t pct_windows(const struct knee_window *w, const size_t *idx, size_t n)
+{
+	size_t k, c = 0;
+
+	for (k = 0; k < n; k++)
+		c += isfinite(w[idx[k]].pct_ms) != 0;
+	return c;
+}
+
 static double draw_normal(struct rng *rng)
 {
 	double u = rng_uniform(rng), v = rng_uniform(rng);
@@ -354,8 +364,20 @@ int knee_fit(const struct knee_window *w, size_t n, const struct knee_params *p,
 	}
 	out->inferential = start[c.lo + 1] - start[c.lo] >= p->min_reps &&
 			   start[c.hi + 1] - start[c.hi] >= p->min_reps;
-	if (p->nboot)
+	if (p->nboot) {
 		bootstrap(w, idx, start, out, p, y, wt, fit);
+		/* A point between rungs of which one has a single window with
+		 * a percentile: nothing tells how far that value may be off,
+		 * and resampling keeps it fixed. No interval rather than one
+		 * that says more than the data (the resamples' crossings,
+		 * ncrossed, still count). */
+		if (out->kind == KNEE_POINT &&
+		    (pct_windows(w, idx + start[c.lo], start[c.lo + 1] - start[c.lo]) < 2 ||
+		     pct_windows(w, idx + start[c.hi], start[c.hi + 1] - start[c.hi]) < 2)) {
+			out->has_ci = 0;
+			out->ci_lo = out->ci_hi = NAN;
+		}
+	}
 out:
 	free(idx);
 	free(start);

@@ -42,7 +42,9 @@
  * valid windows (which decides whether it is infinite); a finite rung's
  * value is then its mean plus its standard error times a draw of Student's
  * t with k - 1 degrees of freedom (k: its windows with a percentile; a
- * rung of one such window keeps its value: it shows no spread). A resample
+ * rung of one such window keeps its value: it shows no spread, so a point
+ * between rungs one of which has a single such window gets no interval,
+ * has_ci 0, while nboot and ncrossed still count). A resample
  * contributes its knee (point), its bracket's ends (bracket) or the highest
  * rung (no crossing); the interval is the percentiles of those, so it
  * never leaves [lowest, highest rung]. docs/STATISTICS.md "The knee's
@@ -120,7 +122,8 @@ struct knee_result {
 	size_t nrungs;
 	struct knee_rung_row *rungs;
 	size_t nvalid, nfailed;  /* windows used */
-	/* interval (has_ci = 0 without resamples or data) */
+	/* interval (has_ci = 0 without resamples or data, or for a point
+	 * whose bracketing rung has one window with a percentile) */
 	int has_ci;
 	double ci_lo, ci_hi;
 	size_t nboot, ncrossed;

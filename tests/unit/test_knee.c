@@ -229,6 +229,36 @@ TEST(confirm_windows_make_it_inferential)
 	knee_result_release(&all);
 }
 
+/* A ladder of one window a rung: a point between rungs whose values
+ * nothing can vary (resampling one window gives it back) had an interval
+ * of zero width; it has none now, while the resamples' crossings still
+ * count (compare's knee rule reads ncrossed). Two windows a rung: an
+ * interval of non-zero width around the knee. */
+TEST(one_window_a_rung_has_no_interval)
+{
+	struct knee_params p = params();
+	struct knee_result one, two;
+	double r;
+	int b;
+
+	p.nboot = 500;
+	nwin = 0;
+	for (r = 500; r < 3000; r *= 1.5)
+		add(r, r <= 1000 ? 5 : 5 + (r - 1000) / 10, 0, r * 60, 0);
+	knee_fit(win, nwin, &p, &one);
+	CHECK(one.kind == KNEE_POINT && !one.has_ci && isnan(one.ci_lo) && isnan(one.ci_hi));
+	CHECK(one.nboot == 500 && one.ncrossed == 500);
+	nwin = 0;
+	for (r = 500; r < 3000; r *= 1.5)
+		for (b = 0; b < 2; b++)
+			add(r, (r <= 1000 ? 5 : 5 + (r - 1000) / 10) + (b ? 1.5 : -1.5), 0, r * 60, 0);
+	knee_fit(win, nwin, &p, &two);
+	CHECK(two.kind == KNEE_POINT && two.has_ci && two.ci_hi > two.ci_lo);
+	CHECK(two.ci_lo <= two.knee_rps && two.knee_rps <= two.ci_hi);
+	knee_result_release(&one);
+	knee_result_release(&two);
+}
+
 TEST(bootstrap_of_a_bracket)
 {
 	struct knee_params p = params();
@@ -481,6 +511,7 @@ int main(void)
 	RUN(floor_and_first_rung);
 	RUN(wall_is_a_bracket);
 	RUN(one_failed_window_does_not_pin);
+	RUN(one_window_a_rung_has_no_interval);
 	RUN(confirm_windows_make_it_inferential);
 	RUN(bootstrap_of_a_bracket);
 	RUN(run_db_uses_the_slo_percentile);
