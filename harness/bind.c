@@ -215,6 +215,9 @@ static void forward_set(struct spec_impl *im, const struct spec *spec, const int
 	free(im->dep_forward);
 	im->dep_forward = xcalloc(spec->ndeps + 1, sizeof(*im->dep_forward));
 	im->ndep_forward = 0;
+	im->ndep_used = 0;
+	for (k = 0; k < spec->ndeps; k++)
+		im->ndep_used += used[k] != 0;
 	/* a dependency on another host (dependencies[].host) is not on this
 	 * host's loopback: relaying 127.0.0.1:port would reach whatever else
 	 * listens there, so it is not relayed (a sandbox cannot reach it) */

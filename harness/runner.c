@@ -142,6 +142,33 @@ static int make_arms(struct run_ctx *rc, const struct run_arm *extra, size_t nex
 	return 0;
 }
 
+/*
+ * A jailed arm reaches only the dependencies relayed into its namespace:
+ * those on this host, for a jail on this host (runner_arm_sandbox). One
+ * that refers to a dependency it could not reach would fail every window,
+ * and that would be measured as its failure (a rerun's commit called a
+ * regression for the harness's limit): refused before anything starts.
+ */
+static int jails_reach_deps(const struct run_ctx *rc)
+{
+	size_t i;
+
+	for (i = 0; i < rc->narms; i++) {
+		const struct arm *a = &rc->arms[i];
+		size_t relayed = a->impl.host ? 0 : a->impl.ndep_forward;
+
+		if (a->jailed && a->impl.ndep_used > relayed)
+			return error("%s: it runs in a sandbox%s%s and refers to %zu of the run's"
+				     " dependencies; relaying %s into its jail is not supported"
+				     " yet (its code could not reach %s)", a->name,
+				     a->impl.host ? " on " : "", a->impl.host ? a->impl.host : "",
+				     a->impl.ndep_used - relayed,
+				     a->impl.host ? "a dependency" : "a dependency on another host",
+				     a->impl.ndep_used - relayed == 1 ? "it" : "them");
+	}
+	return 0;
+}
+
 static void run_ctx_release(struct run_ctx *rc)
 {
 	size_t i;
@@ -479,7 +506,7 @@ int runner_run(const struct run_opts *o)
 		ret = EXIT_ENV;
 		goto out;
 	}
-	if (make_arms(&rc, o->arms, o->narms))
+	if (make_arms(&rc, o->arms, o->narms) || jails_reach_deps(&rc))
 		goto out;
 
 	if (!o->spec_text) {

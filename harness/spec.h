@@ -79,6 +79,8 @@ struct spec_impl {
 	 * (bind.h): what a sandbox relays into its namespace, nothing else. */
 	int *dep_forward;
 	size_t ndep_forward;
+	size_t ndep_used;        /* the dependencies it refers to (bind_deps),
+				    relayed into its jail or not */
 	int line, col;       /* where it was declared, for messages */
 };
 

@@ -309,4 +309,33 @@ check "load: says so, with the bwrap argv" \
 cmp_num "load: every request answered through its namespace" "$(jq '.completed' "$T/out")" ">=" 95
 [ ! -e "$REPO/mine" ] && ! grep -rq WROTE-REPO "$RUNS"/probe-*/logs "$RUNS"/load-*/logs &&
 	ok "probe and load: its repo stays unwritable to it" || fail "probe/load: the repo was written"
+
+# A jailed implementation reaches only the dependencies relayed into its
+# namespace (those on this host, for a jail here): one on another host
+# (`host: local` is an agent on this one) referring to a dependency could
+# not reach it, and that would be measured as its failure. Refused before
+# anything starts, one line, exit 2.
+cat >"$T/jaildep.yaml" <<YAML
+version: 1
+name: sandbox-jaildep
+slo: { threshold_ms: 100 }
+dependencies:
+  - { name: db, start: [$HELPERS/testsrv, --port, "{port}"], health: { url: "http://127.0.0.1:{port}/healthz" } }
+implementations:
+  - name: front
+    host: local
+    sandbox: always
+    start: [$HELPERS/testsrv, --port, "{port}", --forward-port, "{dep.db.port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz" }
+workload: { requests: [ { name: root, path: / } ] }
+window_gates: [error_rate, sut_alive]
+warmup: { min_s: 0, max_s: 1, trailing_s: 0.5, gates: [] }
+stages:
+  ladder: { start_rps: 50, step: 2, max_rps: 50, window_s: 1, reps: 1 }
+YAML
+"$HARNESS" run "$T/jaildep.yaml" --allow-dirty --runs-dir "$RUNS" --run-id jaildep >/dev/null 2>"$T/jd.err"
+cmp_num "a jail on another host referring to a dependency: refused (exit 2)" "$?" == 2
+check "one line naming the implementation, the host and the dependency count" \
+	grep -qx "harness: front: it runs in a sandbox on local and refers to 1 of the run's dependencies; relaying a dependency into its jail is not supported yet (its code could not reach it)" "$T/jd.err"
+cmp_num "nothing was started (no run directory)" "$(ls -d "$RUNS/jaildep" 2>/dev/null | wc -l)" == 0
 exit 0
