@@ -248,7 +248,7 @@ static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_p
 	remote_config(rc, a, &cfg, &o, label.buf);
 	cfg.log_dir = rc->logs_dir;
 	if (runner_arm_sandbox(rc, a, &sb)) {
-		/* the limits a local jailed start gets (bind_sut) */
+		/* with the limits bind_sut sets for a jailed start here */
 		bind_sut(&sc, rc->spec, &a->impl, a->workdir, NULL, label.buf, &sb);
 		runner_remote_sandbox(rc, a, sb.uid, sb.jail.frozen, &rs, hide, sizeof(hide));
 		rs.cpu_max = sc.cpu_max;
