@@ -34,6 +34,8 @@ static int rule_from_spec(struct cmp_run *r, const struct run_record *rec, struc
 	r->slo_ms = NAN;
 	r->min_reps = 3;
 	r->margin_pct = 5;
+	r->margin_ms = 1;
+	r->margin_cpu_us = 2;
 	r->alpha = 0.05;
 	r->min_pairs = 3;
 	r->metrics = CMP_P99 | CMP_CPU_PER_REQUEST;
@@ -55,6 +57,8 @@ static int rule_from_spec(struct cmp_run *r, const struct run_record *rec, struc
 	r->slo_ms = s->slo.threshold_ms;
 	r->min_reps = (size_t)(s->confirm.present ? s->confirm.reps : s->ladder.reps);
 	r->margin_pct = s->compare.margin_pct;
+	r->margin_ms = s->compare.margin_ms;
+	r->margin_cpu_us = s->compare.margin_cpu_us;
 	r->alpha = s->compare.alpha;
 	r->min_pairs = (size_t)s->compare.min_pairs;
 	r->metrics = s->compare.metrics;
@@ -71,6 +75,20 @@ static int rule_from_spec(struct cmp_run *r, const struct run_record *rec, struc
 	}
 	*out = s;
 	return 0;
+}
+
+double cmp_margin_of(double margin_pct, double floor, double base_value)
+{
+	double rel = isfinite(base_value) ? fabs(base_value) * margin_pct / 100.0 : 0;
+
+	return rel > floor ? rel : floor;
+}
+
+double cmp_margin_abs(const struct spec_compare *sc, unsigned metric, double base_value)
+{
+	double floor = metric == CMP_CPU_PER_REQUEST ? sc->margin_cpu_us : sc->margin_ms;
+
+	return cmp_margin_of(sc->margin_pct, floor, base_value);
 }
 
 static char *dup_or_null(const char *s)

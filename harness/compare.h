@@ -145,6 +145,7 @@ struct cmp_run {
 	double slo_pct, slo_ms;
 	size_t min_reps;
 	double margin_pct, alpha;
+	double margin_ms, margin_cpu_us;  /* the absolute floors (cmp_margin_abs) */
 	size_t min_pairs;
 	unsigned metrics;    /* CMP_P99 | CMP_CPU_PER_REQUEST bits (spec.h) */
 	int interval;        /* compare.interval: CMP_INTERVAL_* (spec.h) */
@@ -185,6 +186,7 @@ struct cmp_metric {
 				sided at alpha / family, power 80 %; +inf when n
 				cannot reach that level; NAN untested */
 	double mde_pct;      /* of the base value */
+	double margin;       /* the effective margin, unit of base (cmp_margin_of) */
 	/* the per-window values, only until the cells are judged */
 	double *xa, *xb;
 	size_t nxa, nxb;
@@ -235,6 +237,7 @@ struct compare_opts {
 struct compare {
 	struct cmp_run base, new_;
 	double margin_pct, alpha;
+	double margin_ms, margin_cpu_us;  /* NEW's floors */
 	size_t min_pairs;
 	unsigned metrics;
 	enum stat_method method_paired, method_unpaired;
@@ -252,6 +255,20 @@ struct compare {
 	int inconclusive;    /* judged implementations without an answer */
 	int exit_code;       /* 0, 1 or 3 (compare.h, the verdict) */
 };
+
+/*
+ * The margin of a shift, in the metric's own unit: the larger of
+ * margin_pct % of |base_value| and the metric's absolute floor
+ * (compare.margin_ms for CMP_P99, the SLO percentile and every per-request
+ * latency, in ms; compare.margin_cpu_us for CMP_CPU_PER_REQUEST, in
+ * us/request). A shift d is beyond the margin when |d| > the result, i.e.
+ * beyond both the relative margin and the floor; "no change" needs the
+ * interval inside (-result, +result). base_value NAN: the floor alone.
+ * docs/STATISTICS.md, "Margins", says why the floors.
+ */
+double cmp_margin_abs(const struct spec_compare *sc, unsigned metric, double base_value);
+/* The same from the three numbers (pct in %, floor in the metric's unit). */
+double cmp_margin_of(double margin_pct, double floor, double base_value);
 
 /* Read one run's done windows and stored spec from its open database st
  * (directory dir, id id; the dispatcher's, cmd.h CMD_RUN2). st stays the

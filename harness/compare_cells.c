@@ -222,15 +222,14 @@ static size_t pairs(const struct cmp_run *r, const char *impl, const char *base_
  * the correction none they are the raw ones, and p <= alpha is exactly the
  * interval at level 1 - 2 alpha (the sequence: 1 - alpha) excluding 0.
  */
-static enum cmp_verdict verdict_of(const struct cmp_metric *m, double margin_pct, double alpha)
+static enum cmp_verdict verdict_of(const struct cmp_metric *m, double alpha)
 {
-	double marg, d = m->ci.mean;
+	double marg = m->margin, d = m->ci.mean;
 
 	if (!isfinite(m->base) || !isfinite(m->new_))
 		return CMP_NA;
 	if (!isfinite(m->ci.lo) || !isfinite(m->ci.hi))
 		return CMP_INCONCLUSIVE;
-	marg = fabs(m->base) * margin_pct / 100.0;
 	if (m->padj_up <= alpha && d > marg)
 		return CMP_REGRESSION;
 	if (m->padj_down <= alpha && d < -marg)
@@ -289,6 +288,7 @@ static void metric(const struct compare *c, const struct cmp_run *bs, const char
 	m->base = cpu ? bc : bl;
 	m->new_ = cpu ? nc : nl;
 	m->rel_pct = isfinite(m->base) && m->base != 0 ? (m->new_ - m->base) / m->base * 100 : NAN;
+	m->margin = cmp_margin_of(c->margin_pct, cpu ? c->margin_cpu_us : c->margin_ms, m->base);
 	m->p_up = m->p_down = m->padj_up = m->padj_down = m->mde = m->mde_pct = NAN;
 	if (paired) {
 		m->nxa = m->nxb = pairs(&c->new_, impl, barm, rate, cpu, req, &m->xa, &m->xb);
@@ -341,7 +341,7 @@ static void advisory_cells(const struct compare *c, struct cmp_impl *ci)
 			m->padj_up = m->p_up;
 			m->padj_down = m->p_down;
 			m->family = 1;
-			m->verdict = verdict_of(m, c->margin_pct, c->alpha);
+			m->verdict = verdict_of(m, c->alpha);
 			free(m->xa);
 			free(m->xb);
 			m->xa = m->xb = NULL;
@@ -384,10 +384,10 @@ static void judge_cells(const struct compare *c, struct cmp_impl *ci, int tally[
 			m->mde_pct = isfinite(m->base) && m->base != 0 ? m->mde / fabs(m->base) * 100
 								       : NAN;
 		}
-		m->verdict = verdict_of(m, c->margin_pct, c->alpha);
+		m->verdict = verdict_of(m, c->alpha);
 		tally[m->verdict]++;
 		if (m->verdict == CMP_INCONCLUSIVE && isfinite(m->base) &&
-		    m->ci.mean > fabs(m->base) * c->margin_pct / 100.0)
+		    m->ci.mean > m->margin)
 			ci->suspects++;
 		free(m->xa);
 		free(m->xb);

@@ -253,7 +253,8 @@ void compare_md(const struct compare *c, struct sbuf *o)
 	if (c->version_diffs)
 		sbuf_addf(o, "**Versions differ between the runs** (the difference may be theirs): %s. ",
 			  c->version_diffs);
-	sbuf_addf(o, "Rule: margin %g%%, min_pairs %zu, metrics", c->margin_pct, c->min_pairs);
+	sbuf_addf(o, "Rule: margin %g%% (floors %g ms, %g us/request), min_pairs %zu, metrics",
+		  c->margin_pct, c->margin_ms, c->margin_cpu_us, c->min_pairs);
 	if (c->metrics & CMP_P99)
 		sbuf_addf(o, " p%g", c->new_.slo_pct);
 	if (c->metrics & CMP_CPU_PER_REQUEST)
@@ -475,6 +476,8 @@ void compare_json(const struct compare *c, struct sbuf *out)
 	json_object_set_new(o, "exploratory",
 			    json_boolean(c->base.exploratory || c->new_.exploratory));
 	json_object_set_new(rule, "margin_pct", jout_num(c->margin_pct));
+	json_object_set_new(rule, "margin_ms", jout_num(c->margin_ms));
+	json_object_set_new(rule, "margin_cpu_us", jout_num(c->margin_cpu_us));
 	json_object_set_new(rule, "alpha", jout_num(c->alpha));
 	json_object_set_new(rule, "min_pairs", JZ(c->min_pairs));
 	json_object_set_new(rule, "percentile", jout_num(c->new_.slo_pct));

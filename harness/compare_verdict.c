@@ -151,12 +151,12 @@ static void suspects_why(const struct compare *c, const struct cmp_impl *ci, str
 			const struct cmp_metric *m = j ? &ci->rates[i].cpu : &ci->rates[i].p99;
 			if (!ci->rates[i].has_cells || m->verdict != CMP_INCONCLUSIVE ||
 			    !isfinite(m->base) ||
-			    !(m->ci.mean > fabs(m->base) * c->margin_pct / 100.0))
+			    !(m->ci.mean > m->margin))
 				continue;
-			sbuf_addf(why, "%s%s %+.1f%% at %g req/s beyond the %g%% margin but not "
-				  "confirmed (p %.2g", n++ ? "; " : "",
+			sbuf_addf(why, "%s%s %+.1f%% at %g req/s beyond the margin (%.3g %s) but "
+				  "not confirmed (p %.2g", n++ ? "; " : "",
 				  j ? "cpu_per_request" : "latency", m->rel_pct, ci->rates[i].rate,
-				  c->margin_pct, m->p_up);
+				  m->margin, j ? "us" : "ms", m->p_up);
 			if (c->correction == CMP_CORRECT_HOLM)
 				sbuf_addf(why, ", %.2g after Holm over %zu cells", m->padj_up,
 					  m->family);
@@ -331,6 +331,8 @@ int compare_runs(struct compare *c, struct cmp_run *base, struct cmp_run *new_,
 	memset(base, 0, sizeof(*base));
 	memset(new_, 0, sizeof(*new_));
 	c->margin_pct = c->new_.margin_pct;
+	c->margin_ms = c->new_.margin_ms;
+	c->margin_cpu_us = c->new_.margin_cpu_us;
 	c->alpha = c->new_.alpha;
 	c->min_pairs = c->new_.min_pairs;
 	c->metrics = c->new_.metrics;

@@ -241,6 +241,8 @@ enum { CMP_INTERVAL_HL, CMP_INTERVAL_T };
 enum { CMP_CORRECT_HOLM, CMP_CORRECT_NONE };
 struct spec_compare {
 	double margin_pct;              /* default 5 */
+	double margin_ms;               /* latency floor, default 1 (ms) */
+	double margin_cpu_us;           /* CPU per request floor, default 2 (us) */
 	unsigned metrics;               /* bit set of compare_metric; default both */
 	double alpha;                   /* default 0.05 (95% intervals) */
 	int min_pairs;                  /* default 3: valid pairs at a rate */

@@ -30,6 +30,22 @@ static const char spec_text[] =
 	"  requests: [ { name: root, path: / } ]\n"
 	"stages:\n"
 	"  ladder: { start_rps: 100, step: 2, max_rps: 800, window_s: 2, reps: 3 }\n"
+	"compare: { margin_pct: 20, margin_ms: 0 }\n";
+
+/* The same spec with the default latency floor (1 ms): the 0.5 ms shift of
+ * run "paired" is within the margin there. */
+static const char spec_text_floor[] =
+	"version: 1\n"
+	"name: cmp\n"
+	"seed: 7\n"
+	"slo: { threshold_ms: 20 }\n"
+	"implementations:\n"
+	"  - { name: a, start: [./a, '{port}'], health: { url: 'http://127.0.0.1:{port}/' } }\n"
+	"  - { name: b, start: [./b, '{port}'], health: { url: 'http://127.0.0.1:{port}/' } }\n"
+	"workload:\n"
+	"  requests: [ { name: root, path: / } ]\n"
+	"stages:\n"
+	"  ladder: { start_rps: 100, step: 2, max_rps: 800, window_s: 2, reps: 3 }\n"
 	"compare: { margin_pct: 20 }\n";
 
 /* The same spec judged at the p99.9 (issue 11: compare uses slo.percentile). */
@@ -45,7 +61,7 @@ static const char spec_text_p999[] =
 	"  requests: [ { name: root, path: / } ]\n"
 	"stages:\n"
 	"  ladder: { start_rps: 100, step: 2, max_rps: 800, window_s: 2, reps: 3 }\n"
-	"compare: { margin_pct: 20 }\n";
+	"compare: { margin_pct: 20, margin_ms: 0 }\n";
 
 struct fx {
 	struct store st;
@@ -209,15 +225,20 @@ static void make(void)
 	fill(&f, "b", 2.0, 80, 1);
 	fx_close(&f);
 
-	/* paired: a slower by 0.5 ms in every block vs a@base. */
-	fx_open(&f, "paired", ab_base);
-	fill(&f, "a@base", 1.0, 50, 0);
-	for (k = 0; k < NB; k++) {
-		fx_win(&f, "a", "ladder", 0, k, 100, jitter[k] + 0.5, 50e-3 * jitter[k]);
-		fx_win(&f, "a", "ladder", 1, 10 + k, 200, 1.5 * jitter[k] + 0.5, 50e-3 * jitter[k]);
+	/* paired: a slower by 0.5 ms in every block vs a@base; pairedfloor:
+	 * the same windows under the default 1 ms latency floor. */
+	for (int sp = 0; sp < 2; sp++) {
+		fx_spec = sp ? spec_text_floor : spec_text;
+		fx_open(&f, sp ? "pairedfloor" : "paired", ab_base);
+		fill(&f, "a@base", 1.0, 50, 0);
+		for (k = 0; k < NB; k++) {
+			fx_win(&f, "a", "ladder", 0, k, 100, jitter[k] + 0.5, 50e-3 * jitter[k]);
+			fx_win(&f, "a", "ladder", 1, 10 + k, 200, 1.5 * jitter[k] + 0.5,
+			       50e-3 * jitter[k]);
+		}
+		fill(&f, "b", 2.0, 80, 0);
+		fx_close(&f);
 	}
-	fill(&f, "b", 2.0, 80, 0);
-	fx_close(&f);
 
 	/* same: a equal to a@base in every block but block 3, which the host
 	 * stalled (+50 ms). */
@@ -591,6 +612,42 @@ TEST(slo_percentile_decides)
 	compare_release(&c);
 }
 
+/* The effective margin: the larger of margin_pct of |base| and the
+ * metric's floor (compare.h cmp_margin_abs). */
+TEST(margin_is_the_larger_of_relative_and_floor)
+{
+	struct spec_compare sc = { .margin_pct = 5, .margin_ms = 1, .margin_cpu_us = 2 };
+
+	CHECK(fabs(cmp_margin_abs(&sc, CMP_P99, 0.4) - (1)) < 1e-12);      /* 20 us -> 1 ms */
+	CHECK(fabs(cmp_margin_abs(&sc, CMP_P99, 40) - (2)) < 1e-12);       /* 5 % of 40 ms */
+	CHECK(fabs(cmp_margin_abs(&sc, CMP_P99, -40) - (2)) < 1e-12);
+	CHECK(fabs(cmp_margin_abs(&sc, CMP_CPU_PER_REQUEST, 30) - (2)) < 1e-12);
+	CHECK(fabs(cmp_margin_abs(&sc, CMP_CPU_PER_REQUEST, 100) - (5)) < 1e-12);
+	CHECK(fabs(cmp_margin_abs(&sc, CMP_P99, NAN) - (1)) < 1e-12);
+	sc.margin_ms = 0;
+	CHECK(fabs(cmp_margin_abs(&sc, CMP_P99, 0.4) - (0.02)) < 1e-12);
+}
+
+/* +0.5 ms in every block on ~1 ms: beyond 20 % (0.2 ms) but within the
+ * default 1 ms floor, so the cells are "no change", not regressions
+ * (uncorrected, as in paired_by_block). */
+TEST(floor_makes_a_small_shift_no_change)
+{
+	struct compare c;
+	const struct cmp_impl *a;
+
+	CHECK(load2x(&c, "base", "pairedfloor", NULL, 0, -1, CMP_CORRECT_NONE) == 0);
+	a = find(&c, "a");
+	CHECK(a && c.margin_ms == 1 && c.exit_code == 0);
+	if (a) {
+		NEAR(a->rates[0].p99.margin, 1, 1e-12, "the floor, not 20 % of ~1 ms");
+		NEAR(a->rates[0].cpu.margin, 10, 0.5, "20 % of ~50 us, above the 2 us floor");
+		CHECK(a->rates[0].p99.verdict == CMP_NO_CHANGE);
+		CHECK(a->verdict == CMP_NO_CHANGE);
+	}
+	compare_release(&c);
+}
+
 TEST(bad_input)
 {
 	struct compare c;
@@ -655,6 +712,8 @@ int main(void)
 	RUN(knee_regression_at_a_held_rung);
 	RUN(one_stalled_window_is_no_knee_regression);
 	RUN(slo_percentile_decides);
+	RUN(margin_is_the_larger_of_relative_and_floor);
+	RUN(floor_makes_a_small_shift_no_change);
 	RUN(bad_input);
 	RUN(writers);
 	{
