@@ -103,7 +103,7 @@ static int drive(struct load_config *cfg, const struct cmd_load_opts *o)
 	json_t *agents = NULL;
 	struct load_result res;
 	struct progress prog;
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, old_int, old_term, old_hup;
 	const char *tname;
 	int ret = EXIT_OK, ran = 1, aret = EXIT_OK;
 
@@ -121,6 +121,7 @@ static int drive(struct load_config *cfg, const struct cmd_load_opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
 	if (o->nagents)
 		aret = run_agents(cfg, o, &res, &extra, &agents, &ran);
 	else if (load_run(cfg, &res))
@@ -149,6 +150,7 @@ static int drive(struct load_config *cfg, const struct cmd_load_opts *o)
 	json_decref(agents);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	return ret;
 }
 

@@ -299,7 +299,7 @@ static int probe_backend(const struct spec *spec, const char *backend_s, enum ac
 }
 
 /* Build (unless --no-build), start and wait until healthy, logging into
- * dir; then start the runtime-stats poller. SIGINT/SIGTERM stop any of it.
+ * dir; then start the runtime-stats poller. SIGINT/SIGTERM/SIGHUP stop any of it.
  * 0, or -1 after one line. */
 static int probe_start(struct probe *p, const struct probe_opts *po, enum acct_backend backend,
 		       const char *runs_dir, const char *dir)
@@ -317,6 +317,7 @@ static int probe_start(struct probe *p, const struct probe_opts *po, enum acct_b
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	/* sandbox: always holds here as in a run: bwrap, its own uid */
 	sb = bind_sandbox_always(p->spec, p->impl, runs_dir, &sbx, hide, &err);
 	if (err)

@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "jout.h"
+#include "runlock.h"
 #include "store.h"
 #include "store_run.h"
 #include "util.h"
@@ -82,6 +83,26 @@ static json_t *to_json(const struct run_entry *v, size_t n)
 	return a;
 }
 
+/* Runs stored running whose process died read abandoned (runlock.h),
+ * the evidence as their failure. */
+static void mark_abandoned(struct run_entry *v, size_t n)
+{
+	struct run_record *r;
+	char *why;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		r = &v[i].rec;
+		if (!v[i].readable || strcmp(runlock_status(v[i].dir, r->status, &why),
+					     "abandoned"))
+			continue;
+		free(r->status);
+		r->status = xstrdup("abandoned");
+		free(r->failure);
+		r->failure = why;
+	}
+}
+
 static int cmd_runs(struct cmd_ctx *c)
 {
 	struct run_entry *v = NULL;
@@ -98,6 +119,7 @@ static int cmd_runs(struct cmd_ctx *c)
 		printf(c->json ? "[]\n" : "no runs (%s does not exist)\n", c->runs_dir);
 		return EXIT_OK;
 	}
+	mark_abandoned(v, n);
 	if (c->json)
 		ret = jout_print(to_json(v, n), stdout) ? EXIT_ENV : EXIT_OK;
 	else {
@@ -117,8 +139,10 @@ const struct cmd_desc cmd_runs_desc = {
 	"List the runs under the runs directory (--runs-dir, else $HARNESS_RUNS_DIR,\n"
 	"else ./runs), oldest first: id, spec name, start date (UTC), each\n"
 	"implementation's commit (12 digits; '+dirty' when its tree was dirty),\n"
-	"status (running, finished, failed, interrupted; 'exploratory' and the\n"
-	"parent run of a rerun are appended). The last one is what `latest` names.\n"
+	"status (running, finished, failed, interrupted, or abandoned: stored\n"
+	"running but no process holds its lock, RUN/.lock, so the one running it\n"
+	"died, the evidence in brackets; 'exploratory' and the parent run of a\n"
+	"rerun are appended). The last one is what `latest` names.\n"
 	"\n"
 	"--json prints [{\"id\", \"spec_name\", \"created_at\" (unix s), \"status\",\n"
 	"\"failure\", \"exploratory\", \"parent_run\", \"impls\": [{\"name\", \"commit\",\n"

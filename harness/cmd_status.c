@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "jout.h"
+#include "runlock.h"
 #include "store.h"
 #include "store_run.h"
 #include "store_window.h"
@@ -86,14 +87,16 @@ static int cmd_status(struct cmd_ctx *c)
 	struct counts total = { 0 };
 	int ret = EXIT_USAGE, finished;
 	const char *status, *failure;
+	char *why = NULL;
 	size_t k, nst;
 
 	run_record_init(&rec);
 	if (run_record_load(&c->st, c->run_id.buf, &rec) ||
 	    store_windows_load(&c->st, c->run_id.buf, NULL, &wins))
 		goto out;
-	status = rec.status ? rec.status : "";
-	failure = rec.failure;
+	/* a run stored running whose process died reads abandoned (runlock.h) */
+	status = runlock_status(c->run_dir.buf, rec.status ? rec.status : "", &why);
+	failure = why ? why : rec.failure;
 	finished = !strcmp(status, "finished");
 	stages = xcalloc(wins.n + 1, sizeof(*stages));
 	nst = count_stages(&wins, stages, &total);
@@ -137,6 +140,7 @@ static int cmd_status(struct cmd_ctx *c)
 	 * or failed run as a success (README.md, exit codes). */
 	ret = finished && !failure ? EXIT_OK : EXIT_NEGATIVE;
 out:
+	free(why);
 	sbuf_release(&pf);
 	free(stages);
 	window_rows_release(&wins);
@@ -157,8 +161,10 @@ const struct cmd_desc cmd_status_desc = {
 	"\"preflight\", \"stages\": {...}}; \"preflight\" is {\"cases\", \"passed\",\n"
 	"\"summary\"} or null (none recorded). \"planned\" counts the windows the run has planned so far\n"
 	"(the ladder plans rung by rung and stops past the knees, so it grows until\n"
-	"the run ends). \"status\" is running, finished, failed or interrupted (a run\n"
-	"whose process died without saying so stays running).\n"
+	"the run ends). \"status\" is running, finished, failed, interrupted or\n"
+	"abandoned: stored running, but no process holds the run's lock (RUN/.lock):\n"
+	"the one running it died without saying so (kill -9, a reboot); \"failure\"\n"
+	"then says so, and `harness resume` continues it.\n"
 	"Exit: 0 only for a finished run; 1 for a run that failed, was interrupted,\n"
 	"has not finished, or finished with nothing usable in some stage; 2 unknown\n"
 	"run, no runs at all, or bad arguments.\n",

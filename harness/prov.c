@@ -23,9 +23,15 @@ static pthread_once_t git_once = PTHREAD_ONCE_INIT;
 static void git_init_once(void)
 {
 	git_libgit2_init();
-#ifdef GIT_OPT_SET_OWNER_VALIDATION
-	/* why: rerun checkouts are owned by the sandbox user (prov.h). */
-	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+	/* why: rerun checkouts are owned by their arm's uid (prov.h). The
+	 * option is an enum constant, not a macro (an #ifdef never saw it):
+	 * told by the version that introduced it. Without it a checkout
+	 * owned by another uid read as "no repository" (GIT_ENOTFOUND), so a
+	 * rerun could not be resumed ("at commit (none)"). */
+#if LIBGIT2_VER_MAJOR > 1 || LIBGIT2_VER_MINOR >= 5
+	if (git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0) < 0)
+		warning("libgit2: cannot switch its ownership validation off: %s",
+			prov_git_errmsg());
 #endif
 }
 

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +23,7 @@
 #include "report.h"
 #include "run_quality.h"
 #include "rsut_fetch.h"
+#include "runlock.h"
 #include "runner_internal.h"
 #include "jail.h"
 #include "sandbox.h"
@@ -227,23 +227,6 @@ char *runner_new_run_id(const char *runs_dir, const char *suffix)
 }
 
 /* One harness process per run directory at a time. */
-static int lock_run_dir(const char *dir)
-{
-	struct sbuf p = SBUF_INIT;
-	int fd;
-
-	sbuf_addf(&p, "%s/.lock", dir);
-	fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		error("%s: another harness process is using this run", dir);
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
-	sbuf_release(&p);
-	return fd; /* kept open (and locked) until the process exits */
-}
-
 /*
  * The run's status, and why when it did not finish cleanly: failure is the
  * sentence for people, kind the word for programs (runs/README.md:
@@ -541,7 +524,7 @@ int runner_run(const struct run_opts *o)
 		goto out;
 	}
 	ret = EXIT_ENV;
-	if (mkdir_p(rc.logs_dir, 0755) || (lockfd = lock_run_dir(rc.dir)) < 0 ||
+	if (mkdir_p(rc.logs_dir, 0755) || (lockfd = runlock_take(rc.dir)) < 0 ||
 	    store_open(&rc.st, p.buf, 1))
 		goto out;
 	if (hostfacts_read(&rc.facts))
@@ -688,7 +671,7 @@ int runner_resume(const char *run_dir, int force)
 	rc.logs_dir = xstrdup(p.buf);
 	sbuf_reset(&p);
 	sbuf_addf(&p, "%s/run.db", run_dir);
-	if ((lockfd = lock_run_dir(run_dir)) < 0 || store_open(&rc.st, p.buf, 0) ||
+	if ((lockfd = runlock_take(run_dir)) < 0 || store_open(&rc.st, p.buf, 0) ||
 	    run_record_load(&rc.st, NULL, &rec))
 		goto out;
 	rc.run_id = xstrdup(rec.id);

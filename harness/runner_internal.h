@@ -171,9 +171,9 @@ int runner_record_facts(struct run_ctx *rc);
 void runner_record_remote_checkouts(struct run_ctx *rc);
 
 /* runner_progress.c */
-/* Set by SIGINT/SIGTERM; the load engine polls it every tick. */
+/* Set by SIGINT/SIGTERM/SIGHUP; the load engine polls it every tick. */
 extern volatile sig_atomic_t runner_stop;
-/* Catch SIGINT and SIGTERM (they set runner_stop), ignore SIGPIPE. */
+/* Catch SIGINT, SIGTERM and SIGHUP (they set runner_stop), ignore SIGPIPE. */
 void runner_install_signals(void);
 /* Progress line on stderr (redrawn on a terminal, plain otherwise). */
 void runner_progress(struct run_ctx *rc, const char *what);

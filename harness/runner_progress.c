@@ -1,6 +1,6 @@
 /*
  * runner_progress: what every part of the runner shares, beneath them:
- * the stop flag that SIGINT/SIGTERM set, and the progress line.
+ * the stop flag that SIGINT/SIGTERM/SIGHUP set, and the progress line.
  * Declared in runner_internal.h.
  */
 #include <math.h>
@@ -31,6 +31,9 @@ void runner_install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a dropped ssh session: stop as for SIGTERM (the run marked
+	 * interrupted, resumable), never die mid-transaction */
+	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 }

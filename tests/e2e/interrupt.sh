@@ -1,5 +1,5 @@
 #!/bin/bash
-# timing-free: a run stops within 1 s of SIGTERM (measured 0.01-0.07 s: 20 and 50 ms polls)
+# timing-free: a run stops within 1 s of SIGTERM (measured 0.01-0.07 s: 20 and 50 ms polls); a rerun is signalled once its window runs (polled)
 # SIGTERM (or Ctrl-C) stops a run within about a second wherever it is, not
 # only in a window: during a build (a build that sleeps 30 s) and during the
 # health wait (a health URL that never answers, 60 s allowed). Each time the
@@ -8,6 +8,12 @@
 # a loaded VM's stalls have more than ten times slack), leaves no process of the
 # build or of the implementation, marks the run interrupted, and `harness
 # resume` takes it up again.
+# 3. A rerun (its checkout its arm's uid's, jailed) stopped in its window
+# by SIGTERM, SIGINT, SIGHUP (a dropped ssh session) or kill -9: the first
+# three mark it interrupted; kill -9 leaves it stored running, and
+# `status` and `runs` read it abandoned (nothing holds its .lock) while a
+# live run reads running. `resume` then finishes it, unforced: every
+# window done, `audit --recheck` clean.
 . "$(dirname "$0")/../lib.sh"
 
 # spec NAME BUILD_LINE START HEALTH_URL
@@ -79,4 +85,62 @@ interrupt "health wait" "testsrv --port [0-9]+ --mode hang --delay-ms $$" \
 check "health wait: run marked interrupted" status_is h1 interrupted
 check "health wait: no window left running" bash -c \
 	"! sqlite3 '$T/runs/h1/run.db' \"select 1 from windows where state = 'running'\" | grep -q 1"
+
+# 3. A rerun's window, stopped by each signal, then resumed.
+chmod 755 "$T"   # the sandbox's uid reaches its checkout below it
+REPO=$T/impl
+mkdir -p "$REPO" && cp "$HELPERS/testsrv" "$REPO/srv"
+git init -q -b main "$REPO" && git -C "$REPO" add -A &&
+	git -C "$REPO" -c user.name=t -c user.email=t@example.invalid commit -qm main
+cat >"$T/rr.yaml" <<EOF
+version: 1
+name: rerun-interrupt
+slo: { threshold_ms: 50 }
+implementations:
+  - name: a
+    repo: $REPO
+    start: [./srv, --port, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+workload:
+  requests: [ { name: echo, path: /echo } ]
+stages:
+  ladder: { start_rps: 100, step: 2, max_rps: 100, window_s: 2, reps: 1 }
+warmup: { rate: { fixed_rps: 100 }, min_s: 0, max_s: 0.5, trailing_s: 0.5, gates: [] }
+window_gates: [error_rate]
+EOF
+expect_exit "rerun: the baseline run" 0 "$HARNESS" run "$T/rr.yaml" --allow-dirty --runs-dir "$T/runs" --run-id rbase
+# read-only: a plain sqlite3 would create the database the rerun is about to
+rq() { [ -f "$T/runs/$1/run.db" ] && sqlite3 -readonly "$T/runs/$1/run.db" "$2" 2>/dev/null; }
+for sig in TERM INT HUP KILL; do
+	id=r$sig
+	"$HARNESS" rerun rbase --runs-dir "$T/runs" --run-id $id --impl "a=$REPO#main" >"$T/out" 2>"$T/err" &
+	hp=$!
+	_pids+=("$hp")
+	for i in $(seq 1 200); do [ "$(rq $id "SELECT COUNT(*) FROM windows WHERE state = 'running'")" = 1 ] && break; sleep 0.05; done
+	[ $sig = TERM ] && check "rerun: a live run reads running (its lock held)" status_is $id running
+	kill -$sig "$hp"
+	wait "$hp"
+	rc=$?
+	if [ $sig = KILL ]; then
+		check "rerun, kill -9: status reads abandoned" status_is $id abandoned
+		jq -r .failure "$T/st.json" | grep -q "nothing holds $T/runs/$id/.lock" &&
+			ok "rerun, kill -9: with the evidence (its lock not held)" || fail "kill -9 failure: $(jq -c . "$T/st.json")"
+		"$HARNESS" runs --runs-dir "$T/runs" --json >"$T/runs.json" 2>/dev/null
+		[ "$(jq -r --arg id $id '.[] | select(.id == $id) | .status' "$T/runs.json")" = abandoned ] &&
+			ok "rerun, kill -9: runs --json reads abandoned" ||
+			fail "runs --json: $(jq -c --arg id $id '.[] | select(.id == $id)' "$T/runs.json")"
+		"$HARNESS" runs --runs-dir "$T/runs" 2>/dev/null | grep -q "^$id .* abandoned[ ,].*\[its process is gone" &&
+			ok "rerun, kill -9: runs reads abandoned" || fail "runs: $("$HARNESS" runs --runs-dir "$T/runs" 2>&1 | grep "^$id")"
+	else
+		cmp_num "rerun, SIG$sig in its window: exit 1 (interrupted)" "$rc" == 1
+		check "rerun, SIG$sig: marked interrupted" status_is $id interrupted
+	fi
+	expect_exit "rerun, SIG$sig: resume" 0 "$HARNESS" resume $id --runs-dir "$T/runs"
+	check "rerun, SIG$sig: finished after resume" status_is $id finished
+	[ "$(rq $id "SELECT COUNT(*) FROM windows WHERE state = 'done'")/$(rq $id "SELECT COUNT(*) FROM windows WHERE state != 'done'")" = 1/0 ] &&
+		ok "rerun, SIG$sig: its window done, none left" || fail "rerun, SIG$sig windows: $(rq $id "SELECT id, state, status FROM windows" | tr '\n' ' ')"
+	[ "$(rq $id "SELECT forced FROM runs")" = 0 ] && ! grep -q force "$T/err" &&
+		ok "rerun, SIG$sig: resumed without --force" || fail "rerun, SIG$sig: forced: $(cat "$T/err")"
+	expect_exit "rerun, SIG$sig: audit --recheck clean" 0 "$HARNESS" audit $id --runs-dir "$T/runs" --recheck
+done
 exit 0
