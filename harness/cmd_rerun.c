@@ -152,8 +152,8 @@ static int opt_impl(const struct opt *o, const char *v)
 
 static int opt_run_id(const struct opt *o, const char *v)
 {
-	if (!*v || strchr(v, '/') || v[0] == '.')
-		return error("rerun: --run-id: '%s' is not a valid run id", v);
+	if (runner_check_run_id("rerun", v))
+		return -1;
 	a.run_id_opt = v;
 	return 0;
 }
@@ -168,7 +168,9 @@ static const struct opt options[] = {
 		 "`harness compare RUN NEW` pairs them by block"),
 	OPT_STRING(0, "stages", "LIST", &a.stages_opt,
 		   "ladder,confirm,soak (default: the stages RUN ran)"),
-	OPT_CALLBACK("run-id", "ID", opt_run_id, "name the new run (default: UTC time and host)"),
+	OPT_CALLBACK("run-id", "ID", opt_run_id,
+		     "name the new run: A-Z a-z 0-9 . _ -, not first . or -, at\n"
+		     "most 64 (default: UTC time and \"rerun\")"),
 	OPT_END(),
 };
 

@@ -10,8 +10,8 @@ static struct run_opts o;
 
 static int opt_run_id(const struct opt *opt, const char *v)
 {
-	if (!*v || strchr(v, '/') || v[0] == '.')
-		return error("run: --run-id: '%s' is not a valid run id", v);
+	if (runner_check_run_id("run", v))
+		return -1;
 	o.run_id = v;
 	return 0;
 }
@@ -24,7 +24,9 @@ static int opt_stages(const struct opt *opt, const char *v)
 }
 
 static const struct opt options[] = {
-	OPT_CALLBACK("run-id", "ID", opt_run_id, "name the run (default: UTC time and host name)"),
+	OPT_CALLBACK("run-id", "ID", opt_run_id,
+		     "name the run: A-Z a-z 0-9 . _ -, not first . or -, at most\n"
+		     "64 (default: UTC time and host name)"),
 	OPT_BOOL(0, "allow-dirty", &o.allow_dirty,
 		 "accept a spec with uncommitted changes; the run is\n"
 		 "stamped exploratory in the database and every report"),

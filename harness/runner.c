@@ -226,6 +226,37 @@ char *runner_new_run_id(const char *runs_dir, const char *suffix)
 	return sbuf_detach(&id, NULL);
 }
 
+/* [A-Za-z0-9_], and '.' or '-' after the first character. */
+static int run_id_char(unsigned char ch, size_t i)
+{
+	if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	    ch == '_')
+		return 1;
+	return (ch == '.' || ch == '-') && i > 0;
+}
+
+int runner_check_run_id(const char *cmd, const char *id)
+{
+	size_t n = strlen(id), i;
+	unsigned char ch;
+
+	if (!n)
+		return error("%s: --run-id: empty", cmd);
+	if (n > RUNNER_RUN_ID_MAX)
+		return error("%s: --run-id: %zu characters, at most %d", cmd, n,
+			     RUNNER_RUN_ID_MAX);
+	for (i = 0; i < n && run_id_char((unsigned char)id[i], i); i++)
+		;
+	if (i == n)
+		return 0;
+	ch = (unsigned char)id[i];
+	if (ch > 0x20 && ch < 0x7f)
+		return error("%s: --run-id: '%c' at character %zu: a run id is A-Z a-z 0-9 . _ -, "
+			     "not starting with . or -", cmd, ch, i + 1);
+	return error("%s: --run-id: byte 0x%02x at character %zu: a run id is A-Z a-z 0-9 . _ -, "
+		     "not starting with . or -", cmd, ch, i + 1);
+}
+
 /* One harness process per run directory at a time. */
 /*
  * The run's status, and why when it did not finish cleanly: failure is the

@@ -57,6 +57,16 @@ struct run_opts {
  * Caller frees. */
 char *runner_new_run_id(const char *runs_dir, const char *suffix);
 
+/* The longest run id --run-id accepts (a directory name, a line of
+ * output, a key in every table). */
+#define RUNNER_RUN_ID_MAX 64
+
+/* 0 when id is a run id a user may choose: 1..RUNNER_RUN_ID_MAX
+ * characters of [A-Za-z0-9._-], not starting with '.' or '-' (a hidden
+ * directory, an option). Else -1 after one error() line naming cmd's
+ * --run-id and the offending character (escaped) or the length. */
+int runner_check_run_id(const char *cmd, const char *id);
+
 /* Start a new run; prints the run id as the first line of stdout.
  * Returns an exit code (enum exit_code). */
 int runner_run(const struct run_opts *o);

@@ -93,3 +93,28 @@ missing=""
 for k in $keys; do grep -qF "$k" "$T/ref.md" || missing="$missing $k"; done
 [ -n "$keys" ] && [ -z "$missing" ] && ok "every spec key named in a --help exists ($(echo $keys | wc -w))" ||
 	fail "--help names keys the spec lacks:$missing"
+
+# --run-id: a directory name, the first line of stdout and a key in every
+# table: [A-Za-z0-9._-], not starting with . or -, at most 64 characters;
+# anything else is one line naming the option and the character or the
+# length, exit 2 (a newline or a space used to be taken; 300 characters
+# exited 3 when the directory could not be made). The spec does not exist:
+# the option is refused before it is read.
+long=$(printf 'x%.0s' $(seq 65))
+for c in run rerun; do
+	for bad in $'a\nb' 'a b' '-a' '.a' 'a/b' "$long"; do
+		"$HARNESS" $c "$T/no-spec-$c" --run-id "$bad" $([ $c = rerun ] && echo --impl a=b) --runs-dir "$T/rid" \
+			>"$T/out" 2>"$T/err"; rc=$?
+		shown=$(printf %q "$bad" | head -c 20)
+		if [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- "^harness: $c: --run-id: " "$T/err" &&
+			grep -qE "(at character [12]:|65 characters, at most 64)" "$T/err" && [ ! -e "$T/rid" ]; then
+			ok "$c --run-id $shown: exit 2, one line"
+		else
+			fail "$c --run-id $shown: exit $rc: $(cat "$T/err")"
+		fi
+	done
+done
+expect_exit "--run-id of 64 safe characters is taken (then the missing spec: 2)" 2 \
+	"$HARNESS" run "$T/no-spec" --run-id "A_z.9-$(printf 'x%.0s' $(seq 58))" --runs-dir "$T/rid"
+grep -q "no-spec" "$T/err" && ! grep -q -- "--run-id" "$T/err" && ok "a safe id passes the check" ||
+	fail "safe id: $(cat "$T/err")"
