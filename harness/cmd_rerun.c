@@ -250,14 +250,13 @@ static int fetch_arm(struct arm_set *s, const struct spec *spec, const char *run
 	const struct spec_impl *im = spec_impl_find(spec, clone_of ? clone_of : name);
 	struct run_arm *arm = &s->arms[s->n];
 	struct sbuf dir = SBUF_INIT;
+	char *shown = gitfetch_redact_url(repo);
 
 	s->names[s->n] = xstrdup(name);
-	if (clone_of)
-		fprintf(stderr, "harness: fetching %s from %s at %.12s%s%s\n", name, repo, ref,
-			im->host ? " on " : "", im->host ? im->host : "");
-	else
-		fprintf(stderr, "harness: fetching %s from %s at %s%s%s\n", name, repo,
-			ref ? ref : "HEAD", im->host ? " on " : "", im->host ? im->host : "");
+	fprintf(stderr, "harness: fetching %s from %s at %.*s%s%s\n", name, shown,
+		clone_of ? 12 : (int)strlen(ref ? ref : "HEAD"), ref ? ref : "HEAD",
+		im->host ? " on " : "", im->host ? im->host : "");
+	free(shown);
 	if (im->host) {
 		if (fetch_remote(s, spec, im, name, repo, ref))
 			return -1;
@@ -453,8 +452,8 @@ const struct cmd_desc cmd_rerun_desc = {
 	"REPO: a local path, file:// URL or any URL libgit2 fetches. Credentials:\n"
 	"HARNESS_GIT_PASSWORD (a token) as user HARNESS_GIT_USER (default\n"
 	"x-access-token) from the environment, removed once fetched; or in the\n"
-	"URL (used, never recorded, but visible in this command line to every\n"
-	"user of the host). REF: a branch, tag, full ref name\n"
+	"URL (used; printed as user:***, never recorded; but visible in this\n"
+	"command line to every user of the host). REF: a branch, tag, full ref name\n"
 	"(refs/pull/42/head) or commit id; omitted (NAME=REPO): the remote's HEAD.\n"
 	"The commit is checked out detached in RUNS_DIR/<new-id>/src/NAME/ and\n"
 	"recorded with the ref asked for and the remote URL. An implementation\n"

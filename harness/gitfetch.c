@@ -30,24 +30,67 @@ void gitfetch_result_release(struct gitfetch_result *r)
 	r->commit = r->ref_asked = r->ref_resolved = r->remote_url = NULL;
 }
 
+/* The userinfo of url ("user:pass" in scheme://user:pass@host/...):
+ * *at is its '@' (the last one before the path), NULL when there is none. */
+static const char *userinfo(const char *url, const char **at)
+{
+	const char *host = strstr(url, "://"), *end, *p;
+
+	*at = NULL;
+	if (!host)
+		return NULL;
+	host += 3;
+	end = host + strcspn(host, "/?#");
+	for (p = host; p < end; p++)
+		if (*p == '@')
+			*at = p;
+	return *at ? host : NULL;
+}
+
 char *gitfetch_strip_credentials(const char *url)
 {
-	const char *scheme = strstr(url, "://");
-	const char *host, *at, *end;
+	const char *at, *ui = userinfo(url, &at);
 	struct sbuf sb = SBUF_INIT;
 
-	if (!scheme)
+	if (!ui)
 		return xstrdup(url);
-	host = scheme + 3;
-	end = host + strcspn(host, "/?#");
-	at = memchr(host, '@', (size_t)(end - host));
-	if (!at)
-		return xstrdup(url);
-	/* The last '@' before the path ends the userinfo. */
-	while (memchr(at + 1, '@', (size_t)(end - at - 1)))
-		at = memchr(at + 1, '@', (size_t)(end - at - 1));
-	sbuf_add(&sb, url, (size_t)(host - url));
+	sbuf_add(&sb, url, (size_t)(ui - url));
 	sbuf_adds(&sb, at + 1);
+	return sbuf_detach(&sb, NULL);
+}
+
+char *gitfetch_redact_url(const char *url)
+{
+	const char *at, *ui = userinfo(url, &at), *colon;
+	struct sbuf sb = SBUF_INIT;
+
+	if (!ui)
+		return xstrdup(url);
+	colon = memchr(ui, ':', (size_t)(at - ui));
+	/* a user name alone may be the token (https://TOKEN@host/...) */
+	sbuf_add(&sb, url, (size_t)((colon ? colon + 1 : ui) - url));
+	sbuf_adds(&sb, GITFETCH_REDACTED);
+	sbuf_adds(&sb, at);
+	return sbuf_detach(&sb, NULL);
+}
+
+char *gitfetch_redact_text(const char *text, const char *url)
+{
+	const char *at, *ui = userinfo(url, &at), *colon, *p, *hit;
+	struct sbuf sb = SBUF_INIT;
+	size_t n;
+
+	if (!ui)
+		return xstrdup(text);
+	colon = memchr(ui, ':', (size_t)(at - ui));
+	if (colon)
+		ui = colon + 1;
+	n = (size_t)(at - ui);
+	for (p = text; n && (hit = memmem(p, strlen(p), ui, n)); p = hit + n) {
+		sbuf_add(&sb, p, (size_t)(hit - p));
+		sbuf_adds(&sb, GITFETCH_REDACTED);
+	}
+	sbuf_adds(&sb, p);
 	return sbuf_detach(&sb, NULL);
 }
 
@@ -55,13 +98,21 @@ int gitfetch_parse_arg(const char *arg, char **name, char **repo, char **ref)
 {
 	const char *eq = strchr(arg, '='), *hash;
 
+	char *shown = gitfetch_redact_url(arg);
+	int ret = -1;
+
 	*name = *repo = *ref = NULL;
+	hash = eq ? strrchr(eq + 1, '#') : NULL;
 	if (!eq || eq == arg || !eq[1])
-		return error("--impl %s: expected NAME=REPO#REF", arg);
-	hash = strrchr(eq + 1, '#');
-	if (hash == eq + 1 || (hash && !hash[1]))
-		return error("--impl %s: expected NAME=REPO#REF (empty %s)", arg,
-			     hash == eq + 1 ? "REPO" : "REF");
+		error("--impl %s: expected NAME=REPO#REF", shown);
+	else if (hash == eq + 1 || (hash && !hash[1]))
+		error("--impl %s: expected NAME=REPO#REF (empty %s)", shown,
+		      hash == eq + 1 ? "REPO" : "REF");
+	else
+		ret = 0;
+	free(shown);
+	if (ret)
+		return ret;
 	*name = xstrndup(arg, (size_t)(eq - arg));
 	if (hash) {
 		*repo = xstrndup(eq + 1, (size_t)(hash - eq - 1));
@@ -111,21 +162,14 @@ struct cred_state {
 
 int gitfetch_credentials(const char *url, char **user, char **pass)
 {
-	const char *host = strstr(url, "://"), *end, *at = NULL, *colon, *env;
+	const char *at, *ui = userinfo(url, &at), *colon, *env;
 
 	*user = *pass = NULL;
-	if (host) {
-		host += 3;
-		end = host + strcspn(host, "/?#");
-		for (const char *p = host; p < end; p++)
-			if (*p == '@')
-				at = p;
-		colon = at ? memchr(host, ':', (size_t)(at - host)) : NULL;
-		if (colon) {
-			*user = xstrndup(host, (size_t)(colon - host));
-			*pass = xstrndup(colon + 1, (size_t)(at - colon - 1));
-			return 0;
-		}
+	colon = ui ? memchr(ui, ':', (size_t)(at - ui)) : NULL;
+	if (colon) {
+		*user = xstrndup(ui, (size_t)(colon - ui));
+		*pass = xstrndup(colon + 1, (size_t)(at - colon - 1));
+		return 0;
 	}
 	env = getenv(GITFETCH_ENV_PASSWORD);
 	if (!env || !*env)
@@ -212,9 +256,19 @@ struct fetch {
 	struct cred_state cred;
 	char *fetch_url, *record_url;
 	char *spec;             /* the refspec to fetch */
+	char *errmsg;           /* libgit2's last message, credentials redacted */
 	int have_head;          /* ref named a remote head: head_oid */
 	git_oid head_oid;
 };
+
+/* libgit2's last error message with the URL's credentials redacted (it
+ * may quote the URL); valid until the next call or the end of the fetch. */
+static const char *git_err(struct fetch *f)
+{
+	free(f->errmsg);
+	f->errmsg = gitfetch_redact_text(prov_git_errmsg(), f->fetch_url);
+	return f->errmsg;
+}
 
 /* Phase 1: an empty destination with a fresh repository in it. */
 static int fetch_prepare(struct fetch *f)
@@ -249,7 +303,7 @@ static int fetch_list(struct fetch *f)
 	if (git_remote_create_with_opts(&f->remote, f->fetch_url, &ro) < 0 ||
 	    git_remote_connect(f->remote, GIT_DIRECTION_FETCH, &f->cbs, NULL, NULL) < 0 ||
 	    git_remote_ls(&heads, &nheads, f->remote) < 0)
-		return error("%s: cannot fetch: %s", f->record_url, prov_git_errmsg());
+		return error("%s: cannot fetch: %s", f->record_url, git_err(f));
 	head = pick_head(heads, nheads, f->ref);
 	if (head) {
 		/* heads[] is the remote's until disconnect: copy what we need. */
@@ -281,8 +335,9 @@ static int fetch_objects(struct fetch *f)
 	fo.update_fetchhead = 0;
 	specs.strings = &f->spec;
 	specs.count = 1;
-	if (git_remote_fetch(f->remote, &specs, &fo, NULL) < 0)
-		return error("%s: cannot fetch %s: %s", f->record_url, f->ref, prov_git_errmsg());
+	/* why a reflog message: libgit2's default quotes the URL */
+	if (git_remote_fetch(f->remote, &specs, &fo, "harness rerun: fetch") < 0)
+		return error("%s: cannot fetch %s: %s", f->record_url, f->ref, git_err(f));
 	return 0;
 }
 
@@ -297,7 +352,7 @@ static int fetch_checkout(struct fetch *f)
 	if (f->have_head) {
 		if (git_object_lookup(&obj, f->repo, &f->head_oid, GIT_OBJECT_ANY) < 0) {
 			error("%s: fetched %s but cannot read it: %s", f->record_url,
-			      f->out->ref_resolved, prov_git_errmsg());
+			      f->out->ref_resolved, git_err(f));
 			goto out;
 		}
 	} else {
@@ -317,7 +372,7 @@ static int fetch_checkout(struct fetch *f)
 	co.checkout_strategy = GIT_CHECKOUT_FORCE;
 	if (git_checkout_tree(f->repo, commit, &co) < 0 ||
 	    git_repository_set_head_detached(f->repo, git_object_id(commit)) < 0) {
-		error("%s: cannot check out %s: %s", f->dest, f->ref, prov_git_errmsg());
+		error("%s: cannot check out %s: %s", f->dest, f->ref, git_err(f));
 		goto out;
 	}
 	git_oid_tostr(hex, sizeof(hex), git_object_id(commit));
@@ -356,5 +411,6 @@ int gitfetch(const char *repo_arg, const char *ref, const char *dest,
 	free(f.spec);
 	free(f.fetch_url);
 	free(f.record_url);
+	free(f.errmsg);
 	return ret;
 }

@@ -57,9 +57,22 @@ int gitfetch_credentials(const char *url, char **user, char **pass);
  * once every fetch is done, before any fetched code runs). */
 void gitfetch_forget_credentials(void);
 
-/* "https://user:pass@host/x" -> "https://host/x" (malloc'd); any other
- * string is returned copied unchanged. */
+/* "https://user:pass@host/x" -> "https://host/x" (malloc'd): the URL
+ * recorded (fetchable again with the environment's credentials); any
+ * other string is returned copied unchanged. */
 char *gitfetch_strip_credentials(const char *url);
+
+/* The URL as printed: its userinfo "user:pass@" becomes "user:***@",
+ * "TOKEN@" becomes "***@" (a user name alone may be the token), malloc'd;
+ * any other string copied unchanged. Every message that quotes a REPO a
+ * user gave goes through it. */
+char *gitfetch_redact_url(const char *url);
+#define GITFETCH_REDACTED "***"
+
+/* text (a message that may quote url, decoded or not) with every
+ * occurrence of url's secret (its password, or its user name when it has
+ * no password) replaced by "***", malloc'd; a copy when url has none. */
+char *gitfetch_redact_text(const char *text, const char *url);
 
 /*
  * Split "NAME=REPO#REF" (REF optional: "NAME=REPO") into malloc'd parts

@@ -73,10 +73,13 @@ void agent_src_fetch(struct agent_src *s, struct dec *d, struct sbuf *reply)
 		if (f.user)
 			setenv(GITFETCH_ENV_USER, f.user, 1);
 	}
-	if (gitfetch(f.repo, f.ref, path.buf, &r))
+	if (gitfetch(f.repo, f.ref, path.buf, &r)) {
+		char *shown = gitfetch_redact_url(f.repo);
+
 		sbuf_addf(&why, "fetching %s at %s failed there (the agent's message is above)",
-			  f.repo, f.ref ? f.ref : "HEAD");
-	else
+			  shown, f.ref ? f.ref : "HEAD");
+		free(shown);
+	} else
 		s->path = sbuf_detach(&path, NULL);
 	/* no credential outlives the fetch in this process */
 	gitfetch_forget_credentials();

@@ -234,10 +234,35 @@ grep -q "a@base build: /usr/bin/bwrap " <(q "$DB" "SELECT detail FROM events WHE
 # The commit under test does not build: its own negative answer (exit 1),
 # recorded as such for compare (runs.failure_kind).
 # ... and another run's checkouts (pr1's, still on disk) are out of its reach
+# It is fetched over smart HTTP (git http-backend behind python's CGI
+# server, which runs it as nobody) from a URL with credentials in it: the
+# password must not reach stderr, run.db, the run directory or a report
+# (issue 25 item 8). The server asks for none, so they are never sent.
 others() { for f in "$RUNS"/pr*/src/*/delay; do echo "$f $(cat "$f")"; done; }
 OTHERS=$(others)
+mkdir -p "$T/www/cgi-bin" "$T/nobody"
+ln -s /usr/lib/git-core/git-http-backend "$T/www/cgi-bin/git"
+chmod 777 "$T/nobody"
+HPORT=$(free_port)
+bg env HOME="$T/nobody" GIT_PROJECT_ROOT="$T" GIT_HTTP_EXPORT_ALL=1 GIT_CONFIG_COUNT=1 \
+	GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*' \
+	python3 -m http.server --cgi --bind 127.0.0.1 --directory "$T/www" "$HPORT" >"$T/http.log" 2>&1
+wait_port "$HPORT" || fail "the git http server did not start: $(cat "$T/http.log")"
+SECRET=s3cretPW
 expect_exit "a build that fails" 1 "$HARNESS" rerun base --runs-dir "$RUNS" --run-id evil \
-	--impl "a=file://$REPO#evil"
+	--impl "a=http://bob:$SECRET@127.0.0.1:$HPORT/cgi-bin/git/impl/.git#evil"
+grep -q "fetching a from http://bob:\*\*\*@127.0.0.1:$HPORT/" "$T/err" &&
+	ok "the fetch is announced with the password redacted" || fail "fetch line: $(grep fetching "$T/err")"
+"$HARNESS" report evil --runs-dir "$RUNS" >"$T/leak.out" 2>&1
+"$HARNESS" compare base evil --runs-dir "$RUNS" >>"$T/leak.out" 2>&1
+leaks=$( { grep -l "$SECRET" "$T/err" "$T/leak.out"; grep -rl "$SECRET" "$RUNS/evil";
+	sqlite3 "$RUNS/evil/run.db" .dump | grep -c "$SECRET" | grep -v '^0$'; } 2>/dev/null)
+[ -z "$leaks" ] && [ -s "$RUNS/evil/report/report.md" ] &&
+	ok "the password is in no message, no stored field, no file of the run or its report" ||
+	fail "the password leaked: $leaks"
+[ "$(q "$RUNS/evil/run.db" "SELECT remote_url FROM impls WHERE name='a'")" = "http://127.0.0.1:$HPORT/cgi-bin/git/impl/.git" ] &&
+	ok "the URL is recorded without its credentials" ||
+	fail "remote_url $(q "$RUNS/evil/run.db" "SELECT remote_url FROM impls WHERE name='a'")"
 [ "$(q "$RUNS/evil/run.db" "SELECT failure_kind, failure_impl FROM runs")" = "build|a" ] &&
 	ok "recorded: failure_kind build, failure_impl a" ||
 	fail "failure_kind: $(q "$RUNS/evil/run.db" "SELECT failure_kind, failure_impl FROM runs")"

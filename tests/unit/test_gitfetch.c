@@ -27,6 +27,37 @@ TEST(strips_credentials)
 	strip_is("git@example.com:o/r.git", "git@example.com:o/r.git"); /* no secret */
 }
 
+static void redact_is(const char *in, const char *want)
+{
+	char *got = gitfetch_redact_url(in);
+	CHECK_STR(got, want);
+	free(got);
+}
+
+static void redact_text_is(const char *text, const char *url, const char *want)
+{
+	char *got = gitfetch_redact_text(text, url);
+	CHECK_STR(got, want);
+	free(got);
+}
+
+/* Issue 25 item 8: what is printed keeps the user and hides the secret. */
+TEST(redacts_credentials)
+{
+	redact_is("http://bob:s3cretPW@host:8080/o/r.git", "http://bob:***@host:8080/o/r.git");
+	redact_is("https://ghp_TOKEN@github.com/o/r", "https://***@github.com/o/r");
+	redact_is("https://u:p@ss@example.com/x", "https://u:***@example.com/x");
+	redact_is("https://u:@example.com/x", "https://u:***@example.com/x");
+	redact_is("go=https://u:pw@h/r#main", "go=https://u:***@h/r#main"); /* an --impl arg */
+	redact_is("https://example.com/a@b", "https://example.com/a@b");
+	redact_is("/tmp/repo", "/tmp/repo");
+	redact_text_is("failed to connect to http://bob:s3cretPW@h/: s3cretPW refused",
+		       "http://bob:s3cretPW@h/r", "failed to connect to http://bob:***@h/: *** refused");
+	redact_text_is("auth as ghp_TOKEN failed", "https://ghp_TOKEN@h/r", "auth as *** failed");
+	redact_text_is("no secret here", "https://h/r", "no secret here");
+	redact_text_is("empty password", "https://u:@h/r", "empty password");
+}
+
 TEST(credentials_from_url_then_environment)
 {
 	char *u, *p;
@@ -97,6 +128,7 @@ TEST(missing_repository_fails)
 int main(void)
 {
 	RUN(strips_credentials);
+	RUN(redacts_credentials);
 	RUN(credentials_from_url_then_environment);
 	RUN(parses_impl_args);
 	RUN(missing_repository_fails);
