@@ -365,6 +365,30 @@ static int candidate_failed(const struct run_ctx *rc)
 	return 0;
 }
 
+/*
+ * A run that failed by an arm's own doing, wherever it happened (build,
+ * start, health wait, window): it never came up healthy, or it hit its
+ * sandbox limits (rc->fail_kind "start" or "limit"). Sets the run's
+ * status and returns 1 for the commit under test, 3 for any other arm;
+ * -1 (nothing set) when the failure is not an arm's.
+ */
+static int arm_fault(struct run_ctx *rc)
+{
+	struct sbuf why = SBUF_INIT;
+	const char *kind = rc->fail_kind;
+
+	if (!kind || !rc->fail_impl || (strcmp(kind, "start") && strcmp(kind, "limit")))
+		return -1;
+	if (!strcmp(kind, "start"))
+		sbuf_addf(&why, "%s never came up healthy", rc->fail_impl);
+	else
+		sbuf_addf(&why, "%s hit its sandbox limits (see the sandbox_limit event)",
+			  rc->fail_impl);
+	set_run_status(rc, "failed", why.buf, kind);
+	sbuf_release(&why);
+	return candidate_failed(rc) ? EXIT_NEGATIVE : EXIT_ENV;
+}
+
 /* Build, then run the stages; sets the run's final status. */
 static int build_and_run(struct run_ctx *rc)
 {
@@ -383,6 +407,8 @@ static int build_and_run(struct run_ctx *rc)
 		return EXIT_ENV;
 	}
 	if (runner_build_all(rc) && !runner_stop) {
+		if ((code = arm_fault(rc)) >= 0)
+			return code;
 		code = candidate_failed(rc) ? EXIT_NEGATIVE : EXIT_ENV;
 		sbuf_addf(&why, "%s failed to build", rc->fail_impl ? rc->fail_impl : "?");
 		set_run_status(rc, "failed", why.buf, "build");
@@ -409,13 +435,12 @@ static int build_and_run(struct run_ctx *rc)
 			sbuf_release(&why);
 			return rc->preflight_candidate ? EXIT_NEGATIVE : EXIT_ENV;
 		}
-		code = rc->fail_kind && !strcmp(rc->fail_kind, "start") && candidate_failed(rc)
-			       ? EXIT_NEGATIVE : EXIT_ENV;
+		if ((code = arm_fault(rc)) >= 0)
+			return code;
 		sbuf_addf(&why, "%s never came up healthy", rc->fail_impl ? rc->fail_impl : "?");
-		set_run_status(rc, "failed", why.buf,
-			       rc->fail_kind && !strcmp(rc->fail_kind, "start") ? "start" : "environment");
+		set_run_status(rc, "failed", why.buf, "environment");
 		sbuf_release(&why);
-		return code;
+		return EXIT_ENV;
 	}
 	if (!runner_stop && runner_gens_open(rc)) {
 		runner_gens_close(rc);
@@ -437,21 +462,8 @@ static int build_and_run(struct run_ctx *rc)
 		error("%s: interrupted; continue with: harness resume %s", rc->run_id, rc->run_id);
 		return EXIT_NEGATIVE;
 	}
-	if ((rc->fatal || code == EXIT_ENV) && rc->fail_kind && !strcmp(rc->fail_kind, "start")) {
-		code = candidate_failed(rc) ? EXIT_NEGATIVE : EXIT_ENV;
-		sbuf_addf(&why, "%s never came up healthy", rc->fail_impl);
-		set_run_status(rc, "failed", why.buf, "start");
-		sbuf_release(&why);
+	if ((rc->fatal || code == EXIT_ENV) && (code = arm_fault(rc)) >= 0)
 		return code;
-	}
-	if ((rc->fatal || code == EXIT_ENV) && rc->fail_kind && !strcmp(rc->fail_kind, "limit")) {
-		code = candidate_failed(rc) ? EXIT_NEGATIVE : EXIT_ENV;
-		sbuf_addf(&why, "%s hit its sandbox limits (see the sandbox_limit event)",
-			  rc->fail_impl);
-		set_run_status(rc, "failed", why.buf, "limit");
-		sbuf_release(&why);
-		return code;
-	}
 	if ((rc->fatal || code == EXIT_ENV) && rc->fail_kind && !strcmp(rc->fail_kind, "dependency")) {
 		set_run_status(rc, "failed", "a dependency exited and could not be restarted",
 			       "dependency");

@@ -131,10 +131,8 @@ const struct bind_sandbox *runner_arm_sandbox(const struct run_ctx *rc, const st
 }
 
 
-/* The limits h the jailed arm hit (here, or on its host): the
- * sandbox_limit event and the run's failure; 1 when it hit any. */
-static int limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id,
-		     const struct account_limit_hits *hp)
+int runner_arm_limit_record(struct run_ctx *rc, struct arm *a, int64_t window_id,
+			    const struct account_limit_hits *hp)
 {
 	struct account_limit_hits h = *hp;
 	struct sbuf ev = SBUF_INIT;
@@ -173,7 +171,7 @@ int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id)
 		account_limit_hits(sut_account(a->sut), &h);
 	else
 		return 0;
-	return limit_hit(rc, a, window_id, &h);
+	return runner_arm_limit_record(rc, a, window_id, &h);
 }
 
 /* The arm's first start failed: whose fault (see runner_arm_start). */
@@ -262,7 +260,7 @@ static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_p
 	if (!a->rsut) {
 		/* as a local start: its sandbox limits first, when it hit any */
 		if (unhealthy && !a->starts && !runner_stop && a->jailed)
-			limit_hit(rc, a, wp->id, &hits);
+			runner_arm_limit_record(rc, a, wp->id, &hits);
 		if (unhealthy)
 			start_failed(rc, a, wp);
 		goto out;
@@ -376,7 +374,9 @@ int runner_build_all(struct run_ctx *rc)
 		struct arm *a = &rc->arms[i];
 		struct sut_build_config bo;
 		struct bind_sandbox sb;
+		struct account_limit_hits hits;
 		char *argv_text = NULL;
+		int failed, limited = 0;
 
 		if ((pass == 0) != (a->frozen != 0))
 			continue;
@@ -391,16 +391,25 @@ int runner_build_all(struct run_ctx *rc)
 		bo.stop = &runner_stop;
 		if (a->jailed)
 			bo.argv_text = &argv_text;
+		memset(&hits, 0, sizeof(hits));
+		bo.hits = &hits;
 		fprintf(stderr, "harness: building %s%s%s\n", a->name, a->impl.host ? " on " : "",
 			a->impl.host ? a->impl.host : "");
-		if (runner_command(rc, &bo)) {
+		failed = runner_command(rc, &bo) != 0;
+		/* a limit hit fails its build, even one that exited 0: as in a
+		 * window, the arm's own doing (limit before build: its kind) */
+		if (a->jailed && !runner_stop && runner_arm_limit_record(rc, a, -1, &hits))
+			failed = limited = 1;
+		if (failed) {
 			if (runner_stop) {
 				store_event(&rc->st, rc->run_id, -1, "build_interrupted", "%s", a->name);
 			} else {
 				store_event(&rc->st, rc->run_id, -1, "build_failed", "%s: see %s",
 					    a->name, log.buf);
-				rc->fail_kind = "build";
-				rc->fail_impl = a->name;
+				if (!limited) {
+					rc->fail_kind = "build";
+					rc->fail_impl = a->name;
+				}
 			}
 			ret = -1;
 		}

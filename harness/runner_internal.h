@@ -246,6 +246,10 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
  * with the kernel's counts, sets rc->fail_kind "limit" and fail_impl, and
  * returns 1; else 0 (trusted arms, nothing running, nothing hit). */
 int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id);
+/* The same for limits h already read (a build's, an agent's answer):
+ * the sandbox_limit event and the run's failure; 1 when h holds any. */
+int runner_arm_limit_record(struct run_ctx *rc, struct arm *a, int64_t window_id,
+			    const struct account_limit_hits *h);
 /* Stop the arm's implementation and its poller (no-op when not running). */
 void runner_arm_stop(struct arm *a);
 /* The running implementation, here (sut) or on impl.host (rsut), alike: */

@@ -312,6 +312,11 @@ out:
 	if (relay_w >= 0)
 		close(relay_w);
 	spawn_relay_wait(relay, 2.0);
+	if (cfg->hits) {
+		memset(cfg->hits, 0, sizeof(*cfg->hits));
+		if (acct)
+			account_limit_hits(acct, cfg->hits);
+	}
 	account_free(acct);
 	strv_free(env);
 	strv_free(argv);

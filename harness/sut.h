@@ -170,6 +170,9 @@ struct sut_build_config {
 	/* When non-NULL: the command's exit code, or -1 when it did not exit
 	 * on its own (killed, timed out, interrupted, never started). */
 	int *exit_code;
+	/* When non-NULL: the limits its cgroup hit (account_limit_hits),
+	 * read before the cgroup goes; all zero without a cgroup. */
+	struct account_limit_hits *hits;
 };
 
 /*

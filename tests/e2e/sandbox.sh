@@ -140,6 +140,15 @@ say("daemon", "started")
 os.execv(E["SBX_SRV"], [E["SBX_SRV"], "--port", sys.argv[1]])
 PY
 g add -A && g commit -m "evil: every attempt, then serve"
+g checkout -q main
+# oomstart: its start fills its private /tmp (a tmpfs: its cgroup's
+# memory) past sandbox.memory_mb, and never comes up
+g checkout -b oomstart
+cat >"$REPO/run.sh" <<'SH'
+#!/bin/sh
+head -c 300M /dev/zero >/tmp/fill && exec "$SBX_SRV" --port "$1"
+SH
+g add -A && g commit -m "oomstart: fill /tmp past the memory limit"
 g checkout main
 
 impl() { # name forks [more env]
@@ -160,7 +169,7 @@ version: 1
 name: sandbox-e2e
 seed: 4
 slo: { percentile: 99, threshold_ms: 50 }
-sandbox: { pids: 100, cpu_max: 1 }
+sandbox: { pids: 100, cpu_max: 1, memory_mb: 200 }
 dependencies:
   - name: db
     start: [$HELPERS/testsrv, --port, "{port}"]
@@ -258,6 +267,20 @@ ub=$(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_identity' AND detail
 	ok "one uid per arm ($ua, $ub), each owning its checkout" || fail "identities: '$ua' '$ub' $(stat -c %u "$RUNS/sbx/src/a")"
 [ "$(q base "SELECT COUNT(*) FROM events WHERE kind LIKE 'sandbox_%'")" = 0 ] &&
 	ok "the trusted baseline run ran outside any sandbox (as before)" || fail "base was sandboxed"
+
+# A limit hit at start is the arm's own answer too, as in a window:
+# oomstart fills /tmp past sandbox.memory_mb 200 and is OOM-killed before
+# it is healthy (it was blamed on the host: failure_kind environment,
+# exit 3).
+expect_exit "rerun of a branch whose start is OOM-killed: exit 1" 1 \
+	"$HARNESS" rerun base --runs-dir "$RUNS" --run-id oomstart --impl "b=$REPO#oomstart"
+[ "$(q oomstart "SELECT status || '|' || failure_kind || '|' || failure_impl FROM runs")" = "failed|limit|b" ] &&
+	ok "oomstart: failed, failure_kind limit, failure_impl b" || fail "oomstart: $(q oomstart "SELECT status, failure, failure_kind, failure_impl FROM runs")"
+check "oomstart: the OOM kill at 200 MiB in a sandbox_limit event" \
+	grep -q "b hit its sandbox limits: [0-9]* process.* OOM-killed at 200 MiB" <(q oomstart "SELECT detail FROM events WHERE kind = 'sandbox_limit'")
+expect_exit "compare base oomstart: a regression (exit 1)" 1 \
+	"$HARNESS" compare base oomstart --runs-dir "$RUNS" --impl b
+check "compare says it hit its sandbox limits" grep -q "hit its sandbox limits" "$T/out"
 
 # sandbox: always: the spec's own implementation jailed too, its repo
 # read-only (never given to the sandbox's uid).
