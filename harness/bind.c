@@ -75,8 +75,10 @@ void bind_sut(struct sut_config *cfg, const struct spec *spec, const struct spec
 		cfg->memory_max_bytes = spec->sandbox.memory_max_bytes;
 	if (sandbox && !cfg->pids_max)
 		cfg->pids_max = spec->sandbox.pids_max;
-	if (sandbox)
+	if (sandbox) {
 		cfg->cpu_max = spec->sandbox.cpu_max;
+		cfg->relay_max = (unsigned)spec->sandbox.relay_connections;
+	}
 }
 
 void bind_build(struct sut_build_config *cfg, const struct spec *spec,

@@ -4,6 +4,7 @@
  * restarted after it exited or when its restart policy says so, stopped.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -131,24 +132,42 @@ const struct bind_sandbox *runner_arm_sandbox(const struct run_ctx *rc, const st
 }
 
 
-int runner_arm_limit_record(struct run_ctx *rc, struct arm *a, int64_t window_id,
-			    const struct account_limit_hits *hp)
+/* One clause of a sandbox_limit event ("; " between clauses). */
+static void clause(struct sbuf *ev, int *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void clause(struct sbuf *ev, int *n, const char *fmt, ...)
 {
-	struct account_limit_hits h = *hp;
-	struct sbuf ev = SBUF_INIT;
+	va_list ap;
 
-	if (!(h.has_pids && h.pids_refused) && !(h.has_oom && h.oom_kill))
+	sbuf_adds(ev, (*n)++ ? "; " : " ");
+	va_start(ap, fmt);
+	sbuf_vaddf(ev, fmt, ap);
+	va_end(ap);
+}
+
+int runner_arm_limit_record(struct run_ctx *rc, struct arm *a, int64_t window_id,
+			    const struct arm_limit_hits *hp)
+{
+	const struct account_limit_hits *k = &hp->kernel;
+	struct sbuf ev = SBUF_INIT;
+	int n = 0;
+
+	if (!(k->has_pids && k->pids_refused) && !(k->has_oom && k->oom_kill) &&
+	    !hp->relay_refused && !hp->disk_full)
 		return 0;
 	sbuf_addf(&ev, "%s hit its sandbox limits:", a->name);
-	if (h.has_pids && h.pids_refused)
-		sbuf_addf(&ev, " %" PRIu64 " forks refused at pids.max %" PRIu64 " (pids.events max)",
-			  h.pids_refused, a->impl.pids_max ? a->impl.pids_max : rc->spec->sandbox.pids_max);
-	if (h.has_oom && h.oom_kill)
-		sbuf_addf(&ev, "%s %" PRIu64 " process%s OOM-killed at %" PRIu64 " MiB (oom_kill)",
-			  h.has_pids && h.pids_refused ? ";" : "", h.oom_kill,
-			  h.oom_kill == 1 ? "" : "es",
-			  (a->impl.memory_max_bytes ? a->impl.memory_max_bytes
-						    : rc->spec->sandbox.memory_max_bytes) >> 20);
+	if (k->has_pids && k->pids_refused)
+		clause(&ev, &n, "%" PRIu64 " forks refused at pids.max %" PRIu64 " (pids.events max)",
+		       k->pids_refused, a->impl.pids_max ? a->impl.pids_max : rc->spec->sandbox.pids_max);
+	if (k->has_oom && k->oom_kill)
+		clause(&ev, &n, "%" PRIu64 " process%s OOM-killed at %" PRIu64 " MiB (oom_kill)",
+		       k->oom_kill, k->oom_kill == 1 ? "" : "es",
+		       (a->impl.memory_max_bytes ? a->impl.memory_max_bytes
+						 : rc->spec->sandbox.memory_max_bytes) >> 20);
+	if (hp->relay_refused)
+		clause(&ev, &n, "%lu connection%s to the run's dependencies refused at "
+		       "sandbox.relay_connections %" PRIu64 " (open at once)", hp->relay_refused,
+		       hp->relay_refused == 1 ? "" : "s", rc->spec->sandbox.relay_connections);
 	store_event(&rc->st, rc->run_id, window_id, "sandbox_limit", "%s", ev.buf);
 	error("%s", ev.buf);
 	sbuf_release(&ev);
@@ -161,16 +180,17 @@ int runner_arm_limit_record(struct run_ctx *rc, struct arm *a, int64_t window_id
 
 int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id)
 {
-	struct account_limit_hits h;
+	struct arm_limit_hits h;
 
 	if (!a->jailed)
 		return 0;
+	memset(&h, 0, sizeof(h));
 	if (a->rsut)
-		rsut_limit_hits(a->rsut, &h);   /* as of its last window's end there */
+		rsut_limit_hits(a->rsut, &h.kernel);   /* as of its last window's end there */
 	else if (a->sut && sut_account(a->sut))
-		account_limit_hits(sut_account(a->sut), &h);
-	else
-		return 0;
+		account_limit_hits(sut_account(a->sut), &h.kernel);
+	if (a->sut)
+		h.relay_refused = sut_relay_refused(a->sut);
 	return runner_arm_limit_record(rc, a, window_id, &h);
 }
 
@@ -260,7 +280,8 @@ static int start_remote(struct run_ctx *rc, struct arm *a, const struct window_p
 	if (!a->rsut) {
 		/* as a local start: its sandbox limits first, when it hit any */
 		if (unhealthy && !a->starts && !runner_stop && a->jailed)
-			runner_arm_limit_record(rc, a, wp->id, &hits);
+			runner_arm_limit_record(rc, a, wp->id,
+						&(struct arm_limit_hits){ .kernel = hits });
 		if (unhealthy)
 			start_failed(rc, a, wp);
 		goto out;
@@ -374,7 +395,7 @@ int runner_build_all(struct run_ctx *rc)
 		struct arm *a = &rc->arms[i];
 		struct sut_build_config bo;
 		struct bind_sandbox sb;
-		struct account_limit_hits hits;
+		struct arm_limit_hits hits;
 		char *argv_text = NULL;
 		int failed, limited = 0;
 
@@ -392,7 +413,7 @@ int runner_build_all(struct run_ctx *rc)
 		if (a->jailed)
 			bo.argv_text = &argv_text;
 		memset(&hits, 0, sizeof(hits));
-		bo.hits = &hits;
+		bo.hits = &hits.kernel;
 		fprintf(stderr, "harness: building %s%s%s\n", a->name, a->impl.host ? " on " : "",
 			a->impl.host ? a->impl.host : "");
 		failed = runner_command(rc, &bo) != 0;

@@ -246,10 +246,18 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
  * with the kernel's counts, sets rc->fail_kind "limit" and fail_impl, and
  * returns 1; else 0 (trusted arms, nothing running, nothing hit). */
 int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id);
+/* What a jailed arm did past its sandbox's limits: the kernel's counts,
+ * and the harness's own caps. */
+struct arm_limit_hits {
+	struct account_limit_hits kernel;
+	unsigned long relay_refused;    /* at sandbox.relay_connections */
+	const char *disk_full;          /* its disk quota full: how it was
+					   seen (static), else NULL */
+};
 /* The same for limits h already read (a build's, an agent's answer):
  * the sandbox_limit event and the run's failure; 1 when h holds any. */
 int runner_arm_limit_record(struct run_ctx *rc, struct arm *a, int64_t window_id,
-			    const struct account_limit_hits *h);
+			    const struct arm_limit_hits *h);
 /* Stop the arm's implementation and its poller (no-op when not running). */
 void runner_arm_stop(struct arm *a);
 /* The running implementation, here (sut) or on impl.host (rsut), alike: */

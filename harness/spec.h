@@ -257,6 +257,7 @@ struct spec_sandbox {
 	uint64_t memory_max_bytes;      /* default 4 GiB */
 	uint64_t pids_max;              /* default 4096 */
 	double cpu_max;                 /* cores, default 0: none */
+	uint64_t relay_connections;     /* dependency connections relayed at once, default 128 */
 };
 
 struct spec {

@@ -473,6 +473,8 @@ static const struct field sandbox_fields[] = {
 	  "process (task) limit of untrusted builds and runs (0: none); a refused fork fails the arm (failure_kind limit)" },
 	{ "cpu_max", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct spec_sandbox, cpu_max), 0, 0, 1024, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "CPU bandwidth of untrusted builds and runs in cores (cgroup CFS quota over 100 ms; 0: none); throttling is recorded per window, never a failure" },
+	{ "relay_connections", FT_U64, F_DEF | F_MIN | F_MAX, O(struct spec_sandbox, relay_connections), 0, 1, 65536, 128, NULL, NULL, NULL, 0, 0, 0,
+	  "connections from a sandboxed implementation to the run's dependencies relayed at once (each costs the harness two descriptors); one more is closed at once, counted, and fails the arm (failure_kind limit)" },
 	FIELD_END
 };
 

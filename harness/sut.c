@@ -49,6 +49,7 @@ struct sut {
 	int netns_fd;                   /* jailed: its network namespace, else -1 */
 	pid_t relay;                    /* jailed: the log relay, else -1 */
 	struct portfwd *fwd;            /* jailed with dependencies: their relay */
+	unsigned long relay_refused;    /* its refusals, once it is stopped */
 	char *argv_text;
 };
 
@@ -480,7 +481,8 @@ static int jail_release(struct sut *s, const struct sut_config *cfg, struct jail
 		return -1;
 	}
 	if (cfg->nforward &&
-	    !(s->fwd = portfwd_start(s->netns_fd, cfg->forward_ports, cfg->nforward)))
+	    !(s->fwd = portfwd_start(s->netns_fd, cfg->forward_ports, cfg->nforward,
+				    cfg->relay_max)))
 		return -1;
 	if (write(j->block[1], "g", 1) != 1)
 		return error("impl %s: cannot release the sandbox: %s", s->name, strerror(errno));
@@ -691,6 +693,11 @@ const char *sut_cpus(const struct sut *s) { return s->cpus; }
 const char *sut_cpus_method(const struct sut *s) { return s->cpus_method; }
 struct account *sut_account(struct sut *s) { return s->acct; }
 
+unsigned long sut_relay_refused(struct sut *s)
+{
+	return s->fwd ? portfwd_refused(s->fwd) : s->relay_refused;
+}
+
 const char *sut_exit_desc(const struct sut *s, char *buf, size_t n)
 {
 	if (!s->exited) {
@@ -757,6 +764,7 @@ void sut_stop(struct sut *s)
 	s->stopped = 1;
 	spawn_relay_wait(s->relay, 2.0);
 	s->relay = -1;
+	s->relay_refused = portfwd_refused(s->fwd);
 	portfwd_stop(s->fwd);
 	s->fwd = NULL;
 	spawn_watchdog_release(s->watchdog, s->wd_fd);

@@ -79,6 +79,9 @@ struct sut_config {
 	 * its command runs; nothing else of the host is reachable. */
 	const int *forward_ports;
 	size_t nforward;
+	/* ... at most this many connections at once (0: no bound): one more
+	 * is closed at once and counted (sut_relay_refused) */
+	unsigned relay_max;
 };
 
 struct sut;
@@ -138,6 +141,9 @@ void sut_free(struct sut *s);
 
 /* The accounting context (owned by s, valid until sut_free). */
 struct account *sut_account(struct sut *s);
+/* Connections from its jail to the run's dependencies closed unrelayed at
+ * sut_config.relay_max so far (portfwd.h); 0 when none relayed. */
+unsigned long sut_relay_refused(struct sut *s);
 
 /* Start-up: kill and remove what a crashed harness left (see account.h). */
 void sut_reap_leftovers(void);

@@ -21,6 +21,10 @@
 #   - sandbox.cpu_max 1 (a CFS quota of one core) set on every sandbox;
 #   - b forks 500 with sandbox.pids 100: the limit holds and the run fails
 #     with failure_kind limit, its evidence in a sandbox_limit event;
+#   - b opens 2000 connections to db and holds them: 128 are relayed
+#     (sandbox.relay_connections), the rest closed and counted in the same
+#     event; the harness's threads and descriptors, read meanwhile, stay
+#     bounded;
 #   - both arms bind the same port, which the outside listener holds too;
 #   - its environment: nothing of the harness's (SBX_SECRET) but the spec's
 #     (and PWD, which its /bin/sh sets);
@@ -116,6 +120,17 @@ attempt("truncate_stdout", lambda: os.ftruncate(1, 0))
 attempt("truncate_stderr", lambda: os.ftruncate(2, 0))
 attempt("rename_git", lambda: os.rename(".git", "git-moved"))
 say("env", ",".join(sorted(E.keys())))
+flood, held, t0 = int(E.get("SBX_FLOOD", "0")), [], time.time()
+for i in range(flood):   # connections to its dependency, all held
+    try:
+        held.append(socket.create_connection(("127.0.0.1", int(E["SBX_DEP"])), timeout=2))
+    except Exception:
+        pass
+if flood:
+    say("flood", "%d of %d in %.1f s" % (len(held), flood, time.time() - t0))
+    time.sleep(1)        # held while the test reads the harness's threads and descriptors
+    for c in held:
+        c.close()
 n, kids = int(E.get("SBX_FORKS", "0")), []
 for i in range(n):
     try:
@@ -179,7 +194,7 @@ dependencies:
     health: { tcp: "127.0.0.1:{port}" }
 implementations:
 $(impl a 0)
-$(impl b 500 'SBX_OTHER: "{dep.other.port}"')
+$(impl b 500 'SBX_OTHER: "{dep.other.port}", SBX_FLOOD: "2000"')
 workload:
   connections: 4
   requests: [ { name: root, path: /x } ]
@@ -191,8 +206,21 @@ YAML
 
 expect_exit "baseline run (trusted, benign)" 0 \
 	"$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$RUNS" --run-id base
-SBX_SECRET=topsecret expect_exit "rerun of the hostile branch: b hits its pids limit (exit 1)" 1 \
-	"$HARNESS" rerun base --runs-dir "$RUNS" --run-id sbx --impl "a=$REPO#evil" --impl "b=$REPO#evil"
+# The rerun in the background: its threads and descriptors read while b
+# holds 2000 connections to db (every 50 ms, until it exits; bounded).
+SBX_SECRET=topsecret "$HARNESS" rerun base --runs-dir "$RUNS" --run-id sbx --impl "a=$REPO#evil" \
+	--impl "b=$REPO#evil" >"$T/out" 2>"$T/err" &
+hpid=$! maxthr=0 maxfd=0
+for _ in $(seq 1200); do
+	thr=$(awk '/^Threads:/ { print $2 }' /proc/$hpid/status 2>/dev/null) || break
+	nfd=$(ls /proc/$hpid/fd 2>/dev/null | wc -l)
+	[ "${thr:-0}" -gt $maxthr ] && maxthr=$thr
+	[ "$nfd" -gt $maxfd ] && maxfd=$nfd
+	kill -0 $hpid 2>/dev/null || break
+	sleep 0.05
+done
+wait $hpid
+cmp_num "rerun of the hostile branch: b hits its pids and relay limits (exit)" $? == 1
 LOGS=$RUNS/sbx/logs
 r() { sed -n "s/^SBX $2: //p" "$LOGS/$1.stdout.log" | head -1; }
 [ "$(q sbx "SELECT impl FROM windows ORDER BY id LIMIT 1")" = a ] &&
@@ -249,6 +277,16 @@ cmp_num "b: ... and it did fork up to near the limit" "${nf:-0}" ">=" 80
 	ok "the run failed: failure_kind limit, failure_impl b" || fail "failure: $(q sbx "SELECT status, failure, failure_kind, failure_impl FROM runs")"
 check "the evidence: pids.events max, in a sandbox_limit event" \
 	grep -q "b hit its sandbox limits: [0-9]* forks refused at pids.max 100" <(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_limit'")
+# 2000 connections from b's jail to db: at most relay_connections (128)
+# relayed at once, the rest closed at once and counted; one relay thread
+# and two descriptors a relayed connection (a thread per direction made
+# it 1,103 threads and 1,126 descriptors in 3 s).
+check "b's flood ran (connections it made)" grep -q "^SBX flood: [0-9]* of 2000" "$LOGS/b.stdout.log"; grep "^SBX flood" "$LOGS/b.stdout.log"
+nref=$(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_limit'" | sed -n 's/.*; \([0-9]*\) connections to the run.s dependencies refused at sandbox.relay_connections 128 (open at once).*/\1/p')
+cmp_num "the relay cap named in the sandbox_limit event, with the refusals" "${nref:-0}" ">=" 1000
+cmp_num "the harness's descriptors while b held its flood: at most 2 x 128 relayed + 200" "$maxfd" "<=" 456
+cmp_num "... and it was read while the relays were full (2 x 128 descriptors)" "$maxfd" ">=" 256
+cmp_num "the harness's threads meanwhile (one relay thread an arm, not two a connection)" "$maxthr" "<=" 40
 cmp_num "both arms served their window's load (completed requests)" \
 	"$(q sbx "SELECT MIN(completed) FROM windows WHERE state = 'done'")" ">=" 150
 cmp_num "... without connection errors" "$(q sbx "SELECT SUM(err_connect) FROM windows WHERE state = 'done'")" == 0

@@ -280,7 +280,7 @@ TEST(dependency_port_forwarded)
 	}
 	CHECK(read(ready[0], buf, 1) == 1);
 	ns = netns_open(pid);
-	f = portfwd_start(ns, &port, 1);
+	f = portfwd_start(ns, &port, 1, 0);
 	CHECK(f != NULL);
 	CHECK(write(go[1], "g", 1) == 1);
 	a = accept(l, NULL, NULL);
@@ -374,7 +374,7 @@ TEST(forward_waits_for_the_loopback)
 		close(fd);
 	}
 	t0 = now_wall();
-	f = portfwd_start(ns, &port, 1);
+	f = portfwd_start(ns, &port, 1, 0);
 	CHECK(f != NULL);
 	/* it waited for the address (300 ms, less what the check above took) */
 	CHECK(now_wall() - t0 > 0.1 && now_wall() - t0 < 5);
