@@ -78,6 +78,7 @@ void bind_sut(struct sut_config *cfg, const struct spec *spec, const struct spec
 	if (sandbox) {
 		cfg->cpu_max = spec->sandbox.cpu_max;
 		cfg->relay_max = (unsigned)spec->sandbox.relay_connections;
+		cfg->log_max_bytes = spec->sandbox.log_max_bytes;
 	}
 }
 
@@ -98,6 +99,7 @@ void bind_build(struct sut_build_config *cfg, const struct spec *spec,
 		cfg->memory_max_bytes = spec->sandbox.memory_max_bytes;
 		cfg->pids_max = spec->sandbox.pids_max;
 		cfg->cpu_max = spec->sandbox.cpu_max;
+		cfg->log_max_bytes = spec->sandbox.log_max_bytes;
 	}
 }
 

@@ -107,6 +107,11 @@ int runner_preflight(struct run_ctx *rc)
 	rc->preflight_candidate = blamed_candidate;
 	ret = -1;
 out:
+	/* a sandbox limit hit at start or under the pre-flight's requests
+	 * is the arm's failure as in a window (its counts go with it) */
+	for (i = 0; i < rc->narms && !runner_stop; i++)
+		if (runner_arm_up(&rc->arms[i]) && runner_arm_limit_hit(rc, &rc->arms[i], -1))
+			ret = -1;
 	runner_stop_all(rc);
 	preflight_result_release(&res);
 	sbuf_release(&text);

@@ -258,6 +258,7 @@ struct spec_sandbox {
 	uint64_t pids_max;              /* default 4096 */
 	double cpu_max;                 /* cores, default 0: none */
 	uint64_t relay_connections;     /* dependency connections relayed at once, default 128 */
+	uint64_t log_max_bytes;         /* each log file of a jailed arm, default 64 MiB */
 };
 
 struct spec {

@@ -209,7 +209,8 @@ static int build_verdict(const struct sut_build_config *cfg, int st, enum build_
  * its output goes through a relay (*relay, *relay_w) so it never holds
  * the log file. */
 static int build_jail(const struct sut_build_config *cfg, const char *wd, char ***argv,
-		      char ***env, int log_fd, pid_t *relay, int *relay_w)
+		      char ***env, int log_fd, const struct account *acct, pid_t *relay,
+		      int *relay_w)
 {
 	char **jargv = jail_argv(cfg->jail, wd, *argv, 0);
 	int unused;
@@ -220,7 +221,7 @@ static int build_jail(const struct sut_build_config *cfg, const char *wd, char *
 	*argv = jargv;
 	strv_free(*env);
 	*env = spawn_env_jail(cfg->impl, 0);
-	*relay = spawn_relay(log_fd, -1, relay_w, &unused);
+	*relay = spawn_relay(log_fd, -1, cfg->log_max_bytes, acct, relay_w, &unused);
 	return *relay < 0 ? -1 : 0;
 }
 
@@ -272,7 +273,7 @@ int sut_build(const struct sut_build_config *cfg)
 	memset(&sp, 0, sizeof(sp));
 	sp.out_fd = sp.err_fd = fd;
 	if (cfg->jail) {
-		if (build_jail(cfg, wd, &argv, &env, fd, &relay, &relay_w))
+		if (build_jail(cfg, wd, &argv, &env, fd, acct, &relay, &relay_w))
 			goto out;
 		sp.out_fd = sp.err_fd = relay_w;
 	}
@@ -298,11 +299,12 @@ int sut_build(const struct sut_build_config *cfg)
 	pid = -1;
 	if (cfg->exit_code && end == BUILD_EXITED && WIFEXITED(st))
 		*cfg->exit_code = WEXITSTATUS(st);
-	/* what the build left running (a daemon, a stray compiler) goes too */
-	kill_all(-1, acct);
-	/* the relay drains into the log before its tail is printed */
+	/* the relay drains into the log before its tail is printed, and
+	 * before the cgroup it is in is killed */
 	spawn_relay_wait(relay, 2.0);
 	relay = -1;
+	/* what the build left running (a daemon, a stray compiler) goes too */
+	kill_all(-1, acct);
 	ret = build_verdict(cfg, st, end, t0, off);
 out:
 	if (pid > 0) {
@@ -459,7 +461,7 @@ static int jail_prepare(struct sut *s, const struct sut_config *cfg, const char 
 	*env = spawn_env_jail(cfg->impl, s->port);
 	if (pipe2(j->info, O_CLOEXEC) || pipe2(j->block, O_CLOEXEC))
 		return error("impl %s: pipe: %s", s->name, strerror(errno));
-	s->relay = spawn_relay(sp->out_fd, sp->err_fd, &j->ow, &j->ew);
+	s->relay = spawn_relay(sp->out_fd, sp->err_fd, cfg->log_max_bytes, s->acct, &j->ow, &j->ew);
 	if (s->relay < 0)
 		return -1;
 	sp->out_fd = j->ow;

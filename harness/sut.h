@@ -82,6 +82,9 @@ struct sut_config {
 	/* ... at most this many connections at once (0: no bound): one more
 	 * is closed at once and counted (sut_relay_refused) */
 	unsigned relay_max;
+	/* jailed only: each log file (stdout, stderr) at most this many
+	 * bytes (0: none), cut with a marker line (spawn_relay) */
+	uint64_t log_max_bytes;
 };
 
 struct sut;
@@ -179,6 +182,9 @@ struct sut_build_config {
 	/* When non-NULL: the limits its cgroup hit (account_limit_hits),
 	 * read before the cgroup goes; all zero without a cgroup. */
 	struct account_limit_hits *hits;
+	/* jailed only: its log at most this many bytes (0: none), as
+	 * sut_config.log_max_bytes */
+	uint64_t log_max_bytes;
 };
 
 /*

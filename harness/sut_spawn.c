@@ -8,6 +8,7 @@
  * that reads end-of-file when execve succeeded.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
@@ -300,16 +301,48 @@ out:
 
 /* ------------------------------------------------------------ relay */
 
-/* The relay's loop: no harness code after fork, only read/write/poll. */
-static _Noreturn void relay(int in0, int in1, int f0, int f1)
+/* One log file of the relay: what it holds, and its cap (0: none). */
+struct relay_file {
+	int fd;
+	uint64_t size, cap;
+	int cut;                        /* the cap reached, the marker written */
+};
+
+/* Append what fits under the cap; past it, the marker once, then
+ * nothing (the pipe is still read: the writer never blocks on it). A
+ * full disk: the bytes are lost, the draining goes on. */
+static void relay_write(struct relay_file *f, const char *buf, size_t n, const char *marker)
+{
+	ssize_t w;
+
+	if (f->cut)
+		return;
+	if (f->cap && n > (f->size < f->cap ? f->cap - f->size : 0)) {
+		n = f->size < f->cap ? (size_t)(f->cap - f->size) : 0;
+		f->cut = 1;
+	}
+	if (n && (w = write(f->fd, buf, n)) > 0)
+		f->size += (uint64_t)w;
+	if (f->cut && write(f->fd, marker, strlen(marker)) < 0)
+		(void)0;
+}
+
+/* The relay's loop: no harness code after fork, only read/write/poll
+ * (async-signal-safe: the harness has threads). */
+static _Noreturn void relay(int in0, int in1, int f0, int f1, uint64_t cap, const char *marker)
 {
 	struct pollfd p[2] = { { in0, POLLIN, 0 }, { in1, POLLIN, 0 } };
+	struct relay_file file[2] = { { f0, 0, cap, 0 }, { f1, 0, cap, 0 } };
 	static char buf[65536];
 	int open_n = in1 >= 0 ? 2 : 1, i;
+	struct stat st;
 	ssize_t n;
 
 	/* a ^C to the harness's group must not lose the last lines */
 	ignore_stop_signals();
+	for (i = 0; i < open_n; i++)
+		if (!fstat(file[i].fd, &st))
+			file[i].size = (uint64_t)st.st_size;
 	while (open_n > 0) {
 		if (poll(p, in1 >= 0 ? 2 : 1, -1) < 0) {
 			if (errno == EINTR)
@@ -328,19 +361,23 @@ static _Noreturn void relay(int in0, int in1, int f0, int f1)
 				open_n--;
 				continue;
 			}
-			if (write(i ? f1 : f0, buf, (size_t)n) < 0)
-				(void)0;        /* a full disk: keep draining */
+			relay_write(&file[i], buf, (size_t)n, marker);
 		}
 	}
 	_exit(0);
 }
 
-pid_t spawn_relay(int out_file, int err_file, int *out_w, int *err_w)
+pid_t spawn_relay(int out_file, int err_file, uint64_t cap, const struct account *acct,
+		  int *out_w, int *err_w)
 {
 	int a[2] = { -1, -1 }, b[2] = { -1, -1 };
+	char marker[160];
 	pid_t pid;
 
 	*out_w = *err_w = -1;
+	snprintf(marker, sizeof(marker),
+		 "\n=== harness: log cut at %" PRIu64 " MiB (sandbox.log_mb); the rest of this "
+		 "output was read and discarded\n", cap >> 20);
 	if (pipe2(a, O_CLOEXEC) || (err_file >= 0 && pipe2(b, O_CLOEXEC))) {
 		error("log relay: pipe: %s", strerror(errno));
 		goto fail;
@@ -355,13 +392,18 @@ pid_t spawn_relay(int out_file, int err_file, int *out_w, int *err_w)
 		 * relay would never see end-of-file */
 		int fd;
 
+		/* its CPU is its arm's: in the arm's cgroup (a failure to
+		 * join leaves it the harness's, as before) */
+		if (acct)
+			account_child_place(acct);
 		/* keep only the read ends and the files: a write end of another
 		 * sandbox's pipe held here would keep its relay from ever
-		 * seeing end-of-file */
+		 * seeing end-of-file (the cgroup's descriptors are close-on-
+		 * exec only, and no longer needed) */
 		for (fd = 3; fd < 4096; fd++)
 			if (fd != a[0] && fd != b[0] && fd != out_file && fd != err_file)
 				close(fd);
-		relay(a[0], b[0], out_file, err_file);
+		relay(a[0], b[0], out_file, err_file, cap, marker);
 	}
 	close(a[0]);
 	if (b[0] >= 0)

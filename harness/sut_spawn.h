@@ -47,9 +47,15 @@ pid_t spawn_run(const struct spawn *sp);
  * close them after) are returned in *out_w and *err_w (-1 with one pipe).
  * why: the sandboxed code then holds a pipe, never the log file, so it
  * can neither truncate nor seek over what the harness wrote there.
+ * Each file is capped at cap bytes (0: none; its size when the relay
+ * starts counts): past it a marker line, then what arrives is read and
+ * discarded, so the writer never blocks on a full pipe. acct non-NULL:
+ * the relay joins that cgroup (account_child_place), so its CPU, memory
+ * and one task count as the sandboxed code's.
  * Returns the relay's pid, or -1 after one error() line.
  */
-pid_t spawn_relay(int out_file, int err_file, int *out_w, int *err_w);
+pid_t spawn_relay(int out_file, int err_file, uint64_t cap, const struct account *acct,
+		  int *out_w, int *err_w);
 /* Wait (at most timeout_s, then SIGKILL) for the relay to drain and exit. */
 void spawn_relay_wait(pid_t relay, double timeout_s);
 

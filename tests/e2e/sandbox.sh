@@ -29,6 +29,8 @@
 #   - its environment: nothing of the harness's (SBX_SECRET) but the spec's
 #     (and PWD, which its /bin/sh sets);
 #   - truncating its own log (stdout/stderr): impossible (a pipe);
+#   - a writes 1 GiB to its stdout: the log is cut at sandbox.log_mb 16
+#     with a marker, the pipe still drained, its window measured as before;
 #   - renaming its .git: refused;
 # and the exact bwrap argv is recorded with the run (sandbox_argv events).
 . "$(dirname "$0")/../lib.sh"
@@ -65,6 +67,11 @@ cat >"$REPO/evil.py" <<'PY'
 import os, signal, socket, sys, time
 E = os.environ
 RUNS, P, ME = E["SBX_RUNS"], int(E["SBX_PORT"]), E["SBX_NAME"]
+# the costly attempts (forks, flood, spam) at its window's start only,
+# not at the pre-flight's (a limit hit there would end the run before
+# any window)
+again = os.path.exists("started")
+open("started", "w").close()
 def say(k, v):
     print("SBX %s: %s" % (k, v), flush=True)
 def attempt(k, f):
@@ -120,7 +127,7 @@ attempt("truncate_stdout", lambda: os.ftruncate(1, 0))
 attempt("truncate_stderr", lambda: os.ftruncate(2, 0))
 attempt("rename_git", lambda: os.rename(".git", "git-moved"))
 say("env", ",".join(sorted(E.keys())))
-flood, held, t0 = int(E.get("SBX_FLOOD", "0")), [], time.time()
+flood, held, t0 = int(E.get("SBX_FLOOD", "0")) if again else 0, [], time.time()
 for i in range(flood):   # connections to its dependency, all held
     try:
         held.append(socket.create_connection(("127.0.0.1", int(E["SBX_DEP"])), timeout=2))
@@ -131,7 +138,7 @@ if flood:
     time.sleep(1)        # held while the test reads the harness's threads and descriptors
     for c in held:
         c.close()
-n, kids = int(E.get("SBX_FORKS", "0")), []
+n, kids = int(E.get("SBX_FORKS", "0")) if again else 0, []
 for i in range(n):
     try:
         pid = os.fork()
@@ -141,7 +148,8 @@ for i in range(n):
         time.sleep(30)
         os._exit(0)
     kids.append(pid)
-say("forks", "%d of %d" % (len(kids), n))
+if again:
+    say("forks", "%d of %d" % (len(kids), n))
 for k in kids:
     os.kill(k, signal.SIGKILL)
     os.waitpid(k, 0)
@@ -152,6 +160,11 @@ if os.fork() == 0:
     os._exit(0)
 os.wait()
 say("daemon", "started")
+if again and E.get("SBX_SPAM"):   # that much of its stdout (zeros), then a line on stderr
+    import subprocess
+    sys.stdout.flush()
+    subprocess.run(["head", "-c", E["SBX_SPAM"], "/dev/zero"])
+    print("SBX spam: %s written" % E["SBX_SPAM"], file=sys.stderr, flush=True)
 os.execv(E["SBX_SRV"], [E["SBX_SRV"], "--port", sys.argv[1]])
 PY
 g add -A && g commit -m "evil: every attempt, then serve"
@@ -184,7 +197,7 @@ version: 1
 name: sandbox-e2e
 seed: 4
 slo: { percentile: 99, threshold_ms: 50 }
-sandbox: { pids: 100, cpu_max: 1, memory_mb: 200 }
+sandbox: { pids: 100, cpu_max: 1, memory_mb: 200, log_mb: 16 }
 dependencies:
   - name: db
     start: [$HELPERS/testsrv, --port, "{port}"]
@@ -193,7 +206,7 @@ dependencies:
     start: [$HELPERS/testsrv, --port, "{port}"]
     health: { tcp: "127.0.0.1:{port}" }
 implementations:
-$(impl a 0)
+$(impl a 0 'SBX_SPAM: "1G"')
 $(impl b 500 'SBX_OTHER: "{dep.other.port}", SBX_FLOOD: "2000"')
 workload:
   connections: 4
@@ -222,7 +235,8 @@ done
 wait $hpid
 cmp_num "rerun of the hostile branch: b hits its pids and relay limits (exit)" $? == 1
 LOGS=$RUNS/sbx/logs
-r() { sed -n "s/^SBX $2: //p" "$LOGS/$1.stdout.log" | head -1; }
+# (grep -m1: a's log ends with 16 MiB of zeros on one line)
+r() { grep -a -m1 "^SBX $2: " "$LOGS/$1.stdout.log" | sed "s/^SBX $2: //"; }
 [ "$(q sbx "SELECT impl FROM windows ORDER BY id LIMIT 1")" = a ] &&
 	ok "the plan ran a's window first (seed 4)" || fail "first window: $(q sbx "SELECT impl FROM windows ORDER BY id")"
 dport() { q sbx "SELECT detail FROM events WHERE kind = 'dep_start' AND detail LIKE '$1 started on %'" | sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p' | head -1; }
@@ -270,6 +284,17 @@ for arm in a b; do
 		ok "$arm: environment is the sandbox's and the spec's only" || fail "$arm env: $env"
 done
 [ "$(r a forks)" = "0 of 0" ] && ok "a forked nothing" || fail "a forks: $(r a forks)"
+# a wrote 1 GiB of zeros to its stdout: its log stops at sandbox.log_mb
+# (16 MiB) with a marker, the rest was drained (its next line on stderr
+# came through), and nothing else changed: its window below is measured,
+# no limit is charged to it.
+sz=$(stat -c %s "$LOGS/a.stdout.log")
+cmp_num "a's stdout log at its cap (bytes; 16 MiB + the harness's lines)" "$sz" "<=" $((16 * 1048576 + 4096))
+cmp_num "... and filled to it" "$sz" ">=" $((16 * 1048576))
+check "the cut marked in the log" grep -aq "^=== harness: log cut at 16 MiB (sandbox.log_mb)" "$LOGS/a.stdout.log"
+check "a was not blocked by its full pipe (its line after the 1 GiB came)" grep -q "^SBX spam: 1G written" "$LOGS/a.stderr.log"
+[ "$(q sbx "SELECT COUNT(*) FROM events WHERE kind = 'sandbox_limit' AND detail LIKE 'a %'")" = 0 ] &&
+	ok "no limit charged to a for its log" || fail "a charged: $(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_limit'")"
 nf=$(r b forks | awk '{ print $1 }')
 cmp_num "b: forks that succeeded of 500 (pids limit 100)" "${nf:-999}" "<" 100
 cmp_num "b: ... and it did fork up to near the limit" "${nf:-0}" ">=" 80
