@@ -399,6 +399,12 @@ static int cmd_probe(struct cmd_ctx *c)
 		goto out;
 	}
 	ret = probe_backend(spec, po.backend_s, &backend);
+	if (!ret && backend == ACCT_PROCFS && p.impl->sandbox == SANDBOX_ALWAYS) {
+		/* as the spec's check refuses it: a jail's limits are its cgroup's */
+		error("probe: %s: sandbox: always: --backend procfs cannot enforce the sandbox's"
+		      " memory, pids and cpu limits", po.impl_name);
+		ret = EXIT_USAGE;
+	}
 	if (ret)
 		goto out;
 	ret = EXIT_ENV;

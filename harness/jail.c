@@ -2,12 +2,14 @@
  * jail: the bwrap command line (see jail.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "jail.h"
@@ -33,12 +35,52 @@ static void push3(struct vec *a, const char *x, const char *y, const char *z)
 		push(a, z);
 }
 
+/*
+ * The host's system, read-only, on bwrap's fresh (tmpfs) root: nothing
+ * else of the host's filesystem is there, so no unix socket it holds
+ * (under /run, /tmp, /var, /srv, /home, a checkout's parents...) can be
+ * reached (jail.h). /sys for what runtimes read there (CPUs online, the
+ * cgroup limits a JVM sizes its heap by). A symlink (merged /usr: /bin
+ * -> usr/bin) is made again as one; a directory absent here is skipped.
+ */
+static const char *const system_dirs[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys",
+};
+
+static void push_system(struct vec *a)
+{
+	char target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(system_dirs); i++) {
+		if (lstat(system_dirs[i], &st))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			push3(a, "--ro-bind", system_dirs[i], system_dirs[i]);
+			continue;
+		}
+		n = S_ISLNK(st.st_mode) ? readlink(system_dirs[i], target, sizeof(target) - 1) : -1;
+		if (n > 0) {
+			target[n] = '\0';
+			push3(a, "--symlink", target, system_dirs[i]);
+		}
+	}
+}
+
 char **jail_argv(const struct jail *j, const char *workdir, char *const *cmd, int info)
 {
-	static const char *const fixed[] = {
+	/* --disable-userns: no nested user namespace (bubblewrap >= 0.8;
+	 * it needs --unshare-user, which --unshare-all only tries) */
+	static const char *const head[] = {
 		JAIL_BWRAP, "--unshare-all", "--die-with-parent", "--new-session",
-		"--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-		"--tmpfs", "/tmp", "--dir", JAIL_HOME, "--tmpfs", "/run", "--tmpfs", "/home",
+		"--cap-drop", "ALL", "--unshare-user", "--disable-userns",
+	};
+	static const char *const fixed[] = {
+		"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--dir", JAIL_HOME,
+		"--tmpfs", "/run", "--tmpfs", "/var/tmp", "--symlink", "../run", "/var/run",
+		"--tmpfs", "/home",
 	};
 	struct vec a = { NULL, 0, 0 };
 	struct sbuf git = SBUF_INIT;
@@ -55,6 +97,9 @@ char **jail_argv(const struct jail *j, const char *workdir, char *const *cmd, in
 		error("%s: %s", workdir, strerror(errno));
 		goto out;
 	}
+	for (i = 0; i < ARRAY_SIZE(head); i++)
+		push(&a, head[i]);
+	push_system(&a);
 	for (i = 0; i < ARRAY_SIZE(fixed); i++)
 		push(&a, fixed[i]);
 	if (j && j->hide) {
@@ -75,6 +120,9 @@ char **jail_argv(const struct jail *j, const char *workdir, char *const *cmd, in
 	 * not quietly kept in a throwaway tmpfs */
 	if (hide && strcmp(hide, "/"))
 		push3(&a, "--remount-ro", hide, NULL);
+	/* the fresh root itself (its mount only, not the mounts on it):
+	 * nothing can be created beside the paths above */
+	push3(&a, "--remount-ro", "/", NULL);
 	push3(&a, "--chdir", wd, NULL);
 	if (info) {
 		char n[16];
@@ -135,11 +183,40 @@ char *jail_argv_text(char *const *argv)
 	return sbuf_detach(&sb, NULL);
 }
 
+/* Run bwrap with the options of jail_argv it may lack: 0 when it ran
+ * /bin/true in such a sandbox. */
+static int probe_bwrap(void)
+{
+	char *const argv[] = { JAIL_BWRAP, "--unshare-user", "--disable-userns", "--ro-bind",
+			       "/", "/", "/bin/true", NULL };
+	int st, fd;
+	pid_t pid = fork(), r;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(JAIL_BWRAP, argv);
+		_exit(127);
+	}
+	while ((r = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	return r == pid && WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
 int jail_check(void)
 {
 	if (access(JAIL_BWRAP, X_OK))
 		return error("sandbox: %s: %s (install the Debian package bubblewrap)", JAIL_BWRAP,
 			     strerror(errno));
+	if (probe_bwrap())
+		return error("sandbox: %s cannot run a sandbox with --disable-userns (bubblewrap 0.8 or"
+			     " later needed, and user namespaces)", JAIL_BWRAP);
 	return 0;
 }
 

@@ -6,21 +6,28 @@
  * existing uid drop and inside the arm's cgroup (sut.h), as
  *
  *   /usr/bin/bwrap --unshare-all --die-with-parent --new-session
- *     --cap-drop ALL --ro-bind / / --dev /dev --proc /proc
- *     --tmpfs /tmp --dir /tmp/home --tmpfs /run --tmpfs /home
+ *     --cap-drop ALL --unshare-user --disable-userns
+ *     --ro-bind /usr /usr --symlink usr/bin /bin ...  the system, read-only:
+ *                     /usr /bin /sbin /lib* /etc /opt /sys (a symlink as one)
+ *     --dev /dev --proc /proc --tmpfs /tmp --dir /tmp/home --tmpfs /run
+ *     --tmpfs /var/tmp --symlink ../run /var/run --tmpfs /home
  *     [--tmpfs HIDE]...                  the runs directory: empty
  *     --bind WORKDIR WORKDIR             (--ro-bind when frozen)
  *     [--ro-bind WORKDIR/.git WORKDIR/.git]
- *     [--remount-ro HIDE]...
+ *     [--remount-ro HIDE]... --remount-ro /
  *     --chdir WORKDIR [--info-fd 3 --block-fd 4] -- CMD...
  *
- * so the code sees a read-only system, its own checkout read-write (its
- * .git read-only and not renamable), a private /tmp and $HOME
- * (/tmp/home), nothing of any run's database, logs or other checkouts,
- * its own network (loopback only: the harness reaches it through
- * netns.h), PID, IPC, UTS, cgroup and user namespaces, no capabilities,
- * and dies with the harness. The environment is the caller's (sut's
- * minimal set, HOME=/tmp/home).
+ * so the code sees a read-only system on a fresh, read-only root (none of
+ * the host's /run, /tmp, /var, /srv, /home, /root or any other directory:
+ * no unix socket bound there is reachable, which a read-only bind of /
+ * would not stop: connect() needs no write access), its own checkout
+ * read-write (its .git read-only and not renamable), a private /tmp,
+ * /var/tmp, /run and $HOME (/tmp/home), nothing of any run's database,
+ * logs or other checkouts, its own network (loopback only: the harness
+ * reaches it through netns.h), PID, IPC, UTS, cgroup and user namespaces,
+ * no nested user namespace (`unshare -U` fails: no kernel surface of a
+ * uid 0 there), no capabilities, and dies with the harness. The
+ * environment is the caller's (sut's minimal set, HOME=/tmp/home).
  *
  * Ownership: returned vectors and strings are malloc'd, the caller's
  * (strv_free / free).
@@ -55,8 +62,9 @@ char **jail_argv(const struct jail *j, const char *workdir, char *const *cmd, in
  * anything but [A-Za-z0-9_./:=@%+,-] single-quoted. */
 char *jail_argv_text(char *const *argv);
 
-/* 0 when bwrap is installed and executable, else -1 after one error()
- * naming the package to install. */
+/* 0 when bwrap is installed and runs a sandbox with --disable-userns
+ * (bubblewrap >= 0.8; one short bwrap run to tell), else -1 after one
+ * error() naming the package or version needed. */
 int jail_check(void);
 
 /*

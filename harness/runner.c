@@ -169,6 +169,34 @@ static int jails_reach_deps(const struct run_ctx *rc)
 	return 0;
 }
 
+/*
+ * A jail's limits (sandbox.memory_mb, pids, cpu_max) are its cgroup's;
+ * procfs accounting has none, and untrusted code never runs without them.
+ * Asked for by the spec, that is its input (2: no host would do; the
+ * spec's check refuses it with `sandbox: always`, so here for a rerun's
+ * commits); auto finding no cgroup on this host is the host's (3), as
+ * auto refuses a cgroup it cannot use. EXIT_* after one line, or 0.
+ */
+static int jails_limited(const struct run_ctx *rc)
+{
+	enum acct_backend b = rc->spec->accounting.backend;
+	size_t i;
+
+	for (i = 0; i < rc->narms; i++) {
+		const struct arm *a = &rc->arms[i];
+
+		if (a->jailed && b == ACCT_PROCFS)
+			return error("%s: accounting.backend procfs cannot enforce the sandbox limits"
+				     " its code runs under; refused (auto, cgroup2 or cgroup1 can)",
+				     a->name), EXIT_USAGE;
+		if (a->jailed && b == ACCT_AUTO && !a->impl.host && account_detect() == ACCT_PROCFS)
+			return error("%s: accounting.backend auto found no usable cgroup here, and procfs"
+				     " cannot enforce the sandbox limits its code runs under",
+				     a->name), EXIT_ENV;
+	}
+	return 0;
+}
+
 static void run_ctx_release(struct run_ctx *rc)
 {
 	size_t i;
@@ -504,7 +532,7 @@ int runner_run(const struct run_opts *o)
 	struct sbuf p = SBUF_INIT;
 	const char *runs_dir = store_runs_dir(o->runs_dir);
 	char *spec_abs = NULL;
-	int ret = EXIT_USAGE, dirty = 0, lockfd = -1;
+	int ret = EXIT_USAGE, dirty = 0, lockfd = -1, lim;
 	struct prov_repo spec_repo;
 
 	memset(&rc, 0, sizeof(rc));
@@ -534,6 +562,10 @@ int runner_run(const struct run_opts *o)
 	}
 	if (make_arms(&rc, o->arms, o->narms) || jails_reach_deps(&rc))
 		goto out;
+	if ((lim = jails_limited(&rc))) {
+		ret = lim;
+		goto out;
+	}
 
 	if (!o->spec_text) {
 		spec_abs = abs_path(o->spec_path);
@@ -703,7 +735,7 @@ int runner_resume(const char *run_dir, int force)
 	struct run_ctx rc;
 	struct run_record rec;
 	struct sbuf p = SBUF_INIT;
-	int ret = EXIT_USAGE, lockfd = -1, mismatch = 0;
+	int ret = EXIT_USAGE, lockfd = -1, mismatch = 0, lim;
 	size_t i;
 
 	memset(&rc, 0, sizeof(rc));
@@ -736,6 +768,10 @@ int runner_resume(const char *run_dir, int force)
 	}
 	if (resume_arms(&rc, &rec, force, &mismatch) || (mismatch && !force))
 		goto out;
+	if ((lim = jails_limited(&rc))) {
+		ret = lim;
+		goto out;
+	}
 	/* A database that cannot be read or written is an input error (2). */
 	if ((mismatch && store_run_set_forced(&rc.st, rc.run_id)) || resume_windows(&rc))
 		goto out;

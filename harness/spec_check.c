@@ -179,12 +179,19 @@ static void place_impl(struct vctx *v, struct spec_impl *im, const char *list, s
 static void check_impls(struct vctx *v)
 {
 	struct spec *s = v->s;
+	char p[64];
 	size_t i;
 
 	for (i = 0; i < s->nimpls; i++) {
 		place_impl(v, &s->impls[i], "implementations", i);
 		spec_unique_name(v, s->impls, sizeof(*s->impls), offsetof(struct spec_impl, name), i,
 				 "implementations");
+		/* a jail's limits are its cgroup's: procfs has none (DESIGN.md,
+		 * the sandbox) */
+		snprintf(p, sizeof(p), "implementations[%zu].sandbox", i);
+		if (s->impls[i].sandbox == SANDBOX_ALWAYS && s->accounting.backend == ACCT_PROCFS)
+			spec_err_at(v, p, "always: accounting.backend procfs cannot enforce the"
+				    " sandbox's memory, pids and cpu limits; use auto, cgroup2 or cgroup1");
 	}
 }
 

@@ -430,7 +430,7 @@ static const struct field slo_fields[] = {
 
 static const struct field accounting_fields[] = {
 	{ "backend", FT_ENUM, F_DEF, O(struct spec_accounting, backend), 0, 0, 0, ACCT_AUTO, NULL, backend_names, NULL, 0, 0, 0,
-	  "where CPU and memory are read from (auto: cgroup2, then cgroup1, then procfs)" },
+	  "where CPU and memory are read from (auto: cgroup2, then cgroup1, then procfs); procfs enforces no limit, so it is refused for sandboxed code (sandbox: always: spec error; a rerun's commits: exit 2; auto finding no cgroup for them: exit 3)" },
 	{ "sample_ms", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_accounting, sample_ms), 0, 10, 10000, 50, NULL, NULL, NULL, 0, 0, 0,
 	  "accounting sample period" },
 	FIELD_END

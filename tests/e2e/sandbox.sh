@@ -7,7 +7,7 @@
 # benign main commit of both implementations (a, b: trusted, as the spec's
 # own); one rerun replaces both with `evil`, sandboxed, so two sandboxes
 # run side by side:
-#   - reading the run database, /root: denied;
+#   - reading the run database, /root: not there;
 #   - writing into the runs directory and the run's logs/: denied;
 #   - connecting to a listener on 127.0.0.1 outside: refused, while the
 #     arm still serves its window's load; the run's dependency (db), on
@@ -32,7 +32,13 @@
 #   - a writes 1 GiB to its stdout: the log is cut at sandbox.log_mb 16
 #     with a marker, the pipe still drained, its window measured as before;
 #   - renaming its .git: refused;
+#   - unix sockets bound on the host's filesystem (mode 0777; under /tmp,
+#     /var/tmp, /srv): not there (its root is a fresh one of read-only
+#     system directories);
+#   - a nested user namespace (unshare -U, unshare -Ur): refused;
 # and the exact bwrap argv is recorded with the run (sandbox_argv events).
+# procfs accounting (no limits) is refused for sandboxed code: a spec
+# error with sandbox: always, exit 2 for a rerun's commits.
 . "$(dirname "$0")/../lib.sh"
 
 chmod 755 "$T"
@@ -46,6 +52,27 @@ UNIQ=$((4200000 + $$ % 100000))
 # The listener outside every sandbox, on 127.0.0.1:$P.
 bg "$HELPERS/testsrv" --port "$P"
 wait_port "$P" || fail "outside listener on $P did not start"
+
+# Unix sockets on the host's filesystem, mode 0777, where a read-only
+# bind of / showed them (connect() needs no write access): under the
+# test's directory (in /tmp), /var/tmp and /srv. Their listener accepts.
+SOCKS="$T/sbx.sock /var/tmp/harness-sbx-$$.sock"
+[ -d /srv ] && SOCKS="$SOCKS /srv/harness-sbx-$$.sock"
+trap '_cleanup; rm -f /var/tmp/harness-sbx-$$.sock /srv/harness-sbx-$$.sock' EXIT
+bg python3 -c '
+import os, select, socket, sys
+ls = []
+for p in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX); s.bind(p); os.chmod(p, 0o777); s.listen(16); ls.append(s)
+while True:
+    for s in select.select(ls, [], [], 60)[0]:
+        s.accept()[0].close()
+' $SOCKS
+for s in $SOCKS; do
+	for i in $(seq 1 100); do [ -S "$s" ] && break; sleep 0.05; done
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$s" 2>/dev/null ||
+		fail "the unix socket $s cannot be reached outside either"
+done
 
 mkdir -p "$REPO"
 # The server binary goes into the repository: a jail sees nothing of the
@@ -126,6 +153,22 @@ attempt("kill_all", lambda: os.kill(-1, signal.SIGKILL))
 attempt("truncate_stdout", lambda: os.ftruncate(1, 0))
 attempt("truncate_stderr", lambda: os.ftruncate(2, 0))
 attempt("rename_git", lambda: os.rename(".git", "git-moved"))
+def unix(path):   # a listener's unix socket, mode 0777, outside
+    u = socket.socket(socket.AF_UNIX)
+    u.settimeout(2)
+    u.connect(path)
+    u.close()
+    return path
+for i, path in enumerate(E["SBX_UNIX"].split()):
+    attempt("unix_%d" % i, lambda p=path: unix(p))
+def userns(flags):
+    import subprocess
+    r = subprocess.run(["/usr/bin/unshare"] + flags + ["true"], capture_output=True)
+    if r.returncode:
+        raise OSError("exit %d: %s" % (r.returncode, r.stderr.decode().strip()[:80]))
+    return "exit 0"
+attempt("userns", lambda: userns(["-U"]))
+attempt("userns_root", lambda: userns(["-Ur"]))
 say("env", ",".join(sorted(E.keys())))
 flood, held, t0 = int(E.get("SBX_FLOOD", "0")) if again else 0, [], time.time()
 for i in range(flood):   # connections to its dependency, all held
@@ -187,7 +230,7 @@ impl() { # name forks [more env]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 30 }
     restart: never
     env: { SBX_SRV: ./srv, SBX_RUNS: $RUNS, SBX_PORT: "$P", SBX_NAME: $1, SBX_DEP: "{dep.db.port}",
-           SBX_OUTSIDE_PID: "$$", SBX_DAEMON: "$UNIQ", SBX_FORKS: "$2"${3:+, $3} }
+           SBX_OUTSIDE_PID: "$$", SBX_DAEMON: "$UNIQ", SBX_FORKS: "$2", SBX_UNIX: "$SOCKS"${3:+, $3} }
 YAML
 }
 # seed 4: the plan runs a's window before b's (asserted below), so both
@@ -247,7 +290,7 @@ for arm in a b; do
 	# only the path down to its own checkout (bwrap's mount points)
 	case $(r $arm read_spec_dir) in "allowed ['sbx']") ok "$arm: the runs directory shows no run but the path to its checkout";;
 		*) fail "$arm read_spec_dir: $(r $arm read_spec_dir)";; esac
-	case $(r $arm read_root) in "denied PermissionError"*) ok "$arm: /root denied";;
+	case $(r $arm read_root) in "denied FileNotFoundError"*) ok "$arm: /root is not there";;
 		*) fail "$arm read_root: $(r $arm read_root)";; esac
 	case $(r $arm write_runs) in "denied OSError"*"Read-only"*) ok "$arm: writing into the runs directory denied";;
 		*) fail "$arm write_runs: $(r $arm write_runs)";; esac
@@ -278,6 +321,15 @@ for arm in a b; do
 		fail "$arm: marker gone: $(head -c 300 "$LOGS/$arm.stdout.log")"
 	case $(r $arm rename_git) in "denied OSError"*) ok "$arm: its .git cannot be renamed";;
 		*) fail "$arm rename_git: $(r $arm rename_git)";; esac
+	k=0
+	for s in $SOCKS; do
+		case $(r $arm unix_$k) in "denied FileNotFoundError"*) ok "$arm: the host's unix socket $s is not there";;
+			*) fail "$arm unix socket $s: $(r $arm unix_$k)";; esac
+		k=$((k + 1))
+	done
+	case $(r $arm userns)/$(r $arm userns_root) in "denied OSError exit "*"/denied OSError exit "*)
+		ok "$arm: no nested user namespace (unshare -U, -Ur: $(r $arm userns | cut -c 1-60))";;
+		*) fail "$arm: unshare -U: $(r $arm userns); -Ur: $(r $arm userns_root)";; esac
 	env=$(r $arm env)
 	extra=$(echo "$env" | tr , '\n' | grep -v -x -e HOME -e LANG -e LOGNAME -e PATH -e USER -e 'SBX_[A-Z_]*' -e PWD)
 	[ -n "$env" ] && [ -z "$extra" ] && ! echo "$env" | grep -q SBX_SECRET &&
@@ -324,6 +376,8 @@ ls "$RUNS" | grep -q pwned && fail "written into the runs directory" || ok "noth
 ls "$LOGS" | grep -q pwned && fail "written into logs/" || ok "nothing written into logs/"
 n=$(q sbx "SELECT COUNT(*) FROM events WHERE kind = 'sandbox_argv' AND detail LIKE '% start: /usr/bin/bwrap --unshare-all --die-with-parent --new-session --cap-drop ALL %'")
 cmp_num "the exact bwrap argv recorded for both starts" "$n" == 2
+n=$(q sbx "SELECT COUNT(*) FROM events WHERE kind = 'sandbox_argv' AND detail LIKE '% start: % --unshare-user --disable-userns --ro-bind /usr /usr % --remount-ro / --chdir %'")
+cmp_num "... a fresh read-only root of system directories, no nested user namespace" "$n" == 2
 ua=$(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_identity' AND detail LIKE 'a:%'" | sed 's/^a: uid \([0-9]*\),.*/\1/')
 ub=$(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_identity' AND detail LIKE 'b:%'" | sed 's/^b: uid \([0-9]*\),.*/\1/')
 [ -n "$ua" ] && [ -n "$ub" ] && [ "$ua" != "$ub" ] && [ "$(stat -c %u "$RUNS/sbx/src/a")" = "$ua" ] &&
@@ -395,6 +449,23 @@ check "load: says so, with the bwrap argv" \
 cmp_num "load: every request answered through its namespace" "$(jq '.completed' "$T/out")" ">=" 95
 [ ! -e "$REPO/mine" ] && ! grep -rq WROTE-REPO "$RUNS"/probe-*/logs "$RUNS"/load-*/logs &&
 	ok "probe and load: its repo stays unwritable to it" || fail "probe/load: the repo was written"
+
+# procfs accounting enforces no limit: sandboxed code is refused with it
+# (a spec error with sandbox: always; a rerun's commit of a run that
+# accounted with procfs: exit 2 before anything of it runs), never run
+# with its limits dropped and a warning.
+sed -e 's/^name: sandbox-always$/name: sandbox-procfs\naccounting: { backend: procfs }/' "$T/always.yaml" >"$T/procfs.yaml"
+expect_exit "check: sandbox: always with accounting.backend procfs" 2 "$HARNESS" check "$T/procfs.yaml"
+check "... one line naming the key: $(cat "$T/err")" \
+	grep -q "implementations\[0\]\.sandbox: always: accounting.backend procfs cannot enforce the sandbox's memory, pids and cpu limits" "$T/err"
+sed -i '/^    sandbox: always$/d' "$T/procfs.yaml"
+expect_exit "a trusted run accounted with procfs" 0 "$HARNESS" run "$T/procfs.yaml" --allow-dirty --runs-dir "$RUNS" --run-id procfs
+expect_exit "a rerun of its commit (untrusted, procfs): refused" 2 \
+	"$HARNESS" rerun procfs --runs-dir "$RUNS" --run-id procfs-pr --impl "c=$REPO#main"
+check "... one line naming the arm: $(tail -n 1 "$T/err")" \
+	grep -qx "harness: c: accounting.backend procfs cannot enforce the sandbox limits its code runs under; refused (auto, cgroup2 or cgroup1 can)" "$T/err"
+cmp_num "... nothing of it ran (no bwrap, no window)" \
+	"$( (q procfs-pr "SELECT COUNT(*) FROM events WHERE kind LIKE 'sandbox_%'" 2>/dev/null || echo 0; q procfs-pr "SELECT COUNT(*) FROM windows" 2>/dev/null || echo 0) | awk '{ s += $1 } END { print s + 0 }')" == 0
 
 # A jailed implementation reaches only the dependencies relayed into its
 # namespace (those on this host, for a jail here): one on another host

@@ -71,10 +71,26 @@ TEST(argv_has_every_isolation)
 	CHECK(at(v, "--new-session") > 0);
 	i = at(v, "--cap-drop");
 	CHECK(i > 0 && !strcmp(v[i + 1], "ALL"));
-	i = at(v, "--ro-bind");
-	CHECK(i > 0 && !strcmp(v[i + 1], "/") && !strcmp(v[i + 2], "/"));
+	/* no nested user namespace: --disable-userns, with the user
+	 * namespace it needs asked for, not only tried */
+	CHECK(at(v, "--disable-userns") > at(v, "--unshare-user") && at(v, "--unshare-user") > 0);
+	/* a fresh root: the system read-only, never the host's / */
+	for (i = 0; v[i]; i++)
+		CHECK(!(!strcmp(v[i], "/") && i > 0 && !strcmp(v[i - 1], "--ro-bind")));
+	i = at(v, "/usr");
+	CHECK(i > 0 && !strcmp(v[i - 1], "--ro-bind") && !strcmp(v[i + 1], "/usr"));
+	i = at(v, "/etc");
+	CHECK(i > 0 && !strcmp(v[i - 1], "--ro-bind"));
+	CHECK(at(v, "/srv") < 0 && at(v, "/var") < 0 && at(v, "/root") < 0 && at(v, "/mnt") < 0);
 	i = at(v, "--tmpfs");
 	CHECK(i > 0 && !strcmp(v[i + 1], "/tmp"));
+	i = at(v, "/var/tmp");
+	CHECK(i > 0 && !strcmp(v[i - 1], "--tmpfs"));
+	i = at(v, "/run");
+	CHECK(i > 0 && !strcmp(v[i - 1], "--tmpfs"));
+	/* the root made read-only last, after every mount on it */
+	i = at(v, "--chdir");
+	CHECK(i > 2 && !strcmp(v[i - 2], "--remount-ro") && !strcmp(v[i - 1], "/"));
 	/* the runs directory: empty, then the checkout bound into it, then
 	 * read-only */
 	i = at(v, j.hide);
