@@ -22,6 +22,7 @@
 
 #include "cmd.h"
 #include "gitfetch.h"
+#include "quota.h"
 #include "rsut_fetch.h"
 #include "runner.h"
 #include "sandbox.h"
@@ -198,12 +199,26 @@ static void arm_set_init(struct arm_set *s, size_t cap)
 	s->remote = xcalloc(cap, sizeof(*s->remote));
 }
 
+/* The disks of the checkouts made (quota.h), unmounted and removed. */
+static void arm_set_remove_quotas(struct arm_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->cap; i++)
+		if (s->src_dirs[i])
+			quota_remove(s->src_dirs[i]);
+}
+
 static void arm_set_release(struct arm_set *s)
 {
 	size_t i;
 
 	for (i = 0; i < s->cap; i++) {
 		gitfetch_result_release(&s->fetched[i]);
+		/* a run that may be resumed keeps its image, unmounted (the
+		 * runner removed those of a run that ended) */
+		if (s->src_dirs[i])
+			quota_detach(s->src_dirs[i]);
 		free(s->names[i]);
 		free(s->src_dirs[i]);
 		/* its agent removes the checkout there */
@@ -263,8 +278,16 @@ static int fetch_arm(struct arm_set *s, const struct spec *spec, const char *run
 	} else {
 		sbuf_addf(&dir, "%s/src/%s", run_dir, name);
 		s->src_dirs[s->n] = sbuf_detach(&dir, NULL);
-		if (gitfetch(repo, ref, s->src_dirs[s->n], &s->fetched[s->n]))
+		/* its own disk (sandbox.disk_mb) before a byte of it arrives;
+		 * none to be had is the host's failure (3), not the ref's */
+		if (quota_make(s->src_dirs[s->n], spec->sandbox.disk_max_bytes)) {
+			s->env_error = 1;
 			return -1;
+		}
+		if (gitfetch(repo, ref, s->src_dirs[s->n], &s->fetched[s->n])) {
+			quota_remove(s->src_dirs[s->n]);
+			return -1;
+		}
 	}
 	arm->name = s->names[s->n];
 	arm->clone_of = clone_of;
@@ -425,8 +448,10 @@ static int cmd_rerun(struct cmd_ctx *c)
 		created = 0;  /* a run exists now: keep it, whatever happened */
 out:
 	/* No run.db: nothing was recorded, so leave nothing behind. */
-	if (created)
+	if (created) {
+		arm_set_remove_quotas(&arms);
 		rm_tree(run_dir.buf);
+	}
 	rerun_args_release(&a);
 	if (arms.cap)
 		arm_set_release(&arms);

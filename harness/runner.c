@@ -20,6 +20,7 @@
 #include "judge.h"
 #include "plan.h"
 #include "prov.h"
+#include "quota.h"
 #include "report.h"
 #include "run_quality.h"
 #include "rsut_fetch.h"
@@ -299,6 +300,7 @@ static int set_run_status(struct run_ctx *rc, const char *status, const char *fa
 				    !strcmp(kind, "limit") || !strcmp(kind, "preflight"))
 				   ? rc->fail_impl : NULL;
 
+	rc->over = !strcmp(status, "finished") || impl;
 	return store_run_set_status(&rc->st, rc->run_id, status, failure, kind, impl,
 				    strcmp(status, "running") ? now_wall() : NAN);
 }
@@ -625,6 +627,7 @@ int runner_run(const struct run_opts *o)
 	printf("%s\n", rc.run_id);
 	fflush(stdout);
 	ret = build_and_run(&rc);
+	runner_arm_disk_release(&rc, rc.over);
 out:
 	prov_repo_release(&spec_repo);
 	free(spec_abs);
@@ -666,6 +669,9 @@ static int resume_arms(struct run_ctx *rc, const struct run_record *rec, int for
 			a->jailed = 1, a->ro = 0;
 		rc->narms++;
 		memset(&pr, 0, sizeof(pr));
+		/* its disk, unmounted when it stopped (quota.h) */
+		if (a->untrusted && quota_attach(a->workdir))
+			return -1;
 		prov_repo_read(a->workdir, &pr);
 		if (im->commit_id && (!pr.commit || strcmp(pr.commit, im->commit_id))) {
 			error("%s: implementation %s is at commit %.12s, the run started at %.12s%s",
@@ -786,6 +792,7 @@ int runner_resume(const char *run_dir, int force)
 		rc.arms[i].last_block = -1;
 	ret = build_and_run(&rc);
 out:
+	runner_arm_disk_release(&rc, rc.over);
 	run_record_release(&rec);
 	sbuf_release(&p);
 	run_ctx_release(&rc);

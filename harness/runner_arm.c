@@ -13,6 +13,7 @@
 
 #include "account.h"
 #include "bind.h"
+#include "quota.h"
 #include "rsut.h"
 #include "rsut_fetch.h"
 #include "store_run.h"
@@ -153,7 +154,7 @@ int runner_arm_limit_record(struct run_ctx *rc, struct arm *a, int64_t window_id
 	int n = 0;
 
 	if (!(k->has_pids && k->pids_refused) && !(k->has_oom && k->oom_kill) &&
-	    !hp->relay_refused && !hp->disk_full)
+	    !hp->relay_refused && !hp->disk_full[0])
 		return 0;
 	sbuf_addf(&ev, "%s hit its sandbox limits:", a->name);
 	if (k->has_pids && k->pids_refused)
@@ -164,6 +165,9 @@ int runner_arm_limit_record(struct run_ctx *rc, struct arm *a, int64_t window_id
 		       k->oom_kill, k->oom_kill == 1 ? "" : "es",
 		       (a->impl.memory_max_bytes ? a->impl.memory_max_bytes
 						 : rc->spec->sandbox.memory_max_bytes) >> 20);
+	if (hp->disk_full[0])
+		clause(&ev, &n, "its disk quota full at sandbox.disk_mb %" PRIu64 " (%s)",
+		       rc->spec->sandbox.disk_max_bytes >> 20, hp->disk_full);
 	if (hp->relay_refused)
 		clause(&ev, &n, "%lu connection%s to the run's dependencies refused at "
 		       "sandbox.relay_connections %" PRIu64 " (open at once)", hp->relay_refused,
@@ -191,7 +195,29 @@ int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id)
 		account_limit_hits(sut_account(a->sut), &h.kernel);
 	if (a->sut)
 		h.relay_refused = sut_relay_refused(a->sut);
+	runner_arm_disk_check(a, &h);
 	return runner_arm_limit_record(rc, a, window_id, &h);
+}
+
+void runner_arm_disk_check(const struct arm *a, struct arm_limit_hits *h)
+{
+	h->disk_full[0] = '\0';
+	if (a->untrusted && !a->impl.host)
+		quota_full(a->workdir, h->disk_full, sizeof(h->disk_full));
+}
+
+void runner_arm_disk_release(struct run_ctx *rc, int over)
+{
+	size_t i;
+
+	for (i = 0; i < rc->narms; i++) {
+		if (!rc->arms[i].untrusted || rc->arms[i].impl.host)
+			continue;
+		if (over)
+			quota_remove(rc->arms[i].workdir);
+		else
+			quota_detach(rc->arms[i].workdir);
+	}
 }
 
 /* The arm's first start failed: whose fault (see runner_arm_start). */
@@ -417,6 +443,7 @@ int runner_build_all(struct run_ctx *rc)
 		fprintf(stderr, "harness: building %s%s%s\n", a->name, a->impl.host ? " on " : "",
 			a->impl.host ? a->impl.host : "");
 		failed = runner_command(rc, &bo) != 0;
+		runner_arm_disk_check(a, &hits);
 		/* a limit hit fails its build, even one that exited 0: as in a
 		 * window, the arm's own doing (limit before build: its kind) */
 		if (a->jailed && !runner_stop && runner_arm_limit_record(rc, a, -1, &hits))

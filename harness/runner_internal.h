@@ -137,6 +137,9 @@ struct run_ctx {
 	/* why the run failed, for runs.failure_kind / failure_impl (NULL:
 	 * not set; fail_impl points at an arm's name) */
 	const char *fail_kind, *fail_impl;
+	/* The status last set ends the run for good (finished, or failed by
+	 * an arm's own doing): its checkouts' disks go (quota.h). */
+	int over;
 };
 
 /* runner_command.c: how an agent on another host is reached: its harness
@@ -251,9 +254,15 @@ int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id);
 struct arm_limit_hits {
 	struct account_limit_hits kernel;
 	unsigned long relay_refused;    /* at sandbox.relay_connections */
-	const char *disk_full;          /* its disk quota full: how it was
-					   seen (static), else NULL */
+	char disk_full[96];             /* its disk quota full: the figures
+					   (quota_full), else "" */
 };
+/* Fill h->disk_full when the arm's checkout disk (quota.h) is full. */
+void runner_arm_disk_check(const struct arm *a, struct arm_limit_hits *h);
+/* The run ended: each fetched checkout's disk removed when the run is
+ * over for good (finished, or failed by an arm's own doing), else only
+ * unmounted, its image kept for resume (quota_attach). */
+void runner_arm_disk_release(struct run_ctx *rc, int over);
 /* The same for limits h already read (a build's, an agent's answer):
  * the sandbox_limit event and the run's failure; 1 when h holds any. */
 int runner_arm_limit_record(struct run_ctx *rc, struct arm *a, int64_t window_id,

@@ -259,6 +259,7 @@ struct spec_sandbox {
 	double cpu_max;                 /* cores, default 0: none */
 	uint64_t relay_connections;     /* dependency connections relayed at once, default 128 */
 	uint64_t log_max_bytes;         /* each log file of a jailed arm, default 64 MiB */
+	uint64_t disk_max_bytes;        /* a rerun's checkout filesystem, default 4 GiB */
 };
 
 struct spec {

@@ -31,6 +31,8 @@
 #   - truncating its own log (stdout/stderr): impossible (a pipe);
 #   - a writes 1 GiB to its stdout: the log is cut at sandbox.log_mb 16
 #     with a marker, the pipe still drained, its window measured as before;
+#   - fallocate 5 GiB in its checkout: no space (sandbox.disk_mb 64, a
+#     loop-mounted image); no checkout, image or mount left after the run;
 #   - renaming its .git: refused;
 #   - unix sockets bound on the host's filesystem (mode 0777; under /tmp,
 #     /var/tmp, /srv): not there (its root is a fresh one of read-only
@@ -83,6 +85,7 @@ cat >"$REPO/run.sh" <<'SH'
 #!/bin/sh
 exec "$SBX_SRV" --port "$1"
 SH
+echo "exit 0" >"$REPO/build.sh"
 git init -q -b main "$REPO"
 g add -A && g commit -m main
 g checkout -b evil
@@ -169,6 +172,16 @@ def userns(flags):
     return "exit 0"
 attempt("userns", lambda: userns(["-U"]))
 attempt("userns_root", lambda: userns(["-Ur"]))
+say("checkout_owner", os.stat(".").st_uid)
+def fallocate():
+    fd = os.open("big", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        os.posix_fallocate(fd, 0, 5 << 30)
+    finally:
+        os.close(fd)
+        os.unlink("big")
+    return "5 GiB"
+attempt("fallocate", fallocate)
 say("env", ",".join(sorted(E.keys())))
 flood, held, t0 = int(E.get("SBX_FLOOD", "0")) if again else 0, [], time.time()
 for i in range(flood):   # connections to its dependency, all held
@@ -214,18 +227,24 @@ g add -A && g commit -m "evil: every attempt, then serve"
 g checkout -q main
 # oomstart: its start fills its private /tmp (a tmpfs: its cgroup's
 # memory) past sandbox.memory_mb, and never comes up
-g checkout -b oomstart
+g checkout -q -b oomstart
 cat >"$REPO/run.sh" <<'SH'
 #!/bin/sh
 head -c 300M /dev/zero >/tmp/fill && exec "$SBX_SRV" --port "$1"
 SH
 g add -A && g commit -m "oomstart: fill /tmp past the memory limit"
+g checkout -q main
+# diskfill: its build writes 100 MiB into its checkout (sandbox.disk_mb 64)
+g checkout -q -b diskfill
+echo "head -c 100M /dev/zero >fill" >"$REPO/build.sh"
+g add -A && g commit -m "diskfill: a build that fills its disk quota"
 g checkout main
 
 impl() { # name forks [more env]
 	cat <<YAML
   - name: $1
     repo: $REPO
+    build: [/bin/sh, build.sh]
     start: [/bin/sh, run.sh, "{port}"]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 30 }
     restart: never
@@ -240,7 +259,7 @@ version: 1
 name: sandbox-e2e
 seed: 4
 slo: { percentile: 99, threshold_ms: 50 }
-sandbox: { pids: 100, cpu_max: 1, memory_mb: 200, log_mb: 16 }
+sandbox: { pids: 100, cpu_max: 1, memory_mb: 200, log_mb: 16, disk_mb: 64 }
 dependencies:
   - name: db
     start: [$HELPERS/testsrv, --port, "{port}"]
@@ -380,8 +399,18 @@ n=$(q sbx "SELECT COUNT(*) FROM events WHERE kind = 'sandbox_argv' AND detail LI
 cmp_num "... a fresh read-only root of system directories, no nested user namespace" "$n" == 2
 ua=$(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_identity' AND detail LIKE 'a:%'" | sed 's/^a: uid \([0-9]*\),.*/\1/')
 ub=$(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_identity' AND detail LIKE 'b:%'" | sed 's/^b: uid \([0-9]*\),.*/\1/')
-[ -n "$ua" ] && [ -n "$ub" ] && [ "$ua" != "$ub" ] && [ "$(stat -c %u "$RUNS/sbx/src/a")" = "$ua" ] &&
-	ok "one uid per arm ($ua, $ub), each owning its checkout" || fail "identities: '$ua' '$ub' $(stat -c %u "$RUNS/sbx/src/a")"
+[ -n "$ua" ] && [ -n "$ub" ] && [ "$ua" != "$ub" ] && [ "$(r a checkout_owner)" = "$ua" ] &&
+	[ "$(r b checkout_owner)" = "$ub" ] &&
+	ok "one uid per arm ($ua, $ub), each owning its checkout" || fail "identities: '$ua' '$ub' $(r a checkout_owner) $(r b checkout_owner)"
+# sandbox.disk_mb 64: a checkout of its own size (a loop-mounted ext4
+# image in the run's directory); 5 GiB cannot be taken there, and no
+# checkout, image or mount stays after the run.
+for arm in a b; do
+	case $(r $arm fallocate) in "denied OSError"*"No space left"*) ok "$arm: fallocate 5 GiB in its checkout: no space (its quota)";;
+		*) fail "$arm fallocate: $(r $arm fallocate)";; esac
+done
+left=$(ls "$RUNS/sbx/src" 2>/dev/null; grep -c " $RUNS/" /proc/mounts)
+[ "$left" = 0 ] && ok "after the run: no checkout, image or mount left" || fail "left after the run: $left"
 [ "$(q base "SELECT COUNT(*) FROM events WHERE kind LIKE 'sandbox_%'")" = 0 ] &&
 	ok "the trusted baseline run ran outside any sandbox (as before)" || fail "base was sandboxed"
 
@@ -398,6 +427,20 @@ check "oomstart: the OOM kill at 200 MiB in a sandbox_limit event" \
 expect_exit "compare base oomstart: a regression (exit 1)" 1 \
 	"$HARNESS" compare base oomstart --runs-dir "$RUNS" --impl b
 check "compare says it hit its sandbox limits" grep -q "hit its sandbox limits" "$T/out"
+
+# A build that fills its disk quota: the arm's answer (exit 1, limit),
+# the runs filesystem untouched (the image was allocated before), its
+# disk gone after the run, the other runs readable.
+expect_exit "rerun of a branch whose build fills its disk quota: exit 1" 1 \
+	"$HARNESS" rerun base --runs-dir "$RUNS" --run-id diskfill --impl "a=$REPO#diskfill"
+[ "$(q diskfill "SELECT status || '|' || failure_kind || '|' || failure_impl FROM runs")" = "failed|limit|a" ] &&
+	ok "diskfill: failed, failure_kind limit, failure_impl a" || fail "diskfill: $(q diskfill "SELECT status, failure, failure_kind, failure_impl FROM runs")"
+check "diskfill: its full quota in a sandbox_limit event" \
+	grep -q "a hit its sandbox limits: its disk quota full at sandbox.disk_mb 64 (" <(q diskfill "SELECT detail FROM events WHERE kind = 'sandbox_limit'")
+left=$(ls "$RUNS/diskfill/src" 2>/dev/null; grep -c " $RUNS/" /proc/mounts)
+[ "$left" = 0 ] && ok "diskfill: no checkout, image or mount left" || fail "diskfill left: $left"
+[ "$(q base "SELECT status FROM runs")" = finished ] && ok "the other runs' databases read as before" ||
+	fail "base: $(q base "SELECT status FROM runs")"
 
 # sandbox: always: the spec's own implementation jailed too, its repo
 # read-only (never given to the sandbox's uid).

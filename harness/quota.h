@@ -1,0 +1,62 @@
+/*
+ * quota: the disk an untrusted arm may fill (sandbox.disk_mb): its
+ * checkout and what its build and its server write there live on a
+ * filesystem of their own, of a fixed size, so a pull request that
+ * writes without end fills its own quota (ENOSPC to it), never the runs
+ * filesystem the run databases of every run live on.
+ *
+ * The filesystem: DIR.img beside the checkout DIR, a file of exactly the
+ * quota's size allocated up front (fallocate: the runs filesystem either
+ * gives that room now or refuses, before anything of the arm runs),
+ * formatted ext4 (mkfs.ext4: no journal, no blocks reserved for root)
+ * and loop-mounted on DIR (mount -o loop,nosuid,nodev; the loop device
+ * goes with the mount). A disk rather than a tmpfs: a tmpfs is memory,
+ * charged to whichever cgroup writes it first (the build's, gone when
+ * the build ends) and so outside the arm's memory limit and held by the
+ * host for the whole run; a checkout and a build's outputs can be
+ * gigabytes. The jail's private /tmp stays a tmpfs, within the arm's
+ * memory limit (jail.h).
+ *
+ * The image lives in the run's directory (invisible to the jail, whose
+ * view of the runs directory is its checkout only) until the run ends:
+ * quota_remove then unmounts it and removes both. A run that may be
+ * resumed keeps its image, unmounted (quota_detach); quota_attach
+ * mounts it again.
+ *
+ * Root only (mount); every function is called from the harness's main
+ * thread.
+ */
+#ifndef HARNESS_QUOTA_H
+#define HARNESS_QUOTA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Make DIR (which must not exist) the mount point of a new filesystem of
+ * bytes. 0; or -1 after one error() line (the runs filesystem without
+ * room for the image says so), nothing left behind: the host's failure,
+ * never the arm's.
+ */
+int quota_make(const char *dir, uint64_t bytes);
+
+/* DIR's image mounted on it again, when it has one and it is not
+ * mounted: 0 (nothing to do included), -1 after one error() line. */
+int quota_attach(const char *dir);
+
+/* Unmount DIR's filesystem, keeping the image; nothing when DIR is not
+ * a quota's mount point. */
+void quota_detach(const char *dir);
+
+/* Unmount DIR's filesystem and remove DIR, its files and the image;
+ * nothing when DIR has no image. */
+void quota_remove(const char *dir);
+
+/*
+ * Is DIR's quota full: under 1 MiB (or 1%, the larger) of its blocks, or
+ * no inode, left? Then a sentence of the figures in buf ("62 KiB free
+ * of 64 MiB") and buf returned; else (not full, no quota) NULL.
+ */
+const char *quota_full(const char *dir, char *buf, size_t n);
+
+#endif
