@@ -6,6 +6,14 @@
  * saturated generator sends late, which looks exactly like a slow server;
  * this gate is what stops that from passing, without rejecting every
  * window past a server's wall.
+ *
+ * The lateness limit is relative to the promise by default: latency is
+ * timed from the intended send, so a generator d ms late adds at most d
+ * to the latencies the SLO judges. LATE_SLO_SHARE (a tenth) of the
+ * tightest latency promise keeps the instrument's share of a verdict at
+ * the threshold within a tenth of it (3 ms late does not void a 50 ms
+ * promise; 8 ms would), never under LATE_FLOOR_MS: below a millisecond a
+ * shared host's timer slack and scheduling, not the generator, decide.
  */
 #include <math.h>
 
@@ -13,9 +21,13 @@
 
 extern const struct gate_def gate_generator;
 
+#define LATE_SLO_SHARE 0.1
+#define LATE_FLOOR_MS 1.0
+
 static const struct gate_param params[] = {
-	{ "lateness_p99_ms", GP_NUM, 1.0, 0, 1e6, 0,
-	  "p99 of the generator's own lateness (intended send -> handled, without connection waits) allowed, ms" },
+	{ "lateness_p99_ms", GP_NUM, NAN, 0, 1e6, 0,
+	  "p99 of the generator's own lateness (intended send -> handled, without connection waits) allowed, ms "
+	  "(default: a tenth of the tightest latency promise, slo.threshold_ms or a request's slo_ms, at least 1)" },
 	{ "cpu_max_pct", GP_NUM, 90, 1, 100, 0,
 	  "generator CPU allowed, percent of one core per generator thread" },
 	{ .name = NULL },
@@ -30,6 +42,9 @@ static void eval(const struct gate_params *cfg, const struct gate_input *in,
 	double cpu = in->generator_cpu_pct / threads;
 	int late, busy;
 
+	if (isnan(lmax))
+		lmax = isfinite(in->slo_ms) && in->slo_ms * LATE_SLO_SHARE > LATE_FLOOR_MS ?
+		       in->slo_ms * LATE_SLO_SHARE : LATE_FLOOR_MS;
 	if (!isfinite(in->lateness_p99_ms) || !isfinite(in->generator_cpu_pct)) {
 		gate_resultf(out, GATE_NOT_EVALUABLE, "lateness_p99_ms", NAN, lmax,
 			     "generator lateness p99 %g ms, CPU %g%%: not measured",

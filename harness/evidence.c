@@ -201,6 +201,7 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->phase = e->phase;
 	in->impl_name = impl ? impl->name : NULL;
 	in->error_rate_max = spec ? spec->slo.error_rate_max : NAN;
+	in->slo_ms = spec ? spec_slo_tightest_ms(spec) : NAN;
 	in->generator_threads = spec && spec->workload.threads > 0 ? spec->workload.threads : 1;
 	/* Load agents (workload.generators): their CPU is summed, and so
 	 * are their threads. */
@@ -220,6 +221,7 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->offered_rps = e->offered_rps;
 	in->achieved_rps = e->achieved_rps;
 	in->due = e->due;
+	in->answered = e->secs_completed;
 	in->sent = e->sent;
 	in->completed = e->completed;
 	in->errors = e->errors;

@@ -104,6 +104,9 @@ struct gate_input {
 	const char *impl_name;       /* the implementation judged */
 	double error_rate_max;       /* slo.error_rate_max (error_rate's default);
 					NaN: none */
+	double slo_ms;               /* the tightest latency promise: slo.threshold_ms
+					and every request's slo_ms (generator's
+					default lateness limit); NaN: none */
 	int generator_threads;       /* workload.threads (>= 1); with workload.generators,
 					every agent's threads summed */
 
@@ -117,8 +120,12 @@ struct gate_input {
 	/* Totals over the phase (warm-up: since the warm-up started). */
 	double duration_s;
 	double offered_rps;
-	double achieved_rps;      /* completed (any status) / duration */
-	uint64_t due;             /* requests the schedule made due (0: unknown) */
+	double achieved_rps;      /* answered / duration */
+	uint64_t due;             /* requests the schedule made due (0: unknown):
+				     the realized schedule, Poisson or constant,
+				     each counted in the second it was due in */
+	uint64_t answered;        /* completed (any status) within the phase's
+				     seconds (a window's: not in its drain) */
 	uint64_t sent, completed, errors, dropped;
 	uint64_t status[ST_CLASSES];
 	uint64_t status_other;    /* responses with a status outside 200..599 */

@@ -200,6 +200,7 @@ static void evidence_totals(struct evidence *e, const struct load_stats *t,
 	e->due = t->counts.due;
 	e->sent = t->counts.sent;
 	e->completed = t->counts.completed;
+	e->secs_completed = t->counts.completed;   /* a window's: meas_evidence() */
 	e->errors = load_counts_errors(&t->counts);
 	e->dropped = t->counts.dropped;
 	for (i = 0; i < ST_CLASSES; i++)

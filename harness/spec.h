@@ -345,6 +345,10 @@ double spec_gate_num(const struct gate_params *g, const char *key, double def);
 const char *spec_gate_str(const struct gate_params *g, const char *key);
 const struct gate_value *spec_gate_value(const struct gate_params *g, const char *key);
 
+/* The tightest latency promise: slo.threshold_ms, or a request's own
+ * slo_ms when smaller (0 there: none). */
+double spec_slo_tightest_ms(const struct spec *s);
+
 /* The ladder's rates, start_rps * step^k up to max_rps inclusive.
  * Returns the count; *rates is malloc'd (caller frees). */
 size_t spec_ladder_rungs(const struct spec *s, double **rates);

@@ -59,6 +59,17 @@ const char *spec_gate_str(const struct gate_params *g, const char *key)
 
 /* ---------------------------------------------------------------- rungs */
 
+double spec_slo_tightest_ms(const struct spec *s)
+{
+	double t = s->slo.threshold_ms;
+	size_t i;
+
+	for (i = 0; i < s->workload.nrequests; i++)
+		if (s->workload.requests[i].slo_ms > 0 && s->workload.requests[i].slo_ms < t)
+			t = s->workload.requests[i].slo_ms;
+	return t;
+}
+
 size_t spec_ladder_rungs(const struct spec *s, double **rates)
 {
 	const struct spec_ladder *l = &s->ladder;

@@ -21,6 +21,7 @@ static void reset(const char *gate)
 	cfg.enforce = 1;
 	cfg.values = vals;
 	in.error_rate_max = 0.001;
+	in.slo_ms = NAN;
 	in.generator_threads = 1;
 	in.phase = GATE_PHASE_WINDOW;
 	in.lateness_p99_ms = NAN;
@@ -370,30 +371,80 @@ TEST(error_rate)
 	NEAR(res.statistic, 20.0 / 10000, 1e-12, "20 2xx with a wrong body / 10000 due");
 }
 
+/* Judged against the requests that were due (the realized schedule),
+ * one-sided. A Poisson window of 2 s at 300 req/s draws ~600 +- 24 due:
+ * 624 due and 623 answered is a healthy server (the old rule, achieved vs
+ * the nominal rate, called it 3.8% off and failed it), and so is 576 of
+ * 576; 500 answered of 600 due is a server of 250 req/s: fail. */
 TEST(achieved_vs_offered)
 {
 	reset("achieved_vs_offered");
 	CHECK(eval("achieved_vs_offered") == GATE_NOT_EVALUABLE);
-	in.duration_s = 10;
-	in.offered_rps = 1000;
-	in.achieved_rps = 985;
+	in.duration_s = 2;
+	in.offered_rps = 300;
+	in.due = 624;
+	in.answered = 623;
+	in.achieved_rps = 311.5;
 	CHECK(eval("achieved_vs_offered") == GATE_PASS);
-	NEAR(res.statistic, 1.5, 1e-9, "|985-1000|/1000 %");
-	in.achieved_rps = 1025;
+	CHECK_STR(res.stat_name, "shortfall_pct");
+	NEAR(res.statistic, 100.0 / 624, 1e-9, "(624 - 623) / 624 %");
+	NEAR(res.threshold, 2, 0, "default tolerance");
+	in.due = 576;
+	in.answered = 576;
+	in.achieved_rps = 288;
+	CHECK(eval("achieved_vs_offered") == GATE_PASS);
+	NEAR(res.statistic, 0, 0, "all due answered, 4% under nominal");
+	/* Answering more than was due (the head's requests answered in the
+	 * window) is no failure: one-sided. */
+	in.due = 600;
+	in.answered = 640;
+	CHECK(eval("achieved_vs_offered") == GATE_PASS);
+	in.answered = 500;
+	in.achieved_rps = 250;
 	CHECK(eval("achieved_vs_offered") == GATE_FAIL);
-	NEAR(res.statistic, 2.5, 1e-9, "overshoot counts too");
+	NEAR(res.statistic, 100.0 / 6, 1e-9, "a 250 req/s server at 300 due: 16.7% short");
+	CHECK(strstr(res.evidence, "answered 500 of 600 requests due") != NULL);
+	in.answered = 589;
+	CHECK(eval("achieved_vs_offered") == GATE_PASS); /* 1.83% */
+	in.answered = 587;
+	CHECK(eval("achieved_vs_offered") == GATE_FAIL); /* 2.17% */
+	num("tolerance_pct", 5);
+	CHECK(eval("achieved_vs_offered") == GATE_PASS);
+	in.duration_s = 0;
+	CHECK(eval("achieved_vs_offered") == GATE_NOT_EVALUABLE);
 }
 
+/* The lateness limit: a tenth of the tightest promise by default, at
+ * least 1 ms; an explicit lateness_p99_ms wins. The issue's loaded host:
+ * 3.2 ms late against a 50 ms SLO passes (limit 5 ms; the old fixed 1 ms
+ * rejected it). */
 TEST(generator)
 {
 	reset("generator");
 	CHECK(eval("generator") == GATE_NOT_EVALUABLE);
 	in.lateness_p99_ms = 0.4;
 	in.generator_cpu_pct = 50;
+	in.slo_ms = NAN;
 	CHECK(eval("generator") == GATE_PASS);
+	NEAR(res.threshold, 1, 0, "no SLO: 1 ms");
 	in.lateness_p99_ms = 3;
 	CHECK(eval("generator") == GATE_FAIL);
 	CHECK_STR(res.stat_name, "lateness_p99_ms");
+	in.slo_ms = 50;
+	in.lateness_p99_ms = 3.2;
+	CHECK(eval("generator") == GATE_PASS);
+	NEAR(res.threshold, 5, 1e-12, "a tenth of a 50 ms SLO");
+	in.lateness_p99_ms = 5.5;
+	CHECK(eval("generator") == GATE_FAIL);
+	in.slo_ms = 5;
+	in.lateness_p99_ms = 1.2;
+	CHECK(eval("generator") == GATE_FAIL);
+	NEAR(res.threshold, 1, 0, "a tenth of 5 ms is under the 1 ms floor");
+	in.slo_ms = 50;
+	in.lateness_p99_ms = 3.2;
+	num("lateness_p99_ms", 1);
+	CHECK(eval("generator") == GATE_FAIL); /* an explicit limit wins */
+	NEAR(res.threshold, 1, 0, "explicit");
 	in.lateness_p99_ms = 0.4;
 	in.generator_cpu_pct = 97;
 	CHECK(eval("generator") == GATE_FAIL); /* saturated, even if on time */
