@@ -39,15 +39,26 @@ static void plan_compute(const struct spec *s, struct plan *p)
 	p->nrungs = spec_ladder_rungs(s, &p->rungs);
 	plan_worst_windows(s, p->nrungs, s->nimpls, &p->w);
 	p->total = w->ladder + w->refine + w->confirm + w->soak;
-	p->total_r = w->ladder_r + w->refine_r + w->confirm_r + w->soak_r;
+	/* confirm's follow-up rates count with the replacements: not
+	 * pre-registered, the worst case */
+	p->total_r = w->ladder_r + w->refine_r + w->confirm_f + w->confirm_r + w->soak_r;
 	p->est = w->ladder * (s->warmup.min_s + s->ladder.window_s) +
 		 w->refine * (s->warmup.min_s + s->refine.window_s) +
 		 w->confirm * (s->warmup.min_s + s->confirm.window_s) +
 		 w->soak * (s->warmup.min_s + s->soak.window_s);
 	p->est_max = (w->ladder + w->ladder_r) * (s->warmup.max_s + s->ladder.window_s) +
 		     (w->refine + w->refine_r) * (s->warmup.max_s + s->refine.window_s) +
-		     (w->confirm + w->confirm_r) * (s->warmup.max_s + s->confirm.window_s) +
+		     (w->confirm + w->confirm_f + w->confirm_r) *
+		     (s->warmup.max_s + s->confirm.window_s) +
 		     (w->soak + w->soak_r) * (s->warmup.max_s + s->soak.window_s);
+	/* replacements past max_per_cell: retries.extra_time_pct of the
+	 * pre-registered windows' time */
+	if (s->retries.max_per_cell > 0)
+		p->est_max += s->retries.extra_time_pct / 100 *
+			      (w->ladder * (s->warmup.max_s + s->ladder.window_s) +
+			       w->refine * (s->warmup.max_s + s->refine.window_s) +
+			       w->confirm * (s->warmup.max_s + s->confirm.window_s) +
+			       w->soak * (s->warmup.max_s + s->soak.window_s));
 }
 
 static void fmt_duration(char *buf, size_t n, double sec)
@@ -287,9 +298,14 @@ static void print_windows(const struct spec *s, const struct plan *p)
 		       p->w.confirm, p->w.confirm_rates, s->confirm.present ? s->confirm.reps : 0,
 		       s->nimpls, s->nimpls == 1 ? "" : "s");
 	printf("  soak     %6zu  (one per implementation)\n", p->w.soak);
-	printf("  replace  %6zu  (at most retries.max_per_cell = %d per cell, for rejected windows)\n",
-	       p->total_r, s->retries.max_per_cell);
-	printf("  total    %6zu  (%zu pre-registered + %zu replacements at most)\n",
+	if (p->w.confirm_f)
+		printf("  follow   %6zu  (confirm at up to %zu more rates, where its own windows"
+		       " move a knee)\n", p->w.confirm_f, p->w.confirm_follow_rates);
+	printf("  replace  %6zu  (at most retries.max_per_cell = %d per cell, for rejected windows;"
+	       " then more within retries.extra_time_pct = %g%% of the pre-registered windows' time)\n",
+	       p->total_r - p->w.confirm_f, s->retries.max_per_cell,
+	       s->retries.max_per_cell > 0 ? s->retries.extra_time_pct : 0.0);
+	printf("  total    %6zu  (%zu pre-registered + %zu replacements and follow-ups at most)\n",
 	       p->total + p->total_r, p->total, p->total_r);
 	fmt_duration(a, sizeof(a), p->est);
 	fmt_duration(b, sizeof(b), p->est_max);
@@ -350,7 +366,9 @@ static int print_json(const struct spec *s, const struct plan *p)
 	json_object_set_new(w, "refine", json_integer((json_int_t)p->w.refine));
 	json_object_set_new(w, "confirm", json_integer((json_int_t)p->w.confirm));
 	json_object_set_new(w, "soak", json_integer((json_int_t)p->w.soak));
-	json_object_set_new(w, "replacements_max", json_integer((json_int_t)p->total_r));
+	json_object_set_new(w, "confirm_follow_max", json_integer((json_int_t)p->w.confirm_f));
+	json_object_set_new(w, "replacements_max",
+			    json_integer((json_int_t)(p->total_r - p->w.confirm_f)));
 	json_object_set_new(w, "total", json_integer((json_int_t)p->total));
 	json_object_set_new(w, "total_max", json_integer((json_int_t)(p->total + p->total_r)));
 	json_object_set_new(o, "windows", w);
@@ -498,7 +516,8 @@ const struct cmd_desc cmd_check_desc = {
 	"the pre-flight (requests x sends x implementations, equivalence mode),\n"
 	"stages, the ladder's rungs, windows per stage (worst case: refine at\n"
 	"max_steps, every rejected window replaced up to retries.max_per_cell), an\n"
-	"estimate of the total wall time including warm-ups, and the spec hash.\n"
+	"estimate of the total wall time including warm-ups (its worst case with\n"
+	"the replacements retries.extra_time_pct allows), and the spec hash.\n"
 	"Every problem is printed as FILE:LINE:COL: key.path: what is wrong.\n"
 	"A well-formed spec that can never pass is refused too: a warm-up gate\n"
 	"needing more seconds than warmup.trailing_s (or more runtime-stats polls\n"
@@ -513,7 +532,8 @@ const struct cmd_desc cmd_check_desc = {
 	"--json prints the plan (keys: spec_hash, implementations, rungs_rps,\n"
 	"windows, estimated_seconds, estimated_seconds_max, ...; windows.total is the\n"
 	"pre-registered count, windows.total_max adds every replacement\n"
-	"retries.max_per_cell allows).\n",
+	"retries.max_per_cell allows and confirm's follow-up rates,\n"
+	"windows.confirm_follow_max).\n",
 	.opts = options,
 	.flags = CMD_JSON,
 	.min_args = 1,

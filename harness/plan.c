@@ -94,12 +94,20 @@ void plan_worst_windows(const struct spec *s, size_t nrungs, size_t narms,
 		p->refine_r = (size_t)s->refine.max_steps * narms * r;
 	}
 	if (s->confirm.present) {
+		/* follow-up rates: each a rung or a refine point */
+		size_t rates = nrungs + (s->refine.present ? (size_t)s->refine.max_steps * narms : 0);
+		size_t all = 2 * narms * (1 + PLAN_CONFIRM_MOVES);
+		size_t reps = (size_t)(s->confirm.until.present ? s->confirm.until.max_reps
+								 : s->confirm.reps);
+
 		p->confirm_rates = s->refine.present || 2 * narms < nrungs ? 2 * narms : nrungs;
+		if (all > rates)
+			all = rates;
+		p->confirm_follow_rates = all > p->confirm_rates ? all - p->confirm_rates : 0;
 		/* sequential confirm: up to max_reps blocks per rate */
-		p->confirm = p->confirm_rates *
-			     (size_t)(s->confirm.until.present ? s->confirm.until.max_reps
-							       : s->confirm.reps) * narms;
-		p->confirm_r = p->confirm_rates * narms * r;
+		p->confirm = p->confirm_rates * reps * narms;
+		p->confirm_f = p->confirm_follow_rates * reps * narms;
+		p->confirm_r = (p->confirm_rates + p->confirm_follow_rates) * narms * r;
 	}
 	if (s->soak.present) {
 		p->soak = narms;

@@ -47,15 +47,23 @@ size_t plan_bracket(const double *rates, size_t nrungs, int crossed,
  *   confirm  min(2 narms, nrungs) rates x reps x narms (2 narms with
  *            refine: refined brackets need not be rungs); sequential
  *            (confirm.until): max_reps instead of reps
+ *   confirm_f the rates confirm follows a knee its windows moved to
+ *            (runner_stages.c), worst case: 2 narms x PLAN_CONFIRM_MOVES
+ *            more rates, within the rungs and refine points there are,
+ *            x reps x narms (not pre-registered: counted like replacements)
  *   soak     narms
  * Cells: ladder nrungs x narms, refine max_steps x narms, confirm
  * rates x narms, soak narms.
  */
+/* Rounds confirm follows a knee its own windows moved (runner_stages.c). */
+#define PLAN_CONFIRM_MOVES 2
+
 struct spec;
 struct plan_windows {
 	size_t ladder, refine, confirm, soak;       /* pre-registered */
 	size_t ladder_r, refine_r, confirm_r, soak_r; /* replacements, worst case */
-	size_t confirm_rates;
+	size_t confirm_f;                           /* confirm's follow-up rates, worst */
+	size_t confirm_rates, confirm_follow_rates;
 };
 void plan_worst_windows(const struct spec *s, size_t nrungs, size_t narms,
 			struct plan_windows *p);

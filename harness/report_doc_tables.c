@@ -360,8 +360,9 @@ void rdoc_cells_table(const struct report *r, struct rdoc *d)
 		nshort += cell_short(&r->cells.v[i]);
 	rdoc_addf(d, RDOC_P, "A cell is one stage at one offered rate for one implementation; n is the "
 	     "number of windows its stage pre-registered. A rejected (void) window is replaced "
-	     "in a later block until n windows are valid or retries.max_per_cell replacements "
-	     "were spent; failed windows are valid and never replaced. %zu of %zu cells ended "
+	     "in a later block until n windows are valid or its replacements ran out "
+	     "(retries.max_per_cell, then retries.extra_time_pct of the run's time); failed "
+	     "windows are valid and never replaced. %zu of %zu cells ended "
 	     "short%s.", nshort, r->cells.n, nshort ? " (marked SHORT: every number resting on "
 	     "them rests on fewer windows than planned)" : "");
 	t = rdoc_add(d, RDOC_TABLE, "cells");

@@ -64,7 +64,7 @@ static size_t planned_windows(const struct run_ctx *rc)
 	if (rc->stages & STAGE_LADDER)
 		n += p.ladder + p.ladder_r + p.refine + p.refine_r;
 	if ((rc->stages & STAGE_CONFIRM) && rc->spec->confirm.present)
-		n += p.confirm + p.confirm_r;
+		n += p.confirm + p.confirm_f + p.confirm_r;
 	if ((rc->stages & STAGE_SOAK) && rc->spec->soak.present)
 		n += p.soak + p.soak_r;
 	return n;

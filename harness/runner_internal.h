@@ -188,6 +188,32 @@ int runner_stages(struct run_ctx *rc);
  * windows: ladder rungs <= max_rung, and every refine and confirm window.
  * k's rung table is released (scalars only). -1 after one error line. */
 int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_result *k);
+/* runner_blocks.c: the blocks the stages are made of; stage ids seed each
+ * block's counterbalanced order. */
+enum { STAGE_ID_LADDER = 1, STAGE_ID_CONFIRM = 2, STAGE_ID_SOAK = 3, STAGE_ID_REFINE = 4 };
+/* One block to plan or run. */
+struct block_spec {
+	const char *stage;
+	unsigned stage_id;
+	int rung;                    /* ladder rung; -1 off the ladder */
+	int block;
+	double rate;                 /* every arm's offered rate, unless rates */
+	struct arm **arms;
+	size_t n;
+	const double *rates;         /* per arm (refine: each its own), or NULL */
+	const int64_t *replaces;     /* per arm: the rejected window replaced; 0 none */
+};
+
+/* The block's order from the database, or planned (its order and windows
+ * inserted in one transaction); order[k] indexes b->arms. 0 or -1. */
+int runner_block_order(struct run_ctx *rc, const struct block_spec *b, int *order);
+/* Run every window of the block not done yet. 0, 1 interrupted, -1 fatal. */
+int runner_run_block(struct run_ctx *rc, const struct block_spec *b);
+/* Replacement rounds of b's short cells (docs/DESIGN.md "Replacement
+ * windows"); key numbers them apart. 0, 1 interrupted, -1 fatal. */
+int runner_replace_rejected(struct run_ctx *rc, const struct block_spec *b, int key);
+/* Every arm, malloc'd (the caller frees the array). */
+struct arm **runner_all_arms(struct run_ctx *rc);
 /* runner_seq.c: is every paired confidence sequence at this confirm rate
  * narrower than stages.confirm.until.half_width_pct of its pair's mean?
  * 1 yes, 0 no (why: the widest), -1 after an error(). */

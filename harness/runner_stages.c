@@ -1,5 +1,6 @@
 /*
- * runner_stages: the ladder, confirm and soak stages as blocks of windows.
+ * runner_stages: the ladder, refine, confirm and soak stages as blocks of
+ * windows (runner_blocks.c runs them).
  *
  * Every decision here (how far the ladder climbs, where confirm runs, the
  * soak rates) is derived from the valid windows in the database through
@@ -18,8 +19,6 @@
 #include "store_window.h"
 #include "util.h"
 
-enum { STAGE_ID_LADDER = 1, STAGE_ID_CONFIRM = 2, STAGE_ID_SOAK = 3, STAGE_ID_REFINE = 4 };
-
 /* ------------------------------------------------------------- knees */
 
 int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_result *k)
@@ -31,270 +30,11 @@ int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee
 	return ret;
 }
 
-/* --------------------------------------------------------------- blocks */
-
-/* One block to plan or run. */
-struct block_spec {
-	const char *stage;
-	unsigned stage_id;
-	int rung;                    /* ladder rung; -1 off the ladder */
-	int block;
-	double rate;                 /* every arm's offered rate, unless rates */
-	struct arm **arms;
-	size_t n;
-	const double *rates;         /* per arm (refine: each its own), or NULL */
-	const int64_t *replaces;     /* per arm: the rejected window replaced; 0 none */
-};
-
-static double block_rate(const struct block_spec *b, size_t i)
-{
-	return b->rates ? b->rates[i] : b->rate;
-}
-
-/* Insert the block's order and its planned windows (one transaction). */
-static int block_insert(struct run_ctx *rc, const struct block_spec *b, const int *order)
-{
-	struct sbuf json = SBUF_INIT;
-	struct block_row brow;   /* strings borrowed */
-	double lowest = block_rate(b, 0);
-	size_t k;
-	int ret = -1;
-
-	sbuf_adds(&json, "[");
-	for (k = 0; k < b->n; k++) {
-		if (k)
-			sbuf_adds(&json, ",");
-		sbuf_add_json_str(&json, b->arms[order[k]]->name);
-		if (block_rate(b, k) < lowest)
-			lowest = block_rate(b, k);
-	}
-	sbuf_adds(&json, "]");
-	if (store_begin(&rc->st))
-		goto out;
-	brow.run_id = rc->run_id;
-	brow.stage = (char *)b->stage;
-	brow.rung = b->rung;
-	brow.block = b->block;
-	brow.rate = lowest;   /* refine: the lowest of the arms' rates */
-	brow.order_json = json.buf;
-	if (store_block_insert(&rc->st, &brow))
-		goto rollback;
-	for (k = 0; k < b->n; k++) {
-		struct window_row w;
-		int bad;
-
-		window_row_init(&w);
-		w.run_id = xstrdup(rc->run_id);
-		w.stage = xstrdup(b->stage);
-		w.rung = b->rung;
-		w.block = b->block;
-		w.slot = (int)k;
-		w.impl = xstrdup(b->arms[order[k]]->name);
-		w.rate = block_rate(b, (size_t)order[k]);
-		w.state = WINDOW_PLANNED;
-		if (b->replaces && b->replaces[order[k]]) {
-			w.has_replaces = 1;
-			w.replaces = b->replaces[order[k]];
-		}
-		bad = store_window_insert(&rc->st, &w);
-		window_row_release(&w);
-		if (bad)
-			goto rollback;
-	}
-	if (store_commit(&rc->st))
-		goto rollback;
-	ret = 0;
-	goto out;
-rollback:
-	store_rollback(&rc->st);
-out:
-	sbuf_release(&json);
-	return ret;
-}
-
-/* Load the block's order from the database, or plan it (orders and
- * windows inserted in one transaction). order receives indices into
- * b->arms. */
-static int block_order(struct run_ctx *rc, const struct block_spec *b, int *order)
-{
-	struct window_query q = { .stage = b->stage, .by_block = 1, .block = b->block };
-	struct window_rows wins = { NULL, 0 };
-	size_t i, k;
-	int ret = -1, found = 0;
-
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
-		goto out;
-	for (k = 0; k < wins.n; k++) {
-		const char *impl = wins.v[k].impl ? wins.v[k].impl : "";
-		int slot = wins.v[k].slot;
-		for (i = 0; i < b->n; i++)
-			if (!strcmp(b->arms[i]->name, impl) && slot >= 0 && (size_t)slot < b->n) {
-				order[slot] = (int)i;
-				found++;
-			}
-	}
-	if (found == (int)b->n) {
-		ret = 0;
-		goto out;
-	}
-	if (found) {
-		error("%s: block %d of %s is partly planned; the database is inconsistent",
-		      rc->st.path, b->block, b->stage);
-		goto out;
-	}
-	plan_block_order(b->n, rc->spec->seed, b->stage_id, (unsigned)b->block, order);
-	ret = block_insert(rc, b, order);
-out:
-	window_rows_release(&wins);
-	return ret;
-}
-
-/* Run every window of one block that is not done yet (each at its
- * stored rate). Returns 0, 1 (interrupted) or -1 (fatal). */
-static int run_block(struct run_ctx *rc, const struct block_spec *b)
-{
-	struct window_query q = { .stage = b->stage, .by_block = 1, .block = b->block };
-	struct window_rows wins = { NULL, 0 };
-	int *order = xcalloc(b->n, sizeof(*order));
-	size_t k, i;
-	int ret = -1;
-
-	if (block_order(rc, b, order) || store_windows_load(&rc->st, rc->run_id, &q, &wins))
-		goto out;
-	for (k = 0; k < b->n; k++) {
-		struct window_plan wp = { 0 };
-		const struct window_row *row = NULL;
-
-		for (i = 0; i < wins.n && !row; i++)
-			if (wins.v[i].impl && !strcmp(wins.v[i].impl, b->arms[order[k]]->name))
-				row = &wins.v[i];
-		if (!row) {
-			error("%s: window %s/%d/%s vanished", rc->st.path, b->stage, b->block,
-			      b->arms[order[k]]->name);
-			goto out;
-		}
-		if (row->state == WINDOW_DONE)
-			continue;
-		wp.id = row->id;
-		wp.stage = b->stage;
-		wp.rung = b->rung;
-		wp.block = b->block;
-		wp.slot = (int)k;
-		wp.arm = b->arms[order[k]];
-		wp.rate = row->rate;
-		ret = runner_window(rc, &wp);
-		if (ret)
-			goto out;
-	}
-	ret = 0;
-out:
-	window_rows_release(&wins);
-	free(order);
-	return ret;
-}
-
-/* --------------------------------------------------------- replacements */
-
-/* Replacement blocks of a group of cells (key: a ladder rung, a confirm
- * rate's index, a refine step, a soak arm) are numbered apart from the
- * pre-registered blocks: REPL_BLOCK_BASE + key * REPL_ROUNDS + round
- * (retries.max_per_cell <= 50 < REPL_ROUNDS). */
-enum { REPL_BLOCK_BASE = 1 << 24, REPL_ROUNDS = 64 };
-
-/* Plan the next replacement round of b's cells: the arms whose cell has
- * fewer valid windows than pre-registered, a rejected window not yet
- * replaced and replacements left. A round already planned (resume) is
- * read back as stored. Fills arms/rates/repl; returns how many, -1. */
-static int repl_round(struct run_ctx *rc, const struct block_spec *b, int block,
-		      struct arm **arms, double *rates, int64_t *repl)
-{
-	struct window_query q = { .stage = b->stage, .by_block = 1, .block = block };
-	struct window_rows wins;
-	struct cells cells;
-	size_t i, k, m = 0;
-
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
-		return -1;
-	for (i = 0; i < b->n && wins.n; i++)
-		for (k = 0; k < wins.n; k++)
-			if (wins.v[k].impl && !strcmp(wins.v[k].impl, b->arms[i]->name)) {
-				arms[m] = b->arms[i];
-				rates[m] = wins.v[k].rate;
-				repl[m++] = 0;
-			}
-	window_rows_release(&wins);
-	if (m)
-		return (int)m;
-	if (cells_load(&rc->st, rc->run_id, b->stage, NULL, &cells))
-		return -1;
-	for (i = 0; i < b->n; i++) {
-		const struct cell *c = cells_find(&cells, b->stage, b->arms[i]->name,
-						  block_rate(b, i));
-
-		if (!c || !c->unreplaced || c->valid >= c->planned ||
-		    c->replacements >= (size_t)rc->spec->retries.max_per_cell)
-			continue;
-		store_event(&rc->st, rc->run_id, c->unreplaced, "replacement",
-			    "%s: %s window %lld at %g req/s rejected; replaced in block %d"
-			    " (%zu of %zu valid, replacement %zu of at most %d)",
-			    b->arms[i]->name, b->stage, (long long)c->unreplaced, c->rate, block,
-			    c->valid, c->planned, c->replacements + 1,
-			    rc->spec->retries.max_per_cell);
-		arms[m] = b->arms[i];
-		rates[m] = block_rate(b, i);
-		repl[m++] = c->unreplaced;
-	}
-	cells_release(&cells);
-	return (int)m;
-}
-
-/* After b's cells ran their pre-registered blocks: replacement rounds
- * (docs/DESIGN.md "Replacement windows"), one window per short arm per
- * round, each round a block in a fresh counterbalanced order. */
-static int replace_rejected(struct run_ctx *rc, const struct block_spec *b, int key)
-{
-	struct arm **arms = xcalloc(b->n, sizeof(*arms));
-	double *rates = xcalloc(b->n, sizeof(*rates));
-	int64_t *repl = xcalloc(b->n, sizeof(*repl));
-	int round, ret = 0;
-
-	for (round = 0; round < rc->spec->retries.max_per_cell && !ret; round++) {
-		struct block_spec rb = *b;
-		int m;
-
-		rb.block = REPL_BLOCK_BASE + key * REPL_ROUNDS + round;
-		m = repl_round(rc, b, rb.block, arms, rates, repl);
-		if (m <= 0) {
-			ret = m;
-			break;
-		}
-		rb.arms = arms;
-		rb.n = (size_t)m;
-		rb.rates = rates;
-		rb.replaces = repl;
-		ret = run_block(rc, &rb);
-	}
-	free(arms);
-	free(rates);
-	free(repl);
-	return ret;
-}
-
-static struct arm **all_arms(struct run_ctx *rc)
-{
-	struct arm **v = xcalloc(rc->narms, sizeof(*v));
-	size_t i;
-
-	for (i = 0; i < rc->narms; i++)
-		v[i] = &rc->arms[i];
-	return v;
-}
-
 /* --------------------------------------------------------------- stages */
 
 static int ladder(struct run_ctx *rc)
 {
-	struct arm **arms = all_arms(rc);
+	struct arm **arms = runner_all_arms(rc);
 	const struct spec_ladder *L = &rc->spec->ladder;
 	int r, rep, block = 0, past = -1, ret = 0;
 	size_t i;
@@ -308,11 +48,11 @@ static int ladder(struct run_ctx *rc)
 		rc->cur_rung = r;
 		for (rep = 0; rep < L->reps; rep++, block++) {
 			b.block = block;
-			ret = run_block(rc, &b);
+			ret = runner_run_block(rc, &b);
 			if (ret)
 				goto out;
 		}
-		ret = replace_rejected(rc, &b, r);
+		ret = runner_replace_rejected(rc, &b, r);
 		if (ret)
 			goto out;
 		for (i = 0; i < rc->narms; i++) {
@@ -459,10 +199,10 @@ static int refine(struct run_ctx *rc)
 		b.n = (size_t)m;
 		for (rep = 0; rep < R->reps && !ret; rep++) {
 			b.block = step * R->reps + rep;
-			ret = run_block(rc, &b);
+			ret = runner_run_block(rc, &b);
 		}
 		if (!ret)
-			ret = replace_rejected(rc, &b, step);
+			ret = runner_replace_rejected(rc, &b, step);
 	}
 	free(arms);
 	free(rates);
@@ -471,14 +211,29 @@ static int refine(struct run_ctx *rc)
 
 /* --------------------------------------------------------------- confirm */
 
-static void add_rate(double *rates, size_t *n, double r)
+/* The confirm rates in the order they were planned: index i runs blocks
+ * i x reps + rep (and its replacement and sequential blocks, keyed by i). */
+struct rate_list {
+	double *v;
+	size_t n, alloc;
+};
+
+static int has_rate(const struct rate_list *l, double r)
 {
 	size_t j;
 
-	for (j = 0; j < *n; j++)
-		if (fabs(rates[j] - r) <= 1e-9 * r)
-			return;
-	rates[(*n)++] = r;
+	for (j = 0; j < l->n; j++)
+		if (fabs(l->v[j] - r) <= 1e-9 * r)
+			return 1;
+	return 0;
+}
+
+static void add_rate(struct rate_list *l, double r)
+{
+	if (has_rate(l, r))
+		return;
+	XGROW(l->v, l->alloc, l->n + 1);
+	l->v[l->n++] = r;
 }
 
 /*
@@ -504,7 +259,7 @@ static int sequential(struct run_ctx *rc, struct block_spec *b, int key)
 		if (narrow || C->reps + k >= C->until.max_reps)
 			break;
 		b->block = CELLS_SEQ_BLOCK_BASE + key * CELLS_SEQ_BLOCKS_PER_RATE + k;
-		ret = run_block(rc, b);
+		ret = runner_run_block(rc, b);
 		if (ret)
 			goto out;
 		k++;
@@ -519,13 +274,153 @@ out:
 	return ret;
 }
 
+/*
+ * Confirm follows the decision (docs/DESIGN.md "Confirm"): confirm's
+ * windows are knee evidence and may move the crossing off the rates it
+ * ran at (ten windows at a rate refine saw hold three times can show it
+ * crossing, or the next rate up holding). After each round the knee is
+ * refitted, and a crossed knee's bracketing rate that confirm has not run
+ * gets its own confirm blocks, up to 2 x (1 + PLAN_CONFIRM_MOVES) rates an
+ * arm in all (plan.h): so the knee is decided by rungs of confirm.reps
+ * valid windows (inferential) unless windows stayed void or the knee kept
+ * moving.
+ */
+
+/* The confirm rates already planned, by index (resume continues the list
+ * the run made, not one refitted from confirm's own windows). */
+static int confirm_stored_rates(struct run_ctx *rc, struct rate_list *l)
+{
+	struct window_query q = { .stage = "confirm" };
+	struct window_rows wins;
+	size_t i, idx;
+	int ret = 0;
+
+	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
+		return -1;
+	for (i = 0; i < wins.n; i++) {
+		if (wins.v[i].block < 0 || wins.v[i].block >= CELLS_SEQ_BLOCK_BASE)
+			continue;
+		idx = (size_t)wins.v[i].block / (size_t)rc->spec->confirm.reps;
+		XGROW(l->v, l->alloc, idx + 1);
+		while (l->n <= idx)
+			l->v[l->n++] = NAN;
+		l->v[idx] = wins.v[i].rate;
+	}
+	for (i = 0; i < l->n && !ret; i++)
+		if (isnan(l->v[i]))
+			ret = error("%s: confirm rate %zu of run %s has no block; the database is "
+				    "inconsistent", rc->st.path, i, rc->run_id);
+	window_rows_release(&wins);
+	return ret;
+}
+
+/* The first round: each arm's bracket, sorted. */
+static void confirm_first_rates(struct run_ctx *rc, int top, struct rate_list *l)
+{
+	size_t i, k, nb, br[2], first = l->n;
+
+	for (i = 0; i < rc->narms; i++) {
+		struct arm *a = &rc->arms[i];
+
+		/* After refine: the refined bracket itself. */
+		if (rc->spec->refine.present && a->knee_known && a->knee.crossed &&
+		    isfinite(a->knee.lo_rps) && isfinite(a->knee.hi_rps)) {
+			add_rate(l, a->knee.lo_rps);
+			add_rate(l, a->knee.hi_rps);
+			continue;
+		}
+		nb = plan_bracket(rc->rungs, (size_t)top + 1, a->knee_known && a->knee.crossed,
+				  a->knee.knee_rps, br);
+		for (k = 0; k < nb; k++)
+			add_rate(l, rc->rungs[br[k]]);
+	}
+	qsort(l->v + first, l->n - first, sizeof(*l->v), cmp_double);
+}
+
+/* After a round: the refitted knees' bracketing rates confirm has not
+ * run, appended sorted (an event each) while the list is under max; how
+ * many. */
+static size_t confirm_follow(struct run_ctx *rc, struct rate_list *l, size_t max)
+{
+	size_t i, k, first = l->n;
+
+	store_knees(rc);
+	for (i = 0; i < rc->narms; i++) {
+		const struct arm *a = &rc->arms[i];
+		double br[2] = { a->knee.lo_rps, a->knee.hi_rps };
+
+		if (!a->knee_known || !a->knee.crossed)
+			continue;
+		for (k = 0; k < 2; k++) {
+			if (!isfinite(br[k]) || has_rate(l, br[k]) || l->n >= max)
+				continue;
+			add_rate(l, br[k]);
+			store_event(&rc->st, rc->run_id, -1, "confirm_follow",
+				    "%s: with confirm's windows the knee's bracket is (%g, %g] req/s;"
+				    " confirm runs at %g req/s too", a->name, a->knee.lo_rps,
+				    a->knee.hi_rps, br[k]);
+		}
+	}
+	qsort(l->v + first, l->n - first, sizeof(*l->v), cmp_double);
+	return l->n - first;
+}
+
+static void confirm_block(struct run_ctx *rc, struct arm **arms, double rate, int key,
+			  struct block_spec *b)
+{
+	struct block_spec x = { "confirm", STAGE_ID_CONFIRM, -1, key * rc->spec->confirm.reps,
+				rate, arms, rc->narms, NULL, NULL };
+	size_t j;
+
+	for (j = 0; j < rc->nrungs; j++)
+		if (fabs(rc->rungs[j] - rate) <= 1e-9 * rate)
+			x.rung = (int)j;
+	*b = x;
+}
+
+/* Plan the first block of confirm rates [from, l->n) before any of them
+ * runs, so a resumed run reads the whole round back (confirm_stored_rates). */
+static int confirm_plan_round(struct run_ctx *rc, struct arm **arms, const struct rate_list *l,
+			      size_t from)
+{
+	int *order = xcalloc(rc->narms, sizeof(*order));
+	struct block_spec b;
+	int ret = 0;
+
+	for (; from < l->n && !ret; from++) {
+		confirm_block(rc, arms, l->v[from], (int)from, &b);
+		ret = runner_block_order(rc, &b, order);
+	}
+	free(order);
+	return ret;
+}
+
+/* One confirm rate, index key: reps blocks, replacements, sequential. */
+static int confirm_at(struct run_ctx *rc, struct arm **arms, double rate, int key)
+{
+	const struct spec_confirm *C = &rc->spec->confirm;
+	struct block_spec b;
+	int rep, ret = 0;
+
+	confirm_block(rc, arms, rate, key, &b);
+	rc->cur_rung = b.rung;
+	for (rep = 0; rep < C->reps && !ret; rep++) {
+		b.block = key * C->reps + rep;
+		ret = runner_run_block(rc, &b);
+	}
+	if (!ret)
+		ret = runner_replace_rejected(rc, &b, key);
+	if (!ret && C->until.present)
+		ret = sequential(rc, &b, key);
+	return ret;
+}
+
 static int confirm(struct run_ctx *rc)
 {
-	struct arm **arms = all_arms(rc);
-	double *rates = xcalloc(2 * rc->narms + 1, sizeof(*rates));
-	size_t nrates = 0, i, j, k;
-	int top = ladder_top_rung(rc), ret = 0, rep;
-	const struct spec_confirm *C = &rc->spec->confirm;
+	struct arm **arms = runner_all_arms(rc);
+	struct rate_list l = { NULL, 0, 0 };
+	size_t done = 0, max_rates;
+	int top = ladder_top_rung(rc), ret = 0;
 
 	rc->cur_stage = "confirm";
 	if (top < 0) {
@@ -533,48 +428,24 @@ static int confirm(struct run_ctx *rc)
 		ret = 1;
 		goto out;
 	}
-	for (i = 0; i < rc->narms; i++) {
-		size_t br[2], nb;
-		struct arm *a = &rc->arms[i];
-
-		/* After refine: the refined bracket itself. */
-		if (rc->spec->refine.present && a->knee_known && a->knee.crossed &&
-		    isfinite(a->knee.lo_rps) && isfinite(a->knee.hi_rps)) {
-			add_rate(rates, &nrates, a->knee.lo_rps);
-			add_rate(rates, &nrates, a->knee.hi_rps);
-			continue;
-		}
-		nb = plan_bracket(rc->rungs, (size_t)top + 1, a->knee_known && a->knee.crossed,
-				  a->knee.knee_rps, br);
-		for (k = 0; k < nb; k++)
-			add_rate(rates, &nrates, rc->rungs[br[k]]);
+	if (confirm_stored_rates(rc, &l)) {
+		ret = -1;
+		goto out;
 	}
-	qsort(rates, nrates, sizeof(*rates), cmp_double);
-	for (i = 0; i < nrates; i++) {
-		struct block_spec b = { "confirm", STAGE_ID_CONFIRM, -1, 0, rates[i], arms,
-					rc->narms, NULL, NULL };
-
-		for (j = 0; j < rc->nrungs; j++)
-			if (fabs(rc->rungs[j] - rates[i]) <= 1e-9 * rates[i])
-				b.rung = (int)j;
-		rc->cur_rung = b.rung;
-		for (rep = 0; rep < C->reps; rep++) {
-			b.block = (int)i * C->reps + rep;
-			ret = run_block(rc, &b);
-			if (ret)
-				goto out;
-		}
-		ret = replace_rejected(rc, &b, (int)i);
-		if (ret)
-			goto out;
-		if (C->until.present) {
-			ret = sequential(rc, &b, (int)i);
-			if (ret)
-				goto out;
-		}
+	if (!l.n)
+		confirm_first_rates(rc, top, &l);
+	/* plan.h's worst case */
+	max_rates = 2 * rc->narms * (1 + PLAN_CONFIRM_MOVES);
+	for (;;) {
+		ret = confirm_plan_round(rc, arms, &l, done);
+		for (; done < l.n && !ret; done++)
+			ret = confirm_at(rc, arms, l.v[done], (int)done);
+		/* past max_rates the rest stays unconfirmed: the knee kept moving */
+		if (ret || !confirm_follow(rc, &l, max_rates))
+			break;
 	}
 out:
-	free(rates);
+	free(l.v);
 	free(arms);
 	return ret;
 }
@@ -600,9 +471,9 @@ static int soak(struct run_ctx *rc)
 		struct block_spec b = { "soak", STAGE_ID_SOAK, -1, (int)i, 0, &a, 1, NULL, NULL };
 
 		b.rate = rate < 1 ? 1 : rate;
-		ret = run_block(rc, &b);
+		ret = runner_run_block(rc, &b);
 		if (!ret)
-			ret = replace_rejected(rc, &b, (int)i);
+			ret = runner_replace_rejected(rc, &b, (int)i);
 		if (ret)
 			break;
 	}

@@ -196,7 +196,10 @@ struct spec_refine {
 
 /* Replacement windows for rejected (void) ones. */
 struct spec_retries {
-	int max_per_cell;               /* default 3, 0..50 */
+	int max_per_cell;               /* default 3, 0..50; 0: no replacement */
+	double extra_time_pct;          /* default 25, 0..1000: more replacements,
+					   within this share of the time the
+					   pre-registered windows took */
 };
 
 struct spec_soak {

@@ -378,7 +378,7 @@ static const struct field stages_fields[] = {
 	{ "refine", FT_OBJ, F_PRESENT, O(struct spec, refine), O(struct spec_refine, present), 0, 0, 0, NULL, NULL, refine_fields, 0, 0, 0,
 	  "after the ladder, the geometric midpoint of each crossed knee's bracket, step by step, until it is narrow enough (optional)" },
 	{ "confirm", FT_OBJ, F_PRESENT, O(struct spec, confirm), O(struct spec_confirm, present), 0, 0, 0, NULL, NULL, confirm_fields, 0, 0, 0,
-	  "extra blocks at the rates bracketing each knee (the refined bracket when refine ran) (optional)" },
+	  "extra blocks at the rates bracketing each knee (the refined bracket when refine ran), and at the rates confirm's own windows move it to (optional)" },
 	{ "soak", FT_OBJ, F_PRESENT, O(struct spec, soak), O(struct spec_soak, present), 0, 0, 0, NULL, NULL, soak_fields, 0, 0, 0,
 	  "one long window per implementation below its knee (optional)" },
 	FIELD_END
@@ -458,7 +458,9 @@ static const struct field compare_fields[] = {
 
 static const struct field retries_fields[] = {
 	{ "max_per_cell", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_retries, max_per_cell), 0, 0, 50, 3, NULL, NULL, NULL, 0, 0, 0,
-	  "replacement windows per cell (stage x rate x implementation) for windows rejected by a validity reason; failed windows are valid and never replaced" },
+	  "replacement windows every cell (stage x rate x implementation) may take for windows rejected by a validity reason; failed windows are valid and never replaced; 0: no replacement" },
+	{ "extra_time_pct", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct spec_retries, extra_time_pct), 0, 0, 1000, 25, NULL, NULL, NULL, 0, 0, 0,
+	  "beyond max_per_cell, a cell still short takes more replacements (50 a cell at most) while the run's extra replacements took less than this percentage of the time its pre-registered windows took (warm-up and measured part, as stored); 0: the count alone" },
 	FIELD_END
 };
 

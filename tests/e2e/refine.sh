@@ -84,15 +84,15 @@ check "crossed, with a bracket" jq -e '.fits[0].crossed and (.fits[0].lo_rps | t
 # stall made one refine window at ~94% of capacity cross (refine then
 # narrowed below it) and confirm's window there held, the pooled bracket
 # is wider again, honestly (seen once in 6 runs beside a second test
-# suite: refine (783, 820], knee (820, 988]). Then the refined bracket
-# must be confirm's, checked below, and the knee's low end must be
-# refine's upper end: the evidence moved, not the algorithm.
-q "SELECT MAX(rate) FROM windows WHERE stage = 'confirm'" >"$T/chi"
+# suite: refine (783, 820], knee (820, 988]). Confirm then follows the
+# knee to its new bracketing rate (a confirm_follow event, checked below):
+# the evidence moved, not the algorithm.
+nfollow=$(q "SELECT COUNT(*) FROM events WHERE kind = 'confirm_follow'")
 if awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(h <= l * 1.05 + 1e-6) }'; then
 	ok "bracket ($lo, $hi] within 5% of its low end"
 else
-	check "bracket ($lo, $hi] wider than 5% only because confirm held at refine's crossing $(cat "$T/chi")" \
-		awk -v l="$lo" -v c="$(cat "$T/chi")" 'BEGIN { d = l - c; exit !(d < 0.5 && d > -0.5) }'
+	cmp_num "bracket ($lo, $hi] wider than 5% only because confirm's windows moved it (confirm followed)" \
+		"$nfollow" ">=" 1
 fi
 # The bracket covers the capacity up to what a 3 s window can resolve:
 # at r > c the queue grows by (r - c) x 3 s, whose wait reaches the 50 ms
@@ -108,15 +108,25 @@ ihi=$(jq -r '.fits[0].interval_rps[1]' "$T/knee.json")
 echo "# knee $(jq -r '.fits[0].knee_rps' "$T/knee.json") req/s, interval [$ilo, $ihi]"
 check "knee interval [$ilo, $ihi] covers wrk's $cap req/s (lo - 10%, hi + 5%)" \
 	awk -v l="$ilo" -v h="$ihi" -v c="$cap" 'BEGIN { exit !(l + 0 > 0 && l * 0.90 < c && c <= h * 1.05) }'
-# Confirm ran at the refined bracket: two rates, both measured by the
-# ladder or refine, within 5% of each other (the coarse ladder's are 45%
-# apart).
-clo=$(q "SELECT MIN(rate) FROM windows WHERE stage = 'confirm'")
-chi=$(q "SELECT MAX(rate) FROM windows WHERE stage = 'confirm'")
-cmp_num "confirm ran at 2 rates" "$(q "SELECT COUNT(DISTINCT rate) FROM windows WHERE stage = 'confirm'")" "==" 2
-cmp_num "confirm's rates were measured by the ladder or refine" \
-	"$(q "SELECT COUNT(DISTINCT c.rate) FROM windows c WHERE c.stage = 'confirm' AND EXISTS
+# Confirm ran at the refined bracket first: its first two rates (blocks 0
+# and 1, confirm.reps 1), both measured by the ladder or refine, within 5%
+# of each other (the coarse ladder's are 45% apart); then, where its own
+# windows moved the knee, at the new bracketing rates, one confirm_follow
+# event each (issue 24 item 6).
+clo=$(q "SELECT MIN(rate) FROM windows WHERE stage = 'confirm' AND block IN (0, 1)")
+chi=$(q "SELECT MAX(rate) FROM windows WHERE stage = 'confirm' AND block IN (0, 1)")
+crates=$(q "SELECT COUNT(DISTINCT rate) FROM windows WHERE stage = 'confirm'")
+echo "# confirm at $(q "SELECT GROUP_CONCAT(DISTINCT rate) FROM windows WHERE stage = 'confirm'") req/s, $nfollow followed"
+cmp_num "confirm ran at the refined bracket's 2 rates, and one more per confirm_follow" \
+	"$crates" "==" $((2 + nfollow))
+cmp_num "confirm's first rates were measured by the ladder or refine" \
+	"$(q "SELECT COUNT(DISTINCT c.rate) FROM windows c WHERE c.stage = 'confirm' AND c.block IN (0, 1) AND EXISTS
 	      (SELECT 1 FROM windows w WHERE w.stage IN ('ladder', 'refine') AND w.rate = c.rate)")" "==" 2
-check "confirm's bracket ($clo, $chi] is the refined one (within 5%)" \
+check "confirm's first bracket ($clo, $chi] is the refined one (within 5%)" \
 	awk -v l="$clo" -v h="$chi" 'BEGIN { exit !(h <= l * 1.05 + 1e-6) }'
+# The decision is where confirm ran: both ends of the final bracket are
+# confirm rates (at most 6 confirm rates an implementation: the knee did
+# not keep moving here).
+cmp_num "the final bracket's ends ($lo, $hi] are confirm rates" \
+	"$(q "SELECT COUNT(DISTINCT rate) FROM windows WHERE stage = 'confirm' AND (ABS(rate - $lo) < 1e-6 OR ABS(rate - $hi) < 1e-6)")" "==" 2
 expect_exit "audit --recheck of the refined run" 0 "$HARNESS" audit rf --runs-dir "$RUNS" --recheck

@@ -40,7 +40,9 @@ workload:
     - { name: root, path: / }
 stages:
   ladder: { start_rps: 50, step: 2, max_rps: 100, reps: 2, window_s: 2, discard_s: 1 }
-retries: { max_per_cell: 2 }
+# the count alone (extra_time_pct 0): the time budget beyond it is
+# run_fail.sh's void run
+retries: { max_per_cell: 2, extra_time_pct: 0 }
 warmup:
   rate: { fixed_rps: 50 }
   min_s: 1

@@ -135,9 +135,15 @@ sed -i 's/^window_gates: \[error_rate, achieved_vs_offered, sut_alive\]$/window_
 "$HARNESS" run "$T/void.yaml" --allow-dirty --runs-dir "$RUNS" --run-id void >/dev/null 2>"$T/v.err"
 rc=$?
 cmp_num "run with nothing usable for its arms exits 1" "$rc" "==" 1
-# 2 pre-registered windows, each cell replaced retries.max_per_cell (3) times.
-cmp_num "every window rejected by the generator gate (validity), replacements too" "$(q void "SELECT COUNT(*) FROM windows WHERE status='rejected' AND reasons LIKE '%generator%'")" "==" 8
-cmp_num "3 replacements per cell" "$(q void "SELECT COUNT(*) FROM windows WHERE replaces IS NOT NULL")" "==" 6
+# 2 pre-registered windows, each cell replaced retries.max_per_cell (3)
+# times, then once more within the run's extra time (retries.extra_time_pct,
+# default 25% of the time the pre-registered windows took: checked before
+# each round, the first extra round starts at 0 spent and costs about as
+# much as the 2 pre-registered windows, so no second one starts).
+cmp_num "every window rejected by the generator gate (validity), replacements too" "$(q void "SELECT COUNT(*) FROM windows WHERE status='rejected' AND reasons LIKE '%generator%'")" "==" 10
+cmp_num "3 replacements per cell, and one within the extra time" "$(q void "SELECT COUNT(*) FROM windows WHERE replaces IS NOT NULL")" "==" 8
+cmp_num "the 2 past max_per_cell say so, with the time spent and the budget" \
+	"$(q void "SELECT COUNT(*) FROM events WHERE kind = 'replacement' AND detail LIKE '%past max_per_cell 3, within the run''s extra time, 0 of % s spent%'")" "==" 2
 "$HARNESS" status void --runs-dir "$RUNS" >"$T/fs.out"
 s=$?
 check "status says the run measured nothing usable" grep -q "nothing usable" "$T/fs.out"

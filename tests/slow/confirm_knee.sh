@@ -106,3 +106,76 @@ YAML
 done
 echo "# interval with confirm narrower than the ladder's alone in $narrower of $N runs (not asserted: see above)"
 echo "# the ladder-only interval contains the knee of ladder + confirm in $covers of $N runs"
+
+# --- confirm where the decision is (issue 24 item 6) ----------------------
+# A walled server: testsrv with 2 workers x 1 ms (closed-loop capacity
+# ~1750 req/s on this VM, measured each run with wrk), ladder 500 x 1.5^k,
+# refine (5%, 4 steps) and confirm.reps 10. Confirm's windows are knee
+# evidence and can move the crossing off the refined bracket (before
+# confirm followed it: confirm at 1414 and 1450 req/s, then the knee
+# between 1450 and 1525, a rate of 3 windows: non-inferential). Every run:
+# crossed, inferential (both bracketing rates have >= 10 valid windows),
+# the interval within 10% (hi <= lo x 1.10) and holding wrk's capacity up
+# to what a 2 s window resolves (lo - 10%, hi + 5%, as refine.sh: past the
+# wall the queue's wait reaches the 50 ms SLO only ~2.5% beyond it, and
+# the VM's stalls make a server queue past it below). WALL_RUNS (default
+# 3) runs of 3-6 minutes.
+W=${WALL_RUNS:-3}
+for i in $(seq 1 "$W"); do
+	port=$(free_port)
+	"$HELPERS/testsrv" --port "$port" --workers 2 --delay-ms 1 2>/dev/null &
+	pid=$!
+	wait_port "$port"
+	cap=$(wrk -t1 -c8 -d3s "http://127.0.0.1:$port/work" 2>/dev/null | awk '/^Requests\/sec:/ { print $2 }')
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	cat >"$T/wall.yaml" <<YAML
+version: 1
+name: confirm-wall
+seed: $((60 + i))
+slo: { percentile: 99, threshold_ms: 50, error_rate_max: 0.001 }
+implementations:
+  - name: w2d1
+    start: [$HELPERS/testsrv, --port, "{port}", --workers, "2", --delay-ms, "1"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+workload:
+  arrival: constant
+  connections: 32
+  timeout_ms: 2000
+  requests:
+    - { name: work, path: /work }
+stages:
+  ladder: { start_rps: 500, step: 1.5, max_rps: 4000, reps: 3, window_s: 2, discard_s: 0,
+            stop: { rungs_past_knee: 0 } }
+  refine: { reps: 3, resolution_pct: 5, max_steps: 4 }
+  confirm: { reps: 10 }
+warmup:
+  rate: { fixed_rps: 200 }
+  min_s: 0
+  max_s: 1
+  trailing_s: 1
+  gates: []
+# the default window gates but stationarity (a 2 s window has 2 of the 3
+# seconds it needs at least)
+window_gates: [error_rate, achieved_vs_offered, throttled, oom, generator, sut_alive]
+YAML
+	t0=$SECONDS
+	"$HARNESS" run "$T/wall.yaml" --allow-dirty --runs-dir "$RUNS" --run-id "w$i" \
+		>"$T/run.out" 2>"$T/run.err"
+	rc=$?
+	cmp_num "walled run $i exits 0 in $((SECONDS - t0)) s ($(tail -n 1 "$T/run.err"))" "$rc" "==" 0
+	"$HARNESS" knee "w$i" --runs-dir "$RUNS" --json >"$T/w.json" 2>/dev/null
+	sqlite3 "$RUNS/w$i/run.db" "SELECT stage, rate, COUNT(*), SUM(status IN ('accepted', 'failed'))
+		FROM windows GROUP BY stage, rate ORDER BY MIN(id)" | tr '\n' ' ' | sed 's/^/# windows (stage|rate|n|valid): /'
+	echo
+	sqlite3 "$RUNS/w$i/run.db" "SELECT detail FROM events WHERE kind = 'confirm_follow'" | sed 's/^/# /'
+	echo "# run $i: wrk capacity $cap req/s; knee $(jq -c '.fits[0] | [.kind, .knee_rps, .lo_rps, .hi_rps, .interval_rps, .inferential]' "$T/w.json")"
+	check "walled run $i: crossed and inferential" jq -e '.fits[0] | .crossed and .inferential' "$T/w.json"
+	ilo=$(jq -r '.fits[0].interval_rps[0]' "$T/w.json")
+	ihi=$(jq -r '.fits[0].interval_rps[1]' "$T/w.json")
+	check "walled run $i: interval [$ilo, $ihi] within 10%" \
+		awk -v l="$ilo" -v h="$ihi" 'BEGIN { exit !(l + 0 > 0 && h <= l * 1.10) }'
+	check "walled run $i: interval [$ilo, $ihi] holds wrk's $cap req/s (lo - 10%, hi + 5%)" \
+		awk -v l="$ilo" -v h="$ihi" -v c="$cap" 'BEGIN { exit !(l * 0.90 < c && c <= h * 1.05) }'
+done

@@ -114,24 +114,29 @@ TEST(worst_case_windows)
 	s.soak.present = 1;
 	plan_worst_windows(&s, 8, 2, &p);
 	CHECK(p.ladder == 8 * 3 * 2 && p.ladder_r == 8 * 2 * 2);
-	CHECK(p.confirm_rates == 4 && p.confirm == 4 * 10 * 2 && p.confirm_r == 4 * 2 * 2);
+	/* 2 rates an arm, then up to 2 x PLAN_CONFIRM_MOVES more an arm where
+	 * confirm's windows moved the knee: 8 more, but 8 rungs in all */
+	CHECK(p.confirm_rates == 4 && p.confirm == 4 * 10 * 2);
+	CHECK(p.confirm_follow_rates == 4 && p.confirm_f == 4 * 10 * 2);
+	CHECK(p.confirm_r == 8 * 2 * 2);
 	CHECK(p.refine == 0 && p.refine_r == 0);
 	CHECK(p.soak == 2 && p.soak_r == 2 * 2);
 	/* confirm rates are capped by the rungs without refine, not with it
 	 * (refined brackets need not be rungs) */
 	plan_worst_windows(&s, 3, 2, &p);
-	CHECK(p.confirm_rates == 3);
+	CHECK(p.confirm_rates == 3 && p.confirm_follow_rates == 0);
 	s.refine.present = 1;
 	s.refine.reps = 3;
 	s.refine.max_steps = 4;
 	plan_worst_windows(&s, 3, 2, &p);
 	CHECK(p.confirm_rates == 4);
+	CHECK(p.confirm_follow_rates == 3 + 4 * 2 - 4); /* rungs + refine points */
 	CHECK(p.refine == 4 * 3 * 2 && p.refine_r == 4 * 2 * 2);
 	/* sequential confirm: max_reps blocks per rate at worst */
 	s.confirm.until.present = 1;
 	s.confirm.until.max_reps = 30;
 	plan_worst_windows(&s, 3, 2, &p);
-	CHECK(p.confirm == 4 * 30 * 2 && p.confirm_r == 4 * 2 * 2);
+	CHECK(p.confirm == 4 * 30 * 2 && p.confirm_f == 7 * 30 * 2 && p.confirm_r == 11 * 2 * 2);
 }
 
 int main(void)
