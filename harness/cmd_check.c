@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "compare_plan.h"
 #include "plan.h"
 #include "load_pool.h"
 #include "spec.h"
@@ -343,7 +344,7 @@ static json_t *str_array(char **v)
 	return a;
 }
 
-static int print_json(const struct spec *s, const struct plan *p)
+static int print_json(const struct spec *s, const struct plan *p, const struct cmp_plan *cp)
 {
 	json_t *o = json_object(), *a, *w, *st;
 	char *text;
@@ -449,6 +450,7 @@ static int print_json(const struct spec *s, const struct plan *p)
 		}
 		load_pool_release(&pool);
 	}
+	json_object_set_new(o, "compare", cmp_plan_json(cp));
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	ret = text && puts(text) >= 0 ? EXIT_OK : EXIT_ENV;
 	free(text);
@@ -457,11 +459,41 @@ static int print_json(const struct spec *s, const struct plan *p)
 }
 
 static int quiet;
+static const char *base_run;
 
 static const struct opt options[] = {
 	OPT_BOOL('q', "quiet", &quiet, "validate only: print nothing when the spec is valid"),
+	OPT_STRING(0, "base", "RUN", &base_run,
+		   "a finished run of this spec: the smallest shift compare could call per "
+		   "metric, from its windows' spread"),
 	OPT_END(),
 };
+
+/* What compare can decide from this plan (compare_plan.h): -1 after the
+ * one-line refusal of a plan that can never decide, or an unreadable
+ * --base run. */
+static int compare_plan(struct cmd_ctx *c, const struct spec *s, struct cmp_plan *cp)
+{
+	struct cmp_run base;
+	char line[1024];
+	int have = 0;
+
+	if (base_run) {
+		if (cmp_run_load(&base, c->runs_dir, base_run))
+			return -1;
+		have = 1;
+	}
+	cmp_plan_init(cp, s, have ? &base : NULL);
+	if (have)
+		cmp_run_release(&base);
+	cp->base_id = have ? base_run : NULL;
+	if (cmp_plan_refusal(cp, s->path ? s->path : "<stdin>", line, sizeof(line))) {
+		fputs(line, stderr);
+		cmp_plan_release(cp);
+		return -1;
+	}
+	return 0;
+}
 
 static int cmd_check(struct cmd_ctx *c)
 {
@@ -469,6 +501,7 @@ static int cmd_check(struct cmd_ctx *c)
 	int json = c->json, ret;
 	struct spec *s;
 	struct plan p;
+	struct cmp_plan cp;
 
 	if (!strcmp(path, "-")) {
 		/* from standard input: relative paths resolve against the cwd */
@@ -496,12 +529,19 @@ static int cmd_check(struct cmd_ctx *c)
 	}
 	if (s->warnings)
 		fputs(s->warnings, stderr);
+	if (compare_plan(c, s, &cp)) {
+		spec_free(s);
+		return EXIT_USAGE;
+	}
 	plan_compute(s, &p);
 	ret = EXIT_OK;
 	if (json)
-		ret = print_json(s, &p);
-	else if (!quiet)
+		ret = print_json(s, &p, &cp);
+	else if (!quiet) {
 		print_text(s, &p);
+		cmp_plan_print(&cp, s);
+	}
+	cmp_plan_release(&cp);
 	free(p.rungs);
 	spec_free(s);
 	return ret;
@@ -527,6 +567,15 @@ const struct cmd_desc cmd_check_desc = {
 	"max_rps above what the generator is known to hold (specs/README.md).\n"
 	"SPEC - reads standard input (relative paths then resolve against the cwd).\n"
 	"\n"
+	"After the plan: what `harness compare` of a rerun --with-baseline can decide\n"
+	"with it (docs/STATISTICS.md, \"Plans that can decide\"): per judged metric\n"
+	"the pairs its pooled test gets, the pairs its first Holm step needs and,\n"
+	"with --base RUN (a finished run of this spec), the smallest shift compare\n"
+	"could call, from that run's window-to-window spread. A spec with an\n"
+	"implementation built from a repo: whose plan gives a metric fewer pairs\n"
+	"than its pooled test needs can never decide a rerun's comparison: refused\n"
+	"(one line, exit 2), unless reruns of it run --until-decided.\n"
+	"\n"
 	"Exit status: 0 valid, 2 invalid spec or usage error.\n"
 	"\n"
 	"--json prints the plan (keys: spec_hash, implementations, rungs_rps,\n"
@@ -535,7 +584,7 @@ const struct cmd_desc cmd_check_desc = {
 	"retries.max_per_cell allows and confirm's follow-up rates,\n"
 	"windows.confirm_follow_max).\n",
 	.opts = options,
-	.flags = CMD_JSON,
+	.flags = CMD_JSON | CMD_RUNS_DIR,
 	.min_args = 1,
 	.max_args = 1,
 	.fn = cmd_check,

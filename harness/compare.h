@@ -40,7 +40,16 @@
  *                 below BASE's;
  *   inconclusive  none of those, and fewer than min_pairs valid pairs at
  *                 every rate;
- *   regression    a metric cell says so (below);
+ *   regression    a pooled metric (struct cmp_pooled) or a metric cell
+ *                 says so (below);
+ *   with pooled metrics (paired, not judged by the sequence):
+ *   inconclusive  a pooled metric's shift is beyond +margin but its test
+ *                 did not survive, or no pooled metric decided anything;
+ *   improvement   a pooled metric or a cell does;
+ *   no change     every pooled metric is equivalent within its margin and
+ *                 no cell rose beyond its margin unconfirmed;
+ *   no regression otherwise;
+ *   without (the cells' rule):
  *   inconclusive  a cell's shift is beyond +margin but its test did not
  *                 survive (too few windows for the level after the
  *                 correction: the MDE says how far off): a rise nobody
@@ -49,6 +58,7 @@
  *   inconclusive  no cell decided anything (every interval too wide);
  *   no change     every cell is equivalent within the margin;
  *   no regression otherwise (some cells equivalent, some undecided).
+ * decided_by names the rule that decided.
  * The exit code: 1 if a judged implementation regressed, else 3 if one is
  * inconclusive or none is judged, else 0.
  *
@@ -208,6 +218,39 @@ struct cmp_rate {
 	size_t nreq;
 };
 
+/*
+ * Pooled evidence of one metric (compare_pooled.c; docs/STATISTICS.md,
+ * "Pooled evidence"): every paired window of the judged cells at every
+ * rate, one stratified signed-rank test (van Elteren's weights, strata =
+ * rates, stat_strat_signed_rank) of the log ratio NEW / BASE. Paired
+ * implementations only, and not when the cells are judged by the
+ * confidence sequence (a permutation test is not valid at a stopping time
+ * the data chose).
+ */
+struct cmp_pooled {
+	int cpu;             /* CPU per request; else latency */
+	int req;             /* -1: the mix; else request index in NEW's spec */
+	enum cmp_verdict verdict;   /* CMP_NA: no pair */
+	size_t nrates, npairs;
+	int exact;           /* exact null distribution; else Monte Carlo */
+	double base_ref;     /* BASE's geometric mean over the pairs, each
+				weighing as in the test (unit of the metric) */
+	double est_pct, lo_pct, hi_pct;  /* the shift in % of base, interval at
+					    1 - 2 alpha; NAN: none */
+	double shift, lo, hi;  /* the same in the unit: base_ref x (e^x - 1) */
+	double margin;       /* cmp_margin_of(base_ref) */
+	double p_up, p_down, padj_up, padj_down;
+	double weight;       /* its share of alpha in the family */
+	double mde, mde_pct; /* at its first Holm step, power 80 %; +inf: n
+				cannot reach that level */
+	double sd_log;       /* robust within-rate standard deviation of a log
+				ratio (1.4826 x MAD about each rate's median) */
+};
+
+/* CMP_CELL_SHARE of alpha goes to the cells when pooled tests exist
+ * (weighted Holm, docs/STATISTICS.md "One family"); the rest to the
+ * pooled metrics, equally. */
+#define CMP_CELL_SHARE 0.2
 
 struct cmp_impl {
 	char *name;
@@ -220,7 +263,14 @@ struct cmp_impl {
 	const struct knee_result *kbase, *knew;  /* the runs'; NULL: none */
 	enum cmp_verdict verdict;
 	char *why;           /* one line: what decided the verdict */
+	const char *decided_by;  /* static: "pooled test", "cell", "pooled test and
+				    cell", "outcome gates", "knee", "the new
+				    commit", "run state", "evidence" */
+	struct cmp_pooled *pooled;  /* per judged metric (latency, CPU, each
+				       request with its own slo_ms) */
+	size_t npooled;
 	size_t ncells;       /* rate x metric cells tested (the family) */
+	size_t family;       /* hypotheses in the correction: pooled + cells */
 	size_t suspects;     /* cells undecided with a shift beyond +margin */
 };
 

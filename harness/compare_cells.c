@@ -6,6 +6,7 @@
  */
 #include "compare.h"
 #include "compare_cells.h"
+#include "compare_pooled.h"
 #include "hist.h"
 #include "util.h"
 
@@ -349,52 +350,98 @@ static void advisory_cells(const struct compare *c, struct cmp_impl *ci)
 }
 
 /*
- * Multiplicity across the implementation's rate x metric cells (Holm by
- * default: each direction is its own family of one-sided tests), then
- * each cell's MDE at the family's strictest level and its verdict.
+ * The family's adjusted p-values (up and down in place) and each
+ * hypothesis's first-step level into lvl: weighted Holm with weights w
+ * (compare.correction holm), or none (raw, alpha). Returns the tested.
+ */
+static size_t adjust(const struct compare *c, double *up, double *down, const double *w,
+		     size_t n, double *lvl)
+{
+	size_t i, fam = 0;
+	double wt = 0;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(up[i])) {
+			fam++;
+			wt += w[i];
+		}
+	for (i = 0; i < n; i++)
+		lvl[i] = c->correction == CMP_CORRECT_HOLM && wt > 0 ? c->alpha * w[i] / wt
+								      : c->alpha;
+	if (c->correction == CMP_CORRECT_HOLM) {
+		stat_holm_weighted(up, w, n, up);
+		stat_holm_weighted(down, w, n, down);
+	}
+	return fam;
+}
+
+/* A judged cell, once adjusted: its MDE at its first-step level, verdict,
+ * tally; its per-window values freed. */
+static void judge_cell(const struct compare *c, struct cmp_impl *ci, struct cmp_metric *m,
+		       double level, int tally[6])
+{
+	if (m->nxa >= 2 && (ci->paired || m->nxb >= 2)) {
+		m->mde = stat_mde(m->method, ci->paired, m->xa, m->nxa, m->xb, m->nxb, level,
+				  CMP_MDE_POWER, c->new_.cs_t_star);
+		m->mde_pct = isfinite(m->base) && m->base != 0 ? m->mde / fabs(m->base) * 100 : NAN;
+	}
+	m->verdict = verdict_of(m, c->alpha);
+	tally[m->verdict]++;
+	if (m->verdict == CMP_INCONCLUSIVE && isfinite(m->base) && m->ci.mean > m->margin)
+		ci->suspects++;
+	free(m->xa);
+	free(m->xb);
+	m->xa = m->xb = NULL;
+}
+
+/*
+ * Multiplicity: one family per direction over the implementation's pooled
+ * metrics and its rate x metric cells (docs/STATISTICS.md, "One family"):
+ * weighted Holm, the pooled tests sharing 1 - CMP_CELL_SHARE of alpha and
+ * the cells CMP_CELL_SHARE (all of it when nothing is pooled: plain
+ * Holm); then each one's MDE at its first-step level and its verdict.
  */
 static void judge_cells(const struct compare *c, struct cmp_impl *ci, int tally[6])
 {
 	struct cmp_metric **cell = xcalloc((2 + c->new_.nreqs) * ci->nrates + 1, sizeof(*cell));
-	size_t n = impl_cells(c, ci, c->metrics, cell), i, fam;
-	double *up = xcalloc(n + 1, sizeof(*up)), *down = xcalloc(n + 1, sizeof(*down));
+	size_t n, np, i, fam, npt = 0, nct = 0;
+	double *up, *down, *w, *lvl;
 
-	for (i = 0; i < n; i++) {
-		up[i] = cell[i]->p_up;
-		down[i] = cell[i]->p_down;
+	n = impl_cells(c, ci, c->metrics, cell);
+	cmp_pooled_build(c, ci);
+	np = ci->npooled;
+	up = xcalloc(np + n + 1, sizeof(*up));
+	down = xcalloc(np + n + 1, sizeof(*down));
+	w = xcalloc(np + n + 1, sizeof(*w));
+	lvl = xcalloc(np + n + 1, sizeof(*lvl));
+	for (i = 0; i < np + n; i++) {
+		up[i] = i < np ? ci->pooled[i].p_up : cell[i - np]->p_up;
+		down[i] = i < np ? ci->pooled[i].p_down : cell[i - np]->p_down;
+		if (!isnan(up[i]))
+			*(i < np ? &npt : &nct) += 1;
 	}
-	if (c->correction == CMP_CORRECT_HOLM) {
-		fam = stat_holm(up, n, up);
-		stat_holm(down, n, down);
-	} else {
-		for (i = fam = 0; i < n; i++)
-			fam += !isnan(up[i]);
+	for (i = 0; i < np + n; i++)
+		w[i] = i < np ? (1 - CMP_CELL_SHARE) / (double)(npt ? npt : 1)
+			      : (npt ? CMP_CELL_SHARE : 1.0) / (double)(nct ? nct : 1);
+	fam = adjust(c, up, down, w, np + n, lvl);
+	ci->family = fam;
+	ci->ncells = nct;
+	for (i = 0; i < np; i++) {
+		ci->pooled[i].padj_up = up[i];
+		ci->pooled[i].padj_down = down[i];
+		ci->pooled[i].weight = w[i];
+		cmp_pooled_judge(c, &ci->pooled[i], lvl[i]);
 	}
-	ci->ncells = fam;
 	for (i = 0; i < n; i++) {
-		struct cmp_metric *m = cell[i];
-		double a = c->correction == CMP_CORRECT_HOLM && fam ? c->alpha / (double)fam
-								    : c->alpha;
-		m->padj_up = up[i];
-		m->padj_down = down[i];
-		m->family = fam;
-		if (m->nxa >= 2 && (ci->paired || m->nxb >= 2)) {
-			m->mde = stat_mde(m->method, ci->paired, m->xa, m->nxa, m->xb, m->nxb, a,
-					  CMP_MDE_POWER, c->new_.cs_t_star);
-			m->mde_pct = isfinite(m->base) && m->base != 0 ? m->mde / fabs(m->base) * 100
-								       : NAN;
-		}
-		m->verdict = verdict_of(m, c->alpha);
-		tally[m->verdict]++;
-		if (m->verdict == CMP_INCONCLUSIVE && isfinite(m->base) &&
-		    m->ci.mean > m->margin)
-			ci->suspects++;
-		free(m->xa);
-		free(m->xb);
-		m->xa = m->xb = NULL;
+		cell[i]->padj_up = up[np + i];
+		cell[i]->padj_down = down[np + i];
+		cell[i]->family = fam;
+		judge_cell(c, ci, cell[i], lvl[np + i], tally);
 	}
 	free(up);
 	free(down);
+	free(w);
+	free(lvl);
 	free(cell);
 }
 

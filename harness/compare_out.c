@@ -3,6 +3,7 @@
  * JSON and JUnit XML.
  */
 #include "compare.h"
+#include "compare_pooled.h"
 #include "jout.h"
 #include "util.h"
 
@@ -101,14 +102,19 @@ static void method_line(struct sbuf *o, const struct compare *c, const struct cm
 
 	sbuf_addf(o, "Method: %s (%g%% %s); correction: ", stat_method_text(m, im->paired),
 		  lvl * 100, m == STAT_CS ? "confidence sequence" : "interval");
-	if (c->correction == CMP_CORRECT_HOLM)
+	if (c->correction == CMP_CORRECT_HOLM && im->npooled)
+		sbuf_addf(o, "weighted Holm over %zu hypotheses, the pooled metrics sharing "
+			  "%g%% of alpha and the %zu rate x metric cells tested %g%% (a test "
+			  "decides only when its adjusted one-sided p is <= %g)", im->family,
+			  (1 - CMP_CELL_SHARE) * 100, im->ncells, CMP_CELL_SHARE * 100, c->alpha);
+	else if (c->correction == CMP_CORRECT_HOLM)
 		sbuf_addf(o, "Holm over the %zu rate x metric cells tested (a cell regresses only "
 			  "when its adjusted one-sided p is <= %g)", im->ncells, c->alpha);
 	else
-		sbuf_addf(o, "none (%zu cells tested, each at %g)", im->ncells, c->alpha);
-	sbuf_addf(o, "; MDE: the shift found with %.0f%% power, one-sided at %g%s.\n\n",
-		  CMP_MDE_POWER * 100, c->alpha, c->correction == CMP_CORRECT_HOLM ?
-		  " / cells tested" : "");
+		sbuf_addf(o, "none (%zu tests, each at %g)", im->family, c->alpha);
+	sbuf_addf(o, "; MDE: the shift found with %.0f%% power, one-sided at %s.\n\n",
+		  CMP_MDE_POWER * 100, c->correction == CMP_CORRECT_HOLM ?
+		  "the test's first step in the correction" : "alpha");
 }
 
 /* Both knees are points: the shift new - base. */
@@ -260,7 +266,7 @@ void compare_md(const struct compare *c, struct sbuf *o)
 	if (c->metrics & CMP_CPU_PER_REQUEST)
 		sbuf_adds(o, (c->metrics & CMP_P99) ? ", cpu_per_request" : " cpu_per_request");
 	sbuf_addf(o, "; shifts by %s paired, %s unpaired; intervals at %g%%%s, one-sided "
-		  "tests at %g%%; correction %s across each implementation's rate x metric "
+		  "tests at %g%%; correction %s across each implementation's pooled metrics and rate x metric "
 		  "cells; over accepted windows; merged values from merged histograms.\n\n",
 		  stat_method_name(c->method_paired), stat_method_name(c->method_unpaired), lvl,
 		  c->method_paired == STAT_CS ? " (the confidence sequence's at 1 - alpha)" : "",
@@ -278,6 +284,8 @@ void compare_md(const struct compare *c, struct sbuf *o)
 		sbuf_adds(o, "Why: ");
 		sbuf_adds(o, im->why);
 		sbuf_adds(o, ".\n\n");
+		if (im->decided_by)
+			sbuf_addf(o, "Decided by: %s.\n\n", im->decided_by);
 		sbuf_addf(o, "Commit `%s` → `%s`", short_commit(im->base_commit, b1),
 			  short_commit(im->new_commit, b2));
 		if (im->new_ref)
@@ -288,6 +296,7 @@ void compare_md(const struct compare *c, struct sbuf *o)
 			sbuf_adds(o, "No rate has valid windows on both sides.\n\n");
 		} else {
 			md_evidence(o, im);
+			cmp_pooled_md(c, im, o);
 			sbuf_reset(&t);
 			sbuf_addf(&t, "p%g (ms)", c->new_.slo_pct);
 			sbuf_addf(o, "| rate (req/s) | metric | base | new | Δ | Δ %% | interval "
@@ -444,6 +453,9 @@ static json_t *json_impl(const struct compare *c, const struct cmp_impl *im)
 									       : c->method_unpaired)));
 	json_object_set_new(o, "correction", jout_str(correction_name(c->correction)));
 	json_object_set_new(o, "cells_tested", JZ(im->ncells));
+	json_object_set_new(o, "hypotheses_tested", JZ(im->family));
+	json_object_set_new(o, "decided_by", jout_str(im->decided_by));
+	json_object_set_new(o, "pooled", cmp_pooled_json(c, im));
 	json_object_set_new(o, "base_commit", jout_str(im->base_commit));
 	json_object_set_new(o, "new_commit", jout_str(im->new_commit));
 	json_object_set_new(o, "new_ref", jout_str(im->new_ref));
@@ -631,6 +643,18 @@ static void junit_cells(const struct compare *c, const struct cmp_impl *im, cons
 	struct sbuf name = SBUF_INIT, d = SBUF_INIT, lab = SBUF_INIT, met = SBUF_INIT;
 	size_t j, k;
 
+	for (j = 0; im->judged && j < im->npooled; j++) {
+		const struct cmp_pooled *pm = &im->pooled[j];
+		char nm[160];
+
+		if (pm->verdict == CMP_NA)
+			continue;
+		sbuf_reset(&name);
+		sbuf_addf(&name, "%s pooled over all rates", cmp_pooled_name(c, pm, nm, sizeof(nm)));
+		cmp_pooled_detail(c, pm, &d);
+		junit_cell(o, n, cls, name.buf, cell_kind(pm->verdict),
+			   cmp_verdict_name(pm->verdict), d.buf);
+	}
 	for (j = 0; im->judged && j < im->nrates; j++) {
 		const struct cmp_rate *r = &im->rates[j];
 
@@ -724,7 +748,10 @@ void compare_junit(const struct compare *c, struct sbuf *o)
 		sbuf_reset(&name);
 		sbuf_addf(&name, "%s%s", im->judged ? "" : "advisory: ",
 			  cmp_verdict_name(im->verdict));
-		junit_case(o, cls.buf, "verdict", impl_kind(im), name.buf, im->why);
+		sbuf_reset(&hdr);
+		sbuf_addf(&hdr, "%s (decided by: %s)", im->why,
+			  im->decided_by ? im->decided_by : "-");
+		junit_case(o, cls.buf, "verdict", impl_kind(im), name.buf, hdr.buf);
 		junit_cells(c, im, cls.buf, o, &dummy);
 	}
 	sbuf_adds(o, "  </testsuite>\n</testsuites>\n");

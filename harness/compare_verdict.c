@@ -7,6 +7,7 @@
  */
 #include "compare.h"
 #include "compare_cells.h"
+#include "compare_pooled.h"
 #include "util.h"
 
 #include <math.h>
@@ -168,63 +169,34 @@ static void suspects_why(const struct compare *c, const struct cmp_impl *ci, str
 		}
 }
 
-/* The verdict and its one-line why, in compare.h's order. */
-static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally[6],
-			 struct sbuf *why)
+/* One pooled metric for the why: "latency +245.1% (interval +180.2% to
+ * +310.0%, margin 4.9%) over 2 rates, 6 pairs, sign-flip p 0.016 -> 0.031". */
+static void pooled_why(const struct compare *c, const struct cmp_pooled *pm, struct sbuf *why)
 {
-	const struct cmp_run *nw = &c->new_;
+	char nm[160];
+
+	sbuf_addf(why, "%s %+.1f%%", cmp_pooled_name(c, pm, nm, sizeof(nm)), pm->est_pct);
+	if (isfinite(pm->lo_pct))
+		sbuf_addf(why, " (interval %+.1f%% to %+.1f%%", pm->lo_pct, pm->hi_pct);
+	else
+		sbuf_adds(why, " (no interval at this n");
+	sbuf_addf(why, ", margin %.1f%%) over %zu rate%s, %zu pairs, signed-rank p %.2g",
+		  pm->margin / pm->base_ref * 100, pm->nrates, pm->nrates == 1 ? "" : "s",
+		  pm->npairs, pm->p_up <= pm->p_down ? pm->p_up : pm->p_down);
+	if (c->correction == CMP_CORRECT_HOLM)
+		sbuf_addf(why, " -> %.2g", pm->p_up <= pm->p_down ? pm->padj_up : pm->padj_down);
+	if (pm->verdict == CMP_INCONCLUSIVE && isinf(pm->mde))
+		sbuf_adds(why, "; no shift detectable with this n");
+	else if (pm->verdict == CMP_INCONCLUSIVE && isfinite(pm->mde_pct))
+		sbuf_addf(why, "; MDE %.1f%%", pm->mde_pct);
+}
+
+/* The regressed cells, "; "-separated after what why holds. */
+static void cell_regressions(const struct compare *c, const struct cmp_impl *ci,
+			     struct sbuf *why)
+{
 	size_t i;
 
-	if (!strcmp(nw->status, "failed") && nw->failure_kind && nw->failure_impl &&
-	    !strcmp(nw->failure_impl, ci->name) &&
-	    (!strcmp(nw->failure_kind, "build") || !strcmp(nw->failure_kind, "start") ||
-	     !strcmp(nw->failure_kind, "limit") || !strcmp(nw->failure_kind, "preflight"))) {
-		ci->verdict = CMP_REGRESSION;
-		sbuf_addf(why, "the new commit %s (run %s failed; see %s)",
-			  !strcmp(nw->failure_kind, "build") ? "failed to build"
-			  : !strcmp(nw->failure_kind, "start") ? "never came up healthy"
-			  : !strcmp(nw->failure_kind, "limit") ? "hit its sandbox limits"
-			  : "answered its pre-flight wrong",
-			  nw->id, !strcmp(nw->failure_kind, "preflight")
-			  ? "harness status, or runs.preflight" : "its logs/");
-		return;
-	}
-	if (!run_finished(nw) || !run_finished(&c->base)) {
-		ci->verdict = CMP_INCONCLUSIVE;
-		run_state(why, !run_finished(nw) ? nw : &c->base);
-		if (!run_finished(nw) && !run_finished(&c->base)) {
-			sbuf_adds(why, "; ");
-			run_state(why, &c->base);
-		}
-		return;
-	}
-	for (i = 0; i < ci->nrates; i++) {
-		const struct cmp_rate *r = &ci->rates[i];
-		if (!r->outcome_regression)
-			continue;
-		if (ci->verdict != CMP_REGRESSION)
-			ci->verdict = CMP_REGRESSION;
-		else
-			sbuf_adds(why, "; ");
-		sbuf_addf(why, "at %g req/s new failed %zu of %zu valid windows (", r->rate, r->fnew,
-			  r->vnew);
-		failed_gates(nw, ci->name, r->rate, why);
-		sbuf_addf(why, ") where base held (all %zu valid windows accepted)", r->vbase);
-	}
-	{
-		struct sbuf k = SBUF_INIT;
-		if (knee_regression(c, ci, &k)) {
-			sbuf_addf(why, "%s%s", ci->verdict == CMP_REGRESSION ? "; " : "", k.buf);
-			ci->verdict = CMP_REGRESSION;
-		}
-		sbuf_release(&k);
-	}
-	if (ci->verdict != CMP_REGRESSION && ci->max_vpairs < c->min_pairs) {
-		ci->verdict = CMP_INCONCLUSIVE;
-		sbuf_addf(why, "not enough valid evidence: at most %zu valid window pairs at any "
-			  "rate (compare.min_pairs %zu)", ci->max_vpairs, c->min_pairs);
-		return;
-	}
 	for (i = 0; i < ci->nrates; i++) {
 		const struct cmp_rate *r = &ci->rates[i];
 		int j;
@@ -240,9 +212,33 @@ static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally
 					  why->len ? "; " : "", c->new_.reqs[j], r->req[j].rel_pct,
 					  r->rate);
 	}
-	if (ci->verdict == CMP_REGRESSION || tally[CMP_REGRESSION]) {
-		ci->verdict = CMP_REGRESSION;
-	} else if (ci->suspects) {
+}
+
+/* Each pooled metric with verdict v (any when v is CMP_NA) into why. */
+static void pooled_list(const struct compare *c, const struct cmp_impl *ci,
+			enum cmp_verdict v, struct sbuf *why)
+{
+	size_t i;
+
+	for (i = 0; i < ci->npooled; i++) {
+		const struct cmp_pooled *pm = &ci->pooled[i];
+		if (pm->verdict == CMP_NA || (v != CMP_NA && pm->verdict != v))
+			continue;
+		if (why->len)
+			sbuf_adds(why, "; ");
+		pooled_why(c, pm, why);
+		if (v == CMP_NA)
+			sbuf_addf(why, ": %s", cmp_verdict_name(pm->verdict));
+	}
+}
+
+/* Cells only (unpaired, or judged by the confidence sequence): the rule
+ * of compare.h's cells. */
+static void cells_verdict(struct compare *c, struct cmp_impl *ci, const int tally[6],
+			  struct sbuf *why)
+{
+	ci->decided_by = "cells";
+	if (ci->suspects) {
 		/* A rise beyond the margin the test could not confirm (too few
 		 * windows after the correction) is no pass: fail closed. */
 		ci->verdict = CMP_INCONCLUSIVE;
@@ -263,10 +259,132 @@ static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally
 		ci->verdict = CMP_NO_REGRESSION;
 	else
 		ci->verdict = CMP_NO_CHANGE;
-	if (ci->verdict != CMP_REGRESSION)
-		sbuf_addf(why, "%d improved, %d equivalent, %d undecided cells over %zu rates; "
-			  "%zu valid pairs at best", tally[CMP_IMPROVEMENT], tally[CMP_NO_CHANGE],
-			  tally[CMP_INCONCLUSIVE], ci->nrates, ci->max_vpairs);
+	sbuf_addf(why, "%d improved, %d equivalent, %d undecided cells over %zu rates; "
+		  "%zu valid pairs at best", tally[CMP_IMPROVEMENT], tally[CMP_NO_CHANGE],
+		  tally[CMP_INCONCLUSIVE], ci->nrates, ci->max_vpairs);
+}
+
+/*
+ * The metrics' verdict (compare.h, "Pooled evidence decides"): a
+ * regression of a pooled metric or of a cell; else the pooled metrics
+ * decide: one undecided beyond +margin is inconclusive, none decided is
+ * inconclusive, an improvement (pooled or cell) is one, all equivalent is
+ * no change (no regression when a cell rose beyond the margin
+ * unconfirmed), else no regression.
+ */
+static void metric_verdict(struct compare *c, struct cmp_impl *ci, const int tally[6],
+			   struct sbuf *why)
+{
+	int pt[6] = { 0 };
+	size_t i, tested = 0, suspects = 0;
+
+	for (i = 0; i < ci->npooled; i++) {
+		const struct cmp_pooled *pm = &ci->pooled[i];
+		pt[pm->verdict]++;
+		tested += pm->verdict != CMP_NA;
+		suspects += pm->verdict == CMP_INCONCLUSIVE && pm->shift > pm->margin;
+	}
+	if (ci->verdict == CMP_REGRESSION || pt[CMP_REGRESSION] || tally[CMP_REGRESSION]) {
+		if (ci->verdict != CMP_REGRESSION)
+			ci->decided_by = pt[CMP_REGRESSION] && tally[CMP_REGRESSION]
+				? "pooled test and cell" : pt[CMP_REGRESSION] ? "pooled test" : "cell";
+		ci->verdict = CMP_REGRESSION;
+		pooled_list(c, ci, CMP_REGRESSION, why);
+		cell_regressions(c, ci, why);
+		return;
+	}
+	if (!tested) {
+		cells_verdict(c, ci, tally, why);
+		return;
+	}
+	ci->decided_by = "pooled test";
+	if (suspects || (!pt[CMP_IMPROVEMENT] && !pt[CMP_NO_CHANGE] && !tally[CMP_IMPROVEMENT])) {
+		/* a rise nobody confirmed, or nothing decided: no pass */
+		ci->verdict = CMP_INCONCLUSIVE;
+		pooled_list(c, ci, CMP_NA, why);
+		return;
+	}
+	if (pt[CMP_IMPROVEMENT] || tally[CMP_IMPROVEMENT]) {
+		ci->verdict = CMP_IMPROVEMENT;
+		if (!pt[CMP_IMPROVEMENT])
+			ci->decided_by = "cell";
+	} else if ((size_t)pt[CMP_NO_CHANGE] == tested && !ci->suspects) {
+		ci->verdict = CMP_NO_CHANGE;
+	} else {
+		ci->verdict = CMP_NO_REGRESSION;
+	}
+	pooled_list(c, ci, CMP_NA, why);
+	sbuf_addf(why, "; cells: %d improved, %d equivalent, %d undecided", tally[CMP_IMPROVEMENT],
+		  tally[CMP_NO_CHANGE], tally[CMP_INCONCLUSIVE]);
+	if (ci->suspects)
+		sbuf_addf(why, " (%zu beyond +margin unconfirmed)", ci->suspects);
+}
+
+/* The verdict and its one-line why, in compare.h's order. */
+static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally[6],
+			 struct sbuf *why)
+{
+	const struct cmp_run *nw = &c->new_;
+	size_t i;
+
+	if (!strcmp(nw->status, "failed") && nw->failure_kind && nw->failure_impl &&
+	    !strcmp(nw->failure_impl, ci->name) &&
+	    (!strcmp(nw->failure_kind, "build") || !strcmp(nw->failure_kind, "start") ||
+	     !strcmp(nw->failure_kind, "limit") || !strcmp(nw->failure_kind, "preflight"))) {
+		ci->verdict = CMP_REGRESSION;
+		ci->decided_by = "the new commit";
+		sbuf_addf(why, "the new commit %s (run %s failed; see %s)",
+			  !strcmp(nw->failure_kind, "build") ? "failed to build"
+			  : !strcmp(nw->failure_kind, "start") ? "never came up healthy"
+			  : !strcmp(nw->failure_kind, "limit") ? "hit its sandbox limits"
+			  : "answered its pre-flight wrong",
+			  nw->id, !strcmp(nw->failure_kind, "preflight")
+			  ? "harness status, or runs.preflight" : "its logs/");
+		return;
+	}
+	if (!run_finished(nw) || !run_finished(&c->base)) {
+		ci->verdict = CMP_INCONCLUSIVE;
+		ci->decided_by = "run state";
+		run_state(why, !run_finished(nw) ? nw : &c->base);
+		if (!run_finished(nw) && !run_finished(&c->base)) {
+			sbuf_adds(why, "; ");
+			run_state(why, &c->base);
+		}
+		return;
+	}
+	for (i = 0; i < ci->nrates; i++) {
+		const struct cmp_rate *r = &ci->rates[i];
+		if (!r->outcome_regression)
+			continue;
+		if (ci->verdict != CMP_REGRESSION) {
+			ci->verdict = CMP_REGRESSION;
+			ci->decided_by = "outcome gates";
+		} else {
+			sbuf_adds(why, "; ");
+		}
+		sbuf_addf(why, "at %g req/s new failed %zu of %zu valid windows (", r->rate, r->fnew,
+			  r->vnew);
+		failed_gates(nw, ci->name, r->rate, why);
+		sbuf_addf(why, ") where base held (all %zu valid windows accepted)", r->vbase);
+	}
+	{
+		struct sbuf k = SBUF_INIT;
+		if (knee_regression(c, ci, &k)) {
+			sbuf_addf(why, "%s%s", ci->verdict == CMP_REGRESSION ? "; " : "", k.buf);
+			if (ci->verdict != CMP_REGRESSION)
+				ci->decided_by = "knee";
+			ci->verdict = CMP_REGRESSION;
+		}
+		sbuf_release(&k);
+	}
+	if (ci->verdict != CMP_REGRESSION && ci->max_vpairs < c->min_pairs) {
+		ci->verdict = CMP_INCONCLUSIVE;
+		ci->decided_by = "evidence";
+		sbuf_addf(why, "not enough valid evidence: at most %zu valid window pairs at any "
+			  "rate (compare.min_pairs %zu)", ci->max_vpairs, c->min_pairs);
+		return;
+	}
+	metric_verdict(c, ci, tally, why);
 }
 
 static void impl_compare(struct compare *c, struct cmp_impl *ci, const char *name)
@@ -412,6 +530,7 @@ void compare_release(struct compare *c)
 			free(c->impls[i].rates[j].req);
 		}
 		free(c->impls[i].name);
+		free(c->impls[i].pooled);
 		free(c->impls[i].rates);
 		free(c->impls[i].why);
 	}

@@ -281,4 +281,65 @@ int stat_cs_paired(const double *a, const double *b, size_t n, double alpha,
  * lo > 0. */
 double stat_cs_p(const double *a, const double *b, size_t n, double alpha, double t_star);
 
+/* The signed-rank statistic's null distribution: P(T+ = t) for n pairs,
+ * t = 0..n(n+1)/2 (stat_rank.c; the caller frees). */
+double *stat_signed_rank_pmf(size_t n);
+
+/*
+ * ---- pooled evidence: a stratified signed-rank test ----
+ * (stat_strat.c; docs/STATISTICS.md, "Pooled evidence")
+ *
+ * Paired differences d[i] (compare gives log ratios NEW / BASE) in strata
+ * (compare's: the rates) stratum[i] in 0..nstrata-1. Van Elteren's
+ * weighting (van Elteren 1960) of the strata's Wilcoxon signed-rank
+ * statistics: T+ = sum_r T+_r / (n_r + 1), T+_r the count of positive
+ * Walsh averages (d_i + d_j) / 2, i <= j, of stratum r (a zero counting
+ * one half). Its null distribution (each pair's sign equally likely, the
+ * strata independent) is the convolution of the strata's exact signed-rank
+ * distributions when that has at most STAT_STRAT_EXACT_MAX points, else
+ * STAT_STRAT_DRAWS random sign patterns drawn from seed (rng stream
+ * "vanE"), p = (1 + #{T* >= T}) / (draws + 1).
+ *
+ * The common shift delta: est is the weighted median of every stratum's
+ * Walsh averages (each weighing 1 / (n_r + 1): the Hodges-Lehmann
+ * estimate of this test), [lo, hi] the test inverted at alpha per side
+ * (coverage >= 1 - 2 alpha; ties make it approximate), so p_up <= alpha
+ * exactly when lo > 0. One window the host stalled moves them by one
+ * rank, not by its size. -1 (lo, hi NAN; est and p set when any pair)
+ * when the test cannot reach alpha, or no finite pair.
+ */
+#define STAT_STRAT_EXACT_MAX (1u << 20)
+#define STAT_STRAT_DRAWS 19999
+struct stat_strat {
+	size_t n, nstrata;  /* finite pairs; strata with one or more */
+	int exact;          /* null distribution exact; else Monte Carlo */
+	double est, lo, hi; /* the shift and its interval */
+	double p_up, p_down;  /* one-sided: d above 0, below */
+};
+int stat_strat_signed_rank(const double *d, const size_t *stratum, size_t n, size_t nstrata,
+			   double alpha, uint64_t seed, struct stat_strat *out);
+/* The smallest p the test gives with n pairs (2^-n, the all-positive
+ * pattern being the only maximum; 1 / (draws + 1) where it draws, taken
+ * beyond 20 pairs), and the fewest pairs whose smallest p is <= level
+ * (0: none can). */
+double stat_strat_min_p(size_t n);
+size_t stat_strat_floor(double level);
+/* Its minimum detectable shift (normal theory, as stat_mde's HL): sd
+ * (robust: 1.4826 x MAD) of a pair's difference within a stratum, n
+ * pairs at the Wilcoxon test's efficiency 3 / pi: (z_{1-level} +
+ * z_power) x sd / sqrt(n x 3 / pi); +inf when stat_strat_min_p(n) >
+ * level; NAN when sd is not finite or n is 0. */
+double stat_strat_mde(double sd, size_t n, double level, double power);
+
+/*
+ * Holm's weighted step-down procedure (Holm 1979, section 4): hypotheses
+ * with weights w_i > 0; with the finite p ordered by p_i / w_i, adj_(i) =
+ * max over j <= i of min(1, p_(j) x W_j / w_(j)), W_j the weight of those
+ * not yet rejected before step j. Rejecting adj <= alpha controls the
+ * family-wise error rate at alpha under any dependence; with equal weights
+ * it is stat_holm. NaN p (or w <= 0): not tested, adj NaN, weight not
+ * counted. adj may alias p. Returns the hypotheses tested.
+ */
+size_t stat_holm_weighted(const double *p, const double *w, size_t n, double *adj);
+
 #endif

@@ -57,8 +57,7 @@ static size_t k_normal(double mu, double sd, double tail)
 	return c < 0 ? 0 : (size_t)floor(c) + 1;
 }
 
-/* Signed-rank: P(T+ = t) for n pairs, t = 0..n(n+1)/2 (caller frees). */
-static double *signed_rank_pmf(size_t n)
+double *stat_signed_rank_pmf(size_t n)
 {
 	size_t max = n * (n + 1) / 2, r, t;
 	double *p = xcalloc(max + 1, sizeof(*p));
@@ -77,7 +76,7 @@ static size_t signed_rank_k(size_t n, double tail)
 
 	if (n > RANK_EXACT_PAIRS)
 		return k_normal((double)max / 2, sqrt((double)n * (n + 1) * (2 * n + 1) / 24), tail);
-	p = signed_rank_pmf(n);
+	p = stat_signed_rank_pmf(n);
 	k = k_from_cdf(p, max, tail);
 	free(p);
 	return k;
@@ -226,7 +225,7 @@ double stat_signed_rank_p(const double *a, const double *b, size_t n)
 		}
 	max = k * (k + 1) / 2;
 	if (k <= RANK_EXACT_PAIRS)
-		pmf = signed_rank_pmf(k);
+		pmf = stat_signed_rank_pmf(k);
 	p = upper_tail(pmf, max, floor(s2 / 2), (double)max / 2,
 		       sqrt((double)k * (k + 1) * (2 * k + 1) / 24));
 	free(pmf);

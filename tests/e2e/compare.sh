@@ -89,6 +89,35 @@ expect_exit "holm over 20 cells: the real +20% is found" 1 "$HARNESS" compare ho
 [ "$(jq -r '[.impls[0].cells_tested, ([.impls[0].rates[] | select(.latency.verdict=="regression" or .cpu_per_request.verdict=="regression") | .rate] | map(tostring) | join(","))] | map(tostring) | join(" ")' "$T/out")" = "20 100" ] &&
 	ok "holm over 20 cells: only the 100 req/s latency cell regresses" ||
 	fail "holm20: $(jq -c '[.impls[0].cells_tested, [.impls[0].rates[] | {rate, l: .latency.verdict, p: .latency.p_rise_adjusted}]]' "$T/out")"
+# The pooled tests over the 10 rates (200 pairs each): latency +20% at one
+# rate of ten is about +2% pooled, inside the 5% margin; the cell decided,
+# and every format says so.
+[ "$(jq -r '.impls[0] | [.decided_by, .hypotheses_tested, (.pooled | map(.metric + "=" + .verdict + "/" + (.pairs|tostring)) | join(","))] | map(tostring) | join(" ")' "$T/out")" = \
+	"cell 22 latency=no change/200,cpu_per_request=no change/200" ] &&
+	ok "holm20: the pooled tests say no change, the cell decided" ||
+	fail "holm20 pooled: $(jq -c '.impls[0] | [.decided_by, .hypotheses_tested, .pooled]' "$T/out")"
+"$HARNESS" compare holm20 holm20 --runs-dir "$R" --junit "$T/h20.xml" >"$T/h20.md" 2>/dev/null
+grep -q '^Decided by: cell\.$' "$T/h20.md" && grep -q '^| latency | 5.0[0-9]* ms | +1\.[0-9]% ' "$T/h20.md" &&
+	grep -q 'name="latency pooled over all rates"' "$T/h20.xml" && grep -q 'decided by: cell' "$T/h20.xml" &&
+	ok "holm20: markdown and junit show the pooled tests and what decided" ||
+	fail "holm20 md/junit: $(grep -E '^Decided|^\| latency' "$T/h20.md") $(grep -c pooled "$T/h20.xml")"
+
+# check --base: the smallest shift compare could call, from a run's spread.
+cat >"$T/plan.yaml" <<'YAML'
+version: 1
+name: cmp
+slo: { threshold_ms: 20 }
+implementations:
+  - { name: a, start: [./a, '{port}'], health: { url: 'http://127.0.0.1:{port}/' } }
+workload:
+  requests: [ { name: root, path: / } ]
+stages:
+  ladder: { start_rps: 100, step: 2, max_rps: 200, window_s: 20, reps: 3 }
+YAML
+"$HARNESS" check "$T/plan.yaml" --base compare_base --runs-dir "$R" --json >"$T/plan.json" 2>"$T/err"
+[ "$(jq -r '.compare | [.pairs_max, .can_decide, .metrics[0].pairs_needed, .metrics[0].from_base[0].impl, .metrics[0].from_base[0].windows, (.metrics[0].from_base[0].smallest_call_pct >= .metrics[0].from_base[0].margin_pct)] | map(tostring) | join(" ")' "$T/plan.json")" = \
+	"6 true 6 a 6 true" ] && ok "check --base: pairs, floor and the smallest callable shift" ||
+	fail "check --base: $(jq -c .compare "$T/plan.json") $(cat "$T/err")"
 
 # A comment-only change: no change, exit 0; an improvement: exit 0.
 expect_exit "comment-only change: no regression" 0 "$HARNESS" compare compare_base \
