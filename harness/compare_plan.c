@@ -118,11 +118,19 @@ void cmp_plan_init(struct cmp_plan *p, const struct spec *s, const struct cmp_ru
 	p->rates = spec_ladder_rungs(s, &rungs);
 	free(rungs);
 	p->reps = (size_t)s->ladder.reps;
+	p->alpha = alpha;
 	p->confirm = s->confirm.present ? 2 * (size_t)s->confirm.reps : 0;
 	p->pairs = p->rates * p->reps + p->confirm;
 	p->base_id = base ? base->id : NULL;
-	for (i = 0; i < s->nimpls; i++)
-		p->compare_setup |= s->impls[i].repo != NULL;
+	p->compare_setup = s->compare.present;
+	{
+		/* an unpaired cell: reps against reps at one rate, Holm over
+		 * the cells (no pooled test), the first step */
+		size_t cells = p->rates * (size_t)__builtin_popcount(s->compare.metrics);
+		double lvl = s->compare.correction == CMP_CORRECT_HOLM && cells
+			? alpha / (double)cells : alpha;
+		p->unpaired_can = stat_mann_whitney_min_p(p->reps, p->reps) <= lvl;
+	}
 	p->m = xcalloc(2 + nreq, sizeof(*p->m));
 	if (s->compare.metrics & CMP_P99) {
 		snprintf(p->m[k].name, sizeof(p->m[0].name), "latency");
@@ -167,16 +175,22 @@ void cmp_plan_release(struct cmp_plan *p)
 int cmp_plan_refusal(const struct cmp_plan *p, const char *path, char *buf, size_t len)
 {
 	const struct cmp_plan_metric *m = p->nm ? &p->m[0] : NULL;
+	char what[96];
 
-	if (!p->compare_setup || !p->never || !m)
+	if (!p->compare_setup || !p->never || p->unpaired_can || !m)
 		return 0;
+	if (m->level < p->alpha)
+		snprintf(what, sizeof(what), "alpha x %.2g over %zu pooled metric%s, weighted Holm",
+			 1 - CMP_CELL_SHARE, p->nm, p->nm == 1 ? "" : "s");
+	else
+		snprintf(what, sizeof(what), "alpha, no correction");
 	snprintf(buf, len, "%s: compare: %zu pairs a metric at most (%zu rate%s x %zu reps%s) can "
 		 "never decide: the pooled test's smallest p, 2^-%zu = %.3g, is above its first "
-		 "step %.3g (alpha x %.2g over %zu pooled metric%s); plan at least %zu pairs "
+		 "step %.3g (%s), and no unpaired cell can either; plan at least %zu pairs "
 		 "(more stages.ladder.reps or rungs)\n",
 		 path, p->pairs, p->rates, p->rates == 1 ? "" : "s", p->reps,
 		 p->confirm ? " + confirm" : "", p->pairs, stat_strat_min_p(p->pairs), m->level,
-		 1 - CMP_CELL_SHARE, p->nm, p->nm == 1 ? "" : "s", m->floor);
+		 what, m->floor);
 	return 1;
 }
 
@@ -185,9 +199,9 @@ void cmp_plan_print(const struct cmp_plan *p, const struct spec *s)
 	size_t i, j;
 
 	printf("\ncompare (harness compare of a rerun --with-baseline, docs/STATISTICS.md):\n");
-	printf("  pairs a metric at most: %zu (%zu rates x %zu reps%s; rungs past the knee "
-	       "and rejected windows give fewer)\n", p->pairs, p->rates, p->reps,
-	       p->confirm ? " + confirm" : "");
+	printf("  pairs a metric at most: %zu (%zu rate%s x %zu reps%s; rungs past the knee "
+	       "and rejected windows give fewer)\n", p->pairs, p->rates, p->rates == 1 ? "" : "s",
+	       p->reps, p->confirm ? " + confirm" : "");
 	for (i = 0; i < p->nm; i++) {
 		const struct cmp_plan_metric *m = &p->m[i];
 

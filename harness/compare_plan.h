@@ -40,10 +40,15 @@ struct cmp_plan {
 	size_t rates, reps;  /* the ladder's rungs, blocks per rung */
 	size_t confirm;      /* confirm pairs at most (confirm.reps x 2 rates) */
 	size_t pairs;        /* per metric at most: rates x reps + confirm */
-	int compare_setup;   /* an implementation has repo: (rerun can build it) */
+	int compare_setup;   /* the spec has a compare: section (it is meant for
+				harness compare) */
+	int unpaired_can;    /* an unpaired cell (reps against reps windows,
+				Mann-Whitney) can reach its level */
 	struct cmp_plan_metric *m;
 	size_t nm;
-	int never;           /* pairs < a metric's floor: compare cannot decide */
+	int never;           /* pairs < a metric's floor: the pooled test cannot
+				decide */
+	double alpha;
 	const char *base_id; /* borrowed from the caller; NULL: no base run */
 };
 
@@ -53,7 +58,8 @@ void cmp_plan_init(struct cmp_plan *p, const struct spec *s, const struct cmp_ru
 void cmp_plan_release(struct cmp_plan *p);
 
 /* The refusal of a plan that can never decide, one line ending in "\n",
- * into buf (naming path); 0 when p can decide or is no compare set-up. */
+ * into buf (naming path); 0 when p can decide (paired by its pooled test,
+ * or unpaired by a cell) or the spec has no compare: section. */
 int cmp_plan_refusal(const struct cmp_plan *p, const char *path, char *buf, size_t len);
 
 /* Text for `check` (a section), and the same as JSON (new reference). */

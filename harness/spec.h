@@ -251,6 +251,7 @@ struct spec_compare {
 	int min_pairs;                  /* default 3: valid pairs at a rate */
 	int interval;                   /* CMP_INTERVAL_*, default HL */
 	int correction;                 /* CMP_CORRECT_*, default Holm */
+	int present;                    /* the spec has a compare: section */
 };
 
 /* Untrusted builds (harness rerun). */

@@ -512,7 +512,7 @@ const struct field spec_root_fields[] = {
 	  "kernel CPU and memory accounting" },
 	{ "retries", FT_OBJ, 0, O(struct spec, retries), 0, 0, 0, 0, NULL, NULL, retries_fields, 0, 0, 0,
 	  "how many rejected windows are replaced so each cell reaches its pre-registered valid n" },
-	{ "compare", FT_OBJ, 0, O(struct spec, compare), 0, 0, 0, 0, NULL, NULL, compare_fields, 0, 0, 0,
+	{ "compare", FT_OBJ, F_PRESENT, O(struct spec, compare), O(struct spec_compare, present), 0, 0, 0, NULL, NULL, compare_fields, 0, 0, 0,
 	  "what harness compare calls a regression" },
 	{ "sandbox", FT_OBJ, 0, O(struct spec, sandbox), 0, 0, 0, 0, NULL, NULL, sandbox_fields, 0, 0, 0,
 	  "limits for untrusted code (harness rerun)" },
