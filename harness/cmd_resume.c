@@ -27,10 +27,13 @@ const struct cmd_desc cmd_resume_desc = {
 	.summary = "continue an interrupted run at its first unfinished window",
 	.synopsis = "RUN [options]",
 	.about =
-	"Continues an interrupted run at its first unfinished window. A window that\n"
-	"was in flight when the harness stopped is discarded and run again (an event\n"
-	"records it). Refuses (exit 2) when the spec file on disk no longer hashes to\n"
-	"the stored hash or an implementation's commit changed, unless --force.\n"
+	"Continues an interrupted run (SIGINT, SIGTERM, SIGHUP) or an abandoned one\n"
+	"(its process died: kill -9, a reboot) at its first unfinished window. A\n"
+	"window that was in flight when the harness stopped is discarded and run\n"
+	"again (an event records it). Refuses (exit 2) when the spec file on disk no\n"
+	"longer hashes to the stored hash or an implementation's commit changed (a\n"
+	"rerun's: read from its checkout's .git), unless --force; and while another\n"
+	"process holds the run (its RUN/.lock).\n"
 	"RUN is a run id, a run directory, or `latest`.\n"
 	"Ends like `harness run`: the run quality line on standard error, the\n"
 	"report, and run's exit codes.\n",
