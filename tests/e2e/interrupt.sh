@@ -104,43 +104,54 @@ implementations:
 workload:
   requests: [ { name: echo, path: /echo } ]
 stages:
-  ladder: { start_rps: 100, step: 2, max_rps: 100, window_s: 2, reps: 1 }
+  ladder: { start_rps: 100, step: 2, max_rps: 100, window_s: 1, reps: 1 }
 warmup: { rate: { fixed_rps: 100 }, min_s: 0, max_s: 0.5, trailing_s: 0.5, gates: [] }
 window_gates: [error_rate]
 EOF
 expect_exit "rerun: the baseline run" 0 "$HARNESS" run "$T/rr.yaml" --allow-dirty --runs-dir "$T/runs" --run-id rbase
 # read-only: a plain sqlite3 would create the database the rerun is about to
 rq() { [ -f "$T/runs/$1/run.db" ] && sqlite3 -readonly "$T/runs/$1/run.db" "$2" 2>/dev/null; }
+# The four reruns run side by side (seconds, not four times as many):
+# each is signalled once its window runs, then all are resumed together.
+declare -A hp rc
 for sig in TERM INT HUP KILL; do
+	"$HARNESS" rerun rbase --runs-dir "$T/runs" --run-id r$sig --impl "a=$REPO#main" >"$T/out.$sig" 2>"$T/err.$sig" &
+	hp[$sig]=$!
+	_pids+=("${hp[$sig]}")
+done
+for sig in TERM INT HUP KILL; do
+	for i in $(seq 1 300); do [ "$(rq r$sig "SELECT COUNT(*) FROM windows WHERE state = 'running'")" = 1 ] && break; sleep 0.05; done
+	[ $sig = TERM ] && check "rerun: a live run reads running (its lock held)" status_is r$sig running
+	kill -$sig "${hp[$sig]}"
+done
+for sig in TERM INT HUP KILL; do wait "${hp[$sig]}"; rc[$sig]=$?; done
+for sig in TERM INT HUP; do
+	cmp_num "rerun, SIG$sig in its window: exit 1 (interrupted)" "${rc[$sig]}" == 1
+	check "rerun, SIG$sig: marked interrupted" status_is r$sig interrupted
+done
+check "rerun, kill -9: status reads abandoned" status_is rKILL abandoned
+jq -r .failure "$T/st.json" | grep -q "nothing holds $T/runs/rKILL/.lock" &&
+	ok "rerun, kill -9: with the evidence (its lock not held)" || fail "kill -9 failure: $(jq -c . "$T/st.json")"
+"$HARNESS" runs --runs-dir "$T/runs" --json >"$T/runs.json" 2>/dev/null
+[ "$(jq -r '.[] | select(.id == "rKILL") | .status' "$T/runs.json")" = abandoned ] &&
+	ok "rerun, kill -9: runs --json reads abandoned" ||
+	fail "runs --json: $(jq -c '.[] | select(.id == "rKILL")' "$T/runs.json")"
+"$HARNESS" runs --runs-dir "$T/runs" 2>/dev/null | grep -q "^rKILL .* abandoned[ ,].*\[its process is gone" &&
+	ok "rerun, kill -9: runs reads abandoned" || fail "runs: $("$HARNESS" runs --runs-dir "$T/runs" 2>&1 | grep "^rKILL")"
+for sig in TERM INT HUP KILL; do
+	"$HARNESS" resume r$sig --runs-dir "$T/runs" >"$T/out.$sig" 2>"$T/err.$sig" &
+	hp[$sig]=$!
+	_pids+=("${hp[$sig]}")
+done
+for sig in TERM INT HUP KILL; do
+	wait "${hp[$sig]}"
+	cmp_num "rerun, SIG$sig: resume exits 0" $? == 0
 	id=r$sig
-	"$HARNESS" rerun rbase --runs-dir "$T/runs" --run-id $id --impl "a=$REPO#main" >"$T/out" 2>"$T/err" &
-	hp=$!
-	_pids+=("$hp")
-	for i in $(seq 1 200); do [ "$(rq $id "SELECT COUNT(*) FROM windows WHERE state = 'running'")" = 1 ] && break; sleep 0.05; done
-	[ $sig = TERM ] && check "rerun: a live run reads running (its lock held)" status_is $id running
-	kill -$sig "$hp"
-	wait "$hp"
-	rc=$?
-	if [ $sig = KILL ]; then
-		check "rerun, kill -9: status reads abandoned" status_is $id abandoned
-		jq -r .failure "$T/st.json" | grep -q "nothing holds $T/runs/$id/.lock" &&
-			ok "rerun, kill -9: with the evidence (its lock not held)" || fail "kill -9 failure: $(jq -c . "$T/st.json")"
-		"$HARNESS" runs --runs-dir "$T/runs" --json >"$T/runs.json" 2>/dev/null
-		[ "$(jq -r --arg id $id '.[] | select(.id == $id) | .status' "$T/runs.json")" = abandoned ] &&
-			ok "rerun, kill -9: runs --json reads abandoned" ||
-			fail "runs --json: $(jq -c --arg id $id '.[] | select(.id == $id)' "$T/runs.json")"
-		"$HARNESS" runs --runs-dir "$T/runs" 2>/dev/null | grep -q "^$id .* abandoned[ ,].*\[its process is gone" &&
-			ok "rerun, kill -9: runs reads abandoned" || fail "runs: $("$HARNESS" runs --runs-dir "$T/runs" 2>&1 | grep "^$id")"
-	else
-		cmp_num "rerun, SIG$sig in its window: exit 1 (interrupted)" "$rc" == 1
-		check "rerun, SIG$sig: marked interrupted" status_is $id interrupted
-	fi
-	expect_exit "rerun, SIG$sig: resume" 0 "$HARNESS" resume $id --runs-dir "$T/runs"
 	check "rerun, SIG$sig: finished after resume" status_is $id finished
 	[ "$(rq $id "SELECT COUNT(*) FROM windows WHERE state = 'done'")/$(rq $id "SELECT COUNT(*) FROM windows WHERE state != 'done'")" = 1/0 ] &&
 		ok "rerun, SIG$sig: its window done, none left" || fail "rerun, SIG$sig windows: $(rq $id "SELECT id, state, status FROM windows" | tr '\n' ' ')"
-	[ "$(rq $id "SELECT forced FROM runs")" = 0 ] && ! grep -q force "$T/err" &&
-		ok "rerun, SIG$sig: resumed without --force" || fail "rerun, SIG$sig: forced: $(cat "$T/err")"
+	[ "$(rq $id "SELECT forced FROM runs")" = 0 ] && ! grep -q force "$T/err.$sig" &&
+		ok "rerun, SIG$sig: resumed without --force" || fail "rerun, SIG$sig: forced: $(cat "$T/err.$sig")"
 	expect_exit "rerun, SIG$sig: audit --recheck clean" 0 "$HARNESS" audit $id --runs-dir "$T/runs" --recheck
 done
 exit 0
