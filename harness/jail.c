@@ -220,6 +220,12 @@ int jail_check(void)
 	return 0;
 }
 
+int jail_refuse_procfs(const char *name)
+{
+	return error("%s: procfs accounting cannot enforce its sandbox's"
+		     " limits; not run", name);
+}
+
 pid_t jail_child_pid(int fd, int timeout_ms)
 {
 	char buf[1024];

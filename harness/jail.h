@@ -67,6 +67,12 @@ char *jail_argv_text(char *const *argv);
  * error() naming the package or version needed. */
 int jail_check(void);
 
+/* A jail's limits are its cgroup's: sut.c refuses to run sandboxed code
+ * under procfs accounting, which has none (the runner refuses it before
+ * anything starts; this holds on an agent's host too, where `auto` finds
+ * what that host has). -1 after one error() naming it. */
+int jail_refuse_procfs(const char *name);
+
 /*
  * Read bwrap's info JSON from fd (at most timeout_ms) and return the
  * sandboxed process's pid as the harness sees it; -1 after an error()

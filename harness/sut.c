@@ -233,13 +233,15 @@ static int build_account(const struct sut_build_config *cfg, struct account **ac
 
 	*acct = NULL;
 	if (cfg->backend == ACCT_PROCFS)
-		return 0;
+		return cfg->jail ? jail_refuse_procfs(cfg->impl->name) : 0;
 	if (cfg->cgroup_name)
 		sbuf_adds(&label, cfg->cgroup_name);
 	else
 		sbuf_addf(&label, "%s.build", cfg->impl->name);
 	*acct = account_create(cfg->backend, label.buf, &lim, 1000);
 	sbuf_release(&label);
+	if (*acct && cfg->jail && account_backend(*acct) == ACCT_PROCFS)
+		return jail_refuse_procfs(cfg->impl->name);
 	return *acct ? 0 : -1;
 }
 
@@ -442,6 +444,8 @@ static int sut_open_account(struct sut *s, const struct sut_config *cfg)
 	lim.cpu_max = cfg->cpu_max;
 	s->acct = account_create(cfg->backend, cfg->cgroup_name ? cfg->cgroup_name : impl->name,
 				 &lim, cfg->sample_ms);
+	if (s->acct && cfg->jail && account_backend(s->acct) == ACCT_PROCFS)
+		return jail_refuse_procfs(s->name);
 	return s->acct ? 0 : -1;
 }
 

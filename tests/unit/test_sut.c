@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "jail.h"
 #include "sut.h"
 #include "t.h"
 #include "util.h"
@@ -249,6 +250,43 @@ TEST(build_wall_clock_limit)
 	CHECK(!running_cmd("sleep", secs));
 }
 
+/* Sandboxed code never runs under procfs accounting (no limits): neither
+ * its build nor its start, wherever sut runs (an agent's host included),
+ * and the refusal comes before anything is spawned. */
+TEST(jailed_refused_under_procfs)
+{
+	char mark[300];
+	char *cmd[] = { "/bin/sh", "-c", NULL, NULL };
+	char script[400];
+	struct spec_impl im = impl_of("procfsjail", cmd);
+	struct sut_build_config bc;
+	struct sut_config c = config(&im, ACCT_PROCFS);
+	struct jail j = { NULL, 0 };
+	char log[400];
+
+	snprintf(mark, sizeof(mark), "%s/procfs-ran", work);
+	snprintf(script, sizeof(script), "touch %s", mark);
+	cmd[2] = script;
+	im.build = cmd;
+	snprintf(log, sizeof(log), "%s/procfsjail.build.log", logs);
+	memset(&bc, 0, sizeof(bc));
+	bc.impl = &im;
+	bc.log_path = log;
+	bc.timeout_s = 5;
+	bc.uid = bc.gid = -1;
+	bc.backend = ACCT_PROCFS;
+	bc.jail = &j;
+	CHECK(sut_build(&bc) == -1);
+	c.jail = &j;
+	CHECK(sut_start(&c) == NULL);
+	CHECK(access(mark, F_OK) != 0);
+	/* not jailed: procfs runs it (a warning for limits, none here) */
+	bc.jail = NULL;
+	CHECK(sut_build(&bc) == 0);
+	CHECK(access(mark, F_OK) == 0);
+	unlink(mark);
+}
+
 TEST(stop_escalates_to_sigkill)
 {
 	char *start[] = { "/bin/sh", "-c", "trap '' TERM; sleep 30 & wait; sleep 30", NULL };
@@ -343,6 +381,7 @@ int main(void)
 	RUN(memory_limit_oom);
 	RUN(cpu_pinning_read_back);
 	RUN(build_wall_clock_limit);
+	RUN(jailed_refused_under_procfs);
 	RUN(stop_escalates_to_sigkill);
 	RUN(stop_terms_daemonised_child);
 	RUN(exit_detected);
