@@ -1,6 +1,9 @@
 #!/bin/bash
 # timing-free: the runs listing
-# runs: the list of runs, text and JSON, over fixture run databases.
+# runs: the list of runs, text and JSON, over fixture run databases; a run
+# stored running reads running while a process holds its .lock (flock,
+# held here by this shell) and abandoned once none does, in runs and
+# status alike.
 . "$(dirname "$0")/../lib.sh"
 
 R=$T/runs
@@ -31,3 +34,29 @@ mkdir -p "$T/empty"
 (cd "$T/empty" && env -u HARNESS_RUNS_DIR "$HARNESS" runs >"$T/out" 2>&1); rc=$?
 [ $rc -eq 0 ] && grep -q 'no runs' "$T/out" && ok "no default runs dir yet: 'no runs', exit 0" ||
 	fail "default dir: rc $rc $(cat "$T/out")"
+
+# A run stored running: alive while its lock is held, abandoned after.
+cp -r "$R/compare_slow" "$R/live"
+sqlite3 "$R/live/run.db" "UPDATE runs SET id = 'live', status = 'running', failure = NULL" ||
+	fail "fixture: cannot mark a run running"
+sqlite3 "$R/live/run.db" "UPDATE impls SET run_id = 'live'" 2>/dev/null
+st() { "$HARNESS" status live --runs-dir "$R" --json 2>/dev/null | jq -r '.status + "|" + (.failure // "")'; }
+rs() { "$HARNESS" runs --runs-dir "$R" --json 2>/dev/null | jq -r '.[] | select(.id == "live") | .status'; }
+case "$(st)" in "abandoned|its process is gone: nothing holds $R/live/.lock;"*) [ "$(rs)" = abandoned ];; *) false;; esac &&
+	ok "no lock file: abandoned in status and runs, with the evidence" ||
+	fail "no lock: status '$(st)', runs '$(rs)'"
+exec 9>"$R/live/.lock"
+flock -x 9
+[ "$(st)/$(rs)" = "running|/running" ] && ok "its lock held (by this shell): running in status and runs" ||
+	fail "lock held: status '$(st)', runs '$(rs)'"
+expect_exit "resume refuses while the lock is held" 2 "$HARNESS" resume live --runs-dir "$R"
+grep -q "another harness process is using this run" "$T/err" && ok "... saying another process has it" ||
+	fail "resume while held: $(cat "$T/err")"
+exec 9>&-
+[ "$(st | cut -d'|' -f1)/$(rs)" = "abandoned/abandoned" ] && ok "its lock released (the process gone): abandoned" ||
+	fail "lock released: status '$(st)', runs '$(rs)'"
+"$HARNESS" runs --runs-dir "$R" 2>/dev/null | grep -q "^live .* abandoned .*\[its process is gone: nothing holds $R/live/.lock" &&
+	ok "runs (text): abandoned, the evidence in brackets" || fail "runs text: $("$HARNESS" runs --runs-dir "$R" 2>&1 | grep '^live')"
+expect_exit "status of an abandoned run: exit 1 (unfinished)" 1 "$HARNESS" status live --runs-dir "$R"
+grep -q "^run live: abandoned (its process is gone" "$T/out" && ok "status (text): abandoned with the evidence" ||
+	fail "status text: $(head -1 "$T/out")"
