@@ -102,6 +102,27 @@ grep -q '^Decided by: cell\.$' "$T/h20.md" && grep -q '^| latency | 5.0[0-9]* ms
 	ok "holm20: markdown and junit show the pooled tests and what decided" ||
 	fail "holm20 md/junit: $(grep -E '^Decided|^\| latency' "$T/h20.md") $(grep -c pooled "$T/h20.xml")"
 
+# The README's pull-request plan with the default rule, paired (the
+# fixture's compare_pr: 2 rates x 3 blocks, +5 ms in every pair): no cell
+# of 3 pairs can decide (best p 1/8), the pooled latency test does (1/64,
+# weighted Holm 0.039). A comment-only change (each pair +-10 %, the
+# jitter reversed): latency "no change" (its interval, +-0.13 ms on 1.2 ms,
+# is inside the 1 ms floor), CPU undecided (+-10 % is wider than 5 % of
+# 50 us, above its 2 us floor): "no regression", exit 0.
+"$HELPERS/compare_fixture" --pr "$R" || fail "pr fixture"
+expect_exit "README plan, +5 ms, paired: regression" 1 "$HARNESS" compare compare_pr compare_pr \
+	--runs-dir "$R" --json
+[ "$(jq -r '.impls[0] | [.decided_by, .pooled[0].verdict, .pooled[0].p_rise, .pooled[0].p_rise_adjusted < 0.05, .rates[0].latency.verdict] | map(tostring) | join(" ")' "$T/out")" = \
+	"pooled test regression 0.015625 true inconclusive" ] &&
+	ok "README plan: the pooled test decides (p 1/64), the cells cannot" ||
+	fail "README plan: $(jq -c '.impls[0] | [.decided_by, .why, .pooled]' "$T/out")"
+expect_exit "README plan, comment-only, paired: exit 0" 0 "$HARNESS" compare compare_pr_same \
+	compare_pr_same --runs-dir "$R" --json
+[ "$(jq -r '.impls[0] | [.verdict, .decided_by, (.pooled | map(.verdict) | join(","))] | join(" ")' "$T/out")" = \
+	"no regression pooled test no change,inconclusive" ] &&
+	ok "README plan: comment-only: latency no change within its floor, CPU undecided" ||
+	fail "README plan, comment-only: $(jq -c '.impls[0] | [.verdict, .why, .pooled]' "$T/out")"
+
 # check --base: the smallest shift compare could call, from a run's spread.
 cat >"$T/plan.yaml" <<'YAML'
 version: 1
