@@ -286,25 +286,6 @@ int runner_check_run_id(const char *cmd, const char *id)
 		     "not starting with . or -", cmd, ch, i + 1);
 }
 
-/* One harness process per run directory at a time. */
-/*
- * The run's status, and why when it did not finish cleanly: failure is the
- * sentence for people, kind the word for programs (runs/README.md:
- * sandbox, build, start, environment, interrupted, nothing_measured);
- * build and start name the implementation (rc->fail_impl).
- */
-static int set_run_status(struct run_ctx *rc, const char *status, const char *failure,
-			  const char *kind)
-{
-	const char *impl = kind && (!strcmp(kind, "build") || !strcmp(kind, "start") ||
-				    !strcmp(kind, "limit") || !strcmp(kind, "preflight"))
-				   ? rc->fail_impl : NULL;
-
-	rc->over = !strcmp(status, "finished") || impl;
-	return store_run_set_status(&rc->st, rc->run_id, status, failure, kind, impl,
-				    strcmp(status, "running") ? now_wall() : NAN);
-}
-
 static char *dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -382,43 +363,6 @@ out:
 	return ret;
 }
 
-/* Did the arm that failed to build or start hold a rerun's commit under
- * test? Then the failure is that commit's answer (exit 1), not the
- * host's (exit 3; also for `run`, whose implementations are the user's). */
-static int candidate_failed(const struct run_ctx *rc)
-{
-	size_t i;
-
-	for (i = 0; i < rc->narms; i++)
-		if (rc->fail_impl && !strcmp(rc->arms[i].name, rc->fail_impl))
-			return rc->arms[i].candidate;
-	return 0;
-}
-
-/*
- * A run that failed by an arm's own doing, wherever it happened (build,
- * start, health wait, window): it never came up healthy, or it hit its
- * sandbox limits (rc->fail_kind "start" or "limit"). Sets the run's
- * status and returns 1 for the commit under test, 3 for any other arm;
- * -1 (nothing set) when the failure is not an arm's.
- */
-static int arm_fault(struct run_ctx *rc)
-{
-	struct sbuf why = SBUF_INIT;
-	const char *kind = rc->fail_kind;
-
-	if (!kind || !rc->fail_impl || (strcmp(kind, "start") && strcmp(kind, "limit")))
-		return -1;
-	if (!strcmp(kind, "start"))
-		sbuf_addf(&why, "%s never came up healthy", rc->fail_impl);
-	else
-		sbuf_addf(&why, "%s hit its sandbox limits (see the sandbox_limit event)",
-			  rc->fail_impl);
-	set_run_status(rc, "failed", why.buf, kind);
-	sbuf_release(&why);
-	return candidate_failed(rc) ? EXIT_NEGATIVE : EXIT_ENV;
-}
-
 /* Build, then run the stages; sets the run's final status. */
 static int build_and_run(struct run_ctx *rc)
 {
@@ -433,15 +377,15 @@ static int build_and_run(struct run_ctx *rc)
 	sut_reap_leftovers();
 	runner_record_remote_checkouts(rc);
 	if (ensure_sandbox(rc)) {
-		set_run_status(rc, "failed", "sandbox user could not be prepared", "sandbox");
+		runner_set_status(rc, "failed", "sandbox user could not be prepared", "sandbox");
 		return EXIT_ENV;
 	}
 	if (runner_build_all(rc) && !runner_stop) {
-		if ((code = arm_fault(rc)) >= 0)
+		if ((code = runner_arm_fault(rc)) >= 0)
 			return code;
-		code = candidate_failed(rc) ? EXIT_NEGATIVE : EXIT_ENV;
+		code = runner_candidate_failed(rc) ? EXIT_NEGATIVE : EXIT_ENV;
 		sbuf_addf(&why, "%s failed to build", rc->fail_impl ? rc->fail_impl : "?");
-		set_run_status(rc, "failed", why.buf, "build");
+		runner_set_status(rc, "failed", why.buf, "build");
 		sbuf_release(&why);
 		return code;
 	}
@@ -449,7 +393,7 @@ static int build_and_run(struct run_ctx *rc)
 	if (!runner_stop && runner_deps_start(rc)) {
 		runner_deps_stop(rc);
 		if (!runner_stop) {
-			set_run_status(rc, "failed", "a dependency could not be started", "dependency");
+			runner_set_status(rc, "failed", "a dependency could not be started", "dependency");
 			return EXIT_ENV;
 		}
 	}
@@ -461,14 +405,14 @@ static int build_and_run(struct run_ctx *rc)
 			 * mistyped path or a control arm: no answer (3). */
 			sbuf_addf(&why, "pre-flight refused the run (%s)",
 				  rc->fail_impl ? rc->fail_impl : "?");
-			set_run_status(rc, "failed", why.buf, "preflight");
+			runner_set_status(rc, "failed", why.buf, "preflight");
 			sbuf_release(&why);
 			return rc->preflight_candidate ? EXIT_NEGATIVE : EXIT_ENV;
 		}
-		if ((code = arm_fault(rc)) >= 0)
+		if ((code = runner_arm_fault(rc)) >= 0)
 			return code;
 		sbuf_addf(&why, "%s never came up healthy", rc->fail_impl ? rc->fail_impl : "?");
-		set_run_status(rc, "failed", why.buf, "environment");
+		runner_set_status(rc, "failed", why.buf, "environment");
 		sbuf_release(&why);
 		return EXIT_ENV;
 	}
@@ -476,7 +420,7 @@ static int build_and_run(struct run_ctx *rc)
 		runner_gens_close(rc);
 		runner_deps_stop(rc);
 		if (!runner_stop) {
-			set_run_status(rc, "failed", "a load agent could not be started", "environment");
+			runner_set_status(rc, "failed", "a load agent could not be started", "environment");
 			return EXIT_ENV;
 		}
 	}
@@ -488,23 +432,23 @@ static int build_and_run(struct run_ctx *rc)
 		fputc('\n', stderr);
 	run_quality_finish(&rc->st, rc->run_id); /* what was measured, and the load */
 	if (runner_stop) {
-		set_run_status(rc, "interrupted", "interrupted by a signal", "interrupted");
+		runner_set_status(rc, "interrupted", "interrupted by a signal", "interrupted");
 		error("%s: interrupted; continue with: harness resume %s", rc->run_id, rc->run_id);
 		return EXIT_NEGATIVE;
 	}
-	if ((rc->fatal || code == EXIT_ENV) && (code = arm_fault(rc)) >= 0)
+	if ((rc->fatal || code == EXIT_ENV) && (code = runner_arm_fault(rc)) >= 0)
 		return code;
 	if ((rc->fatal || code == EXIT_ENV) && rc->fail_kind && !strcmp(rc->fail_kind, "dependency")) {
-		set_run_status(rc, "failed", "a dependency exited and could not be restarted",
+		runner_set_status(rc, "failed", "a dependency exited and could not be restarted",
 			       "dependency");
 		return EXIT_ENV;
 	}
 	if (rc->fatal || code == EXIT_ENV) {
-		set_run_status(rc, "failed", "environment error (see the message above)",
+		runner_set_status(rc, "failed", "environment error (see the message above)",
 			       "environment");
 		return EXIT_ENV;
 	}
-	set_run_status(rc, "finished", code == EXIT_NEGATIVE ? "a stage measured nothing usable" : NULL,
+	runner_set_status(rc, "finished", code == EXIT_NEGATIVE ? "a stage measured nothing usable" : NULL,
 		       code == EXIT_NEGATIVE ? "nothing_measured" : NULL);
 	fprintf(stderr, "harness: %s finished: %zu windows, %zu accepted, %zu failed, %zu rejected\n",
 		rc->run_id, rc->done, rc->accepted, rc->failed, rc->rejected);
@@ -626,7 +570,10 @@ int runner_run(const struct run_opts *o)
 	/* The first line of standard output is the run id. */
 	printf("%s\n", rc.run_id);
 	fflush(stdout);
+	store_reserve(&rc.st);
 	ret = build_and_run(&rc);
+	if (rc.disk_full)
+		ret = EXIT_ENV;
 	runner_arm_disk_release(&rc, rc.over);
 out:
 	prov_repo_release(&spec_repo);
@@ -785,12 +732,15 @@ int runner_resume(const char *run_dir, int force)
 	if (hostfacts_read(&rc.facts))
 		warning("host facts could not all be read");
 	store_event(&rc.st, rc.run_id, -1, "resume", "resumed%s", mismatch ? " with --force" : "");
-	set_run_status(&rc, "running", NULL, NULL);
+	runner_set_status(&rc, "running", NULL, NULL);
 	printf("%s\n", rc.run_id);
 	fflush(stdout);
 	for (i = 0; i < rc.narms; i++)
 		rc.arms[i].last_block = -1;
+	store_reserve(&rc.st);
 	ret = build_and_run(&rc);
+	if (rc.disk_full)
+		ret = EXIT_ENV;
 out:
 	runner_arm_disk_release(&rc, rc.over);
 	run_record_release(&rec);

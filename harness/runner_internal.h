@@ -140,6 +140,9 @@ struct run_ctx {
 	/* The status last set ends the run for good (finished, or failed by
 	 * an arm's own doing): its checkouts' disks go (quota.h). */
 	int over;
+	/* The runs filesystem was found full as the run ended (store.h):
+	 * failed, kind environment, exit 3. */
+	int disk_full;
 };
 
 /* runner_command.c: how an agent on another host is reached: its harness
@@ -264,6 +267,31 @@ int runner_reset_arm(struct run_ctx *rc, const struct window_plan *wp,
  * 0 for none; records a test_stall event when it does. */
 #define RUNNER_TEST_STALL_MS 500
 double runner_test_stall_ms(struct run_ctx *rc, const struct window_plan *wp);
+
+/* runner_status.c */
+/*
+ * The run's status, and why when it did not finish cleanly: failure is the
+ * sentence for people, kind the word for programs (runs/README.md:
+ * sandbox, build, start, environment, interrupted, nothing_measured);
+ * build and start name the implementation (rc->fail_impl). Any status
+ * but running releases the run database's reserve (store.h); on a full
+ * runs filesystem (store_disk_full) any end but interrupted is recorded
+ * as failed, kind environment, saying so (rc->disk_full set).
+ */
+int runner_set_status(struct run_ctx *rc, const char *status, const char *failure,
+		      const char *kind);
+/* Did the arm that failed to build or start hold a rerun's commit under
+ * test? Then the failure is that commit's answer (exit 1), not the
+ * host's (exit 3; also for `run`, whose implementations are the user's). */
+int runner_candidate_failed(const struct run_ctx *rc);
+/*
+ * A run that failed by an arm's own doing, wherever it happened (build,
+ * start, health wait, pre-flight, window): it never came up healthy, or
+ * it hit its sandbox limits (rc->fail_kind "start" or "limit"). Sets the
+ * run's status and returns 1 for the commit under test, 3 for any other
+ * arm; -1 (nothing set) when the failure is not an arm's.
+ */
+int runner_arm_fault(struct run_ctx *rc);
 
 /* runner_arm.c */
 /* Make sure the arm's implementation is up and healthy for window wp

@@ -43,6 +43,18 @@ void store_close(struct store *st);
  * query that happens not to touch it. */
 int store_check(struct store *st);
 
+/*
+ * A full runs filesystem (store_reserve.c). store_disk_full: 1 when the
+ * filesystem of the database has under 1 MiB free (sqlite reports no
+ * SQLITE_FULL to a log; a lost write shows as a full disk). store_reserve
+ * keeps DB.reserve, 1 MiB allocated, beside the database (a warning when
+ * it cannot); store_reserve_release removes it, giving that room to the
+ * writes that record how the run ended.
+ */
+int store_disk_full(const struct store *st);
+void store_reserve(struct store *st);
+void store_reserve_release(struct store *st);
+
 int store_exec(struct store *st, const char *sql);
 int store_begin(struct store *st);     /* BEGIN IMMEDIATE */
 int store_commit(struct store *st);

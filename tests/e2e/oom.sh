@@ -81,3 +81,45 @@ check "jailed: its window is failed ($(q jail "SELECT status || ':' || reasons F
 	test "$(q jail "SELECT COUNT(*) FROM windows WHERE status = 'failed' AND reasons LIKE '%sut_exited%'")" = 1
 cmp_num "jailed: no window accepted" "$(q jail "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" == 0
 check "jailed: no server left running" bash -c "! pgrep -f '^(/usr/bin/bwrap .*)?\./srv-oom-$$ --port' >/dev/null"
+
+# The runs filesystem full: the host's failure, told apart from any
+# implementation's. A 16 MiB tmpfs is the runs directory; the (trusted)
+# implementation's first start fills it. The run exits 3, stored failed,
+# kind environment, saying so (the database keeps 1 MiB in reserve for
+# those words: without it the run read `running` for ever); with the room
+# back, resume finishes it.
+SMALL=$T/small
+mkdir -p "$SMALL"
+if mount -t tmpfs -o size=16m tmpfs "$SMALL" 2>/dev/null; then
+	cat >"$T/full.yaml" <<YAML
+version: 1
+name: e2e-full
+slo: { percentile: 99, threshold_ms: 200 }
+implementations:
+  - name: filler
+    start: [/bin/sh, -c, '[ -e "\$0.done" ] || { touch "\$0.done"; head -c 32M /dev/zero >"\$0"; }; exec "\$1" --port "\$2"',
+            $SMALL/fill, $HELPERS/testsrv, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+workload:
+  requests: [ { name: get, path: /x } ]
+stages:
+  ladder: { start_rps: 50, step: 2, max_rps: 50, reps: 1, window_s: 1, discard_s: 0 }
+warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 0.5, trailing_s: 0.5, gates: [] }
+window_gates: [error_rate]
+YAML
+	"$HARNESS" run "$T/full.yaml" --allow-dirty --runs-dir "$SMALL" --run-id full >/dev/null 2>"$T/full.err"
+	cmp_num "runs filesystem full: exit 3" "$?" == 3
+	check "... one line saying so, with what to do" \
+		grep -q "^harness: full: the runs filesystem is full ($SMALL/full): free space, then harness resume full$" "$T/full.err"
+	[ "$(sqlite3 "$SMALL/full/run.db" "SELECT status || '|' || failure_kind FROM runs")" = "failed|environment" ] &&
+		ok "... stored failed, kind environment (not running)" ||
+		fail "full: $(sqlite3 "$SMALL/full/run.db" "SELECT status, failure, failure_kind FROM runs" 2>&1)"
+	rm -f "$SMALL/fill"
+	"$HARNESS" resume full --runs-dir "$SMALL" >/dev/null 2>"$T/full-resume.err"
+	cmp_num "with the room back, resume finishes it (exit)" "$?" == 0
+	[ "$(sqlite3 "$SMALL/full/run.db" "SELECT status || '|' || forced FROM runs")" = "finished|0" ] &&
+		ok "... finished, not forced" || fail "after resume: $(sqlite3 "$SMALL/full/run.db" "SELECT status, failure, forced FROM runs" 2>&1); $(tail -2 "$T/full-resume.err")"
+	umount "$SMALL"
+else
+	echo "# skip: cannot mount a tmpfs here (not root?): the full runs filesystem case"
+fi
