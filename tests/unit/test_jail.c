@@ -401,6 +401,62 @@ TEST(forward_waits_for_the_loopback)
 	close(l);
 }
 
+/* At most max_conns relayed at once: of 5 connections held open from
+ * the namespace, 2 are relayed and 3 closed at once and counted. */
+TEST(forward_caps_connections)
+{
+	int ready[2], go[2], done[2], port, l, ns, i;
+	struct portfwd *f;
+	double t0;
+	char c;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		printf("# skipped forward_caps_connections: needs root\n");
+		return;
+	}
+	l = host_listener(&port);
+	CHECK(l >= 0 && !pipe(ready) && !pipe(go) && !pipe(done));
+	pid = fork();
+	if (!pid) {
+		struct sockaddr_in sa;
+		int fds[5];
+
+		if (unshare(CLONE_NEWNET) || lo_addr(htonl(INADDR_LOOPBACK)))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		memset(&sa, 0, sizeof(sa));
+		sa.sin_family = AF_INET;
+		sa.sin_port = htons((uint16_t)port);
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		for (i = 0; i < 5; i++) {
+			fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+			if (connect(fds[i], (struct sockaddr *)&sa, sizeof(sa)))
+				_exit(1);
+		}
+		if (write(done[1], "d", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	CHECK(read(ready[0], &c, 1) == 1);
+	ns = netns_open(pid);
+	f = portfwd_start(ns, &port, 1, 2);
+	CHECK(f != NULL);
+	CHECK(write(go[1], "g", 1) == 1 && read(done[0], &c, 1) == 1);
+	/* the relay thread closes them as it accepts them: bounded wait */
+	for (t0 = now_wall(); f && portfwd_refused(f) < 3 && now_wall() - t0 < 5;)
+		usleep(10000);
+	CHECK(f && portfwd_refused(f) == 3);
+	CHECK(f && portfwd_count(f) == 2);
+	portfwd_stop(f);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(ns);
+	close(l);
+}
+
 int main(void)
 {
 	root = mkdtemp(tmpl);
@@ -411,6 +467,7 @@ int main(void)
 	RUN(socket_in_namespace);
 	RUN(dependency_port_forwarded);
 	RUN(forward_waits_for_the_loopback);
+	RUN(forward_caps_connections);
 	{
 		char *argv[] = { "rm", "-rf", root, NULL };
 		pid_t p = fork();
