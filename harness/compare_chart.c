@@ -180,9 +180,12 @@ void compare_chart(const struct compare *c, struct sbuf *out)
 			  cmp_verdict_name(im->verdict), 36 + 20 * (double)i + 2, svg_color((int)i),
 			  36 + 20 * (double)i + 8);
 		sbuf_add_xml(out, im->name);
-		sbuf_addf(out, ": <tspan font-weight=\"bold\" fill=\"%s\">%s</tspan>%s</text></g>\n",
+		sbuf_addf(out, ": <tspan font-weight=\"bold\" fill=\"%s\">%s</tspan>%s",
 			  im->verdict == CMP_REGRESSION ? "#a40000" : "#222",
 			  cmp_verdict_name(im->verdict), im->judged ? "" : " (advisory)");
+		if (im->decided_by)
+			sbuf_addf(out, " (decided by: %s)", im->decided_by);
+		sbuf_adds(out, "</text></g>\n");
 	}
 	for (m = 0; m < 2; m++) {
 		if (!(c->metrics & (m ? CMP_CPU_PER_REQUEST : CMP_P99)))
