@@ -16,7 +16,7 @@
 #include "jout.h"
 #include "util.h"
 
-static double win_value(const struct cmp_run *r, const struct cmp_win *w, int cpu, int req)
+static double win_value(const struct cmp_win *w, int cpu, int req)
 {
 	if (w->status != CMP_W_ACCEPTED)
 		return NAN;
@@ -25,7 +25,6 @@ static double win_value(const struct cmp_run *r, const struct cmp_win *w, int cp
 	if (cpu)
 		return isfinite(w->cpu_s) && w->completed > 0 ? w->cpu_s * 1e6 / (double)w->completed
 							      : NAN;
-	(void)r;
 	return w->pslo_ms;
 }
 
@@ -40,7 +39,7 @@ static void spread_of(const struct cmp_run *base, const char *impl, int cpu, int
 
 	*rates = 0;
 	for (i = 0; i < base->nw; i++) {
-		double v = win_value(base, &base->w[i], cpu, req);
+		double v = win_value(&base->w[i], cpu, req);
 		if (strcmp(base->w[i].impl, impl) || !(v > 0) || !isfinite(v))
 			continue;
 		lv[n] = log(v);
@@ -126,7 +125,8 @@ void cmp_plan_init(struct cmp_plan *p, const struct spec *s, const struct cmp_ru
 	{
 		/* an unpaired cell: reps against reps at one rate, Holm over
 		 * the cells (no pooled test), the first step */
-		size_t cells = p->rates * (size_t)__builtin_popcount(s->compare.metrics);
+		size_t cells = p->rates * (size_t)(!!(s->compare.metrics & CMP_P99) +
+						   !!(s->compare.metrics & CMP_CPU_PER_REQUEST));
 		double lvl = s->compare.correction == CMP_CORRECT_HOLM && cells
 			? alpha / (double)cells : alpha;
 		p->unpaired_can = stat_mann_whitney_min_p(p->reps, p->reps) <= lvl;
