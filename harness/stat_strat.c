@@ -98,7 +98,10 @@ static size_t null_dist(const size_t *nr, const double *w, size_t ns, uint64_t s
 				done[q] = 1;
 				g++;
 			}
-		if (nd * (g * nr[r] * (nr[r] + 1) / 2 + 1) > STAT_STRAT_EXACT_MAX) {
+		m = nr[r] * (nr[r] + 1) / 2 + 1;
+		/* the support, and the integer convolution's work (g^2 m^2 / 2) */
+		if (nd * (g * (m - 1) + 1) > STAT_STRAT_EXACT_MAX ||
+		    (double)g * (double)g * (double)m * (double)m / 2 > 2e8) {
 			*exact = 0;
 			break;
 		}
