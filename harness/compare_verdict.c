@@ -340,6 +340,9 @@ static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally
 			  : "answered its pre-flight wrong",
 			  nw->id, !strcmp(nw->failure_kind, "preflight")
 			  ? "harness status, or runs.preflight" : "its logs/");
+		/* the pre-flight's failure names the case and shows the difference */
+		if (!strcmp(nw->failure_kind, "preflight") && nw->failure)
+			sbuf_addf(why, ": %s", nw->failure);
 		return;
 	}
 	if (!run_finished(nw) || !run_finished(&c->base)) {

@@ -4,18 +4,17 @@
  * answer (contract in preflight.h; docs/DESIGN.md, "Pre-flight").
  */
 #include <curl/curl.h>
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "jsonptr.h"
 #include "load.h"
 #include "load_pool.h"
 #include "netns.h"
 #include "preflight.h"
+#include "preflight_diff.h"
 #include "util.h"
 
 #define PF_BODY_MAX (1024 * 1024)   /* bytes of a body kept for the checks */
@@ -42,13 +41,22 @@ void preflight_result_init(struct preflight_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	sbuf_init(&r->failures);
+	sbuf_init(&r->noise);
 }
 
 void preflight_result_release(struct preflight_result *r)
 {
+	size_t i;
+
 	sbuf_release(&r->failures);
+	sbuf_release(&r->noise);
+	for (i = 0; r->first && i < r->ntargets; i++)
+		free(r->first[i]);
+	free(r->first);
 	free(r->blamed);
+	r->first = NULL;
 	r->blamed = NULL;
+	r->ntargets = 0;
 }
 
 static size_t on_body(char *p, size_t sz, size_t n, void *ud)
@@ -138,166 +146,12 @@ static void send_one(CURL *c, const struct spec *spec, const struct load_request
 	sbuf_release(&h);
 }
 
-/* ------------------------------------------------------------ strict */
-
-/* The media type of a Content-Type value: before ';', trimmed. */
-static void media_type(const char *v, char *out, size_t len)
+/* The answer as preflight_diff reads it (borrowed from r). */
+static struct preflight_answer answer(const struct response *r)
 {
-	size_t n;
+	struct preflight_answer a = { r->status, r->ctype, r->body.buf, r->body.len, r->too_big };
 
-	v = v ? v : "";
-	while (*v == ' ' || *v == '\t')
-		v++;
-	n = strcspn(v, ";");
-	while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-		n--;
-	snprintf(out, len, "%.*s", (int)n, v);
-}
-
-/* A JSON value, short, for a message. */
-static void show(json_t *v, char *out, size_t len)
-{
-	char *s = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-
-	snprintf(out, len, "%.40s%s", s ? s : "(absent)", s && strlen(s) > 40 ? "..." : "");
-	free(s);
-}
-
-static void sbuf_cut(struct sbuf *sb, size_t len)
-{
-	sb->len = len;
-	if (sb->buf)
-		sb->buf[len] = '\0';
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static void ptr_push(struct sbuf *p, const char *tok)
-{
-	sbuf_adds(p, "/");
-	for (; *tok; tok++) {
-		if (*tok == '~')
-			sbuf_adds(p, "~0");
-		else if (*tok == '/')
-			sbuf_adds(p, "~1");
-		else
-			sbuf_add(p, tok, 1);
-	}
-}
-
-/* The first place a and b differ: 1 with its pointer in *at and the two
- * values there in va, vb (borrowed; NULL: absent); 0 when equal. Object
- * members are visited in sorted order, so the answer is reproducible. */
-static int json_first_diff(json_t *a, json_t *b, struct sbuf *at, json_t **va, json_t **vb)
-{
-	size_t keep = at->len, i;
-
-	if (json_is_object(a) && json_is_object(b)) {
-		const char **keys = xcalloc(json_object_size(a) + json_object_size(b) + 1,
-					    sizeof(*keys));
-		const char *k;
-		json_t *v;
-		size_t n = 0;
-		int d = 0;
-
-		json_object_foreach(a, k, v)
-			keys[n++] = k;
-		json_object_foreach(b, k, v)
-			if (!json_object_get(a, k))
-				keys[n++] = k;
-		qsort(keys, n, sizeof(*keys), cmp_key);
-		for (i = 0; i < n && !d; i++) {
-			ptr_push(at, keys[i]);
-			d = json_first_diff(json_object_get(a, keys[i]), json_object_get(b, keys[i]),
-					    at, va, vb);
-			if (!d)
-				sbuf_cut(at, keep);
-		}
-		free(keys);
-		return d;
-	}
-	if (json_is_array(a) && json_is_array(b) && json_array_size(a) == json_array_size(b)) {
-		for (i = 0; i < json_array_size(a); i++) {
-			char tok[32];
-
-			snprintf(tok, sizeof(tok), "%zu", i);
-			ptr_push(at, tok);
-			if (json_first_diff(json_array_get(a, i), json_array_get(b, i), at, va, vb))
-				return 1;
-			sbuf_cut(at, keep);
-		}
-		return 0;
-	}
-	if (a && b && json_equal(a, b))
-		return 0;
-	*va = a;
-	*vb = b;
-	return 1;
-}
-
-/* Why x's answer differs from the reference's, or NULL; written to buf. */
-static const char *strict_diff(const struct spec_preflight *pf, const struct response *ref,
-			       const struct response *x, char *buf, size_t len)
-{
-	char ma[128], mb[128];
-	json_t *ja, *jb, *va = NULL, *vb = NULL;
-	size_t i;
-	const char *why = NULL;
-
-	if (ref->status != x->status) {
-		snprintf(buf, len, "status %ld vs %ld", ref->status, x->status);
-		return buf;
-	}
-	media_type(ref->ctype, ma, sizeof(ma));
-	media_type(x->ctype, mb, sizeof(mb));
-	if (strcasecmp(ma, mb)) {
-		snprintf(buf, len, "content type \"%.60s\" vs \"%.60s\"", ma, mb);
-		return buf;
-	}
-	if (ref->too_big || x->too_big) {
-		snprintf(buf, len, "a body over %d KiB: too large to compare", PF_BODY_MAX / 1024);
-		return buf;
-	}
-	ja = json_loadb(ref->body.buf ? ref->body.buf : "", ref->body.len, JSON_DECODE_ANY, NULL);
-	jb = json_loadb(x->body.buf ? x->body.buf : "", x->body.len, JSON_DECODE_ANY, NULL);
-	if (ja && jb) {
-		struct sbuf at = SBUF_INIT;
-
-		for (i = 0; pf->ignore && pf->ignore[i]; i++) {
-			jsonptr_remove(ja, pf->ignore[i]);
-			jsonptr_remove(jb, pf->ignore[i]);
-		}
-		if (json_first_diff(ja, jb, &at, &va, &vb)) {
-			char sa[64], sb[64];
-
-			show(va, sa, sizeof(sa));
-			show(vb, sb, sizeof(sb));
-			snprintf(buf, len, "JSON differs at %s: %s vs %s",
-				 at.len ? at.buf : "\"\" (the whole body)", sa, sb);
-			why = buf;
-		}
-		sbuf_release(&at);
-	} else if (!!ja != !!jb) {
-		snprintf(buf, len, "body is %s vs %s", ja ? "JSON" : "not JSON", jb ? "JSON" : "not JSON");
-		why = buf;
-	} else if (ref->body.len != x->body.len ||
-		   (x->body.len && memcmp(ref->body.buf, x->body.buf, x->body.len))) {
-		size_t k = 0, n = ref->body.len < x->body.len ? ref->body.len : x->body.len;
-
-		while (k < n && ref->body.buf[k] == x->body.buf[k])
-			k++;
-		snprintf(buf, len, "bodies differ (%zu vs %zu bytes; first at byte %zu)",
-			 ref->body.len, x->body.len, k);
-		why = buf;
-	}
-	if (ja)
-		json_decref(ja);
-	if (jb)
-		json_decref(jb);
-	return why;
+	return a;
 }
 
 /* ------------------------------------------------------------- cases */
@@ -319,69 +173,143 @@ static void case_label(const struct pf_ctx *c, const struct load_request *rq, in
 		sbuf_addf(sb, " send %d of %d", send + 1, c->spec->workload.preflight.sends);
 }
 
-static void add_failure(struct pf_ctx *c, const char *label, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void add_failure(struct pf_ctx *c, const char *label, const char *fmt, ...)
+/* A failing case: one line, "LABEL: ...", blaming target who (its first
+ * such line kept whole, past PF_LINES_MAX too). */
+static void add_failure(struct pf_ctx *c, size_t who, const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add_failure(struct pf_ctx *c, size_t who, const char *label, const char *fmt, ...)
 {
+	struct sbuf line = SBUF_INIT;
 	va_list ap;
 
-	if (c->lines >= PF_LINES_MAX) {
-		c->more++;
-		return;
-	}
-	c->lines++;
-	sbuf_addf(&c->out->failures, "%s: ", label);
+	sbuf_addf(&line, "%s: ", label);
 	va_start(ap, fmt);
-	sbuf_vaddf(&c->out->failures, fmt, ap);
+	sbuf_vaddf(&line, fmt, ap);
 	va_end(ap);
-	sbuf_adds(&c->out->failures, "\n");
+	c->out->blamed[who] = 1;
+	if (!c->out->first[who])
+		c->out->first[who] = xstrdup(line.buf);
+	if (c->lines < PF_LINES_MAX) {
+		c->lines++;
+		sbuf_addf(&c->out->failures, "%s\n", line.buf);
+	} else {
+		c->more++;
+	}
+	sbuf_release(&line);
 }
 
-/* One case: rq to every target; 1 when it passed. */
-static int run_case(struct pf_ctx *c, CURL *curl, const struct load_request *rq, int send)
+/* "BASE POINTER\n" for each line of noise (preflight_diff's), once. */
+static void add_noise(struct pf_ctx *c, const char *base, const char *noise)
+{
+	struct sbuf line = SBUF_INIT;
+	const char *p, *e;
+
+	for (p = noise; *p; p = *e ? e + 1 : e) {
+		e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p);
+		sbuf_reset(&line);
+		sbuf_addf(&line, "%s %.*s\n", base, (int)(e - p), p);
+		if (!strstr(c->out->noise.buf, line.buf))
+			sbuf_adds(&c->out->noise, line.buf);
+	}
+	sbuf_release(&line);
+}
+
+/* Target i's answer against its base b's (asked a second time, once per
+ * case, so that what the base itself varies is not held against i). */
+static int base_case(struct pf_ctx *c, CURL *curl, const struct load_request *rq,
+		     struct response *res, struct response *again, size_t i, const char *label)
 {
 	const struct spec_preflight *pf = &c->spec->workload.preflight;
-	struct response *res = xcalloc(c->n, sizeof(*res));
-	struct sbuf label = SBUF_INIT;
+	size_t b = (size_t)c->t[i].base;
+	struct preflight_answer ref = answer(&res[b]), x = answer(&res[i]), ref2;
+	struct sbuf noise = SBUF_INIT;
+	char why[512];
+	const char *w;
+
+	if (!again[b].ok && !again[b].err[0])
+		send_one(curl, c->spec, rq, &c->t[b], &again[b]);
+	ref2 = answer(&again[b]);
+	c->out->based++;
+	w = preflight_diff(&ref, &x, pf->ignore, again[b].ok ? &ref2 : NULL, &noise, why,
+			   sizeof(why));
+	add_noise(c, c->t[b].name, noise.buf);
+	sbuf_release(&noise);
+	if (!w)
+		return 1;
+	add_failure(c, i, label, "%s and %s differ: %s", c->t[b].name, c->t[i].name, w);
+	return 0;
+}
+
+/* Send rq to every target and check each answer against its expect: 1
+ * when all passed; ok[i] set for those that did. */
+static int expect_case(struct pf_ctx *c, CURL *curl, const struct load_request *rq,
+		       struct response *res, int *ok, const char *label)
+{
 	char why[256];
 	size_t i;
 	int pass = 1;
 
-	case_label(c, rq, send, &label);
 	for (i = 0; i < c->n; i++) {
 		const char *w;
 
 		send_one(curl, c->spec, rq, &c->t[i], &res[i]);
 		if (!res[i].ok) {
-			add_failure(c, label.buf, "%s: no response: %s", c->t[i].name, res[i].err);
-			c->out->blamed[i] = 1;
+			add_failure(c, i, label, "%s: no response: %s", c->t[i].name, res[i].err);
 			pass = 0;
 			continue;
 		}
 		w = load_expect_check(&rq->expect, (int)res[i].status, res[i].ctype,
 				      res[i].body.buf, res[i].body.len, why, sizeof(why));
 		if (w) {
-			add_failure(c, label.buf, "%s: %s", c->t[i].name, w);
-			c->out->blamed[i] = 1;
+			add_failure(c, i, label, "%s: %s", c->t[i].name, w);
 			pass = 0;
+			continue;
 		}
+		ok[i] = 1;
 	}
-	for (i = 0; pf->equivalence == EQUIV_STRICT && i < c->n; i++) {
+	return pass;
+}
+
+/* One case: rq to every target; 1 when it passed. */
+static int run_case(struct pf_ctx *c, CURL *curl, const struct load_request *rq, int send)
+{
+	const struct spec_preflight *pf = &c->spec->workload.preflight;
+	struct response *res = xcalloc(c->n, sizeof(*res)), *again = xcalloc(c->n, sizeof(*res));
+	int *ok = xcalloc(c->n, sizeof(*ok)), based;
+	struct sbuf label = SBUF_INIT;
+	char why[512];
+	size_t i;
+	int pass;
+
+	case_label(c, rq, send, &label);
+	pass = expect_case(c, curl, rq, res, ok, label.buf);
+	for (i = 0; i < c->n; i++) {
+		struct preflight_answer ref = answer(&res[c->ref]), x = answer(&res[i]);
 		const char *w;
 
-		if (i == c->ref || !res[i].ok || !res[c->ref].ok)
+		based = pf->base == EQUIV_STRICT && c->t[i].base >= 0;
+		/* against its base: that comparison, with the base's self-check */
+		if (based && ok[c->t[i].base] && res[i].ok)
+			pass &= base_case(c, curl, rq, res, again, i, label.buf);
+		if (pf->equivalence != EQUIV_STRICT || i == c->ref || !res[i].ok ||
+		    !res[c->ref].ok || (based && (size_t)c->t[i].base == c->ref))
 			continue;
-		w = strict_diff(pf, &res[c->ref], &res[i], why, sizeof(why));
+		w = preflight_diff(&ref, &x, pf->ignore, NULL, NULL, why, sizeof(why));
 		if (w) {
-			add_failure(c, label.buf, "%s and %s differ: %s", c->t[c->ref].name,
+			add_failure(c, i, label.buf, "%s and %s differ: %s", c->t[c->ref].name,
 				    c->t[i].name, w);
-			c->out->blamed[i] = 1;
 			pass = 0;
 		}
 	}
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
 		response_release(&res[i]);
+		response_release(&again[i]);
+	}
 	free(res);
+	free(again);
+	free(ok);
 	sbuf_release(&label);
 	return pass;
 }
@@ -482,8 +410,11 @@ int preflight_run(const struct spec *spec, const struct preflight_target *target
 
 	memset(&pp, 0, sizeof(pp));
 	pp.spec = spec;
-	free(out->blamed);
+	preflight_result_release(out);
+	preflight_result_init(out);
+	out->ntargets = n;
 	out->blamed = xcalloc(n ? n : 1, sizeof(*out->blamed));
+	out->first = xcalloc(n ? n : 1, sizeof(*out->first));
 	for (c.ref = 0; c.ref < n && targets[c.ref].candidate; c.ref++)
 		;
 	if (c.ref == n)
@@ -536,6 +467,17 @@ void preflight_summary(const struct spec *spec, size_t ntargets,
 		sbuf_adds(sb, ", strict");
 	for (i = 0; pf->ignore && pf->ignore[i]; i++)
 		sbuf_addf(sb, "%s%s", i ? ", " : "; ignoring ", pf->ignore[i]);
+	if (r->based)
+		sbuf_adds(sb, "; each commit under test against its @base");
+	if (r->noise.len) {
+		const char *p, *e;
+
+		sbuf_adds(sb, "; not compared, the base's own two answers differing:");
+		for (p = r->noise.buf; *p; p = e + 1) {
+			e = strchr(p, '\n');
+			sbuf_addf(sb, "%s %.*s", p == r->noise.buf ? "" : ",", (int)(e - p), p);
+		}
+	}
 	if (r->unsent)
 		sbuf_addf(sb, "; %u request%s never in the run's pool, not sent", r->unsent,
 			  r->unsent == 1 ? "" : "s");

@@ -11,6 +11,14 @@
  * implementation is compared with the reference: the first target that
  * is not `candidate` (a rerun's commit under test), else the first.
  *
+ * Against the base (`workload.preflight.base: strict`, the default): a
+ * target with a base (a rerun's commit under test and its @base control)
+ * must answer every case as its base does, compared the same way
+ * (preflight_diff.h), whatever `equivalence` says. The base is asked each
+ * such case twice: what its own two answers differ on is left out (a
+ * timestamp, an id) and named in `noise`. A base whose answer missed its
+ * expect is no reference: that case is not compared with it.
+ *
  * A case passes when every implementation's response passed. Failing
  * cases are described one line each ("request get (GET /nope) send 1: a:
  * status 404, expected 2xx or 3xx"; "request echo send 1: a and b differ
@@ -41,6 +49,8 @@ struct preflight_target {
 	const char *url;        /* its base URL, e.g. "http://127.0.0.1:PORT" */
 	int candidate;          /* never the reference when another exists */
 	int netns_fd;           /* > 0: its network namespace (netns.h), else ours */
+	int base;               /* the index of the target whose answers this
+				   one's must equal (a rerun's @base), or -1 */
 };
 
 struct preflight_result {
@@ -48,6 +58,13 @@ struct preflight_result {
 	unsigned passed;
 	struct sbuf failures;   /* one line per failing case ("\n"-terminated) */
 	int *blamed;            /* [ntargets]: 1 when at fault in a case */
+	char **first;           /* [ntargets]: the first failing line blaming
+				   it (without the newline), or NULL */
+	size_t ntargets;
+	unsigned based;         /* answers compared with their base's */
+	struct sbuf noise;      /* "BASE POINTER\n" (or "BASE the body\n"...):
+				   what a base's own two answers differed on,
+				   left out of the comparison, each once */
 	int interrupted;        /* *stop was set: cases and passed are partial */
 	/* Requests of a templated workload the run never sends (their kind
 	 * is in no entry of its pool): not sent, no case. */

@@ -17,6 +17,23 @@
 #include "report.h"
 #include "util.h"
 
+/* The first failing lines of runs.preflight (after its summary line),
+ * each shown as it was printed: what was sent, to whom, what differed. */
+static void preflight_failures(const char *text, struct sbuf *c)
+{
+	const char *p = strchr(text, '\n'), *e;
+	int n;
+
+	for (n = 0, p = p ? p + 1 : ""; *p && n < 5; n++, p = *e ? e + 1 : e) {
+		e = p + strcspn(p, "\n");
+		sbuf_addf(c, "%s%.*s", n ? "; " : " Failing: ", (int)(e - p), p);
+	}
+	if (*p)
+		sbuf_adds(c, "; ... (runs.preflight has every line)");
+	if (n)
+		sbuf_adds(c, ".");
+}
+
 static void quality(const struct report *r, struct rdoc *d)
 {
 	struct sbuf c = SBUF_INIT;
@@ -31,6 +48,7 @@ static void quality(const struct report *r, struct rdoc *d)
 		sbuf_addf(&c, "Pre-flight (every request to every implementation before the first "
 			      "window, checked against its expect): %.*s.",
 			  (int)strcspn(r->preflight, "\n"), r->preflight);
+		preflight_failures(r->preflight, &c);
 		rdoc_add(d, RDOC_P, c.buf);
 	}
 	sbuf_release(&c);

@@ -211,6 +211,7 @@ static void run_ctx_release(struct run_ctx *rc)
 	}
 	free(rc->arms);
 	free(rc->rungs);
+	free(rc->preflight_why);
 	load_pool_release(&rc->pool);
 	hostfacts_release(&rc->facts);
 	if (rc->st.db)
@@ -403,8 +404,9 @@ static int build_and_run(struct run_ctx *rc)
 			/* A rerun's commit under test answering wrong is its
 			 * answer (1); the user's own implementations, a spec's
 			 * mistyped path or a control arm: no answer (3). */
-			sbuf_addf(&why, "pre-flight refused the run (%s)",
-				  rc->fail_impl ? rc->fail_impl : "?");
+			sbuf_addf(&why, "pre-flight refused the run (%s%s%s)",
+				  rc->fail_impl ? rc->fail_impl : "?", rc->preflight_why ? ": " : "",
+				  rc->preflight_why ? rc->preflight_why : "");
 			runner_set_status(rc, "failed", why.buf, "preflight");
 			sbuf_release(&why);
 			return rc->preflight_candidate ? EXIT_NEGATIVE : EXIT_ENV;

@@ -125,6 +125,8 @@ struct run_ctx {
 	 * skips it then */
 	int preflight_done;
 	int preflight_candidate;  /* its failure was a rerun candidate's */
+	char *preflight_why;      /* its first failing line blaming fail_impl
+				     (runs.failure shows it), or NULL */
 
 	/* workload.generators: the agents (runner_gens.c) */
 	struct agent_link *links;

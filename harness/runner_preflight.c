@@ -31,6 +31,52 @@ static void print_failures(const char *lines)
 	}
 }
 
+/* The index of candidate arm i's @base control, or -1 (none in this
+ * rerun, or arm i is not a commit under test). */
+static int base_of(const struct run_ctx *rc, size_t i)
+{
+	size_t k, n = strlen(rc->arms[i].name);
+
+	for (k = 0; rc->arms[i].candidate && k < rc->narms; k++)
+		if (rc->arms[k].frozen && !strncmp(rc->arms[k].name, rc->arms[i].name, n) &&
+		    !strcmp(rc->arms[k].name + n, "@base"))
+			return (int)k;
+	return -1;
+}
+
+/* Every target's base (workload.preflight.base); a commit under test
+ * with none is said once, on stderr and in the events: its answers are
+ * checked against its expect only. */
+static void set_bases(struct run_ctx *rc, struct preflight_target *t)
+{
+	size_t i;
+
+	for (i = 0; i < rc->narms; i++) {
+		t[i].base = base_of(rc, i);
+		if (t[i].base >= 0 || !rc->arms[i].candidate ||
+		    rc->spec->workload.preflight.base != EQUIV_STRICT)
+			continue;
+		fprintf(stderr, "harness: pre-flight: %s: no %s@base arm in this rerun (no "
+			"--with-baseline): its answers are checked against their expect only, "
+			"not against the base's\n", rc->arms[i].name, rc->arms[i].name);
+		store_event(&rc->st, rc->run_id, -1, "preflight_no_base",
+			    "%s: no @base arm: answers checked against their expect only",
+			    rc->arms[i].name);
+	}
+}
+
+/* The failing lines as events (audit and the report read them), the
+ * run's failure detail: the first line blaming the arm at fault. */
+static void record_failures(struct run_ctx *rc, const struct preflight_result *res)
+{
+	const char *p = res->failures.buf, *e;
+
+	for (; *p; p = e + 1) {
+		e = strchr(p, '\n');
+		store_event(&rc->st, rc->run_id, -1, "preflight_failure", "%.*s", (int)(e - p), p);
+	}
+}
+
 int runner_preflight(struct run_ctx *rc)
 {
 	const struct spec_preflight *pf = &rc->spec->workload.preflight;
@@ -67,6 +113,7 @@ int runner_preflight(struct run_ctx *rc)
 		t[i].candidate = a->candidate;
 		t[i].netns_fd = runner_arm_netns(a);
 	}
+	set_bases(rc, t);
 	if (preflight_run(rc->spec, t, rc->narms, &runner_stop, &res))
 		goto out;
 	if (res.interrupted) {
@@ -85,6 +132,7 @@ int runner_preflight(struct run_ctx *rc)
 		goto out;
 	}
 	print_failures(res.failures.buf);
+	record_failures(rc, &res);
 	for (i = 0; i < rc->narms; i++) {
 		if (!res.blamed[i])
 			continue;
@@ -105,6 +153,9 @@ int runner_preflight(struct run_ctx *rc)
 	      "workload.preflight.enforce: false records it only)", sum.buf);
 	rc->fail_kind = "preflight";
 	rc->preflight_candidate = blamed_candidate;
+	for (i = 0; i < rc->narms; i++)
+		if (rc->fail_impl == rc->arms[i].name && res.first[i] && !rc->preflight_why)
+			rc->preflight_why = xstrdup(res.first[i]);
 	ret = -1;
 out:
 	/* a sandbox limit hit at start or under the pre-flight's requests

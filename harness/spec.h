@@ -121,6 +121,8 @@ struct spec_preflight {
 					   with workload.vars): times each
 					   request is sent; 0: no pre-flight */
 	enum equivalence equivalence;   /* default off */
+	enum equivalence base;          /* default strict: a rerun's commit
+					   under test against its @base */
 	char **ignore;                  /* JSON pointers skipped by strict, or NULL */
 };
 

@@ -239,8 +239,10 @@ static const struct field preflight_fields[] = {
 	  "times each request is sent to each implementation (each send is one case; a templated request expanded afresh each time, from the pool); default 3 when workload.vars is set; 0: no pre-flight (recorded as not run)" },
 	{ "equivalence", FT_ENUM, F_DEF, O(struct spec_preflight, equivalence), 0, 0, 0, EQUIV_OFF, NULL, equivalence_names, NULL, 0, 0, 0,
 	  "strict: the implementations' responses to each case must agree (status, media type, JSON with keys in any order, other bodies byte for byte)" },
+	{ "base", FT_ENUM, F_DEF, O(struct spec_preflight, base), 0, 0, 0, EQUIV_STRICT, NULL, equivalence_names, NULL, 0, 0, 0,
+	  "strict: in a rerun with --with-baseline, each commit under test must answer every case as its @base does (compared as strict compares, ignore applied; what the base's own two answers differ on is left out); a difference is the commit's regression (exit 1). off: only each expect is checked" },
 	{ "ignore", FT_ARGV, 0, O(struct spec_preflight, ignore), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
-	  "RFC 6901 JSON pointers left out of the strict comparison, e.g. [/id, /created_at]" },
+	  "RFC 6901 JSON pointers left out of the strict comparisons (equivalence and base), e.g. [/id, /created_at]" },
 	FIELD_END
 };
 

@@ -9,6 +9,7 @@
 #   slow     delay 7 ms            (+5 ms per request)
 #   comment  main + a comment      (no change)
 #   evil     build.sh tries to write the harness's databases, then fails
+#   upper    main, answering the echo upper-cased ("meridian" -> "MERIDIAN")
 . "$(dirname "$0")/../lib.sh"
 
 # The measured runs get a higher CPU priority (nice -10, inherited by the
@@ -69,6 +70,9 @@ echo "evil build done" >&2
 exit 1
 SH
 g commit -am "evil build"
+g checkout main && g checkout -b upper
+sed -i 's/--delay-ms/--mode upper --delay-ms/' "$REPO/run.sh"
+g commit -am "upper-cased answers"
 g checkout main
 
 cat >"$T/spec.yaml" <<YAML
@@ -93,7 +97,7 @@ workload:
   connections: 8
   timeout_ms: 2000
   requests:
-    - { name: root, path: /echo, method: POST, body: "hi" }
+    - { name: root, path: /echo, method: POST, body: "meridian" }
 stages:
   ladder: { start_rps: 1000, step: 2, max_rps: 1000, reps: 6, window_s: 1, discard_s: 0 }
 warmup:
@@ -229,6 +233,35 @@ A_UID=$(uid_of "$DB" a)
 	fail "baseline touched: $(cat "$RUNS/pr1/src/a@base/delay") $(grep wrote "$RUNS/pr1/logs/build-a.log")"
 grep -q "a@base build: /usr/bin/bwrap " <(q "$DB" "SELECT detail FROM events WHERE kind = 'sandbox_argv'") &&
 	ok "the exact bwrap argv of each build is recorded" || fail "no sandbox_argv event"
+
+grep -q "^harness: pre-flight: 1 of 1 cases passed (4 implementations; each commit under test against its @base)$" "$T/pr.err" &&
+	ok "pre-flight: each commit under test answered as its @base" ||
+	fail "pre-flight summary: $(grep pre-flight "$T/pr.err")"
+
+# ------------------------------------------------------------ other answers
+# A commit that answers 200 with another body is a regression, told by the
+# pre-flight against its @base (workload.preflight.base: strict, the
+# default), before any window: rerun 1, compare 1, the difference shown on
+# stderr, in compare's reason and in the run's events.
+expect_exit "a commit answering MERIDIAN for meridian: rerun" 1 "$HARNESS" rerun base \
+	--runs-dir "$RUNS" --run-id upper --with-baseline --impl "a=file://$REPO#upper"
+diff='request root (POST /echo): a@base and a differ: bodies differ at byte 0 (8 vs 8 bytes): "meridian" vs "MERIDIAN"'
+grep -qF "harness: pre-flight: $diff" "$T/err" && ok "the difference on stderr" ||
+	fail "stderr: $(grep pre-flight "$T/err")"
+[ "$(q "$RUNS/upper/run.db" "SELECT status, failure_kind, failure_impl FROM runs")" = "failed|preflight|a" ] &&
+	[ "$(q "$RUNS/upper/run.db" "SELECT COUNT(*) FROM windows")" = 0 ] &&
+	ok "recorded: failed by its pre-flight, no window run" ||
+	fail "upper run: $(q "$RUNS/upper/run.db" "SELECT status, failure_kind, failure_impl, failure FROM runs")"
+[ "$(q "$RUNS/upper/run.db" "SELECT detail FROM events WHERE kind = 'preflight_failure'")" = "$diff" ] &&
+	ok "the difference in the run's events" ||
+	fail "events: $(q "$RUNS/upper/run.db" "SELECT kind, detail FROM events WHERE kind LIKE 'preflight%'")"
+expect_exit "compare base upper" 1 "$HARNESS" compare base upper --runs-dir "$RUNS" --format json
+jq -r '.impls[0].why' "$T/out" | grep -qF "answered its pre-flight wrong" &&
+	jq -r '.impls[0].why' "$T/out" | grep -qF "$diff" &&
+	ok "compare's reason shows the difference" || fail "compare why: $(jq -c '.impls[0] | {verdict, why}' "$T/out")"
+"$HARNESS" report upper --runs-dir "$RUNS" --format md >/dev/null 2>&1
+grep -qF "$diff" "$RUNS/upper/report/report.md" && ok "the report shows the difference" ||
+	fail "report: $(grep -i pre-flight "$RUNS/upper/report/report.md")"
 
 # ------------------------------------------------------------ untrusted build
 # The commit under test does not build: its own negative answer (exit 1),

@@ -12,14 +12,16 @@
  *                                          when floor(n*X/100) !=
  *                                          floor((n-1)*X/100)
  *           [--mode ok|reset|hang|close|wrong-status|wrong-body|truncated|empty|
- *                   wrong-type]
+ *                   wrong-type|upper]
  *                                          malformed answers (each request):
  *                                          wrong-status: 404 "not found";
  *                                          wrong-body: 200 "WRONG"; truncated:
  *                                          200 promising 100 bytes, 20 sent,
  *                                          then a close (FIN); empty: 200 with
  *                                          an empty body; wrong-type: 200 "ok"
- *                                          as text/html
+ *                                          as text/html; upper: the echo
+ *                                          upper-cased ("meridian" ->
+ *                                          "MERIDIAN")
  *           [--exit-after-ms N]            _exit(1) N ms after start
  *           [--crash-once FILE]            with --exit-after-ms: crash only if
  *                                          FILE does not exist (created first)
@@ -97,7 +99,7 @@
 #define MAX_BODY (64 * 1024 * 1024)
 
 enum mode { MODE_OK, MODE_RESET, MODE_HANG, MODE_CLOSE, MODE_WRONG_STATUS, MODE_WRONG_BODY,
-	    MODE_TRUNCATED, MODE_EMPTY, MODE_WRONG_TYPE };
+	    MODE_TRUNCATED, MODE_EMPTY, MODE_WRONG_TYPE, MODE_UPPER };
 enum stats_mode { STATS_OK, STATS_MALFORMED, STATS_500, STATS_HANG };
 
 static struct {
@@ -246,8 +248,9 @@ static void parse_args(int argc, char **argv)
 			else if (!strcmp(v, "truncated")) opt.mode = MODE_TRUNCATED;
 			else if (!strcmp(v, "empty")) opt.mode = MODE_EMPTY;
 			else if (!strcmp(v, "wrong-type")) opt.mode = MODE_WRONG_TYPE;
+			else if (!strcmp(v, "upper")) opt.mode = MODE_UPPER;
 			else die("--mode: want ok|reset|hang|close|wrong-status|wrong-body|truncated|"
-				 "empty|wrong-type, got '%s'", v);
+				 "empty|wrong-type|upper, got '%s'", v);
 		} else if (!strcmp(a, "--exit-after-ms"))
 			opt.exit_after_ms = arg_long(a, v, 0);
 		else if (!strcmp(a, "--crash-once"))
@@ -582,6 +585,19 @@ static int handle(int fd, const char *method, const char *path, const char *body
 			? 0 : keep;
 	if (is_health || blen == 0)
 		return respond(fd, 200, "text/plain", "ok", 2, keep) ? 0 : keep;
+	if (opt.mode == MODE_UPPER) {
+		char *up = malloc(blen);
+		size_t i;
+		int ok;
+
+		if (!up)
+			return 0;
+		for (i = 0; i < blen; i++)
+			up[i] = body[i] >= 'a' && body[i] <= 'z' ? (char)(body[i] - 'a' + 'A') : body[i];
+		ok = !respond(fd, 200, "application/octet-stream", up, blen, keep);
+		free(up);
+		return ok ? keep : 0;
+	}
 	return respond(fd, 200, "application/octet-stream", body, blen, keep) ? 0 : keep;
 }
 
