@@ -59,6 +59,7 @@ struct portfwd {
 	int wake[2];                    /* the relay thread's stop pipe */
 	struct ep wake_ep;
 	int epfd;
+	int spare;                      /* /dev/null, given up to shed a connection */
 	pthread_t thread;
 	int running;
 	unsigned max_conns;             /* 0: none */
@@ -239,18 +240,51 @@ static void conn_open(struct portfwd *f, int in, int port)
 	}
 }
 
+static void count_refused(struct portfwd *f)
+{
+	pthread_mutex_lock(&f->mu);
+	f->refused++;
+	pthread_mutex_unlock(&f->mu);
+}
+
+/*
+ * The harness out of descriptors (EMFILE, ENFILE): the waiting connection
+ * is taken with the spare descriptor and closed, counted as refused;
+ * left waiting, its listener would stay readable and the loop spin.
+ * 0 when one was taken so.
+ */
+static int shed(struct portfwd *f, int i)
+{
+	int in;
+
+	if ((errno != EMFILE && errno != ENFILE) || f->spare < 0)
+		return -1;
+	close(f->spare);
+	in = accept4(f->listen_fds[i], NULL, NULL, SOCK_CLOEXEC);
+	if (in >= 0) {
+		close(in);
+		count_refused(f);
+	}
+	f->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return in >= 0 ? 0 : -1;
+}
+
 /* Every connection waiting on listener i: relayed, or past max_conns
  * closed at once and counted. */
 static void accept_all(struct portfwd *f, int i)
 {
 	int in;
 
-	while ((in = accept4(f->listen_fds[i], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+	for (;;) {
+		in = accept4(f->listen_fds[i], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (in < 0) {
+			if (shed(f, i))
+				return;
+			continue;
+		}
 		if (f->max_conns && f->open >= f->max_conns) {
 			close(in);
-			pthread_mutex_lock(&f->mu);
-			f->refused++;
-			pthread_mutex_unlock(&f->mu);
+			count_refused(f);
 			continue;
 		}
 		conn_open(f, in, f->ports[i]);
@@ -331,6 +365,7 @@ static struct portfwd *fwd_new(size_t n, int inward_ns, unsigned max_conns)
 	f->wake[0] = f->wake[1] = -1;
 	f->wake_ep.idx = -1;
 	f->epfd = -1;
+	f->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	f->inward_ns = inward_ns;
 	f->max_conns = max_conns;
 	pthread_mutex_init(&f->mu, NULL);
@@ -468,6 +503,8 @@ void portfwd_stop(struct portfwd *f)
 			close(f->wake[k]);
 	if (f->epfd >= 0)
 		close(f->epfd);
+	if (f->spare >= 0)
+		close(f->spare);
 	pthread_mutex_destroy(&f->mu);
 	free(f->listen_fds);
 	free(f->ports);

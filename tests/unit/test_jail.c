@@ -15,6 +15,7 @@
 #include <string.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -457,6 +458,71 @@ TEST(forward_caps_connections)
 	close(l);
 }
 
+/* The harness out of descriptors: a connection it cannot take is shed
+ * (taken with the spare descriptor, closed, counted), never left
+ * waiting on a readable listener the relay would spin on. */
+TEST(forward_sheds_without_descriptors)
+{
+	int ready[2], go[2], done[2], port, l, ns, i, fd;
+	struct rlimit old, low;
+	struct portfwd *f;
+	double t0;
+	char c;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		printf("# skipped forward_sheds_without_descriptors: needs root\n");
+		return;
+	}
+	l = host_listener(&port);
+	CHECK(l >= 0 && !pipe(ready) && !pipe(go) && !pipe(done));
+	pid = fork();
+	if (!pid) {
+		struct sockaddr_in sa;
+		int fds[10];
+
+		if (unshare(CLONE_NEWNET) || lo_addr(htonl(INADDR_LOOPBACK)))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		memset(&sa, 0, sizeof(sa));
+		sa.sin_family = AF_INET;
+		sa.sin_port = htons((uint16_t)port);
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		for (i = 0; i < 10; i++) {
+			fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+			if (connect(fds[i], (struct sockaddr *)&sa, sizeof(sa)))
+				_exit(1);
+		}
+		if (write(done[1], "d", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	CHECK(read(ready[0], &c, 1) == 1);
+	ns = netns_open(pid);
+	f = portfwd_start(ns, &port, 1, 0);
+	CHECK(f != NULL);
+	/* room for two relayed connections (two descriptors each) */
+	fd = dup(0);
+	CHECK(fd >= 0 && !getrlimit(RLIMIT_NOFILE, &old));
+	low = old;
+	low.rlim_cur = (rlim_t)fd + 4;
+	close(fd);
+	CHECK(!setrlimit(RLIMIT_NOFILE, &low));
+	CHECK(write(go[1], "g", 1) == 1 && read(done[0], &c, 1) == 1);
+	for (t0 = now_wall(); f && portfwd_count(f) + portfwd_refused(f) < 10 && now_wall() - t0 < 5;)
+		usleep(10000);
+	CHECK(!setrlimit(RLIMIT_NOFILE, &old));
+	CHECK(f && portfwd_count(f) + portfwd_refused(f) == 10);
+	CHECK(f && portfwd_refused(f) >= 1);
+	portfwd_stop(f);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(ns);
+	close(l);
+}
+
 int main(void)
 {
 	root = mkdtemp(tmpl);
@@ -468,6 +534,7 @@ int main(void)
 	RUN(dependency_port_forwarded);
 	RUN(forward_waits_for_the_loopback);
 	RUN(forward_caps_connections);
+	RUN(forward_sheds_without_descriptors);
 	{
 		char *argv[] = { "rm", "-rf", root, NULL };
 		pid_t p = fork();
