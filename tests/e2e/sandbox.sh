@@ -41,6 +41,10 @@
 # and the exact bwrap argv is recorded with the run (sandbox_argv events).
 # procfs accounting (no limits) is refused for sandboxed code: a spec
 # error with sandbox: always, exit 2 for a rerun's commits.
+# A limit hit outside a window is the arm's answer too: a start that fills
+# its /tmp past sandbox.memory_mb (oomstart) and a build that fills its
+# disk quota (diskfill): exit 1, failure_kind limit, compare "hit its
+# sandbox limits"; nothing of their disks left after the run.
 . "$(dirname "$0")/../lib.sh"
 
 chmod 755 "$T"
