@@ -244,6 +244,13 @@ enum compare_metric { CMP_P99 = 1, CMP_CPU_PER_REQUEST = 2 };
 /* compare.interval and compare.correction (the order of their names) */
 enum { CMP_INTERVAL_HL, CMP_INTERVAL_T };
 enum { CMP_CORRECT_HOLM, CMP_CORRECT_NONE };
+/* harness rerun --until-decided: the budget of its sequential blocks
+ * (docs/STATISTICS.md "Sequential rerun"). */
+struct spec_sequential {
+	double max_minutes;             /* default 30: of the whole rerun */
+	int max_blocks;                 /* default 200: sequential blocks added */
+};
+
 struct spec_compare {
 	double margin_pct;              /* default 5 */
 	double margin_ms;               /* latency floor, default 1 (ms) */
@@ -254,6 +261,7 @@ struct spec_compare {
 	int interval;                   /* CMP_INTERVAL_*, default HL */
 	int correction;                 /* CMP_CORRECT_*, default Holm */
 	int present;                    /* the spec has a compare: section */
+	struct spec_sequential sequential;
 };
 
 /* Untrusted builds (harness rerun). */

@@ -438,6 +438,14 @@ static const struct field accounting_fields[] = {
 	FIELD_END
 };
 
+static const struct field sequential_fields[] = {
+	{ "max_minutes", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_sequential, max_minutes), 0, 0, 10080, 30, NULL, NULL, NULL, 0, 0, 0,
+	  "harness rerun --until-decided: wall minutes of the whole rerun after which no more sequential blocks start (then inconclusive); --max-minutes overrides" },
+	{ "max_blocks", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_sequential, max_blocks), 0, 1, 100000, 200, NULL, NULL, NULL, 0, 0, 0,
+	  "harness rerun --until-decided: most sequential blocks (one rate, each arm once) added after the pre-registered ones" },
+	FIELD_END
+};
+
 static const struct field compare_fields[] = {
 	{ "margin_pct", FT_NUM, F_DEF | F_MIN | F_MAX | F_MAXX, O(struct spec_compare, margin_pct), 0, 0, 100, 5, NULL, NULL, NULL, 0, 0, 0,
 	  "a change smaller than this percentage of the base value is not a regression (nor an improvement); the margin in a metric's units is the larger of this and the metric's absolute floor (margin_ms, margin_cpu_us)" },
@@ -455,6 +463,8 @@ static const struct field compare_fields[] = {
 	  "the shift and its interval: Hodges-Lehmann with Wilcoxon signed-rank / Mann-Whitney (robust), or the mean with a paired t / Welch interval; a run with confirm.until judges its paired cells by its confidence sequence" },
 	{ "correction", FT_ENUM, F_DEF, O(struct spec_compare, correction), 0, 0, 0, CMP_CORRECT_HOLM, NULL, correction_names, NULL, 0, 0, 0,
 	  "multiplicity across the rate x metric cells of one implementation's comparison: holm (a cell regresses only when its Holm-adjusted p is <= alpha) or none" },
+	{ "sequential", FT_OBJ, 0, O(struct spec_compare, sequential), 0, 0, 0, 0, NULL, NULL, sequential_fields, 0, 0, 0,
+	  "the budget of harness rerun --until-decided: paired blocks at the judged rates until an anytime-valid confidence sequence decides every metric (docs/STATISTICS.md \"Sequential rerun\")" },
 	FIELD_END
 };
 

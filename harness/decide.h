@@ -1,0 +1,90 @@
+/*
+ * decide: the stopping rule of `harness rerun --until-decided` and the
+ * verdict `harness compare` gives such a run (docs/STATISTICS.md
+ * "Sequential rerun"). Pure: values in, verdict out; the runner
+ * (runner_until.c) and compare (compare_seq.c) feed it the same pairs.
+ *
+ * Per metric (the SLO percentile, CPU per request), a pair is NEW's and
+ * BASE's accepted windows of one block at one judged rate. At each rate
+ * the pairs are taken in the order they were measured; round k is the
+ * k-th pair of every judged rate, and its statistic
+ *     y_k = mean over the judged rates of log(new / base)
+ * (a shift in log ratio: scale-free, so rates and metrics whose values
+ * differ ten-fold weigh the same). Rounds are independent given the
+ * code; their mean is estimated with Robbins' normal-mixture confidence
+ * sequence (stat.h stat_cs_half_width) at level 1 - alpha, valid at every
+ * round count at once, so looking after every block and stopping when it
+ * decides keeps the error rate (a fixed-n test re-run after each block
+ * would not).
+ *
+ * The margin, in the same log scale: m = mean over the judged rates of
+ * log(1 + M_r / b_r), b_r the median of BASE's values at rate r in the
+ * rounds used, M_r = max(margin_pct % of b_r, the absolute floor). Then
+ *     regression   lo > m        improvement  hi < -m
+ *     no change    -m < lo and hi < m        undecided otherwise,
+ * and never before DECIDE_MIN_ROUNDS rounds.
+ *
+ * Ownership: the caller's arrays are only read.
+ */
+#ifndef HARNESS_DECIDE_H
+#define HARNESS_DECIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DECIDE_MIN_ROUNDS 3   /* a standard deviation of fewer says nothing */
+#define DECIDE_T_STAR 10.0    /* rounds the sequence's width is tuned for */
+#define DECIDE_NEVER ((size_t)-1)
+
+enum decide_verdict {
+	DECIDE_UNDECIDED, DECIDE_NO_CHANGE, DECIDE_REGRESSION, DECIDE_IMPROVEMENT,
+};
+/* "undecided", "no change", "regression", "improvement" */
+const char *decide_verdict_name(enum decide_verdict v);
+
+/* One pair: NEW's and BASE's value of one block at rate; order: when it
+ * was measured (any increasing key, e.g. the later window's id). Pairs
+ * with a value that is not finite and > 0 are skipped. */
+struct decide_obs {
+	double rate;
+	int64_t order;
+	double new_, base;
+};
+
+struct decide_rule {
+	double alpha;          /* the sequence's level: 1 - alpha, per metric */
+	double t_star;         /* DECIDE_T_STAR unless stored otherwise */
+	double margin_pct;     /* relative margin, % of base */
+	double floor;          /* absolute margin, unit of the values */
+};
+
+struct decide_metric {
+	enum decide_verdict verdict;
+	size_t rounds;         /* rounds used */
+	double est, lo, hi;    /* mean log ratio and its sequence (NAN: < 2 rounds) */
+	double margin;         /* m, log scale (NAN: no rounds) */
+	double base;           /* mean over the rates of b_r (unit of the values) */
+	double sd, half;       /* of the round statistic; the half-width */
+	double mde;            /* the smallest log shift beyond +-m called with
+				  80 % power at this n: m + half + z_0.8 sd/sqrt n */
+	size_t rounds_needed;  /* rounds a decision needs at this estimate and
+				  sd: 0 decided, DECIDE_NEVER none within 10^6 */
+};
+
+/*
+ * Judge one metric over the judged rates rates[0..nrates) from the pairs
+ * obs[0..nobs) (any order; pairs at other rates are ignored). -1 (out
+ * undecided, NANs) when the rule is unusable (alpha not in (0, 1)).
+ */
+int decide_metric(const struct decide_rule *r, const double *rates, size_t nrates,
+		  const struct decide_obs *obs, size_t nobs, struct decide_metric *out);
+
+/* A log shift in percent: (exp(x) - 1) x 100. */
+double decide_pct(double x);
+
+/* The run's answer from its metrics' verdicts: regression if any is one;
+ * else, when all are decided, improvement if any is one, else no change;
+ * else undecided. */
+enum decide_verdict decide_overall(const enum decide_verdict *v, size_t n);
+
+#endif

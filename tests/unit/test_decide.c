@@ -1,0 +1,205 @@
+/* test_decide: the sequential rerun's rounds, margin and verdicts
+ * (harness/decide.h) on fixtures whose answers are worked out by hand. */
+#include "decide.h"
+#include "stat.h"
+#include "t.h"
+
+#include <stdlib.h>
+
+static struct decide_obs obs[256];
+static size_t nobs;
+
+static void add(double rate, int64_t order, double new_, double base)
+{
+	obs[nobs].rate = rate;
+	obs[nobs].order = order;
+	obs[nobs].new_ = new_;
+	obs[nobs].base = base;
+	nobs++;
+}
+
+static const struct decide_rule rule = { 0.025, DECIDE_T_STAR, 5, 0 };
+
+/* n rounds at two rates: base 10 and 20, new = base x f x (1 +- jitter) */
+static void fixture(size_t n, double f, double jitter)
+{
+	size_t k;
+
+	nobs = 0;
+	for (k = 0; k < n; k++) {
+		double s = k % 2 ? 1 + jitter : 1 - jitter;
+		add(200, (int64_t)(2 * k), 10 * f * s, 10);
+		add(400, (int64_t)(2 * k + 1), 20 * f * s, 20);
+	}
+}
+
+static const double rates[] = { 200, 400 };
+
+TEST(rounds_are_the_pairs_every_rate_has)
+{
+	struct decide_metric m;
+
+	fixture(6, 1.0, 0.01);
+	add(200, 100, 10, 10);   /* a seventh pair at one rate only: not a round */
+	add(300, 101, 99, 1);    /* another rate: ignored */
+	add(400, 102, NAN, 20);  /* a void value: skipped */
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
+	CHECK(m.rounds == 6);
+	NEAR(m.est, log(0.99 * 1.01) / 2, 1e-12, "3 rounds at x0.99 and 3 at x1.01");
+}
+
+TEST(estimate_is_the_mean_log_ratio)
+{
+	struct decide_metric m;
+
+	fixture(8, 1.2, 0.0);
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
+	NEAR(m.est, log(1.2), 1e-12, "every pair is new = 1.2 base");
+	NEAR(decide_pct(m.est), 20, 1e-9, "exp(log 1.2) - 1");
+	NEAR(m.margin, log(1.05), 1e-12, "5% of base at both rates");
+	NEAR(m.sd, 0, 1e-12, "no spread (rounding only)");
+	CHECK(m.verdict == DECIDE_REGRESSION);
+	CHECK(m.rounds_needed == 0);
+}
+
+TEST(margin_floor_wins_when_larger)
+{
+	struct decide_rule r = rule;
+	struct decide_metric m;
+
+	r.floor = 2;   /* 2 units: 20% of 10 and 10% of 20 */
+	fixture(8, 1.12, 0.0);
+	CHECK(decide_metric(&r, rates, 2, obs, nobs, &m) == 0);
+	NEAR(m.margin, (log(1.2) + log(1.1)) / 2, 1e-12, "mean over rates of log(1 + M/b)");
+	NEAR(m.base, 15, 1e-12, "mean of the rates' base medians");
+	/* +12% is inside a ~15% margin: no change, not a regression */
+	CHECK(m.verdict == DECIDE_NO_CHANGE);
+}
+
+TEST(noise_decides_only_with_enough_rounds)
+{
+	struct decide_metric m;
+	size_t need;
+
+	/* x0.9 and x1.1 alternating: no change on average, the round
+	 * statistic's sd ~0.1; with 4 rounds the sequence is far wider than
+	 * the 5% margin */
+	fixture(4, 1.0, 0.10);
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
+	CHECK(m.verdict == DECIDE_UNDECIDED);
+	need = m.rounds_needed;
+	CHECK(need > 4 && need <= 120);
+	/* as many rounds as it said, with the same estimate and spread
+	 * (an even count keeps the estimate): decided */
+	fixture(need + need % 2, 1.0, 0.10);
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
+	CHECK(m.verdict == DECIDE_NO_CHANGE);
+	CHECK(m.lo > -m.margin && m.hi < m.margin);
+	CHECK(m.rounds_needed == 0);
+	/* half as many: not yet (the sd from 4 rounds is a little larger
+	 * than from many, so the forecast is a little pessimistic) */
+	fixture(need / 4 * 2, 1.0, 0.10);
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
+	CHECK(m.verdict == DECIDE_UNDECIDED);
+}
+
+TEST(two_rounds_never_decide)
+{
+	struct decide_metric m;
+
+	fixture(2, 2.0, 0.0);   /* +100%, no spread at all */
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
+	CHECK(m.rounds == 2);
+	CHECK(m.verdict == DECIDE_UNDECIDED);
+}
+
+TEST(improvement_and_the_interval_matches_stat)
+{
+	struct decide_metric m;
+	double y[6], half, mean, var;
+	size_t k;
+
+	fixture(6, 0.5, 0.05);
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
+	for (k = 0; k < 6; k++)
+		y[k] = log(0.5 * (k % 2 ? 1.05 : 0.95));
+	stat_mean_var(y, 6, &mean, &var);
+	half = stat_cs_half_width(sqrt(var), 6, rule.alpha, rule.t_star);
+	NEAR(m.est, mean, 1e-12, "mean of the round statistics");
+	NEAR(m.half, half, 1e-12, "the confidence sequence of stat.h");
+	CHECK(m.verdict == DECIDE_IMPROVEMENT);
+}
+
+TEST(straddling_the_margin_is_undecided)
+{
+	struct decide_metric m;
+
+	fixture(40, 1.05, 0.2);   /* the estimate sits on the margin */
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
+	CHECK(m.verdict == DECIDE_UNDECIDED);
+	CHECK(m.lo < m.margin && m.hi > m.margin);
+	CHECK(m.mde > m.margin + m.half);
+}
+
+TEST(order_not_input_position_forms_rounds)
+{
+	struct decide_metric a, b;
+	size_t i;
+
+	fixture(5, 1.3, 0.1);
+	add(200, 1000, 100, 10);   /* a sixth 200 pair, measured last */
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &a) == 0);
+	for (i = 0; i < nobs / 2; i++) {   /* reverse the input */
+		struct decide_obs t = obs[i];
+		obs[i] = obs[nobs - 1 - i];
+		obs[nobs - 1 - i] = t;
+	}
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &b) == 0);
+	CHECK(a.rounds == 5 && b.rounds == 5);
+	NEAR(a.est, b.est, 1e-12, "same rounds whatever the input order");
+	NEAR(a.est, log(1.3) + (3 * log(0.9) + 2 * log(1.1)) / 5, 1e-12,
+	     "the sixth 200 pair (x10) is not in any round");
+}
+
+TEST(overall)
+{
+	enum decide_verdict v[2];
+
+	v[0] = DECIDE_REGRESSION;
+	v[1] = DECIDE_UNDECIDED;
+	CHECK(decide_overall(v, 2) == DECIDE_REGRESSION);
+	v[0] = DECIDE_IMPROVEMENT;
+	CHECK(decide_overall(v, 2) == DECIDE_UNDECIDED);
+	v[1] = DECIDE_NO_CHANGE;
+	CHECK(decide_overall(v, 2) == DECIDE_IMPROVEMENT);
+	v[0] = DECIDE_NO_CHANGE;
+	CHECK(decide_overall(v, 2) == DECIDE_NO_CHANGE);
+	CHECK(decide_overall(v, 0) == DECIDE_UNDECIDED);
+	CHECK_STR(decide_verdict_name(DECIDE_NO_CHANGE), "no change");
+}
+
+TEST(bad_rule)
+{
+	struct decide_rule r = rule;
+	struct decide_metric m;
+
+	r.alpha = 0;
+	fixture(5, 1, 0);
+	CHECK(decide_metric(&r, rates, 2, obs, nobs, &m) == -1);
+	CHECK(m.verdict == DECIDE_UNDECIDED);
+}
+
+int main(void)
+{
+	RUN(rounds_are_the_pairs_every_rate_has);
+	RUN(estimate_is_the_mean_log_ratio);
+	RUN(margin_floor_wins_when_larger);
+	RUN(noise_decides_only_with_enough_rounds);
+	RUN(two_rounds_never_decide);
+	RUN(improvement_and_the_interval_matches_stat);
+	RUN(straddling_the_margin_is_undecided);
+	RUN(order_not_input_position_forms_rounds);
+	RUN(overall);
+	RUN(bad_rule);
+	return t_done();
+}
