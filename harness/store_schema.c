@@ -276,5 +276,33 @@ const char *const store_migrations[] = {
 	"  detail TEXT,"                     /* e.g. 'timed out after 300 s' */
 	"  PRIMARY KEY (window_id, kind, name)"
 	");",
+	/* version 12: harness rerun --until-decided (harness/store_seq.h,
+	 * docs/STATISTICS.md "Sequential rerun"): the stopping rule of each
+	 * judged implementation, written before its sequential blocks, and
+	 * its outcome; each metric's last estimate. */
+	"CREATE TABLE sequential ("
+	"  run_id TEXT NOT NULL REFERENCES runs(id),"
+	"  impl TEXT NOT NULL,"              /* under test; its control: impl@base */
+	"  alpha REAL NOT NULL,"             /* each metric's sequence at 1 - alpha */
+	"  t_star REAL NOT NULL,"            /* the sequence's tuning, rounds */
+	"  margin_pct REAL, margin_ms REAL, margin_cpu_us REAL,"
+	"  max_minutes REAL NOT NULL, max_blocks INTEGER NOT NULL,"
+	"  started_at REAL,"                 /* unix seconds: the rerun's start */
+	"  rates TEXT,"                      /* judged rates, comma list; NULL: not yet */
+	"  outcome TEXT,"                    /* regression|improvement|no change|inconclusive */
+	"  stop TEXT,"                       /* decided|max_minutes|max_blocks|no_rates */
+	"  blocks INTEGER, rounds INTEGER, elapsed_s REAL,"
+	"  PRIMARY KEY (run_id, impl)"
+	");"
+	"CREATE TABLE sequential_metrics ("
+	"  run_id TEXT NOT NULL REFERENCES runs(id),"
+	"  impl TEXT NOT NULL,"
+	"  metric TEXT NOT NULL,"            /* latency|cpu_per_request */
+	"  verdict TEXT NOT NULL,"           /* undecided|no change|regression|improvement */
+	"  rounds INTEGER,"
+	"  est_pct REAL, lo_pct REAL, hi_pct REAL, margin_pct REAL, mde_pct REAL,"
+	"  need_s REAL,"                     /* estimated seconds more to a decision */
+	"  PRIMARY KEY (run_id, impl, metric)"
+	");",
 	NULL,
 };
