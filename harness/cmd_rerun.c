@@ -112,6 +112,8 @@ struct rerun_args {
 	struct impl_arg *impls;  /* owned: every string in it */
 	size_t nimpls, alloc;
 	int with_baseline;
+	int until_decided;
+	double max_minutes;      /* 0: compare.sequential.max_minutes */
 };
 
 static void rerun_args_release(struct rerun_args *a)
@@ -167,6 +169,14 @@ static const struct opt options[] = {
 		 "(fetched from RUN's recorded repository) as an arm\n"
 		 "\"NAME@base\" interleaved in the same blocks, so\n"
 		 "`harness compare RUN NEW` pairs them by block"),
+	OPT_BOOL(0, "until-decided", &a.until_decided,
+		 "after RUN's pre-registered blocks, add paired blocks\n"
+		 "(NEW and @base once each) at the judged rates until\n"
+		 "every metric is decided by an anytime-valid confidence\n"
+		 "sequence, or the budget ends; needs --with-baseline"),
+	OPT_NUMBER("max-minutes", "N", &a.max_minutes, 0.1, 10080,
+		   "--until-decided's budget, wall minutes of the whole\n"
+		   "rerun (default: compare.sequential.max_minutes, 30)"),
 	OPT_STRING(0, "stages", "LIST", &a.stages_opt,
 		   "ladder,confirm,soak (default: the stages RUN ran)"),
 	OPT_CALLBACK("run-id", "ID", opt_run_id,
@@ -409,6 +419,15 @@ static int cmd_rerun(struct cmd_ctx *c)
 	}
 	if (check_parent(&a, &par, spec, &stages))
 		goto out;
+	if ((a.until_decided || a.max_minutes > 0) && !a.with_baseline) {
+		error("rerun: --%s needs --with-baseline (it decides NEW against @base)",
+		      a.until_decided ? "until-decided" : "max-minutes");
+		goto out;
+	}
+	if (a.max_minutes > 0 && !a.until_decided) {
+		error("rerun: --max-minutes is the budget of --until-decided; give both");
+		goto out;
+	}
 
 	if (mkdir_p(a.runs_dir, 0755)) {
 		error("rerun: %s: cannot create: %s", a.runs_dir, strerror(errno));
@@ -442,6 +461,8 @@ static int cmd_rerun(struct cmd_ctx *c)
 	o.exploratory = par.rec.exploratory;
 	o.arms = arms.arms;
 	o.narms = arms.n;
+	o.until_decided = a.until_decided;
+	o.max_minutes = a.max_minutes;
 	ret = runner_run(&o);
 	sbuf_addf(&db, "%s/run.db", run_dir.buf);
 	if (!access(db.buf, F_OK))
@@ -515,7 +536,11 @@ const struct cmd_desc cmd_rerun_desc = {
 	"that cannot be fetched or a ref that does not exist (RUN is never\n"
 	"modified, no run is made); 3 the host could not measure (the sandbox user\n"
 	"could not be prepared, an @base control failed to build or start, an\n"
-	"environment error). Every failure is recorded in the new run (status\n"
+	"environment error). With --until-decided the exit is the answer: 0 no\n"
+	"change or improvement, 1 regression, 3 inconclusive (the budget ended:\n"
+	"the MDE reached and the time a decision would need are printed); a\n"
+	"progress line per block shows each metric's estimate, confidence\n"
+	"sequence and margin (docs/STATISTICS.md \"Sequential rerun\"). Every failure is recorded in the new run (status\n"
 	"failed, runs.failure_kind and failure_impl). In a CI script keep this exit\n"
 	"code: `set -o pipefail`, or write the output to a file, not a pipe.\n",
 	.opts = options,

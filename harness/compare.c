@@ -7,6 +7,7 @@
 #include "knee_run.h"
 #include "spec.h"
 #include "store_run.h"
+#include "store_seq.h"
 #include "store_window.h"
 #include "util.h"
 
@@ -130,6 +131,7 @@ static enum cmp_wstatus wstatus(enum window_status s)
 static int take_window(struct cmp_run *r, const struct window_row *row, struct cmp_win *w)
 {
 	memset(w, 0, sizeof(*w));
+	w->id = row->id;
 	w->impl = xstrdup(row->impl);
 	w->stage = xstrdup(row->stage);
 	w->reasons = dup_or_null(row->reasons);
@@ -307,7 +309,7 @@ int cmp_run_read(struct cmp_run *r, struct store *st, const char *dir, const cha
 		goto out;
 	take_record(r, &rec);
 	if (rule_from_spec(r, &rec, &spec) || read_windows(r, st) || read_knees(r, st, spec) ||
-	    read_versions(r, st))
+	    read_versions(r, st) || store_seq_rules_load(st, r->id, &r->seq, &r->nseq))
 		goto out;
 	ret = 0;
 out:
@@ -348,6 +350,7 @@ void cmp_run_release(struct cmp_run *r)
 			knee_result_release(&r->knees[i]);
 	}
 	free(r->knees);
+	seq_rules_free(r->seq, r->nseq);
 	for (i = 0; i < r->nversions; i++) {
 		free(r->versions[i].key);
 		free(r->versions[i].value);

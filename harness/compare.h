@@ -113,6 +113,8 @@
 
 struct sbuf;
 struct store;
+struct seq_rule;
+struct cmp_seq;
 
 enum cmp_verdict {
 	CMP_NO_CHANGE, CMP_IMPROVEMENT, CMP_REGRESSION, CMP_INCONCLUSIVE, CMP_NA,
@@ -126,6 +128,7 @@ enum cmp_wstatus { CMP_W_ACCEPTED, CMP_W_FAILED, CMP_W_REJECTED };
 
 /* One done window, as compare needs it. */
 struct cmp_win {
+	int64_t id;          /* windows.id: the order they were measured in */
 	char *impl, *stage;
 	char *reasons;       /* failing gates, comma list, or NULL */
 	enum cmp_wstatus status;
@@ -177,6 +180,10 @@ struct cmp_run {
 	 * "dependency NAME" / "implementation NAME", value the output */
 	struct kv *versions;
 	size_t nversions;
+	/* harness rerun --until-decided: its stopping rules (store_seq.h),
+	 * one per judged implementation; none for another run */
+	struct seq_rule *seq;
+	size_t nseq;
 };
 
 struct cmp_metric {
@@ -271,6 +278,9 @@ struct cmp_impl {
 	size_t npooled;
 	size_t ncells;       /* rate x metric cells tested (the family) */
 	size_t family;       /* hypotheses in the correction: pooled + cells */
+	/* NEW made by rerun --until-decided: the verdict is the sequence's
+	 * (compare_seq.c), NULL otherwise */
+	struct cmp_seq *seq;
 	size_t suspects;     /* cells undecided with a shift beyond +margin */
 };
 

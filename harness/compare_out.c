@@ -4,6 +4,7 @@
  */
 #include "compare.h"
 #include "compare_pooled.h"
+#include "compare_seq.h"
 #include "jout.h"
 #include "util.h"
 
@@ -291,6 +292,8 @@ void compare_md(const struct compare *c, struct sbuf *o)
 		if (im->new_ref)
 			sbuf_addf(o, " (ref `%s`)", im->new_ref);
 		sbuf_addf(o, "; %s.\n\n", pair_text(c, im, &t));
+		if (im->seq)
+			cmp_seq_md(im->seq, o);
 		method_line(o, c, im);
 		if (!im->nrates) {
 			sbuf_adds(o, "No rate has valid windows on both sides.\n\n");
@@ -449,8 +452,11 @@ static json_t *json_impl(const struct compare *c, const struct cmp_impl *im)
 	json_object_set_new(o, "judged", json_boolean(im->judged));
 	json_object_set_new(o, "paired", json_boolean(im->paired));
 	json_object_set_new(o, "max_valid_pairs", JZ(im->max_vpairs));
-	json_object_set_new(o, "method", jout_str(stat_method_name(im->paired ? c->method_paired
-									       : c->method_unpaired)));
+	json_object_set_new(o, "method", jout_str(im->seq ? "sequential"
+						   : stat_method_name(im->paired ? c->method_paired
+										 : c->method_unpaired)));
+	if (im->seq)
+		json_object_set_new(o, "sequential", cmp_seq_json(im->seq));
 	json_object_set_new(o, "correction", jout_str(correction_name(c->correction)));
 	json_object_set_new(o, "cells_tested", JZ(im->ncells));
 	json_object_set_new(o, "hypotheses_tested", JZ(im->family));

@@ -8,6 +8,7 @@
 #include "compare.h"
 #include "compare_cells.h"
 #include "compare_pooled.h"
+#include "compare_seq.h"
 #include "util.h"
 
 #include <math.h>
@@ -380,6 +381,13 @@ static void impl_verdict(struct compare *c, struct cmp_impl *ci, const int tally
 		}
 		sbuf_release(&k);
 	}
+	/* A sequential rerun is judged by its own rule: a fixed-n test of
+	 * data it stopped collecting when they looked decided is invalid. */
+	if (ci->seq && ci->verdict != CMP_REGRESSION) {
+		ci->decided_by = "sequential";
+		cmp_seq_verdict(ci, why);
+		return;
+	}
 	if (ci->verdict != CMP_REGRESSION && ci->max_vpairs < c->min_pairs) {
 		ci->verdict = CMP_INCONCLUSIVE;
 		ci->decided_by = "evidence";
@@ -412,6 +420,7 @@ static void impl_compare(struct compare *c, struct cmp_impl *ci, const char *nam
 		sbuf_adds(&arm, name);
 	}
 	cmp_impl_rates(c, ci, bs, arm.buf, tally);
+	cmp_seq_judge(c, ci);
 	{
 		int kb = impl_index(bs, arm.buf);
 		ci->kbase = kb >= 0 && bs->knees ? &bs->knees[kb] : NULL;
@@ -534,6 +543,7 @@ void compare_release(struct compare *c)
 		}
 		free(c->impls[i].name);
 		free(c->impls[i].pooled);
+		cmp_seq_free(c->impls[i].seq);
 		free(c->impls[i].rates);
 		free(c->impls[i].why);
 	}

@@ -372,6 +372,7 @@ static int build_and_run(struct run_ctx *rc)
 
 	rc->started = now_wall();
 	rc->last_p99_ms = NAN;
+	rc->until_exit = -1;
 	rc->planned = planned_windows(rc);
 	if (count_done(rc))
 		return EXIT_ENV;
@@ -452,6 +453,10 @@ static int build_and_run(struct run_ctx *rc)
 	}
 	runner_set_status(rc, "finished", code == EXIT_NEGATIVE ? "a stage measured nothing usable" : NULL,
 		       code == EXIT_NEGATIVE ? "nothing_measured" : NULL);
+	/* rerun --until-decided answers: 0 no change or improvement, 1
+	 * regression, 3 inconclusive (the budget ended) */
+	if (code == EXIT_OK && rc->until_exit >= 0)
+		code = rc->until_exit;
 	fprintf(stderr, "harness: %s finished: %zu windows, %zu accepted, %zu failed, %zu rejected\n",
 		rc->run_id, rc->done, rc->accepted, rc->failed, rc->rejected);
 	/* The morning's reading, written before anyone asks for it. */
@@ -556,7 +561,8 @@ int runner_run(const struct run_opts *o)
 	if (store_begin(&rc.st))
 		goto out;
 	if (runner_record_run(&rc, o, spec_abs, dirty, &spec_repo) ||
-	    runner_record_impls(&rc, o) || runner_record_facts(&rc)) {
+	    runner_record_impls(&rc, o) || runner_record_facts(&rc) ||
+	    (o->until_decided && runner_until_register(&rc, o))) {
 		store_rollback(&rc.st);
 		goto out;
 	}

@@ -50,6 +50,12 @@ struct run_opts {
 
 	const struct run_arm *arms;
 	size_t narms;
+
+	/* rerun --until-decided: after the pre-registered blocks, paired
+	 * blocks until decided (runner_until.c); the budget in minutes of
+	 * the whole rerun (<= 0: compare.sequential.max_minutes) */
+	int until_decided;
+	double max_minutes;
 };
 
 /* A new run id: the UTC time and suffix (NULL: the host name), e.g.

@@ -134,6 +134,10 @@ struct run_ctx {
 	int *link_open;
 	size_t ngens;
 
+	/* harness rerun --until-decided: the exit code of its answer (0, 1,
+	 * 3), -1 when the run has no stopping rule (runner_until.c) */
+	int until_exit;
+
 	/* fatal: an environment error (exit 3) stopped the run */
 	int fatal;
 	/* why the run failed, for runs.failure_kind / failure_impl (NULL:
@@ -195,7 +199,8 @@ int runner_stages(struct run_ctx *rc);
 int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_result *k);
 /* runner_blocks.c: the blocks the stages are made of; stage ids seed each
  * block's counterbalanced order. */
-enum { STAGE_ID_LADDER = 1, STAGE_ID_CONFIRM = 2, STAGE_ID_SOAK = 3, STAGE_ID_REFINE = 4 };
+enum { STAGE_ID_LADDER = 1, STAGE_ID_CONFIRM = 2, STAGE_ID_SOAK = 3, STAGE_ID_REFINE = 4,
+       STAGE_ID_SEQUENTIAL = 5 /* rerun --until-decided, runner_until.c */ };
 /* One block to plan or run. */
 struct block_spec {
 	const char *stage;
@@ -224,6 +229,20 @@ struct arm **runner_all_arms(struct run_ctx *rc);
  * 1 yes, 0 no (why: the widest), -1 after an error(). */
 struct sbuf;
 int runner_seq_narrow(struct run_ctx *rc, double rate, struct sbuf *why);
+/* The metric's value of an accepted window: the SLO percentile (ms, from
+ * its histogram) or (cpu) CPU ms per request; NAN when missing or the
+ * window is not accepted. */
+struct window_row;
+double runner_seq_value(const struct window_row *w, const struct spec *s, int cpu);
+/* runner_until.c: harness rerun --until-decided (docs/STATISTICS.md
+ * "Sequential rerun"). register: one stopping rule per implementation
+ * with an "<impl>@base" arm, budget from o (or the spec), inside the
+ * caller's transaction; 0 or -1. runner_until: after the pre-registered
+ * stages, paired blocks at the judged rates until decided or the budget
+ * ends; 0 (rc->until_exit set: the answer's exit code, -1 when the run
+ * has no rule), 1 interrupted, -1 fatal. */
+int runner_until_register(struct run_ctx *rc, const struct run_opts *o);
+int runner_until(struct run_ctx *rc);
 /* runner_arm.c: the rate an arm is known to hold: the knee's hold_rps,
  * else its knee (a bracket at the first rung), else the highest rung;
  * NAN unknown. */

@@ -29,9 +29,7 @@ static int same_rate(double a, double b)
 	return fabs(a - b) <= 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
 }
 
-/* The metric's value of an accepted window: the SLO percentile (ms, from
- * its histogram) or CPU ms per request; NAN when missing. */
-static double win_value(const struct window_row *w, const struct spec *s, int cpu)
+double runner_seq_value(const struct window_row *w, const struct spec *s, int cpu)
 {
 	struct hist h;
 	double v = NAN;
@@ -67,8 +65,8 @@ static size_t pair_values(const struct window_rows *wins, const char *a, const c
 			if (!x->impl || strcmp(x->impl, b) || x->block != w->block ||
 			    !same_rate(x->rate, rate))
 				continue;
-			xa[n] = win_value(w, s, cpu);
-			xb[n] = win_value(x, s, cpu);
+			xa[n] = runner_seq_value(w, s, cpu);
+			xb[n] = runner_seq_value(x, s, cpu);
 			if (isfinite(xa[n]) && isfinite(xb[n]))
 				n++;
 			break;
