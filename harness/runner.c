@@ -428,6 +428,12 @@ static int build_and_run(struct run_ctx *rc)
 		}
 	}
 	code = runner_stop ? EXIT_NEGATIVE : runner_stages(rc);
+	/* rerun --until-decided: after every pre-registered block */
+	if (code != EXIT_ENV && !runner_stop) {
+		int u = runner_until(rc);
+
+		code = u < 0 ? EXIT_ENV : u == 1 ? EXIT_NEGATIVE : code;
+	}
 	runner_stop_all(rc);
 	runner_gens_close(rc);
 	runner_deps_stop(rc);

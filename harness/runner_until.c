@@ -5,9 +5,10 @@
  * When the rerun starts, one stopping rule per implementation with an
  * "<impl>@base" arm is stored: the sequence's level and tuning, the
  * margins, the budget. After the pre-registered stages, the judged rates
- * are fixed (and stored): the rates where both arms have an accepted pair
- * of one block and neither has a failed window (a rate where one fails the
- * SLO is the outcome and knee rules' to judge, not a shift's). Then, one
+ * are fixed (and stored): the rates where both arms ran in one block (a
+ * void pair is measured again) and neither has a failed window (a rate
+ * where one fails the SLO is the outcome and knee rules' to judge, not a
+ * shift's). Then, one
  * round at a time, a block (NEW and @base once each, in the stage's
  * counterbalanced order) at every judged rate whose paired count lags, and
  * after each block every undecided rule is judged again from the stored
@@ -51,7 +52,8 @@ struct until {
 	struct seq_rule *rules;
 	size_t n;
 	struct pair *p;
-	double round_s;              /* seconds of the last round run here */
+	double block_s;              /* seconds of the last block run here */
+	double round_s;              /* block_s x the judged rates: a round */
 };
 
 static struct arm *arm_named(struct run_ctx *rc, const char *name)
@@ -148,7 +150,9 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The judged rates of p from the pre-registered windows (file comment). */
+/* The judged rates of p from the pre-registered windows (file comment):
+ * the rates where both arms ran in one block (void windows included:
+ * they are measured again), less those where either has a failed one. */
 static void judged_rates(struct pair *p, const struct window_rows *w)
 {
 	double *bad = NULL;
@@ -162,13 +166,10 @@ static void judged_rates(struct pair *p, const struct window_rows *w)
 			add_rate(&bad, &nbad, &abad, x->rate);
 	}
 	for (i = 0; i < w->n; i++) {
-		const struct window_row *x = &w->v[i], *y;
+		const struct window_row *x = &w->v[i];
 
 		if (!x->impl || strcmp(x->impl, p->arm->name) || x->state != WINDOW_DONE ||
-		    x->status != WINDOW_ACCEPTED || !strcmp(x->stage, SEQ_STAGE))
-			continue;
-		y = partner(w, x, p->base->name);
-		if (!y || y->status != WINDOW_ACCEPTED)
+		    !strcmp(x->stage, SEQ_STAGE) || !partner(w, x, p->base->name))
 			continue;
 		for (j = 0; j < nbad && !same_rate(bad[j], x->rate); j++)
 			;
@@ -256,11 +257,13 @@ static void judge(struct run_ctx *rc, struct pair *p, const struct window_rows *
 static double need_seconds(const struct until *u, const struct pair *p, int cpu)
 {
 	const struct decide_metric *m = &p->m[cpu];
+	/* the pace of the sequential rounds, else of the whole rerun so far */
+	double per = u->round_s > 0 ? u->round_s
+		     : m->rounds ? (now_wall() - p->rule->started_at) / (double)m->rounds : NAN;
 
-	if (m->verdict != DECIDE_UNDECIDED || m->rounds_needed == DECIDE_NEVER ||
-	    !(u->round_s > 0))
+	if (m->verdict != DECIDE_UNDECIDED || m->rounds_needed == DECIDE_NEVER || !(per > 0))
 		return NAN;
-	return (double)(m->rounds_needed - m->rounds) * u->round_s;
+	return (double)(m->rounds_needed - m->rounds) * per;
 }
 
 static void store_metrics(struct run_ctx *rc, const struct until *u, const struct pair *p)
@@ -501,7 +504,7 @@ static int setup(struct run_ctx *rc, struct until *u)
 		if (store_seq_rule_put(&rc->st, r))
 			goto out;
 		store_event(&rc->st, rc->run_id, -1, "sequential_rerun",
-			    "%s: judged rates %s req/s (accepted pairs, no failed window)", r->impl,
+			    "%s: judged rates %s req/s (paired blocks, no failed window)", r->impl,
 			    *r->rates ? r->rates : "(none)");
 	}
 	ret = 0;
@@ -527,6 +530,7 @@ static int judge_all(struct run_ctx *rc, struct until *u, int blocks, int show)
 		if (p->rule->outcome)
 			continue;
 		if (!p->nrates) {
+			judge(rc, p, &w);
 			p->answer = DECIDE_UNDECIDED;
 			finish(rc, u, p, "no_rates", blocks);
 			continue;
@@ -544,7 +548,8 @@ static int judge_all(struct run_ctx *rc, struct until *u, int blocks, int show)
 	return live;
 }
 
-/* The budget: why no more block starts (NULL: one may). */
+/* The budget: why no more block starts (NULL: one may): one that the
+ * last block's duration says would end past max_minutes. */
 static const char *over_budget(const struct until *u, int blocks)
 {
 	size_t i;
@@ -556,7 +561,7 @@ static const char *over_budget(const struct until *u, int blocks)
 			continue;
 		if (blocks >= r->max_blocks)
 			return "max_blocks";
-		if (now_wall() - r->started_at + u->round_s > r->max_minutes * 60)
+		if (now_wall() - r->started_at + u->block_s > r->max_minutes * 60)
 			return "max_minutes";
 	}
 	return NULL;
@@ -633,7 +638,8 @@ static int loop(struct run_ctx *rc, struct until *u)
 			break;
 		planned++;
 		/* a round is a block at every judged rate */
-		u->round_s = (now_wall() - t0) * (double)u->p[0].nrates;
+		u->block_s = now_wall() - t0;
+		u->round_s = u->block_s * (double)u->p[0].nrates;
 	}
 out:
 	free(arms);

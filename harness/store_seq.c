@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -96,4 +97,13 @@ int store_seq_metrics_load(struct store *st, const char *run_id, struct seq_metr
 void seq_metrics_free(struct seq_metric *v, size_t n)
 {
 	store_rows_free(&metrics_t, v, n);
+}
+
+const struct store_table *store_seq_table(const char *name)
+{
+	if (!strcmp(name, rules_t.name))
+		return &rules_t;
+	if (!strcmp(name, metrics_t.name))
+		return &metrics_t;
+	return NULL;
 }

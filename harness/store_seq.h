@@ -61,4 +61,8 @@ int store_seq_metrics_load(struct store *st, const char *run_id, struct seq_metr
 			   size_t *n);
 void seq_metrics_free(struct seq_metric *v, size_t n);
 
+/* The column list of table name ("sequential", "sequential_metrics"), or
+ * NULL (tests check the lists cover the schema). */
+const struct store_table *store_seq_table(const char *name);
+
 #endif

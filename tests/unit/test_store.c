@@ -11,6 +11,7 @@
 #include "evidence_load.h"
 #include "store.h"
 #include "store_run.h"
+#include "store_seq.h"
 #include "store_sql.h"
 #include "store_window.h"
 #include "util.h"
@@ -266,6 +267,51 @@ TEST(series_round_trip)
 	store_close(&st);
 }
 
+/* The sequential rerun's rule and metrics: every column written is read
+ * back, a put replaces the row (run_id, impl[, metric]). */
+TEST(seq_round_trip)
+{
+	struct store st;
+	struct seq_rule r, *back = NULL;
+	struct seq_metric m, *mback = NULL;
+	size_t n = 0;
+
+	struct run_record run;
+
+	CHECK(open_db(&st, "seq") == 0);
+	run_record_init(&run);
+	fill(run_table(), &run);
+	free(run.id);
+	run.id = xstrdup("r1");
+	CHECK(store_run_insert(&st, &run) == 0);
+	run_record_release(&run);
+	CHECK(store_seq_rules_load(&st, "r1", &back, &n) == 0 && n == 0);
+	memset(&r, 0, sizeof(r));
+	fill(store_seq_table("sequential"), &r);
+	free(r.run_id);
+	r.run_id = xstrdup("r1");
+	CHECK(store_seq_rule_put(&st, &r) == 0);
+	free(r.outcome);
+	r.outcome = xstrdup("no change");
+	CHECK(store_seq_rule_put(&st, &r) == 0);
+	CHECK(store_seq_rules_load(&st, "r1", &back, &n) == 0 && n == 1);
+	if (n == 1)
+		check_columns(store_seq_table("sequential"), &r, back, NULL, NULL);
+	seq_rules_free(back, n);
+	memset(&m, 0, sizeof(m));
+	fill(store_seq_table("sequential_metrics"), &m);
+	free(m.run_id);
+	m.run_id = xstrdup("r1");
+	CHECK(store_seq_metric_put(&st, &m) == 0);
+	CHECK(store_seq_metrics_load(&st, "r1", &mback, &n) == 0 && n == 1);
+	if (n == 1)
+		check_columns(store_seq_table("sequential_metrics"), &m, mback, NULL, NULL);
+	seq_metrics_free(mback, n);
+	store_fields_release(store_seq_table("sequential"), &r);
+	store_fields_release(store_seq_table("sequential_metrics"), &m);
+	store_close(&st);
+}
+
 TEST(run_record_round_trip)
 {
 	struct store st;
@@ -414,6 +460,8 @@ TEST(column_lists_cover_the_schema)
 
 		if (!list)
 			list = store_run_table(name);
+		if (!list)
+			list = store_seq_table(name);
 		tables++;
 		if (!list) {
 			printf("#   table %s has no column list\n", name);
@@ -469,6 +517,7 @@ int main(void)
 	RUN(run_record_round_trip);
 	RUN(evidence_round_trip);
 	RUN(column_lists_cover_the_schema);
+	RUN(seq_round_trip);
 	RUN(status_names);
 	{
 		char *argv[] = { "rm", "-rf", root, NULL };
