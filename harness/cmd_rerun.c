@@ -536,13 +536,23 @@ const struct cmd_desc cmd_rerun_desc = {
 	"that cannot be fetched or a ref that does not exist (RUN is never\n"
 	"modified, no run is made); 3 the host could not measure (the sandbox user\n"
 	"could not be prepared, an @base control failed to build or start, an\n"
-	"environment error). With --until-decided the exit is the answer: 0 no\n"
-	"change or improvement, 1 regression, 3 inconclusive (the budget ended:\n"
-	"the MDE reached and the time a decision would need are printed); a\n"
-	"progress line per block shows each metric's estimate, confidence\n"
-	"sequence and margin (docs/STATISTICS.md \"Sequential rerun\"). Every failure is recorded in the new run (status\n"
+	"environment error). Every failure is recorded in the new run (status\n"
 	"failed, runs.failure_kind and failure_impl). In a CI script keep this exit\n"
-	"code: `set -o pipefail`, or write the output to a file, not a pipe.\n",
+	"code: `set -o pipefail`, or write the output to a file, not a pipe.\n"
+	"\n"
+	"--until-decided (with --with-baseline): after RUN's pre-registered\n"
+	"blocks, paired blocks (NEW and NAME@base once each) at the judged rates\n"
+	"until each metric (the SLO percentile, CPU per request) is decided by\n"
+	"Robbins' normal-mixture confidence sequence of the per-round mean\n"
+	"log(new / base): regression (wholly above the margin), improvement\n"
+	"(wholly below) or no change (wholly within); valid however often it\n"
+	"looks. A line per block on standard error shows each metric's estimate,\n"
+	"sequence and margin. The budget: --max-minutes of the whole rerun, and\n"
+	"compare.sequential.max_blocks; when it ends, inconclusive, with the MDE\n"
+	"reached and the time a decision would need. The exit is then the\n"
+	"answer: 0 no change or improvement, 1 regression, 3 inconclusive; and\n"
+	"`harness compare` judges the run by the stored rule (docs/STATISTICS.md\n"
+	"\"Sequential rerun\").\n",
 	.opts = options,
 	.flags = CMD_RUN,
 	.min_args = 1,
