@@ -337,10 +337,18 @@ expect_exit "--until-decided without --with-baseline" 2 "$HARNESS" rerun sbase -
 grep -q "needs --with-baseline" "$T/err" && ok "says it needs --with-baseline" || fail "$(cat "$T/err")"
 "$HARNESS" rerun --help | grep -q -- "--until-decided" && ok "rerun --help: --until-decided" ||
 	fail "rerun --help lacks --until-decided"
-$NICE "$HARNESS" rerun sbase --runs-dir "$RUNS" --run-id seq --with-baseline --until-decided \
-	--max-minutes 2 --impl "a=file://$REPO#slow" >/dev/null 2>"$T/seq.err"
-rc=$?
-SDB=$RUNS/seq/run.db
+# A host at load 10+ (other suites) can leave even +100 % undecided within
+# the budget: exit 3 with stop max_minutes, never a guess. One more rerun
+# is allowed for that, and only for that.
+for try in 1 2; do
+	$NICE "$HARNESS" rerun sbase --runs-dir "$RUNS" --run-id seq$try --with-baseline \
+		--until-decided --max-minutes 2 --impl "a=file://$REPO#slow" >/dev/null 2>"$T/seq.err"
+	rc=$?
+	SDB=$RUNS/seq$try/run.db
+	[ $try = 1 ] && [ $rc = 3 ] && [ "$(q "$SDB" "SELECT stop FROM sequential")" = max_minutes ] ||
+		break
+	echo "# attempt 1 undecided within its budget (host load $(cut -d' ' -f1 /proc/loadavg)): $(grep 'sequential a: inconclusive' "$T/seq.err")"
+done
 [ $rc = 1 ] && ok "rerun --until-decided of +5 ms: regression (exit 1)" ||
 	fail "rerun --until-decided: exit $rc: $(grep sequential "$T/seq.err" | tail -n 3)"
 grep -Eq "sequential a: block [0-9]+, [0-9]+ rounds over 1 rates: latency [-+][0-9.]+% \[[-+][0-9.]+%, [-+][0-9.]+%\] margin \+-60.0%" "$T/seq.err" &&
@@ -349,7 +357,7 @@ grep -Eq "sequential a: block [0-9]+, [0-9]+ rounds over 1 rates: latency [-+][0
 [ "$(q "$SDB" "SELECT outcome, stop, rates, t_star FROM sequential WHERE impl = 'a'")" = "regression|decided|1000|10.0" ] &&
 	ok "the rule and its outcome are stored: $(q "$SDB" "SELECT outcome, stop, blocks, rounds FROM sequential")" ||
 	fail "sequential row: $(q "$SDB" "SELECT * FROM sequential")"
-"$HARNESS" compare sbase seq --runs-dir "$RUNS" --format json >"$T/seq.json" 2>"$T/err"
+"$HARNESS" compare sbase seq$try --runs-dir "$RUNS" --format json >"$T/seq.json" 2>"$T/err"
 rc=$?
 [ $rc = 1 ] && [ "$(jq -r '.impls[0] | .verdict + " " + .method + " " + .sequential.stop' "$T/seq.json")" = "regression sequential decided" ] &&
 	ok "compare reads the stored rule: regression by the sequence (exit 1)" ||
