@@ -4,8 +4,8 @@
  * restarted after it exited or when its restart policy says so, stopped.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
