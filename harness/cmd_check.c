@@ -165,7 +165,9 @@ static void print_preflight(const struct spec *s)
 	       " and body compared across the implementations" : "off");
 	for (i = 0; pf->equivalence == EQUIV_STRICT && pf->ignore && pf->ignore[i]; i++)
 		printf("%s%s", i ? ", " : "; ignoring ", pf->ignore[i]);
-	printf("%s; %s\n", pf->equivalence == EQUIV_STRICT ? ")" : "",
+	printf("%s; base %s; %s\n", pf->equivalence == EQUIV_STRICT ? ")" : "",
+	       pf->base == EQUIV_STRICT ? "strict (in a rerun --with-baseline, each commit under "
+	       "test answers as its @base)" : "off",
 	       pf->enforce ? "a failure refuses the run (exit 3)"
 			   : "recorded only (enforce: false)");
 }
@@ -433,6 +435,7 @@ static int print_json(const struct spec *s, const struct plan *p, const struct c
 				    json_integer((json_int_t)(n * (size_t)pf->sends * s->nimpls)));
 		json_object_set_new(w, "equivalence",
 				    json_string(pf->equivalence == EQUIV_STRICT ? "strict" : "off"));
+		json_object_set_new(w, "base", json_string(pf->base == EQUIV_STRICT ? "strict" : "off"));
 		json_object_set_new(w, "ignore", str_array(pf->ignore));
 		json_object_set_new(w, "enforce", json_boolean(pf->enforce));
 		json_object_set_new(o, "preflight", w);
@@ -553,7 +556,7 @@ const struct cmd_desc cmd_check_desc = {
 	.synopsis = "SPEC|- [options]",
 	.about =
 	"Validate SPEC (YAML, see specs/README.md) and print the plan: implementations,\n"
-	"the pre-flight (requests x sends x implementations, equivalence mode),\n"
+	"the pre-flight (requests x sends x implementations, equivalence and base modes),\n"
 	"stages, the ladder's rungs, windows per stage (worst case: refine at\n"
 	"max_steps, every rejected window replaced up to retries.max_per_cell), an\n"
 	"estimate of the total wall time including warm-ups (its worst case with\n"

@@ -93,13 +93,13 @@ check "the diff names the content types" \
 spec same "$A" "$B" '{ sends: 3, equivalence: strict, ignore: [/at] }' >"$T/same.yaml"
 expect_exit "check prints the pre-flight plan" 0 "$HARNESS" check "$T/same.yaml"
 check "check: requests x sends x implementations, equivalence strict and what it ignores" \
-	grep -qx "pre-flight: 1 request x 3 sends x 2 implementations = 6 responses (3 cases), each checked against its expect; equivalence strict (status, content type and body compared across the implementations; ignoring /at); a failure refuses the run (exit 3)" "$T/out"
+	grep -qx "pre-flight: 1 request x 3 sends x 2 implementations = 6 responses (3 cases), each checked against its expect; equivalence strict (status, content type and body compared across the implementations; ignoring /at); base strict (in a rerun --with-baseline, each commit under test answers as its @base); a failure refuses the run (exit 3)" "$T/out"
 expect_exit "check --json: the pre-flight plan" 0 "$HARNESS" check "$T/same.yaml" --json
 check "check --json: preflight cases, responses, equivalence" \
-	jq -e '.preflight == {"requests": 1, "sends": 3, "implementations": 2, "cases": 3, "responses": 6, "equivalence": "strict", "ignore": ["/at"], "enforce": true}' "$T/out"
+	jq -e '.preflight == {"requests": 1, "sends": 3, "implementations": 2, "cases": 3, "responses": 6, "equivalence": "strict", "base": "strict", "ignore": ["/at"], "enforce": true}' "$T/out"
 expect_exit "check of the lax spec" 0 "$HARNESS" check "$T/lax.yaml"
 check "check: equivalence off, recorded only" \
-	grep -q "^pre-flight: 1 request x 1 send x 2 implementations = 2 responses (1 case), each checked against its expect; equivalence off; recorded only (enforce: false)$" "$T/out"
+	grep -q "^pre-flight: 1 request x 1 send x 2 implementations = 2 responses (1 case), each checked against its expect; equivalence off; base strict (in a rerun --with-baseline, each commit under test answers as its @base); recorded only (enforce: false)$" "$T/out"
 "$HARNESS" run "$T/same.yaml" --allow-dirty --runs-dir "$RUNS" --run-id same >/dev/null 2>"$T/same.err"
 cmp_num "strict with the field ignored runs (exit 0; key order does not matter)" "$?" == 0
 check "it says 3 of 3" grep -q "^harness: pre-flight: 3 of 3 cases passed (2 implementations, strict; ignoring /at)$" "$T/same.err"
