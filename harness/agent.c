@@ -19,6 +19,7 @@
 #include "frame.h"
 #include "load.h"
 #include "load_wire.h"
+#include "testhook.h"
 
 const char *agent_version_line(char *buf, size_t len)
 {
@@ -201,15 +202,14 @@ int agent_serve(int in, int out)
 {
 	struct agent a;
 	struct sbuf payload = SBUF_INIT, sb = SBUF_INIT;
-	const char *hook = getenv("HARNESS_AGENT_TEST_SKEW_MS"), *why;
+	const char *why;
 	int type, r;
 
 	memset(&a, 0, sizeof(a));
 	a.in = in;
 	a.out = out;
 	pthread_mutex_init(&a.wlock, NULL);
-	if (hook && *hook)
-		test_skew_ns = (int64_t)(strtod(hook, NULL) * 1e6);
+	test_skew_ns = (int64_t)(testhooks()->agent_skew_ms * 1e6);
 	signal(SIGPIPE, SIG_IGN);
 	/* Whoever started us (sshd's session, or the coordinator) dying
 	 * takes us with it, even if our standard input stays open. */

@@ -11,7 +11,7 @@
  * clock exchanges and STOP during it.
  *
  * Clock: the protocol's times are the agent's CLOCK_REALTIME in ns.
- * TEST-ONLY: HARNESS_AGENT_TEST_SKEW_MS (a number of ms) is added to that
+ * TEST-ONLY: HARNESS_TEST_AGENT_SKEW_MS (testhook.h) (a number of ms) is added to that
  * clock, as if the host's clock were off by that much; the coordinator's
  * offset measurement must find it (tests/e2e/agent_load.sh).
  */

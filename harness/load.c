@@ -42,6 +42,7 @@
 #include <curl/curl.h>
 
 #include "load_internal.h"
+#include "testhook.h"
 #include "util.h"
 
 /* ------------------------------------------------------------- schedule */
@@ -158,7 +159,7 @@ static void pin_thread(const char *cpus, int id)
  * an early deadline and runs promptly on a busy box, instead of waiting out
  * another task's slice (milliseconds of lateness). It takes no extra CPU.
  * Older kernels ignore or refuse it; that is fine.
- * HARNESS_LOAD_NO_SHORT_SLICE=1 in the environment turns it off.
+ * The test hook HARNESS_TEST_NO_SHORT_SLICE turns it off (testhook.h).
  */
 static void short_slice(void)
 {
@@ -182,26 +183,30 @@ static void *worker(void *arg)
 	struct load_thread *th = arg;
 	struct load_shared *sh = th->sh;
 	const struct load_transport *tr = sh->tr;
-	uint64_t now, deadline, drain_end = 0, exp;
+	uint64_t now, deadline, drain_end = 0, exp, stall_at = UINT64_MAX;
 	struct timespec cpu;
 
 	if (sh->cfg->cpus)
 		pin_thread(sh->cfg->cpus, th->id);
 	/* Wake on time, not up to 50 us late (the default timer slack). */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	if (!getenv("HARNESS_LOAD_NO_SHORT_SLICE"))
+	if (!testhooks()->no_short_slice)
 		short_slice();
 	sleep_until_ns(sh->start_ns);
 	th->cpu_mark = load_thread_cpu_s();
+	/* TEST-ONLY: a generator that stops once, half way (load.h
+	 * test_stall_ms); decided here, so the loop pays one comparison. */
+	if (sh->cfg->test_stall_ms > 0)
+		stall_at = sh->start_ns + (sh->end_ns - sh->start_ns) / 2;
 	for (;;) {
 		now = now_ns();
 		load_tick(th, now);
-		if (sh->cfg->test_stall_ms > 0 && th->scheduling && !th->stalled &&
-		    now >= sh->start_ns + (sh->end_ns - sh->start_ns) / 2) {
-			/* TEST-ONLY: a generator that stops (load.h) */
-			th->stalled = 1;
-			sleep_until_ns(now + (uint64_t)(sh->cfg->test_stall_ms * 1e6));
-			continue;
+		if (now >= stall_at) {
+			stall_at = UINT64_MAX;
+			if (th->scheduling) {
+				sleep_until_ns(now + (uint64_t)(sh->cfg->test_stall_ms * 1e6));
+				continue;
+			}
 		}
 		if (th->scheduling) {
 			if (atomic_load_explicit(&sh->stop, memory_order_relaxed)) {

@@ -220,7 +220,6 @@ struct load_thread {
 	struct load_shared *sh;
 	pthread_t tid;
 	int conns;                  /* this thread's connection cap */
-	int stalled;                /* load_config.test_stall_ms spent */
 	int epfd;
 	void *tr;                   /* transport state */
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "testhook.h"
 #include "util.h"
 
 /* Every command, in the order `harness --help` lists them; each file's
@@ -32,6 +33,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int ret;
 
+	testhook_read();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

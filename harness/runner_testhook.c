@@ -8,7 +8,8 @@
  * reasons: the end-to-end tests drive replacement windows through a real
  * gate (tests/e2e/replace.sh), and `audit --recheck` recomputes the same
  * verdict from the stored series. Never set it in production: a run that
- * used it says so in its events (test_stall).
+ * used it says so in its events (test_stall). Read once at start
+ * (testhook.h, the list of every test hook).
  *
  * Format: comma-separated STAGE:IMPL:RATE:N entries; RATE is an offered
  * rate (1e-6 relative) or `*` for any; N stalls the first N windows of
@@ -23,6 +24,7 @@
 
 #include "cells.h"
 #include "runner_internal.h"
+#include "testhook.h"
 #include "util.h"
 
 static int entry_matches(const char *e, const struct window_plan *wp, long *n)
@@ -43,12 +45,12 @@ static int entry_matches(const char *e, const struct window_plan *wp, long *n)
 
 double runner_test_stall_ms(struct run_ctx *rc, const struct window_plan *wp)
 {
-	const char *env = getenv("HARNESS_TEST_STALL_GENERATOR");
+	const char *env = testhooks()->stall_generator;
 	char *copy, *tok, *save = NULL;
 	long n = 0;
 	int hit = 0;
 
-	if (!env || !*env)
+	if (!env)
 		return 0;
 	copy = xstrdup(env);
 	for (tok = strtok_r(copy, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save))

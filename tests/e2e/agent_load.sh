@@ -125,7 +125,7 @@ else
 fi
 
 # A faked clock skew on one agent (test hook): found by the exchange.
-printf '#!/bin/sh\nHARNESS_AGENT_TEST_SKEW_MS=250 exec %s "$@"\n' "$HARNESS" >"$T/skewed"
+printf '#!/bin/sh\nHARNESS_TEST_AGENT_SKEW_MS=250 exec %s "$@"\n' "$HARNESS" >"$T/skewed"
 chmod +x "$T/skewed"
 ns_exec c "$HARNESS" load "$SRV" --rate 400 --duration 1 --agent "$A1" \
 	--agent-binary "$T/skewed" "${SSH_OPTS[@]}" --json >"$T/skew.json" 2>"$T/skew.err"

@@ -17,7 +17,7 @@ trap 'ns_teardown; _cleanup' EXIT
 ns_init
 ns_host c 1 && ns_host a1 2 && ns_host a2 3 || { fail "namespaces"; exit 0; }
 ns_sshd a1 2 && ns_sshd a2 3 || { fail "sshd did not start: $(cat "$T"/sshd_*.log)"; exit 0; }
-printf '#!/bin/sh\nHARNESS_AGENT_TEST_SKEW_MS=250 exec %s "$@"\n' "$HARNESS" >"$T/skewed"
+printf '#!/bin/sh\nHARNESS_TEST_AGENT_SKEW_MS=250 exec %s "$@"\n' "$HARNESS" >"$T/skewed"
 chmod +x "$T/skewed"
 
 spec() { # window_s reps max_offset_ms retries

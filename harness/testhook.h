@@ -1,0 +1,48 @@
+/*
+ * testhook: the TEST-ONLY environment variables, read once at start
+ * (main, before any command runs) into one struct; nothing else in the
+ * program reads a HARNESS_TEST_* variable, and nothing reads one on a
+ * hot path or inside a loop. Every hook is named HARNESS_TEST_*; never
+ * set one in production (a run that used one says so in its events).
+ *
+ * The hooks:
+ *
+ *   HARNESS_TEST_STALL_GENERATOR=STAGE:IMPL:RATE:N[,...]
+ *       The local load generator stalls RUNNER_TEST_STALL_MS once, half
+ *       way through the window's schedule, in the first N windows of the
+ *       cell (stage x implementation x rate; RATE `*` any, N `all` every
+ *       window), so that the `generator` gate fails on them for its own
+ *       reasons (runner_testhook.c, load.h test_stall_ms;
+ *       tests/e2e/replace.sh). Recorded as a `test_stall` event.
+ *
+ *   HARNESS_TEST_AGENT_SKEW_MS=MS
+ *       `harness agent` adds MS (a number, may be negative or fractional)
+ *       to its protocol clock, as a host with a skewed clock would; the
+ *       coordinator's offset measurement must find it (agent.h;
+ *       tests/e2e/agent_load.sh, tests/e2e/agent_run.sh).
+ *
+ *   HARNESS_TEST_NO_SHORT_SLICE=anything
+ *       The load generator's threads do not ask the scheduler for a short
+ *       slice (load.c short_slice), to compare lateness with and without.
+ *
+ * Unset (and in unit tests, which do not call testhook_read) every hook
+ * is off: the struct is all zeros.
+ */
+#ifndef HARNESS_TESTHOOK_H
+#define HARNESS_TESTHOOK_H
+
+struct testhooks {
+	/* HARNESS_TEST_STALL_GENERATOR, or NULL when unset or empty; points
+	 * into the environment (not owned). */
+	const char *stall_generator;
+	double agent_skew_ms;       /* HARNESS_TEST_AGENT_SKEW_MS, 0 unset */
+	int no_short_slice;         /* HARNESS_TEST_NO_SHORT_SLICE set */
+};
+
+/* Reads every hook from the environment; main calls it once, first. */
+void testhook_read(void);
+
+/* The hooks read at start (all off before testhook_read). */
+const struct testhooks *testhooks(void);
+
+#endif
