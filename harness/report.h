@@ -151,6 +151,25 @@ struct report_rung {
 	size_t nreqs;
 };
 
+/* An implementation's knee as the formats print it: a summary of its
+ * knee_result (knee.h), filled by report_rollup.c. */
+struct report_knee {
+	int crossed;         /* the fit reaches the SLO */
+	int at_first_rung;   /* crossed already at the first rung: knee <= it */
+	double knee_rps;     /* NAN when !crossed */
+	double highest_rung_rps;
+	size_t rungs;        /* rungs with at least one valid window */
+	size_t lo, hi;       /* indices (into the used rungs) bracketing the knee */
+};
+
+/* The knee's bootstrap interval (knee.h: knee_result's ci_*). */
+struct report_knee_ci {
+	double lo, hi;       /* percentile interval of the knee (rps) */
+	size_t nboot;        /* resamples */
+	size_t ncrossed;     /* resamples that crossed (others: no knee) */
+	int inferential;     /* both bracketing rungs have >= min_reps windows */
+};
+
 struct report_impl {
 	char *name;
 	int ord;
@@ -164,8 +183,8 @@ struct report_impl {
 	size_t nreasons;
 	int has_knee;                /* some valid ladder/refine/confirm window */
 	struct knee_result kres;     /* the knee (knee.h): point, bracket or floor */
-	struct knee_fit knee;        /* kres's summary (knee_rps = bracket's hi) */
-	struct knee_interval knee_ci;
+	struct report_knee knee;     /* kres's summary (knee_rps = bracket's hi) */
+	struct report_knee_ci knee_ci;
 	int has_knee_ci;
 	double cpu_cv;               /* CV of ladder rungs' CPU ms/request (NAN < 2 rungs) */
 	size_t cpu_cv_rungs;

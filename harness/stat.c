@@ -1,7 +1,6 @@
 /*
  * stat: Mann-Kendall, Theil-Sen, distributions, order-statistic and
- * difference intervals (PAVA, the knee and its bootstrap are in
- * stat_knee.c). See stat.h for the contracts; comments here say why each
+ * difference intervals, PAVA (the knee itself is knee.c's). See stat.h for the contracts; comments here say why each
  * formula is the one it is.
  */
 #include "stat.h"
@@ -634,4 +633,47 @@ int stat_welch_diff(const double *a, size_t na, const double *b, size_t nb,
 	out->hi = out->mean + half;
 	out->verdict = verdict_of(out->lo, out->hi, margin);
 	return 0;
+}
+
+/* ---- isotonic regression ---- */
+
+void stat_pava(const double *y, const double *w, size_t n, double *fit)
+{
+	/* Blocks of pooled entries: value, weight, first index. */
+	double *bv = xmalloc((n ? n : 1) * sizeof(*bv));
+	double *bw = xmalloc((n ? n : 1) * sizeof(*bw));
+	size_t *bs = xmalloc((n ? n : 1) * sizeof(*bs));
+	size_t nb = 0, i, k, end;
+	double last = NAN;
+
+	for (i = 0; i < n; i++) {
+		if (!(w[i] > 0) || !isfinite(y[i]))
+			continue;
+		bv[nb] = y[i];
+		bw[nb] = w[i];
+		bs[nb] = i;
+		nb++;
+		/* Pool adjacent violators backwards until non-decreasing. */
+		while (nb > 1 && bv[nb - 2] > bv[nb - 1]) {
+			double ww = bw[nb - 2] + bw[nb - 1];
+
+			bv[nb - 2] = (bv[nb - 2] * bw[nb - 2] + bv[nb - 1] * bw[nb - 1]) / ww;
+			bw[nb - 2] = ww;
+			nb--;
+		}
+	}
+	/* Expand: block k covers [bs[k], bs[k+1]); entries before the first
+	 * block (zero weight) take the first block's value. */
+	for (k = 0; k < nb; k++) {
+		end = k + 1 < nb ? bs[k + 1] : n;
+		for (i = k ? bs[k] : 0; i < end; i++)
+			fit[i] = bv[k];
+		last = bv[k];
+	}
+	if (!nb)
+		for (i = 0; i < n; i++)
+			fit[i] = last;
+	free(bv);
+	free(bw);
+	free(bs);
 }

@@ -63,55 +63,13 @@ int stat_cmp_double(const void *a, const void *b);
 /* Median of x[0..n) (copies; NaN skipped). NAN when empty. */
 double stat_median(const double *x, size_t n);
 
-/* ---- isotonic regression and the knee ---- */
+/* ---- isotonic regression ---- */
 
 /* Weighted PAVA, non-decreasing: fit[i] minimises sum w_i (y_i - fit_i)^2
  * subject to fit non-decreasing in i. Entries with w <= 0 or a NaN y get
  * the fit of the entry before them but do not influence it (leading ones
  * take the first fitted value). fit may alias y. */
 void stat_pava(const double *y, const double *w, size_t n, double *fit);
-
-/* One rung of an implementation's ladder: its offered rate and the
- * accepted windows' p99 and request counts (the weights). */
-struct knee_rung {
-	double rate;
-	size_t nwin;
-	const double *p99_ms;
-	const double *weight;   /* requests per window; NULL = all 1 */
-};
-
-struct knee_fit {
-	int crossed;         /* the isotonic fit reaches the threshold */
-	int at_first_rung;   /* crossed already at the first rung: knee <= it */
-	double knee_rps;     /* NAN when !crossed */
-	double highest_rung_rps;
-	size_t rungs;        /* rungs with at least one accepted window */
-	size_t lo, hi;       /* indices (into the used rungs) bracketing the knee */
-};
-
-/* Fit the knee over rungs sorted by rate (rungs without windows are
- * skipped). rung mean = count-weighted mean of its windows' p99; PAVA over
- * rungs weighted by the rung's total count; knee = first rate where the fit
- * reaches threshold_ms, linearly interpolated between the rung below and
- * the rung at the crossing. -1 when no rung has a window. */
-int stat_knee(const struct knee_rung *rungs, size_t nrungs, double threshold_ms,
-	      struct knee_fit *out);
-
-struct knee_interval {
-	double lo, hi;       /* percentile interval of the knee (rps) */
-	size_t nboot;        /* resamples */
-	size_t ncrossed;     /* resamples that crossed (others: no knee) */
-	int inferential;     /* both bracketing rungs have >= min_reps windows */
-};
-
-/* Bootstrap: resample the accepted windows within each rung with
- * replacement (nboot times, rng seeded by seed, stream 0x6b6e6565), refit,
- * and take the (1-level)/2 and (1+level)/2 percentiles of the knees of the
- * resamples that crossed. A resample that does not cross counts as the
- * highest rung (a lower bound), so lo/hi never extrapolate. */
-int stat_knee_bootstrap(const struct knee_rung *rungs, size_t nrungs,
-			double threshold_ms, size_t nboot, double level,
-			uint64_t seed, size_t min_reps, struct knee_interval *out);
 
 /* ---- percentiles from histogram counts ---- */
 

@@ -172,94 +172,6 @@ TEST(pava_hand)
 	NEAR(f[2], 3, 0, "untouched");
 }
 
-static void rungs_from(struct knee_rung *r, const double *rate, const double *p99,
-		       size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		r[i].rate = rate[i];
-		r[i].nwin = 1;
-		r[i].p99_ms = &p99[i];
-		r[i].weight = NULL;
-	}
-}
-
-TEST(knee_interpolation)
-{
-	/* p99 2 ms up to 1000 req/s then +10 ms per 100 req/s: the SLO of
-	 * 20 ms is crossed at 1180 (given out of order on purpose). */
-	const double rate[] = { 1200, 800, 1000, 1100 }, p99[] = { 22, 2, 2, 12 };
-	/* Non-monotone: PAVA pools 25 and 15 to 20; crossing 18 between 800
-	 * (5) and 900 (20): 800 + 13/15 * 100. */
-	const double rate2[] = { 800, 900, 1000, 1100 }, p2[] = { 5, 25, 15, 30 };
-	const double low[] = { 1, 2, 3, 4 };
-	struct knee_rung r[4];
-	struct knee_fit f;
-
-	rungs_from(r, rate, p99, 4);
-	CHECK(stat_knee(r, 4, 20, &f) == 0);
-	CHECK(f.crossed && !f.at_first_rung);
-	NEAR(f.knee_rps, 1180, 1e-9, "linear interpolation is exact here");
-	NEAR(f.highest_rung_rps, 1200, 0, "exact");
-	CHECK(f.rungs == 4 && f.lo == 2 && f.hi == 3);
-
-	rungs_from(r, rate2, p2, 4);
-	CHECK(stat_knee(r, 4, 18, &f) == 0);
-	NEAR(f.knee_rps, 800 + 1300.0 / 15, 1e-9, "isotonic fit, then interpolation");
-
-	rungs_from(r, rate2, low, 4);
-	CHECK(stat_knee(r, 4, 18, &f) == 0);
-	CHECK(!f.crossed);
-	CHECK(isnan(f.knee_rps));
-	NEAR(f.highest_rung_rps, 1100, 0, ">= highest rung, never extrapolated");
-
-	rungs_from(r, rate2, p2, 4);
-	CHECK(stat_knee(r, 4, 4, &f) == 0);
-	CHECK(f.crossed && f.at_first_rung);
-	NEAR(f.knee_rps, 800, 0, "at or below the first rung");
-}
-
-TEST(knee_weights_and_empty_rungs)
-{
-	/* Rung 1000 has two windows (p99 10 with 3000 requests, 30 with 1000):
-	 * weighted mean 15, not 20. Rung 1100 has no accepted window. */
-	const double p1000[] = { 10, 30 }, w1000[] = { 3000, 1000 };
-	const double p900[] = { 5 }, p1200[] = { 25 };
-	struct knee_rung r[4] = {
-		{ 900, 1, p900, NULL }, { 1000, 2, p1000, w1000 },
-		{ 1100, 0, NULL, NULL }, { 1200, 1, p1200, NULL },
-	};
-	struct knee_fit f;
-
-	CHECK(stat_knee(r, 4, 20, &f) == 0);
-	CHECK(f.rungs == 3);
-	NEAR(f.knee_rps, 1000 + 5.0 / 10 * 200, 1e-9, "count-weighted rung mean 15");
-	CHECK(stat_knee(r + 2, 1, 20, &f) < 0);
-}
-
-TEST(bootstrap_deterministic)
-{
-	const double a[] = { 2, 2.5, 1.8, 2.2 }, b[] = { 9, 14, 11, 12 }, c[] = { 25, 31, 22, 28 };
-	struct knee_rung r[3] = { { 1000, 4, a, NULL }, { 1100, 4, b, NULL }, { 1200, 4, c, NULL } };
-	struct knee_interval i1, i2, i3;
-	struct knee_fit f;
-
-	CHECK(stat_knee(r, 3, 20, &f) == 0);
-	CHECK(stat_knee_bootstrap(r, 3, 20, 2000, 0.95, 42, 4, &i1) == 0);
-	CHECK(stat_knee_bootstrap(r, 3, 20, 2000, 0.95, 42, 4, &i2) == 0);
-	CHECK(stat_knee_bootstrap(r, 3, 20, 2000, 0.95, 43, 4, &i3) == 0);
-	NEAR(i1.lo, i2.lo, 0, "same seed, same interval");
-	NEAR(i1.hi, i2.hi, 0, "same seed, same interval");
-	CHECK(i1.lo != i3.lo || i1.hi != i3.hi);
-	CHECK(i1.lo <= f.knee_rps && f.knee_rps <= i1.hi);
-	CHECK(i1.lo >= 1100 && i1.hi <= 1200); /* every resample crosses there */
-	CHECK(i1.nboot == 2000 && i1.ncrossed == 2000);
-	CHECK(i1.inferential);
-	CHECK(stat_knee_bootstrap(r, 3, 20, 2000, 0.95, 42, 5, &i2) == 0);
-	CHECK(!i2.inferential); /* bracketing rungs have 4 < 5 windows */
-}
-
 /* Exact binomial ranks for the median of n = 100 at 95%: (40, 61), the
  * classic table value (e.g. Conover, Practical Nonparametric Statistics,
  * table A3; coverage 0.9648). */
@@ -570,9 +482,6 @@ int main(void)
 	RUN(fast_paths_match_brute_force);
 	RUN(quantiles_vs_tables);
 	RUN(pava_hand);
-	RUN(knee_interpolation);
-	RUN(knee_weights_and_empty_rungs);
-	RUN(bootstrap_deterministic);
 	RUN(order_statistic_ci);
 	RUN(paired_ci);
 	RUN(hodges_lehmann);
