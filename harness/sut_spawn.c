@@ -539,3 +539,32 @@ void spawn_watchdog_release(pid_t wd, int fd)
 	if (wd > 0)
 		waitpid(wd, &st, 0);
 }
+
+int spawn_open_log(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+	if (fd < 0)
+		error("cannot open log %s: %s", path, strerror(errno));
+	return fd;
+}
+
+const char *spawn_status_desc(int st, char *buf, size_t n)
+{
+	if (WIFEXITED(st))
+		snprintf(buf, n, "exited with status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, n, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, n, "wait status %#x", st);
+	return buf;
+}
+
+void spawn_kill_all(pid_t pgid, struct account *acct)
+{
+	if (pgid > 0)
+		kill(-pgid, SIGKILL);
+	if (acct && account_kill_all(acct, 2.0))
+		warning("processes still alive in %s's cgroup after SIGKILL",
+			account_backend_name(account_backend(acct)));
+}

@@ -65,4 +65,15 @@ pid_t spawn_watchdog(pid_t pgid, const struct account *acct, int *fd);
 /* Tell the watchdog all is cleaned up, and reap it. */
 void spawn_watchdog_release(pid_t wd, int fd);
 
+/* A child's log, opened by the harness (root) for appending and inherited
+ * by the child: O_NOFOLLOW so a planted symlink can never make root append
+ * elsewhere. The descriptor (close-on-exec), or -1 after error(). */
+int spawn_open_log(const char *path);
+/* A wait status in words ("exited with status 2", "killed by signal 9
+ * (Killed)") into buf; returns buf. */
+const char *spawn_status_desc(int st, char *buf, size_t n);
+/* Kill the process group pgid (when > 0) and everything in acct's cgroup
+ * (when non-NULL); a warning when some process outlives SIGKILL. */
+void spawn_kill_all(pid_t pgid, struct account *acct);
+
 #endif
