@@ -272,37 +272,42 @@ static int expect_case(struct pf_ctx *c, CURL *curl, const struct load_request *
 	return pass;
 }
 
+/* equivalence: strict: target i's answer against the reference's. */
+static int strict_case(struct pf_ctx *c, const struct response *res, size_t i, const char *label)
+{
+	struct preflight_answer ref = answer(&res[c->ref]), x = answer(&res[i]);
+	char why[512];
+	const char *w = preflight_diff(&ref, &x, c->spec->workload.preflight.ignore, NULL, NULL,
+				       why, sizeof(why));
+
+	if (!w)
+		return 1;
+	add_failure(c, i, label, "%s and %s differ: %s", c->t[c->ref].name, c->t[i].name, w);
+	return 0;
+}
+
 /* One case: rq to every target; 1 when it passed. */
 static int run_case(struct pf_ctx *c, CURL *curl, const struct load_request *rq, int send)
 {
 	const struct spec_preflight *pf = &c->spec->workload.preflight;
 	struct response *res = xcalloc(c->n, sizeof(*res)), *again = xcalloc(c->n, sizeof(*res));
-	int *ok = xcalloc(c->n, sizeof(*ok)), based;
+	int *ok = xcalloc(c->n, sizeof(*ok));
 	struct sbuf label = SBUF_INIT;
-	char why[512];
 	size_t i;
-	int pass;
+	int pass, based;
 
 	case_label(c, rq, send, &label);
 	pass = expect_case(c, curl, rq, res, ok, label.buf);
 	for (i = 0; i < c->n; i++) {
-		struct preflight_answer ref = answer(&res[c->ref]), x = answer(&res[i]);
-		const char *w;
-
 		based = pf->base == EQUIV_STRICT && c->t[i].base >= 0;
 		/* against its base (both answers met their expect: a missed
 		 * expect is said once), with the base's self-check */
 		if (based && ok[c->t[i].base] && ok[i])
 			pass &= base_case(c, curl, rq, res, again, i, label.buf);
-		if (pf->equivalence != EQUIV_STRICT || i == c->ref || !res[i].ok ||
-		    !res[c->ref].ok || (based && (size_t)c->t[i].base == c->ref))
-			continue;
-		w = preflight_diff(&ref, &x, pf->ignore, NULL, NULL, why, sizeof(why));
-		if (w) {
-			add_failure(c, i, label.buf, "%s and %s differ: %s", c->t[c->ref].name,
-				    c->t[i].name, w);
-			pass = 0;
-		}
+		/* against the reference, unless that is its base, just done */
+		if (pf->equivalence == EQUIV_STRICT && i != c->ref && res[i].ok && res[c->ref].ok &&
+		    !(based && (size_t)c->t[i].base == c->ref))
+			pass &= strict_case(c, res, i, label.buf);
 	}
 	for (i = 0; i < c->n; i++) {
 		response_release(&res[i]);
