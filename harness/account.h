@@ -145,6 +145,29 @@ int account_kill_all(struct account *a, double timeout_s);
  * Returns how many were signalled. */
 int account_signal_all(struct account *a, int sig);
 
+/*
+ * The freezer (account_freeze.c): with on = 1 every process of the cgroup
+ * stops being scheduled (cgroup2: cgroup.freeze; cgroup1: the v1 freezer
+ * hierarchy, where the backend made a cgroup in it); 0 thaws them. Waits,
+ * at most about a second, until the kernel reports the cgroup frozen:
+ * 0 then (thawing: 0 once written). -ENOTSUP where the backend has no
+ * freezer (procfs, a v1 host without the freezer mounted), -1 when the
+ * kernel refused or did not finish in time (thawed again, quietly: the
+ * caller measures instead). Thawing what is not frozen is a no-op.
+ * account_kill_all() and account_free() thaw first: a frozen v1 task
+ * does not die of SIGKILL until it is thawed.
+ */
+int account_freeze(struct account *a, int on);
+/* "cgroup2 cgroup.freeze" / "cgroup1 freezer", or NULL without one. */
+const char *account_freezer(const struct account *a);
+/* For the watchdog (async-signal-safe use after fork): the file that
+ * thaws the cgroup when `text` is written to it; NULL without a freezer. */
+const char *account_thaw_path(const struct account *a, const char **text);
+/* The cgroup's (procfs: the tree's) cumulative CPU seconds now, outside
+ * any window (the idle arms' CPU, runner_freeze.c). 0, or -1 when the
+ * counters cannot be read. */
+int account_cpu_now(struct account *a, double *cpu_s);
+
 /* Remove the cgroup(s) this context created (after they emptied) and free. */
 void account_free(struct account *a);
 

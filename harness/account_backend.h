@@ -52,6 +52,11 @@ struct account {
 	int place_fds[ACCT_MAX_DIRS];   /* cgroup.procs, O_WRONLY|O_CLOEXEC */
 	size_t nplace;
 	char *procs_path, *kill_path;
+	/* the freezer (account_freeze.c): v2 <dir>/cgroup.freeze, v1 the
+	 * freezer hierarchy's <dir>/freezer.state; NULL: none */
+	char *freeze_path;
+	int freeze_v1;
+	int frozen;                     /* frozen by account_freeze */
 	int has_cpuset;
 	pid_t root;
 	void *priv;

@@ -150,6 +150,8 @@ int account_nprocs(struct account *a)
 
 int account_kill_all(struct account *a, double timeout_s)
 {
+	/* a frozen task (v1) does not die of SIGKILL until thawed */
+	account_freeze(a, 0);
 	return a->ops->kill_all(a, timeout_s);
 }
 
@@ -165,6 +167,7 @@ void account_free(struct account *a)
 
 	if (!a)
 		return;
+	account_freeze(a, 0);
 	if (a->in_window) {
 		struct account_window w;
 		if (!account_window_end(a, &w))
@@ -192,6 +195,7 @@ void account_free(struct account *a)
 	}
 	free(a->procs_path);
 	free(a->kill_path);
+	free(a->freeze_path);
 	free(a->samples);
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->cv);
@@ -603,6 +607,9 @@ int acct_reap_parent(const char *parent, const char *kill_file, const char *what
 		if (acct_pid_starttime(pid) == st)
 			continue;               /* its harness is alive */
 		snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
+		/* thawed first (account_freeze.c); quiet where it is no freezer */
+		acct_write(path, "freezer.state", "THAWED");
+		acct_write(path, "cgroup.freeze", "0");
 		if (kill_file)
 			acct_write(path, kill_file, "1");
 		snprintf(path, sizeof(path), "%s/%s/cgroup.procs", parent, de->d_name);

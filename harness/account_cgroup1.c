@@ -220,6 +220,7 @@ struct account *acct_cgroup1_create(const char *label, const struct account_limi
 {
 	char *name = acct_owned_name(label);
 	char *cpuacct = NULL, *memory = NULL, *cpu = NULL, *pids = NULL, *cpuset = NULL;
+	char *freezer = NULL;
 	struct account *a = acct_new(&cg1_ops, sample_ms);
 	char num[32];
 	int err = 0, e;
@@ -237,6 +238,10 @@ struct account *acct_cgroup1_create(const char *label, const struct account_limi
 		pids = make_in(a, "pids", name, &err);
 	if (!err && lim->cpus)
 		cpuset = make_in(a, "cpuset", name, &err);
+	/* the freezer, where mounted (account_freeze.c): without it the
+	 * runner measures an idle arm instead of freezing it */
+	if (!err)
+		freezer = make_in(a, "freezer", name, &err);
 	if (err)
 		goto fail;
 	if (lim->memory_max_bytes) {
@@ -282,6 +287,13 @@ struct account *acct_cgroup1_create(const char *label, const struct account_limi
 		w->procs_path = NULL;
 		account_free(w);
 	}
+	if (freezer) {
+		struct sbuf sb = SBUF_INIT;
+
+		sbuf_addf(&sb, "%s/freezer.state", freezer);
+		a->freeze_path = sbuf_detach(&sb, NULL);
+		a->freeze_v1 = 1;
+	}
 	goto out;
 fail:
 	account_free(a);
@@ -293,12 +305,15 @@ out:
 	free(cpu);
 	free(pids);
 	free(cpuset);
+	free(freezer);
 	return a;
 }
 
 int acct_cgroup1_reap(void)
 {
-	const char *ctls[] = { "cpuacct", "memory", "cpu", "pids", "cpuset" };
+	/* the freezer first: a frozen v1 task dies of SIGKILL only once
+	 * thawed (acct_reap_parent thaws before it kills) */
+	const char *ctls[] = { "freezer", "cpuacct", "memory", "cpu", "pids", "cpuset" };
 	char *mnt, *seen[ARRAY_SIZE(ctls)];
 	struct sbuf sb = SBUF_INIT;
 	size_t i, j, nseen = 0;
@@ -318,7 +333,7 @@ int acct_cgroup1_reap(void)
 		sbuf_reset(&sb);
 		sbuf_addf(&sb, "%s/harness", mnt);
 		/* count each leftover once (in cpuacct), remove it everywhere */
-		if (i == 0)
+		if (!strcmp(ctls[i], "cpuacct"))
 			n += acct_reap_parent(sb.buf, NULL, "cgroup1");
 		else
 			acct_reap_parent(sb.buf, NULL, NULL);

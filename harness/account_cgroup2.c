@@ -171,6 +171,8 @@ static struct account *cg2_wrap(const char *dir, int sample_ms)
 	a->procs_path = sbuf_detach(&sb, NULL);
 	sbuf_addf(&sb, "%s/cgroup.kill", dir);
 	a->kill_path = sbuf_detach(&sb, NULL);
+	sbuf_addf(&sb, "%s/cgroup.freeze", dir);
+	a->freeze_path = sbuf_detach(&sb, NULL);
 	return a;
 }
 

@@ -201,21 +201,62 @@ static void mark_requests(const struct spec *spec, unsigned char *used)
 	}
 }
 
-/* im->dep_forward: the ports of the dependencies its start, reset, env,
- * health and stats strings (and the requests) refer to. */
-static void forward_set(struct spec_impl *im, const struct spec *spec, const int *ports,
-			const unsigned char *by_requests)
+static void mark_impl(const struct spec_impl *im, const struct spec *spec, unsigned char *used)
 {
-	unsigned char *used = xcalloc(spec->ndeps + 1, 1);
 	size_t k;
 
-	memcpy(used, by_requests, spec->ndeps);
 	mark_argv(im->start, spec, used);
 	mark_argv(im->reset, spec, used);
 	for (k = 0; k < im->nenv; k++)
 		mark_str(im->env[k].value, spec, used);
 	mark_str(im->health_url, spec, used);
 	mark_str(im->stats_url, spec, used);
+}
+
+/* refs[k * ndeps + j]: dependency k refers to dependency j (its start,
+ * env, health, setup and reset), before the ports are substituted. */
+static unsigned char *dep_refs(const struct spec *spec)
+{
+	size_t n = spec->ndeps, k;
+	unsigned char *refs = xcalloc(n * n + 1, 1);
+
+	for (k = 0; k < n; k++) {
+		const struct spec_dep *d = &spec->deps[k];
+
+		mark_impl(&d->impl, spec, refs + k * n);
+		mark_str(d->health_tcp, spec, refs + k * n);
+		mark_argv(d->health_cmd, spec, refs + k * n);
+		mark_argv(d->setup, spec, refs + k * n);
+	}
+	return refs;
+}
+
+/* used |= every dependency a used one refers to, transitively. */
+static void close_used(const struct spec *spec, const unsigned char *refs, unsigned char *used)
+{
+	size_t n = spec->ndeps, k, j;
+	int more = 1;
+
+	while (more) {
+		more = 0;
+		for (k = 0; k < n; k++)
+			for (j = 0; used[k] && j < n; j++)
+				if (refs[k * n + j] && !used[j])
+					used[j] = more = 1;
+	}
+}
+
+/* im->dep_forward: the ports of the dependencies its start, reset, env,
+ * health and stats strings (and the requests) refer to; im->dep_used:
+ * those and every dependency they refer to in turn. */
+static void forward_set(struct spec_impl *im, const struct spec *spec, const int *ports,
+			const unsigned char *by_requests, const unsigned char *refs)
+{
+	unsigned char *used = xcalloc(spec->ndeps + 1, 1);
+	size_t k;
+
+	memcpy(used, by_requests, spec->ndeps);
+	mark_impl(im, spec, used);
 	free(im->dep_forward);
 	im->dep_forward = xcalloc(spec->ndeps + 1, sizeof(*im->dep_forward));
 	im->ndep_forward = 0;
@@ -228,20 +269,24 @@ static void forward_set(struct spec_impl *im, const struct spec *spec, const int
 	for (k = 0; k < spec->ndeps; k++)
 		if (used[k] && !spec->deps[k].impl.host)
 			im->dep_forward[im->ndep_forward++] = ports[k];
-	free(used);
+	close_used(spec, refs, used);
+	free(im->dep_used);
+	im->dep_used = used;
 }
 
 void bind_deps(struct spec *spec, const int *ports)
 {
 	unsigned char *by_requests = xcalloc(spec->ndeps + 1, 1);
+	unsigned char *refs = dep_refs(spec);
 	size_t i, j;
 
 	mark_requests(spec, by_requests);
 	for (i = 0; i < spec->nimpls; i++) {
-		forward_set(&spec->impls[i], spec, ports, by_requests);
+		forward_set(&spec->impls[i], spec, ports, by_requests, refs);
 		subst_impl(&spec->impls[i], spec, ports);
 	}
 	free(by_requests);
+	free(refs);
 	for (i = 0; i < spec->ndeps; i++) {
 		struct spec_dep *d = &spec->deps[i];
 

@@ -43,6 +43,12 @@ void evidence_release(struct evidence *e)
 	for (i = 0; i < e->ndeps; i++)
 		free((char *)e->deps[i].name); /* owned here (evidence_add_dep) */
 	free(e->deps);
+	for (i = 0; i < e->nidle; i++) {   /* owned here (evidence_add_idle) */
+		free((char *)e->idle[i].name);
+		free((char *)e->idle[i].kind);
+		free((char *)e->idle[i].freezer);
+	}
+	free(e->idle);
 	evidence_init(e, e->phase);
 }
 
@@ -52,6 +58,16 @@ void evidence_add_dep(struct evidence *e, const struct gate_dep *d)
 	e->deps[e->ndeps] = *d;
 	e->deps[e->ndeps].name = xstrdup(d->name ? d->name : "?");
 	e->ndeps++;
+}
+
+void evidence_add_idle(struct evidence *e, const struct gate_idle *g)
+{
+	e->idle = xrealloc(e->idle, (e->nidle + 1) * sizeof(*e->idle));
+	e->idle[e->nidle] = *g;
+	e->idle[e->nidle].name = xstrdup(g->name ? g->name : "?");
+	e->idle[e->nidle].kind = xstrdup(g->kind ? g->kind : "implementation");
+	e->idle[e->nidle].freezer = g->freezer ? xstrdup(g->freezer) : NULL;
+	e->nidle++;
 }
 
 void evidence_add_second(struct evidence *e, double p99_ms, double p999_ms)
@@ -246,6 +262,8 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->sut_exited = e->sut_exited;
 	in->ndeps = e->ndeps;
 	in->deps = e->deps;
+	in->nidle = e->nidle;
+	in->idle = e->idle;
 
 	if (!impl || !impl->nsignals)
 		return;

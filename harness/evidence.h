@@ -63,6 +63,11 @@ struct evidence {
 	/* dependencies over the phase (table window_deps); names owned */
 	size_t ndeps;
 	struct gate_dep *deps;
+
+	/* the arms and dependencies idle over the phase (table window_idle);
+	 * names owned */
+	size_t nidle;
+	struct gate_idle *idle;
 };
 
 /* Scratch memory behind a gate_input (series, counters). */
@@ -87,6 +92,8 @@ void evidence_add_stat(struct evidence *e, double t, const char *signal,
 		       const char *key, double value, const char *error);
 /* Append a dependency's figures (the name is copied). */
 void evidence_add_dep(struct evidence *e, const struct gate_dep *d);
+/* Append an idle arm's or dependency's figures (its strings are copied). */
+void evidence_add_idle(struct evidence *e, const struct gate_idle *g);
 void evidence_set_requests(struct evidence *e, size_t n, const char *const *names,
 			   const uint64_t *sent);
 

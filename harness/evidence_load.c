@@ -198,6 +198,31 @@ static int read_deps(struct store *st, int64_t wid, struct evidence *e)
 	return 0;
 }
 
+/* The idle arms and dependencies over the measured part (window_idle,
+ * schema 13; none for a window recorded before). */
+static int read_idle(struct store *st, int64_t wid, struct evidence *e)
+{
+	struct window_idle_rows rows;
+	size_t i;
+
+	if (store_window_idle_load(st, NULL, wid, &rows))
+		return -1;
+	for (i = 0; i < rows.n; i++) {
+		const struct window_idle_row *r = &rows.v[i];
+		struct gate_idle g;
+
+		memset(&g, 0, sizeof(g));
+		g.name = r->name;
+		g.kind = r->kind;
+		g.freezer = r->frozen;
+		g.duration_s = r->duration_s;
+		g.cpu_s = r->cpu_s;
+		evidence_add_idle(e, &g);
+	}
+	window_idle_rows_release(&rows);
+	return 0;
+}
+
 int evidence_load_head(struct store *st, int64_t wid, struct evidence *e)
 {
 	evidence_init(e, GATE_PHASE_WARMUP);
@@ -216,7 +241,7 @@ int evidence_load(struct store *st, int64_t wid, enum gate_phase phase, struct e
 	evidence_from_window_row(e, &w);
 	if (read_seconds(st, wid, ph, e) || read_requests(st, wid, ph, e) ||
 	    read_stats(st, wid, ph, e) ||
-	    (phase == GATE_PHASE_WINDOW && read_deps(st, wid, e)))
+	    (phase == GATE_PHASE_WINDOW && (read_deps(st, wid, e) || read_idle(st, wid, e))))
 		goto out;
 	if (phase == GATE_PHASE_WARMUP)
 		e->achieved_rps = e->duration_s > 0 ? (double)e->completed / e->duration_s : NAN;

@@ -95,6 +95,19 @@ struct gate_dep {
 	int exited;               /* it exited (or was restarted) during the phase */
 };
 
+/* An arm not being measured (or a dependency the judged implementation
+ * does not use) over the phase: frozen through it, or left running
+ * where it could not be frozen; its CPU over the phase either way
+ * (runner_freeze.c, gates/idle_arms_quiet.c). */
+struct gate_idle {
+	const char *name;         /* the arm, or "dep-<name>" */
+	const char *kind;         /* "implementation" | "dependency" */
+	const char *freezer;      /* what held it frozen through the phase
+				     (account_freezer), NULL: left running */
+	double duration_s;        /* the measured part's length */
+	double cpu_s;             /* CPU seconds it used over it; NAN unknown */
+};
+
 enum load_status_class { ST_2XX, ST_3XX, ST_4XX, ST_5XX, ST_CLASSES };
 
 struct gate_input {
@@ -157,6 +170,11 @@ struct gate_input {
 	 * when the spec declares none). */
 	size_t ndeps;
 	const struct gate_dep *deps;
+
+	/* The other arms, and the dependencies it does not use, over the
+	 * phase (window phase only). */
+	size_t nidle;
+	const struct gate_idle *idle;
 
 	/* Runtime-stats signals (only those the implementation declares). */
 	size_t nseries;

@@ -387,6 +387,22 @@ void runner_store_version(struct run_ctx *rc, const char *kind, const char *name
 /* Each arm's implementations[].version, once per invocation (impl_version). */
 void runner_arm_versions(struct run_ctx *rc);
 
+/* runner_freeze.c: arms not being measured do not run (docs/DESIGN.md).
+ * _begin, once window wp's arm is up, reset and about to be loaded:
+ * every other arm that is up and every dependency wp's arm does not use
+ * (spec_impl.dep_used) frozen (account_freeze), or left running where it
+ * cannot be; never NULL. _meas_begin / _meas_end at the measured part's
+ * edges: each one's CPU over it appended to e (evidence_add_idle).
+ * _end thaws them all and frees (NULL: no-op): on every way out of the
+ * window. _store writes e's idle rows (table window_idle, inside the
+ * caller's transaction). */
+struct runner_idle;
+struct runner_idle *runner_idle_begin(struct run_ctx *rc, const struct window_plan *wp);
+void runner_idle_meas_begin(struct runner_idle *ri);
+void runner_idle_meas_end(struct runner_idle *ri, struct evidence *e);
+void runner_idle_end(struct runner_idle *ri);
+int runner_idle_store(struct run_ctx *rc, int64_t wid, const struct evidence *e);
+
 /* runner_deps.c: the dependencies. -1 returns follow one error line. */
 /* Choose their ports and bind the spec to them (before the arms). */
 int runner_deps_bind(struct run_ctx *rc);

@@ -77,6 +77,9 @@ struct window_ctx {
 	/* resets run before it (runner_reset.c) */
 	struct window_reset_rows resets;
 	int reset_failed;
+
+	/* the other arms, frozen or measured while it is loaded */
+	struct runner_idle *idle;
 };
 
 /* ------------------------------------------------------------ seconds */
@@ -274,6 +277,7 @@ static void meas_begin(struct window_ctx *w)
 	w->started_wall = now_wall();
 	w->acct_open = runner_arm_acct_begin(w->arm) == 0;
 	runner_deps_window_begin(w->rc);
+	runner_idle_meas_begin(w->idle);
 	w->meas_started = 1;
 }
 
@@ -406,6 +410,7 @@ static void window_ctx_init(struct window_ctx *w, struct run_ctx *rc,
 
 static void window_ctx_release(struct window_ctx *w)
 {
+	runner_idle_end(w->idle);   /* thawed on every way out */
 	window_seconds_release(&w->secs);
 	evidence_release(&w->warm);
 	evidence_release(&w->meas);
@@ -477,6 +482,7 @@ static int window_warmup(struct window_ctx *w)
 	w->reset_failed |= runner_reset_arm(rc, wp, &w->resets);
 	if (runner_stop)
 		return 1;
+	w->idle = runner_idle_begin(rc, wp);
 	w->warm_rate = warmup_rate(w);
 	runner_progress(rc, "warm-up");
 	load_config_for(w, &cfg, w->warm_rate, w->spec->warmup.max_s, 1);
@@ -518,6 +524,9 @@ static int window_measure(struct window_ctx *w)
 	load_result_release(&res);
 	if (w->meas_started)
 		runner_deps_window_end(w->rc, &w->meas);
+	runner_idle_meas_end(w->idle, &w->meas);
+	runner_idle_end(w->idle);
+	w->idle = NULL;
 	if (runner_stop)
 		return 1;
 	if (w->acct_open)

@@ -66,6 +66,7 @@ void spec_free(struct spec *s)
 		free(im->host);
 		free(im->host_binary);
 		free(im->dep_forward);
+		free(im->dep_used);
 	}
 	free(s->impls);
 	for (i = 0; i < s->ndeps; i++) {

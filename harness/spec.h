@@ -81,6 +81,10 @@ struct spec_impl {
 	size_t ndep_forward;
 	size_t ndep_used;        /* the dependencies it refers to (bind_deps),
 				    relayed into its jail or not */
+	/* [ndeps]: 1 for each dependency it uses, directly or through
+	 * another it uses (bind_deps); NULL before. The others are frozen
+	 * while it is measured (runner_freeze.c). */
+	unsigned char *dep_used;
 	int line, col;       /* where it was declared, for messages */
 };
 

@@ -20,7 +20,7 @@ const char *const spec_default_warmup_gates[] = { "p99_flat", "p999_flat", "hot_
 const char *const spec_default_head_gates[] = { "p99_flat", "p999_flat", NULL };
 const char *const spec_default_window_gates[] = {
 	"error_rate", "achieved_vs_offered", "stationarity", "throttled", "oom",
-	"generator", "sut_alive", NULL,
+	"generator", "sut_alive", "idle_arms_quiet", NULL,
 };
 
 #define AT(base, off, type) ((type *)((char *)(base) + (off)))
@@ -347,6 +347,21 @@ static void ensure(struct spec *s, char **names)
 			gate_add(s, names[i]);
 }
 
+/* Gate name judges every window even when the spec's own window_gates
+ * list leaves it out (a spec that wants it recorded only says so with
+ * gates: { NAME: { enforce: false } }). */
+static void always_window_gate(struct spec *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nwindow_gates; i++)
+		if (!strcmp(s->window_gates[i], name))
+			return;
+	s->window_gates = xrealloc(s->window_gates, (s->nwindow_gates + 2) * sizeof(char *));
+	s->window_gates[s->nwindow_gates++] = xstrdup(name);
+	s->window_gates[s->nwindow_gates] = NULL;
+}
+
 void spec_finish_gates(struct vctx *v)
 {
 	struct spec *s = v->s;
@@ -376,6 +391,8 @@ void spec_finish_gates(struct vctx *v)
 		s->warmup.gates = xcalloc(1, sizeof(char *));
 	if (!s->window_gates)
 		s->window_gates = xcalloc(1, sizeof(char *));
+	/* docs/DESIGN.md, "Arms not being measured do not run" */
+	always_window_gate(s, "idle_arms_quiet");
 	ensure(s, s->warmup.gates);
 	ensure(s, s->window_gates);
 

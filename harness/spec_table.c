@@ -519,7 +519,7 @@ const struct field spec_root_fields[] = {
 	  "gate name -> parameters (every gate has enforce: true|false, default true)" },
 	{ "window_gates", FT_GATELIST, 0, O(struct spec, window_gates), O(struct spec, nwindow_gates), 0, 0, 0,
 	  "every window gate with no required parameter", NULL, NULL, 0, 0, GATE_PHASE_WINDOW,
-	  "gates judged on every measured window; a failing enforced gate rejects it" },
+	  "gates judged on every measured window; a failing enforced gate rejects it; idle_arms_quiet is added when left out" },
 	{ "accounting", FT_OBJ, 0, O(struct spec, accounting), 0, 0, 0, 0, NULL, NULL, accounting_fields, 0, 0, 0,
 	  "kernel CPU and memory accounting" },
 	{ "retries", FT_OBJ, 0, O(struct spec, retries), 0, 0, 0, 0, NULL, NULL, retries_fields, 0, 0, 0,

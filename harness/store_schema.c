@@ -304,5 +304,22 @@ const char *const store_migrations[] = {
 	"  need_s REAL,"                     /* estimated seconds more to a decision */
 	"  PRIMARY KEY (run_id, impl, metric)"
 	");",
+	/* version 13: arms not being measured do not run (docs/DESIGN.md):
+	 * one row per other arm, and per dependency the window's
+	 * implementation does not use, over each window's measured part.
+	 * frozen: the freezer that held it from warm-up to the window's end
+	 * ('cgroup1 freezer', 'cgroup2 cgroup.freeze'), NULL when it was
+	 * left running (no freezer: procfs, another host) and measured;
+	 * cpu_s: its CPU seconds over the measured part (NULL unknown),
+	 * judged by the idle_arms_quiet gate. */
+	"CREATE TABLE window_idle ("
+	"  window_id INTEGER NOT NULL REFERENCES windows(id),"
+	"  name TEXT NOT NULL,"              /* the arm, or dep-<name> */
+	"  kind TEXT NOT NULL,"              /* implementation|dependency */
+	"  frozen TEXT,"
+	"  duration_s REAL,"
+	"  cpu_s REAL,"
+	"  PRIMARY KEY (window_id, kind, name)"
+	");",
 	NULL,
 };

@@ -366,6 +366,18 @@ static const struct store_table resets_t = {
 	"window_resets", reset_cols, ARRAY_SIZE(reset_cols), sizeof(struct window_reset_row),
 };
 
+static const struct store_coldef idle_cols[] = {
+	C(window_idle_row, window_id, SC_I64),
+	C(window_idle_row, name, SC_TEXT),
+	C(window_idle_row, kind, SC_TEXT),
+	C(window_idle_row, frozen, SC_TEXT),
+	C(window_idle_row, duration_s, SC_REAL),
+	C(window_idle_row, cpu_s, SC_REAL),
+};
+static const struct store_table idle_t = {
+	"window_idle", idle_cols, ARRAY_SIZE(idle_cols), sizeof(struct window_idle_row),
+};
+
 static const struct store_coldef block_cols[] = {
 	C(block_row, run_id, SC_TEXT),
 	C(block_row, stage, SC_TEXT),
@@ -430,6 +442,11 @@ int store_window_dep_insert(struct store *st, const struct window_dep_row *r)
 int store_window_reset_insert(struct store *st, const struct window_reset_row *r)
 {
 	return insert(st, &resets_t, r);
+}
+
+int store_window_idle_insert(struct store *st, const struct window_idle_row *r)
+{
+	return insert(st, &idle_t, r);
 }
 
 
@@ -569,11 +586,22 @@ int store_window_resets_load(struct store *st, const char *run_id, int64_t wid,
 	return ret;
 }
 
+int store_window_idle_load(struct store *st, const char *run_id, int64_t wid,
+			   struct window_idle_rows *out)
+{
+	void *rows;
+	int ret = read_series(st, &idle_t, run_id, wid, NULL, NULL, 0, "window_id, rowid",
+			      &rows, &out->n);
+
+	out->v = rows;
+	return ret;
+}
+
 const struct store_table *store_window_table(const char *name)
 {
 	static const struct store_table *const all[] = {
 		&windows_t, &blocks_t, &seconds_t, &requests_t, &acct_t, &rtstats_t,
-		&gates_t, &events_t, &unexpected_t, &deps_t, &resets_t,
+		&gates_t, &events_t, &unexpected_t, &deps_t, &resets_t, &idle_t,
 	};
 	size_t i;
 
@@ -599,3 +627,4 @@ RELEASE(event_rows_release, struct event_rows, events_t)
 RELEASE(unexpected_rows_release, struct unexpected_rows, unexpected_t)
 RELEASE(window_dep_rows_release, struct window_dep_rows, deps_t)
 RELEASE(window_reset_rows_release, struct window_reset_rows, resets_t)
+RELEASE(window_idle_rows_release, struct window_idle_rows, idle_t)

@@ -179,6 +179,19 @@ struct window_dep_row {
 	int exited;
 };
 
+/* window_idle: an arm, or a dependency the window's implementation does
+ * not use, idle over a window's measured part (runner_freeze.c). */
+struct window_idle_row {
+	int64_t window_id;
+	char *name;                  /* the arm, or "dep-<name>" */
+	char *kind;                  /* implementation | dependency */
+	char *frozen;                /* the freezer that held it ("cgroup1
+					freezer", "cgroup2 cgroup.freeze"),
+					or NULL: left running, measured */
+	double duration_s;
+	double cpu_s;                /* NAN unknown */
+};
+
 /* window_resets: one reset command run before a window. */
 struct window_reset_row {
 	int64_t window_id;
@@ -231,6 +244,7 @@ struct event_rows { struct event_row *v; size_t n; };
 struct unexpected_rows { struct unexpected_row *v; size_t n; };
 struct window_dep_rows { struct window_dep_row *v; size_t n; };
 struct window_reset_rows { struct window_reset_row *v; size_t n; };
+struct window_idle_rows { struct window_idle_row *v; size_t n; };
 
 /* Writers (one row each; inside the caller's transaction). */
 int store_second_insert(struct store *st, const struct window_second *r);
@@ -241,6 +255,7 @@ int store_gate_insert(struct store *st, const struct gate_row *r);
 int store_unexpected_insert(struct store *st, const struct unexpected_row *r);
 int store_window_dep_insert(struct store *st, const struct window_dep_row *r);
 int store_window_reset_insert(struct store *st, const struct window_reset_row *r);
+int store_window_idle_insert(struct store *st, const struct window_idle_row *r);
 
 /*
  * Loaders. `wid` >= 0: that window's rows; wid < 0: every window of
@@ -280,5 +295,10 @@ void window_dep_rows_release(struct window_dep_rows *r);
 int store_window_resets_load(struct store *st, const char *run_id, int64_t wid,
 			     struct window_reset_rows *out);
 void window_reset_rows_release(struct window_reset_rows *r);
+/* The idle arms' and dependencies' rows of window wid (wid < 0: every
+ * window of run_id), ordered by window, then as stored. */
+int store_window_idle_load(struct store *st, const char *run_id, int64_t wid,
+			   struct window_idle_rows *out);
+void window_idle_rows_release(struct window_idle_rows *r);
 
 #endif

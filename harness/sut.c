@@ -533,6 +533,9 @@ void sut_stop(struct sut *s)
 
 	if (!s || s->stopped || s->pid <= 0)
 		return;
+	/* a frozen implementation would sleep through SIGTERM's grace */
+	if (s->acct)
+		account_freeze(s->acct, 0);
 	if (!reap(s, 0) || (s->acct && account_nprocs(s->acct) > 0)) {
 		kill(-s->pid, SIGTERM);
 		/* and whatever left the group (setsid daemons) but not the cgroup */

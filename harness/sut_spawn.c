@@ -476,24 +476,36 @@ static int wd_kill_listed(const char *procs)
 	return any;
 }
 
+/* Write text to the file at path (no error: the watchdog has no one to
+ * tell). */
+static void wd_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (write(fd, text, strlen(text)) < 0)
+		(void)0;
+	close(fd);
+}
+
 static _Noreturn void watchdog(int rd, pid_t pgid, const char *procs, const char *killf,
+			       const char *thawf, const char *thaw,
 			       const char *const *dirs, size_t ndirs)
 {
-	int i, fd;
+	int i;
 	size_t d;
 
 	if (watch_owner(rd) == 'q')
 		_exit(0);
-	/* the harness is gone: nothing of the implementation may outlive it */
+	/* the harness is gone: nothing of the implementation may outlive it;
+	 * an arm frozen while another was measured is thawed first (a frozen
+	 * v1 task does not die of SIGKILL) */
+	if (thawf)
+		wd_write(thawf, thaw);
 	kill(-pgid, SIGKILL);
-	if (killf) {
-		fd = open(killf, O_WRONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			if (write(fd, "1", 1) < 0)
-				(void)0;
-			close(fd);
-		}
-	}
+	if (killf)
+		wd_write(killf, "1");
 	for (i = 0; procs && i < 400 && wd_kill_listed(procs); i++)
 		wd_sleep_ms(5);
 	for (d = 0; d < ndirs; d++)
@@ -510,6 +522,8 @@ pid_t spawn_watchdog(pid_t pgid, const struct account *acct, int *fd)
 	const char *const *dirs = acct ? account_dirs(acct, &ndirs) : NULL;
 	const char *procs = acct ? account_procs_path(acct) : NULL;
 	const char *killf = acct ? account_kill_path(acct) : NULL;
+	const char *thaw = NULL;
+	const char *thawf = acct ? account_thaw_path(acct, &thaw) : NULL;
 
 	*fd = -1;
 	if (pipe2(p, O_CLOEXEC))
@@ -521,7 +535,7 @@ pid_t spawn_watchdog(pid_t pgid, const struct account *acct, int *fd)
 		return -1;
 	}
 	if (!pid)
-		watchdog(p[0], pgid, procs, killf, dirs, ndirs);
+		watchdog(p[0], pgid, procs, killf, thawf, thaw, dirs, ndirs);
 	close(p[0]);
 	*fd = p[1];
 	return pid;

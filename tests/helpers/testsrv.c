@@ -57,6 +57,14 @@
  *                                          (when nothing else decides) with
  *                                          200 application/json JSON, instead
  *                                          of the echo
+ *           [--spin-idle N]                a hostile neighbour: fork N children
+ *                                          that leave the process group
+ *                                          (setsid), ignore SIGTERM, outlive
+ *                                          the server, and burn a core each
+ *                                          whenever no request (other than
+ *                                          /healthz) came in the last 200 ms:
+ *                                          idle while measured, busy while
+ *                                          another arm is (runner_freeze.c)
  *   A path /delay/N (N > 0) waits N ms more before its answer.
  *
  * Routes: GET /healthz -> 200 "ok"; GET /runtime-stats -> JSON (see
@@ -89,6 +97,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -120,6 +129,7 @@ static struct {
 	long workers;
 	double rate_limit;
 	double tail_above;
+	long spin_idle;
 	long tail_ms, tail_every;
 	const char *reply;
 } opt = { .host = "127.0.0.1", .port = -1, .stall_at_ms = -1, .exit_after_ms = -1,
@@ -127,6 +137,7 @@ static struct {
 
 static uint64_t start_ns;
 static sem_t conn_slots;
+static _Atomic uint64_t *spin_last_ns;	/* --spin-idle: shared with the spinners */
 static atomic_ulong n_requests;	/* every request except /runtime-stats */
 static atomic_ulong n_work;	/* the --error-pct sequence */
 static atomic_ulong n_echo, n_healthz, n_other;
@@ -289,6 +300,8 @@ static void parse_args(int argc, char **argv)
 				die("--tail-above: want a rate > 0, got '%s'", v);
 		} else if (!strcmp(a, "--tail-ms"))
 			opt.tail_ms = arg_long(a, v, 1);
+		else if (!strcmp(a, "--spin-idle"))
+			opt.spin_idle = arg_long(a, v, 1);
 		else if (!strcmp(a, "--tail-every"))
 			opt.tail_every = arg_long(a, v, 1);
 		else
@@ -500,6 +513,8 @@ static int handle(int fd, const char *method, const char *path, const char *body
 	}
 
 	atomic_fetch_add(&n_requests, 1);
+	if (spin_last_ns && strcmp(path, "/healthz"))
+		atomic_store(spin_last_ns, mono_ns());
 	if (is_health)
 		atomic_fetch_add(&n_healthz, 1);
 	else if (!strcmp(method, "POST") && !strcmp(path, "/echo"))
@@ -768,6 +783,43 @@ static void write_port_file(const char *path, int port)
 		die("--port-file %s: %s", path, strerror(errno));
 }
 
+/* --spin-idle: children that burn a core each whenever the server had no
+ * request in the last 200 ms, and outlive it. */
+static void spin_start(long n, int lfd)
+{
+	void *m = mmap(NULL, sizeof(*spin_last_ns), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long i;
+
+	if (m == MAP_FAILED)
+		die("--spin-idle: mmap: %s", strerror(errno));
+	spin_last_ns = m;
+	atomic_store(spin_last_ns, 0);
+	for (i = 0; i < n; i++) {
+		pid_t p = fork();
+
+		if (p < 0)
+			die("--spin-idle: fork: %s", strerror(errno));
+		if (p)
+			continue;
+		close(lfd);
+		setsid();
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGINT, SIG_IGN);
+		for (;;) {
+			volatile unsigned long x = 0;
+			uint64_t t = mono_ns();
+
+			if (t - atomic_load(spin_last_ns) < 200000000ull) {
+				sleep_ms(5);
+				continue;
+			}
+			while (mono_ns() - t < 10000000ull)
+				x++;
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_term };
@@ -817,6 +869,8 @@ int main(int argc, char **argv)
 			die("pthread_create failed");
 		pthread_detach(t);
 	}
+	if (opt.spin_idle)
+		spin_start(opt.spin_idle, lfd);
 	sem_init(&conn_slots, 0, MAX_CONNS);
 	if (opt.workers)
 		sem_init(&worker_slots, 0, (unsigned)opt.workers);

@@ -288,6 +288,39 @@ TEST(backend_names)
 	CHECK(account_available(ACCT_PROCFS));
 }
 
+/* The freezer on a fake v2 cgroup: what is written, what is waited for,
+ * and a freeze the kernel never reports done (thawed again, -1). */
+TEST(cgroup2_fake_freeze)
+{
+	char *d = fake_dir("cg2freeze");
+	const char *dirs[] = { d }, *text = NULL;
+	struct account *a = account_open_dirs(ACCT_CGROUP2, dirs, 1, 50);
+	char path[512];
+	uint64_t t0;
+
+	put(d, "cgroup.freeze", "");  /* written in place, not truncated */
+	put(d, "cgroup.events", "populated 1\nfrozen 1\n");
+	CHECK_STR(account_freezer(a), "cgroup2 cgroup.freeze");
+	snprintf(path, sizeof(path), "%s/cgroup.freeze", d);
+	CHECK_STR(account_thaw_path(a, &text), path);
+	CHECK_STR(text, "0");
+	CHECK(account_freeze(a, 1) == 0);
+	CHECK(file_is(d, "cgroup.freeze", "1"));
+	CHECK(account_freeze(a, 0) == 0);
+	CHECK(file_is(d, "cgroup.freeze", "0"));
+	put(d, "cgroup.events", "populated 1\nfrozen 0\n");
+	t0 = now_ns();
+	CHECK(account_freeze(a, 1) == -1);
+	CHECK(now_ns() - t0 < 3000000000ull);    /* gave up after about 1 s */
+	CHECK(file_is(d, "cgroup.freeze", "0"));  /* and thawed it again */
+	account_free(a);
+	snprintf(path, sizeof(path), "%s/cgroup.events", d);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/cgroup.freeze", d);
+	unlink(path);
+	rm_dir(d);
+}
+
 /* ------------------------------------------------------------ real */
 
 /* Fork, join the account's cgroup, exec the helper with stdout to a pipe. */
@@ -451,6 +484,48 @@ static void real_forker(enum acct_backend b, int linger_children)
 	finish(a, pid, fd);
 }
 
+/* A busy process frozen uses no CPU, thawed runs again, and dies of
+ * account_kill_all while frozen (a v1 frozen task ignores SIGKILL until
+ * thawed: kill_all thaws first). procfs has no freezer. */
+static void real_freeze(enum acct_backend b)
+{
+	char *args[] = { "--cpu", "30", "--linger", NULL };
+	struct account *a = account_create(b, "test-freeze", NULL, 50);
+	double c0 = 0, c1 = 0, c2 = 0;
+	pid_t pid;
+	int fd, st;
+
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	if (!account_freezer(a)) {
+		printf("# %s: no freezer here\n", account_backend_name(b));
+		CHECK(account_freeze(a, 1) == -ENOTSUP);
+		account_free(a);
+		return;
+	}
+	pid = spawn(a, "burn", args, &fd);
+	CHECK(wait_for(fd, "ready") == 0);
+	CHECK(account_freeze(a, 1) == 0);
+	CHECK(account_cpu_now(a, &c0) == 0);
+	usleep(300000);
+	CHECK(account_cpu_now(a, &c1) == 0);
+	CHECK(account_freeze(a, 0) == 0);
+	usleep(300000);
+	CHECK(account_cpu_now(a, &c2) == 0);
+	printf("# %s: %s: frozen 0.3 s -> cpu %.4f s, thawed 0.3 s -> cpu %.4f s\n",
+	       account_backend_name(b), account_freezer(a), c1 - c0, c2 - c1);
+	/* frozen: nothing runs (1 ms: the accounting's own granularity) */
+	CHECK(c1 - c0 < 0.001);
+	/* thawed it spins again; a shared 2-core host gives it at least some */
+	CHECK(c2 - c1 > 0.02);
+	CHECK(account_freeze(a, 1) == 0);
+	CHECK(account_kill_all(a, 2.0) == 0);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	close(fd);
+	account_free(a);
+}
+
 TEST(real_backends)
 {
 	enum acct_backend all[] = { ACCT_CGROUP2, ACCT_CGROUP1, ACCT_PROCFS };
@@ -465,6 +540,7 @@ TEST(real_backends)
 		real_alloc(all[i]);
 		real_forker(all[i], 0);
 		real_forker(all[i], 1);
+		real_freeze(all[i]);
 	}
 }
 
@@ -569,6 +645,7 @@ int main(void)
 	RUN(cgroup2_fake_deltas);
 	RUN(cgroup2_fake_create);
 	RUN(cgroup1_fake_deltas);
+	RUN(cgroup2_fake_freeze);
 	RUN(quantiles_nearest_rank);
 	RUN(backend_names);
 	RUN(real_backends);

@@ -55,7 +55,7 @@ TEST(registry_complete)
 	static const char *names[] = { "p99_flat", "p999_flat", "gc_steady", "pools_warm",
 		"min_calls", "hot_set_touched", "major_faults_equal", "error_rate",
 		"achieved_vs_offered", "stationarity", "throttled", "oom", "generator",
-		"sut_alive", "dependency_headroom" };
+		"sut_alive", "dependency_headroom", "idle_arms_quiet" };
 	size_t i;
 	const struct gate_param *p;
 
@@ -505,6 +505,47 @@ TEST(dependency_headroom)
 	CHECK(eval("dependency_headroom") == GATE_NOT_EVALUABLE);
 }
 
+TEST(idle_arms_quiet)
+{
+	struct gate_idle g[3];
+
+	reset("idle_arms_quiet");
+	CHECK(eval("idle_arms_quiet") == GATE_PASS);
+	CHECK_STR(res.evidence, "no idle arms");
+	CHECK(gate_find("idle_arms_quiet")->class == GATE_VALIDITY);
+	memset(g, 0, sizeof(g));
+	g[0] = (struct gate_idle){ .name = "a@base", .freezer = "cgroup1 freezer",
+				   .duration_s = 10, .cpu_s = 0 };
+	g[1] = (struct gate_idle){ .name = "b", .duration_s = 10, .cpu_s = 0.1 };
+	g[2] = (struct gate_idle){ .name = "dep-db", .kind = "dependency", .duration_s = 10,
+				   .cpu_s = 0.15 };
+	in.idle = g;
+	in.nidle = 3;
+	/* 1% and 1.5% of a core: under the default 2% */
+	CHECK(eval("idle_arms_quiet") == GATE_PASS);
+	CHECK(res.statistic > 1.49 && res.statistic < 1.51 && res.threshold == 2);
+	CHECK(strstr(res.evidence, "a@base frozen, 0.0%") != NULL);
+	/* a neighbour left running that burns: rejected, and named first */
+	g[1].cpu_s = 19.5;
+	CHECK(eval("idle_arms_quiet") == GATE_FAIL);
+	CHECK(strncmp(res.evidence, "b running, 195.0% (19.500 cpu-s in 10.0 s)", 42) == 0);
+	CHECK(strstr(res.evidence, "a@base") == NULL);   /* only the offenders */
+	g[1].cpu_s = 0.1;
+	num("max_cpu_pct", 1.2);
+	CHECK(eval("idle_arms_quiet") == GATE_FAIL);
+	CHECK(strstr(res.evidence, "dep-db running, 1.5%") != NULL);
+	/* CPU unknown: a frozen one is held still all the same; a running one
+	 * is not evaluable */
+	reset("idle_arms_quiet");
+	in.idle = g;
+	in.nidle = 3;
+	g[0].cpu_s = NAN;
+	CHECK(eval("idle_arms_quiet") == GATE_PASS);
+	g[1].cpu_s = NAN;
+	CHECK(eval("idle_arms_quiet") == GATE_NOT_EVALUABLE);
+	CHECK(strstr(res.evidence, "b: CPU unknown") != NULL);
+}
+
 /* A table row ("| ...") of text naming gate (as `name`) in the column
  * "| validity |" or "| outcome |": 1 when that column says cls. */
 static int class_row(const char *text, const char *needle, const char *cls)
@@ -579,6 +620,7 @@ int main(void)
 	RUN(generator);
 	RUN(sut_alive);
 	RUN(dependency_headroom);
+	RUN(idle_arms_quiet);
 	RUN(readme_covers_registry);
 	return t_done();
 }

@@ -105,8 +105,9 @@ TEST(defaults_filled)
 	CHECK(s->warmup.ngates == 3);
 	CHECK_STR(s->warmup.gates[0], "p99_flat");
 	CHECK(s->warmup.gates[3] == NULL);
-	CHECK(s->nwindow_gates == 7);
+	CHECK(s->nwindow_gates == 8);
 	CHECK_STR(s->window_gates[6], "sut_alive");
+	CHECK_STR(s->window_gates[7], "idle_arms_quiet");
 	CHECK(s->accounting.backend == ACCT_AUTO && s->accounting.sample_ms == 50);
 	NEAR(s->compare.margin_pct, 5, 0, "default");
 	CHECK(s->compare.metrics == (CMP_P99 | CMP_CPU_PER_REQUEST));
@@ -116,7 +117,7 @@ TEST(defaults_filled)
 	CHECK(s->sandbox.memory_max_bytes == 4096ull << 20);
 	CHECK(s->sandbox.pids_max == 4096);
 	/* every gate of both lists has a struct with its defaults */
-	CHECK(s->ngates == 10);
+	CHECK(s->ngates == 11);
 	NEAR(spec_gate_num(spec_gate_find(s, "p99_flat"), "alpha", -1), 0.05, 0, "registry default");
 	NEAR(spec_gate_num(spec_gate_find(s, "stationarity"), "min_points", -1), 10, 0,
 	     "registry default");
@@ -202,7 +203,9 @@ TEST(every_key_read)
 	NEAR(s->warmup.max_s, 60, 0, "");
 	NEAR(s->warmup.trailing_s, 20, 0, "");
 	CHECK(s->warmup.ngates == 5);
-	CHECK(s->nwindow_gates == 4);
+	/* its own four, and idle_arms_quiet (always judged: spec_gates.c) */
+	CHECK(s->nwindow_gates == 5);
+	CHECK_STR(s->window_gates[4], "idle_arms_quiet");
 	g = spec_gate_find(s, "p99_flat");
 	NEAR(spec_gate_num(g, "alpha", -1), 0.01, 0, "");
 	NEAR(spec_gate_num(g, "min_points", -1), 12, 0, "");
