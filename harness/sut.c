@@ -537,10 +537,12 @@ void sut_stop(struct sut *s)
 	if (s->acct)
 		account_freeze(s->acct, 0);
 	if (!reap(s, 0) || (s->acct && account_nprocs(s->acct) > 0)) {
-		kill(-s->pid, SIGTERM);
-		/* and whatever left the group (setsid daemons) but not the cgroup */
+		/* whatever left the group (setsid daemons) but not the cgroup,
+		 * first: procfs finds them through the leader, which the
+		 * group's SIGTERM may end (and orphan them) at once */
 		if (s->acct)
 			account_signal_all(s->acct, SIGTERM);
+		kill(-s->pid, SIGTERM);
 		deadline = now_ns() + (uint64_t)(s->grace_s * 1e9);
 		while (now_ns() < deadline) {
 			reap(s, 0);
