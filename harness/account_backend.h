@@ -77,6 +77,11 @@ struct account {
 };
 
 struct account *acct_new(const struct account_ops *ops, int sample_ms);
+/* The freezer (account_freeze.c) made simple: thaw what account_freeze
+ * froze (0; -1 when the write failed; no-op when not frozen), and the
+ * text that thaws it ("THAWED" v1, "0" v2). */
+int acct_thaw(struct account *a);
+const char *acct_thaw_text(const struct account *a);
 /* Register an owned directory and (optionally) open its cgroup.procs for
  * placing children. */
 int acct_add_dir(struct account *a, const char *dir, int place);

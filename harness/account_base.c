@@ -143,6 +143,19 @@ void account_limit_hits(struct account *a, struct account_limit_hits *h)
 	}
 }
 
+const char *acct_thaw_text(const struct account *a)
+{
+	return a->freeze_v1 ? "THAWED" : "0";
+}
+
+int acct_thaw(struct account *a)
+{
+	if (!a->freeze_path || !a->frozen)
+		return 0;
+	a->frozen = 0;
+	return acct_write(NULL, a->freeze_path, acct_thaw_text(a)) ? -1 : 0;
+}
+
 int account_nprocs(struct account *a)
 {
 	return a->ops->nprocs(a);
@@ -151,7 +164,7 @@ int account_nprocs(struct account *a)
 int account_kill_all(struct account *a, double timeout_s)
 {
 	/* a frozen task (v1) does not die of SIGKILL until thawed */
-	account_freeze(a, 0);
+	acct_thaw(a);
 	return a->ops->kill_all(a, timeout_s);
 }
 
@@ -167,7 +180,7 @@ void account_free(struct account *a)
 
 	if (!a)
 		return;
-	account_freeze(a, 0);
+	acct_thaw(a);
 	if (a->in_window) {
 		struct account_window w;
 		if (!account_window_end(a, &w))

@@ -18,11 +18,6 @@
  * every task at its next return to user space: milliseconds). */
 #define FREEZE_WAIT_MS 1000
 
-static const char *thaw_text(const struct account *a)
-{
-	return a->freeze_v1 ? "THAWED" : "0";
-}
-
 /* 1 when the kernel says every task of the cgroup is frozen. */
 static int is_frozen(const struct account *a)
 {
@@ -51,12 +46,8 @@ int account_freeze(struct account *a, int on)
 
 	if (!a->freeze_path)
 		return -ENOTSUP;
-	if (!on) {
-		if (!a->frozen)
-			return 0;
-		a->frozen = 0;
-		return acct_write(NULL, a->freeze_path, thaw_text(a)) ? -1 : 0;
-	}
+	if (!on)
+		return acct_thaw(a);
 	if (acct_write(NULL, a->freeze_path, a->freeze_v1 ? "FROZEN" : "1"))
 		return -1;
 	a->frozen = 1;
@@ -65,7 +56,7 @@ int account_freeze(struct account *a, int on)
 			return 0;
 		usleep(5000);
 	}
-	account_freeze(a, 0);
+	acct_thaw(a);
 	return -1;
 }
 
@@ -78,7 +69,7 @@ const char *account_freezer(const struct account *a)
 
 const char *account_thaw_path(const struct account *a, const char **text)
 {
-	*text = a->freeze_path ? thaw_text(a) : NULL;
+	*text = a->freeze_path ? acct_thaw_text(a) : NULL;
 	return a->freeze_path;
 }
 
