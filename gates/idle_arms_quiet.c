@@ -1,6 +1,6 @@
 /*
  * idle_arms_quiet: while one arm is measured, every other arm (and every
- * dependency it does not use) stood still. The runner freezes them
+ * dependency only other arms use) stood still. The runner freezes them
  * (runner_freeze.c); where it cannot (procfs accounting, no freezer, an
  * arm on another host) it leaves them running and measures their CPU
  * over the measured part. One that used more than max_cpu_pct of a core
@@ -88,7 +88,7 @@ static void eval(const struct gate_params *cfg, const struct gate_input *in,
 
 const struct gate_def gate_idle_arms_quiet = {
 	.name = "idle_arms_quiet",
-	.help = "every other arm, and every dependency the arm does not use, was frozen or used <= max_cpu_pct (default 2) of a core over the window; passes with none",
+	.help = "every other arm, and every dependency only other arms use, was frozen or used <= max_cpu_pct (default 2) of a core over the window; passes with none",
 	.phases = GATE_PHASE_WINDOW,
 	.class = GATE_VALIDITY,
 	.params = params,

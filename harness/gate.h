@@ -95,10 +95,10 @@ struct gate_dep {
 	int exited;               /* it exited (or was restarted) during the phase */
 };
 
-/* An arm not being measured (or a dependency the judged implementation
- * does not use) over the phase: frozen through it, or left running
- * where it could not be frozen; its CPU over the phase either way
- * (runner_freeze.c, gates/idle_arms_quiet.c). */
+/* An arm not being measured (or a dependency another arm uses and the
+ * judged implementation does not) over the phase: frozen through it, or
+ * left running where it could not be frozen; its CPU over the phase
+ * either way (runner_freeze.c, gates/idle_arms_quiet.c). */
 struct gate_idle {
 	const char *name;         /* the arm, or "dep-<name>" */
 	const char *kind;         /* "implementation" | "dependency" */
@@ -171,7 +171,7 @@ struct gate_input {
 	size_t ndeps;
 	const struct gate_dep *deps;
 
-	/* The other arms, and the dependencies it does not use, over the
+	/* The other arms, and the other arms' dependencies it does not use, over the
 	 * phase (window phase only). */
 	size_t nidle;
 	const struct gate_idle *idle;

@@ -1,9 +1,9 @@
 /*
  * runner_freeze: arms not being measured do not run (docs/DESIGN.md).
  * From the start of a window's warm-up to the end of its load, every
- * other arm that is up, and every dependency the window's implementation
- * does not use (spec_impl.dep_used), is frozen with its cgroup
- * (account_freeze: v1 freezer or v2 cgroup.freeze). Where that is not
+ * other arm that is up, and every dependency of other arms that the
+ * window's implementation does not use (spec_impl.dep_used), is frozen
+ * with its cgroup (account_freeze: v1 freezer or v2 cgroup.freeze). Where that is not
  * possible (procfs accounting, no freezer mounted, an arm or dependency
  * on another host) it is left running; either way its CPU over the
  * measured part goes into the window's evidence (table window_idle),
@@ -77,10 +77,25 @@ static void idle_freeze(struct runner_idle *ri, struct idle_one *o)
 			    account_freezer(o->acct));
 }
 
+/* Dependency k is another arm's: the measured one does not use it and
+ * some other arm does. One no arm uses is the spec's environment (a
+ * sidecar, a noise source): it runs for every arm alike. */
+static int others_dep(const struct run_ctx *rc, const struct arm *me, size_t k)
+{
+	size_t i;
+
+	if (!me->impl.dep_used || me->impl.dep_used[k])
+		return 0;
+	for (i = 0; i < rc->narms; i++)
+		if (&rc->arms[i] != me && rc->arms[i].impl.dep_used &&
+		    rc->arms[i].impl.dep_used[k])
+			return 1;
+	return 0;
+}
+
 struct runner_idle *runner_idle_begin(struct run_ctx *rc, const struct window_plan *wp)
 {
 	struct runner_idle *ri = xcalloc(1, sizeof(*ri));
-	const unsigned char *used = wp->arm->impl.dep_used;
 	size_t i;
 
 	ri->rc = rc;
@@ -93,12 +108,10 @@ struct runner_idle *runner_idle_begin(struct run_ctx *rc, const struct window_pl
 		idle_add(ri, a->name, "implementation", a->sut ? sut_account(a->sut) : NULL,
 			 a->rsut);
 	}
-	for (i = 0; used && i < rc->ndeps; i++) {
-		struct dep_run *d = &rc->deps[i];
-
-		if (!used[i] && d->sut)
-			idle_add(ri, d->sut_name, "dependency", sut_account(d->sut), NULL);
-	}
+	for (i = 0; i < rc->ndeps; i++)
+		if (rc->deps[i].sut && others_dep(rc, wp->arm, i))
+			idle_add(ri, rc->deps[i].sut_name, "dependency",
+				 sut_account(rc->deps[i].sut), NULL);
 	for (i = 0; i < ri->n; i++)
 		idle_freeze(ri, &ri->v[i]);
 	return ri;

@@ -389,8 +389,8 @@ void runner_arm_versions(struct run_ctx *rc);
 
 /* runner_freeze.c: arms not being measured do not run (docs/DESIGN.md).
  * _begin, once window wp's arm is up, reset and about to be loaded:
- * every other arm that is up and every dependency wp's arm does not use
- * (spec_impl.dep_used) frozen (account_freeze), or left running where it
+ * every other arm that is up and every dependency another arm uses and
+ * wp's arm does not (spec_impl.dep_used) frozen (account_freeze), or left running where it
  * cannot be; never NULL. _meas_begin / _meas_end at the measured part's
  * edges: each one's CPU over it appended to e (evidence_add_idle).
  * _end thaws them all and frees (NULL: no-op): on every way out of the

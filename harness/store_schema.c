@@ -306,7 +306,7 @@ const char *const store_migrations[] = {
 	");",
 	/* version 13: arms not being measured do not run (docs/DESIGN.md):
 	 * one row per other arm, and per dependency the window's
-	 * implementation does not use, over each window's measured part.
+	 * implementation does not use and another arm does, over each window's measured part.
 	 * frozen: the freezer that held it from warm-up to the window's end
 	 * ('cgroup1 freezer', 'cgroup2 cgroup.freeze'), NULL when it was
 	 * left running (no freezer: procfs, another host) and measured;

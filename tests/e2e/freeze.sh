@@ -14,7 +14,9 @@
 #      passed and replays in audit --recheck;
 #   2. procfs run (no freezer): base's windows are rejected by
 #      idle_arms_quiet, which names the spinning arm and its CPU;
-#   3. nothing of the spinners outlives either run.
+#   3. a dependency only `never` uses (it spins too) is frozen in the other
+#      arms' windows and runs in never's;
+#   4. nothing of the spinners outlives either run.
 # Latency itself is not asserted here: on this shared 2-core CI host the
 # p99 of 1 s windows of identical quiet servers ranges 2-46 ms when the
 # neighbours' sessions are busy. tests/slow/freeze_rerun.sh checks the
@@ -53,7 +55,17 @@ YAML
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
     restart: $arm
 YAML
+		# never tells its server about side: side is never's alone
+		[ "$arm" = never ] && [ "$name" = frozen ] &&
+			echo '    env: { SIDE: "127.0.0.1:{dep.side.port}" }'
 	done
+	# a dependency only never uses, which spins whenever it is not frozen
+	[ "$name" = frozen ] && cat <<YAML
+dependencies:
+  - name: side
+    start: [$SRV, --port, "{port}", --spin-idle, "1", --port-file, "$T/side.port"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+YAML
 	cat <<YAML
 workload:
   connections: 8
@@ -91,8 +103,8 @@ run() {
 	rc=$?
 	[ $rc = 0 ] && ok "run beside the spinning neighbours" ||
 		fail "run: exit $rc: $(tail -n 2 "$T/frozen.err")"
-	idle=$(q frozen "SELECT count(*) FROM window_idle i JOIN windows w ON w.id = i.window_id WHERE w.impl = 'base'")
-	froz=$(q frozen "SELECT count(*) FROM window_idle i JOIN windows w ON w.id = i.window_id WHERE w.impl = 'base' AND i.frozen IS NOT NULL")
+	idle=$(q frozen "SELECT count(*) FROM window_idle i JOIN windows w ON w.id = i.window_id WHERE w.impl = 'base' AND kind = 'implementation'")
+	froz=$(q frozen "SELECT count(*) FROM window_idle i JOIN windows w ON w.id = i.window_id WHERE w.impl = 'base' AND i.frozen IS NOT NULL AND kind = 'implementation'")
 	backend=$(q frozen "SELECT DISTINCT acct_backend FROM windows")
 	# a freezer: cgroup2's cgroup.freeze, or cgroup1 with the v1 freezer mounted
 	if [ "$backend" != cgroup2 ] && ! { [ "$backend" = cgroup1 ] &&
@@ -106,6 +118,12 @@ run() {
 		# the host-level evidence: their cgroups' CPU while frozen
 		cmp_num "frozen neighbours' CPU in base's windows (cpu-s)" \
 			"$(q frozen "SELECT max(cpu_s) FROM window_idle WHERE frozen IS NOT NULL")" "<=" 0.005
+		# side: frozen in the windows of the arms that do not use it, running in never's
+		nw=$(q frozen "SELECT count(*) FROM windows WHERE impl != 'never'")
+		cmp_num "never's dependency frozen in every other arm's window" \
+			"$(q frozen "SELECT count(*) FROM window_idle i JOIN windows w ON w.id = i.window_id WHERE w.impl != 'never' AND i.name = 'dep-side' AND i.kind = 'dependency' AND i.frozen IS NOT NULL AND i.cpu_s <= 0.005")" "==" "$nw"
+		cmp_num "... and left running in never's own" \
+			"$(q frozen "SELECT count(*) FROM window_idle i JOIN windows w ON w.id = i.window_id WHERE w.impl = 'never' AND i.kind = 'dependency'")" "==" 0
 		cmp_num "windows accepted" "$(q frozen "SELECT count(*) FROM windows WHERE status = 'accepted'")" "==" \
 			"$(q frozen "SELECT count(*) FROM windows")"
 		[ "$(q frozen "SELECT count(*) FROM gate_results WHERE gate = 'idle_arms_quiet' AND status = 'pass'")" = \

@@ -29,7 +29,8 @@ for st in ladder confirm; do
 	check "$st orders counterbalanced (fast first $a, slow first $b)" test "$d" -le 1
 done
 ng=$(q "$id" "SELECT COUNT(*) FROM gate_results WHERE phase='window'")
-cmp_num "every window gate result stored" "$ng" "==" $((n * 3))
+# the spec's 3 window gates and idle_arms_quiet (always judged)
+cmp_num "every window gate result stored" "$ng" "==" $((n * 4))
 nw=$(q "$id" "SELECT COUNT(DISTINCT window_id) FROM gate_results WHERE phase='warmup'")
 cmp_num "warm-up gate results stored for every window" "$nw" "==" "$n"
 nsec=$(q "$id" "SELECT COUNT(*) FROM seconds WHERE phase='measured'")
@@ -40,10 +41,10 @@ rc=$?
 check "audit --recheck finds no mismatch (rc $rc)" grep -q "0 mismatches" "$T/audit.out"
 cmp_num "audit --recheck exit" "$rc" "==" 0
 checked=$(sed -n 's/^recheck: \([0-9]*\) stored.*/\1/p' "$T/audit.out")
-# every gate result stored (3 window gates, 2 warm-up gates and the 2
-# default head gates per window) and every window's status
+# every gate result stored (3 window gates and idle_arms_quiet, 2 warm-up
+# gates and the 2 default head gates per window) and every window's status
 stored=$(q "$id" "SELECT COUNT(*) FROM gate_results")
-cmp_num "gate results: 3 window + 2 warm-up + 2 head gates per window" "$stored" "==" $((n * 7))
+cmp_num "gate results: 4 window + 2 warm-up + 2 head gates per window" "$stored" "==" $((n * 8))
 cmp_num "recheck recomputed every stored verdict and window status" "$checked" "==" $((stored + n))
 "$HARNESS" status "$id" --runs-dir "$RUNS" --json >"$T/status.json"
 s=$?
