@@ -30,10 +30,14 @@ cat >"$REPO/build.sh" <<'SH'
 #!/bin/sh
 # build the server
 id -u >uid.txt
+echo "BUILD_UID $(id -u)"
 exec cc -std=gnu11 -D_GNU_SOURCE -O1 -pthread -o srv srv.c
 SH
 cat >"$REPO/run.sh" <<'SH'
 #!/bin/sh
+# what its checkout holds, seen from inside (the checkout is removed with
+# its disk when the run ends)
+echo "CHECKOUT $(stat -c %u .) GIT $(stat -c %u .git) SRV $(stat -c %u srv) DELAY $(cat delay)"
 exec ./srv --port "$1" --delay-ms "$(cat delay)"
 SH
 echo 2 >"$REPO/delay"
@@ -46,6 +50,7 @@ g checkout -b slow && echo 7 >"$REPO/delay"
 cat >"$REPO/build.sh" <<SH
 #!/bin/sh
 id -u >uid.txt
+echo "BUILD_UID \$(id -u)"
 for d in ../a@base ../b@base ../b "$RUNS"/*/src/*; do
 	[ "\$d" -ef . ] || { echo 22 >"\$d/delay" 2>/dev/null && echo "wrote \$d/delay"; }
 done
@@ -61,6 +66,7 @@ g checkout main && g checkout -b evil
 cat >"$REPO/build.sh" <<SH
 #!/bin/sh
 id -u >uid.txt
+echo "BUILD_UID \$(id -u)"
 for f in "$RUNS"/*/run.db; do printf 'pwned' >>"\$f" 2>/dev/null && echo "wrote \$f"; done
 for d in "$RUNS"/*/src/*; do
 	[ "\$d" -ef . ] || { echo 22 >"\$d/delay" 2>/dev/null && echo "wrote \$d/delay"; }
@@ -218,19 +224,25 @@ DB=$RUNS/pr1/run.db
 SUT_GID=$(id -g harness-sut 2>/dev/null)
 uid_of() { q "$1" "SELECT detail FROM events WHERE kind = 'sandbox_identity' AND detail LIKE '$2: uid %'" | sed 's/^[^:]*: uid \([0-9]*\),.*/\1/'; }
 A_UID=$(uid_of "$DB" a)
-[ -n "$A_UID" ] && [ "$A_UID" != 0 ] && [ "$(cat "$RUNS/pr1/src/a/uid.txt" 2>/dev/null)" = "$A_UID" ] &&
-	ok "the build ran as a's own uid ($A_UID)" || fail "build uid: $(cat "$RUNS/pr1/src/a/uid.txt" 2>&1) vs '$A_UID'"
+[ -n "$A_UID" ] && [ "$A_UID" != 0 ] && grep -qx "BUILD_UID $A_UID" "$RUNS/pr1/logs/build-a.log" &&
+	ok "the build ran as a's own uid ($A_UID)" || fail "build uid: $(grep BUILD_UID "$RUNS/pr1/logs/build-a.log") vs '$A_UID'"
 [ "$(uid_of "$DB" b)" != "$A_UID" ] && [ "$(uid_of "$DB" a@base)" != "$A_UID" ] &&
 	ok "one uid per arm" || fail "shared uid: $(q "$DB" "SELECT detail FROM events WHERE kind = 'sandbox_identity'")"
 [ "$(stat -c %U "$DB")" = root ] && ok "run.db stays root's" || fail "run.db owner"
-[ "$(stat -c %u:%g "$RUNS/pr1/src/a")" = "$A_UID:$SUT_GID" ] && [ "$(stat -c %U "$RUNS/pr1/src/a/.git")" = root ] &&
-	ok "checkout given to a's uid (group harness-sut), its .git kept root's" || fail "checkout ownership"
-[ "$(stat -c %U "$RUNS/pr1/src/a@base/srv")" = root ] &&
-	ok "a@base frozen: root's after its build, before a's" || fail "a@base not frozen: $(stat -c %U "$RUNS/pr1/src/a@base/srv")"
-[ "$(cat "$RUNS/pr1/src/a@base/delay")" = 2 ] && [ "$(cat "$RUNS/base/src/a/delay" 2>/dev/null || cat "$REPO/delay")" = 2 ] &&
-	! grep -q "wrote" "$RUNS/pr1/logs/build-a.log" &&
+# (seen from inside its jail, where root, not mapped there, is the
+# overflow uid)
+NOBODY=$(cat /proc/sys/kernel/overflowuid)
+co() { grep -m1 "^CHECKOUT " "$RUNS/pr1/logs/$1.stdout.log"; }
+case $(co a) in "CHECKOUT $A_UID GIT $NOBODY "*) ok "checkout given to a's uid, its .git kept root's";;
+	*) fail "checkout ownership: $(co a)";; esac
+case $(co a@base) in *" SRV $NOBODY DELAY "*) ok "a@base frozen: root's after its build, before a's";;
+	*) fail "a@base not frozen: $(co a@base)";; esac
+case $(co a@base) in *" DELAY 2") ! grep -q "wrote" "$RUNS/pr1/logs/build-a.log" &&
 	ok "a's build could not touch its baseline or any other checkout" ||
-	fail "baseline touched: $(cat "$RUNS/pr1/src/a@base/delay") $(grep wrote "$RUNS/pr1/logs/build-a.log")"
+	fail "baseline touched: $(grep wrote "$RUNS/pr1/logs/build-a.log")";;
+	*) fail "baseline touched: $(co a@base)";; esac
+[ -z "$(ls "$RUNS/pr1/src" 2>/dev/null)" ] && ok "the run's checkouts went with their disks when it ended" ||
+	fail "left in pr1/src: $(ls "$RUNS/pr1/src")"
 grep -q "a@base build: /usr/bin/bwrap " <(q "$DB" "SELECT detail FROM events WHERE kind = 'sandbox_argv'") &&
 	ok "the exact bwrap argv of each build is recorded" || fail "no sandbox_argv event"
 
@@ -266,7 +278,8 @@ grep -qF "$diff" "$RUNS/upper/report/report.md" && ok "the report shows the diff
 # ------------------------------------------------------------ untrusted build
 # The commit under test does not build: its own negative answer (exit 1),
 # recorded as such for compare (runs.failure_kind).
-# ... and another run's checkouts (pr1's, still on disk) are out of its reach
+# ... and another run's checkouts (those still on disk: a run that ended
+# removed its own) are out of its reach
 # It is fetched over smart HTTP (git http-backend behind python's CGI
 # server, which runs it as nobody) from a URL with credentials in it: the
 # password must not reach stderr, run.db, the run directory or a report
@@ -304,11 +317,11 @@ grep -q "build" "$T/err" && ok "build failure said on stderr" || fail "build fai
 	ok "the failed rerun is recorded as failed: $(q "$RUNS/evil/run.db" "SELECT failure FROM runs")" ||
 	fail "evil status $(q "$RUNS/evil/run.db" "SELECT status, failure FROM runs")"
 E_UID=$(uid_of "$RUNS/evil/run.db" a)
-[ -n "$E_UID" ] && [ "$(cat "$RUNS/evil/src/a/uid.txt" 2>/dev/null)" = "$E_UID" ] && [ "$E_UID" != "$A_UID" ] &&
+[ -n "$E_UID" ] && grep -qx "BUILD_UID $E_UID" "$RUNS/evil/logs/build-a.log" && [ "$E_UID" != "$A_UID" ] &&
 	ok "evil build ran as its own uid, not another run's" || fail "evil build uid"
 # KEEP=DIR keeps a copy of the runs for a look after the test.
-[ -n "$OTHERS" ] && [ "$(others)" = "$OTHERS" ] && ! grep -q "wrote" "$RUNS/evil/logs/build-a.log" &&
-	ok "evil build could not modify another run's checkouts ($(echo "$OTHERS" | wc -l) delay files)" ||
+[ "$(others)" = "$OTHERS" ] && ! grep -q "wrote" "$RUNS/evil/logs/build-a.log" &&
+	ok "evil build could not modify another run's checkouts ($(printf "%s" "$OTHERS" | grep -c .) delay files on disk)" ||
 	fail "another run's checkout changed: $(others | tr '\n' ' ') / $(grep wrote "$RUNS/evil/logs/build-a.log" | tr '\n' ' ')"
 [ -n "${KEEP:-}" ] && cp -r "$RUNS" "$KEEP"
 [ "$(dump)" = "$BASESUM" ] && ok "baseline database intact" || fail "baseline database changed"
