@@ -231,8 +231,9 @@ struct cmp_rate {
  * rate, one stratified signed-rank test (van Elteren's weights, strata =
  * rates, stat_strat_signed_rank) of the log ratio NEW / BASE. Paired
  * implementations only, and not when the cells are judged by the
- * confidence sequence (a permutation test is not valid at a stopping time
- * the data chose).
+ * confidence sequence, nor when NEW stopped by a rule of its own (harness
+ * rerun --until-decided, compare_seq.h): a fixed-n test is not valid at a
+ * stopping time the data chose.
  */
 struct cmp_pooled {
 	int cpu;             /* CPU per request; else latency */

@@ -122,6 +122,7 @@ void cmp_plan_init(struct cmp_plan *p, const struct spec *s, const struct cmp_ru
 	p->pairs = p->rates * p->reps + p->confirm;
 	p->base_id = base ? base->id : NULL;
 	p->compare_setup = s->compare.present;
+	p->sequential = s->compare.sequential.present;
 	{
 		/* an unpaired cell: reps against reps at one rate, Holm over
 		 * the cells (no pooled test), the first step */
@@ -177,7 +178,7 @@ int cmp_plan_refusal(const struct cmp_plan *p, const char *path, char *buf, size
 	const struct cmp_plan_metric *m = p->nm ? &p->m[0] : NULL;
 	char what[96];
 
-	if (!p->compare_setup || !p->never || p->unpaired_can || !m)
+	if (!p->compare_setup || !p->never || p->unpaired_can || p->sequential || !m)
 		return 0;
 	if (m->level < p->alpha)
 		snprintf(what, sizeof(what), "alpha x %.2g over %zu pooled metric%s, weighted Holm",
@@ -187,7 +188,8 @@ int cmp_plan_refusal(const struct cmp_plan *p, const char *path, char *buf, size
 	snprintf(buf, len, "%s: compare: %zu pairs a metric at most (%zu rate%s x %zu reps%s) can "
 		 "never decide: the pooled test's smallest p, 2^-%zu = %.3g, is above its first "
 		 "step %.3g (%s), and no unpaired cell can either; plan at least %zu pairs "
-		 "(more stages.ladder.reps or rungs)\n",
+		 "(more stages.ladder.reps or rungs), or set compare.sequential and rerun "
+		 "--until-decided\n",
 		 path, p->pairs, p->rates, p->rates == 1 ? "" : "s", p->reps,
 		 p->confirm ? " + confirm" : "", p->pairs, stat_strat_min_p(p->pairs), m->level,
 		 what, m->floor);
@@ -207,7 +209,10 @@ void cmp_plan_print(const struct cmp_plan *p, const struct spec *s)
 
 		printf("  %s: pooled signed-rank test at %.3g first (weighted Holm), needs %zu "
 		       "pairs: %s\n", m->name, m->level, m->floor,
-		       p->pairs >= m->floor && m->floor ? "can decide" : "can NEVER decide");
+		       p->pairs >= m->floor && m->floor ? "can decide"
+		       : p->sequential ? "cannot at the plan's n (compare.sequential: reruns add "
+					 "blocks --until-decided)"
+		       : "can NEVER decide");
 		if (!p->base_id)
 			continue;
 		for (j = 0; j < m->nspread; j++) {

@@ -42,6 +42,8 @@ struct cmp_plan {
 	size_t pairs;        /* per metric at most: rates x reps + confirm */
 	int compare_setup;   /* the spec has a compare: section (it is meant for
 				harness compare) */
+	int sequential;      /* compare.sequential is given: reruns decide by
+				--until-decided, never refused */
 	int unpaired_can;    /* an unpaired cell (reps against reps windows,
 				Mann-Whitney) can reach its level */
 	struct cmp_plan_metric *m;

@@ -9,12 +9,14 @@
  */
 #include "compare.h"
 #include "compare_pooled.h"
+#include "store_seq.h"
 #include "stat.h"
 #include "util.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The cell of pm's metric at rate i (NULL: not measured there). */
 static const struct cmp_metric *cell_of(const struct cmp_impl *ci, size_t i,
@@ -137,13 +139,26 @@ out:
 	free(p.dev);
 }
 
+/* NEW holds a stopping rule for impl (harness rerun --until-decided,
+ * compare_seq.h): a fixed-n test of the data it stopped collecting when
+ * they looked decided is not valid, so nothing is pooled. */
+static int stopped_by_rule(const struct compare *c, const char *impl)
+{
+	size_t i;
+
+	for (i = 0; i < c->new_.nseq; i++)
+		if (c->new_.seq[i].impl && !strcmp(c->new_.seq[i].impl, impl))
+			return 1;
+	return 0;
+}
+
 void cmp_pooled_build(const struct compare *c, struct cmp_impl *ci)
 {
 	size_t k, n = 0;
 
 	ci->pooled = NULL;
 	ci->npooled = 0;
-	if (!ci->paired || c->method_paired == STAT_CS)
+	if (!ci->paired || c->method_paired == STAT_CS || stopped_by_rule(c, ci->name))
 		return;
 	ci->pooled = xcalloc(2 + c->new_.nreqs, sizeof(*ci->pooled));
 	if (c->metrics & CMP_P99)

@@ -253,6 +253,9 @@ enum { CMP_CORRECT_HOLM, CMP_CORRECT_NONE };
 struct spec_sequential {
 	double max_minutes;             /* default 30: of the whole rerun */
 	int max_blocks;                 /* default 200: sequential blocks added */
+	int present;                    /* compare.sequential was given: the
+					   spec's reruns run --until-decided
+					   (harness check's plan refusal) */
 };
 
 struct spec_compare {

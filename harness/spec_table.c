@@ -463,7 +463,7 @@ static const struct field compare_fields[] = {
 	  "the shift and its interval: Hodges-Lehmann with Wilcoxon signed-rank / Mann-Whitney (robust), or the mean with a paired t / Welch interval; a run with confirm.until judges its paired cells by its confidence sequence" },
 	{ "correction", FT_ENUM, F_DEF, O(struct spec_compare, correction), 0, 0, 0, CMP_CORRECT_HOLM, NULL, correction_names, NULL, 0, 0, 0,
 	  "multiplicity across the rate x metric cells of one implementation's comparison: holm (a cell regresses only when its Holm-adjusted p is <= alpha) or none" },
-	{ "sequential", FT_OBJ, 0, O(struct spec_compare, sequential), 0, 0, 0, 0, NULL, NULL, sequential_fields, 0, 0, 0,
+	{ "sequential", FT_OBJ, F_PRESENT, O(struct spec_compare, sequential), O(struct spec_sequential, present), 0, 0, 0, NULL, NULL, sequential_fields, 0, 0, 0,
 	  "the budget of harness rerun --until-decided: paired blocks at the judged rates until an anytime-valid confidence sequence decides every metric (docs/STATISTICS.md \"Sequential rerun\")" },
 	FIELD_END
 };
