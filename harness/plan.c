@@ -2,6 +2,7 @@
 #include "plan.h"
 
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "rng.h"
@@ -94,8 +95,8 @@ void plan_worst_windows(const struct spec *s, size_t nrungs, size_t narms,
 		p->refine_r = (size_t)s->refine.max_steps * narms * r;
 	}
 	if (s->confirm.present) {
-		/* follow-up rates: each a rung or a refine point */
-		size_t rates = nrungs + (s->refine.present ? (size_t)s->refine.max_steps * narms : 0);
+		/* without refine every confirm rate is a rung */
+		size_t rates = s->refine.present ? SIZE_MAX : nrungs;
 		size_t all = 2 * narms * (1 + PLAN_CONFIRM_MOVES);
 		size_t reps = (size_t)(s->confirm.until.present ? s->confirm.until.max_reps
 								 : s->confirm.reps);

@@ -49,8 +49,8 @@ size_t plan_bracket(const double *rates, size_t nrungs, int crossed,
  *            (confirm.until): max_reps instead of reps
  *   confirm_f the rates confirm follows a knee its windows moved to
  *            (runner_stages.c), worst case: 2 narms x PLAN_CONFIRM_MOVES
- *            more rates, within the rungs and refine points there are,
- *            x reps x narms (not pre-registered: counted like replacements)
+ *            more rates (without refine: within the rungs there are) x
+ *            reps x narms (not pre-registered: counted like replacements)
  *   soak     narms
  * Cells: ladder nrungs x narms, refine max_steps x narms, confirm
  * rates x narms, soak narms.

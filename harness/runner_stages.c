@@ -280,6 +280,8 @@ out:
  * ran at (ten windows at a rate refine saw hold three times can show it
  * crossing, or the next rate up holding). After each round the knee is
  * refitted, and a crossed knee's bracketing rate that confirm has not run
+ * (for a knee that no longer crosses, a rate above its highest one:
+ * floor_next_rate)
  * gets its own confirm blocks, up to 2 x (1 + PLAN_CONFIRM_MOVES) rates an
  * arm in all (plan.h): so the knee is decided by rungs of confirm.reps
  * valid windows (inferential) unless windows stayed void or the knee kept
@@ -337,9 +339,31 @@ static void confirm_first_rates(struct run_ctx *rc, int top, struct rate_list *l
 	qsort(l->v + first, l->n - first, sizeof(*l->v), cmp_double);
 }
 
+/* A knee that confirm's windows un-crossed (it held at every valid rate,
+ * and the ladder or refine had stopped at the crossing they disproved):
+ * where the decision now is, the next ladder rung above its highest rate,
+ * or with refine no further than resolution_pct above it (a whole req/s);
+ * NAN when the ladder has no rung above (never past max_rps). */
+static double floor_next_rate(const struct run_ctx *rc, const struct knee_result *k)
+{
+	const struct spec_refine *R = &rc->spec->refine;
+	double hold = k->highest_rung_rps, step;
+	size_t j;
+
+	if (k->kind != KNEE_FLOOR || !isfinite(hold))
+		return NAN;
+	for (j = 0; j < rc->nrungs; j++)
+		if (rc->rungs[j] > hold * (1 + 1e-9))
+			break;
+	if (j == rc->nrungs)
+		return NAN;
+	step = round(hold * (1 + R->resolution_pct / 100));
+	return R->present && step > hold && step < rc->rungs[j] ? step : rc->rungs[j];
+}
+
 /* After a round: the refitted knees' bracketing rates confirm has not
- * run, appended sorted (an event each) while the list is under max; how
- * many. */
+ * run (a floor's next rung up), appended sorted (an event each) while the
+ * list is under max; how many. */
 static size_t confirm_follow(struct run_ctx *rc, struct rate_list *l, size_t max)
 {
 	size_t i, k, first = l->n;
@@ -349,16 +373,24 @@ static size_t confirm_follow(struct run_ctx *rc, struct rate_list *l, size_t max
 		const struct arm *a = &rc->arms[i];
 		double br[2] = { a->knee.lo_rps, a->knee.hi_rps };
 
-		if (!a->knee_known || !a->knee.crossed)
+		if (a->knee_known && !a->knee.crossed)
+			br[1] = floor_next_rate(rc, &a->knee);
+		if (!a->knee_known)
 			continue;
 		for (k = 0; k < 2; k++) {
 			if (!isfinite(br[k]) || has_rate(l, br[k]) || l->n >= max)
 				continue;
 			add_rate(l, br[k]);
-			store_event(&rc->st, rc->run_id, -1, "confirm_follow",
-				    "%s: with confirm's windows the knee's bracket is (%g, %g] req/s;"
-				    " confirm runs at %g req/s too", a->name, a->knee.lo_rps,
-				    a->knee.hi_rps, br[k]);
+			if (a->knee.crossed)
+				store_event(&rc->st, rc->run_id, -1, "confirm_follow",
+					    "%s: with confirm's windows the knee's bracket is (%g, %g]"
+					    " req/s; confirm runs at %g req/s too", a->name,
+					    a->knee.lo_rps, a->knee.hi_rps, br[k]);
+			else
+				store_event(&rc->st, rc->run_id, -1, "confirm_follow",
+					    "%s: with confirm's windows the knee held at every rate up to"
+					    " %g req/s; confirm runs above it, at %g req/s", a->name,
+					    a->knee.highest_rung_rps, br[k]);
 		}
 	}
 	qsort(l->v + first, l->n - first, sizeof(*l->v), cmp_double);

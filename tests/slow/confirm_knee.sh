@@ -115,8 +115,9 @@ echo "# the ladder-only interval contains the knee of ladder + confirm in $cover
 # confirm followed it: confirm at 1414 and 1450 req/s, then the knee
 # between 1450 and 1525, a rate of 3 windows: non-inferential). Every run:
 # crossed, inferential (both bracketing rates have >= 10 valid windows),
-# the interval within 10% (hi <= lo x 1.10) and holding wrk's capacity up
-# to what a 2 s window resolves (lo - 10%, hi + 5%, as refine.sh: past the
+# the interval within 10% (hi <= lo x 1.10) and holding wrk's capacity
+# (before and after the run: it moves beside other work) up to what a 2 s
+# window resolves (lo - 10%, hi + 5%, as refine.sh: past the
 # wall the queue's wait reaches the 50 ms SLO only ~2.5% beyond it, and
 # the VM's stalls make a server queue past it below). WALL_RUNS (default
 # 3) runs of 3-6 minutes.
@@ -127,8 +128,6 @@ for i in $(seq 1 "$W"); do
 	pid=$!
 	wait_port "$port"
 	cap=$(wrk -t1 -c8 -d3s "http://127.0.0.1:$port/work" 2>/dev/null | awk '/^Requests\/sec:/ { print $2 }')
-	kill "$pid"
-	wait "$pid" 2>/dev/null
 	cat >"$T/wall.yaml" <<YAML
 version: 1
 name: confirm-wall
@@ -164,18 +163,26 @@ YAML
 	"$HARNESS" run "$T/wall.yaml" --allow-dirty --runs-dir "$RUNS" --run-id "w$i" \
 		>"$T/run.out" 2>"$T/run.err"
 	rc=$?
+	# the capacity again after the run: beside other work it moves by
+	# 10-20% within minutes (1367..1523 req/s over one hour here), so the
+	# interval is held against the higher and lower of the two
+	cap2=$(wrk -t1 -c8 -d3s "http://127.0.0.1:$port/work" 2>/dev/null | awk '/^Requests\/sec:/ { print $2 }')
+	kill "$pid"
+	wait "$pid" 2>/dev/null
 	cmp_num "walled run $i exits 0 in $((SECONDS - t0)) s ($(tail -n 1 "$T/run.err"))" "$rc" "==" 0
 	"$HARNESS" knee "w$i" --runs-dir "$RUNS" --json >"$T/w.json" 2>/dev/null
 	sqlite3 "$RUNS/w$i/run.db" "SELECT stage, rate, COUNT(*), SUM(status IN ('accepted', 'failed'))
 		FROM windows GROUP BY stage, rate ORDER BY MIN(id)" | tr '\n' ' ' | sed 's/^/# windows (stage|rate|n|valid): /'
 	echo
 	sqlite3 "$RUNS/w$i/run.db" "SELECT detail FROM events WHERE kind = 'confirm_follow'" | sed 's/^/# /'
-	echo "# run $i: wrk capacity $cap req/s; knee $(jq -c '.fits[0] | [.kind, .knee_rps, .lo_rps, .hi_rps, .interval_rps, .inferential]' "$T/w.json")"
+	echo "# run $i: wrk capacity $cap req/s before, $cap2 after; knee $(jq -c '.fits[0] | [.kind, .knee_rps, .lo_rps, .hi_rps, .interval_rps, .inferential]' "$T/w.json")"
 	check "walled run $i: crossed and inferential" jq -e '.fits[0] | .crossed and .inferential' "$T/w.json"
 	ilo=$(jq -r '.fits[0].interval_rps[0]' "$T/w.json")
 	ihi=$(jq -r '.fits[0].interval_rps[1]' "$T/w.json")
 	check "walled run $i: interval [$ilo, $ihi] within 10%" \
 		awk -v l="$ilo" -v h="$ihi" 'BEGIN { exit !(l + 0 > 0 && h <= l * 1.10) }'
-	check "walled run $i: interval [$ilo, $ihi] holds wrk's $cap req/s (lo - 10%, hi + 5%)" \
-		awk -v l="$ilo" -v h="$ihi" -v c="$cap" 'BEGIN { exit !(l * 0.90 < c && c <= h * 1.05) }'
+	check "walled run $i: interval [$ilo, $ihi] holds wrk's $cap..$cap2 req/s (lo - 10%, hi + 5%)" \
+		awk -v l="$ilo" -v h="$ihi" -v a="$cap" -v b="$cap2" 'BEGIN {
+			lo = a < b ? a : b; hi = a < b ? b : a
+			exit !(l + 0 > 0 && l * 0.90 < hi && lo <= h * 1.05) }'
 done

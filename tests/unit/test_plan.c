@@ -130,13 +130,13 @@ TEST(worst_case_windows)
 	s.refine.max_steps = 4;
 	plan_worst_windows(&s, 3, 2, &p);
 	CHECK(p.confirm_rates == 4);
-	CHECK(p.confirm_follow_rates == 3 + 4 * 2 - 4); /* rungs + refine points */
+	CHECK(p.confirm_follow_rates == 8); /* refine points, steps above a floor */
 	CHECK(p.refine == 4 * 3 * 2 && p.refine_r == 4 * 2 * 2);
 	/* sequential confirm: max_reps blocks per rate at worst */
 	s.confirm.until.present = 1;
 	s.confirm.until.max_reps = 30;
 	plan_worst_windows(&s, 3, 2, &p);
-	CHECK(p.confirm == 4 * 30 * 2 && p.confirm_f == 7 * 30 * 2 && p.confirm_r == 11 * 2 * 2);
+	CHECK(p.confirm == 4 * 30 * 2 && p.confirm_f == 8 * 30 * 2 && p.confirm_r == 12 * 2 * 2);
 }
 
 int main(void)
