@@ -76,8 +76,9 @@ check "no implementation alive 2 s after kill -9 of the harness ($left2)" test "
 before=$(q killme "SELECT COUNT(*) FROM windows WHERE state='done'")
 "$HARNESS" status killme --runs-dir "$RUNS" --json >"$T/ks.json"
 s=$?
-cmp_num "status of a run killed mid-way (still 'running') exits 1" "$s" "==" 1
-check "status --json of it: running, not finished" jq -e '.status == "running" and .finished == false' "$T/ks.json"
+cmp_num "status of a run killed mid-way exits 1" "$s" "==" 1
+# Stored 'running', but its lock died with it: abandoned, never 'running'.
+check "status --json of it: abandoned, not finished" jq -e '.status == "abandoned" and .finished == false' "$T/ks.json"
 "$HARNESS" resume killme --runs-dir "$RUNS" >"$T/r.out" 2>"$T/r.err"
 rc=$?
 cmp_num "resume exits 0" "$rc" "==" 0
