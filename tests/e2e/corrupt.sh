@@ -3,7 +3,7 @@
 # A damaged run database (issue 16, robustness): two finished tiny runs
 # (one implementation, testsrv on 127.0.0.1, 2 ladder windows of 1 s each),
 # then two 4096-byte pages of one run's run.db overwritten (the windows
-# table's root page and the page in the middle of the file, after a WAL
+# table's root page and the page of data nearest the middle, after a WAL
 # checkpoint). Every command that reads that run (status, audit, report in
 # each format, compare in each format and with --junit, knee RUN, history,
 # resume, rerun --with-baseline) must exit 2 with exactly one line on
@@ -60,8 +60,13 @@ sqlite3 "$DB" "PRAGMA wal_checkpoint(TRUNCATE); UPDATE runs SET status = 'interr
 	PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 root=$(sqlite3 "$DB" "SELECT rootpage FROM sqlite_master WHERE name = 'windows'")
 pages=$(( $(stat -c %s "$DB") / 4096 ))
-mid=$(( pages / 2 + 1 ))
-[ "$mid" -eq "$root" ] && mid=$(( mid + 1 ))
+# The page nearest the middle that holds neither the schema (it spans
+# several pages since schema 12) nor the runs and impls rows `runs` reads:
+# damage there and the run's spec cannot be known, which is another case
+# (an unreadable run directory, left out by history with its name).
+mid=$(sqlite3 "$DB" "SELECT pageno FROM dbstat WHERE pageno <> $root AND name NOT IN
+	('sqlite_schema', 'sqlite_master', 'runs', 'impls', 'sqlite_autoindex_runs_1',
+	 'sqlite_autoindex_impls_1') ORDER BY abs(pageno - ($pages / 2 + 1)) LIMIT 1")
 check "run.db has pages to spare ($pages pages, windows at $root, middle $mid)" \
 	test "$pages" -ge 4 -a "$root" -gt 1 -a "$mid" -le "$pages"
 # 0xff over a whole page: an invalid b-tree page type, deterministic.
