@@ -489,7 +489,7 @@ static const struct field sandbox_fields[] = {
 	  "CPU bandwidth of untrusted builds and runs in cores (cgroup CFS quota over 100 ms; 0: none); throttling is recorded per window, never a failure" },
 	{ "relay_connections", FT_U64, F_DEF | F_MIN | F_MAX, O(struct spec_sandbox, relay_connections), 0, 1, 65536, 128, NULL, NULL, NULL, 0, 0, 0,
 	  "connections from a sandboxed implementation to the run's dependencies relayed at once (each costs the harness two descriptors); one more is closed at once, counted, and fails the arm (failure_kind limit)" },
-	{ "disk_mb", FT_MB, F_DEF | F_MIN | F_MAX, O(struct spec_sandbox, disk_max_bytes), 0, 16, 16777216, 4096, NULL, NULL, NULL, 0, 0, 0,
+	{ "disk_mb", FT_MB, F_DEF | F_MIN | F_MAX, O(struct spec_sandbox, disk_max_bytes), 0, 16, 16777216, 1024, NULL, NULL, NULL, 0, 0, 0,
 	  "disk quota of a rerun's fetched commit in MiB: its checkout, and what its build and its server write there, on an ext4 image of that size allocated in the run's directory when it is fetched (a runs filesystem without that room: exit 3), loop-mounted, removed when the run ends; filling it fails the arm (failure_kind limit)" },
 	{ "log_mb", FT_MB, F_DEF | F_MIN | F_MAX, O(struct spec_sandbox, log_max_bytes), 0, 1, 1048576, 64, NULL, NULL, NULL, 0, 0, 0,
 	  "size cap of each log file (stdout, stderr, build) of sandboxed code in MiB: past it a marker line, the rest is read and discarded (never a failure); the relay that writes it runs in the arm's cgroup (its CPU is the arm's)" },
