@@ -68,7 +68,6 @@ const char *load_error_name(enum load_error_kind k); /* "connect", "reset", ... 
 /* The HTTP version a response came in (native: what the status line says,
  * always 1.x; curl: CURLINFO_HTTP_VERSION). */
 enum load_proto { LPROTO_HTTP10, LPROTO_HTTP11, LPROTO_HTTP2, LPROTO_HTTP3, LPROTO_KINDS };
-const char *load_proto_name(enum load_proto p); /* "HTTP/1.1", "HTTP/2", ... */
 
 struct load_counts {
 	uint64_t sent;              /* requests written to a connection */

@@ -35,11 +35,6 @@ static const char *const proto_names[LPROTO_KINDS] = {
 	[LPROTO_HTTP3] = "HTTP/3",
 };
 
-const char *load_proto_name(enum load_proto p)
-{
-	return (unsigned)p < LPROTO_KINDS ? proto_names[p] : "?";
-}
-
 const char *load_counts_protocol(const struct load_counts *c, char *buf, size_t len)
 {
 	int used[LPROTO_KINDS] = { 0 }, k, best;

@@ -22,7 +22,7 @@ struct rsut {
 	int open, stopped;
 	int starting;                /* in rsut_start */
 	volatile sig_atomic_t *stop;
-	char *url, *stats_url, *cpus, *cpus_method, *backend;
+	char *url, *cpus, *cpus_method, *backend;
 	char *keep_dir, *name;       /* where its logs' ends go here, its name */
 	int port;
 	int exited;
@@ -206,7 +206,7 @@ static void make_request(const struct rsut_config *cfg, const char *addr,
 /* SUT_UP's payload into r; 0 when it says started and healthy, else -1
  * with its message (owned by the caller) in *msg. */
 static int read_up(struct rsut *r, const struct sbuf *payload, const char *addr,
-		   const struct spec_impl *im, int https, char **msg)
+		   int https, char **msg)
 {
 	struct sbuf sb = SBUF_INIT;
 	struct dec d;
@@ -231,12 +231,6 @@ static int read_up(struct rsut *r, const struct sbuf *payload, const char *addr,
 	sbuf_addf(&sb, "%s://%s%s%s:%d", https ? "https" : "http", strchr(addr, ':') ? "[" : "", addr,
 		  strchr(addr, ':') ? "]" : "", r->port);
 	r->url = sbuf_detach(&sb, NULL);
-	if (im->stats_url) {
-		char *h = subst_host(im->stats_url, addr);
-
-		r->stats_url = spec_subst_port(h, r->port);
-		free(h);
-	}
 	return 0;
 }
 
@@ -281,7 +275,7 @@ struct rsut *rsut_start(const struct rsut_config *cfg, int *unhealthy)
 		      r->exit_desc ? r->exit_desc : "?");
 		goto fail;
 	}
-	if (read_up(r, &payload, r->link.address, cfg->impl, cfg->https, &msg)) {
+	if (read_up(r, &payload, r->link.address, cfg->https, &msg)) {
 		/* a failed start on that host is the host's (an exec that
 		 * fails, a cgroup that cannot be made), a failed health
 		 * check the implementation's, as for a local arm */
@@ -391,7 +385,6 @@ out:
 }
 
 const char *rsut_url(const struct rsut *r) { return r->url; }
-const char *rsut_stats_url(const struct rsut *r) { return r->stats_url; }
 struct rtstats *rsut_stats(struct rsut *r) { return r->rts; }
 int rsut_port(const struct rsut *r) { return r->port; }
 const char *rsut_dest(const struct rsut *r) { return r->link.dest; }
@@ -548,7 +541,6 @@ void rsut_free(struct rsut *r)
 	if (r->open)
 		agent_link_close(&r->link);
 	free(r->url);
-	free(r->stats_url);
 	free(r->cpus);
 	free(r->cpus_method);
 	free(r->backend);

@@ -70,7 +70,6 @@ struct rsut;
 struct rsut *rsut_start(const struct rsut_config *cfg, int *unhealthy);
 
 const char *rsut_url(const struct rsut *r);       /* http(s)://ADDRESS:PORT */
-const char *rsut_stats_url(const struct rsut *r); /* NULL when none */
 /* Its runtime stats (rtstats.h), polled by the agent on that host and
  * streamed back poll by poll (each timed on this host's now_ns clock
  * through the agent's clock offset, measured when it started); fed as
