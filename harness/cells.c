@@ -1,10 +1,10 @@
 /* cells: windows grouped by stage x rate x implementation (cells.h). */
 #include "cells.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rate.h"
 #include "store_window.h"
 #include "util.h"
 
@@ -25,11 +25,6 @@ void cells_release(struct cells *c)
 	cells_init(c);
 }
 
-static int same_rate(double a, double b)
-{
-	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
-}
-
 const struct cell *cells_find(const struct cells *c, const char *stage, const char *impl,
 			      double rate)
 {
@@ -37,7 +32,7 @@ const struct cell *cells_find(const struct cells *c, const char *stage, const ch
 
 	for (i = 0; i < c->n; i++)
 		if (!strcmp(c->v[i].stage, stage) && !strcmp(c->v[i].impl, impl) &&
-		    same_rate(c->v[i].rate, rate))
+		    rate_same(c->v[i].rate, rate))
 			return &c->v[i];
 	return NULL;
 }

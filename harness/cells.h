@@ -51,7 +51,7 @@ void cells_from_windows(struct cells *c, const struct window_row *w, size_t n);
 /* The cells of run_id (stage, impl: NULL for any). -1 after an error(). */
 int cells_load(struct store *st, const char *run_id, const char *stage, const char *impl,
 	       struct cells *out);
-/* The cell of (stage, impl, rate) (rates equal to 1e-9 relative), or NULL. */
+/* The cell of (stage, impl, rate) (one rung: rate.h rate_same), or NULL. */
 const struct cell *cells_find(const struct cells *c, const char *stage, const char *impl,
 			      double rate);
 /* Every window done and fewer valid than pre-registered. */

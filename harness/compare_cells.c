@@ -8,6 +8,7 @@
 #include "compare_cells.h"
 #include "compare_pooled.h"
 #include "hist.h"
+#include "rate.h"
 #include "util.h"
 
 #include <math.h>
@@ -15,11 +16,6 @@
 #include <string.h>
 
 /* ------------------------------------------------------------ windows */
-
-int cmp_same_rate(double a, double b)
-{
-	return fabs(a - b) <= 1e-6 * fmax(1.0, fmax(fabs(a), fabs(b)));
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -48,7 +44,7 @@ static size_t rates_of(const struct cmp_run *r, const char *impl,
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_double);
 	for (i = 0; i < n; i++)
-		if (!k || !cmp_same_rate(v[k - 1], v[i]))
+		if (!k || !rate_same(v[k - 1], v[i]))
 			v[k++] = v[i];
 	*out = v;
 	return k;
@@ -63,7 +59,7 @@ static void counts(const struct cmp_run *r, const char *impl, double rate, size_
 	*nvalid = *nfailed = 0;
 	for (i = 0; i < r->nw; i++) {
 		const struct cmp_win *w = &r->w[i];
-		if (strcmp(w->impl, impl) || !cmp_same_rate(w->rate, rate) || !valid(w))
+		if (strcmp(w->impl, impl) || !rate_same(w->rate, rate) || !valid(w))
 			continue;
 		(*nvalid)++;
 		*nfailed += w->status == CMP_W_FAILED;
@@ -79,12 +75,12 @@ static size_t block_pairs(const struct cmp_run *r, const char *impl, const char 
 
 	for (i = 0; i < r->nw; i++) {
 		const struct cmp_win *w = &r->w[i];
-		if (strcmp(w->impl, impl) || !cmp_same_rate(w->rate, rate) || !keep(w))
+		if (strcmp(w->impl, impl) || !rate_same(w->rate, rate) || !keep(w))
 			continue;
 		for (j = 0; j < r->nw; j++) {
 			const struct cmp_win *x = &r->w[j];
 			if (!strcmp(x->impl, arm) && !strcmp(x->stage, w->stage) &&
-			    x->block == w->block && cmp_same_rate(x->rate, rate) && keep(x)) {
+			    x->block == w->block && rate_same(x->rate, rate) && keep(x)) {
 				n++;
 				break;
 			}
@@ -141,7 +137,7 @@ static void merged(const struct cmp_run *r, const char *impl, double rate, doubl
 	hist_init(&h);
 	for (i = 0; i < r->nw; i++) {
 		const struct cmp_win *w = &r->w[i];
-		if (strcmp(w->impl, impl) || !cmp_same_rate(w->rate, rate) || !accepted(w))
+		if (strcmp(w->impl, impl) || !rate_same(w->rate, rate) || !accepted(w))
 			continue;
 		if (req) {
 			if (k >= 0 && w->req_hist && w->req_hist[k]) {
@@ -176,7 +172,7 @@ static size_t values(const struct cmp_run *r, const char *impl, double rate, int
 		return 0;
 	for (i = 0; i < r->nw; i++) {
 		const struct cmp_win *w = &r->w[i];
-		if (strcmp(w->impl, impl) || !cmp_same_rate(w->rate, rate) || !accepted(w) ||
+		if (strcmp(w->impl, impl) || !rate_same(w->rate, rate) || !accepted(w) ||
 		    !isfinite(win_value(w, cpu, k)))
 			continue;
 		XGROW(v, alloc, n + 1);
@@ -198,12 +194,12 @@ static size_t pairs(const struct cmp_run *r, const char *impl, const char *base_
 		return 0;
 	for (i = 0; i < r->nw; i++) {
 		const struct cmp_win *w = &r->w[i];
-		if (strcmp(w->impl, impl) || !cmp_same_rate(w->rate, rate) || !accepted(w))
+		if (strcmp(w->impl, impl) || !rate_same(w->rate, rate) || !accepted(w))
 			continue;
 		for (j = 0; j < r->nw; j++) {
 			const struct cmp_win *x = &r->w[j];
 			if (strcmp(x->impl, base_arm) || strcmp(x->stage, w->stage) ||
-			    x->block != w->block || !cmp_same_rate(x->rate, rate) || !accepted(x))
+			    x->block != w->block || !rate_same(x->rate, rate) || !accepted(x))
 				continue;
 			if (isfinite(win_value(w, cpu, k)) && isfinite(win_value(x, cpu, k))) {
 				XGROW(*a, alloc, n + 1);
@@ -455,7 +451,7 @@ void cmp_impl_rates(struct compare *c, struct cmp_impl *ci, const struct cmp_run
 	nn = rates_of(&c->new_, ci->name, valid, &rn);
 	for (i = 0; i < nn; i++) {
 		struct cmp_rate *cr;
-		for (j = 0; j < nb && !cmp_same_rate(rb[j], rn[i]); j++)
+		for (j = 0; j < nb && !rate_same(rb[j], rn[i]); j++)
 			;
 		if (j == nb)
 			continue;

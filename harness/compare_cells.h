@@ -17,9 +17,6 @@
 
 #include "compare.h"
 
-/* Two rates are the same rung (within 1e-6 relative). */
-int cmp_same_rate(double a, double b);
-
 /* Request k of NEW's spec has its own promise (slo_ms): its cells are
  * judged with the implementation's others. */
 int cmp_req_judged(const struct compare *c, size_t k);

@@ -14,6 +14,7 @@
 #include "compare_cells.h"
 #include "compare_plan.h"
 #include "jout.h"
+#include "rate.h"
 #include "util.h"
 
 static double win_value(const struct cmp_win *w, int cpu, int req)
@@ -51,14 +52,14 @@ static void spread_of(const struct cmp_run *base, const char *impl, int cpu, int
 	for (i = 0; i < n; i++) {  /* each rate once: its median, deviations */
 		double *g = xcalloc(n, sizeof(*g)), med;
 		size_t k = 0;
-		for (j = 0; j < i && !cmp_same_rate(rt[j], rt[i]); j++)
+		for (j = 0; j < i && !rate_same(rt[j], rt[i]); j++)
 			;
 		if (j < i) {
 			free(g);
 			continue;
 		}
 		for (j = i; j < n; j++)
-			if (cmp_same_rate(rt[j], rt[i]))
+			if (rate_same(rt[j], rt[i]))
 				g[k++] = lv[j];
 		med = stat_median(g, k);
 		for (j = 0; j < k; j++)

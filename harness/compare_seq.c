@@ -5,6 +5,7 @@
 #include "compare_seq.h"
 #include "compare_cells.h"
 #include "jout.h"
+#include "rate.h"
 #include "store_seq.h"
 #include "util.h"
 
@@ -52,7 +53,7 @@ static size_t pairs(const struct cmp_run *r, const struct cmp_seq *s, const char
 
 		if (strcmp(x->impl, impl))
 			continue;
-		for (k = 0; k < s->nrates && !cmp_same_rate(s->rates[k], x->rate); k++)
+		for (k = 0; k < s->nrates && !rate_same(s->rates[k], x->rate); k++)
 			;
 		if (k == s->nrates)
 			continue;
@@ -60,7 +61,7 @@ static size_t pairs(const struct cmp_run *r, const struct cmp_seq *s, const char
 			const struct cmp_win *y = &r->w[j];
 
 			if (strcmp(y->impl, base) || strcmp(y->stage, x->stage) ||
-			    y->block != x->block || !cmp_same_rate(y->rate, x->rate))
+			    y->block != x->block || !rate_same(y->rate, x->rate))
 				continue;
 			obs[n].rate = x->rate;
 			obs[n].order = x->id > y->id ? x->id : y->id;

@@ -9,6 +9,7 @@
 #include "compare_cells.h"
 #include "compare_pooled.h"
 #include "compare_seq.h"
+#include "rate.h"
 #include "util.h"
 
 #include <math.h>
@@ -54,7 +55,7 @@ static size_t rung_windows(const struct knee_result *k, double rate)
 	size_t i;
 
 	for (i = 0; i < k->nrungs; i++)
-		if (cmp_same_rate(k->rungs[i].rate, rate))
+		if (rate_same(k->rungs[i].rate, rate))
 			return k->rungs[i].nwin;
 	return 0;
 }
@@ -88,7 +89,7 @@ static int knee_regression(const struct compare *c, const struct cmp_impl *ci,
 		return 0;
 	cross = n->rungs[n->hi].rate;
 	held = held_rung(b);
-	if (isfinite(held) && (cross < held || cmp_same_rate(cross, held)) &&
+	if (isfinite(held) && (cross < held || rate_same(cross, held)) &&
 	    rung_windows(n, cross) >= c->min_pairs && rung_windows(b, cross) >= c->min_pairs) {
 		sbuf_addf(why, "the knee: new crosses the SLO at %g req/s, where base holds "
 			  "(%s)", cross, n->kind == KNEE_BRACKET ? n->reason : "latency");
@@ -114,7 +115,7 @@ static void failed_gates(const struct cmp_run *r, const char *impl, double rate,
 	for (i = 0; i < r->nw; i++) {
 		const struct cmp_win *w = &r->w[i];
 		const char *g, *e;
-		if (strcmp(w->impl, impl) || !cmp_same_rate(w->rate, rate) ||
+		if (strcmp(w->impl, impl) || !rate_same(w->rate, rate) ||
 		    w->status != CMP_W_FAILED || !w->reasons)
 			continue;
 		for (g = w->reasons; *g; g = *e ? e + 1 : e) {

@@ -3,6 +3,7 @@
  * margin test (decide.h; docs/STATISTICS.md "Sequential rerun").
  */
 #include "decide.h"
+#include "rate.h"
 #include "stat.h"
 #include "util.h"
 
@@ -31,11 +32,6 @@ static int usable(const struct decide_obs *o)
 	return isfinite(o->new_) && isfinite(o->base) && o->new_ > 0 && o->base > 0;
 }
 
-static int same_rate(double a, double b)
-{
-	return fabs(a - b) <= 1e-6 * fmax(1.0, fmax(fabs(a), fabs(b)));
-}
-
 static int cmp_order(const void *x, const void *y)
 {
 	const struct decide_obs *a = *(const struct decide_obs *const *)x;
@@ -51,7 +47,7 @@ static size_t at_rate(const struct decide_obs *obs, size_t nobs, double rate,
 	size_t i, n = 0;
 
 	for (i = 0; i < nobs; i++)
-		if (same_rate(obs[i].rate, rate) && usable(&obs[i]))
+		if (rate_same(obs[i].rate, rate) && usable(&obs[i]))
 			out[n++] = &obs[i];
 	qsort(out, n, sizeof(*out), cmp_order);
 	return n;

@@ -6,6 +6,7 @@
 
 #include "history.h"
 #include "knee_run.h"
+#include "rate.h"
 #include "stat.h"
 #include "spec.h"
 #include "store.h"
@@ -183,11 +184,6 @@ struct raw {
 	uint64_t seed;
 };
 
-static int same_rate(double a, double b)
-{
-	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
-}
-
 static int impl_index(struct history *h, const char *name, int add)
 {
 	size_t i;
@@ -283,7 +279,7 @@ static int has_rate(const struct raw *r, double rate)
 	size_t i;
 
 	for (i = 0; i < r->n; i++)
-		if (same_rate(r->w[i].rate, rate))
+		if (rate_same(r->w[i].rate, rate))
 			return 1;
 	return 0;
 }
@@ -301,7 +297,7 @@ static void fixed_rates(struct history *h, size_t k, const struct raw *raw)
 		const struct raw *x = &raw[r * h->nimpls + k];
 
 		for (i = 0; i < x->n; i++) {
-			for (j = 0; j < nall && !same_rate(all[j], x->w[i].rate); j++)
+			for (j = 0; j < nall && !rate_same(all[j], x->w[i].rate); j++)
 				;
 			if (j == nall) {
 				XGROW(all, aall, nall + 1);
@@ -343,7 +339,7 @@ static void rate_values(struct history *h, size_t k, const struct raw *raw)
 			size_t nm = 0;
 
 			for (i = n = 0; i < x->n; i++) {
-				if (!same_rate(x->w[i].rate, im->rates[j]))
+				if (!rate_same(x->w[i].rate, im->rates[j]))
 					continue;
 				if (isfinite(x->w[i].cpu_s) && x->w[i].completed > 0) {
 					a[n] = x->w[i].cpu_s;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rate.h"
 #include "rng.h"
 #include "spec.h"
 #include "stat.h"
@@ -138,13 +139,6 @@ static void cross(struct knee_rung_row *r, size_t m, double thr, double *y, doub
 						  (r[i].rate - r[i - 1].rate);
 		c->klo = c->khi = c->knee;
 	}
-}
-
-/* Rates a CSV printed with 10 digits and the run's own doubles are one
- * rung. */
-static int same_rate(double a, double b)
-{
-	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
 }
 
 static int cmp_rate(const void *a, const void *b, void *ctx)
@@ -325,7 +319,7 @@ int knee_fit(const struct knee_window *w, size_t n, const struct knee_params *p,
 	qsort_r(idx, nv, sizeof(*idx), cmp_rate, (void *)w);
 	out->rungs = xcalloc(nv, sizeof(*out->rungs));
 	for (i = 0; i < nv; i++) {
-		if (i && same_rate(w[idx[i]].rate, out->rungs[m - 1].rate))
+		if (i && rate_same(w[idx[i]].rate, out->rungs[m - 1].rate))
 			continue;
 		start[m] = i;
 		out->rungs[m++].rate = w[idx[i]].rate;

@@ -6,8 +6,8 @@
  *
  * Input: the implementation's *valid* windows (accepted and failed; never
  * rejected ones, never another implementation's) of the stages that back
- * the knee (ladder, refine, confirm). Windows with equal offered rates (to
- * 1e-9 relative) form a rung.
+ * the knee (ladder, refine, confirm). Windows with equal offered rates
+ * (rate.h rate_same) form a rung.
  *
  * Per rung, over its valid windows:
  *   B      = sum(bad) / sum(requests): the pooled share of the requests due

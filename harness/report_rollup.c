@@ -6,6 +6,7 @@
  * Percentiles come from merged histograms (hist_merge), knees and
  * intervals from stat.c, so nothing here re-implements a statistic.
  */
+#include "rate.h"
 #include "report.h"
 
 #include <math.h>
@@ -29,11 +30,6 @@ static int stage_order(const char *s)
 	return 4;
 }
 
-static int same_rate(double a, double b)
-{
-	return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-12;
-}
-
 static const struct report *sort_ctx;
 
 static int cmp_window(const void *pa, const void *pb)
@@ -50,7 +46,7 @@ static int cmp_window(const void *pa, const void *pb)
 	d = strcmp(a->stage, b->stage);
 	if (d)
 		return d;
-	if (!same_rate(a->rate, b->rate))
+	if (!rate_same(a->rate, b->rate))
 		return a->rate < b->rate ? -1 : 1;
 	return (a->id > b->id) - (a->id < b->id);
 }
@@ -278,7 +274,7 @@ static void build_groups(struct report *r)
 			const struct report_window *x = &r->windows[idx[j]];
 
 			if (x->impl_idx != w->impl_idx || strcmp(x->stage, w->stage) ||
-			    !same_rate(x->rate, w->rate))
+			    !rate_same(x->rate, w->rate))
 				break;
 		}
 		XGROW(r->rungs, alloc, r->nrungs + 1);
@@ -356,7 +352,7 @@ static void knee_of_impl(struct report *r, int k)
 		if (g->impl != k || strcmp(g->stage, "ladder"))
 			continue;
 		for (j = 0; j < im->kres.nrungs; j++)
-			if (same_rate(im->kres.rungs[j].rate, g->rate) &&
+			if (rate_same(im->kres.rungs[j].rate, g->rate) &&
 			    isfinite(im->kres.rungs[j].fit_ms))
 				g->fit_ms = im->kres.rungs[j].fit_ms;
 	}
@@ -415,7 +411,7 @@ static const struct report_window *block_window(const struct report *r, const ch
 		const struct report_window *w = &r->windows[i];
 
 		if (w->impl_idx == impl && w->block == block && !strcmp(w->stage, stage) &&
-		    same_rate(w->rate, rate))
+		    rate_same(w->rate, rate))
 			return w;
 	}
 	return NULL;
@@ -513,7 +509,7 @@ static void verdicts_for(struct report *r, const char *stage, double rate, size_
 		const struct report_window *w = &r->windows[i];
 		size_t k;
 
-		if (strcmp(w->stage, stage) || !same_rate(w->rate, rate))
+		if (strcmp(w->stage, stage) || !rate_same(w->rate, rate))
 			continue;
 		for (k = 0; k < nb && blocks[k] != w->block; k++)
 			;
@@ -591,7 +587,7 @@ static void build_verdicts(struct report *r)
 		size_t k;
 
 		for (k = 0; k < ndone; k++)
-			if (!strcmp(done[k].stage, g->stage) && same_rate(done[k].rate, g->rate))
+			if (!strcmp(done[k].stage, g->stage) && rate_same(done[k].rate, g->rate))
 				break;
 		if (k < ndone)
 			continue;
@@ -628,7 +624,7 @@ const struct report_rung *report_ladder_rung(const struct report *r, int impl, d
 
 	for (i = 0; i < r->nrungs; i++)
 		if (r->rungs[i].impl == impl && !strcmp(r->rungs[i].stage, "ladder") &&
-		    same_rate(r->rungs[i].rate, rate))
+		    rate_same(r->rungs[i].rate, rate))
 			return &r->rungs[i];
 	return NULL;
 }

@@ -19,15 +19,11 @@
 #include <string.h>
 
 #include "hist.h"
+#include "rate.h"
 #include "runner_internal.h"
 #include "stat.h"
 #include "store_window.h"
 #include "util.h"
-
-static int same_rate(double a, double b)
-{
-	return fabs(a - b) <= 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
-}
 
 double runner_seq_value(const struct window_row *w, const struct spec *s, int cpu)
 {
@@ -58,12 +54,12 @@ static size_t pair_values(const struct window_rows *wins, const char *a, const c
 
 	for (i = 0; i < wins->n; i++) {
 		const struct window_row *w = &wins->v[i];
-		if (!w->impl || strcmp(w->impl, a) || !same_rate(w->rate, rate))
+		if (!w->impl || strcmp(w->impl, a) || !rate_same(w->rate, rate))
 			continue;
 		for (j = 0; j < wins->n; j++) {
 			const struct window_row *x = &wins->v[j];
 			if (!x->impl || strcmp(x->impl, b) || x->block != w->block ||
-			    !same_rate(x->rate, rate))
+			    !rate_same(x->rate, rate))
 				continue;
 			xa[n] = runner_seq_value(w, s, cpu);
 			xb[n] = runner_seq_value(x, s, cpu);

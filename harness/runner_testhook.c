@@ -12,17 +12,17 @@
  * (testhook.h, the list of every test hook).
  *
  * Format: comma-separated STAGE:IMPL:RATE:N entries; RATE is an offered
- * rate (1e-6 relative) or `*` for any; N stalls the first N windows of
+ * rate (one rung with it: rate.h) or `*` for any; N stalls the first N windows of
  * the cell (stage x rate x impl) in run order, `all` every one. Whether a
  * window is among the first N is read from the database (the cell's
  * windows already done), so a resumed run stalls the same windows.
  * Local generators only (the agent protocol does not carry it).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cells.h"
+#include "rate.h"
 #include "runner_internal.h"
 #include "testhook.h"
 #include "util.h"
@@ -35,7 +35,7 @@ static int entry_matches(const char *e, const struct window_plan *wp, long *n)
 	for (tok = strtok_r(copy, ":", &save); tok && k < 4; tok = strtok_r(NULL, ":", &save))
 		f[k++] = tok;
 	if (k == 4 && !strcmp(f[0], wp->stage) && !strcmp(f[1], wp->arm->name) &&
-	    (!strcmp(f[2], "*") || fabs(strtod(f[2], NULL) - wp->rate) <= 1e-6 * wp->rate)) {
+	    (!strcmp(f[2], "*") || rate_same(strtod(f[2], NULL), wp->rate))) {
 		*n = !strcmp(f[3], "all") ? -1 : strtol(f[3], NULL, 10);
 		ok = 1;
 	}

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "decide.h"
+#include "rate.h"
 #include "runner_internal.h"
 #include "store_seq.h"
 #include "store_window.h"
@@ -112,11 +113,6 @@ int runner_until_register(struct run_ctx *rc, const struct run_opts *o)
 
 /* ------------------------------------------------------------ evidence */
 
-static int same_rate(double a, double b)
-{
-	return fabs(a - b) <= 1e-6 * fmax(1.0, fmax(fabs(a), fabs(b)));
-}
-
 /* x's partner in w: the other arm's window of the same stage, block and
  * rate, or NULL. */
 static const struct window_row *partner(const struct window_rows *w, const struct window_row *x,
@@ -127,7 +123,7 @@ static const struct window_row *partner(const struct window_rows *w, const struc
 	for (j = 0; j < w->n; j++)
 		if (w->v[j].impl && !strcmp(w->v[j].impl, other) &&
 		    !strcmp(w->v[j].stage, x->stage) && w->v[j].block == x->block &&
-		    same_rate(w->v[j].rate, x->rate) && w->v[j].state == WINDOW_DONE)
+		    rate_same(w->v[j].rate, x->rate) && w->v[j].state == WINDOW_DONE)
 			return &w->v[j];
 	return NULL;
 }
@@ -137,7 +133,7 @@ static void add_rate(double **v, size_t *n, size_t *alloc, double r)
 	size_t j;
 
 	for (j = 0; j < *n; j++)
-		if (same_rate((*v)[j], r))
+		if (rate_same((*v)[j], r))
 			return;
 	XGROW(*v, *alloc, *n + 1);
 	(*v)[(*n)++] = r;
@@ -171,7 +167,7 @@ static void judged_rates(struct pair *p, const struct window_rows *w)
 		if (!x->impl || strcmp(x->impl, p->arm->name) || x->state != WINDOW_DONE ||
 		    !strcmp(x->stage, SEQ_STAGE) || !partner(w, x, p->base->name))
 			continue;
-		for (j = 0; j < nbad && !same_rate(bad[j], x->rate); j++)
+		for (j = 0; j < nbad && !rate_same(bad[j], x->rate); j++)
 			;
 		if (j == nbad)
 			add_rate(&p->rates, &p->nrates, &alloc, x->rate);
@@ -215,7 +211,7 @@ static size_t pairs_of(const struct pair *p, const struct window_rows *w,
 
 		if (!x->impl || strcmp(x->impl, p->arm->name) || x->state != WINDOW_DONE)
 			continue;
-		for (j = 0; j < p->nrates && !same_rate(p->rates[j], x->rate); j++)
+		for (j = 0; j < p->nrates && !rate_same(p->rates[j], x->rate); j++)
 			;
 		if (j == p->nrates || !(y = partner(w, x, p->base->name)))
 			continue;
@@ -377,7 +373,7 @@ static int seq_block(struct run_ctx *rc, int block, double rate, struct arm **ar
 	size_t j;
 
 	for (j = 0; j < rc->nrungs; j++)
-		if (same_rate(rc->rungs[j], rate))
+		if (rate_same(rc->rungs[j], rate))
 			b.rung = (int)j;
 	rc->cur_stage = SEQ_STAGE;
 	rc->cur_rung = b.rung;
@@ -393,7 +389,7 @@ static size_t paired_at(const struct pair *p, const struct window_rows *w, doubl
 		const struct window_row *x = &w->v[i], *y;
 
 		if (x->impl && !strcmp(x->impl, p->arm->name) && x->state == WINDOW_DONE &&
-		    x->status == WINDOW_ACCEPTED && same_rate(x->rate, rate) &&
+		    x->status == WINDOW_ACCEPTED && rate_same(x->rate, rate) &&
 		    (y = partner(w, x, p->base->name)) && y->status == WINDOW_ACCEPTED)
 			n++;
 	}
@@ -419,7 +415,7 @@ static size_t next_block(struct until *u, const struct window_rows *w, double *r
 		}
 	for (i = 0; best != (size_t)-1 && i < u->n; i++)
 		for (j = 0; !u->rules[i].outcome && j < u->p[i].nrates; j++)
-			if (same_rate(u->p[i].rates[j], *rate) &&
+			if (rate_same(u->p[i].rates[j], *rate) &&
 			    paired_at(&u->p[i], w, *rate) == best) {
 				arms[n++] = u->p[i].arm;
 				arms[n++] = u->p[i].base;

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# same_outputs.sh: the outputs of a set of stored runs, rendered by two
+# builds, byte for byte. A refactoring that must not change behaviour
+# (issue 26: "every output byte-identical for the same stored run") is
+# checked with it:
+#
+#   tests/same_outputs.sh OLD_HARNESS NEW_HARNESS
+#   tests/same_outputs.sh --rev REV [NEW_HARNESS]
+#
+# --rev builds REV's bin/harness from `git archive REV` in a temporary
+# directory (a minute or two on this VM); NEW_HARNESS defaults to
+# build/release/bin/harness. Not a CI test: CI has one build. Timing-free:
+# it only renders stored runs.
+#
+# The stored runs (11): tests/fixtures/report_run.sql (`fixture`, ladder
+# and confirm with a knee), and the databases of compare_fixture (written
+# once, read by both builds): its default set (compare_base, _slow, _fast,
+# _same), --pr (compare_pr, compare_pr_same), --history (nightly_1..5) and
+# --noise (a 10-rate paired run). The outputs (about 80 files): report
+# in md, html, json and csv; audit and its --json; knee RUN --json; status
+# --json; compare in md, json, html and junit for nine pairs; history in
+# md, json and html. Each output keeps its exit code and standard error.
+# The two builds' version strings (`harness --version`) are replaced by
+# VERSION before the diff (so a build's version must not be a word the
+# outputs hold otherwise, such as "unknown"). Exit 0 when every file is the same, 1 with the
+# diff otherwise, 2 on usage.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+FIX=$ROOT/build/release/helpers/compare_fixture
+
+usage() {
+	sed -n 's/^#   //p' "$0" >&2
+	exit 2
+}
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/same_outputs.XXXXXX")
+# SAME_OUTPUTS_KEEP=1 keeps the outputs (the directory is printed).
+if [ -n "${SAME_OUTPUTS_KEEP:-}" ]; then
+	echo "same_outputs: outputs in $T" >&2
+else
+	trap 'rm -rf "$T"' EXIT
+fi
+
+if [ "${1:-}" = --rev ]; then
+	[ -n "${2:-}" ] || usage
+	mkdir -p "$T/src"
+	git -C "$ROOT" archive "$2" | tar -x -C "$T/src" || exit 2
+	# a version string of its own (no .git there: "unknown", a word the
+	# outputs hold), replaced by VERSION below
+	make -C "$T/src" -s VERSION="same-outputs-$2" bin/harness >"$T/build.log" 2>&1 || {
+		tail -20 "$T/build.log" >&2
+		echo "same_outputs: cannot build $2" >&2
+		exit 2
+	}
+	OLD=$T/src/build/release/bin/harness
+	NEW=${3:-$ROOT/build/release/bin/harness}
+else
+	[ $# -eq 2 ] || usage
+	OLD=$1 NEW=$2
+fi
+OLD=$(realpath "$OLD") NEW=$(realpath "$NEW")
+for b in "$OLD" "$NEW" "$FIX"; do
+	[ -x "$b" ] || { echo "same_outputs: $b: not an executable (make first)" >&2; exit 2; }
+done
+
+# The stored runs, written once.
+R=$T/runs
+mkdir -p "$R/rep/fixture"
+sqlite3 "$R/rep/fixture/run.db" <"$ROOT/tests/fixtures/report_run.sql" || exit 2
+"$FIX" "$R/cmp" >/dev/null &&
+"$FIX" --pr "$R/pr" >/dev/null &&
+"$FIX" --history "$R/hist" >/dev/null &&
+"$FIX" --noise "$R/noise" noise 7 20 6 >/dev/null || { echo "same_outputs: compare_fixture failed" >&2; exit 2; }
+
+# one NAME CMD...: CMD's standard output, standard error and exit code
+# into NAME (in the current directory, the build's output directory).
+one() {
+	local name=$1
+	shift
+	"$@" >"$name.out" 2>"$name.err"
+	echo $? >"$name.rc"
+}
+
+render() {
+	local h=$1 out=$2 run dir pair tag f
+	mkdir -p "$out" && cd "$out" || exit 2
+	for run in rep/fixture cmp/compare_base cmp/compare_slow cmp/compare_fast cmp/compare_same \
+		   pr/compare_pr pr/compare_pr_same hist/nightly_1 hist/nightly_5 noise/noise; do
+		dir=${run%/*} run=${run#*/}
+		mkdir -p "rep-$run"
+		one "report-$run" "$h" report "$run" --runs-dir "$R/$dir" --format md,html,json,csv -o "rep-$run"
+		one "audit-$run" "$h" audit "$run" --runs-dir "$R/$dir"
+		one "auditj-$run" "$h" audit "$run" --runs-dir "$R/$dir" --json
+		one "knee-$run" "$h" knee "$run" --runs-dir "$R/$dir" --json
+		one "status-$run" "$h" status "$run" --runs-dir "$R/$dir" --json
+	done
+	# DIR BASE NEW [OPTIONS]: unpaired pairs judged (--judge-unpaired),
+	# one by means (--interval t)
+	for pair in "cmp compare_base compare_slow --judge-unpaired" \
+		    "cmp compare_base compare_fast --judge-unpaired" \
+		    "cmp compare_base compare_same --judge-unpaired" \
+		    "cmp compare_slow compare_base --judge-unpaired" \
+		    "cmp compare_base compare_slow --impl=a --interval=t" \
+		    "pr compare_pr compare_pr" "pr compare_pr_same compare_pr_same" \
+		    "hist nightly_1 nightly_5 --judge-unpaired" "noise noise noise"; do
+		set -- $pair
+		tag=$(echo "$2-$3${4:-}${5:-}" | tr -d '=')
+		for f in md json html; do
+			one "compare-$tag-$f" "$h" compare "$2" "$3" --runs-dir "$R/$1" \
+				--format "$f" --junit "compare-$tag-$f.xml" "${@:4}"
+		done
+	done
+	for f in md json html; do
+		one "history-$f" "$h" history --runs-dir "$R/hist" --format "$f"
+	done
+	cd "$T" || exit 2
+}
+
+render "$OLD" "$T/old"
+render "$NEW" "$T/new"
+for b in old new; do
+	v=$([ $b = old ] && "$OLD" --version || "$NEW" --version)
+	v=${v#harness }
+	grep -rlF -- "$v" "$T/$b" | while read -r f; do
+		sed -i "s|$v|VERSION|g" "$f"
+	done
+done
+n=$(find "$T/new" -type f | wc -l)
+if diff -r "$T/old" "$T/new" >"$T/diff"; then
+	echo "same_outputs: $n files, every one the same ($OLD vs $NEW)"
+	exit 0
+fi
+cat "$T/diff"
+echo "same_outputs: $(grep -c '^diff ' "$T/diff") of $n files differ" >&2
+exit 1
