@@ -85,13 +85,6 @@ double cmp_margin_of(double margin_pct, double floor, double base_value)
 	return rel > floor ? rel : floor;
 }
 
-double cmp_margin_abs(const struct spec_compare *sc, unsigned metric, double base_value)
-{
-	double floor = metric == CMP_CPU_PER_REQUEST ? sc->margin_cpu_us : sc->margin_ms;
-
-	return cmp_margin_of(sc->margin_pct, floor, base_value);
-}
-
 static char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;

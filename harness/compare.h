@@ -158,7 +158,7 @@ struct cmp_run {
 	double slo_pct, slo_ms;
 	size_t min_reps;
 	double margin_pct, alpha;
-	double margin_ms, margin_cpu_us;  /* the absolute floors (cmp_margin_abs) */
+	double margin_ms, margin_cpu_us;  /* the absolute floors (cmp_margin_of) */
 	size_t min_pairs;
 	unsigned metrics;    /* CMP_P99 | CMP_CPU_PER_REQUEST bits (spec.h) */
 	int interval;        /* compare.interval: CMP_INTERVAL_* (spec.h) */
@@ -319,16 +319,14 @@ struct compare {
 
 /*
  * The margin of a shift, in the metric's own unit: the larger of
- * margin_pct % of |base_value| and the metric's absolute floor
- * (compare.margin_ms for CMP_P99, the SLO percentile and every per-request
+ * margin_pct % of |base_value| and the metric's absolute floor (floor:
+ * compare.margin_ms for CMP_P99, the SLO percentile and every per-request
  * latency, in ms; compare.margin_cpu_us for CMP_CPU_PER_REQUEST, in
  * us/request). A shift d is beyond the margin when |d| > the result, i.e.
  * beyond both the relative margin and the floor; "no change" needs the
  * interval inside (-result, +result). base_value NAN: the floor alone.
  * docs/STATISTICS.md, "Margins", says why the floors.
  */
-double cmp_margin_abs(const struct spec_compare *sc, unsigned metric, double base_value);
-/* The same from the three numbers (pct in %, floor in the metric's unit). */
 double cmp_margin_of(double margin_pct, double floor, double base_value);
 
 /* Read one run's done windows and stored spec from its open database st

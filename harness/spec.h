@@ -360,10 +360,9 @@ int spec_dep_ref_next(const char *s, size_t len, size_t *pos, size_t *at, size_t
 		      const char **name, size_t *namelen, int *is_port);
 const struct gate_params *spec_gate_find(const struct spec *s, const char *gate);
 
-/* A gate parameter as a number / string / map, with the gate's default
- * already applied by the parser. */
+/* A gate parameter as a number / map, with the gate's default already
+ * applied by the parser. */
 double spec_gate_num(const struct gate_params *g, const char *key, double def);
-const char *spec_gate_str(const struct gate_params *g, const char *key);
 const struct gate_value *spec_gate_value(const struct gate_params *g, const char *key);
 
 /* The tightest latency promise: slo.threshold_ms, or a request's own

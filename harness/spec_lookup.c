@@ -50,13 +50,6 @@ double spec_gate_num(const struct gate_params *g, const char *key, double def)
 	return v && (v->type == GATE_VAL_NUM || v->type == GATE_VAL_BOOL) ? v->num : def;
 }
 
-const char *spec_gate_str(const struct gate_params *g, const char *key)
-{
-	const struct gate_value *v = spec_gate_value(g, key);
-
-	return v && v->type == GATE_VAL_STR ? v->str : NULL;
-}
-
 /* ---------------------------------------------------------------- rungs */
 
 double spec_slo_tightest_ms(const struct spec *s)

@@ -73,14 +73,3 @@ uint64_t zipf_draw(const struct zipf *z, struct rng *r)
 			return (uint64_t)k;
 	}
 }
-
-double zipf_pmf_slow(uint64_t n, double s, uint64_t k)
-{
-	double sum = 0;
-	uint64_t i;
-
-	/* smallest terms first, for accuracy */
-	for (i = n; i >= 1; i--)
-		sum += pow((double)i, -s);
-	return pow((double)k, -s) / sum;
-}

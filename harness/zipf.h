@@ -26,8 +26,5 @@ struct zipf {
 void zipf_init(struct zipf *z, uint64_t n, double s);
 /* A rank in 1..n. */
 uint64_t zipf_draw(const struct zipf *z, struct rng *r);
-/* The exact probability of rank k (for tests): k^-s / sum_{i<=n} i^-s,
- * summing n terms (tests only: O(n)). */
-double zipf_pmf_slow(uint64_t n, double s, uint64_t k);
 
 #endif

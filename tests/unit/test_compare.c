@@ -364,6 +364,15 @@ static const struct cmp_impl *find(const struct compare *c, const char *name)
 	return NULL;
 }
 
+/* The margin of a metric by the spec's compare section (compare.h
+ * cmp_margin_of with the metric's floor). */
+static double cmp_margin_abs(const struct spec_compare *sc, unsigned metric, double base_value)
+{
+	double floor = metric == CMP_CPU_PER_REQUEST ? sc->margin_cpu_us : sc->margin_ms;
+
+	return cmp_margin_of(sc->margin_pct, floor, base_value);
+}
+
 TEST(unpaired_is_advisory_unless_asked)
 {
 	struct compare c;
@@ -622,7 +631,7 @@ TEST(slo_percentile_decides)
 }
 
 /* The effective margin: the larger of margin_pct of |base| and the
- * metric's floor (compare.h cmp_margin_abs). */
+ * metric's floor (cmp_margin_abs above). */
 TEST(margin_is_the_larger_of_relative_and_floor)
 {
 	struct spec_compare sc = { .margin_pct = 5, .margin_ms = 1, .margin_cpu_us = 2 };

@@ -56,6 +56,14 @@ static int count_lines(const char *s)
 	return n;
 }
 
+/* A gate parameter as a string, NULL when absent or not a string. */
+static const char *spec_gate_str(const struct gate_params *g, const char *key)
+{
+	const struct gate_value *v = spec_gate_value(g, key);
+
+	return v && v->type == GATE_VAL_STR ? v->str : NULL;
+}
+
 TEST(defaults_filled)
 {
 	struct sbuf errs = SBUF_INIT;

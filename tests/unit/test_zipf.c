@@ -4,12 +4,25 @@
  * the same pool, a smaller pool is a prefix of a larger one, values land
  * in their ranges, UUIDs have their version and variant.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "load_pool.h"
 #include "t.h"
 #include "zipf.h"
+
+/* The exact probability of rank k: k^-s / sum_{i<=n} i^-s (O(n)). */
+static double zipf_pmf_slow(uint64_t n, double s, uint64_t k)
+{
+	double sum = 0;
+	uint64_t i;
+
+	/* smallest terms first, for accuracy */
+	for (i = n; i >= 1; i--)
+		sum += pow((double)i, -s);
+	return pow((double)k, -s) / sum;
+}
 
 /* Chi-square of `draws` draws of Zipf(n, s) over all n ranks (n small),
  * against the exact probabilities. */
