@@ -8,6 +8,7 @@
  * is a <g class="cell" data-status=...>. Labels are words: "block 2,
  * p99 8.1 ms".
  */
+#include "rate.h"
 #include "report.h"
 #include "report_svg.h"
 
@@ -25,7 +26,7 @@
 static int in_rung(const struct report_window *w, const struct report_rung *g)
 {
 	return w->impl_idx == g->impl && w->done && !strcmp(w->stage, g->stage) &&
-	       fabs(w->rate - g->rate) <= 1e-9 * (w->rate + g->rate);
+	       rate_same(w->rate, g->rate);
 }
 
 /* The round number at or above v: 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k. */

@@ -8,6 +8,7 @@
  * percentile its request count can resolve (1/(1-p) <= requests). The SLO
  * is a horizontal line, its percentile a vertical one.
  */
+#include "rate.h"
 #include "report.h"
 #include "report_svg.h"
 
@@ -25,7 +26,7 @@ static int has_ladder_rung(const struct report *r, double rate)
 
 	for (i = 0; i < r->nrungs; i++)
 		if (!strcmp(r->rungs[i].stage, "ladder") && r->rungs[i].accepted &&
-		    fabs(r->rungs[i].rate - rate) <= 1e-9 * rate)
+		    rate_same(r->rungs[i].rate, rate))
 			return 1;
 	return 0;
 }
@@ -87,7 +88,7 @@ static void merged(const struct report *r, int k, double rate, struct hist *h)
 		const struct report_window *w = &r->windows[i];
 
 		if (w->impl_idx == k && w->accepted && w->has_hist && !strcmp(w->stage, "ladder") &&
-		    fabs(w->rate - rate) <= 1e-9 * rate)
+		    rate_same(w->rate, rate))
 			hist_merge(h, &w->lat);
 	}
 }

@@ -6,6 +6,7 @@
  * plotters. Accepted windows only, merged (never averaged), as every
  * percentile of the report.
  */
+#include "rate.h"
 #include "report.h"
 
 #include <math.h>
@@ -45,7 +46,7 @@ void report_hgrm_rung(const struct report *r, const struct report_rung *g, struc
 		const struct report_window *w = &r->windows[i];
 
 		if (w->impl_idx == g->impl && w->accepted && w->has_hist &&
-		    !strcmp(w->stage, g->stage) && fabs(w->rate - g->rate) <= 1e-9 * g->rate)
+		    !strcmp(w->stage, g->stage) && rate_same(w->rate, g->rate))
 			hist_merge(&h, &w->lat);
 	}
 	hist_hgrm(&h, 1e6, 5, out);

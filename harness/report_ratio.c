@@ -10,6 +10,7 @@
  * CPU per request, divided the same way. NAN when a side has no interval
  * (fewer than 2 windows, no accounting, a bound <= 0).
  */
+#include "rate.h"
 #include "report.h"
 
 #include <math.h>
@@ -25,7 +26,7 @@ static const struct report_rung *rung_at(const struct report *r, int impl, const
 
 	for (i = 0; i < r->nrungs; i++)
 		if (r->rungs[i].impl == impl && !strcmp(r->rungs[i].stage, stage) &&
-		    fabs(r->rungs[i].rate - rate) <= 1e-9 * rate)
+		    rate_same(r->rungs[i].rate, rate))
 			return &r->rungs[i];
 	return NULL;
 }
@@ -42,7 +43,7 @@ static int cpu_interval(const struct report *r, int impl, const char *stage, dou
 		const struct report_window *w = &r->windows[i];
 
 		if (w->impl_idx != impl || !w->accepted || strcmp(w->stage, stage) ||
-		    fabs(w->rate - rate) > 1e-9 * rate || !isfinite(w->cpu_ms_per_req))
+		    !rate_same(w->rate, rate) || !isfinite(w->cpu_ms_per_req))
 			continue;
 		s += w->cpu_ms_per_req;
 		ss += w->cpu_ms_per_req * w->cpu_ms_per_req;

@@ -14,6 +14,7 @@
 #include "cells.h"
 #include "knee_run.h"
 #include "plan.h"
+#include "rate.h"
 #include "runner_internal.h"
 #include "store_run.h"
 #include "store_window.h"
@@ -223,7 +224,7 @@ static int has_rate(const struct rate_list *l, double r)
 	size_t j;
 
 	for (j = 0; j < l->n; j++)
-		if (fabs(l->v[j] - r) <= 1e-9 * r)
+		if (rate_same(l->v[j], r))
 			return 1;
 	return 0;
 }
@@ -405,7 +406,7 @@ static void confirm_block(struct run_ctx *rc, struct arm **arms, double rate, in
 	size_t j;
 
 	for (j = 0; j < rc->nrungs; j++)
-		if (fabs(rc->rungs[j] - rate) <= 1e-9 * rate)
+		if (rate_same(rc->rungs[j], rate))
 			x.rung = (int)j;
 	*b = x;
 }
