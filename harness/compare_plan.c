@@ -214,6 +214,10 @@ void cmp_plan_print(const struct cmp_plan *p, const struct spec *s)
 		       : p->sequential ? "cannot at the plan's n (compare.sequential: reruns add "
 					 "blocks --until-decided)"
 		       : "can NEVER decide");
+		if (m->floor && p->pairs >= m->floor && p->pairs < m->floor + 2)
+			printf("    (at the floor: a pair lost to a rejected window, whose "
+			       "replacement runs without its control, leaves %zu pairs; more reps "
+			       "keep a margin)\n", p->pairs - 1);
 		if (!p->base_id)
 			continue;
 		for (j = 0; j < m->nspread; j++) {
