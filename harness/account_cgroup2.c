@@ -13,18 +13,20 @@
 #include <unistd.h>
 
 #include "account_backend.h"
+#include "testhook.h"
 #include "util.h"
 
 /*
- * The v2 hierarchy's mount point. HARNESS_CGROUP2_ROOT overrides it: the
- * unit tests point it at a fake directory (files with known contents) to
- * check creation and limits on hosts without a usable v2 hierarchy.
+ * The v2 hierarchy's mount point. The test hook HARNESS_TEST_CGROUP2_ROOT
+ * overrides it (testhook.h): the unit tests point it at a fake directory
+ * (files with known contents) to check creation and limits on hosts
+ * without a usable v2 hierarchy.
  */
 static char *cg2_root(void)
 {
-	const char *o = getenv("HARNESS_CGROUP2_ROOT");
+	const char *o = testhooks()->cgroup2_root;
 
-	if (o && *o)
+	if (o)
 		return xstrdup(o);
 	return acct_find_mount("cgroup2", NULL);
 }

@@ -21,12 +21,18 @@
  *       coordinator's offset measurement must find it (agent.h;
  *       tests/e2e/agent_load.sh, tests/e2e/agent_run.sh).
  *
+ *   HARNESS_TEST_CGROUP2_ROOT=DIR
+ *       The cgroup v2 backend takes DIR for the hierarchy's mount point
+ *       (account_cgroup2.c): test_account checks creation and limits on a
+ *       fake tree of files on hosts without a usable v2 hierarchy.
+ *
  *   HARNESS_TEST_NO_SHORT_SLICE=anything
  *       The load generator's threads do not ask the scheduler for a short
  *       slice (load.c short_slice), to compare lateness with and without.
  *
  * Unset (and in unit tests, which do not call testhook_read) every hook
- * is off: the struct is all zeros.
+ * is off: the struct is all zeros. A unit test that sets one calls
+ * testhook_read after setenv (and again after unsetenv).
  */
 #ifndef HARNESS_TESTHOOK_H
 #define HARNESS_TESTHOOK_H
@@ -37,9 +43,12 @@ struct testhooks {
 	const char *stall_generator;
 	double agent_skew_ms;       /* HARNESS_TEST_AGENT_SKEW_MS, 0 unset */
 	int no_short_slice;         /* HARNESS_TEST_NO_SHORT_SLICE set */
+	/* HARNESS_TEST_CGROUP2_ROOT, or NULL; in the environment (not owned). */
+	const char *cgroup2_root;
 };
 
-/* Reads every hook from the environment; main calls it once, first. */
+/* Reads every hook from the environment; main calls it once, first (a
+ * unit test after it sets or unsets one). */
 void testhook_read(void);
 
 /* The hooks read at start (all off before testhook_read). */

@@ -22,6 +22,7 @@
 #include "account.h"
 #include "account_backend.h"
 #include "t.h"
+#include "testhook.h"
 #include "util.h"
 
 static char helpers[1024];
@@ -160,7 +161,7 @@ static int file_is(const char *dir, const char *file, const char *want)
 	return !strcmp(buf, want);
 }
 
-/* Creation, limits and placement on a fake v2 root (HARNESS_CGROUP2_ROOT). */
+/* Creation, limits and placement on a fake v2 root (HARNESS_TEST_CGROUP2_ROOT). */
 TEST(cgroup2_fake_create)
 {
 	char *root = fake_dir("cg2root"), *name = acct_owned_name("fake impl");
@@ -181,7 +182,8 @@ TEST(cgroup2_fake_create)
 	mkdir(dir, 0755);
 	for (i = 0; i < ARRAY_SIZE(files); i++)
 		put(dir, files[i], "");
-	setenv("HARNESS_CGROUP2_ROOT", root, 1);
+	setenv("HARNESS_TEST_CGROUP2_ROOT", root, 1);
+	testhook_read();
 	CHECK(account_available(ACCT_CGROUP2));
 	CHECK(account_detect() == ACCT_CGROUP2);
 	a = account_create(ACCT_CGROUP2, "fake impl", &lim, 50);
@@ -206,7 +208,8 @@ TEST(cgroup2_fake_create)
 	/* a limit that cannot be set is an error, never ignored (here: a new
 	 * cgroup directory without a memory.max file) */
 	CHECK(account_create(ACCT_CGROUP2, "no limit files", &lim, 50) == NULL);
-	unsetenv("HARNESS_CGROUP2_ROOT");
+	unsetenv("HARNESS_TEST_CGROUP2_ROOT");
+	testhook_read();
 	CHECK(account_available(ACCT_CGROUP2) == acct_cgroup2_usable());
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	account_free(a);
