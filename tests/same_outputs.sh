@@ -45,14 +45,19 @@ if [ "${1:-}" = --rev ]; then
 	[ -n "${2:-}" ] || usage
 	mkdir -p "$T/src"
 	git -C "$ROOT" archive "$2" | tar -x -C "$T/src" || exit 2
+	SRC=$T/src
 	# a version string of its own (no .git there: "unknown", a word the
 	# outputs hold), replaced by VERSION below
-	make -C "$T/src" -s VERSION="same-outputs-$2" bin/harness >"$T/build.log" 2>&1 || {
+	make -C "$T/src" -s VERSION="same-outputs-$2" bin/harness \
+		build/release/helpers/compare_fixture >"$T/build.log" 2>&1 || {
 		tail -20 "$T/build.log" >&2
 		echo "same_outputs: cannot build $2" >&2
 		exit 2
 	}
 	OLD=$T/src/build/release/bin/harness
+	# REV's own fixture writer: its schema, which both builds read (the
+	# newer one migrates its copy)
+	FIX=$T/src/build/release/helpers/compare_fixture
 	NEW=${3:-$ROOT/build/release/bin/harness}
 else
 	[ $# -eq 2 ] || usage
@@ -63,14 +68,21 @@ for b in "$OLD" "$NEW" "$FIX"; do
 	[ -x "$b" ] || { echo "same_outputs: $b: not an executable (make first)" >&2; exit 2; }
 done
 
-# The stored runs, written once.
+# The stored runs, written once (into $T/stored); each build reads a fresh
+# copy of them at the same path ($T/runs), since opening one may migrate it.
 R=$T/runs
-mkdir -p "$R/rep/fixture"
-sqlite3 "$R/rep/fixture/run.db" <"$ROOT/tests/fixtures/report_run.sql" || exit 2
-"$FIX" "$R/cmp" >/dev/null &&
-"$FIX" --pr "$R/pr" >/dev/null &&
-"$FIX" --history "$R/hist" >/dev/null &&
-"$FIX" --noise "$R/noise" noise 7 20 6 >/dev/null || { echo "same_outputs: compare_fixture failed" >&2; exit 2; }
+S=$T/stored
+mkdir -p "$S/rep/fixture"
+if [ -n "${SRC:-}" ] && [ -f "$SRC/tests/fixtures/report_run.sql" ]; then
+	sql=$SRC/tests/fixtures/report_run.sql
+else
+	sql=$ROOT/tests/fixtures/report_run.sql
+fi
+sqlite3 "$S/rep/fixture/run.db" <"$sql" || exit 2
+"$FIX" "$S/cmp" >/dev/null &&
+"$FIX" --pr "$S/pr" >/dev/null &&
+"$FIX" --history "$S/hist" >/dev/null &&
+"$FIX" --noise "$S/noise" noise 7 20 6 >/dev/null || { echo "same_outputs: compare_fixture failed" >&2; exit 2; }
 
 # one NAME CMD...: CMD's standard output, standard error and exit code
 # into NAME (in the current directory, the build's output directory).
@@ -83,6 +95,7 @@ one() {
 
 render() {
 	local h=$1 out=$2 run dir pair tag f
+	rm -rf "$R" && cp -a "$S" "$R" || exit 2
 	mkdir -p "$out" && cd "$out" || exit 2
 	for run in rep/fixture cmp/compare_base cmp/compare_slow cmp/compare_fast cmp/compare_same \
 		   pr/compare_pr pr/compare_pr_same hist/nightly_1 hist/nightly_5 noise/noise; do
@@ -118,6 +131,15 @@ render() {
 
 render "$OLD" "$T/old"
 render "$NEW" "$T/new"
+# Fail closed: a build that cannot read the stored runs proves nothing.
+for b in old new; do
+	for f in "$T/$b"/report-*.rc; do
+		[ "$(cat "$f")" = 0 ] && continue
+		echo "same_outputs: the $b build's $(basename "$f" .rc) exited $(cat "$f"):" \
+			"$(head -c 300 "${f%.rc}.err")" >&2
+		exit 2
+	done
+done
 for b in old new; do
 	v=$([ $b = old ] && "$OLD" --version || "$NEW" --version)
 	v=${v#harness }
