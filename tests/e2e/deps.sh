@@ -16,7 +16,8 @@
 # below (each must say why it is there and who removes it). It also fails
 # on a function prototype declared in a .c file, on a function longer
 # than 120 lines or a file longer than 900 in harness/ or gates/, on sqlite
-# outside the store, and on
+# outside the store, on a HARNESS_TEST_* variable read outside testhook.c,
+# on a rate tolerance written outside rate.c (rate.h), and on
 # a citation (docs/<name>.md, a README, a markdown link) of a file the
 # repository lacks.
 . "$(dirname "$0")/../lib.sh"
@@ -186,6 +187,30 @@ if leaks:
     print('not ok - deps: sqlite outside the store: ' + ' '.join(leaks))
 else:
     print('ok - deps: no sqlite3.h, store_sql.h or sqlite3_ call outside harness/store*')
+
+# One place for test hooks, one rung (issue 26): no file but testhook.c
+# reads a HARNESS_TEST_* variable (read once at start, listed in
+# testhook.h), and no file but rate.c tells whether two rates are one
+# rung by a tolerance of its own (fabs of a difference of rates against
+# 1e-6 or finer: rate.h rate_same; a coarser bound, such as achieved vs
+# offered, is a different question).
+hooks, rungs = [], []
+for s in srcs:
+    base = os.path.basename(s)
+    for no, line in enumerate(open(os.path.join(root, s)), 1):
+        if base != 'testhook.c' and re.search(r'getenv\s*\(\s*"HARNESS_TEST_', line):
+            hooks.append('%s:%d' % (s, no))
+        if base != 'rate.c' and re.search(r'fabs\s*\([^;]*\b\w*(rate|rps)\w*\b[^;]*-[^;]*[<>]=?\s*1e-(6|7|8|9|1\d)\b', line):
+            rungs.append('%s:%d' % (s, no))
+if hooks:
+    print('not ok - deps: HARNESS_TEST_ read outside testhook.c: ' + ' '.join(hooks))
+else:
+    print('ok - deps: HARNESS_TEST_* read only by testhook.c (once, at start)')
+if rungs:
+    print('not ok - deps: a rate compared by its own tolerance (use rate.h rate_same): '
+          + ' '.join(rungs))
+else:
+    print('ok - deps: rates compared only through rate_same (rate.h)')
 
 # The notes the code cites live in the repository (issue 16): every
 # docs/<name>.md, <dir>/README.md and relative markdown link named in the
