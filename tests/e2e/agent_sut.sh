@@ -15,7 +15,9 @@
 # gone; its agent SIGKILLed mid-window: the watchdog there removes it,
 # its janitor its log directory, the window is rejected (agent_lost) and
 # replaced, the run finishes;
-# the coordinator SIGKILLed during a health wait: nothing left either.
+# the coordinator SIGKILLed during a health wait: nothing left either;
+# a second arm there that spins while a is measured: measured there (no
+# freeze over the protocol) and a's window rejected by idle_arms_quiet.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../netns.inc"
 trap 'ns_teardown; _cleanup' EXIT
@@ -195,5 +197,34 @@ done
 sleep 0.5
 kill -9 "$hp"; wait "$hp" 2>/dev/null
 check "coordinator SIGKILLed during the health wait: nothing left there within 5 s" test -z "$(ns_left s)"
+
+# --- arms not being measured do not run (harness/runner_freeze.c): the
+# agent protocol has no freeze, so an idle arm on another host is measured
+# there (its own accounting window) and idle_arms_quiet rejects a window
+# in which it ran. b is the same server with two spinners (testsrv
+# --spin-idle 2: busy whenever it is not served), restart: never; two
+# blocks, so in one of them b is up during a's window.
+sed -e 's|^retries: .*|retries: { max_per_cell: 0 }|' "$T/spec1.yaml" >"$T/spec5.yaml"
+sed -i -e '/^workload:/i\
+  - name: b\
+    host: root@10.218.18.2\
+    host_binary: '"$HARNESS"'\
+    start: ['"$T"'/srv, --host, 0.0.0.0, --port, "{port}", --spin-idle, "2"]\
+    health: { url: "http://{host}:{port}/healthz" }\
+    restart: never' -e 's|window_s: 2, reps: 1|window_s: 1, reps: 2|' "$T/spec5.yaml"
+ip netns exec "${NSP}c" "$HARNESS" run "$T/spec5.yaml" --allow-dirty --runs-dir "$T/runs5" \
+	--stages ladder >"$T/out5" 2>"$T/err5"
+rc=$?
+db=$(ls -d "$T"/runs5/*/run.db | head -1)
+cmp_num "two arms there, one spinning: the run ended (exit 0 or 1)" "$rc" "<=" 1
+nb=$(q "SELECT COUNT(*) FROM windows w WHERE impl = 'a' AND EXISTS (SELECT 1 FROM window_idle i WHERE i.window_id = w.id AND i.name = 'b')")
+cmp_num "a's windows with b up (measured there, not frozen)" \
+	"$(q "SELECT COUNT(*) FROM window_idle WHERE name = 'b' AND frozen IS NULL AND cpu_s > 0.02")" "==" "$nb"
+cmp_num "... at least one" "$nb" ">=" 1
+cmp_num "... each rejected by idle_arms_quiet" \
+	"$(q "SELECT COUNT(*) FROM windows w WHERE impl = 'a' AND status = 'rejected' AND reasons LIKE '%idle_arms_quiet%'")" "==" "$nb"
+check "the evidence names b and its CPU there" \
+	grep -q "^b running, [0-9.]*% (" <(q "SELECT evidence FROM gate_results WHERE gate = 'idle_arms_quiet' AND status = 'fail'")
+check "nothing left there after the run (b's spinners included)" test -z "$(ns_left s)"
 
 echo "# agent_sut: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
