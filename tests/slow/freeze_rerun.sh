@@ -6,14 +6,34 @@
 # that leave its process group and burn a core each whenever their server
 # gets no request, i.e. in every window but its own). For each restart
 # policy that keeps it up between its windows (never, per_block):
-#   - a baseline run of main (one implementation a);
+#   - a baseline run of main (one implementation a), jailed like a
+#     rerun's arms (sandbox: always): without it the baseline ran on the
+#     host's loopback and the rerun's arms in their own network
+#     namespaces, and base's p99 read 22-28% lower beside the branch than
+#     alone in both modes (2.54 vs 3.26 ms, 3.46 vs 4.82 ms): the jail's
+#     path, not the neighbour;
 #   - `rerun --with-baseline --impl a=REPO#busy`: a (busy) and a@base
 #     interleaved;
+#   - the baseline run again (post-MODE), so the reference brackets the
+#     rerun in time (the host's load drifts over minutes: a first run of
+#     this script saw base's p99 4.1 ms beside the branch against 5.9 ms
+#     alone measured 3 minutes earlier, load average 7 -> 5);
 #   - claims: a@base's p99 (the median of its windows' p99) within 20% of
-#     a's in the baseline run (the same commit without the neighbour), and
-#     `compare base pr --impl a` does not call the branch an improvement.
+#     a's in the two baseline runs (the same commit without the
+#     neighbour, their windows pooled), and `compare base pr --impl a`
+#     does not call the branch an improvement.
 # Without the freezer the branch's spinners took the base's p99 from ~2 ms
 # to 12-50 ms (tests/e2e/freeze.sh's header) and compare said "faster".
+# Measured on this shared 2-core VM (load average 4-7 from other
+# sessions), four runs of this script, every idle row frozen (cgroup1
+# freezer) at 0.000 cpu-s, compare "no change" 6 times, "inconclusive"
+# twice, never "improvement"; base's p99 beside the frozen branch vs alone:
+# never 5.67/5.87, 2.54/3.26, 5.08/3.39 ms; per_block 4.11/5.87,
+# 3.46/4.82, 3.75/2.77 ms: both signs, up to 50%, the host's drift
+# between runs minutes apart (the branch's own p99 moves with base's in
+# the same rerun: 5.41, 2.74, 4.42; 3.56, 3.75, 3.56 ms). The 20% claim
+# needs a quieter host than this one; the spinners' own effect, unfrozen,
+# is 5-20x (12.6-50.6 ms).
 # 8 blocks of 3 s windows at 500 req/s: a p99 is the 15th slowest of 1,500
 # requests, the median over 8 windows. Run alone on this 2-core VM (its
 # neighbours' sessions move a 1 s window's p99 by 2-10x).
@@ -28,12 +48,10 @@ q() { sqlite3 "$RUNS/$1/run.db" "$2"; }
 g() { git -C "$REPO" -c user.name=t -c user.email=t@example.invalid "$@" >/dev/null; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 
+# the server binary is committed (a jailed trusted repository is bound
+# read-only: nothing can be built in it)
 mkdir -p "$REPO"
-cp "$ROOT/tests/helpers/testsrv.c" "$REPO/srv.c"
-cat >"$REPO/build.sh" <<'SH'
-#!/bin/sh
-exec cc -std=gnu11 -D_GNU_SOURCE -O1 -pthread -o srv srv.c
-SH
+cp "$HELPERS/testsrv" "$REPO/srv"
 cat >"$REPO/run.sh" <<'SH'
 #!/bin/sh
 exec ./srv --port "$1" --delay-ms 1 $(cat extra 2>/dev/null)
@@ -53,10 +71,10 @@ slo: { percentile: 99, threshold_ms: 100, error_rate_max: 0.01 }
 implementations:
   - name: a
     repo: $REPO
-    build: [/bin/sh, build.sh]
     start: [/bin/sh, run.sh, "{port}"]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
     restart: $mode
+    sandbox: always
 workload:
   connections: 8
   timeout_ms: 2000
@@ -81,7 +99,10 @@ YAML
 	$NICE "$HARNESS" rerun "base-$mode" --runs-dir "$RUNS" --run-id "pr-$mode" --with-baseline \
 		--impl "a=file://$REPO#busy" >/dev/null 2>"$T/pr.err" ||
 		{ fail "$mode: rerun: $(tail -n 2 "$T/pr.err")"; continue; }
-	alone=$(q "base-$mode" "SELECT p99_ms FROM windows WHERE status = 'accepted'" | median)
+	$NICE "$HARNESS" run "$T/$mode.yaml" --allow-dirty --runs-dir "$RUNS" --run-id "post-$mode" \
+		>/dev/null 2>"$T/base.err" || { fail "$mode: second baseline run: $(tail -n 2 "$T/base.err")"; continue; }
+	alone=$( (q "base-$mode" "SELECT p99_ms FROM windows WHERE status = 'accepted'"
+		q "post-$mode" "SELECT p99_ms FROM windows WHERE status = 'accepted'") | median)
 	beside=$(q "pr-$mode" "SELECT p99_ms FROM windows WHERE impl = 'a@base' AND status = 'accepted'" | median)
 	branch=$(q "pr-$mode" "SELECT p99_ms FROM windows WHERE impl = 'a' AND status = 'accepted'" | median)
 	echo "# $mode: p99 median: base alone $alone ms, base beside the branch $beside ms, branch $branch ms;" \
