@@ -220,7 +220,9 @@ static int repl_extra_time(struct run_ctx *rc, double *budget_s, double *spent_s
 	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
 		return -1;
 	for (i = 0; i < wins.n; i++) {
-		if (!wins.v[i].has_replaces)
+		if (wins.v[i].block >= REPL_BLOCK_BASE && !wins.v[i].has_replaces)
+			;   /* a replacement's partner (repl_add_partners) */
+		else if (!wins.v[i].has_replaces)
 			*budget_s += window_cost_s(&wins.v[i]);
 		else if (repl_index(wins.v, i) >= (size_t)rc->spec->retries.max_per_cell)
 			*spent_s += window_cost_s(&wins.v[i]);
@@ -245,11 +247,58 @@ static int repl_allowed(struct run_ctx *rc, const struct cell *c, double acct[2]
 	return acct[1] < acct[0];
 }
 
+/* The arm of b paired with b->arms[i] in a rerun ("X" and "X@base"), or
+ * -1: none in this block (a run, or a rerun without --with-baseline). */
+static int repl_partner(const struct block_spec *b, size_t i)
+{
+	const char *name = b->arms[i]->name;
+	size_t k, n = strlen(name), nk;
+
+	for (k = 0; k < b->n; k++) {
+		const char *other = b->arms[k]->name;
+
+		nk = strlen(other);
+		if ((nk == n + 5 && !strncmp(other, name, n) && !strcmp(other + n, "@base")) ||
+		    (n == nk + 5 && !strncmp(name, other, nk) && !strcmp(name + nk, "@base")))
+			return (int)k;
+	}
+	return -1;
+}
+
+/* Add to a round of m arms the partner of every paired arm in it that is
+ * not there yet, at the same rate, replacing nothing: compare pairs a
+ * commit's window with its @base's of the same block, so a replacement
+ * window alone in its block would be a window no pair can use (the
+ * pooled test then short of the very pair the replacement was for).
+ * Returns the new m. */
+static size_t repl_add_partners(const struct block_spec *b, size_t m, struct arm **arms,
+				double *rates, int64_t *repl)
+{
+	size_t j, k, n = m;
+
+	for (j = 0; j < m; j++)
+		for (k = 0; k < b->n; k++) {
+			size_t l;
+			int p;
+
+			if (b->arms[k] != arms[j] || (p = repl_partner(b, k)) < 0)
+				continue;
+			for (l = 0; l < n && arms[l] != b->arms[p]; l++)
+				;
+			if (l < n)
+				continue;
+			arms[n] = b->arms[p];
+			rates[n] = rates[j];
+			repl[n++] = 0;
+		}
+	return n;
+}
+
 /* Plan the next replacement round of b's cells: the arms whose cell has
  * fewer valid windows than pre-registered, a rejected window not yet
- * replaced and replacements left (repl_allowed). A round already planned
- * (resume) is read back as stored. Fills arms/rates/repl; returns how
- * many, -1. */
+ * replaced and replacements left (repl_allowed), and the partner of each
+ * in a rerun (repl_add_partners). A round already planned (resume) is
+ * read back as stored. Fills arms/rates/repl; returns how many, -1. */
 static int repl_round(struct run_ctx *rc, const struct block_spec *b, int block,
 		      struct arm **arms, double *rates, int64_t *repl)
 {
@@ -304,7 +353,9 @@ static int repl_round(struct run_ctx *rc, const struct block_spec *b, int block,
 		repl[m++] = c->unreplaced;
 	}
 	cells_release(&cells);
-	return ok < 0 ? -1 : (int)m;
+	if (ok < 0)
+		return -1;
+	return (int)repl_add_partners(b, m, arms, rates, repl);
 }
 
 /* After b's cells ran their pre-registered blocks: replacement rounds

@@ -161,8 +161,12 @@ expect_exit "an implementation the run does not have" 2 "$HARNESS" rerun base \
 # interval decides from 4 accepted pairs at alpha 0.1 (80 % signed-rank
 # interval: one-sided tests at 10 %); the margin (60 % of a 3-5 ms p99 on a
 # 2-core box) sits between the paired noise and the 5 ms signal.
+# b's first window is voided on purpose (the generator stalls 500 ms in it,
+# HARNESS_TEST_STALL_GENERATOR): its replacement block must hold b@base
+# too, or the replacement pairs with nothing (checked below).
 for try in 1 2; do
 	id=pr$try
+	HARNESS_TEST_STALL_GENERATOR="ladder:b:*:1" \
 	$NICE "$HARNESS" rerun base --runs-dir "$RUNS" --run-id $id --with-baseline \
 		--impl "a=file://$REPO#slow" --impl "b=$REPO#comment" >"$T/pr.out" 2>"$T/pr.err"
 	rc=$?
@@ -200,6 +204,15 @@ near "paired p99 shift (ms)" "$d" 5 4 "fixed 5 ms delay; p99 noise of a shared h
 expect_exit "compare, both: exit 1" 1 "$HARNESS" compare base $id --runs-dir "$RUNS"
 
 DB=$RUNS/pr1/run.db
+# Replacement blocks are numbered from 2^24 (runner_blocks.c): each window
+# that replaces one has its partner (X and X@base) in its block.
+lone=$(q "$DB" "SELECT COUNT(*) FROM windows w WHERE w.block >= 16777216 AND
+	w.replaces IS NOT NULL AND NOT EXISTS (SELECT 1 FROM windows p WHERE
+	p.block = w.block AND p.stage = w.stage AND p.rung = w.rung AND
+	(p.impl = w.impl || '@base' OR w.impl = p.impl || '@base'))")
+nb=$(q "$DB" "SELECT COUNT(*) FROM windows WHERE impl = 'b' AND replaces IS NOT NULL")
+[ "$nb" -ge 1 ] && [ "$lone" = 0 ] && ok "b's voided window replaced beside a b@base window ($nb replaced, 0 alone)" ||
+	fail "replacements: b $nb, alone in their block $lone (want >= 1 and 0)"
 [ "$(q "$DB" "SELECT commit_id FROM impls WHERE name='a'")" = "$B" ] &&
 	ok "records the exact commit" || fail "commit $(q "$DB" "SELECT commit_id FROM impls WHERE name='a'") != $B"
 [ "$(q "$DB" "SELECT commit_id FROM impls WHERE name='b'")" = "$C" ] &&
