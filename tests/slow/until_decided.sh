@@ -32,6 +32,9 @@
 # comment-only branch at p99 the round statistic spread by ~0.3 in log
 # ratio (the sequence still +-40 % wide after 10 minutes), so p99 measures
 # the neighbours, not the code.
+# Measured (Dec 3, load 1.3-6.3, UD_RUNS 2-3, UD_SAME 8): every run decided
+# as expected within 10 minutes; medians: comment 205 s, half 360 s,
+# cpu25 97 s, identical 182 s (docs/STATISTICS.md "Sequential rerun").
 . "$(dirname "$0")/../lib.sh"
 
 NICE="nice -n -10"
@@ -129,15 +132,15 @@ for b in $BRANCHES; do
 	echo "# $b: $(awk '{ print $1 " " $2 }' "$T/tally.$ref" | sort | uniq -c | tr '\n' ';') median ${n:+$(median_t "$ref")} s"
 	case $b in
 	comment)
-		cmp_num "comment-only: no change (exit 0) in >= 8 of 10" "$(count comment 'no change')" ">=" $((n * 8 / 10))
+		cmp_num "comment-only: no change (exit 0) in >= 8 of 10 (here of $n)" "$(count comment 'no change')" ">=" $((n * 8 / 10))
 		cmp_num "comment-only: regression in 0" "$(count comment 'regression')" "==" 0 ;;
 	cpu25)
-		cmp_num "+25% CPU: regression in >= 8 of 10" "$(count cpu25 'regression')" ">=" $((n * 8 / 10)) ;;
+		cmp_num "+25% CPU: regression in >= 8 of 10 (here of $n)" "$(count cpu25 'regression')" ">=" $((n * 8 / 10)) ;;
 	half)
-		cmp_num "half the service time: improvement (exit 0) in >= 8 of 10" \
+		cmp_num "half the service time: improvement (exit 0) in >= 8 of 10 (here of $n)" \
 			"$(grep -Ec '^improvement 0 ' "$T/tally.half" || true)" ">=" $((n * 8 / 10)) ;;
 	same)
-		cmp_num "identical commits: regression or improvement in <= 1 of 20" \
+		cmp_num "identical commits: regression or improvement in <= 1 of 20 (here of $n)" \
 			"$(count main 'regression|improvement')" "<=" $(( (n + 19) / 20 )) ;;
 	esac
 done
