@@ -9,6 +9,12 @@
 # the jump's window is rejected for it (validity: head:p99_flat), flat's
 # is not. audit --recheck recomputes the head from the stored seconds.
 # min_points 4 (4 head seconds: Mann-Kendall's best p is 1/24 < 0.05).
+# So four rising per-second values fail the test by chance in 1 of 24
+# flat heads (a flat server's per-second p999 is its maximum of ~150, moved
+# by every 10-30 ms host stall): the slope floor, 600 ms/min (10 ms a
+# second), is what tells a queue from noise here: jump climbs at ~30000
+# ms/min, 50 times the floor; flat's head failed p999_flat once in a CI
+# run at the default 1 ms/min.
 # Two runs x 2 windows of ~1 s warm-up + 5 s: about 25 s.
 . "$(dirname "$0")/../lib.sh"
 
@@ -43,8 +49,8 @@ warmup:
   gates: []
   head_enforce: $1
 gates:
-  p99_flat: { min_points: 4 }
-  p999_flat: { min_points: 4 }
+  p99_flat: { min_points: 4, min_slope_ms_per_min: 600 }
+  p999_flat: { min_points: 4, min_slope_ms_per_min: 600 }
 window_gates: [sut_alive]
 YAML
 }
