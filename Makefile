@@ -1,9 +1,12 @@
 # harness: build, test, sanitizer, fuzz, bench and demo targets.
 #
 #   make            build bin/harness (./harness/ holds the sources)
-#   make test       build and run every test (unit + end-to-end)
-#   make asan       the same tests under -fsanitize=address,undefined, except
-#                   the e2e scripts marked "# release-only:" (tests/run.sh)
+#   make test       build and run the tests (unit, tests/cases, end-to-end)
+#                   except the e2e scripts marked "# check-all:"; CI's command
+#   make asan       the same under -fsanitize=address,undefined, except the
+#                   e2e scripts marked "# release-only:" (tests/run.sh)
+#   make check-all  every test, both builds: `make test` and `make asan` with
+#                   the "# check-all:" scripts too
 #   make slowtest   the slow statistical checks (tests/slow/*.sh: repeated
 #                   comparisons, error rates over many runs); not in CI
 #   make fuzz       run the spec-parser fuzzer for FUZZ_SECONDS (clang libFuzzer)
@@ -46,7 +49,7 @@ HELPERS  := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(wildcard tests/hel
 FIXTURES := $(BUILD)/helpers/compare_fixture
 BIN      := $(BUILD)/bin/harness
 
-.PHONY: all test asan clean deps deps-ledger fuzz bench demo demo-ledger unit install slowtest
+.PHONY: all test asan check-all clean deps deps-ledger fuzz bench demo demo-ledger unit install slowtest
 
 # The binary is bin/harness: ./harness is the source directory.
 all: deps bin/harness
@@ -126,24 +129,30 @@ $(BUILD)/helpers/compare_fixture: tests/fixtures/compare_fixture.c $(LIBOBJS)
 	@[ "$(V)" = 1 ] || echo "  FIXT $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBOBJS) $(LIBS)
 
-# Every test: unit binaries, then end-to-end scripts against the real binary.
+# The tests in tiers (tests/run.sh): unit binaries, then the declarative
+# cases and the end-to-end scripts against the real binary, in two lanes.
 test: deps $(BIN) bin/harness $(UNITS) $(HELPERS) $(FIXTURES)
 	@BUILD=$(BUILD) HARNESS=$(abspath $(BIN)) HELPERS=$(abspath $(BUILD)/helpers) \
 	  UNITS="$(UNITS)" bash tests/run.sh
 
 unit: deps $(UNITS) $(HELPERS)
 	@BUILD=$(BUILD) HARNESS=$(abspath $(BIN)) HELPERS=$(abspath $(BUILD)/helpers) \
-	  UNITS="$(UNITS)" E2E=none bash tests/run.sh
+	  UNITS="$(UNITS)" E2E=none CASES=none bash tests/run.sh
 
 # Repeated statistical checks (minutes each): run by hand or nightly, their
 # figures quoted in the closing notes; CI runs `test` and `asan` only.
 slowtest: deps $(BIN) bin/harness $(HELPERS) $(FIXTURES)
 	@BUILD=$(BUILD) HARNESS=$(abspath $(BIN)) HELPERS=$(abspath $(BUILD)/helpers) \
-	  UNITS= E2E="$(or $(wildcard tests/slow/*.sh),none)" bash tests/run.sh
+	  UNITS= CASES=none E2E="$(or $(wildcard tests/slow/*.sh),none)" bash tests/run.sh
 
 asan:
 	@RELEASE_ONLY=skip $(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+
+# Everything: the scripts `make test` leaves to it ("# check-all:") too.
+check-all:
+	@TIER=all $(MAKE) --no-print-directory test
+	@TIER=all $(MAKE) --no-print-directory asan
 
 FUZZ_SECONDS ?= 60
 fuzz: deps

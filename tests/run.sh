@@ -1,34 +1,57 @@
 #!/usr/bin/env bash
-# Runs every unit-test program ($UNITS) and every end-to-end script in
-# tests/e2e/*.sh (or those named in $E2E; "none" for none), counts the
-# "ok - " / "not ok - " lines they print, and ends with "N passed, N failed".
+# Runs the tests in tiers and ends with "N passed, N failed": every
+# unit-test program ($UNITS), the declarative CLI and spec cases
+# (tests/cases/*/*.case, or the files and folders named in $CASES; "none"
+# for none; none by default when $E2E names scripts) and the end-to-end
+# scripts tests/e2e/*.sh (or those named in $E2E; "none" for none). It
+# counts the "ok - " / "not ok - " lines they print.
+#
+# Which e2e scripts run is said in each script's first lines:
+#   "# check-all: WHY"     runs only under `make check-all` (TIER=all). Its
+#                          subject is a figure that takes minutes (a
+#                          verdict over repeated comparisons, a Go build
+#                          and a PostgreSQL); WHY names the scripts that
+#                          drive its code paths in `make test`.
+#   "# release-only: WHY"  skipped under `make asan` (RELEASE_ONLY=skip):
+#                          sanitizers are about code paths, and WHY names
+#                          the sanitized tests that reach this script's
+#                          code (a timing figure is the release build's).
+#                          `make asan` runs the unit tests, the cases and
+#                          every script not so marked: the scripts that
+#                          reach code no other sanitized test reaches.
+#   "# timing-free: WHY"   asserts nothing a busy CPU can move (counts,
+#                          states, messages, files: no latency, rate, CPU
+#                          or verdict figure) and runs in the second lane.
 #
 # Two lanes. Most e2e scripts spend their time waiting through measurement
-# windows, not computing: the machine is idle most of a run. A script whose
-# first lines hold "# timing-free: WHY" asserts nothing a busy CPU can move
-# (counts, states, messages, files: no latency, rate, CPU or verdict
-# figure) and runs in a second lane beside the others; every other script
-# runs in the first lane, one at a time, as if alone. E2E_LANES=1 runs
-# everything in one lane.
+# windows, not computing: the machine is idle most of a run. The cases and
+# the timing-free scripts run in a second lane beside the others; every
+# other script runs in the first lane, one at a time, as if alone.
+# E2E_LANES=1 runs everything in one lane.
 #
-# RELEASE_ONLY=skip (set by `make asan`): an e2e script whose first lines
-# hold "# release-only: WHY" is skipped and named. Such a script's subject
-# is a statistical figure (a knee bracket, a verdict over repeated
-# comparisons) measured through code that other scripts also drive under
-# the sanitizers; it takes minutes and its figure is the release build's.
+# The summary gives each tier's seconds against its budget (BUDGET_* below,
+# for the release build on the 2-core VM CI runs on; `make asan` doubles
+# them): a test that makes its tier slow shows there, with the slowest
+# programs. Over budget is said, not failed: the figure moves with the load.
 set -u
 cd "$(dirname "$0")/.."
 export HARNESS HELPERS BUILD
 export HARNESS_TEST_TMP="${HARNESS_TEST_TMP:-$(mktemp -d /tmp/harness-test.XXXXXX)}"
 log="$HARNESS_TEST_TMP/test.log"
-results="$HARNESS_TEST_TMP/results"  # "passed failed seconds name" per program
+results="$HARNESS_TEST_TMP/results"  # "passed failed seconds name tier" per program
 lock="$HARNESS_TEST_TMP/lock"
 : > "$log"
 : > "$results"
 skipped=()
+# seconds per tier: unit programs one after another; the first lane; the
+# second lane (cases and timing-free scripts) beside it
+BUDGET_UNIT=60 BUDGET_LANE1=300 BUDGET_LANE2=300
+if [ "${RELEASE_ONLY:-}" = skip ]; then
+	BUDGET_UNIT=$((2 * BUDGET_UNIT)) BUDGET_LANE1=$((2 * BUDGET_LANE1)) BUDGET_LANE2=$((2 * BUDGET_LANE2))
+fi
 
-run_one() { # name, command...
-	local name=$1; shift
+run_one() { # tier, name, command...
+	local tier=$1 name=$2; shift 2
 	local out rc t0=$SECONDS err="$HARNESS_TEST_TMP/$name.$BASHPID.err"
 	out=$("$@" 2>"$err"); rc=$?
 	local p f
@@ -43,48 +66,79 @@ run_one() { # name, command...
 		flock 9
 		printf '%s\n' "$out"
 		{ echo "== $name"; cat "$err"; echo "== $name: $((SECONDS - t0)) s, exit $rc"; } >>"$log"
-		echo "$p $f $((SECONDS - t0)) $name" >>"$results"
+		echo "$p $f $((SECONDS - t0)) $name $tier" >>"$results"
 	} 9>"$lock"
 	rm -f "$err"
 }
 
-timing_free() { head -n 12 "$1" | grep -q '^# timing-free: '; }
+marked() { head -n 12 "$1" | sed -n "s/^# $2: //p"; } # script, marker -> WHY
 
-run_lane() { # scripts...
-	local s
+run_lane() { # tier, scripts...
+	local tier=$1 s; shift
 	for s in "$@"; do
-		run_one "$(basename "$s")" bash "$s"
+		run_one "$tier" "$(basename "$s")" bash "$s"
 	done
 }
 
+lane2_run() { # the cases, then the timing-free scripts
+	if [ "${CASES-$([ -n "${E2E:-}" ] && echo none)}" != none ]; then
+		# shellcheck disable=SC2086
+		run_one lane2 cases python3 tests/cases/run.py ${CASES:-}
+	fi
+	run_lane lane2 "$@"
+}
+
+t_start=$SECONDS
 for u in ${UNITS:-}; do
-	run_one "$(basename "$u")" "$u"
+	run_one unit "$(basename "$u")" "$u"
 done
 lane1=(); lane2=()
 if [ "${E2E:-}" != none ]; then
 	for s in ${E2E:-tests/e2e/*.sh}; do
 		[ -f "$s" ] || continue
-		why=$(head -n 12 "$s" | sed -n 's/^# release-only: //p')
+		why=$(marked "$s" check-all)
+		if [ "${TIER:-}" != all ] && [ -n "$why" ]; then
+			skipped+=("check-all: $(basename "$s") ($why)")
+			continue
+		fi
+		why=$(marked "$s" release-only)
 		if [ "${RELEASE_ONLY:-}" = skip ] && [ -n "$why" ]; then
-			skipped+=("$(basename "$s") ($why)")
-		elif [ "${E2E_LANES:-2}" != 1 ] && timing_free "$s"; then
+			skipped+=("release-only: $(basename "$s") ($why)")
+		elif [ "${E2E_LANES:-2}" != 1 ] && [ -n "$(marked "$s" timing-free)" ]; then
 			lane2+=("$s")
 		else
 			lane1+=("$s")
 		fi
 	done
 fi
-run_lane "${lane2[@]}" &
-lane2_pid=$!
-run_lane "${lane1[@]}"
-wait "$lane2_pid"
+t_lanes=$SECONDS
+if [ "${E2E_LANES:-2}" != 1 ]; then
+	lane2_run "${lane2[@]}" &
+	lane2_pid=$!
+	run_lane lane1 "${lane1[@]}"
+	t_lane1=$SECONDS
+	wait "$lane2_pid"
+else
+	run_lane lane1 "${lane1[@]}"
+	lane2_run
+	t_lane1=$SECONDS
+fi
 
 passed=$(awk '{ s += $1 } END { print s + 0 }' "$results")
 failed=$(awk '{ s += $2 } END { print s + 0 }' "$results")
-echo "# time per program (slowest first; ${#lane2[@]} timing-free scripts ran in a second lane):"
+tier_s() { awk -v t="$1" '$5 == t { s += $3 } END { print s + 0 }' "$results"; }
+budget() { # name, seconds, budget
+	printf '#   %-40s %4d s of %4d s%s\n' "$1" "$2" "$3" "$([ "$2" -gt "$3" ] && echo '  OVER BUDGET')"
+}
+echo "# time per program (slowest first):"
 awk '{ print $3 " s  " $4 }' "$results" | sort -rn | head -8 | sed 's/^/#   /'
+echo "# time per tier (budgets: tests/run.sh):"
+budget "unit programs, one at a time" "$(tier_s unit)" "$BUDGET_UNIT"
+budget "lane 1: timed e2e, one at a time (${#lane1[@]})" "$((t_lane1 - t_lanes))" "$BUDGET_LANE1"
+budget "lane 2: cases + timing-free e2e (${#lane2[@]})" "$(tier_s lane2)" "$BUDGET_LANE2"
+echo "#   total $((SECONDS - t_start)) s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 for k in "${skipped[@]}"; do
-	echo "# skipped, release-only: $k"
+	echo "# skipped, $k"
 done
 failures=$(awk '$2 > 0 { printf "%s ", $4 }' "$results")
 if [ -n "$failures" ]; then

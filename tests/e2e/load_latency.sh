@@ -1,5 +1,5 @@
 #!/bin/bash
-# release-only: timing figures (p50 within 2.5 ms of a 5 ms delay) of the release engine; load_rate, load_errors, load_args and load_https drive the same engine under the sanitizers
+# release-only: timing figures (p50 within 2.5 ms of a 5 ms delay) of the release engine; load_rate, load_errors and load_https (and tests/cases/load, its refusals) drive the same engine under the sanitizers
 # The load engine measures latency from the intended send time: a fixed
 # server delay shows as p50, a stall shows in p99/max (the reason the engine
 # exists). Both transports.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# release-only: achieved-rate figures of the release engine; load_errors, load_args, expect and load_https drive the same engine under the sanitizers
+# release-only: achieved-rate figures of the release engine; load_errors, expect and load_https drive the same engine under the sanitizers
 # Open-loop rate accuracy and arrival processes. Both transports.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/load_common.inc"
