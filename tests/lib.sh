@@ -14,6 +14,14 @@ _cleanup() {
 	local p
 	for p in "${_pids[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${_pids[@]}"; do wait "$p" 2>/dev/null; done
+	# HARNESS_KEEP_RUNS=DIR: the run databases the script made, kept
+	# under DIR/<script>/ for tests/same_outputs.sh --runs DIR
+	if [ -n "${HARNESS_KEEP_RUNS:-}" ]; then
+		find "$T" -name run.db -printf '%P\n' 2>/dev/null | while read -r p; do
+			mkdir -p "$HARNESS_KEEP_RUNS/$_script/${p%/run.db}"
+			cp "$T/$p" "$HARNESS_KEEP_RUNS/$_script/$p"
+		done
+	fi
 	rm -rf "$T"
 }
 trap _cleanup EXIT

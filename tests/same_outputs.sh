@@ -4,8 +4,9 @@
 # (issue 26: "every output byte-identical for the same stored run") is
 # checked with it:
 #
-#   tests/same_outputs.sh OLD_HARNESS NEW_HARNESS
-#   tests/same_outputs.sh --rev REV [NEW_HARNESS]
+#   tests/same_outputs.sh [--runs DIR] OLD_HARNESS NEW_HARNESS
+#   tests/same_outputs.sh [--runs DIR] --rev REV [NEW_HARNESS]
+#   tests/same_outputs.sh --harvest DIR
 #
 # --rev builds REV's bin/harness from `git archive REV` in a temporary
 # directory (a minute or two on this VM); NEW_HARNESS defaults to
@@ -24,6 +25,19 @@
 # VERSION before the diff (so a build's version must not be a word the
 # outputs hold otherwise, such as "unknown"). Exit 0 when every file is the same, 1 with the
 # diff otherwise, 2 on usage.
+#
+# Real runs: --harvest DIR runs a set of end-to-end scripts (HARVEST
+# below: one arm with confirm, failed and void runs, replacement windows,
+# per-request promises, a dependency chain, rerun --with-baseline, a
+# sequential confirm, an untrusted arm in its sandbox, refine) with
+# HARNESS_KEEP_RUNS=DIR (tests/lib.sh), which keeps every run database
+# they made under DIR/<script>/<runs dir>/<run>/run.db: minutes, with real
+# servers. --runs DIR then renders every one of them as well: report,
+# audit, knee and status of each run; compare (md, json, html, junit) of
+# each run with itself and with the next run of its runs directory
+# (--judge-unpaired), and of each rerun with its parent; history of each
+# runs directory. They are written by the build that harvested them, so
+# both builds must read its schema (a newer build migrates its copy).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FIX=$ROOT/build/release/helpers/compare_fixture
@@ -41,6 +55,24 @@ else
 	trap 'rm -rf "$T"' EXIT
 fi
 
+HARVEST="one_impl run_fail replace requests deps_chain rerun sequential sandbox refine"
+if [ "${1:-}" = --harvest ]; then
+	[ $# -eq 2 ] || usage
+	mkdir -p "$2" || exit 2
+	for s in $HARVEST; do
+		HARNESS_KEEP_RUNS=$(realpath "$2") bash "$ROOT/tests/e2e/$s.sh" >"$T/$s.log" 2>&1
+		echo "same_outputs: $s: $(grep -c '^ok' "$T/$s.log") ok," \
+			"$(grep -c '^not ok' "$T/$s.log") not ok" >&2
+	done
+	echo "same_outputs: $(find "$2" -name run.db | wc -l) run databases under $2"
+	exit 0
+fi
+RUNS=
+if [ "${1:-}" = --runs ]; then
+	[ -n "${2:-}" ] && [ -d "$2" ] || usage
+	RUNS=$(realpath "$2")
+	shift 2
+fi
 if [ "${1:-}" = --rev ]; then
 	[ -n "${2:-}" ] || usage
 	mkdir -p "$T/src"
@@ -83,6 +115,13 @@ sqlite3 "$S/rep/fixture/run.db" <"$sql" || exit 2
 "$FIX" --pr "$S/pr" >/dev/null &&
 "$FIX" --history "$S/hist" >/dev/null &&
 "$FIX" --noise "$S/noise" noise 7 20 6 >/dev/null || { echo "same_outputs: compare_fixture failed" >&2; exit 2; }
+# the harvested runs, each runs directory as real/<script>/<path>
+if [ -n "$RUNS" ]; then
+	find "$RUNS" -name run.db | sort | while read -r db; do
+		rel=${db#"$RUNS"/}
+		mkdir -p "$S/real/$(dirname "$rel")" && cp "$db" "$S/real/$rel" || exit 2
+	done || exit 2
+fi
 
 # one NAME CMD...: CMD's standard output, standard error and exit code
 # into NAME (in the current directory, the build's output directory).
@@ -126,7 +165,45 @@ render() {
 	for f in md json html; do
 		one "history-$f" "$h" history --runs-dir "$R/hist" --format "$f"
 	done
+	[ -d "$R/real" ] && render_real "$h"
 	cd "$T" || exit 2
+}
+
+# The harvested runs (--runs): every run alone, each with itself and the
+# next run of its runs directory, each rerun with its parent, and each runs
+# directory's history.
+render_real() {
+	local h=$1 dir runs run prev tag parent f
+	find "$R/real" -name run.db -printf '%h\n' | sed 's|/[^/]*$||' | sort -u >"$out/.dirs"
+	while read -r dir; do
+		tag=$(echo "${dir#"$R"/real/}" | tr '/' '_')
+		runs=$(find "$dir" -mindepth 2 -maxdepth 2 -name run.db -printf '%h\n' | sed 's|.*/||' | sort)
+		prev=
+		for run in $runs; do
+			mkdir -p "rep-$tag-$run"
+			one "report-$tag-$run" "$h" report "$run" --runs-dir "$dir" \
+				--format md,html,json,csv -o "rep-$tag-$run"
+			one "audit-$tag-$run" "$h" audit "$run" --runs-dir "$dir"
+			one "auditj-$tag-$run" "$h" audit "$run" --runs-dir "$dir" --json
+			one "knee-$tag-$run" "$h" knee "$run" --runs-dir "$dir" --json
+			one "status-$tag-$run" "$h" status "$run" --runs-dir "$dir" --json
+			parent=$(sqlite3 "$dir/$run/run.db" "SELECT parent_run FROM runs" 2>/dev/null)
+			for p in "$run $run" ${prev:+"$prev $run"} \
+				 ${parent:+"$parent $run"}; do
+				set -- $p
+				[ -f "$dir/$1/run.db" ] || continue
+				for f in md json html; do
+					one "compare-$tag-$1-$2-$f" "$h" compare "$1" "$2" --runs-dir "$dir" \
+						--judge-unpaired --format "$f" --junit "compare-$tag-$1-$2-$f.xml"
+				done
+			done
+			prev=$run
+		done
+		for f in md json html; do
+			one "history-$tag-$f" "$h" history --runs-dir "$dir" --format "$f"
+		done
+	done <"$out/.dirs"
+	rm -f "$out/.dirs"
 }
 
 render "$OLD" "$T/old"
