@@ -23,8 +23,10 @@
  * reset, timeout, parse, other) + dropped (backlog full). Its "requests"
  * are the requests due in the measured window.
  *
- * Ownership: struct report owns everything it points to; report_release()
- * frees it. The writers append to a caller's sbuf and never fail (they
+ * The run itself (its record, spec, windows, cells and knees) is the view
+ * (view.h) the report loads and owns: struct report's strings, windows,
+ * cells and knees point into it. Ownership: struct report owns everything
+ * it points to, the view included; report_release() frees it. The writers append to a caller's sbuf and never fail (they
  * only format); report_write_files() / report_write_run() write the files.
  */
 #ifndef HARNESS_REPORT_H
@@ -35,6 +37,7 @@
 
 #include "cells.h"
 #include "hist.h"
+#include "view.h"
 #include "run_quality.h"
 #include "knee.h"
 #include "stat.h"
@@ -64,53 +67,6 @@ struct report_reason {
  * milliseconds, the unit of report.json's cpu_ms_per_req keys; every text,
  * table and chart converts with this. */
 #define REPORT_CPU_US(ms) ((ms) * 1e3)
-
-struct report_window {
-	int64_t id;
-	char *stage, *impl, *status, *reasons;  /* status: accepted|rejected|"" (not done) */
-	char *recorded;              /* gates that failed with enforce: false, or NULL */
-	int impl_idx;                /* index into report.impls, -1 unknown */
-	int rung, block, slot;
-	int done, accepted, warm, attempts, sut_exited;
-	double rate;                 /* offered (planned) req/s */
-	double offered_rps, achieved_rps, duration_s, started_at;
-	int64_t due, sent, completed, dropped, errors;
-	int64_t ok;                  /* expected responses: completed - unexpected */
-	int64_t unexpected;          /* completed, not what the request expects */
-	char *protocol;              /* HTTP version(s) of the responses, or NULL */
-	int64_t bytes_sent, bytes_received;   /* HTTP bytes of the measured part */
-	double p50_ms, p90_ms, p99_ms, p999_ms, max_ms;  /* as stored */
-	double pslo_ms;              /* the SLO percentile, from latency_hist */
-	double lateness_p99_ms, gen_cpu_s;
-	double cpu_s, anon_p99;      /* NAN when not accounted */
-	double cpu_ms_per_req;       /* cpu_s * 1000 / completed (ms: report.json's
-					cpu_ms_per_req; people read REPORT_CPU_US) */
-	int has_hist;
-	struct hist lat;             /* latency_hist (initialised only when has_hist) */
-	double *anon;                /* acct_samples.anon_bytes (accepted windows) */
-	size_t nanon;
-	double *sec_p99;             /* measured per-second p99, NAN when none */
-	double *sec_done;            /* measured per-second completed requests */
-	size_t nsec;                 /* entries of sec_p99 and sec_done */
-	size_t nhead;                /* warm-up and discard seconds before them */
-	/* Per request name, the measured phase (window_requests). */
-	struct report_wreq *reqs;
-	size_t nreqs;
-	/* The largest ratio of a request's SLO percentile to its own slo_ms
-	 * (0: none has one); knee_ms = max(pslo_ms, slo_ms x req_ratio), what
-	 * the knee and the promise judge (knee_run.h). */
-	double req_ratio, knee_ms;
-};
-
-/* One request name of one window, measured phase. */
-struct report_wreq {
-	char *name;
-	double slo_ms;               /* the spec's slo_ms for it, 0 none */
-	int64_t completed, unexpected;
-	int has_hist;
-	struct hist h;
-};
-
 
 /* A percentile read from a merged histogram, with its interval. */
 struct report_pct {
@@ -171,9 +127,9 @@ struct report_knee_ci {
 };
 
 struct report_impl {
-	char *name;
+	const char *name;            /* these strings: the view's */
 	int ord;
-	char *repo, *commit, *branch, *diff_hash, *ref_asked, *remote_url, *baseline_of;
+	const char *repo, *commit, *branch, *diff_hash, *ref_asked, *remote_url, *baseline_of;
 	int dirty;                   /* -1 unknown */
 	double run_knee_rps;         /* impls.knee_rps: what the run used for confirm/soak */
 	int run_knee_crossed;        /* -1 unknown */
@@ -182,7 +138,8 @@ struct report_impl {
 	struct report_reason *reasons;  /* over all stages */
 	size_t nreasons;
 	int has_knee;                /* some valid ladder/refine/confirm window */
-	struct knee_result kres;     /* the knee (knee.h): point, bracket or floor */
+	const struct knee_result *kres;  /* the knee (knee.h, the view's): point,
+					    bracket or floor */
 	struct report_knee knee;     /* kres's summary (knee_rps = bracket's hi) */
 	struct report_knee_ci knee_ci;
 	int has_knee_ci;
@@ -270,18 +227,19 @@ struct report_event {
 };
 
 struct report {
-	/* provenance */
-	char *run_id, *spec_name, *spec_path, *spec_hash, *stages, *status, *failure;
-	char *run_harness_version, *parent_run, *sandbox_user;
-	char *spec_repo, *spec_commit, *spec_branch;
+	struct view view;            /* the run (view.h), owned */
+	/* provenance (the view's strings) */
+	const char *run_id, *spec_name, *spec_path, *spec_hash, *stages, *status, *failure;
+	const char *run_harness_version, *parent_run, *sandbox_user;
+	const char *spec_repo, *spec_commit, *spec_branch;
 	int spec_dirty;              /* -1 unknown */
 	int exploratory, forced;
 	int preflight_cases, preflight_passed;  /* -1: no pre-flight recorded */
-	char *preflight;             /* its summary, then the failing cases, or NULL */
+	const char *preflight;       /* its summary, then the failing cases, or NULL */
 	uint64_t seed;
 	double created_at, finished_at;
 	const char *report_version;  /* this binary's harness_version */
-	struct report_kv *host;
+	struct report_kv *host;      /* the array is the report's, the strings the view's */
 	size_t nhost;
 	struct report_event *events;
 	size_t nevents;
@@ -289,7 +247,7 @@ struct report {
 	 * dep_version, impl_version: key "dependency NAME" or
 	 * "implementation NAME", value the output), and each dependency's
 	 * accounting per measured window (table window_deps, schema 9) */
-	struct report_kv *versions;
+	const struct view_version *versions;   /* the view's */
 	size_t nversions;
 	struct report_dep *dep_rows;
 	size_t ndep_rows;
@@ -298,8 +256,8 @@ struct report {
 
 	/* from the stored spec (defaults, slo_ms NAN, when spec_ok is 0) */
 	int spec_ok;
-	char **req_names;            /* the workload's request names and their slo_ms */
-	double *req_slo_ms;
+	char *const *req_names;      /* the workload's request names and their slo_ms (the view's) */
+	const double *req_slo_ms;
 	size_t nreq_names;
 	int any_req_slo;
 	double slo_pct, slo_ms, error_rate_max;
@@ -315,7 +273,7 @@ struct report {
 
 	struct report_impl *impls;
 	size_t nimpls;
-	struct report_window *windows;  /* ordered by id */
+	const struct view_window *windows;  /* the view's, ordered by id */
 	size_t nwindows;
 	struct report_rung *rungs;   /* by impl, stage (ladder, confirm, soak), rate */
 	size_t nrungs;
@@ -324,7 +282,7 @@ struct report {
 	struct report_verdict *verdicts;
 	size_t nverdicts;
 	struct run_quality quality;  /* counts by status, top rejecting gate, load */
-	struct cells cells;          /* stage x rate x impl: valid/failed/rejected/replacements */
+	const struct cells *cells;   /* the view's: stage x rate x impl */
 	double ref_rps;              /* the summary's reference rate (report_rollup.c); NAN none */
 	double spectrum_rps;         /* percentile_spectrum's ladder rung, chosen
 					(report_spectrum_choose); NAN: the default */

@@ -31,17 +31,17 @@ static enum knee_shape knee_shape(const struct report_impl *im, double *x, doubl
 	*x = *lo = *hi = NAN;
 	if (!im->has_knee)
 		return SHAPE_NONE;
-	switch (im->kres.kind) {
+	switch (im->kres->kind) {
 	case KNEE_POINT:
-		*x = im->kres.knee_rps;
+		*x = im->kres->knee_rps;
 		return SHAPE_POINT;
 	case KNEE_BRACKET:
-		*lo = im->kres.lo_rps;
-		*hi = im->kres.hi_rps;
+		*lo = im->kres->lo_rps;
+		*hi = im->kres->hi_rps;
 		*x = *hi;
 		return SHAPE_BRACKET;
 	case KNEE_FLOOR:
-		*x = im->kres.highest_rung_rps;
+		*x = im->kres->highest_rung_rps;
 		return SHAPE_FLOOR;
 	case KNEE_NONE:
 		break;
@@ -169,7 +169,7 @@ static void draw_knee(const struct report *r, const struct plot *p, int k, struc
 		sbuf_adds(out, ": knee ");
 		bracket_text(out, lo, hi);
 		sbuf_adds(out, " req/s: ");
-		sbuf_add_xml(out, im->kres.reason);
+		sbuf_add_xml(out, im->kres->reason);
 		sbuf_adds(out, "</title></rect>\n");
 		knee_label(p, k, b, col, out);
 		sbuf_add_xml(out, im->name);
@@ -304,7 +304,7 @@ static void draw_windows(const struct report *r, const struct plot *p, struct sb
 	size_t i;
 
 	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
+		const struct view_window *w = &r->windows[i];
 		enum wstatus st = svg_wstatus(w);
 		double x, y;
 
@@ -342,7 +342,7 @@ void report_chart_latency(const struct report *r, const char *title, struct sbuf
 	size_t i;
 
 	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
+		const struct view_window *w = &r->windows[i];
 
 		if (!w->done || !isfinite(w->pslo_ms) || w->pslo_ms <= 0)
 			continue;

@@ -23,7 +23,7 @@
 #define LEFT 150.0  /* the rung's label and scale */
 #define COLS 6
 
-static int in_rung(const struct report_window *w, const struct report_rung *g)
+static int in_rung(const struct view_window *w, const struct report_rung *g)
 {
 	return w->impl_idx == g->impl && w->done && !strcmp(w->stage, g->stage) &&
 	       rate_same(w->rate, g->rate);
@@ -52,7 +52,7 @@ static double rung_top(const struct report *r, const struct report_rung *g)
 	size_t j, s;
 
 	for (j = 0; j < r->nwindows; j++) {
-		const struct report_window *w = &r->windows[j];
+		const struct view_window *w = &r->windows[j];
 
 		if (!in_rung(w, g))
 			continue;
@@ -63,7 +63,7 @@ static double rung_top(const struct report *r, const struct report_rung *g)
 	return m;
 }
 
-static void cell(const struct report *r, const struct report_window *wn, double x0, double y,
+static void cell(const struct report *r, const struct view_window *wn, double x0, double y,
 		 double top, struct sbuf *out)
 {
 	enum wstatus st = svg_wstatus(wn);

@@ -85,7 +85,7 @@ static void merged(const struct report *r, int k, double rate, struct hist *h)
 	size_t i;
 
 	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
+		const struct view_window *w = &r->windows[i];
 
 		if (w->impl_idx == k && w->accepted && w->has_hist && !strcmp(w->stage, "ladder") &&
 		    rate_same(w->rate, rate))

@@ -41,13 +41,13 @@ static int cmp_start(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-static void window_span(const struct report_window *w, double *a, double *b)
+static void window_span(const struct view_window *w, double *a, double *b)
 {
 	*a = w->started_at - (double)w->nhead;
 	*b = w->started_at + (w->duration_s > 0 ? w->duration_s : (double)w->nsec);
 }
 
-static int drawn(const struct report_window *w)
+static int drawn(const struct view_window *w)
 {
 	return w->done && isfinite(w->started_at) && w->started_at > 0;
 }
@@ -150,7 +150,7 @@ static void time_ticks(const struct tmap *m, const struct plot *top, const struc
 
 /* One window: its warm-up shade, boundary, verdict bar, offered and
  * achieved rate (top) and per-second p99 (bottom). */
-static void draw_window(const struct report_window *w, const struct plot *top,
+static void draw_window(const struct view_window *w, const struct plot *top,
 			const struct plot *bot, const struct tmap *m, struct sbuf *out)
 {
 	enum wstatus st = svg_wstatus(w);
@@ -220,7 +220,7 @@ void report_chart_timeline(const struct report *r, const char *title, struct sbu
 
 	tmap_build(r, &m);
 	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
+		const struct view_window *w = &r->windows[i];
 
 		if (!drawn(w))
 			continue;

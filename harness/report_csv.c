@@ -77,7 +77,7 @@ void report_csv(const struct report *r, struct sbuf *out)
 		  "run_id,spec_hash,impl_commit,impl_dirty,harness_version,exploratory,forced\n",
 		  r->slo_label);
 	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
+		const struct view_window *w = &r->windows[i];
 
 		if (!w->done)
 			continue;

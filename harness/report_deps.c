@@ -14,7 +14,7 @@
 
 #include "util.h"
 
-static const struct report_window *window_by_id(const struct report *r, int64_t id)
+static const struct view_window *window_by_id(const struct report *r, int64_t id)
 {
 	size_t lo = 0, hi = r->nwindows;
 
@@ -82,7 +82,7 @@ void report_deps_rollup(struct report *r)
 
 	for (i = 0; i < r->ndep_rows; i++) {
 		const struct report_dep *d = &r->dep_rows[i];
-		const struct report_window *w = window_by_id(r, d->window_id);
+		const struct view_window *w = window_by_id(r, d->window_id);
 		struct report_dep_sum *s = sum_for(r, d->name, &alloc);
 		struct report_dep_rung *g = rung_for(s, w ? w->stage : "?", w ? w->rate : NAN);
 		double used = d->duration_s > 0 ? d->cpu_s / d->duration_s : NAN;

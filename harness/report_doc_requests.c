@@ -18,7 +18,7 @@ static void protocols(const struct report *r, struct sbuf *c)
 	size_t count[8], n = 0, done = 0, i, k;
 
 	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
+		const struct view_window *w = &r->windows[i];
 		const char *p = w->protocol ? w->protocol : "-";
 
 		if (!w->done)

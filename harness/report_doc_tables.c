@@ -111,7 +111,7 @@ void rdoc_promise(const struct report *r, struct rdoc *d)
  * rests on fewer valid windows than the stage planned. */
 static void short_note(const struct report *r, const struct report_rung *g, struct sbuf *c)
 {
-	const struct cell *x = cells_find(&r->cells, g->stage, r->impls[g->impl].name, g->rate);
+	const struct cell *x = cells_find(r->cells, g->stage, r->impls[g->impl].name, g->rate);
 
 	if (x && cell_short(x))
 		sbuf_addf(c, " SHORT: %zu/%zu valid", x->valid, x->planned);
@@ -356,14 +356,14 @@ void rdoc_cells_table(const struct report *r, struct rdoc *d)
 	size_t i, nshort = 0;
 
 	rdoc_add(d, RDOC_H2, "Cells: valid, failed, rejected and replacement windows");
-	for (i = 0; i < r->cells.n; i++)
-		nshort += cell_short(&r->cells.v[i]);
+	for (i = 0; i < r->cells->n; i++)
+		nshort += cell_short(&r->cells->v[i]);
 	rdoc_addf(d, RDOC_P, "A cell is one stage at one offered rate for one implementation; n is the "
 	     "number of windows its stage pre-registered. A rejected (void) window is replaced "
 	     "in a later block until n windows are valid or its replacements ran out "
 	     "(retries.max_per_cell, then retries.extra_time_pct of the run's time); failed "
 	     "windows are valid and never replaced. %zu of %zu cells ended "
-	     "short%s.", nshort, r->cells.n, nshort ? " (marked SHORT: every number resting on "
+	     "short%s.", nshort, r->cells->n, nshort ? " (marked SHORT: every number resting on "
 	     "them rests on fewer windows than planned)" : "");
 	t = rdoc_add(d, RDOC_TABLE, "cells");
 	t->ncols = 9;
@@ -376,8 +376,8 @@ void rdoc_cells_table(const struct report *r, struct rdoc *d)
 	rdoc_push_cell(t, "rejected");
 	rdoc_push_cell(t, "replacements");
 	rdoc_push_cell(t, "");
-	for (i = 0; i < r->cells.n; i++) {
-		const struct cell *c = &r->cells.v[i];
+	for (i = 0; i < r->cells->n; i++) {
+		const struct cell *c = &r->cells->v[i];
 
 		rdoc_push_cell(t, c->stage);
 		rdoc_cellf(t, "%g", c->rate);

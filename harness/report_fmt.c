@@ -102,28 +102,28 @@ void report_fmt_knee(struct sbuf *out, const struct report_impl *im)
 		sbuf_adds(out, "no valid window");
 		return;
 	}
-	switch (im->kres.kind) {
+	switch (im->kres->kind) {
 	case KNEE_FLOOR:
 		sbuf_adds(out, ">= ");
-		report_fmt_rate(out, im->kres.highest_rung_rps);
+		report_fmt_rate(out, im->kres->highest_rung_rps);
 		sbuf_adds(out, " req/s (held the SLO at every valid rung; never crossed)");
 		return;
 	case KNEE_BRACKET:
-		if (isnan(im->kres.lo_rps)) {
+		if (isnan(im->kres->lo_rps)) {
 			sbuf_adds(out, "<= ");
 		} else {
 			sbuf_adds(out, "in (");
-			report_fmt_rate(out, im->kres.lo_rps);
+			report_fmt_rate(out, im->kres->lo_rps);
 			sbuf_adds(out, ", ");
 		}
-		report_fmt_rate(out, im->kres.hi_rps);
-		sbuf_addf(out, "%s req/s: %s", isnan(im->kres.lo_rps) ? "" : "]", im->kres.reason);
+		report_fmt_rate(out, im->kres->hi_rps);
+		sbuf_addf(out, "%s req/s: %s", isnan(im->kres->lo_rps) ? "" : "]", im->kres->reason);
 		return;
 	case KNEE_POINT:
-		if (im->kres.at_first_rung)
+		if (im->kres->at_first_rung)
 			sbuf_adds(out, "<= ");
-		report_fmt_rate(out, im->kres.knee_rps);
-		sbuf_adds(out, im->kres.at_first_rung ? " req/s (over the SLO at the first rung)"
+		report_fmt_rate(out, im->kres->knee_rps);
+		sbuf_adds(out, im->kres->at_first_rung ? " req/s (over the SLO at the first rung)"
 						      : " req/s");
 		return;
 	case KNEE_NONE:
@@ -156,11 +156,11 @@ double report_hold_rps(const struct report_impl *im)
 {
 	if (!im->has_knee)
 		return NAN;
-	switch (im->kres.kind) {
+	switch (im->kres->kind) {
 	case KNEE_POINT:
-		return im->kres.knee_rps;
+		return im->kres->knee_rps;
 	case KNEE_BRACKET:
-		return im->kres.lo_rps;     /* NAN when the first rung crossed */
+		return im->kres->lo_rps;     /* NAN when the first rung crossed */
 	case KNEE_FLOOR:
 		return INFINITY;
 	case KNEE_NONE:

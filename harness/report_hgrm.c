@@ -43,7 +43,7 @@ void report_hgrm_rung(const struct report *r, const struct report_rung *g, struc
 
 	hist_init(&h);
 	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
+		const struct view_window *w = &r->windows[i];
 
 		if (w->impl_idx == g->impl && w->accepted && w->has_hist &&
 		    !strcmp(w->stage, g->stage) && rate_same(w->rate, g->rate))

@@ -84,8 +84,8 @@ static json_t *cells_arr(const struct report *r)
 	json_t *a = json_array();
 	size_t i;
 
-	for (i = 0; i < r->cells.n; i++) {
-		const struct cell *c = &r->cells.v[i];
+	for (i = 0; i < r->cells->n; i++) {
+		const struct cell *c = &r->cells->v[i];
 
 		json_array_append_new(a, json_pack("{s:s, s:f, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b}",
 			"stage", c->stage, "rate", c->rate, "impl", c->impl,
@@ -207,13 +207,13 @@ static json_t *impl_obj(const struct report *r, const struct report_impl *im)
 		json_object_set_new(k, "knee_rps", im->knee.crossed ? jnum(im->knee.knee_rps) : json_null());
 		json_object_set_new(k, "highest_rung_rps", jnum(im->knee.highest_rung_rps));
 		json_object_set_new(k, "rungs", json_integer((json_int_t)im->knee.rungs));
-		json_object_set_new(k, "kind", json_string(knee_kind_name(im->kres.kind)));
-		json_object_set_new(k, "lo_rps", jnum(im->kres.lo_rps));
-		json_object_set_new(k, "hi_rps", jnum(im->kres.hi_rps));
-		json_object_set_new(k, "hold_rps", jnum(im->kres.hold_rps));
-		json_object_set_new(k, "reason", json_string(im->kres.reason));
-		json_object_set_new(k, "valid_windows", json_integer((json_int_t)im->kres.nvalid));
-		json_object_set_new(k, "failed_windows", json_integer((json_int_t)im->kres.nfailed));
+		json_object_set_new(k, "kind", json_string(knee_kind_name(im->kres->kind)));
+		json_object_set_new(k, "lo_rps", jnum(im->kres->lo_rps));
+		json_object_set_new(k, "hi_rps", jnum(im->kres->hi_rps));
+		json_object_set_new(k, "hold_rps", jnum(im->kres->hold_rps));
+		json_object_set_new(k, "reason", json_string(im->kres->reason));
+		json_object_set_new(k, "valid_windows", json_integer((json_int_t)im->kres->nvalid));
+		json_object_set_new(k, "failed_windows", json_integer((json_int_t)im->kres->nfailed));
 		if (im->has_knee_ci) {
 			json_object_set_new(k, "interval_rps",
 					    json_pack("[o,o]", jnum(im->knee_ci.lo), jnum(im->knee_ci.hi)));
@@ -242,7 +242,7 @@ static json_t *rung_obj(const struct report *r, const struct report_rung *g)
 	json_object_set_new(o, "stage", jstr(g->stage));
 	json_object_set_new(o, "rate_rps", jnum(g->rate));
 	json_object_set_new(o, "rung", json_integer(g->rung));
-	x = cells_find(&r->cells, g->stage, r->impls[g->impl].name, g->rate);
+	x = cells_find(r->cells, g->stage, r->impls[g->impl].name, g->rate);
 	/* fewer valid windows than the stage planned, after replacements */
 	json_object_set_new(o, "short", json_boolean(x && cell_short(x)));
 	json_object_set_new(o, "windows",
@@ -289,7 +289,7 @@ static json_t *rung_obj(const struct report *r, const struct report_rung *g)
 	return o;
 }
 
-static json_t *window_obj(const struct report *r, const struct report_window *w)
+static json_t *window_obj(const struct report *r, const struct view_window *w)
 {
 	json_t *o = json_object(), *sec = json_array();
 	size_t i;

@@ -40,7 +40,7 @@ static int cpu_interval(const struct report *r, int impl, const char *stage, dou
 	size_t i, n = 0;
 
 	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
+		const struct view_window *w = &r->windows[i];
 
 		if (w->impl_idx != impl || !w->accepted || strcmp(w->stage, stage) ||
 		    !rate_same(w->rate, rate) || !isfinite(w->cpu_ms_per_req))

@@ -34,8 +34,8 @@ static const struct report *sort_ctx;
 
 static int cmp_window(const void *pa, const void *pb)
 {
-	const struct report_window *a = &sort_ctx->windows[*(const size_t *)pa];
-	const struct report_window *b = &sort_ctx->windows[*(const size_t *)pb];
+	const struct view_window *a = &sort_ctx->windows[*(const size_t *)pa];
+	const struct view_window *b = &sort_ctx->windows[*(const size_t *)pb];
 	int d;
 
 	if (a->impl_idx != b->impl_idx)
@@ -84,7 +84,7 @@ static void count_reason(struct report_reason **v, size_t *n, const char *name,
 
 /* Count a window's reasons (failed and rejected windows apart) and its
  * recorded-only failures. */
-static void count_window(struct report_reason **v, size_t *n, const struct report_window *w)
+static void count_window(struct report_reason **v, size_t *n, const struct view_window *w)
 {
 	const char *lists[2] = { w->done && !w->accepted ? w->reasons : NULL, w->recorded };
 	int failed = w->done && !strcmp(w->status, "failed");
@@ -131,7 +131,7 @@ static double pooled_anon_p99(const struct report *r, const size_t *idx, size_t 
 	size_t i, k, m = 0, alloc = 0, rank;
 
 	for (i = 0; i < n; i++) {
-		const struct report_window *w = &r->windows[idx[i]];
+		const struct view_window *w = &r->windows[idx[i]];
 
 		if (!w->accepted)
 			continue;
@@ -160,12 +160,12 @@ static void rollup_requests(struct report *r, struct report_rung *g, const size_
 	size_t i, k, j, alloc = 0, halloc = 0;
 
 	for (i = 0; i < n; i++) {
-		const struct report_window *w = &r->windows[idx[i]];
+		const struct view_window *w = &r->windows[idx[i]];
 
 		if (!w->accepted)
 			continue;
 		for (k = 0; k < w->nreqs; k++) {
-			const struct report_wreq *q = &w->reqs[k];
+			const struct view_wreq *q = &w->reqs[k];
 			struct report_rreq *x;
 
 			for (j = 0; j < g->nreqs; j++)
@@ -213,7 +213,7 @@ static void rollup_group(struct report *r, struct report_rung *g, const size_t *
 	g->worst_pslo_ms = NAN;
 	g->fit_ms = NAN;
 	for (i = 0; i < n; i++) {
-		const struct report_window *w = &r->windows[idx[i]];
+		const struct view_window *w = &r->windows[idx[i]];
 
 		count_window(&g->reasons, &g->nreasons, w);
 		if (!w->done) {
@@ -267,11 +267,11 @@ static void build_groups(struct report *r)
 	qsort(idx, r->nwindows, sizeof(*idx), cmp_window);
 	sort_ctx = NULL;
 	for (i = 0; i < r->nwindows; i = j) {
-		const struct report_window *w = &r->windows[idx[i]];
+		const struct view_window *w = &r->windows[idx[i]];
 		struct report_rung *g;
 
 		for (j = i + 1; j < r->nwindows; j++) {
-			const struct report_window *x = &r->windows[idx[j]];
+			const struct view_window *x = &r->windows[idx[j]];
 
 			if (x->impl_idx != w->impl_idx || strcmp(x->stage, w->stage) ||
 			    !rate_same(x->rate, w->rate))
@@ -291,57 +291,31 @@ static void build_groups(struct report *r)
 
 /* ------------------------------------------------------------ per impl */
 
-/* The knee through the one rule (knee.h) over this implementation's valid
- * ladder, refine and confirm windows, with the same inputs knee_run.h
- * reads from the database (windows.csv carries them for `harness knee`). */
+/* The implementation's knee as the formats print it: the view's (the one
+ * rule, knee.h, over its valid ladder, refine and confirm windows; their
+ * inputs are the columns windows.csv carries for `harness knee`). */
 static void knee_of_impl(struct report *r, int k)
 {
 	struct report_impl *im = &r->impls[k];
-	struct knee_window *kw = xcalloc(r->nwindows + 1, sizeof(*kw));
-	struct knee_params p = { .percentile = r->slo_pct, .threshold_ms = r->slo_ms,
-				 .error_rate_max = r->error_rate_max, .min_reps = r->min_reps,
-				 .seed = r->seed, .nboot = r->nboot, .level = r->level };
-	size_t i, j, n = 0;
-	int failed;
+	size_t i, j;
 
-	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
-
-		if (w->impl_idx != k || !w->done ||
-		    (strcmp(w->status, "accepted") && strcmp(w->status, "failed")) ||
-		    (strcmp(w->stage, "ladder") && strcmp(w->stage, "confirm") &&
-		     strcmp(w->stage, "refine")))
-			continue;
-		failed = !strcmp(w->status, "failed");
-		kw[n++] = (struct knee_window){ w->rate, failed, w->knee_ms, (double)w->due,
-						knee_window_bad(failed, (double)w->due,
-								(double)w->errors, (double)w->ok) };
-	}
-	/* Without an SLO (a stored spec this binary cannot read) there is no
-	 * knee, but the isotonic fit is still drawn. */
-	if (!isfinite(r->slo_ms)) {
-		p.threshold_ms = INFINITY;
-		p.nboot = 0;
-	}
-	if (n)
-		knee_fit(kw, n, &p, &im->kres);
-	if (n && isfinite(r->slo_ms)) {
+	if (r->view.impls[k].nknee && isfinite(r->slo_ms)) {
 		im->has_knee = 1;
 		/* The summary fields the formats read. */
-		im->knee.crossed = im->kres.crossed;
-		im->knee.at_first_rung = im->kres.at_first_rung;
-		im->knee.knee_rps = im->kres.knee_rps;
-		im->knee.highest_rung_rps = im->kres.highest_rung_rps;
-		im->knee.rungs = im->kres.nrungs;
-		im->knee.lo = im->kres.lo;
-		im->knee.hi = im->kres.hi;
-		if (im->kres.has_ci) {
+		im->knee.crossed = im->kres->crossed;
+		im->knee.at_first_rung = im->kres->at_first_rung;
+		im->knee.knee_rps = im->kres->knee_rps;
+		im->knee.highest_rung_rps = im->kres->highest_rung_rps;
+		im->knee.rungs = im->kres->nrungs;
+		im->knee.lo = im->kres->lo;
+		im->knee.hi = im->kres->hi;
+		if (im->kres->has_ci) {
 			im->has_knee_ci = 1;
-			im->knee_ci.lo = im->kres.ci_lo;
-			im->knee_ci.hi = im->kres.ci_hi;
-			im->knee_ci.nboot = im->kres.nboot;
-			im->knee_ci.ncrossed = im->kres.ncrossed;
-			im->knee_ci.inferential = im->kres.inferential;
+			im->knee_ci.lo = im->kres->ci_lo;
+			im->knee_ci.hi = im->kres->ci_hi;
+			im->knee_ci.nboot = im->kres->nboot;
+			im->knee_ci.ncrossed = im->kres->ncrossed;
+			im->knee_ci.inferential = im->kres->inferential;
 		}
 	}
 	/* The isotonic fit drawn in the chart, on the ladder rungs (a rung
@@ -351,12 +325,11 @@ static void knee_of_impl(struct report *r, int k)
 
 		if (g->impl != k || strcmp(g->stage, "ladder"))
 			continue;
-		for (j = 0; j < im->kres.nrungs; j++)
-			if (rate_same(im->kres.rungs[j].rate, g->rate) &&
-			    isfinite(im->kres.rungs[j].fit_ms))
-				g->fit_ms = im->kres.rungs[j].fit_ms;
+		for (j = 0; j < im->kres->nrungs; j++)
+			if (rate_same(im->kres->rungs[j].rate, g->rate) &&
+			    isfinite(im->kres->rungs[j].fit_ms))
+				g->fit_ms = im->kres->rungs[j].fit_ms;
 	}
-	free(kw);
 }
 
 static void rollup_impl(struct report *r, int k)
@@ -366,7 +339,7 @@ static void rollup_impl(struct report *r, int k)
 	size_t i, nc = 0;
 
 	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
+		const struct view_window *w = &r->windows[i];
 
 		if (w->impl_idx != k)
 			continue;
@@ -402,13 +375,13 @@ static void rollup_impl(struct report *r, int k)
 
 /* impl's window in a block at this rate (a refine block runs each arm
  * at its own midpoint: windows at different rates never pair). */
-static const struct report_window *block_window(const struct report *r, const char *stage,
+static const struct view_window *block_window(const struct report *r, const char *stage,
 						int block, double rate, int impl)
 {
 	size_t i;
 
 	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
+		const struct view_window *w = &r->windows[i];
 
 		if (w->impl_idx == impl && w->block == block && !strcmp(w->stage, stage) &&
 		    rate_same(w->rate, rate))
@@ -417,7 +390,7 @@ static const struct report_window *block_window(const struct report *r, const ch
 	return NULL;
 }
 
-static double metric_of(const struct report_window *w, int cpu)
+static double metric_of(const struct view_window *w, int cpu)
 {
 	return cpu ? w->cpu_ms_per_req : w->pslo_ms;
 }
@@ -506,7 +479,7 @@ static void verdicts_for(struct report *r, const char *stage, double rate, size_
 	int cpu;
 
 	for (i = 0; i < r->nwindows; i++) {
-		const struct report_window *w = &r->windows[i];
+		const struct view_window *w = &r->windows[i];
 		size_t k;
 
 		if (strcmp(w->stage, stage) || !rate_same(w->rate, rate))
@@ -530,7 +503,7 @@ static void verdicts_for(struct report *r, const char *stage, double rate, size_
 				xa = xmalloc((nb ? nb : 1) * sizeof(*xa));
 				xb = xmalloc((nb ? nb : 1) * sizeof(*xb));
 				for (i = 0; i < nb; i++) {
-					const struct report_window *wa, *wb;
+					const struct view_window *wa, *wb;
 
 					wa = block_window(r, stage, blocks[i], rate, (int)a);
 					wb = block_window(r, stage, blocks[i], rate, (int)b);
@@ -678,7 +651,7 @@ static void rollup_quality(struct report *r)
 	for (i = 0; i < r->nwindows; i++)
 		run_quality_add(&r->quality, r->windows[i].done ? r->windows[i].status : NULL,
 				r->windows[i].reasons);
-	run_quality_cells(&r->quality, &r->cells);
+	run_quality_cells(&r->quality, r->cells);
 	for (i = 0; i < r->nhost; i++) {
 		if (!strcmp(r->host[i].key, "loadavg_1m"))
 			r->quality.load_start = run_quality_parse_load(r->host[i].value);

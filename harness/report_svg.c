@@ -252,7 +252,7 @@ void svg_note(struct sbuf *out, const struct plot *p, const char *text)
 
 const char *const svg_wstatus_names[] = { "accepted", "failed", "rejected" };
 
-enum wstatus svg_wstatus(const struct report_window *w)
+enum wstatus svg_wstatus(const struct view_window *w)
 {
 	if (w->accepted)
 		return WS_ACCEPTED;

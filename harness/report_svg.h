@@ -16,7 +16,7 @@
 
 struct sbuf;
 struct report;
-struct report_window;
+struct view_window;
 
 #define SVG_SLO_COLOR "#d62728"
 #define SVG_FAILED_COLOR "#d62728"     /* failed windows: filled red cross */
@@ -72,7 +72,7 @@ void svg_linear_axis(struct axis *a, double hi, double h);
  * open for a <title>; close_mark closes it. */
 enum wstatus { WS_ACCEPTED, WS_FAILED, WS_REJECTED };
 extern const char *const svg_wstatus_names[];
-enum wstatus svg_wstatus(const struct report_window *w);
+enum wstatus svg_wstatus(const struct view_window *w);
 void svg_open_mark(struct sbuf *out, const char *cls, enum wstatus st, double x, double y,
 		   const char *col);
 void svg_close_mark(struct sbuf *out, enum wstatus st);
