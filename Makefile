@@ -1,6 +1,7 @@
 # harness: build, test, sanitizer, fuzz, bench and demo targets.
 #
-#   make            build bin/harness (./harness/ holds the sources)
+#   make            build bin/harness (./harness/<layer>/ holds the sources,
+#                   included as "<layer>/x.h" under -Iharness: docs/DESIGN.md)
 #   make test       build and run the tests (unit, tests/cases, end-to-end)
 #                   except the e2e scripts marked "# check-all:"; CI's command
 #   make asan       the same under -fsanitize=address,undefined, except the
@@ -41,9 +42,9 @@ TOOLS = jq:jq sqlite3:sqlite3 python3:python3 curl:curl git:git openssl:openssl 
         wrk:wrk nginx:nginx node:nodejs rsvg-convert:librsvg2-bin bwrap:bubblewrap \
         sshd:openssh-server ssh:openssh-client
 
-SRCS     := $(wildcard harness/*.c) $(wildcard gates/*.c)
+SRCS     := $(wildcard harness/*/*.c) $(wildcard gates/*.c)
 OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(SRCS)) $(BUILD)/version.o
-LIBOBJS  := $(filter-out $(BUILD)/harness/main.o,$(OBJS))
+LIBOBJS  := $(filter-out $(BUILD)/harness/cmd/main.o,$(OBJS))
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 HELPERS  := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(wildcard tests/helpers/*.c))
 FIXTURES := $(BUILD)/helpers/compare_fixture
@@ -161,7 +162,7 @@ fuzz: deps
 	@echo 'const char harness_version[] = "fuzz";' > build/fuzz/version.c
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iharness -Igates -D_GNU_SOURCE \
 	  -o build/fuzz/fuzz_spec tests/fuzz/fuzz_spec.c \
-	  $(filter-out harness/main.c,$(SRCS)) build/fuzz/version.c $(LIBS)
+	  $(filter-out harness/cmd/main.c,$(SRCS)) build/fuzz/version.c $(LIBS)
 	@mkdir -p build/fuzz/corpus
 	build/fuzz/fuzz_spec -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	  build/fuzz/corpus tests/fuzz/corpus

@@ -4,7 +4,7 @@
 # One `harness run` of two implementations of the same nginx (bench/
 # nginx.conf, 1 worker): "plain" as the spec's own code runs, and "sbx"
 # with `sandbox: always` (bwrap, its own uid, network namespace; the load,
-# health checks and stats reach it through setns, harness/netns.h). Their
+# health checks and stats reach it through setns, harness/sandbox/netns.h). Their
 # windows are interleaved in blocks at one rate, so both see the same host.
 # Per implementation: the median over its windows of the server's CPU per
 # completed request (its cgroup's cpu_s / completed) and of the window p99.

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "gate.h"
+#include "gate/gate.h"
 
 extern const struct gate_def gate_dependency_headroom;
 

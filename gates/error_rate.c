@@ -13,7 +13,7 @@
  */
 #include <math.h>
 
-#include "gate.h"
+#include "gate/gate.h"
 
 extern const struct gate_def gate_error_rate;
 

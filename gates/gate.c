@@ -3,7 +3,7 @@
  * result formatting, input lookups, the Mann-Kendall/Theil-Sen trend
  * verdict). The registry, lookup by name and evaluation are registry.c's.
  */
-#include "gate.h"
+#include "gate/gate.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stat.h"
-#include "util.h"
+#include "stat/stat.h"
+#include "base/util.h"
 
 const char *gate_status_name(enum gate_status s)
 {

@@ -9,9 +9,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "gate.h"
-#include "stat.h"
-#include "util.h"
+#include "gate/gate.h"
+#include "stat/stat.h"
+#include "base/util.h"
 
 extern const struct gate_def gate_gc_steady;
 

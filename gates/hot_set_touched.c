@@ -4,8 +4,8 @@
  */
 #include <math.h>
 
-#include "gate.h"
-#include "util.h"
+#include "gate/gate.h"
+#include "base/util.h"
 
 static const struct gate_param params[] = {
 	{ .name = NULL },

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gate.h"
+#include "gate/gate.h"
 
 extern const struct gate_def gate_idle_arms_quiet;
 

@@ -9,8 +9,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "gate.h"
-#include "util.h"
+#include "gate/gate.h"
+#include "base/util.h"
 
 static const struct gate_param params[] = {
 	{ "counters", GP_SIGNAL, 0, 0, 0, 0,

@@ -4,7 +4,7 @@
  */
 #include <math.h>
 
-#include "gate.h"
+#include "gate/gate.h"
 
 static const struct gate_param params[] = {
 	{ .name = NULL },

@@ -5,7 +5,7 @@
  */
 #include <math.h>
 
-#include "gate.h"
+#include "gate/gate.h"
 
 static const struct gate_param params[] = {
 	{ "total", GP_SIGNAL, 0, 0, 0, 1, "runtime-stats signal with the pool's current size" },

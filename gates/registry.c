@@ -4,12 +4,12 @@
  * gate is one file gates/<name>.c defining `const struct gate_def
  * gate_<name>` and one line here (plus its extern below).
  */
-#include "gate.h"
+#include "gate/gate.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 extern const struct gate_def gate_p99_flat, gate_p999_flat, gate_gc_steady,
 	gate_pools_warm, gate_min_calls, gate_hot_set_touched,

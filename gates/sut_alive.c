@@ -2,7 +2,7 @@
  * sut_alive: the implementation did not exit during the phase. A window in
  * which it crashed (and was restarted) measured a restart, not the code.
  */
-#include "gate.h"
+#include "gate/gate.h"
 
 static const struct gate_param params[] = {
 	{ .name = NULL },

@@ -12,8 +12,8 @@
 . "$(dirname "$0")/../netns.inc"
 trap 'ns_teardown; _cleanup' EXIT
 
-PROTO=$(sed -n 's/^#define AGENT_PROTOCOL \([0-9]*\).*/\1/p' "$(dirname "$0")/../../harness/agent.h")
-check "agent --version names the protocol ($PROTO, harness/agent.h)" \
+PROTO=$(sed -n 's/^#define AGENT_PROTOCOL \([0-9]*\).*/\1/p' "$(dirname "$0")/../../harness/agent/agent.h")
+check "agent --version names the protocol ($PROTO, harness/agent/agent.h)" \
 	bash -c "'$HARNESS' agent --version | grep -Eq '^harness-agent $PROTO '"
 
 # --- the schedule split, on 127.0.0.1: the shares' intended send times are

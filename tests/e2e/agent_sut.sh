@@ -198,7 +198,7 @@ sleep 0.5
 kill -9 "$hp"; wait "$hp" 2>/dev/null
 check "coordinator SIGKILLed during the health wait: nothing left there within 5 s" test -z "$(ns_left s)"
 
-# --- arms not being measured do not run (harness/runner_freeze.c): the
+# --- arms not being measured do not run (harness/runner/runner_freeze.c): the
 # agent protocol has no freeze, so an idle arm on another host is measured
 # there (its own accounting window) and idle_arms_quiet rejects a window
 # in which it ran. b is the same server with two spinners (testsrv

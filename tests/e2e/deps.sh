@@ -3,7 +3,7 @@
 # The structure drawn from the code's own #include lines and calls has no
 # cycles, and no .c file declares a function another file defines.
 #
-# Two graphs, both over harness/ and gates/:
+# Two graphs, both over harness/<layer>/ and gates/:
 #   - modules, from #include lines: a module is the file name up to its
 #     first '_' (account_cgroup2.c and account_backend.h are module
 #     `account`; every cmd_*.c is `cmd`); gates/*.c and gate.h are module
@@ -41,9 +41,13 @@ def module(path):
         return 'gate'
     return base.split('_')[0]
 
-srcs = [os.path.join(d, f) for d in ('harness', 'gates')
+# harness/<layer>/*.[ch] (included as "<layer>/x.h" under -Iharness) and gates/*.c
+dirs = ['harness/' + d for d in sorted(os.listdir(os.path.join(root, 'harness')))
+        if os.path.isdir(os.path.join(root, 'harness', d))] + ['gates']
+srcs = [os.path.join(d, f) for d in dirs
         for f in sorted(os.listdir(os.path.join(root, d))) if f.endswith(('.c', '.h'))]
-hdr = {os.path.basename(s): s for s in srcs if s.endswith('.h')}
+hdr = {os.path.relpath(s, 'harness'): s for s in srcs
+       if s.endswith('.h') and s.startswith('harness/')}
 
 mods = collections.defaultdict(set)
 for s in srcs:
@@ -173,20 +177,20 @@ else:
     print('ok - deps: no file over %d lines but the known (%d files; longest other %d'
           ' lines, %s)' % (FILE_LIMIT, len(sizes), rest[0][0], rest[0][1]))
 
-# sqlite lives in the store (issue 16): outside harness/store*.c and
-# store_sql.h no file includes sqlite3.h or store_sql.h or names a sqlite3
+# sqlite lives in the store (issue 16): outside harness/store/ (store*.c and
+# store_sql.h) no file includes sqlite3.h or store_sql.h or names a sqlite3
 # function, so every column is read by name through the column lists.
 leaks = []
 for s in srcs:
     if os.path.basename(s).startswith('store') and os.path.basename(s) != 'store.h':
         continue
     for no, line in enumerate(open(os.path.join(root, s)), 1):
-        if re.search(r'#\s*include\s*[<"](sqlite3|store_sql)\.h[>"]|\bsqlite3_\w+\s*\(', line):
+        if re.search(r'#\s*include\s*[<"](?:store/)?(sqlite3|store_sql)\.h[>"]|\bsqlite3_\w+\s*\(', line):
             leaks.append('%s:%d' % (s, no))
 if leaks:
     print('not ok - deps: sqlite outside the store: ' + ' '.join(leaks))
 else:
-    print('ok - deps: no sqlite3.h, store_sql.h or sqlite3_ call outside harness/store*')
+    print('ok - deps: no sqlite3.h, store_sql.h or sqlite3_ call outside harness/store/')
 
 # One place for test hooks, one rung (issue 26): no file but testhook.c
 # reads a HARNESS_TEST_* variable (read once at start, listed in

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Arms not being measured do not run (docs/DESIGN.md; harness/runner_freeze.c,
+# Arms not being measured do not run (docs/DESIGN.md; harness/runner/runner_freeze.c,
 # gates/idle_arms_quiet.c). Two neighbours of `base` are testsrv --spin-idle 2:
 # two children each that leave the process group, outlive the server and
 # burn a core each whenever their server gets no request (so

@@ -7,7 +7,7 @@
 # ran out is named short. The helpers answer in a known 2 ms. The
 # rejections are the generator gate's own (a validity gate): the test
 # hook HARNESS_TEST_STALL_GENERATOR
-# (harness/runner_testhook.c) stops the load generator for 500 ms in
+# (harness/runner/runner_testhook.c) stops the load generator for 500 ms in
 # chosen windows, half way through their schedule (the measured second's
 # start), so their lateness p99 is about 490 ms against the gate's 250 ms
 # (a loaded host's own stalls reach 10-120 ms). The counts below are exact:

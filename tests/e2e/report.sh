@@ -95,7 +95,7 @@ cmp_num "evloop knee below 4000" "$kev" "<" 4000
 cmp_num "threads knee above 1000" "$kth" ">" 1000
 cmp_num "threads knee below 2000" "$kth" "<" 2000
 # 2 ladder reps < confirm.reps 4, but the confirm windows at the bracketing
-# rungs count (harness/knee.h): 5 valid windows at 2000 and at 4000.
+# rungs count (harness/model/knee.h): 5 valid windows at 2000 and at 4000.
 if [ "$(jq '.impls[0].knee.inferential' "$J")" = true ]; then ok "knee interval inferential (ladder + confirm windows >= confirm.reps 4)"
 else fail "knee interval inferential with the confirm windows"; fi
 cmp_num "promise table: 6 confirm rows" "$(jq '.promise | length' "$J")" "==" 6

@@ -18,7 +18,7 @@
 #
 # Claim: in every pair where neither run saw a host stall, |p99 two agents
 # - p99 one host| <= 2% of the one-host p99 + 1 ms. Each p99 read from a
-# histogram is within 1% of its true value (harness/hist.h), so two
+# histogram is within 1% of its true value (harness/base/hist.h), so two
 # readings of one true value differ by up to 2% (102.236 and 104.333 ms
 # are two buckets apart); the 1 ms is the slack: testsrv's 100 ms sleep
 # overshoots by its timer and the VM's scheduling (a few hundred us here),

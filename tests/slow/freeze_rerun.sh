@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 25's acceptance for "arms not being measured do not run"
-# (harness/runner_freeze.c): a pull request whose server leaves busy loops
+# (harness/runner/runner_freeze.c): a pull request whose server leaves busy loops
 # behind cannot make itself look faster. The branch `busy` is the same
 # server started with --spin-idle 2 (tests/helpers/testsrv.c: two children
 # that leave its process group and burn a core each whenever their server

@@ -19,11 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "account.h"
-#include "account_backend.h"
+#include "account/account.h"
+#include "account/account_backend.h"
 #include "t.h"
-#include "testhook.h"
-#include "util.h"
+#include "base/testhook.h"
+#include "base/util.h"
 
 static char helpers[1024];
 

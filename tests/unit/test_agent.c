@@ -7,14 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "agent_link.h"
-#include "frame.h"
-#include "hist.h"
-#include "load_wire.h"
-#include "rng.h"
+#include "agent/agent.h"
+#include "agent/agent_link.h"
+#include "base/frame.h"
+#include "base/hist.h"
+#include "load/load_wire.h"
+#include "base/rng.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST(frames_round_trip_and_eof)
 {

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bind.h"
-#include "spec.h"
+#include "sut/bind.h"
+#include "spec/spec.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 static const char minimal[] =
 	"version: 1\n"

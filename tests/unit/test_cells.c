@@ -7,11 +7,11 @@
  */
 #include <stdlib.h>
 
-#include "cells.h"
-#include "run_quality.h"
-#include "store_window.h"
+#include "model/cells.h"
+#include "model/run_quality.h"
+#include "store/store_window.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 static void win(struct window_row *w, int64_t id, const char *stage, const char *impl,
 		double rate, enum window_state state, enum window_status status,

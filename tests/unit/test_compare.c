@@ -6,10 +6,10 @@
  * hist.h), and the merged p99 of windows at v1 < v2 < v3 is v3.
  */
 #include "t.h"
-#include "compare.h"
-#include "hist.h"
-#include "store.h"
-#include "util.h"
+#include "report/compare.h"
+#include "base/hist.h"
+#include "store/store.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <sys/wait.h>

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cpuset.h"
+#include "sandbox/cpuset.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 static char *fmt(const char *list)
 {

@@ -1,5 +1,5 @@
 /* test_csv: the RFC 4180 reader behind `harness knee --windows`. */
-#include "csv.h"
+#include "base/csv.h"
 #include "t.h"
 
 TEST(parses_quotes_crlf_blank_lines)

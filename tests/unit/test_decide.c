@@ -1,7 +1,7 @@
 /* test_decide: the sequential rerun's rounds, margin and verdicts
- * (harness/decide.h) on fixtures whose answers are worked out by hand. */
-#include "decide.h"
-#include "stat.h"
+ * (harness/stat/decide.h) on fixtures whose answers are worked out by hand. */
+#include "stat/decide.h"
+#include "stat/stat.h"
 #include "t.h"
 
 #include <stdlib.h>

@@ -2,8 +2,8 @@
  * not_evaluable on inputs built by hand, with its statistic. */
 #include <stdlib.h>
 
-#include "gate.h"
-#include "util.h"
+#include "gate/gate.h"
+#include "base/util.h"
 #include "t.h"
 
 /* One gate's parameters (values[] filled by the test). */

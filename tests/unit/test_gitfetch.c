@@ -4,8 +4,8 @@
  * made with git.
  */
 #include "t.h"
-#include "gitfetch.h"
-#include "util.h"
+#include "base/gitfetch.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 

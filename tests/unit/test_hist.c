@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
-#include "rng.h"
+#include "base/hist.h"
+#include "base/rng.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

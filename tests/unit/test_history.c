@@ -3,9 +3,9 @@
  * inside the intervals, gaps, and the direction per metric. */
 #include <stdlib.h>
 
-#include "history.h"
+#include "report/history.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 static struct hval pt(double v, double half)
 {

@@ -2,8 +2,8 @@
  * test_hostfacts: the facts this host reports, and drift detection.
  */
 #include "t.h"
-#include "hostfacts.h"
-#include "util.h"
+#include "base/hostfacts.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <sys/utsname.h>

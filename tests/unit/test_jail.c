@@ -22,13 +22,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "jail.h"
-#include "netns.h"
-#include "portfwd.h"
-#include "sandbox.h"
-#include "sut_spawn.h"
+#include "sandbox/jail.h"
+#include "sandbox/netns.h"
+#include "sandbox/portfwd.h"
+#include "sandbox/sandbox.h"
+#include "sut/sut_spawn.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 static char tmpl[] = "/tmp/test_jail.XXXXXX";
 static char *root;

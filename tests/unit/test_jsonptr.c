@@ -2,7 +2,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "jsonptr.h"
+#include "base/jsonptr.h"
 #include "t.h"
 
 /* RFC 6901 section 5 document */

@@ -1,5 +1,5 @@
-/* test_judge: every branch of the window status rule (harness/judge.h). */
-#include "judge.h"
+/* test_judge: every branch of the window status rule (harness/gate/judge.h). */
+#include "gate/judge.h"
 #include "t.h"
 
 static struct judge_gate gates[32];

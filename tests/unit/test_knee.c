@@ -1,18 +1,18 @@
-/* test_knee: the knee rule of harness/knee.h on synthetic windows (every
+/* test_knee: the knee rule of harness/model/knee.h on synthetic windows (every
  * kind, failed windows, pooled evidence, the interval and its label) and
  * knee_run.h on a run database (the SLO percentile read from each window's
  * histogram). */
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "hist.h"
-#include "knee.h"
-#include "knee_run.h"
-#include "plan.h"
-#include "rng.h"
-#include "spec.h"
-#include "stat.h"
-#include "util.h"
+#include "base/hist.h"
+#include "model/knee.h"
+#include "model/knee_run.h"
+#include "runner/plan.h"
+#include "base/rng.h"
+#include "spec/spec.h"
+#include "stat/stat.h"
+#include "base/util.h"
 #include "t.h"
 
 static struct knee_window win[512];

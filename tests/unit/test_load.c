@@ -9,10 +9,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "load.h"
-#include "load_internal.h"
+#include "load/load.h"
+#include "load/load_internal.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST(url_parse)
 {

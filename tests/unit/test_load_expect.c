@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "load_internal.h"
+#include "load/load_internal.h"
 #include "t.h"
 
 static char why[96];

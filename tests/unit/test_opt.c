@@ -1,7 +1,7 @@
 /* test_opt: the option-table parser every subcommand shares (opt.h). */
-#include "opt.h"
+#include "base/opt.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 static int flag, called;
 static const char *str;

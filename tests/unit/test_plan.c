@@ -1,8 +1,8 @@
 /* Unit tests of plan: Williams designs are balanced; orders are seeded. */
 #include <stdlib.h>
 
-#include "plan.h"
-#include "spec.h"
+#include "runner/plan.h"
+#include "spec/spec.h"
 #include "t.h"
 
 /* Every arm appears in every position equally often, and every ordered

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "preflight_diff.h"
+#include "runner/preflight_diff.h"
 #include "t.h"
 
 static struct preflight_answer ans(long status, const char *ctype, const char *body)

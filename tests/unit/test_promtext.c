@@ -7,9 +7,9 @@
  */
 #include <stdlib.h>
 
-#include "promtext.h"
+#include "base/promtext.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 static int load(const char *name, struct promtext *p)
 {

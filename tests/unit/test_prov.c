@@ -3,8 +3,8 @@
  * with libgit2 in a temporary directory (no git binary needed).
  */
 #include "t.h"
-#include "prov.h"
-#include "util.h"
+#include "base/prov.h"
+#include "base/util.h"
 
 #include <git2.h>
 #include <ftw.h>

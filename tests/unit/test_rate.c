@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rate.h"
+#include "base/rate.h"
 #include "t.h"
 
 static double reprint(double v, const char *fmt)

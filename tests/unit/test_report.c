@@ -13,8 +13,8 @@
 
 #include "t.h"
 #include "../fixtures/report_fixture.h"
-#include "report.h"
-#include "stat.h"
+#include "report/report.h"
+#include "stat/stat.h"
 
 static char tmpdir[] = "/tmp/test_report.XXXXXX";
 
@@ -259,7 +259,7 @@ TEST(fixture_knees_promise_verdicts)
 	CHECK(r.impls[1].has_knee && r.impls[1].knee.crossed);
 	CHECK(r.impls[1].knee.knee_rps > 1000 && r.impls[1].knee.knee_rps < 2000);
 	/* Ladder rungs hold 2 (or 1) windows < confirm.reps 4, but the
-	 * confirm windows at the bracketing rungs count too (harness/knee.h):
+	 * confirm windows at the bracketing rungs count too (harness/model/knee.h):
 	 * 2000 and 4000 hold 5 valid windows each. */
 	CHECK(r.impls[0].has_knee_ci && r.impls[0].knee_ci.inferential);
 	CHECK(r.min_reps == 4 && r.nboot == 2000);

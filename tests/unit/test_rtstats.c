@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rtstats.h"
+#include "sut/rtstats.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 static char helpers[1024];
 

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "run_quality.h"
+#include "model/run_quality.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST(counts_top_and_load)
 {

@@ -3,8 +3,8 @@
  * needs root; as another user those checks are skipped (said so on stdout).
  */
 #include "t.h"
-#include "sandbox.h"
-#include "util.h"
+#include "sandbox/sandbox.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -10,9 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "scratch.h"
+#include "sandbox/scratch.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 /* 1 once path is gone, within 5 s (the janitor runs on a loaded host). */
 static int gone_within_5s(const char *path)

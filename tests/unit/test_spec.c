@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gate.h"
-#include "spec.h"
-#include "spec_internal.h"
+#include "gate/gate.h"
+#include "spec/spec.h"
+#include "spec/spec_internal.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 #define VALID "tests/specs/valid/"
 

@@ -2,8 +2,8 @@
  * difference intervals against published or hand-computed values. */
 #include <stdlib.h>
 
-#include "hist.h"
-#include "stat.h"
+#include "base/hist.h"
+#include "stat/stat.h"
 #include "t.h"
 
 /*

@@ -4,7 +4,7 @@
  * values. */
 #include <stdlib.h>
 
-#include "stat.h"
+#include "stat/stat.h"
 #include "t.h"
 
 /* P(T* >= T) by brute force over every sign pattern of the ranks (no

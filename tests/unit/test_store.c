@@ -7,14 +7,14 @@
  * no run, or a stored spec of zero bytes, is an error, never "no rows".
  */
 #include "t.h"
-#include "evidence.h"
-#include "evidence_load.h"
-#include "store.h"
-#include "store_run.h"
-#include "store_seq.h"
-#include "store_sql.h"
-#include "store_window.h"
-#include "util.h"
+#include "model/evidence.h"
+#include "model/evidence_load.h"
+#include "store/store.h"
+#include "store/store_run.h"
+#include "store/store_seq.h"
+#include "store/store_sql.h"
+#include "store/store_window.h"
+#include "base/util.h"
 
 #include <stddef.h>
 #include <stdlib.h>

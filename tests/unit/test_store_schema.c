@@ -1,12 +1,12 @@
 /* test_store_schema: migrations carry an old run database forward; the
  * gate classes' migration (version 3) reclassifies exactly the windows
- * harness/judge.h would call failed and records one event per run. */
+ * harness/gate/judge.h would call failed and records one event per run. */
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "store.h"
-#include "store_sql.h"
-#include "util.h"
+#include "store/store.h"
+#include "store/store_sql.h"
+#include "base/util.h"
 #include "t.h"
 
 static const char *const windows[][3] = {

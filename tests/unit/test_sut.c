@@ -13,11 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "account.h"
-#include "jail.h"
-#include "sut.h"
+#include "account/account.h"
+#include "sandbox/jail.h"
+#include "sut/sut.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 static char helpers[1024], work[256], logs[300];
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sut_wire.h"
+#include "sut/sut_wire.h"
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST(start_round_trip)
 {

@@ -1,6 +1,6 @@
 /* Unit tests of util: sha-256 against FIPS 180-4 examples, sbuf, parsing. */
 #include "t.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST(sha256_known_vectors)
 {

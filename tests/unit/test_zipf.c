@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load_pool.h"
+#include "load/load_pool.h"
 #include "t.h"
-#include "zipf.h"
+#include "load/zipf.h"
 
 /* The exact probability of rank k: k^-s / sum_{i<=n} i^-s (O(n)). */
 static double zipf_pmf_slow(uint64_t n, double s, uint64_t k)

@@ -1,0 +1,135 @@
+/*
+ * account_backend: what account_base.c gives the three backends
+ * (account_cgroup2.c, account_cgroup1.c, account_procfs.c). Not for other
+ * modules: they use account.h.
+ */
+#ifndef HARNESS_ACCOUNT_BACKEND_H
+#define HARNESS_ACCOUNT_BACKEND_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "account/account.h"
+
+/* Cumulative counters at one instant; a window is the difference of two. */
+struct acct_counters {
+	double cpu_s, user_s, system_s;
+	int has_throttle;
+	uint64_t nr_throttled, throttled_usec;
+	int has_oom;
+	uint64_t oom, oom_kill;
+	int has_majfault;
+	uint64_t pgmajfault;
+};
+
+enum acct_peak { ACCT_PEAK_NONE, ACCT_PEAK_LIFETIME, ACCT_PEAK_WINDOW };
+
+struct account_ops {
+	enum acct_backend backend;
+	/* All quiet (no messages): -1 when the counters cannot be read. */
+	int (*counters)(struct account *a, struct acct_counters *c);
+	/* Called by the sampler thread: anon bytes and cumulative cpu_s. */
+	int (*sample)(struct account *a, uint64_t *anon, double *cpu_s);
+	/* Reset the peak for a new window; says what the read will mean. */
+	enum acct_peak (*peak_begin)(struct account *a);
+	int (*peak_read)(struct account *a, uint64_t *peak);
+	int (*nprocs)(struct account *a);
+	int (*kill_all)(struct account *a, double timeout_s);
+	int (*signal_all)(struct account *a, int sig);  /* count signalled */
+	void (*release)(struct account *a);   /* frees priv only */
+};
+
+#define ACCT_MAX_DIRS 8
+
+struct account {
+	const struct account_ops *ops;
+	int sample_ms;
+	int owned;                      /* created here: rmdir the dirs at free */
+	char *dirs[ACCT_MAX_DIRS];      /* removal order: as listed */
+	size_t ndirs;
+	int place_fds[ACCT_MAX_DIRS];   /* cgroup.procs, O_WRONLY|O_CLOEXEC */
+	size_t nplace;
+	char *procs_path, *kill_path;
+	/* the freezer (account_freeze.c): v2 <dir>/cgroup.freeze, v1 the
+	 * freezer hierarchy's <dir>/freezer.state; NULL: none */
+	char *freeze_path;
+	int freeze_v1;
+	int frozen;                     /* frozen by account_freeze */
+	int has_cpuset;
+	pid_t root;
+	void *priv;
+
+	/* the window in progress */
+	int in_window;
+	struct acct_counters begin;
+	enum acct_peak peak;
+	uint64_t t0;
+	double cpu0;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;
+	struct account_sample *samples;
+	size_t nsamples, alloc;
+	double sampler_cpu_s;
+};
+
+struct account *acct_new(const struct account_ops *ops, int sample_ms);
+/* The freezer (account_freeze.c) made simple: thaw what account_freeze
+ * froze (0; -1 when the write failed; no-op when not frozen), and the
+ * text that thaws it ("THAWED" v1, "0" v2). */
+int acct_thaw(struct account *a);
+const char *acct_thaw_text(const struct account *a);
+/* Register an owned directory and (optionally) open its cgroup.procs for
+ * placing children. */
+int acct_add_dir(struct account *a, const char *dir, int place);
+
+/* Quiet file helpers: read up to size-1 bytes of dir/file (NUL-terminated;
+ * -1 on error), write a string (0 or -errno). dir may be NULL (file is a
+ * full path). */
+ssize_t acct_read(const char *dir, const char *file, char *buf, size_t size);
+int acct_write(const char *dir, const char *file, const char *s);
+/* In "key value\n" text, the value of key; -1 when absent. */
+int acct_kv(const char *text, const char *key, uint64_t *out);
+/* First number in the text; -1 when none. */
+int acct_u64(const char *text, uint64_t *out);
+
+/* The directory name for a new cgroup: "h<pid>_<starttime>_<label>". */
+char *acct_owned_name(const char *label);
+/* Create parent/name (mode 0755); the full path is returned. */
+char *acct_mkdir(const char *parent, const char *name);
+/* Start time (clock ticks since boot) of pid, 0 when it does not exist. */
+uint64_t acct_pid_starttime(pid_t pid);
+/* SIGKILL every pid listed in the cgroup.procs at path until it is empty
+ * or timeout_s passed: 0 when empty. */
+int acct_kill_procs(const char *procs_path, double timeout_s);
+int acct_count_procs(const char *procs_path);
+/* Send sig to every pid listed in the cgroup.procs at path; the count. */
+int acct_signal_procs(const char *procs_path, int sig);
+/* Reap the dead owners' cgroups under parent (a "harness" directory):
+ * kill_file is "cgroup.kill" (v2) or NULL. Returns the count. */
+int acct_reap_parent(const char *parent, const char *kill_file, const char *what);
+
+/* Mount point of a cgroup hierarchy: fstype "cgroup2" (opt NULL) or
+ * "cgroup" with controller opt among its super options. malloc'd or NULL. */
+char *acct_find_mount(const char *fstype, const char *opt);
+
+/* Backends. */
+int acct_cgroup2_usable(void);
+struct account *acct_cgroup2_create(const char *label, const struct account_limits *lim,
+				    int sample_ms);
+struct account *acct_cgroup2_open(const char *dir, int sample_ms);
+int acct_cgroup2_reap(void);
+
+int acct_cgroup1_usable(void);
+struct account *acct_cgroup1_create(const char *label, const struct account_limits *lim,
+				    int sample_ms);
+struct account *acct_cgroup1_open(const char *cpuacct, const char *memory, const char *cpu,
+				  int sample_ms);
+int acct_cgroup1_reap(void);
+
+struct account *acct_procfs_create(int sample_ms);
+
+#endif

@@ -1,0 +1,680 @@
+/* cmd_audit: `harness audit RUN`: every rejected window, why, and whether
+ * the stored verdicts still follow from the stored data. */
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/audit.h"
+#include "cmd/cmd.h"
+#include "base/jout.h"
+#include "gate/gate.h"
+#include "gate/judge.h"
+#include "spec/spec.h"
+#include "stat/stat.h"
+#include "store/store.h"
+#include "store/store_run.h"
+#include "store/store_window.h"
+#include "base/util.h"
+
+struct opts {
+	const char *impl, *gate;
+	int64_t window;
+	int recheck, json;
+};
+
+/* The run as audit reads it: its done windows and every gate result. */
+struct audit_data {
+	struct window_rows wins;     /* done windows, by id */
+	struct gate_rows gates;      /* by window, then as stored */
+};
+
+static int audit_data_load(struct store *st, const char *run_id, struct audit_data *d)
+{
+	struct window_query q = { .done_only = 1 };
+
+	d->gates.v = NULL;
+	d->gates.n = 0;
+	return store_windows_load(st, run_id, &q, &d->wins) ||
+	       store_gates_load(st, run_id, -1, &d->gates) ? -1 : 0;
+}
+
+static void audit_data_release(struct audit_data *d)
+{
+	window_rows_release(&d->wins);
+	gate_rows_release(&d->gates);
+}
+
+static const struct window_row *window_of(const struct audit_data *d, int64_t id)
+{
+	size_t lo = 0, hi = d->wins.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->wins.v[mid].id == id)
+			return &d->wins.v[mid];
+		if (d->wins.v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static const char *str(const char *s)
+{
+	return s ? s : "";
+}
+
+/* ------------------------------------------------------------ the table */
+
+/* One row of a table: a key (impl; or gate, phase, impl) and its counts. */
+struct tally {
+	const char *gate, *phase, *impl;
+	long n, rejected, failed;
+};
+
+static struct tally *tally_find(struct tally **v, size_t *n, size_t *alloc, const char *gate,
+				const char *phase, const char *impl)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*v)[i].gate, gate) && !strcmp((*v)[i].phase, phase) &&
+		    !strcmp((*v)[i].impl, impl))
+			return &(*v)[i];
+	XGROW(*v, *alloc, *n + 1);
+	memset(&(*v)[*n], 0, sizeof(**v));
+	(*v)[*n].gate = gate;
+	(*v)[*n].phase = phase;
+	(*v)[*n].impl = impl;
+	return &(*v)[(*n)++];
+}
+
+/* Order: phase descending (window before warmup), gate, impl. */
+static int tally_cmp(const void *a, const void *b)
+{
+	const struct tally *x = a, *y = b;
+	int c = strcmp(y->phase, x->phase);
+
+	if (!c)
+		c = strcmp(x->gate, y->gate);
+	return c ? c : strcmp(x->impl, y->impl);
+}
+
+static void impl_table(const struct audit_data *d, json_t *j, struct sbuf *out)
+{
+	struct tally *v = NULL;
+	json_t *arr = j ? json_array() : NULL;
+	size_t n = 0, alloc = 0, i;
+
+	for (i = 0; i < d->wins.n; i++) {
+		const struct window_row *w = &d->wins.v[i];
+		struct tally *t = tally_find(&v, &n, &alloc, "", "", str(w->impl));
+
+		t->n++;
+		t->rejected += w->status == WINDOW_REJECTED;
+		t->failed += w->status == WINDOW_FAILED;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), tally_cmp);
+	if (!j)
+		sbuf_adds(out, "rejections per implementation:\n");
+	for (i = 0; i < n; i++) {
+		if (j) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "impl", jout_str(v[i].impl));
+			json_object_set_new(o, "windows", json_integer(v[i].n));
+			json_object_set_new(o, "rejected", json_integer(v[i].rejected));
+			json_object_set_new(o, "failed", json_integer(v[i].failed));
+			json_array_append_new(arr, o);
+		} else {
+			sbuf_addf(out, "  %-20s %4ld of %4ld windows rejected (%.0f%%), %ld failed (%.0f%%)\n",
+				  v[i].impl, v[i].rejected, v[i].n,
+				  v[i].n ? 100.0 * v[i].rejected / v[i].n : 0, v[i].failed,
+				  v[i].n ? 100.0 * v[i].failed / v[i].n : 0);
+		}
+	}
+	if (j)
+		json_object_set_new(j, "implementations", arr);
+	free(v);
+}
+
+/* Totals per implementation, then failures per enforced gate. A window
+ * rejected by several gates counts once under each. */
+static void rejection_table(const struct audit_data *d, json_t *j, struct sbuf *out)
+{
+	struct tally *v = NULL;
+	json_t *arr = j ? json_array() : NULL;
+	size_t n = 0, alloc = 0, i;
+
+	impl_table(d, j, out);
+	for (i = 0; i < d->gates.n; i++) {
+		const struct gate_row *g = &d->gates.v[i];
+		const struct window_row *w = window_of(d, g->window_id);
+
+		if (!w || !g->enforced || !strcmp(str(g->status), "pass"))
+			continue;
+		tally_find(&v, &n, &alloc, str(g->gate), str(g->phase), str(w->impl))->n++;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), tally_cmp);
+	if (!j)
+		sbuf_adds(out, "failing gates (per implementation):\n");
+	for (i = 0; i < n; i++) {
+		if (j) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "gate", jout_str(v[i].gate));
+			json_object_set_new(o, "phase", jout_str(v[i].phase));
+			json_object_set_new(o, "impl", jout_str(v[i].impl));
+			json_object_set_new(o, "windows", json_integer(v[i].n));
+			json_array_append_new(arr, o);
+		} else {
+			sbuf_addf(out, "  %-22s %-7s %-20s %4ld\n", v[i].gate, v[i].phase, v[i].impl,
+				  v[i].n);
+		}
+	}
+	if (!j && !n)
+		sbuf_adds(out, "  (none)\n");
+	if (j)
+		json_object_set_new(j, "by_gate", arr);
+	free(v);
+}
+
+/* --------------------------------------------------------- the windows */
+
+/* Gate rows of one window, phase descending (window first), then gate. */
+static int gate_cmp(const void *a, const void *b)
+{
+	const struct gate_row *x = *(const struct gate_row *const *)a;
+	const struct gate_row *y = *(const struct gate_row *const *)b;
+	int c = strcmp(str(y->phase), str(x->phase));
+
+	return c ? c : strcmp(str(x->gate), str(y->gate));
+}
+
+static void gate_line(const struct gate_row *g, json_t *arr, struct sbuf *out)
+{
+	if (arr) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "phase", jout_str(str(g->phase)));
+		json_object_set_new(o, "gate", jout_str(str(g->gate)));
+		json_object_set_new(o, "status", jout_str(str(g->status)));
+		json_object_set_new(o, "enforced", json_boolean(g->enforced));
+		json_object_set_new(o, "stat_name", jout_str(str(g->stat_name)));
+		json_object_set_new(o, "statistic", jout_num(g->statistic));
+		json_object_set_new(o, "threshold", jout_num(g->threshold));
+		json_object_set_new(o, "evidence", jout_str(str(g->evidence)));
+		json_array_append_new(arr, o);
+	} else {
+		sbuf_addf(out, "    %-7s %-20s %-13s%s %s = %.6g, threshold %.6g: %s\n",
+			  str(g->phase), str(g->gate), str(g->status),
+			  g->enforced ? "" : " (recorded only)",
+			  g->stat_name ? g->stat_name : "-", g->statistic, g->threshold,
+			  str(g->evidence));
+	}
+}
+
+static void gate_lines(const struct audit_data *d, int64_t wid, int all, json_t *arr,
+		       struct sbuf *out)
+{
+	const struct gate_row **v = xcalloc(d->gates.n + 1, sizeof(*v));
+	size_t i, n = 0;
+
+	for (i = 0; i < d->gates.n; i++)
+		if (d->gates.v[i].window_id == wid &&
+		    (all || strcmp(str(d->gates.v[i].status), "pass")))
+			v[n++] = &d->gates.v[i];
+	qsort(v, n, sizeof(*v), gate_cmp);
+	for (i = 0; i < n; i++)
+		gate_line(v[i], arr, out);
+	free(v);
+}
+
+/* Did an enforced or recorded gate called `gate` not pass in window wid? */
+static int gate_failed(const struct audit_data *d, int64_t wid, const char *gate)
+{
+	size_t i;
+
+	for (i = 0; i < d->gates.n; i++)
+		if (d->gates.v[i].window_id == wid && !strcmp(str(d->gates.v[i].gate), gate) &&
+		    strcmp(str(d->gates.v[i].status), "pass"))
+			return 1;
+	return 0;
+}
+
+static void sparkline(const double *v, size_t n, struct sbuf *out)
+{
+	static const char *const bars[] = { "\u2581", "\u2582", "\u2583", "\u2584",
+					    "\u2585", "\u2586", "\u2587", "\u2588" };
+	double lo = INFINITY, hi = -INFINITY;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(v[i])) {
+			lo = v[i] < lo ? v[i] : lo;
+			hi = v[i] > hi ? v[i] : hi;
+		}
+	for (i = 0; i < n; i++) {
+		int k;
+		if (isnan(v[i])) {
+			sbuf_adds(out, " ");
+			continue;
+		}
+		k = hi > lo ? (int)((v[i] - lo) / (hi - lo) * 7.999) : 0;
+		sbuf_adds(out, bars[k]);
+	}
+	sbuf_addf(out, "  (%.3g .. %.3g ms)", lo, hi);
+}
+
+/* The window's drain row (docs/DESIGN.md "The drain"): what ended after
+ * its last measured second, in its totals but in no second of the series. */
+static void window_drain(const struct window_second *d, json_t *js, struct sbuf *out)
+{
+	if (js) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "due", json_integer(d->due));
+		json_object_set_new(o, "completed", json_integer(d->completed));
+		json_object_set_new(o, "errors", json_integer(d->errors));
+		json_object_set_new(o, "dropped", json_integer(d->dropped));
+		json_object_set_new(o, "p99_ms", jout_num(d->p99_ms));
+		json_object_set_new(js, "drain", o);
+		return;
+	}
+	sbuf_addf(out, "  drain    after the last measured second: %lld completed, %lld errors,"
+		       " %lld dropped, %lld made due", (long long)d->completed,
+		  (long long)d->errors, (long long)d->dropped, (long long)d->due);
+	if (d->completed)
+		sbuf_addf(out, "; p99 %.3f ms", d->p99_ms);
+	sbuf_adds(out, " (in the window's totals)\n");
+}
+
+static int window_series(struct store *st, int64_t wid, json_t *js, struct sbuf *out)
+{
+	const char *phases[] = { "warmup", "discard", "measured" };
+	struct window_seconds secs;
+	double *v[3] = { NULL, NULL, NULL };
+	size_t n[3] = { 0, 0, 0 }, a[3] = { 0, 0, 0 }, k, j;
+
+	if (store_seconds_load(st, NULL, wid, NULL, 0, &secs))
+		return -1;
+	for (j = 0; j < secs.n; j++)
+		for (k = 0; k < 3; k++)
+			if (!strcmp(str(secs.v[j].phase), phases[k])) {
+				XGROW(v[k], a[k], n[k] + 1);
+				v[k][n[k]++] = secs.v[j].p99_ms;
+			}
+
+	for (k = 0; k < 3; k++) {
+		struct mk_result mk;
+		double *t = xcalloc(n[k] + 1, sizeof(*t)), slope;
+		size_t i;
+
+		for (i = 0; i < n[k]; i++)
+			t[i] = (double)i;
+		slope = stat_theil_sen(t, v[k], n[k]) * 60.0;
+		if (stat_mann_kendall(v[k], n[k], &mk))
+			mk.p = mk.z = mk.s = NAN;
+		if (js) {
+			json_t *o = json_object(), *a = json_array();
+
+			for (i = 0; i < n[k]; i++)
+				json_array_append_new(a, jout_num(v[k][i]));
+			json_object_set_new(o, "p99_ms", a);
+			json_object_set_new(o, "mk_s", json_real(isnan(mk.s) ? 0 : mk.s));
+			json_object_set_new(o, "mk_z", json_real(isnan(mk.z) ? 0 : mk.z));
+			json_object_set_new(o, "mk_p", json_real(isnan(mk.p) ? 1 : mk.p));
+			json_object_set_new(o, "sen_slope_ms_per_min",
+					    json_real(isfinite(slope) ? slope : 0));
+			json_object_set_new(js, phases[k], o);
+		} else if (n[k]) {
+			sbuf_addf(out, "  %-8s p99/s ", phases[k]);
+			sparkline(v[k], n[k], out);
+			if (isnan(mk.p))
+				sbuf_addf(out, "\n           %zu s: too few seconds for Mann-Kendall (needs 3)\n",
+					  n[k]);
+			else
+				sbuf_addf(out, "\n           Mann-Kendall S = %.0f, Z = %.3f, p(up) = %.4f;"
+					       " Theil-Sen slope %.3f ms/min; %zu s\n",
+					  mk.s, mk.z, mk.p, slope, n[k]);
+		}
+		free(t);
+		free(v[k]);
+	}
+	for (j = 0; j < secs.n; j++)
+		if (!strcmp(str(secs.v[j].phase), "drain"))
+			window_drain(&secs.v[j], js, out);
+	window_seconds_release(&secs);
+	return 0;
+}
+
+/* The body's first bytes, printable, for a terminal. */
+static void body_text(const struct store_blob *b, struct sbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < b->len; i++)
+		sbuf_addf(out, "%c", b->p[i] >= 0x20 && b->p[i] < 0x7f ? b->p[i] : '.');
+}
+
+/* The window's unexpected-response samples (what came back). */
+static int window_samples(struct store *st, int64_t wid, json_t *arr, struct sbuf *out)
+{
+	struct unexpected_rows u;
+	size_t i;
+
+	if (store_unexpected_load(st, wid, &u))
+		return -1;
+	if (!arr && u.n)
+		sbuf_adds(out, "  unexpected responses (first of each phase):\n");
+	for (i = 0; i < u.n; i++) {
+		const struct unexpected_row *r = &u.v[i];
+		struct sbuf body = SBUF_INIT;
+
+		body_text(&r->body, &body);
+		if (arr) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "phase", jout_str(str(r->phase)));
+			json_object_set_new(o, "request", jout_str(str(r->name)));
+			json_object_set_new(o, "status", json_integer(r->status));
+			json_object_set_new(o, "why", jout_str(str(r->why)));
+			json_object_set_new(o, "body", jout_str(body.buf));
+			json_array_append_new(arr, o);
+		} else {
+			sbuf_addf(out, "    %-8s %s: %s", str(r->phase), str(r->name), str(r->why));
+			if (body.len)
+				sbuf_addf(out, "; body: %s", body.buf);
+			sbuf_adds(out, "\n");
+		}
+		sbuf_release(&body);
+	}
+	unexpected_rows_release(&u);
+	return 0;
+}
+
+/* The resets run before the window: into arr (JSON), or as text lines
+ * (all: every one; else only the failed). */
+static int window_resets(struct store *st, int64_t wid, int all, json_t *arr, struct sbuf *out)
+{
+	struct window_reset_rows r;
+	size_t i;
+
+	if (store_window_resets_load(st, NULL, wid, &r))
+		return -1;
+	for (i = 0; i < r.n; i++) {
+		const struct window_reset_row *x = &r.v[i];
+
+		if (arr) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "kind", jout_str(str(x->kind)));
+			json_object_set_new(o, "name", jout_str(str(x->name)));
+			json_object_set_new(o, "duration_s", json_real(x->duration_s));
+			json_object_set_new(o, "exit_code", json_integer(x->exit_code));
+			json_object_set_new(o, "detail", x->detail ? jout_str(x->detail) : json_null());
+			json_array_append_new(arr, o);
+		} else if (all || x->exit_code) {
+			sbuf_addf(out, "    reset    %s %s: exit %d in %.2f s%s%s\n", str(x->kind),
+				  str(x->name), x->exit_code, x->duration_s, x->detail ? "; " : "",
+				  x->detail ? x->detail : "");
+		}
+	}
+	window_reset_rows_release(&r);
+	return 0;
+}
+
+static int listed(const struct audit_data *d, const struct window_row *w, const struct opts *o)
+{
+	if (o->impl && strcmp(str(w->impl), o->impl))
+		return 0;
+	if (o->window >= 0)
+		return w->id == o->window;
+	if (w->status == WINDOW_ACCEPTED)
+		return 0;
+	return !o->gate || gate_failed(d, w->id, o->gate);
+}
+
+static json_t *window_json(const struct window_row *w)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "window", json_integer(w->id));
+	json_object_set_new(o, "stage", jout_str(str(w->stage)));
+	json_object_set_new(o, "rung", json_integer(w->rung));
+	json_object_set_new(o, "block", json_integer(w->block));
+	json_object_set_new(o, "slot", json_integer(w->slot));
+	json_object_set_new(o, "impl", jout_str(str(w->impl)));
+	json_object_set_new(o, "rate", jout_num(w->rate));
+	json_object_set_new(o, "status", jout_str(window_status_name(w->status)));
+	json_object_set_new(o, "reasons", jout_str(str(w->reasons)));
+	return o;
+}
+
+/* The listed windows: into top's "windows" (JSON) or out (text). */
+static int list_windows(struct store *st, const struct audit_data *d, const struct opts *o,
+			json_t *top, struct sbuf *out)
+{
+	json_t *arr = top ? json_array() : NULL;
+	size_t i;
+	int n = 0;
+
+	if (top)
+		json_object_set_new(top, "windows", arr);
+	for (i = 0; i < d->wins.n; i++) {
+		const struct window_row *w = &d->wins.v[i];
+
+		if (!listed(d, w, o))
+			continue;
+		if (top) {
+			json_t *wo = window_json(w), *gates = json_array();
+
+			json_array_append_new(arr, wo);
+			gate_lines(d, w->id, o->window >= 0, gates, out);
+			json_object_set_new(wo, "gates", gates);
+			{
+				json_t *resets = json_array();
+
+				json_object_set_new(wo, "resets", resets);
+				if (window_resets(st, w->id, 1, resets, out))
+					return -1;
+			}
+			if (o->window >= 0) {
+				json_t *series = json_object(), *unexp = json_array();
+
+				json_object_set_new(wo, "series", series);
+				json_object_set_new(wo, "unexpected", unexp);
+				if (window_series(st, w->id, series, out) ||
+				    window_samples(st, w->id, unexp, out))
+					return -1;
+			}
+		} else {
+			sbuf_addf(out, "window %lld  %s rung %d block %d slot %d  %s at %.0f req/s:"
+				       " %s%s%s%s\n",
+				  (long long)w->id, str(w->stage), w->rung, w->block, w->slot,
+				  str(w->impl), w->rate, window_status_name(w->status),
+				  w->reasons ? " (" : "", str(w->reasons), w->reasons ? ")" : "");
+			gate_lines(d, w->id, o->window >= 0, NULL, out);
+			if (window_resets(st, w->id, o->window >= 0, NULL, out))
+				return -1;
+			if (o->window >= 0 && (window_series(st, w->id, NULL, out) ||
+						window_samples(st, w->id, NULL, out)))
+				return -1;
+		}
+		n++;
+	}
+	if (!top && !n)
+		sbuf_adds(out, o->window >= 0 ? "no such window in this run\n" : "no failed or rejected windows\n");
+	return n;
+}
+
+/* ------------------------------------------------------------------ cmd */
+
+/* ", N differ by a rule change ..." for a run judged by older rules. */
+static const char *rule_note(long n)
+{
+	static char buf[200];
+
+	snprintf(buf, sizeof(buf), "; %ld differ%s because the run was judged by the rules"
+		 " before the gate classes (error_rate now counts every unexpected"
+		 " response over requests due): rule changes, not drift", n, n == 1 ? "s" : "");
+	return buf;
+}
+
+/* The run's stored spec, parsed; NULL after an error naming the database
+ * or the spec. *legacy: the run was judged by rules older than JUDGE_RULES. */
+static struct spec *stored_spec(struct store *st, const char *run_id, int *legacy)
+{
+	struct run_record rec;
+	struct spec *spec = NULL;
+	const char *text;
+	size_t len;
+	char *dir;
+
+	if (run_record_load(st, run_id, &rec))
+		return NULL;
+	*legacy = rec.rules < JUDGE_RULES;
+	if (!run_record_spec(&rec, st->path, &text, &len)) {
+		dir = xstrdup(str(rec.spec_path));
+		spec = spec_parse(text, len, str(rec.spec_path), dirname(dir));
+		free(dir);
+	}
+	run_record_release(&rec);
+	return spec;
+}
+
+static struct opts o = { NULL, NULL, -1, 0, 0 };
+
+static int opt_window(const struct opt *opt, const char *v)
+{
+	long w;
+
+	if (parse_long(v, &w) || w < 0)
+		return error("audit: --window: '%s' is not a window id", v);
+	o.window = w;
+	return 0;
+}
+
+static const struct opt options[] = {
+	OPT_STRING(0, "impl", "I", &o.impl, "only windows of that implementation"),
+	OPT_STRING(0, "gate", "G", &o.gate, "only windows rejected or failed by that gate"),
+	OPT_CALLBACK("window", "W", opt_window,
+		     "one window: its gates and its per-second p99 series as a\n"
+		     "sparkline with the Mann-Kendall figures, its drain (what\n"
+		     "ended after its last second), and the first unexpected\n"
+		     "responses (request, status, why, body)"),
+	OPT_BOOL(0, "recheck", &o.recheck,
+		 "recompute every stored gate verdict and window status\n"
+		 "from the stored raw series; exit 1 if any differs"),
+	OPT_END(),
+};
+
+static int cmd_audit(struct cmd_ctx *c)
+{
+	struct sbuf out = SBUF_INIT, rep = SBUF_INIT;
+	struct store *st = &c->st;
+	const char *run_id = c->run_id.buf;
+	struct spec *spec = NULL;
+	struct audit_data d = { { NULL, 0 }, { NULL, 0 } };
+	int ret = EXIT_USAGE, mism = 0;
+	struct recheck_count count = { 0 };
+	json_t *top = NULL;
+
+	o.json = c->json;
+	if (o.gate && !gate_find(o.gate)) {
+		error("audit: --gate: no gate named '%s'", o.gate);
+		goto out;
+	}
+	if (audit_data_load(st, run_id, &d))
+		goto out;
+	if (o.window >= 0 && !window_of(&d, o.window)) {
+		error("audit: --window %lld: run %s has no finished window %lld",
+		      (long long)o.window, run_id, (long long)o.window);
+		goto out;
+	}
+	if (o.json) {
+		top = json_object();
+		json_object_set_new(top, "run", jout_str(run_id));
+		rejection_table(&d, top, &out);
+	} else {
+		sbuf_addf(&out, "run %s\n", run_id);
+		rejection_table(&d, NULL, &out);
+		sbuf_adds(&out, "\n");
+	}
+	if (list_windows(st, &d, &o, top, &out) < 0)
+		goto out;
+	ret = EXIT_OK;
+	if (o.recheck) {
+		json_t *details = o.json ? json_array() : NULL;
+
+		spec = stored_spec(st, run_id, &count.legacy);
+		if (!spec) {
+			json_decref(details);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		mism = audit_recheck(st, run_id, spec, o.window, details, &rep, &count);
+		if (mism < 0) {
+			json_decref(details);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		if (o.json) {
+			json_t *rc = json_object();
+
+			json_object_set_new(rc, "checked", json_integer(count.checked));
+			json_object_set_new(rc, "mismatches", json_integer(mism));
+			json_object_set_new(rc, "rule_changes", json_integer(count.rule_changes));
+			json_object_set_new(rc, "details", details);
+			json_object_set_new(top, "recheck", rc);
+		} else {
+			sbuf_addf(&out, "\nrecheck: %ld stored gate verdicts and window statuses"
+					" recomputed from the stored series, %d mismatch%s%s\n%s",
+				  count.checked, mism, mism == 1 ? "" : "es",
+				  count.rule_changes ? rule_note(count.rule_changes) : "", rep.buf);
+		}
+		if (mism)
+			ret = EXIT_NEGATIVE;
+	}
+	if (top) {
+		char *text = jout_dumps(top);
+
+		top = NULL;
+		fputs(text, stdout);
+		free(text);
+	} else {
+		fputs(out.buf, stdout);
+	}
+out:
+	json_decref(top);
+	if (spec)
+		spec_free(spec);
+	audit_data_release(&d);
+	sbuf_release(&out);
+	sbuf_release(&rep);
+	return ret;
+}
+
+const struct cmd_desc cmd_audit_desc = {
+	.name = "audit",
+	.summary = "rejected windows: gate, statistic, threshold, evidence",
+	.synopsis = "RUN [options]",
+	.about =
+	"Lists failed windows (a valid measurement above the SLO: an outcome gate\n"
+	"failed or the implementation exited) and rejected windows (void: a validity\n"
+	"gate failed), each with its gates' statistic, threshold and evidence, and a\n"
+	"table per gate per implementation (an asymmetric rejection rate shows at a\n"
+	"glance). RUN is a run id, a run directory, or `latest`.\n"
+	"Exit: 0, 1 when --recheck found a difference, 2 unknown run, gate or window.\n",
+	.opts = options,
+	.flags = CMD_RUN | CMD_JSON,
+	.min_args = 1,
+	.max_args = 1,
+	.fn = cmd_audit,
+};

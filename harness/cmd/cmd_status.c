@@ -1,0 +1,174 @@
+/* cmd_status: `harness status [RUN] [--json]`: one run's progress. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "base/jout.h"
+#include "base/runlock.h"
+#include "store/store.h"
+#include "store/store_run.h"
+#include "store/store_window.h"
+#include "base/util.h"
+
+struct counts {
+	long planned, done, accepted, rejected, running, failed;
+};
+
+/* Stage name and its counts, in the order the stages first appear. */
+struct stage_counts {
+	const char *stage;           /* borrowed from the window rows */
+	struct counts c;
+};
+
+static void count(struct counts *c, const struct window_row *w)
+{
+	c->planned++;
+	c->done += w->state == WINDOW_DONE;
+	c->running += w->state == WINDOW_RUNNING;
+	c->accepted += w->status == WINDOW_ACCEPTED;
+	c->failed += w->status == WINDOW_FAILED;
+	c->rejected += w->status == WINDOW_REJECTED;
+}
+
+/* Per stage (first-seen order) and total; returns the number of stages. */
+static size_t count_stages(const struct window_rows *wins, struct stage_counts *v,
+			   struct counts *total)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < wins->n; i++) {
+		const char *stage = wins->v[i].stage ? wins->v[i].stage : "";
+
+		for (k = 0; k < n && strcmp(v[k].stage, stage); k++)
+			;
+		if (k == n) {
+			v[n].stage = stage;
+			memset(&v[n].c, 0, sizeof(v[n].c));
+			n++;
+		}
+		count(&v[k].c, &wins->v[i]);
+		count(total, &wins->v[i]);
+	}
+	return n;
+}
+
+static json_t *counts_json(const struct counts *c, json_t *o)
+{
+	json_object_set_new(o, "planned", json_integer(c->planned));
+	json_object_set_new(o, "done", json_integer(c->done));
+	json_object_set_new(o, "accepted", json_integer(c->accepted));
+	json_object_set_new(o, "failed", json_integer(c->failed));
+	json_object_set_new(o, "rejected", json_integer(c->rejected));
+	return o;
+}
+
+static void print_counts(const char *name, const struct counts *c)
+{
+	printf("  %-8s planned %4ld  done %4ld  accepted %4ld  failed %4ld  rejected %4ld\n",
+	       name, c->planned, c->done, c->accepted, c->failed, c->rejected);
+}
+
+/* The first line of runs.preflight (its summary). */
+static const char *preflight_line(const char *text, struct sbuf *sb)
+{
+	sbuf_reset(sb);
+	if (text)
+		sbuf_add(sb, text, strcspn(text, "\n"));
+	return sb->buf ? sb->buf : "";
+}
+
+static int cmd_status(struct cmd_ctx *c)
+{
+	struct sbuf pf = SBUF_INIT;
+	struct run_record rec;
+	struct window_rows wins = { NULL, 0 };
+	struct stage_counts *stages = NULL;
+	struct counts total = { 0 };
+	int ret = EXIT_USAGE, finished;
+	const char *status, *failure;
+	char *why = NULL;
+	size_t k, nst;
+
+	run_record_init(&rec);
+	if (run_record_load(&c->st, c->run_id.buf, &rec) ||
+	    store_windows_load(&c->st, c->run_id.buf, NULL, &wins))
+		goto out;
+	/* a run stored running whose process died reads abandoned (runlock.h) */
+	status = runlock_status(c->run_dir.buf, rec.status ? rec.status : "", &why);
+	failure = why ? why : rec.failure;
+	finished = !strcmp(status, "finished");
+	stages = xcalloc(wins.n + 1, sizeof(*stages));
+	nst = count_stages(&wins, stages, &total);
+	if (c->json) {
+		json_t *o = json_object(), *st = json_object();
+
+		json_object_set_new(o, "run", jout_str(c->run_id.buf));
+		json_object_set_new(o, "status", jout_str(status));
+		json_object_set_new(o, "failure", jout_str(failure));
+		json_object_set_new(o, "finished", json_boolean(finished));
+		json_object_set_new(o, "exploratory", json_boolean(rec.exploratory > 0));
+		counts_json(&total, o);
+		json_object_set_new(o, "in_flight", json_integer(total.running));
+		for (k = 0; k < nst; k++)
+			json_object_set_new(st, stages[k].stage, counts_json(&stages[k].c,
+									     json_object()));
+		json_object_set_new(o, "stages", st);
+		if (rec.preflight_cases >= 0)
+			json_object_set_new(o, "preflight",
+					    json_pack("{s:i, s:i, s:s}", "cases", rec.preflight_cases,
+						      "passed", rec.preflight_passed, "summary",
+						      preflight_line(rec.preflight, &pf)));
+		else
+			json_object_set_new(o, "preflight", json_null());
+		if (jout_print(o, stdout)) {
+			ret = EXIT_ENV;
+			goto out;
+		}
+	} else {
+		printf("run %s: %s%s%s%s\n", c->run_id.buf, status, failure ? " (" : "",
+		       failure ? failure : "", failure ? ")" : "");
+		if (rec.preflight_cases >= 0)
+			printf("  pre-flight: %s\n", preflight_line(rec.preflight, &pf));
+		if (rec.exploratory > 0)
+			printf("EXPLORATORY: the spec had uncommitted changes\n");
+		for (k = 0; k < nst; k++)
+			print_counts(stages[k].stage, &stages[k].c);
+		print_counts("total", &total);
+	}
+	/* A script gating on `harness status` must never read an unfinished
+	 * or failed run as a success (README.md, exit codes). */
+	ret = finished && !failure ? EXIT_OK : EXIT_NEGATIVE;
+out:
+	free(why);
+	sbuf_release(&pf);
+	free(stages);
+	window_rows_release(&wins);
+	run_record_release(&rec);
+	return ret;
+}
+
+const struct cmd_desc cmd_status_desc = {
+	.name = "status",
+	.summary = "one run's progress (default: the latest run)",
+	.synopsis = "[RUN] [options]",
+	.about =
+	"RUN's status (default `latest`, the newest run; `harness runs` lists them\n"
+	"all), and per stage the windows planned so far, done, accepted, failed\n"
+	"(valid, above the SLO) and rejected (void).\n"
+	"--json prints {\"run\", \"status\", \"failure\", \"finished\", \"exploratory\",\n"
+	"\"planned\", \"done\", \"accepted\", \"failed\", \"rejected\", \"in_flight\",\n"
+	"\"preflight\", \"stages\": {...}}; \"preflight\" is {\"cases\", \"passed\",\n"
+	"\"summary\"} or null (none recorded). \"planned\" counts the windows the run has planned so far\n"
+	"(the ladder plans rung by rung and stops past the knees, so it grows until\n"
+	"the run ends). \"status\" is running, finished, failed, interrupted or\n"
+	"abandoned: stored running, but no process holds the run's lock (RUN/.lock):\n"
+	"the one running it died without saying so (kill -9, a reboot); \"failure\"\n"
+	"then says so, and `harness resume` continues it.\n"
+	"Exit: 0 only for a finished run; 1 for a run that failed, was interrupted,\n"
+	"has not finished, or finished with nothing usable in some stage; 2 unknown\n"
+	"run, no runs at all, or bad arguments.\n",
+	.flags = CMD_RUN | CMD_RUN_LATEST | CMD_JSON,
+	.max_args = 1,
+	.fn = cmd_status,
+};

@@ -1,9 +1,0 @@
-/* rate: one rung, one definition (rate.h says why this tolerance). */
-#include <math.h>
-
-#include "rate.h"
-
-int rate_same(double a, double b)
-{
-	return fabs(a - b) <= 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
-}

@@ -1,0 +1,134 @@
+/*
+ * compare_out_pooled: the pooled tests (struct cmp_pooled) in compare's
+ * formats: a Markdown table above the cells, a JSON array, one line of
+ * detail for a JUnit testcase. compare_out.c places them.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "report/compare.h"
+#include "report/compare_pooled.h"
+#include "base/jout.h"
+#include "base/util.h"
+
+#define JZ(x) json_integer((json_int_t)(x))
+
+const char *cmp_pooled_unit(const struct cmp_pooled *pm)
+{
+	return pm->cpu ? "µs" : "ms";
+}
+
+/* "rise 0.00024 → 0.00061" (the estimate's direction; no arrow without
+ * the correction) */
+static void p_text(struct sbuf *o, const struct compare *c, const struct cmp_pooled *pm)
+{
+	int up = !(pm->shift < 0);
+
+	sbuf_addf(o, "%s %.2g", up ? "rise" : "fall", up ? pm->p_up : pm->p_down);
+	if (c->correction == CMP_CORRECT_HOLM)
+		sbuf_addf(o, " → %.2g", up ? pm->padj_up : pm->padj_down);
+}
+
+static void mde_text(struct sbuf *o, const struct cmp_pooled *pm)
+{
+	if (isinf(pm->mde))
+		sbuf_adds(o, "none (n too small)");
+	else if (isfinite(pm->mde_pct))
+		sbuf_addf(o, "%.1f%%", pm->mde_pct);
+	else
+		sbuf_adds(o, "-");
+}
+
+void cmp_pooled_md(const struct compare *c, const struct cmp_impl *im, struct sbuf *o)
+{
+	char nm[160];
+	size_t i;
+
+	if (!im->npooled)
+		return;
+	sbuf_addf(o, "Pooled over the rates (%s): per metric, one stratified signed-rank test "
+		  "of the per-block log ratios new / base (strata = rates, van Elteren's "
+		  "weights), its Hodges-Lehmann shift in %% of base and %g%% interval; the "
+		  "margin is the larger of %g%% and the metric's floor.\n\n",
+		  im->judged ? "these decide the metrics' verdict" : "advisory",
+		  (1 - 2 * c->alpha) * 100, c->margin_pct);
+	sbuf_addf(o, "| metric | base (geo. mean) | shift | interval of the shift | margin | "
+		  "n | p%s | MDE | verdict |\n", c->correction == CMP_CORRECT_HOLM ? " → Holm" : "");
+	sbuf_adds(o, "|---|---:|---:|---|---:|---:|---|---:|---|\n");
+	for (i = 0; i < im->npooled; i++) {
+		const struct cmp_pooled *pm = &im->pooled[i];
+		const char *u = cmp_pooled_unit(pm);
+
+		if (pm->verdict == CMP_NA)
+			continue;
+		sbuf_addf(o, "| %s | %.4g %s | %+.1f%% (%+.3g %s) | ",
+			  cmp_pooled_name(c, pm, nm, sizeof(nm)), pm->base_ref, u, pm->est_pct,
+			  pm->shift, u);
+		if (isfinite(pm->lo_pct))
+			sbuf_addf(o, "[%+.1f%%, %+.1f%%]", pm->lo_pct, pm->hi_pct);
+		else
+			sbuf_adds(o, "-");
+		sbuf_addf(o, " | ±%.3g %s (%.1f%%) | %zu pairs, %zu rate%s | ", pm->margin, u,
+			  pm->margin / pm->base_ref * 100, pm->npairs, pm->nrates,
+			  pm->nrates == 1 ? "" : "s");
+		p_text(o, c, pm);
+		sbuf_adds(o, " | ");
+		mde_text(o, pm);
+		sbuf_addf(o, " | %s%s%s |\n", pm->verdict == CMP_REGRESSION ? "**" : "",
+			  cmp_verdict_name(pm->verdict), pm->verdict == CMP_REGRESSION ? "**" : "");
+	}
+	sbuf_adds(o, "\n");
+}
+
+json_t *cmp_pooled_json(const struct compare *c, const struct cmp_impl *im)
+{
+	json_t *a = json_array();
+	char nm[160];
+	size_t i;
+
+	for (i = 0; i < im->npooled; i++) {
+		const struct cmp_pooled *pm = &im->pooled[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "metric", jout_str(cmp_pooled_name(c, pm, nm, sizeof(nm))));
+		json_object_set_new(o, "verdict", jout_str(cmp_verdict_name(pm->verdict)));
+		json_object_set_new(o, "test", jout_str("stratified signed-rank (van Elteren)"));
+		json_object_set_new(o, "exact", json_boolean(pm->exact));
+		json_object_set_new(o, "rates", JZ(pm->nrates));
+		json_object_set_new(o, "pairs", JZ(pm->npairs));
+		json_object_set_new(o, "base", jout_num(pm->base_ref));
+		json_object_set_new(o, "shift", jout_num(pm->shift));
+		json_object_set_new(o, "shift_lo", jout_num(pm->lo));
+		json_object_set_new(o, "shift_hi", jout_num(pm->hi));
+		json_object_set_new(o, "shift_pct", jout_num(pm->est_pct));
+		json_object_set_new(o, "shift_lo_pct", jout_num(pm->lo_pct));
+		json_object_set_new(o, "shift_hi_pct", jout_num(pm->hi_pct));
+		json_object_set_new(o, "margin", jout_num(pm->margin));
+		json_object_set_new(o, "p_rise", jout_num(pm->p_up));
+		json_object_set_new(o, "p_fall", jout_num(pm->p_down));
+		json_object_set_new(o, "p_rise_adjusted", jout_num(pm->padj_up));
+		json_object_set_new(o, "p_fall_adjusted", jout_num(pm->padj_down));
+		json_object_set_new(o, "weight", jout_num(pm->weight));
+		json_object_set_new(o, "mde", jout_num(pm->mde));
+		json_object_set_new(o, "mde_pct", jout_num(pm->mde_pct));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+void cmp_pooled_detail(const struct compare *c, const struct cmp_pooled *pm, struct sbuf *d)
+{
+	char nm[160];
+	const char *u = cmp_pooled_unit(pm);
+
+	sbuf_reset(d);
+	sbuf_addf(d, "%s over %zu rates, %zu pairs: base %.4g %s (geometric mean), shift %+.1f%% "
+		  "(%+.4g %s), %g%% interval [%+.1f%%, %+.1f%%], margin ±%.4g %s; stratified "
+		  "signed-rank (van Elteren), correction %s: p ",
+		  cmp_pooled_name(c, pm, nm, sizeof(nm)), pm->nrates, pm->npairs, pm->base_ref,
+		  u, pm->est_pct, pm->shift, u, (1 - 2 * c->alpha) * 100, pm->lo_pct, pm->hi_pct,
+		  pm->margin, u, c->correction == CMP_CORRECT_HOLM ? "weighted holm" : "none");
+	p_text(d, c, pm);
+	sbuf_adds(d, "; MDE ");
+	mde_text(d, pm);
+}

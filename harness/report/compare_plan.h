@@ -1,0 +1,71 @@
+/*
+ * compare_plan: what `harness compare` can decide from a plan (harness
+ * check; docs/STATISTICS.md, "Plans that can decide"). Per judged metric:
+ * the pairs the plan gives its pooled test, the test's first step in the
+ * correction and the fewest pairs that can reach it, and, from a base
+ * run's observed spread, the smallest shift compare could call.
+ */
+#ifndef HARNESS_COMPARE_PLAN_H
+#define HARNESS_COMPARE_PLAN_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "report/compare.h"
+#include "spec/spec.h"
+
+struct cmp_plan_spread {
+	char *impl;          /* of the base run */
+	double base;         /* geometric mean of its accepted windows' values */
+	double sd_log;       /* of a pair's log ratio: sqrt(2) x 1.4826 x MAD of
+				log values about each rate's median */
+	size_t windows;
+	double margin_pct;   /* the effective margin in % of base */
+	double mde_pct;      /* the pooled test's MDE at the plan's n (+inf: none) */
+	double call_pct;     /* the smallest shift it could call: max of both */
+};
+
+struct cmp_plan_metric {
+	char name[96];       /* "latency", "cpu_per_request", "request NAME's latency" */
+	int cpu;
+	int req;             /* -1: the mix; else the spec's request index */
+	double level;        /* the pooled test's first step: alpha x its weight */
+	size_t floor;        /* fewest pairs whose smallest p reaches level (0: none) */
+	struct cmp_plan_spread *spread;  /* per implementation of the base run */
+	size_t nspread;
+};
+
+struct cmp_plan {
+	size_t rates, reps;  /* the ladder's rungs, blocks per rung */
+	size_t confirm;      /* confirm pairs at most (confirm.reps x 2 rates) */
+	size_t pairs;        /* per metric at most: rates x reps + confirm */
+	int compare_setup;   /* the spec has a compare: section (it is meant for
+				harness compare) */
+	int sequential;      /* compare.sequential is given: reruns decide by
+				--until-decided, never refused */
+	int unpaired_can;    /* an unpaired cell (reps against reps windows,
+				Mann-Whitney) can reach its level */
+	struct cmp_plan_metric *m;
+	size_t nm;
+	int never;           /* pairs < a metric's floor: the pooled test cannot
+				decide */
+	double alpha;
+	const char *base_id; /* borrowed from the caller; NULL: no base run */
+};
+
+/* The plan of s, with spreads from base (NULL: none). p owns its arrays;
+ * cmp_plan_release() frees them. */
+void cmp_plan_init(struct cmp_plan *p, const struct spec *s, const struct cmp_run *base);
+void cmp_plan_release(struct cmp_plan *p);
+
+/* The refusal of a plan that can never decide, one line ending in "\n",
+ * into buf (naming path); 0 when p can decide (paired by its pooled test,
+ * or unpaired by a cell) or the spec has no compare: section. */
+int cmp_plan_refusal(const struct cmp_plan *p, const char *path, char *buf, size_t len);
+
+/* Text for `check` (a section), and the same as JSON (new reference). */
+void cmp_plan_print(const struct cmp_plan *p, const struct spec *s);
+json_t *cmp_plan_json(const struct cmp_plan *p);
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * compare_seq: a sequential rerun's verdict, recomputed from its stored
+ * windows by its stored rule (compare_seq.h).
+ */
+#include "report/compare_seq.h"
+#include "report/compare_cells.h"
+#include "base/jout.h"
+#include "base/rate.h"
+#include "store/store_seq.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const metric_names[2] = { "latency", "cpu_per_request" };
+
+static void parse_rates(struct cmp_seq *s, const char *t)
+{
+	size_t alloc = 0;
+
+	while (t && *t) {
+		char *end;
+		double r = strtod(t, &end);
+
+		if (end == t)
+			break;
+		XGROW(s->rates, alloc, s->nrates + 1);
+		s->rates[s->nrates++] = r;
+		t = *end == ',' ? end + 1 : end;
+	}
+}
+
+static double value(const struct cmp_win *w, int cpu)
+{
+	if (w->status != CMP_W_ACCEPTED)
+		return NAN;
+	if (!cpu)
+		return w->pslo_ms;
+	return isfinite(w->cpu_s) && w->completed > 0 ? w->cpu_s * 1e6 / (double)w->completed
+						      : NAN;
+}
+
+/* The pairs (NEW, @base: one stage, block and rate) at the judged rates,
+ * as the runner formed them (runner_until.c). */
+static size_t pairs(const struct cmp_run *r, const struct cmp_seq *s, const char *impl,
+		    const char *base, int cpu, struct decide_obs *obs)
+{
+	size_t i, j, k, n = 0;
+
+	for (i = 0; i < r->nw; i++) {
+		const struct cmp_win *x = &r->w[i];
+
+		if (strcmp(x->impl, impl))
+			continue;
+		for (k = 0; k < s->nrates && !rate_same(s->rates[k], x->rate); k++)
+			;
+		if (k == s->nrates)
+			continue;
+		for (j = 0; j < r->nw; j++) {
+			const struct cmp_win *y = &r->w[j];
+
+			if (strcmp(y->impl, base) || strcmp(y->stage, x->stage) ||
+			    y->block != x->block || !rate_same(y->rate, x->rate))
+				continue;
+			obs[n].rate = x->rate;
+			obs[n].order = x->id > y->id ? x->id : y->id;
+			obs[n].new_ = value(x, cpu);
+			obs[n].base = value(y, cpu);
+			n++;
+			break;
+		}
+	}
+	return n;
+}
+
+void cmp_seq_judge(const struct compare *c, struct cmp_impl *ci)
+{
+	const struct cmp_run *r = &c->new_;
+	struct decide_obs *obs;
+	struct sbuf base = SBUF_INIT;
+	struct cmp_seq *s;
+	enum decide_verdict v[2];
+	size_t i, k = 0;
+	int cpu;
+
+	ci->seq = NULL;
+	if (!ci->paired)
+		return;
+	for (i = 0; i < r->nseq && strcmp(r->seq[i].impl ? r->seq[i].impl : "", ci->name); i++)
+		;
+	if (i == r->nseq)
+		return;
+	s = ci->seq = xcalloc(1, sizeof(*s));
+	s->rule = &r->seq[i];
+	parse_rates(s, s->rule->rates);
+	s->on[0] = !!(r->metrics & CMP_P99);
+	s->on[1] = !!(r->metrics & CMP_CPU_PER_REQUEST);
+	sbuf_addf(&base, "%s@base", ci->name);
+	obs = xcalloc(r->nw + 1, sizeof(*obs));
+	for (cpu = 0; cpu < 2; cpu++) {
+		struct decide_rule dr = { s->rule->alpha, s->rule->t_star, s->rule->margin_pct,
+					  cpu ? s->rule->margin_cpu_us : s->rule->margin_ms };
+		size_t n;
+
+		if (!s->on[cpu])
+			continue;
+		n = pairs(r, s, ci->name, base.buf, cpu, obs);
+		decide_metric(&dr, s->rates, s->nrates, obs, n, &s->m[cpu]);
+		v[k++] = s->m[cpu].verdict;
+	}
+	s->answer = decide_overall(v, k);
+	free(obs);
+	sbuf_release(&base);
+}
+
+static void metric_text(const struct cmp_seq *s, int cpu, struct sbuf *o)
+{
+	const struct decide_metric *m = &s->m[cpu];
+
+	sbuf_addf(o, "%s ", metric_names[cpu]);
+	if (isfinite(m->lo))
+		sbuf_addf(o, "%+.1f%% [%+.1f%%, %+.1f%%]", decide_pct(m->est), decide_pct(m->lo),
+			  decide_pct(m->hi));
+	else
+		sbuf_adds(o, "(no interval)");
+	if (isfinite(m->margin))
+		sbuf_addf(o, " margin +-%.1f%%", decide_pct(m->margin));
+	sbuf_addf(o, ": %s", decide_verdict_name(m->verdict));
+}
+
+void cmp_seq_verdict(struct cmp_impl *ci, struct sbuf *why)
+{
+	const struct cmp_seq *s = ci->seq;
+	const char *stop = s->rule->stop ? s->rule->stop : "not stopped";
+	int cpu, k = 0;
+
+	switch (s->answer) {
+	case DECIDE_REGRESSION: ci->verdict = CMP_REGRESSION; break;
+	case DECIDE_IMPROVEMENT: ci->verdict = CMP_IMPROVEMENT; break;
+	case DECIDE_NO_CHANGE: ci->verdict = CMP_NO_CHANGE; break;
+	case DECIDE_UNDECIDED: ci->verdict = CMP_INCONCLUSIVE; break;
+	}
+	sbuf_addf(why, "%ssequential (%s after %d rounds at %zu rates): ", why->len ? "; " : "",
+		  stop, s->rule->rounds, s->nrates);
+	for (cpu = 0; cpu < 2; cpu++) {
+		if (!s->on[cpu])
+			continue;
+		if (k++)
+			sbuf_adds(why, "; ");
+		metric_text(s, cpu, why);
+		if (s->m[cpu].verdict == DECIDE_UNDECIDED && isfinite(s->m[cpu].mde))
+			sbuf_addf(why, " (MDE %+.1f%%)", decide_pct(s->m[cpu].mde));
+	}
+}
+
+void cmp_seq_free(struct cmp_seq *s)
+{
+	if (!s)
+		return;
+	free(s->rates);
+	free(s);
+}
+
+void cmp_seq_md(const struct cmp_seq *s, struct sbuf *o)
+{
+	size_t j;
+	int cpu;
+
+	sbuf_addf(o, "Method: sequential rerun (harness rerun --until-decided): per round the mean "
+		     "over the judged rates (");
+	for (j = 0; j < s->nrates; j++)
+		sbuf_addf(o, "%s%g", j ? ", " : "", s->rates[j]);
+	sbuf_addf(o, " req/s) of log(new / base); Robbins' normal-mixture confidence sequence "
+		     "at %g%% per metric, valid at the stopping time; stopped: %s after %d "
+		     "sequential blocks (budget %g min, %d blocks). The per-rate cells below "
+		     "are detail: a fixed-n test after optional stopping does not decide.\n\n",
+		  (1 - s->rule->alpha) * 100, s->rule->stop ? s->rule->stop : "not yet",
+		  s->rule->blocks, s->rule->max_minutes, s->rule->max_blocks);
+	sbuf_adds(o, "| metric | rounds | shift | confidence sequence | margin | MDE | verdict |\n"
+		     "|---|---:|---:|---|---:|---:|---|\n");
+	for (cpu = 0; cpu < 2; cpu++) {
+		const struct decide_metric *m = &s->m[cpu];
+
+		if (!s->on[cpu])
+			continue;
+		sbuf_addf(o, "| %s | %zu | %+.1f%% | [%+.1f%%, %+.1f%%] | ±%.1f%% | %+.1f%% | %s |\n",
+			  metric_names[cpu], m->rounds, decide_pct(m->est), decide_pct(m->lo),
+			  decide_pct(m->hi), decide_pct(m->margin), decide_pct(m->mde),
+			  decide_verdict_name(m->verdict));
+	}
+	sbuf_adds(o, "\n");
+}
+
+json_t *cmp_seq_json(const struct cmp_seq *s)
+{
+	json_t *o = json_object(), *ms = json_object(), *rates = json_array();
+	size_t j;
+	int cpu;
+
+	json_object_set_new(o, "method", jout_str("confidence_sequence"));
+	json_object_set_new(o, "verdict", jout_str(s->answer == DECIDE_UNDECIDED
+						   ? "inconclusive" : decide_verdict_name(s->answer)));
+	json_object_set_new(o, "stop", jout_str(s->rule->stop));
+	json_object_set_new(o, "outcome_stored", jout_str(s->rule->outcome));
+	json_object_set_new(o, "alpha", jout_num(s->rule->alpha));
+	json_object_set_new(o, "t_star", jout_num(s->rule->t_star));
+	json_object_set_new(o, "max_minutes", jout_num(s->rule->max_minutes));
+	json_object_set_new(o, "max_blocks", json_integer(s->rule->max_blocks));
+	json_object_set_new(o, "blocks", json_integer(s->rule->blocks));
+	json_object_set_new(o, "elapsed_s", jout_num(s->rule->elapsed_s));
+	for (j = 0; j < s->nrates; j++)
+		json_array_append_new(rates, jout_num(s->rates[j]));
+	json_object_set_new(o, "rates", rates);
+	for (cpu = 0; cpu < 2; cpu++) {
+		const struct decide_metric *m = &s->m[cpu];
+		json_t *x;
+
+		if (!s->on[cpu])
+			continue;
+		x = json_object();
+		json_object_set_new(x, "verdict", jout_str(decide_verdict_name(m->verdict)));
+		json_object_set_new(x, "rounds", json_integer((json_int_t)m->rounds));
+		json_object_set_new(x, "shift_pct", jout_num(decide_pct(m->est)));
+		json_object_set_new(x, "lo_pct", jout_num(decide_pct(m->lo)));
+		json_object_set_new(x, "hi_pct", jout_num(decide_pct(m->hi)));
+		json_object_set_new(x, "margin_pct", jout_num(decide_pct(m->margin)));
+		json_object_set_new(x, "mde_pct", jout_num(decide_pct(m->mde)));
+		json_object_set_new(ms, metric_names[cpu], x);
+	}
+	json_object_set_new(o, "metrics", ms);
+	return o;
+}

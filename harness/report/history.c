@@ -1,0 +1,495 @@
+/* history: a spec's runs over time, and the steps between them (history.h). */
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/history.h"
+#include "model/knee_run.h"
+#include "base/rate.h"
+#include "stat/stat.h"
+#include "spec/spec.h"
+#include "store/store.h"
+#include "store/store_run.h"
+#include "store/store_window.h"
+#include "base/util.h"
+
+#define NBOOT 2000
+#define LEVEL 0.95
+
+const char *history_metric_name(enum hist_metric m)
+{
+	switch (m) {
+	case HM_KNEE: return "knee";
+	case HM_COST: return "cost";
+	case HM_MEMORY: return "memory";
+	}
+	return "?";
+}
+
+/* ------------------------------------------------------------- the rule */
+
+static const struct hval *next_with_ci(const struct hval *const *v, size_t i, size_t n)
+{
+	for (i++; i < n; i++)
+		if (v[i] && v[i]->has_ci)
+			return v[i];
+	return NULL;
+}
+
+/*
+ * A step lands on run i when its interval and the reference run's do not
+ * overlap, and the next run (when there is one) is on the same side of the
+ * reference's interval: a lasting change, not one odd run (asv reports a
+ * regression where its step fit moves to a new level; here each point
+ * carries its own interval, so "beyond the noise" is "beyond both
+ * intervals"). The reference is the previous run, except that an odd run
+ * (beyond it, the next one back) never becomes the reference: the run
+ * after it is compared with the level before it. The last run's step is
+ * reported unconfirmed.
+ */
+void history_steps(struct hist_impl *im, enum hist_metric m, size_t rate,
+		   const struct hval *const *v, size_t n, double margin)
+{
+	const struct hval *a = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct hval *b = v[i], *c;
+		struct hist_step *s;
+		int up;
+
+		if (!b || !b->has_ci)
+			continue;
+		if (!a || (!(b->lo > a->hi) && !(b->hi < a->lo))) {
+			a = b;      /* the same level */
+			continue;
+		}
+		/* Beyond the noise but within the margin compare would call
+		 * "no change": a level moving by less than it is not a step. */
+		if (!(fabs(b->v - a->v) > margin * fabs(a->v)))
+			continue;
+		up = b->lo > a->hi;
+		c = next_with_ci(v, i, n);
+		if (c && !(up ? c->lo > a->hi : c->hi < a->lo))
+			continue;   /* back where it was: one odd run, not a step */
+		XGROW(im->steps, im->asteps, im->nsteps + 1);
+		s = &im->steps[im->nsteps++];
+		s->run = i;
+		s->metric = m;
+		s->rate = rate;
+		s->from = a->v;
+		s->to = b->v;
+		s->regression = m == HM_KNEE ? !up : up;
+		s->confirmed = c != NULL;
+		a = b;
+	}
+}
+
+/* ----------------------------------------------------------- intervals */
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * scale * sum(num) / sum(den) over the n windows, with a t interval at
+ * LEVEL on the windows' own ratios (mean +- t(n-1) s / sqrt(n), centred on
+ * the ratio of sums). A bootstrap of three windows has ten distinct
+ * resamples and an interval far too narrow: tests/slow/history_noise.sh
+ * measured it flagging 14% of unchanged series; the t interval is the
+ * honest width for a handful of windows.
+ */
+static void ratio_interval(const double *num, const double *den, size_t n, double scale,
+			   struct hval *out)
+{
+	double sn = 0, sd = 0, mean = 0, ss = 0, r, half;
+	size_t k, m = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->v = out->lo = out->hi = NAN;
+	out->n = n;
+	for (k = 0; k < n; k++) {
+		sn += num[k];
+		sd += den[k];
+	}
+	if (!n || !(sd > 0))
+		return;
+	out->v = scale * sn / sd;
+	for (k = 0; k < n; k++)
+		if (den[k] > 0) {
+			mean += scale * num[k] / den[k];
+			m++;
+		}
+	if (m < 2)
+		return;
+	mean /= (double)m;
+	for (k = 0; k < n; k++)
+		if (den[k] > 0) {
+			r = scale * num[k] / den[k] - mean;
+			ss += r * r;
+		}
+	half = stat_t_quantile((1 + LEVEL) / 2, (double)(m - 1)) * sqrt(ss / (double)(m - 1)) /
+	       sqrt((double)m);
+	if (!isfinite(half))
+		return;
+	out->lo = out->v - half;
+	out->hi = out->v + half;
+	out->has_ci = 1;
+}
+
+static void knee_hval(const struct knee_result *k, struct hval *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->v = out->lo = out->hi = NAN;
+	out->n = k->nvalid;
+	switch (k->kind) {
+	case KNEE_NONE:
+		return;
+	case KNEE_FLOOR:
+		out->v = out->lo = k->highest_rung_rps;
+		out->hi = INFINITY;
+		out->has_ci = 1;
+		return;
+	case KNEE_POINT:
+	case KNEE_BRACKET:
+		out->v = k->knee_rps;
+		if (k->has_ci) {
+			out->lo = k->ci_lo;
+			out->hi = k->ci_hi;
+		} else if (k->kind == KNEE_BRACKET || k->at_first_rung) {
+			out->lo = isfinite(k->lo_rps) && !k->at_first_rung ? k->lo_rps : 0;
+			out->hi = k->kind == KNEE_BRACKET ? k->hi_rps : k->knee_rps;
+		} else {
+			return;
+		}
+		out->has_ci = 1;
+		return;
+	}
+}
+
+/* ------------------------------------------------------------- loading */
+
+/* An implementation's accepted ladder windows in one run, by rate. */
+struct rwin {
+	double rate, cpu_s, completed, anon;
+};
+
+struct raw {
+	struct rwin *w;
+	size_t n, alloc;
+	uint64_t seed;
+};
+
+static int impl_index(struct history *h, const char *name, int add)
+{
+	size_t i;
+
+	for (i = 0; i < h->nimpls; i++)
+		if (!strcmp(h->impls[i].name, name))
+			return (int)i;
+	if (!add)
+		return -1;
+	h->impls = xrealloc(h->impls, (h->nimpls + 1) * sizeof(*h->impls));
+	memset(&h->impls[h->nimpls], 0, sizeof(*h->impls));
+	h->impls[h->nimpls].name = xstrdup(name);
+	return (int)h->nimpls++;
+}
+
+/* The stored spec of a run, parsed (NULL after a warning: no knee then). */
+static struct spec *run_spec(const struct run_record *rec, const char *dir)
+{
+	const char *text;
+	size_t len;
+	struct spec *s;
+
+	if (run_record_spec(rec, dir, &text, &len))
+		return NULL;
+	s = spec_parse(text, len, rec->spec_path && *rec->spec_path ? rec->spec_path : "spec.yaml",
+		       dir);
+	if (!s)
+		warning("history: run %s: its stored spec does not parse here: no knee", rec->id);
+	return s;
+}
+
+/* One run: its knees (into points[ri]) and its accepted ladder windows
+ * (into raw[ri * nimpls + impl]). */
+static int load_run(struct history *h, size_t ri, const struct run_entry *e, struct raw *raw)
+{
+	struct store st = { 0 };
+	struct sbuf db = SBUF_INIT;
+	struct window_query q = { .stage = "ladder", .done_only = 1 };
+	struct window_rows wins = { NULL, 0 };
+	struct spec *spec = NULL;
+	size_t k;
+	int ret = -1;
+
+	sbuf_addf(&db, "%s/run.db", e->dir);
+	if (store_open(&st, db.buf, 0) || store_check(&st))
+		goto out;
+	spec = run_spec(&e->rec, e->dir);
+	if (spec)
+		h->margin_pct = spec->compare.margin_pct;   /* the newest run's wins */
+	if (store_windows_load(&st, e->rec.id, &q, &wins))
+		goto out;
+	for (k = 0; k < h->nimpls; k++) {
+		struct hist_point *p = &h->impls[k].points[ri];
+		struct knee_result kr;
+
+		p->knee.v = p->knee.lo = p->knee.hi = NAN;
+		if (!run_record_impl(&e->rec, h->impls[k].name))
+			continue;
+		p->present = 1;
+		raw[ri * h->nimpls + k].seed = (uint64_t)e->rec.seed;
+		if (!spec)
+			continue;
+		memset(&kr, 0, sizeof(kr));
+		if (!knee_for_impl(&st, e->rec.id, h->impls[k].name, spec, -1, NBOOT, &kr)) {
+			p->knee_kind = kr.kind;
+			knee_hval(&kr, &p->knee);
+		}
+		knee_result_release(&kr);
+	}
+	for (k = 0; k < wins.n; k++) {
+		const struct window_row *w = &wins.v[k];
+		int ii = w->impl ? impl_index(h, w->impl, 0) : -1;
+		struct raw *r;
+
+		if (ii < 0 || w->status != WINDOW_ACCEPTED)
+			continue;
+		r = &raw[ri * h->nimpls + (size_t)ii];
+		XGROW(r->w, r->alloc, r->n + 1);
+		r->w[r->n++] = (struct rwin){ w->rate, w->cpu_s, (double)w->completed, w->anon_p50 };
+	}
+	ret = 0;
+out:
+	if (spec)
+		spec_free(spec);
+	window_rows_release(&wins);
+	store_close(&st);
+	sbuf_release(&db);
+	return ret;
+}
+
+static int has_rate(const struct raw *r, double rate)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (rate_same(r->w[i].rate, rate))
+			return 1;
+	return 0;
+}
+
+/* The fixed rates of implementation k: measured in every run that has it
+ * (every rate seen when none is common). */
+static void fixed_rates(struct history *h, size_t k, const struct raw *raw)
+{
+	struct hist_impl *im = &h->impls[k];
+	double *all = NULL;
+	size_t nall = 0, aall = 0, i, j, r;
+	int common_only;
+
+	for (r = 0; r < h->nruns; r++) {
+		const struct raw *x = &raw[r * h->nimpls + k];
+
+		for (i = 0; i < x->n; i++) {
+			for (j = 0; j < nall && !rate_same(all[j], x->w[i].rate); j++)
+				;
+			if (j == nall) {
+				XGROW(all, aall, nall + 1);
+				all[nall++] = x->w[i].rate;
+			}
+		}
+	}
+	if (nall)
+		qsort(all, nall, sizeof(*all), cmp_dbl);
+	for (common_only = 1; common_only >= 0; common_only--) {
+		im->nrates = 0;
+		for (j = 0; j < nall; j++) {
+			for (r = 0; r < h->nruns; r++)
+				if (im->points[r].present && !has_rate(&raw[r * h->nimpls + k], all[j]))
+					break;
+			if (!common_only || r == h->nruns)
+				all[im->nrates++] = all[j];
+		}
+		if (im->nrates)
+			break;
+	}
+	im->rates = all;
+}
+
+static void rate_values(struct history *h, size_t k, const struct raw *raw)
+{
+	struct hist_impl *im = &h->impls[k];
+	size_t r, j, i, n;
+
+	for (r = 0; r < h->nruns; r++) {
+		const struct raw *x = &raw[r * h->nimpls + k];
+		struct hist_point *p = &im->points[r];
+		double *a = xcalloc(x->n + 1, sizeof(*a)), *b = xcalloc(x->n + 1, sizeof(*b));
+		double *m = xcalloc(x->n + 1, sizeof(*m)), *one = xcalloc(x->n + 1, sizeof(*one));
+
+		p->cost = xcalloc(im->nrates + 1, sizeof(*p->cost));
+		p->mem = xcalloc(im->nrates + 1, sizeof(*p->mem));
+		for (j = 0; j < im->nrates; j++) {
+			size_t nm = 0;
+
+			for (i = n = 0; i < x->n; i++) {
+				if (!rate_same(x->w[i].rate, im->rates[j]))
+					continue;
+				if (isfinite(x->w[i].cpu_s) && x->w[i].completed > 0) {
+					a[n] = x->w[i].cpu_s;
+					b[n++] = x->w[i].completed;
+				}
+				if (isfinite(x->w[i].anon)) {
+					m[nm] = x->w[i].anon;
+					one[nm++] = 1;
+				}
+			}
+			ratio_interval(a, b, n, 1e6, &p->cost[j]);
+			ratio_interval(m, one, nm, 1.0 / (1024 * 1024), &p->mem[j]);
+		}
+		free(a);
+		free(b);
+		free(m);
+		free(one);
+	}
+}
+
+static void find_steps(struct history *h)
+{
+	const struct hval **v = xcalloc(h->nruns + 1, sizeof(*v));
+	size_t k, r, j;
+
+	for (k = 0; k < h->nimpls; k++) {
+		struct hist_impl *im = &h->impls[k];
+
+		for (r = 0; r < h->nruns; r++)
+			v[r] = im->points[r].present ? &im->points[r].knee : NULL;
+		history_steps(im, HM_KNEE, 0, v, h->nruns, h->margin_pct / 100);
+		for (j = 0; j < im->nrates; j++) {
+			for (r = 0; r < h->nruns; r++)
+				v[r] = im->points[r].present ? &im->points[r].cost[j] : NULL;
+			history_steps(im, HM_COST, j, v, h->nruns, h->margin_pct / 100);
+			for (r = 0; r < h->nruns; r++)
+				v[r] = im->points[r].present ? &im->points[r].mem[j] : NULL;
+			history_steps(im, HM_MEMORY, j, v, h->nruns, h->margin_pct / 100);
+		}
+	}
+	free(v);
+}
+
+/* The runs of the spec, oldest first, and the implementations they name. */
+static int pick_runs(struct history *h, const struct history_opts *o,
+		     const struct run_entry *e, size_t n, const struct run_entry ***picked)
+{
+	const char *spec = o->spec;
+	size_t i, j;
+
+	*picked = xcalloc(n + 1, sizeof(**picked));
+	for (i = n; !spec && i-- > 0;)
+		if (e[i].readable && e[i].rec.spec_name)
+			spec = e[i].rec.spec_name;
+	if (!spec)
+		return error("history: no readable run under %s", h->runs_dir);
+	h->spec = xstrdup(spec);
+	for (i = 0; i < n; i++) {
+		if (!e[i].readable || !e[i].rec.spec_name || strcmp(e[i].rec.spec_name, spec))
+			continue;
+		(*picked)[h->nruns++] = &e[i];
+		for (j = 0; j < e[i].rec.nimpls; j++)
+			if (e[i].rec.impls[j].name &&
+			    (!o->impl || !strcmp(o->impl, e[i].rec.impls[j].name)))
+				impl_index(h, e[i].rec.impls[j].name, 1);
+	}
+	if (!h->nruns)
+		return error("history: no run of spec '%s' under %s", spec, h->runs_dir);
+	if (!h->nimpls)
+		return error("history: --impl %s: no run of spec '%s' has it", o->impl, spec);
+	return 0;
+}
+
+int history_load(struct history *h, const struct history_opts *o)
+{
+	struct run_entry *e = NULL;
+	const struct run_entry **picked = NULL;
+	struct raw *raw = NULL;
+	size_t n = 0, r, k;
+	int ret = -1;
+
+	memset(h, 0, sizeof(*h));
+	h->runs_dir = xstrdup(o->runs_dir);
+	h->margin_pct = 5;
+	if (store_runs_list(o->runs_dir, &e, &n, NULL) || pick_runs(h, o, e, n, &picked))
+		goto out;
+	h->runs = xcalloc(h->nruns, sizeof(*h->runs));
+	for (k = 0; k < h->nimpls; k++)
+		h->impls[k].points = xcalloc(h->nruns, sizeof(*h->impls[k].points));
+	raw = xcalloc(h->nruns * h->nimpls, sizeof(*raw));
+	for (r = 0; r < h->nruns; r++) {
+		const struct run_record *rec = &picked[r]->rec;
+		struct hist_run *hr = &h->runs[r];
+
+		hr->id = xstrdup(rec->id);
+		hr->dir = xstrdup(picked[r]->dir);
+		hr->status = xstrdup(rec->status ? rec->status : "?");
+		hr->created_at = rec->created_at;
+		hr->commits = xcalloc(h->nimpls, sizeof(*hr->commits));
+		for (k = 0; k < h->nimpls; k++) {
+			const struct run_impl *im = run_record_impl(rec, h->impls[k].name);
+
+			if (im && im->commit_id)
+				hr->commits[k] = xstrdup(im->commit_id);
+		}
+		if (load_run(h, r, picked[r], raw))
+			goto out;
+	}
+	for (k = 0; k < h->nimpls; k++) {
+		fixed_rates(h, k, raw);
+		rate_values(h, k, raw);
+	}
+	find_steps(h);
+	ret = 0;
+out:
+	for (r = 0; raw && r < h->nruns * h->nimpls; r++)
+		free(raw[r].w);
+	free(raw);
+	free(picked);
+	run_entries_free(e, n);
+	return ret;
+}
+
+void history_release(struct history *h)
+{
+	size_t i, k;
+
+	for (k = 0; k < h->nimpls; k++) {
+		struct hist_impl *im = &h->impls[k];
+
+		for (i = 0; im->points && i < h->nruns; i++) {
+			free(im->points[i].cost);
+			free(im->points[i].mem);
+		}
+		free(im->points);
+		free(im->rates);
+		free(im->steps);
+		free(im->name);
+	}
+	free(h->impls);
+	for (i = 0; h->runs && i < h->nruns; i++) {
+		for (k = 0; h->runs[i].commits && k < h->nimpls; k++)
+			free(h->runs[i].commits[k]);
+		free(h->runs[i].commits);
+		free(h->runs[i].id);
+		free(h->runs[i].dir);
+		free(h->runs[i].status);
+	}
+	free(h->runs);
+	free(h->spec);
+	free(h->runs_dir);
+	memset(h, 0, sizeof(*h));
+}

@@ -1,0 +1,370 @@
+/* history_out: `harness history` as markdown, JSON and HTML (history.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report/history.h"
+#include "base/jout.h"
+#include "base/util.h"
+
+/* ------------------------------------------------------------- helpers */
+
+/* Rates to the request per second, costs and memory to three figures. */
+static void fmt_num(struct sbuf *o, double v, enum hist_metric m)
+{
+	if (isinf(v))
+		sbuf_adds(o, v > 0 ? "inf" : "-inf");
+	else if (!isfinite(v))
+		sbuf_adds(o, "-");
+	else if (m == HM_KNEE || fabs(v) >= 100)
+		sbuf_addf(o, "%.0f", v);
+	else if (fabs(v) >= 10)
+		sbuf_addf(o, "%.1f", v);
+	else
+		sbuf_addf(o, "%.2f", v);
+}
+
+static void fmt_hval(struct sbuf *o, const struct hval *v, enum hist_metric m)
+{
+	if (!isfinite(v->v)) {
+		sbuf_adds(o, "-");
+		return;
+	}
+	fmt_num(o, v->v, m);
+	if (v->has_ci) {
+		sbuf_adds(o, " [");
+		fmt_num(o, v->lo, m);
+		sbuf_adds(o, ", ");
+		fmt_num(o, v->hi, m);
+		sbuf_adds(o, "]");
+	}
+}
+
+static void fmt_knee(struct sbuf *o, const struct hist_point *p)
+{
+	switch (p->knee_kind) {
+	case KNEE_NONE:
+		sbuf_adds(o, "-");
+		return;
+	case KNEE_FLOOR:
+		sbuf_adds(o, ">= ");
+		fmt_num(o, p->knee.v, HM_KNEE);
+		return;
+	case KNEE_BRACKET:
+		sbuf_adds(o, "<= ");
+		fmt_hval(o, &p->knee, HM_KNEE);
+		return;
+	case KNEE_POINT:
+		fmt_hval(o, &p->knee, HM_KNEE);
+		return;
+	}
+}
+
+static const char *unit(enum hist_metric m)
+{
+	return m == HM_KNEE ? "req/s" : m == HM_COST ? "µs/request" : "MiB";
+}
+
+static void step_text(const struct history *h, const struct hist_impl *im,
+		      const struct hist_step *s, struct sbuf *o)
+{
+	sbuf_addf(o, "%s: %s", h->runs[s->run].id, history_metric_name(s->metric));
+	if (s->metric != HM_KNEE)
+		sbuf_addf(o, " at %.0f req/s", im->rates[s->rate]);
+	sbuf_adds(o, " ");
+	fmt_num(o, s->from, s->metric);
+	sbuf_adds(o, " -> ");
+	fmt_num(o, s->to, s->metric);
+	sbuf_addf(o, " %s, %s%s", unit(s->metric), s->regression ? "regression" : "improvement",
+		  s->confirmed ? "" : " (last run: not yet confirmed by a later one)");
+}
+
+/* ------------------------------------------------------------- markdown */
+
+void history_md(const struct history *h, struct sbuf *out)
+{
+	size_t k, r, j;
+
+	sbuf_addf(out, "# History of `%s`: %zu run%s under %s\n\n", h->spec, h->nruns,
+		  h->nruns == 1 ? "" : "s", h->runs_dir);
+	sbuf_addf(out, "Per implementation and run: the knee with its interval, cost per request"
+		       " and memory at the ladder's fixed rates with their 95%% intervals. A step is"
+		       " a change between consecutive runs whose intervals do not overlap, larger"
+		       " than the margin (%g%%), that the next run keeps (docs/history.md).\n",
+		  h->margin_pct);
+	for (k = 0; k < h->nimpls; k++) {
+		const struct hist_impl *im = &h->impls[k];
+
+		sbuf_addf(out, "\n## `%s`\n\n", im->name);
+		if (!im->nsteps)
+			sbuf_adds(out, "No step.\n\n");
+		for (j = 0; j < im->nsteps; j++) {
+			sbuf_adds(out, "- **step** ");
+			step_text(h, im, &im->steps[j], out);
+			sbuf_adds(out, "\n");
+		}
+		if (im->nsteps)
+			sbuf_adds(out, "\n");
+		sbuf_adds(out, "| run | date (UTC) | commit | status | knee (req/s) |");
+		for (j = 0; j < im->nrates; j++)
+			sbuf_addf(out, " µs/request @ %.0f |", im->rates[j]);
+		for (j = 0; j < im->nrates; j++)
+			sbuf_addf(out, " MiB @ %.0f |", im->rates[j]);
+		sbuf_adds(out, "\n|---|---|---|---|---|");
+		for (j = 0; j < 2 * im->nrates; j++)
+			sbuf_adds(out, "---|");
+		sbuf_adds(out, "\n");
+		for (r = 0; r < h->nruns; r++) {
+			const struct hist_point *p = &im->points[r];
+			size_t s;
+			int stepped = 0;
+
+			if (!p->present)
+				continue;
+			for (s = 0; s < im->nsteps; s++)
+				stepped |= im->steps[s].run == r;
+			sbuf_addf(out, "| %s%s%s | ", stepped ? "**" : "", h->runs[r].id,
+				  stepped ? "**" : "");
+			sbuf_add_utc(out, h->runs[r].created_at, "%Y-%m-%d %H:%M");
+			sbuf_addf(out, " | %.12s | %s | ", h->runs[r].commits[k] ? h->runs[r].commits[k] : "-",
+				  h->runs[r].status);
+			fmt_knee(out, p);
+			sbuf_adds(out, " |");
+			for (j = 0; j < im->nrates; j++) {
+				sbuf_adds(out, " ");
+				fmt_hval(out, &p->cost[j], HM_COST);
+				sbuf_adds(out, " |");
+			}
+			for (j = 0; j < im->nrates; j++) {
+				sbuf_adds(out, " ");
+				fmt_hval(out, &p->mem[j], HM_MEMORY);
+				sbuf_adds(out, " |");
+			}
+			sbuf_adds(out, "\n");
+		}
+	}
+}
+
+/* ----------------------------------------------------------------- JSON */
+
+static json_t *hval_json(const struct hval *v)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "value", jout_num(v->v));
+	json_object_set_new(o, "lo", v->has_ci ? jout_num(v->lo) : json_null());
+	json_object_set_new(o, "hi", v->has_ci ? jout_num(v->hi) : json_null());
+	json_object_set_new(o, "windows", json_integer((json_int_t)v->n));
+	return o;
+}
+
+static const char *kind_name(enum knee_kind k)
+{
+	return k == KNEE_POINT ? "point" : k == KNEE_BRACKET ? "bracket" : k == KNEE_FLOOR ? "floor"
+											     : "none";
+}
+
+static json_t *impl_json(const struct history *h, size_t k)
+{
+	const struct hist_impl *im = &h->impls[k];
+	json_t *o = json_object(), *rates = json_array(), *pts = json_array(), *steps = json_array();
+	size_t r, j;
+
+	json_object_set_new(o, "name", jout_str(im->name));
+	for (j = 0; j < im->nrates; j++)
+		json_array_append_new(rates, json_real(im->rates[j]));
+	json_object_set_new(o, "rates_rps", rates);
+	for (r = 0; r < h->nruns; r++) {
+		const struct hist_point *p = &im->points[r];
+		json_t *po, *c, *m, *kn;
+
+		if (!p->present)
+			continue;
+		po = json_object();
+		json_object_set_new(po, "run", jout_str(h->runs[r].id));
+		json_object_set_new(po, "commit", jout_str(h->runs[r].commits[k]));
+		kn = hval_json(&p->knee);
+		json_object_set_new(kn, "kind", json_string(kind_name(p->knee_kind)));
+		json_object_set_new(po, "knee_rps", kn);
+		c = json_array();
+		m = json_array();
+		for (j = 0; j < im->nrates; j++) {
+			json_array_append_new(c, hval_json(&p->cost[j]));
+			json_array_append_new(m, hval_json(&p->mem[j]));
+		}
+		json_object_set_new(po, "cpu_us_per_request", c);
+		json_object_set_new(po, "memory_mib", m);
+		json_array_append_new(pts, po);
+	}
+	json_object_set_new(o, "points", pts);
+	for (j = 0; j < im->nsteps; j++) {
+		const struct hist_step *s = &im->steps[j];
+		json_t *so = json_object();
+
+		json_object_set_new(so, "run", jout_str(h->runs[s->run].id));
+		json_object_set_new(so, "metric", json_string(history_metric_name(s->metric)));
+		json_object_set_new(so, "rate_rps", s->metric == HM_KNEE ? json_null()
+									: json_real(im->rates[s->rate]));
+		json_object_set_new(so, "from", jout_num(s->from));
+		json_object_set_new(so, "to", jout_num(s->to));
+		json_object_set_new(so, "direction",
+				    json_string(s->regression ? "regression" : "improvement"));
+		json_object_set_new(so, "confirmed", json_boolean(s->confirmed));
+		json_array_append_new(steps, so);
+	}
+	json_object_set_new(o, "steps", steps);
+	return o;
+}
+
+char *history_json(const struct history *h)
+{
+	json_t *o = json_object(), *runs = json_array(), *impls = json_array();
+	size_t r, k;
+
+	json_object_set_new(o, "spec", jout_str(h->spec));
+	json_object_set_new(o, "runs_dir", jout_str(h->runs_dir));
+	for (r = 0; r < h->nruns; r++) {
+		json_t *ro = json_object();
+
+		json_object_set_new(ro, "id", jout_str(h->runs[r].id));
+		json_object_set_new(ro, "created_at", jout_num(h->runs[r].created_at));
+		json_object_set_new(ro, "status", jout_str(h->runs[r].status));
+		json_array_append_new(runs, ro);
+	}
+	json_object_set_new(o, "runs", runs);
+	for (k = 0; k < h->nimpls; k++)
+		json_array_append_new(impls, impl_json(h, k));
+	json_object_set_new(o, "impls", impls);
+	return jout_dumps(o);
+}
+
+/* ----------------------------------------------------------------- HTML */
+
+/* The knee per run with its interval as a whisker; a floor is an arrow
+ * up from its rung; runs where a step lands are red. */
+static void knee_svg(const struct history *h, const struct hist_impl *im, struct sbuf *o)
+{
+	const double W = 640, H = 220, L = 60, R = 20, T = 20, B = 40;
+	double top = 0, x, y, y0, y1;
+	size_t r, s, n = h->nruns;
+
+	for (r = 0; r < n; r++) {
+		const struct hval *v = &im->points[r].knee;
+		if (!im->points[r].present || !isfinite(v->v))
+			continue;
+		top = fmax(top, v->v);
+		if (v->has_ci && isfinite(v->hi))
+			top = fmax(top, v->hi);
+	}
+	if (!(top > 0))
+		return;
+	top *= 1.15;
+	sbuf_addf(o, "<svg data-chart=\"history_knee\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\""
+		     " style=\"max-width:%.0fpx\" role=\"img\" aria-label=\"knee per run\">\n", W, H, W);
+	sbuf_addf(o, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#444\"/>\n", L,
+		  H - B, W - R, H - B);
+	sbuf_addf(o, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#444\"/>\n", L, T,
+		  L, H - B);
+	sbuf_addf(o, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"end\">%.0f req/s</text>\n",
+		  L - 4, T + 4, top);
+	sbuf_addf(o, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
+		  L - 4, H - B);
+	for (r = 0; r < n; r++) {
+		const struct hval *v = &im->points[r].knee;
+		const char *color = "#1f5fa8";
+
+		x = L + (W - L - R) * (n > 1 ? (double)r / (double)(n - 1) : 0.5);
+		sbuf_addf(o, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\">",
+			  x, H - B + 14);
+		sbuf_add_xml(o, h->runs[r].id);
+		sbuf_adds(o, "</text>\n");
+		if (!im->points[r].present || !isfinite(v->v))
+			continue;
+		for (s = 0; s < im->nsteps; s++)
+			if (im->steps[s].run == r && im->steps[s].metric == HM_KNEE)
+				color = "#c0392b";
+		y = H - B - (H - T - B) * v->v / top;
+		if (v->has_ci) {
+			y0 = H - B - (H - T - B) * (isfinite(v->lo) ? v->lo : v->v) / top;
+			y1 = isfinite(v->hi) ? H - B - (H - T - B) * v->hi / top : T;
+			sbuf_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\""
+				     " stroke-width=\"2\"/>\n", x, y0, x, y1, color);
+		}
+		sbuf_addf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>", x, y, color);
+		sbuf_add_xml(o, h->runs[r].id);
+		sbuf_addf(o, ": %.0f req/s</title></circle>\n", v->v);
+	}
+	sbuf_adds(o, "</svg>\n");
+}
+
+void history_html(const struct history *h, struct sbuf *out)
+{
+	struct sbuf md = SBUF_INIT;
+	size_t k, j;
+
+	sbuf_adds(out, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>History of ");
+	sbuf_add_xml(out, h->spec);
+	sbuf_adds(out, "</title>\n<style>body{font-family:sans-serif;max-width:70em;margin:1em auto;"
+		       "padding:0 1em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+		       "padding:2px 6px;text-align:right}td:first-child{text-align:left}"
+		       ".step{color:#c0392b;font-weight:bold}</style></head><body>\n<h1>History of ");
+	sbuf_add_xml(out, h->spec);
+	sbuf_addf(out, "</h1>\n<p>%zu runs under ", h->nruns);
+	sbuf_add_xml(out, h->runs_dir);
+	sbuf_adds(out, ". A step is a change between consecutive runs whose intervals do not"
+		       " overlap and that the next run keeps.</p>\n");
+	for (k = 0; k < h->nimpls; k++) {
+		const struct hist_impl *im = &h->impls[k];
+		size_t r;
+
+		sbuf_adds(out, "<h2>");
+		sbuf_add_xml(out, im->name);
+		sbuf_adds(out, "</h2>\n<ul>\n");
+		for (j = 0; j < im->nsteps; j++) {
+			sbuf_reset(&md);
+			step_text(h, im, &im->steps[j], &md);
+			sbuf_adds(out, "<li class=\"step\">step ");
+			sbuf_add_xml(out, md.buf);
+			sbuf_adds(out, "</li>\n");
+		}
+		if (!im->nsteps)
+			sbuf_adds(out, "<li>no step</li>\n");
+		sbuf_adds(out, "</ul>\n");
+		knee_svg(h, im, out);
+		sbuf_adds(out, "<table><tr><th>run</th><th>commit</th><th>knee (req/s)</th>");
+		for (j = 0; j < im->nrates; j++)
+			sbuf_addf(out, "<th>µs/request @ %.0f req/s</th>", im->rates[j]);
+		for (j = 0; j < im->nrates; j++)
+			sbuf_addf(out, "<th>MiB @ %.0f req/s</th>", im->rates[j]);
+		sbuf_adds(out, "</tr>\n");
+		for (r = 0; r < h->nruns; r++) {
+			const struct hist_point *p = &im->points[r];
+
+			if (!p->present)
+				continue;
+			sbuf_adds(out, "<tr><td>");
+			sbuf_add_xml(out, h->runs[r].id);
+			sbuf_addf(out, "</td><td>%.12s</td><td>", h->runs[r].commits[k] ?
+				  h->runs[r].commits[k] : "-");
+			sbuf_reset(&md);
+			fmt_knee(&md, p);
+			sbuf_add_xml(out, md.buf);
+			sbuf_adds(out, "</td>");
+			for (j = 0; j < 2 * im->nrates; j++) {
+				sbuf_reset(&md);
+				if (j < im->nrates)
+					fmt_hval(&md, &p->cost[j], HM_COST);
+				else
+					fmt_hval(&md, &p->mem[j - im->nrates], HM_MEMORY);
+				sbuf_adds(out, "<td>");
+				sbuf_add_xml(out, md.buf);
+				sbuf_adds(out, "</td>");
+			}
+			sbuf_adds(out, "</tr>\n");
+		}
+		sbuf_adds(out, "</table>\n");
+	}
+	sbuf_adds(out, "</body></html>\n");
+	sbuf_release(&md);
+}

@@ -1,0 +1,124 @@
+/*
+ * report_md: report.md, the report document (report_doc.c) as Markdown.
+ * Charts are not drawn here; their place names report.html.
+ */
+#include "report/report.h"
+
+#include <string.h>
+
+#include "report/report_doc.h"
+#include "base/util.h"
+
+/* Markdown table cells: a '|' inside a value would split the cell. */
+static void text(struct sbuf *out, const char *s, int in_table)
+{
+	int strong = !strncmp(s, RDOC_STRONG, 1);
+
+	if (strong) {
+		s++;
+		sbuf_adds(out, "**");
+	}
+	for (; *s; s++) {
+		if (in_table && *s == '|')
+			sbuf_adds(out, "\\|");
+		else if (in_table && *s == '\n')
+			sbuf_adds(out, " ");
+		else
+			sbuf_add(out, s, 1);
+	}
+	if (strong)
+		sbuf_adds(out, "**");
+}
+
+static void table(struct sbuf *out, const struct rdoc_block *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->ncells; i++) {
+		sbuf_adds(out, i % b->ncols ? " " : "| ");
+		text(out, b->cells[i], 1);
+		sbuf_adds(out, " |");
+		if (i % b->ncols == b->ncols - 1) {
+			sbuf_adds(out, "\n");
+			if (i == b->ncols - 1) {
+				size_t k;
+
+				sbuf_adds(out, "|");
+				for (k = 0; k < b->ncols; k++)
+					sbuf_adds(out, "---|");
+				sbuf_adds(out, "\n");
+			}
+		}
+	}
+	sbuf_adds(out, "\n");
+}
+
+/* GitHub's heading anchor: lower case, spaces to '-', other punctuation
+ * dropped. */
+static void slug(struct sbuf *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == ' ')
+			sbuf_adds(out, "-");
+		else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+			 c >= 0x80)
+			sbuf_add(out, s, 1);
+		else if (c >= 'A' && c <= 'Z')
+			sbuf_addf(out, "%c", c - 'A' + 'a');
+	}
+}
+
+static void toc(const struct rdoc *d, struct sbuf *out)
+{
+	size_t i;
+
+	sbuf_adds(out, "Contents:");
+	for (i = 0; i < d->n; i++) {
+		if (d->b[i].kind != RDOC_H2)
+			continue;
+		sbuf_addf(out, "\n- [%s](#", d->b[i].text);
+		slug(out, d->b[i].text);
+		sbuf_adds(out, ")");
+	}
+	sbuf_adds(out, "\n\n");
+}
+
+void report_md(const struct report *r, struct sbuf *out)
+{
+	struct rdoc d;
+	size_t i;
+	int toc_done = 0;
+
+	report_doc_build(r, &d);
+	for (i = 0; i < d.n; i++) {
+		const struct rdoc_block *b = &d.b[i];
+
+		switch (b->kind) {
+		case RDOC_TITLE:
+			sbuf_addf(out, "# %s\n\n", b->text);
+			break;
+		case RDOC_STAMP:
+			sbuf_addf(out, "> **%s**\n\n", b->text);
+			break;
+		case RDOC_H2:
+			if (!toc_done) {
+				toc(&d, out);
+				toc_done = 1;
+			}
+			sbuf_addf(out, "## %s\n\n", b->text);
+			break;
+		case RDOC_P:
+			sbuf_addf(out, "%s\n\n", b->text);
+			break;
+		case RDOC_TABLE:
+			table(out, b);
+			break;
+		case RDOC_CHART:
+			sbuf_addf(out, "_Chart in report.html: %s._\n\n", b->text);
+			break;
+		}
+	}
+	rdoc_release(&d);
+}
