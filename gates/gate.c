@@ -111,6 +111,18 @@ const struct gate_counters *gate_input_counters(const struct gate_input *in, con
 	return NULL;
 }
 
+const struct gate_derived *gate_input_derived(const struct gate_input *in, const char *signal)
+{
+	size_t i;
+
+	if (!in || !signal)
+		return NULL;
+	for (i = 0; i < in->nderived; i++)
+		if (in->derived[i].signal && !strcmp(in->derived[i].signal, signal))
+			return &in->derived[i];
+	return NULL;
+}
+
 const struct gate_param gate_trend_params[] = {
 	{ "alpha", GP_NUM, 0.05, 1e-9, 0.5, 0,
 	  "significance level of the one-sided Mann-Kendall test for an upward trend" },

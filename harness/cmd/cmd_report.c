@@ -45,8 +45,11 @@ static int print_json(const struct report *r, const char *dir, unsigned formats)
 
 	json_object_set_new(o, "report_dir", jout_str(dir));
 	for (bit = 1; bit & REPORT_ALL; bit <<= 1)
-		if (formats & bit)
+		if (formats & bit) {
 			json_array_append_new(files, jout_str(report_file_name(bit)));
+			if (bit == REPORT_CSV)
+				json_array_append_new(files, jout_str("study.csv"));
+		}
 	json_object_set_new(o, "files", files);
 	json_object_set_new(w, "total", json_integer((json_int_t)r->total));
 	json_object_set_new(w, "accepted", json_integer((json_int_t)r->accepted));
@@ -137,6 +140,9 @@ const struct cmd_desc cmd_report_desc = {
 	"                --windows` reads:\n"
 	"                impl,stage,offered_rps,block,p99_ms,requests,errors,achieved_rps,warm\n"
 	"                (no comment lines, so no summary: see report.json)\n"
+	"  study.csv     (with csv) receipts, memory steady and peak, derived signals\n"
+	"                and dependencies in long form:\n"
+	"                section,impl,stage,rate_rps,name,value,lo,hi,windows,detail\n"
 	"  hgrm/         per implementation and rung (IMPL_STAGE_RATErps.hgrm), the\n"
 	"                merged latency of its accepted windows in HdrHistogram's\n"
 	"                percentile-distribution text (ms), for HdrHistogram plotters\n"

@@ -108,6 +108,16 @@ struct gate_idle {
 	double cpu_s;             /* CPU seconds it used over it; NAN unknown */
 };
 
+/* A derived signal's value over the phase (stats.signals "= EXPR",
+ * sigexpr.h): a per-window expression's value, or a per-poll one's mean
+ * (a per-poll one is also among the series). NAN with why when it cannot
+ * be computed. */
+struct gate_derived {
+	const char *signal;
+	double value;
+	const char *why;          /* static text, NULL when value is a number */
+};
+
 enum load_status_class { ST_2XX, ST_3XX, ST_4XX, ST_5XX, ST_CLASSES };
 
 struct gate_input {
@@ -181,6 +191,9 @@ struct gate_input {
 	const struct gate_series *series;
 	size_t ncounters;
 	const struct gate_counters *counters;
+	/* Derived signals (every one the implementation declares). */
+	size_t nderived;
+	const struct gate_derived *derived;
 };
 
 struct gate_result {
@@ -247,6 +260,7 @@ void gate_resultf(struct gate_result *r, enum gate_status st, const char *stat_n
 	__attribute__((format(printf, 6, 7)));
 const struct gate_series *gate_input_series(const struct gate_input *in, const char *signal);
 const struct gate_counters *gate_input_counters(const struct gate_input *in, const char *signal);
+const struct gate_derived *gate_input_derived(const struct gate_input *in, const char *signal);
 
 /*
  * Parameter lookup for gate files (added by the gates engineer). cfg may be

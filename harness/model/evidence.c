@@ -265,9 +265,9 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->nidle = e->nidle;
 	in->idle = e->idle;
 
-	if (!impl || !impl->nsignals)
+	if (!impl || !(impl->nsignals + impl->nderived))
 		return;
-	s->series = xcalloc(impl->nsignals, sizeof(*s->series));
+	s->series = xcalloc(impl->nsignals + impl->nderived, sizeof(*s->series));
 	s->counters = xcalloc(impl->nsignals, sizeof(*s->counters));
 	for (i = 0; i < impl->nsignals; i++) {
 		const char *sig = impl->signals[i].name;
@@ -280,6 +280,7 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->series = s->series;
 	in->ncounters = s->ncounters;
 	in->counters = s->counters;
+	evidence_derived(e, impl, t0, in, s);
 }
 
 void evidence_scratch_release(struct evidence_scratch *s)
@@ -294,6 +295,7 @@ void evidence_scratch_release(struct evidence_scratch *s)
 	free(s->keyarrs);
 	free(s->series);
 	free(s->counters);
+	free(s->derived);
 	memset(s, 0, sizeof(*s));
 }
 

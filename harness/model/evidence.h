@@ -80,6 +80,8 @@ struct evidence_scratch {
 	size_t nbufs;
 	const char ***keyarrs;
 	size_t nkeyarrs;
+	size_t nderived;
+	struct gate_derived *derived;
 };
 
 void evidence_init(struct evidence *e, enum gate_phase phase);
@@ -106,6 +108,15 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 			 const struct spec_impl *impl, double trailing_s,
 			 struct gate_input *in, struct evidence_scratch *scratch);
 void evidence_scratch_release(struct evidence_scratch *s);
+/* evidence_derived.c, for evidence_gate_input: the implementation's
+ * derived signals over the polls at or after t0 (in->derived; a per-poll
+ * one also appended to s->series, which has room for them). */
+void evidence_derived(const struct evidence *e, const struct spec_impl *impl, double t0,
+		      struct gate_input *in, struct evidence_scratch *s);
+/* The rows of rtstats polled at or after t0, as sigexpr reads them
+ * (borrowing e's strings); returns the count, *out malloc'd. */
+struct sigexpr_row;
+size_t evidence_sigexpr_rows(const struct evidence *e, double t0, struct sigexpr_row **out);
 
 /* A window's no_answer (judge.h): requests were due and none was answered
  * in its measured seconds (answers only in the drain, after the window,

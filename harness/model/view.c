@@ -161,6 +161,24 @@ static int read_window_row(struct view *v, struct store *st, const struct window
 		    row->err_timeout + row->err_parse + row->err_other + row->dropped;
 	w->ok = row->completed - row->err_unexpected;
 	w->unexpected = row->err_unexpected;
+	w->answers[0] = row->s2xx;
+	w->answers[1] = row->s3xx;
+	w->answers[2] = row->s4xx;
+	w->answers[3] = row->s5xx;
+	w->answers[4] = row->s_other;
+	w->err_connect = row->err_connect;
+	w->err_reset = row->err_reset;
+	w->err_timeout = row->err_timeout;
+	w->err_parse = row->err_parse;
+	w->err_other = row->err_other;
+	w->has_throttle = row->has_throttle;
+	w->nr_throttled = row->nr_throttled;
+	w->has_oom = row->has_oom;
+	w->oom_kill = row->oom_kill;
+	w->has_mem_peak = row->has_mem_peak;
+	w->mem_peak = row->mem_peak;
+	w->mem_peak_scope = !row->has_mem_peak || !row->mem_peak_scope ? NULL :
+			    !strcmp(row->mem_peak_scope, "window") ? "window" : "lifetime";
 	w->protocol = dup_or(row->protocol, NULL);
 	w->bytes_sent = row->bytes_sent;
 	w->bytes_received = row->bytes_received;

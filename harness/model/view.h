@@ -82,6 +82,13 @@ struct view_window {
 	int64_t due, sent, completed, dropped, errors;
 	int64_t ok;                  /* completed - unexpected */
 	int64_t unexpected;          /* completed, not what the request expects */
+	int64_t answers[5];          /* answers 2xx, 3xx, 4xx, 5xx, other */
+	int64_t err_connect, err_reset, err_timeout, err_parse, err_other;
+	int has_throttle, has_oom;   /* nr_throttled, oom_kill known */
+	int64_t nr_throttled, oom_kill;
+	int has_mem_peak;            /* the cgroup's high-water mark is known */
+	int64_t mem_peak;            /* bytes */
+	const char *mem_peak_scope;  /* "window" | "lifetime" (static), NULL */
 	char *protocol;              /* HTTP version(s) of the responses, or NULL */
 	int64_t bytes_sent, bytes_received;   /* HTTP bytes of the measured part */
 	double p50_ms, p90_ms, p99_ms, p999_ms, max_ms;  /* as stored */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report_study.h"
 #include "spec/spec.h"
 #include "store/store.h"
 #include "store/store_run.h"
@@ -204,6 +205,8 @@ int report_load(struct report *r, struct store *st, const char *run_id)
 	read_deps(r);
 	ret = report_rollup(r);
 	report_deps_rollup(r);
+	if (!ret)
+		ret = report_study_load(r, st);
 	return ret;
 }
 
@@ -227,6 +230,7 @@ void report_release(struct report *r)
 		free(r->events[i].kind);
 	free(r->events);
 	report_deps_release(r);
+	report_study_free(r->study);
 	for (i = 0; i < r->ndep_rows; i++)
 		free(r->dep_rows[i].name);
 	free(r->dep_rows);

@@ -289,6 +289,8 @@ struct report {
 	struct report_reason *gate_fails; /* per gate over all impls (html chart) */
 	size_t ngate_fails;
 	size_t total, accepted, not_done;
+	/* signals, memory steady and peak, receipts (report_study.h) */
+	struct report_study *study;
 };
 
 /* Read RUN's database (opened with store_open_run) and compute every

@@ -3,6 +3,7 @@
  * <svg>'s data-chart), title and the function drawing it (one
  * report_chart_*.c each, over the kit in report_svg.c).
  */
+#include "report/report_study.h"
 #include "report/report.h"
 #include "report/report_svg.h"
 
@@ -17,6 +18,7 @@ static const struct chart {
 	{ "timeline", "The whole run over time", report_chart_timeline },
 	{ "cpu_per_request", "CPU per request vs offered rate", report_chart_cpu },
 	{ "memory", "Memory (anon p99) vs offered rate", report_chart_memory },
+	{ "signals", "Derived signals vs offered rate", report_chart_signals },
 	{ "ratio", "Ratios between implementations vs offered rate", report_chart_ratio },
 	{ "per_second", "Per-second p99 of every window", report_chart_seconds },
 	{ "rejections", "Failed and rejected windows per gate", report_chart_rejections },

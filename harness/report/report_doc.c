@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report_study.h"
 #include "report/report.h"
 #include "base/util.h"
 
@@ -136,6 +137,7 @@ static void summary(const struct report *r, struct rdoc *d)
 	sbuf_release(&h2);
 	sbuf_release(&c);
 	quality(r, d);
+	rdoc_receipts_paragraph(r, d);
 }
 
 static void chart(struct rdoc *d, size_t i)
@@ -164,11 +166,14 @@ void report_doc_build(const struct report *r, struct rdoc *d)
 	rdoc_knees(r, d);
 	rdoc_promise(r, d);
 	rdoc_rungs(r, d);
+	rdoc_memory(r, d);
+	rdoc_signals(r, d);
 	rdoc_requests(r, d);
 	rdoc_ratios(r, d);
 	rdoc_verdicts(r, d);
 	rdoc_rejections(r, d);
 	rdoc_cells_table(r, d);
+	rdoc_receipts(r, d);
 	rdoc_dependencies(r, d);
 	rdoc_provenance(r, d);
 	if (*stamp)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report_study.h"
 #include "spec/spec.h"
 #include "base/util.h"
 
@@ -457,6 +458,9 @@ void report_json(const struct report *r, struct sbuf *out)
 		json_array_append_new(a, rung_obj(r, &r->rungs[i]));
 	json_object_set_new(root, "rungs", a);
 	json_object_set_new(root, "dependencies", deps_arr(r));
+	json_object_set_new(root, "signals", report_signals_json(r));
+	json_object_set_new(root, "memory", report_memory_json(r));
+	json_object_set_new(root, "receipts", report_receipts_json(r));
 	json_object_set_new(root, "promise", promise_arr(r));
 	json_object_set_new(root, "ratios", ratios_arr(r));
 	json_object_set_new(root, "verdicts", verdicts_arr(r));

@@ -2,6 +2,7 @@
  * and by anything that wants a run's report written, e.g. at a run's end). */
 #include "report/report.h"
 
+#include "report/report_study.h"
 #include "store/store.h"
 #include "base/util.h"
 
@@ -14,6 +15,7 @@ static const struct {
 	{ REPORT_HTML, "report.html", report_html },
 	{ REPORT_JSON, "report.json", report_json },
 	{ REPORT_CSV, "windows.csv", report_csv },
+	{ REPORT_CSV, "study.csv", report_study_csv },
 };
 
 const char *report_file_name(unsigned format)

@@ -62,6 +62,11 @@ void spec_free(struct spec *s)
 			free(im->signals[j].pointer);
 		}
 		free(im->signals);
+		for (j = 0; j < im->nderived; j++) {
+			free(im->derived[j].name);
+			free(im->derived[j].expr);
+		}
+		free(im->derived);
 		free(im->cpus);
 		free(im->host);
 		free(im->host_binary);

@@ -45,6 +45,14 @@ struct spec_signal {
 	char *pointer;
 };
 
+/* A derived signal: a stats.signals value "= EXPR" (sigexpr.h), computed
+ * per poll or per window from the polled ones; spec_check.c moves it out
+ * of signals[] (which only holds what rtstats polls). */
+struct spec_derived {
+	char *name;
+	char *expr;          /* the text after '=' */
+};
+
 struct spec_impl {
 	char *name;
 	char *repo;          /* absolute path of its git work tree */
@@ -61,6 +69,8 @@ struct spec_impl {
 					   prometheus: metric selectors */
 	struct spec_signal *signals;
 	size_t nsignals;
+	struct spec_derived *derived;   /* in the spec's order */
+	size_t nderived;
 	char *cpus;          /* cpu list ("0-2,4") or NULL */
 	enum restart_policy restart;    /* default per_window */
 	enum sandbox_mode sandbox;      /* default auto */

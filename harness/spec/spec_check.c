@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/sigexpr.h"
 #include "base/jsonptr.h"
 #include "base/promtext.h"
 #include "spec/spec_internal.h"
@@ -195,9 +196,47 @@ static void check_impls(struct vctx *v)
 	}
 }
 
+/* Move the derived signals ("= EXPR") out of im->signals into
+ * im->derived, each parsed against the polled signals' names (sigexpr.h). */
+static void split_derived(struct vctx *v, size_t i, struct spec_impl *im)
+{
+	const char **names = xcalloc(im->nsignals + 1, sizeof(*names));
+	size_t k, n = 0, m = 0;
+	char p[160];
+
+	for (k = 0; k < im->nsignals; k++)
+		if (im->signals[k].pointer[0] != '=')
+			names[n++] = im->signals[k].name;
+	for (k = 0; k < im->nsignals; k++) {
+		struct spec_signal *sg = &im->signals[k];
+		struct sigexpr *x;
+		const char *expr;
+		char *err;
+
+		if (sg->pointer[0] != '=') {
+			im->signals[m++] = *sg;
+			continue;
+		}
+		expr = sg->pointer + 1 + strspn(sg->pointer + 1, " \t");
+		if (sigexpr_parse(expr, names, n, &x, &err)) {
+			snprintf(p, sizeof(p), "implementations[%zu].stats.signals.%s", i, sg->name);
+			spec_err_at(v, p, "%s (in \"%.60s\")", err, expr);
+			free(err);
+		}
+		sigexpr_free(x);
+		im->derived = xrealloc(im->derived, (im->nderived + 1) * sizeof(*im->derived));
+		im->derived[im->nderived].name = sg->name;
+		im->derived[im->nderived++].expr = xstrdup(expr);
+		free(sg->pointer);
+	}
+	im->nsignals = m;
+	free(names);
+}
+
 /* Each signal is what stats.format reads: a JSON pointer for json, a
  * metric selector for prometheus (the two never overlap: a pointer starts
- * with '/', a metric name cannot). */
+ * with '/', a metric name cannot); a derived one ("= EXPR") is moved to
+ * im->derived. */
 static void check_signals(struct vctx *v)
 {
 	struct spec *s = v->s;
@@ -205,9 +244,10 @@ static void check_signals(struct vctx *v)
 	char p[96];
 
 	for (i = 0; i < s->nimpls; i++) {
-		const struct spec_impl *im = &s->impls[i];
+		struct spec_impl *im = &s->impls[i];
 		int prom = im->stats_format == STATS_PROMETHEUS;
 
+		split_derived(v, i, im);
 		for (k = 0; k < im->nsignals; k++) {
 			const char *sig = im->signals[k].pointer;
 

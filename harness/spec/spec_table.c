@@ -45,7 +45,7 @@ static const struct field stats_fields[] = {
 	{ "poll_hz", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_impl, stats_poll_hz), 0, 0, 100, 1, NULL, NULL, NULL, 0, 0, 0,
 	  "polls per second during warm-up and windows" },
 	{ "signals", FT_SIGNALS, 0, O(struct spec_impl, signals), O(struct spec_impl, nsignals), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
-	  "signal name -> RFC 6901 JSON pointer into the stats document (format json), or a metric selector name{label=\"value\"} (format prometheus)" },
+	  "signal name -> RFC 6901 JSON pointer into the stats document (format json), or a metric selector name{label=\"value\"} (format prometheus); or a derived signal \"= EXPR\" over the others (specs/README.md, Derived signals)" },
 	FIELD_END
 };
 

@@ -184,9 +184,11 @@ static void read_signals(struct vctx *v, const struct field *f, void *base,
 		} else if (!spec_read_string(v, val, p, 0, 0, &sig[k].pointer, NULL)) {
 			/* Which of the two a signal must be depends on
 			 * stats.format: spec_check.c checks that. */
-			if (!pointer_ok(sig[k].pointer) && !prom_selector_valid(sig[k].pointer)) {
+			if (sig[k].pointer[0] != '=' && !pointer_ok(sig[k].pointer) &&
+			    !prom_selector_valid(sig[k].pointer)) {
 				VERR(v, val, p, "must be a JSON pointer (RFC 6901) like /gc/count, or a"
-				     " Prometheus metric selector like db_pool{state=\"busy\"}, got"
+				     " Prometheus metric selector like db_pool{state=\"busy\"}, or a derived"
+				     " signal \"= delta(hits) / (delta(hits) + delta(misses))\", got"
 				     " \"%.60s\"", sig[k].pointer);
 				free(sig[k].pointer);
 			} else {

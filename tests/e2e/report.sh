@@ -35,7 +35,7 @@ cmp_num "report exits 0" "$rc" "==" 0
 if [ "$out" = "$RUNS/fixture/report" ]; then ok "prints the report directory"; else
 	fail "prints the report directory: got '$out' ($(head -c 300 "$T/err"))"; fi
 R=$RUNS/fixture/report
-for f in report.md report.html report.json windows.csv; do
+for f in report.md report.html report.json windows.csv study.csv; do
 	check "writes $f" test -s "$R/$f"
 done
 expect_exit "unknown run: exit 2" 2 "$HARNESS" report no-such-run --runs-dir "$RUNS"
@@ -198,8 +198,51 @@ cmp_num "bracket: evloop's 4000 ladder rung, no accepted window, is a gap in cpu
 cmp_num "bracket: ... and in memory" "$(svg memory | grep -c 'data-gap="0"')" "==" 1
 H=$R/report.html
 
+# --- signals, memory both ways, receipts (issue 28; report_fixture.h) ---
+# hit_rate = delta(hits) / (delta(hits) + delta(misses)): 0.80 + 0.02 k
+# (evloop, rung k) or 0.60 (threads), + 0.01 in odd blocks; only accepted
+# windows count (evloop's ladder block 7 was rejected, threads' block 5
+# failed).
+sig() { jq -c ".signals.hit_rate.impls.$1[] | select(.stage==\"$2\" and .rate_rps==$3) |
+	[.mean, .min, .max, .computed]" "$J"; }
+check "json: evloop's hit rate at 500: mean of 0.80 and 0.81, its range" \
+	test "$(sig evloop ladder 500)" = "[0.805,0.8,0.81,2]"
+check "json: evloop's at 4000: the accepted window alone (block 7 rejected)" \
+	test "$(sig evloop ladder 4000)" = "[0.86,0.86,0.86,1]"
+check "json: threads' at 2000: the failed window left out" \
+	test "$(sig threads ladder 2000)" = "[0.6,0.6,0.6,1]"
+check "json: the declaration with it" \
+	test "$(jq -r .signals.hit_rate.expr "$J")" = "delta(hits) / (delta(hits) + delta(misses))"
+check "md: the signals table" grep -q '^| hit_rate | evloop | ladder | 500 | 0.805 | 0.8 - 0.81 | 2 of 2 |$' "$R/report.md"
+check "csv: study.csv has the hit rate" grep -q '^signal,evloop,ladder,500,hit_rate,0.805,0.8,0.81,2,$' "$R/study.csv"
+# memory: steady = anon p99 (base + rate/100 + 9 MiB), peak = base + rate/100 + 20
+mem() { jq -c ".memory.rungs[] | select(.impl==\"$1\" and .stage==\"ladder\" and .rate_rps==$2) |
+	[.steady.bytes / 1048576, .peak.bytes / 1048576, .peak.scope]" "$J"; }
+check "json: evloop's steady and peak memory at 500" test "$(mem evloop 500)" = '[44,55,"lifetime"]'
+check "json: threads' at 500" test "$(mem threads 500)" = '[94,105,"lifetime"]'
+near "json: threads/evloop peak ratio at 500 (105/55)" \
+	"$(jq '.memory.rungs[] | select(.impl=="threads" and .stage=="ladder" and .rate_rps==500) | .peak.ratio' "$J")" 1.90909 0.0001
+check "md: memory steady and peak side by side with ratios" \
+	grep -q '^| threads | ladder | 500 | 94.0 | 2.14x | 105 | 1.91x | lifetime |$' "$R/report.md"
+# receipts: 40 windows, 430000 due, 50 5xx (confirm block 6 evloop), one
+# throttled window, pre-flight 8 of 8
+check "json: receipts" jq -e '.receipts.due == 430000 and .receipts.answered == 430000 and
+	.receipts.status_5xx == 50 and .receipts.unexpected == 50 and .receipts.dropped == 0 and
+	.receipts.timeouts == 0 and .receipts.windows.measured == 40 and
+	.receipts.windows_throttled == 1 and .receipts.oom_kills == 0 and
+	.receipts.preflight == {"cases": 8, "passed": 8}' "$J"
+for f in report.md report.html; do
+	q=$(grep -n "Receipts: over 40 measured windows (36 accepted, 2 failed, 2 rejected), 430000 requests were due" "$R/$f" | head -1 | cut -d: -f1)
+	c=$(grep -n "^## Charts\|>Charts</h2>" "$R/$f" | head -1 | cut -d: -f1)
+	if [ -n "$q" ] && [ -n "$c" ] && [ "$q" -lt "$c" ]; then ok "$f: the receipts paragraph ends the summary"
+	else fail "$f: the receipts paragraph ends the summary (line '$q', charts '$c')"; fi
+done
+check "md: the paragraph names throttling and the pre-flight" \
+	grep -q '1 window was CPU-throttled; 0 OOM kills; .* The pre-flight passed 8 of 8 cases' "$R/report.md"
+check "csv: receipts rows" grep -q '^receipts,,,,status_5xx,50,,,40,' "$R/study.csv"
+
 # --- the charts: names, marks, plain ticks ----------------------------------
-CHARTS="latency_vs_rate percentile_spectrum timeline cpu_per_request memory ratio per_second rejections"
+CHARTS="latency_vs_rate percentile_spectrum timeline cpu_per_request memory signals ratio per_second rejections"
 check "json: the charts by name" test "$(jq -r '[.charts[].name] | join(" ")' "$J")" = "$CHARTS"
 for c in $CHARTS; do
 	cmp_num "html: chart $c once, linked from the table of contents" \

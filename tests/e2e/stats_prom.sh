@@ -78,6 +78,26 @@ echo 'gc_count: "rate(x[5m])"' >"$T/sig.bad"
 spec bad.yaml prometheus sig.bad
 expect_exit "neither a pointer nor a selector" 2 "$HARNESS" check -q "$T/bad.yaml"
 
+# Derived signals (issue 28): "= EXPR" over the polled ones, checked at
+# `harness check` with the column of the mistake.
+cat "$T/sig.prom" - >"$T/sig.der" <<'EOF'
+pool_total: "= pool_busy + pool_max"
+gc_rate: "= rate(gc_count)"
+echo_share: "= delta(calls) / (delta(calls) + delta(gc_count))"
+EOF
+spec der.yaml prometheus sig.der
+expect_exit "check: derived signals accepted" 0 "$HARNESS" check -q "$T/der.yaml"
+for bad in "\"= delta(nope)\"|column 7: 'nope' is not a polled signal" \
+	   '"= gc_count / delta(calls)"|outside a window function' \
+	   '"= mean(delta(calls))"|a window function inside another' \
+	   "\"= (gc_count + 1\"|column 14: ')' expected"; do
+	printf 'x: %s\n' "${bad%%|*}" | cat "$T/sig.prom" - >"$T/sig.bad2"
+	spec bad2.yaml prometheus sig.bad2
+	expect_exit "check: derived ${bad%%|*} refused" 2 "$HARNESS" check -q "$T/bad2.yaml"
+	grep -qF "${bad#*|}" "$T/err" && grep -q "stats.signals.x: " "$T/err" &&
+		ok "names the signal and the mistake (${bad#*|})" || fail "derived ${bad%%|*}: $(cat "$T/err")"
+done
+
 # A JSON stats body read as Prometheus text: every poll malformed, with
 # the line it failed at; the probe goes on.
 spec wrong.yaml prometheus sig.sel

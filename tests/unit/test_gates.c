@@ -55,7 +55,7 @@ TEST(registry_complete)
 	static const char *names[] = { "p99_flat", "p999_flat", "gc_steady", "pools_warm",
 		"min_calls", "hot_set_touched", "major_faults_equal", "error_rate",
 		"achieved_vs_offered", "stationarity", "throttled", "oom", "generator",
-		"sut_alive", "dependency_headroom", "idle_arms_quiet" };
+		"sut_alive", "dependency_headroom", "idle_arms_quiet", "signal_range" };
 	size_t i;
 	const struct gate_param *p;
 
@@ -569,6 +569,45 @@ static int class_row(const char *text, const char *needle, const char *cls)
 
 /* gates/README.md documents every gate and every parameter (it is the
  * reference users read; the registry is the truth it must follow). */
+/* signal_range: a derived signal's window value, or a polled one's mean;
+ * a value that cannot be computed is not_evaluable, never a pass. */
+TEST(signal_range)
+{
+	struct gate_derived d[1] = { { "hit_rate", 0.81, NULL } };
+	double t[3] = { 0, 1, 2 }, v[3] = { 10, 20, 30 };
+	struct gate_series s[1] = { { "pool", 3, t, v, 0 } };
+
+	reset("signal_range");
+	str("signal", "hit_rate");
+	num("min", 0.7);
+	in.derived = d;
+	in.nderived = 1;
+	CHECK(eval("signal_range") == GATE_PASS);
+	NEAR(res.statistic, 0.81, 0, "the derived value");
+	d[0].value = 0.5;
+	CHECK(eval("signal_range") == GATE_FAIL);
+	NEAR(res.threshold, 0.7, 0, "the bound it failed");
+	d[0].value = NAN;
+	d[0].why = "a division by zero";
+	CHECK(eval("signal_range") == GATE_NOT_EVALUABLE);
+	CHECK(strstr(res.evidence, "a division by zero") != NULL);
+	in.phase = GATE_PHASE_WARMUP;   /* a warm-up gate too: the cache warming */
+	d[0].value = 0.9;
+	CHECK(eval("signal_range") == GATE_PASS);
+	reset("signal_range");
+	str("signal", "pool");
+	num("max", 15);
+	in.series = s;
+	in.nseries = 1;
+	CHECK(eval("signal_range") == GATE_FAIL);
+	NEAR(res.statistic, 20, 0, "a polled signal's mean");
+	NEAR(res.threshold, 15, 0, "max");
+	str("signal", "absent");
+	cfg.nvalues = 1;
+	vals[0].str = "absent";
+	CHECK(eval("signal_range") == GATE_NOT_EVALUABLE);
+}
+
 TEST(readme_covers_registry)
 {
 	FILE *f = fopen("gates/README.md", "r");
@@ -618,6 +657,7 @@ int main(void)
 	RUN(error_rate);
 	RUN(achieved_vs_offered);
 	RUN(generator);
+	RUN(signal_range);
 	RUN(sut_alive);
 	RUN(dependency_headroom);
 	RUN(idle_arms_quiet);

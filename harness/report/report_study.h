@@ -1,0 +1,125 @@
+/*
+ * report_study: what a study's write-up quotes beyond knees and cost, one
+ * section per file, each with its own roll-up and its rendering in every
+ * format (the report's blocks for md and html, report.json, study.csv):
+ *
+ *   report_signals.c   derived signals (stats.signals "= EXPR",
+ *                      sigexpr.h) per implementation per rung: mean and
+ *                      range across accepted windows, and a chart
+ *   report_memory.c    memory both ways: steady state (anon p99) and the
+ *                      high-water mark (the cgroup's peak), with the ratio
+ *                      of each implementation's to the first's
+ *   report_receipts.c  run-wide totals of every measured window: requests
+ *                      due and answered, by status class, unexpected,
+ *                      transport errors, dropped; throttled windows, OOM
+ *                      kills; pre-flight cases passed; and the paragraph
+ *                      closing the summary
+ *
+ * Ownership: struct report_study belongs to its struct report (r->study),
+ * freed by report_study_free(); every string in it is owned, except the
+ * stage names borrowed from r->windows.
+ */
+#ifndef HARNESS_REPORT_STUDY_H
+#define HARNESS_REPORT_STUDY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+struct report;
+struct rdoc;
+struct sbuf;
+struct spec;
+struct store;
+
+/* A derived signal as declared (copied from the stored spec). */
+struct report_sigdef {
+	char *impl, *name, *expr;
+	char **polled;               /* its implementation's polled signals' names */
+	size_t npolled;
+};
+
+/* One derived signal of one implementation at one rung. */
+struct report_sigrung {
+	int impl;                    /* index into r->impls */
+	const char *stage;           /* borrowed from r->windows */
+	double rate;
+	const char *name;            /* borrowed from sigdefs */
+	int ord;                     /* its first declaration's index: the table's order */
+	size_t windows;              /* accepted windows */
+	size_t computed;             /* of them with a value */
+	double mean, lo, hi;         /* over those; NAN none */
+	char *why;                   /* the first reason a window had none, or NULL */
+};
+
+/* Memory of one implementation at one rung. */
+struct report_memrung {
+	int impl;
+	const char *stage;
+	double rate;
+	size_t windows;              /* accepted windows */
+	double steady;               /* bytes: anon p99 of the rung (report_rung.anon_p99) */
+	double peak;                 /* bytes: the highest cgroup peak of the rung's windows */
+	const char *peak_scope;      /* "window" | "lifetime" | NULL (static) */
+	double steady_ratio, peak_ratio;  /* to the first implementation's at the
+					     same stage and rate; NAN without */
+};
+
+struct report_receipts {
+	size_t windows;              /* measured (done) windows */
+	int64_t due, sent, answered, dropped;
+	int64_t status[5];           /* 2xx 3xx 4xx 5xx other */
+	int64_t unexpected;          /* answered, not what the request expects */
+	int64_t err_connect, err_reset, err_timeout, err_parse, err_other;
+	size_t throttled_windows;    /* windows with CFS throttling; */
+	int throttle_known;          /* 0: no backend gave throttling */
+	int64_t oom_kills;           /* -1: no backend gave OOM counts */
+	size_t sut_exits;            /* windows in which the implementation died */
+	int preflight_cases, preflight_passed;  /* -1: none recorded */
+	size_t accepted, failed, rejected;
+};
+
+struct report_study {
+	struct report_sigdef *sigdefs;
+	size_t nsigdefs;
+	struct report_sigrung *sigrungs;
+	size_t nsigrungs;
+	struct report_memrung *memrungs;
+	size_t nmemrungs;
+	int has_peak;                /* some window has a cgroup peak */
+	struct report_receipts receipts;
+};
+
+/* report.c: the declarations from the stored spec (sp may be NULL). */
+struct report_study *report_study_new(const struct spec *sp);
+/* After report_rollup: every section's roll-up. 0, or -1 after an error(). */
+int report_study_load(struct report *r, struct store *st);
+void report_study_free(struct report_study *s);
+
+/* The sections (each file's entry points). */
+int report_signals_load(struct report *r, struct store *st);
+void rdoc_signals(const struct report *r, struct rdoc *d);
+json_t *report_signals_json(const struct report *r);
+void report_signals_csv(const struct report *r, struct sbuf *out);
+void report_chart_signals(const struct report *r, const char *title, struct sbuf *out);
+
+int report_memory_load(struct report *r);
+void rdoc_memory(const struct report *r, struct rdoc *d);
+json_t *report_memory_json(const struct report *r);
+void report_memory_csv(const struct report *r, struct sbuf *out);
+
+int report_receipts_load(struct report *r);
+void rdoc_receipts(const struct report *r, struct rdoc *d);        /* the table */
+void rdoc_receipts_paragraph(const struct report *r, struct rdoc *d); /* the summary's end */
+json_t *report_receipts_json(const struct report *r);
+void report_receipts_csv(const struct report *r, struct sbuf *out);
+
+/* study.csv: one row per figure of these sections, long form:
+ * section,impl,stage,rate_rps,name,value,lo,hi,windows,detail */
+void report_study_csv(const struct report *r, struct sbuf *out);
+void report_study_csv_row(struct sbuf *out, const char *section, const char *impl,
+			  const char *stage, double rate, const char *name, double value,
+			  double lo, double hi, long long windows, const char *detail);
+
+#endif
