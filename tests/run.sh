@@ -21,18 +21,26 @@
 #                          reach code no other sanitized test reaches.
 #   "# timing-free: WHY"   asserts nothing a busy CPU can move (counts,
 #                          states, messages, files: no latency, rate, CPU
-#                          or verdict figure) and runs in the second lane.
+#                          or verdict figure): it may run beside a timed
+#                          script (the lanes below).
 #
 # Two lanes. Most e2e scripts spend their time waiting through measurement
-# windows, not computing: the machine is idle most of a run. The cases and
-# the timing-free scripts run in a second lane beside the others; every
-# other script runs in the first lane, one at a time, as if alone.
-# E2E_LANES=1 runs everything in one lane.
+# windows, not computing: the machine is idle most of a run. The first
+# lane runs the timed scripts (those not marked timing-free), one at a
+# time; the second lane runs the cases, then takes timing-free scripts from
+# a shared queue (the longest files first), and the first lane takes from
+# the same queue once its timed scripts are done. So a timed script runs
+# beside at most one timing-free program, never beside another timed one,
+# and at most two programs run at once. E2E_LANES=1 runs everything in one
+# lane.
 #
 # The summary gives each tier's seconds against its budget (BUDGET_* below,
 # for the release build on the 2-core VM CI runs on; `make asan` doubles
-# them): a test that makes its tier slow shows there, with the slowest
-# programs. Over budget is said, not failed: the figure moves with the load.
+# them): the unit programs (one after another, before the lanes), the
+# timed scripts (their sum: the first lane's floor), the timing-free
+# programs (their sum, shared by the two lanes) and the lanes' wall time.
+# A test that makes its tier slow shows there, with the slowest programs.
+# Over budget is said, not failed: the figures move with the host's load.
 set -u
 cd "$(dirname "$0")/.."
 export HARNESS HELPERS BUILD
@@ -43,11 +51,13 @@ lock="$HARNESS_TEST_TMP/lock"
 : > "$log"
 : > "$results"
 skipped=()
-# seconds per tier: unit programs one after another; the first lane; the
-# second lane (cases and timing-free scripts) beside it
-BUDGET_UNIT=60 BUDGET_LANE1=300 BUDGET_LANE2=300
+queue="$HARNESS_TEST_TMP/queue"      # the timing-free scripts, one a line
+taken="$HARNESS_TEST_TMP/taken"      # how many of them a lane has taken
+# seconds: unit programs; timed scripts; timing-free programs; lanes' wall
+BUDGET_UNIT=45 BUDGET_TIMED=330 BUDGET_FREE=420 BUDGET_WALL=360
 if [ "${RELEASE_ONLY:-}" = skip ]; then
-	BUDGET_UNIT=$((2 * BUDGET_UNIT)) BUDGET_LANE1=$((2 * BUDGET_LANE1)) BUDGET_LANE2=$((2 * BUDGET_LANE2))
+	BUDGET_UNIT=$((2 * BUDGET_UNIT)) BUDGET_TIMED=$((2 * BUDGET_TIMED))
+	BUDGET_FREE=$((2 * BUDGET_FREE)) BUDGET_WALL=$((2 * BUDGET_WALL))
 fi
 
 run_one() { # tier, name, command...
@@ -80,19 +90,36 @@ run_lane() { # tier, scripts...
 	done
 }
 
-lane2_run() { # the cases, then the timing-free scripts
+take() { # the next timing-free script from the queue, or nothing
+	local n
+	{
+		flock 9
+		n=$(cat "$taken")
+		echo $((n + 1)) >"$taken"
+		sed -n "$((n + 1))p" "$queue"
+	} 9>"$queue.lock"
+}
+
+run_free() { # timing-free scripts from the queue until it is empty
+	local s
+	while s=$(take) && [ -n "$s" ]; do
+		run_one free "$(basename "$s")" bash "$s"
+	done
+}
+
+lane2_run() { # the cases, then timing-free scripts
 	if [ "${CASES-$([ -n "${E2E:-}" ] && echo none)}" != none ]; then
 		# shellcheck disable=SC2086
-		run_one lane2 cases python3 tests/cases/run.py ${CASES:-}
+		run_one free cases python3 tests/cases/run.py ${CASES:-}
 	fi
-	run_lane lane2 "$@"
+	run_free
 }
 
 t_start=$SECONDS
 for u in ${UNITS:-}; do
 	run_one unit "$(basename "$u")" "$u"
 done
-lane1=(); lane2=()
+timed=(); free=()
 if [ "${E2E:-}" != none ]; then
 	for s in ${E2E:-tests/e2e/*.sh}; do
 		[ -f "$s" ] || continue
@@ -104,26 +131,29 @@ if [ "${E2E:-}" != none ]; then
 		why=$(marked "$s" release-only)
 		if [ "${RELEASE_ONLY:-}" = skip ] && [ -n "$why" ]; then
 			skipped+=("release-only: $(basename "$s") ($why)")
-		elif [ "${E2E_LANES:-2}" != 1 ] && [ -n "$(marked "$s" timing-free)" ]; then
-			lane2+=("$s")
+		elif [ -n "$(marked "$s" timing-free)" ]; then
+			free+=("$s")
 		else
-			lane1+=("$s")
+			timed+=("$s")
 		fi
 	done
 fi
+# the longest files first: the queue's tail is then short scripts
+for s in "${free[@]}"; do echo "$(wc -l <"$s") $s"; done | sort -rn | cut -d' ' -f2 >"$queue"
+echo 0 >"$taken"
 t_lanes=$SECONDS
 if [ "${E2E_LANES:-2}" != 1 ]; then
-	lane2_run "${lane2[@]}" &
+	lane2_run &
 	lane2_pid=$!
-	run_lane lane1 "${lane1[@]}"
-	t_lane1=$SECONDS
+	run_lane timed "${timed[@]}"
+	run_free
 	wait "$lane2_pid"
 else
-	run_lane lane1 "${lane1[@]}"
+	run_lane timed "${timed[@]}"
 	lane2_run
-	t_lane1=$SECONDS
 fi
 
+t_end=$SECONDS
 passed=$(awk '{ s += $1 } END { print s + 0 }' "$results")
 failed=$(awk '{ s += $2 } END { print s + 0 }' "$results")
 tier_s() { awk -v t="$1" '$5 == t { s += $3 } END { print s + 0 }' "$results"; }
@@ -134,9 +164,10 @@ echo "# time per program (slowest first):"
 awk '{ print $3 " s  " $4 }' "$results" | sort -rn | head -8 | sed 's/^/#   /'
 echo "# time per tier (budgets: tests/run.sh):"
 budget "unit programs, one at a time" "$(tier_s unit)" "$BUDGET_UNIT"
-budget "lane 1: timed e2e, one at a time (${#lane1[@]})" "$((t_lane1 - t_lanes))" "$BUDGET_LANE1"
-budget "lane 2: cases + timing-free e2e (${#lane2[@]})" "$(tier_s lane2)" "$BUDGET_LANE2"
-echo "#   total $((SECONDS - t_start)) s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+budget "timed e2e, one at a time (${#timed[@]})" "$(tier_s timed)" "$BUDGET_TIMED"
+budget "cases + timing-free e2e (${#free[@]})" "$(tier_s free)" "$BUDGET_FREE"
+budget "the two lanes' wall time" "$((t_end - t_lanes))" "$BUDGET_WALL"
+echo "#   total $((t_end - t_start)) s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 for k in "${skipped[@]}"; do
 	echo "# skipped, $k"
 done
