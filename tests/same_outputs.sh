@@ -55,7 +55,7 @@ else
 	trap 'rm -rf "$T"' EXIT
 fi
 
-HARVEST="one_impl run_fail replace requests deps_chain rerun sequential sandbox refine"
+HARVEST="one_impl run_fail replace requests deps_chain rerun rerun_fail sequential sandbox refine"
 if [ "${1:-}" = --harvest ]; then
 	[ $# -eq 2 ] || usage
 	mkdir -p "$2" || exit 2

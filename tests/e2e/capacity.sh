@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# release-only: knee brackets against wrk on three servers; knee.sh and refine.sh drive the knee code under the sanitizers
+# release-only: knee brackets against wrk and a token bucket on two servers; knee.sh and refine.sh drive the knee code under the sanitizers
 # Issue 11 acceptance: servers of known capacity under a full ladder with
 # every default window gate enforced. The knee must be reported crossed,
 # with its bracket (a bracket's (lo, hi], a point's bracketing rungs)
@@ -9,17 +9,18 @@
 # report shows.
 #
 # Servers (tests/helpers/testsrv):
-#   w7d8   7 workers holding each request 8 ms:  capacity 7 / 8 ms  = 875 req/s
 #   w7d12  7 workers holding each request 12 ms: capacity 7 / 12 ms = 583 req/s
 #   tb390  a token bucket of 390 req/s answering 503 above it
+# (refine.sh measures a third, w7d8: 7 / 8 ms = 875 req/s, against wrk on
+# the same ladder, and narrows its bracket.)
 # Each worker also spends ~0.1-0.4 ms per request on this VM (wake-ups,
-# parsing), so the real capacities are ~840-870 and ~565-580 req/s: wrk
+# parsing), so the real capacity is ~565-580 req/s: wrk
 # measures them closed-loop with 4 connections per worker (so no worker
 # idles between a response and the next request; with one connection per
 # worker the round trip would count as capacity lost).
 # Ladder 324 x 1.45^k: 324, 470, 681, 988 (1432 if a rung was void). Each
 # capacity sits mid-interval, the rung below it at ~80% of it and the rung
-# above at ~115%: a rung within a few percent of the wall is a coin toss in
+# above at ~115% (w7d12: 470 and 681; tb390: 324 and 470): a rung within a few percent of the wall is a coin toss in
 # a 3 s window (at 91% of its capacity, under `make test`'s load, a server
 # here queued past the 50 ms SLO), which no rule can call. Constant
 # arrivals: the token bucket's 39-token burst then never empties below its
@@ -44,12 +45,10 @@ wrk_capacity() {
 	wait "$pid" 2>/dev/null
 }
 
-cap_a=$(wrk_capacity 7 --workers 7 --delay-ms 8)
 cap_b=$(wrk_capacity 7 --workers 7 --delay-ms 12)
-echo "# wrk capacity: w7d8 $cap_a req/s (7/8 ms = 875), w7d12 $cap_b req/s (7/12 ms = 583)"
-# wrk's own figure is the reference; these bounds only catch a server or a
+echo "# wrk capacity: w7d12 $cap_b req/s (7/12 ms = 583)"
+# wrk's own figure is the reference; this bound only catches a server or a
 # wrk that did not run (per-request overhead on this VM: up to ~8% low).
-cmp_num "wrk measured w7d8 (7 x 8 ms) near 875 req/s" "$cap_a" ">" 780
 cmp_num "wrk measured w7d12 (7 x 12 ms) near 583 req/s" "$cap_b" ">" 520
 
 cat >"$T/spec.yaml" <<YAML
@@ -58,10 +57,6 @@ name: capacity
 seed: 11
 slo: { percentile: 99, threshold_ms: 50, error_rate_max: 0.001 }
 implementations:
-  - name: w7d8
-    start: [$SRV, --port, "{port}", --workers, "7", --delay-ms, "8"]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
   - name: w7d12
     start: [$SRV, --port, "{port}", --workers, "7", --delay-ms, "12"]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
@@ -116,7 +111,6 @@ in_bracket() {
 		and ((.lo_rps // 0) < $c) and ($c <= .hi_rps)' "$T/knee.json" >/dev/null
 }
 br() { jq -r --arg i "$1" '.fits[] | select(.impl == $i) | "\(.kind) (\(.lo_rps), \(.hi_rps)] \(.reason)"' "$T/knee.json"; }
-check "w7d8: crossed, bracket $(br w7d8) contains wrk's $cap_a req/s" in_bracket w7d8 "$cap_a"
 check "w7d12: crossed, bracket $(br w7d12) contains wrk's $cap_b req/s" in_bracket w7d12 "$cap_b"
 check "tb390: crossed, bracket $(br tb390) contains its 390 req/s" in_bracket tb390 390
 check "tb390: its crossing is made by failure (503s): a bracket, not a point" \
@@ -124,7 +118,7 @@ check "tb390: its crossing is made by failure (503s): a bracket, not a point" \
 
 # The report of the run shows the same knees (one rule, one fit).
 R=$RUNS/cap/report
-for i in w7d8 w7d12 tb390; do
+for i in w7d12 tb390; do
 	rk=$(jq --arg i "$i" '.impls[] | select(.name == $i) | [.knee.kind, .knee.lo_rps, .knee.hi_rps, .knee.knee_rps]' "$R/report.json" | tr -d ' \n')
 	kk=$(jq --arg i "$i" '.fits[] | select(.impl == $i) | [.kind, .lo_rps, .hi_rps, .knee_rps]' "$T/knee.json" | tr -d ' \n')
 	check "$i: harness knee RUN = the report's knee ($kk)" test "$rk" = "$kk"
@@ -137,4 +131,4 @@ check "harness knee --windows on the run's windows.csv: the same knees" \
 "$HARNESS" audit cap --runs-dir "$RUNS" --recheck >"$T/audit.out" 2>&1
 check "audit --recheck: 0 mismatches over accepted and failed windows" grep -q " 0 mismatches" "$T/audit.out"
 nf=$(sqlite3 "$RUNS/cap/run.db" "SELECT COUNT(*) FROM windows WHERE status = 'failed'")
-cmp_num "failed windows were rechecked (the walls)" "$nf" ">=" 3
+cmp_num "failed windows were rechecked (the walls)" "$nf" ">=" 2

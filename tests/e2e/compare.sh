@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: verdicts, exit codes and formats of compare on fixture runs (no server, no load)
 # compare: exit codes, verdicts and the three formats, on run databases made
 # by tests/fixtures/compare_fixture.c (real schema, real histograms; see it
 # for the numbers: a at 1 ms in base, 6 ms in slow, 0.5 ms in fast).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timing-free: compare's page and PNG of the fixture runs, rendered by Chromium (no server, no load)
 # harness compare --format html|png and --chart, on the fixture runs of
 # tests/fixtures/compare_fixture.c (compare_slow: a's p99 x6 at both
 # rates, CPU unchanged; compare_fast: faster). The page is self-contained

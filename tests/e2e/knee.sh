@@ -1,4 +1,5 @@
 #!/bin/bash
+# timing-free: knees fitted from CSV files (no server, no load)
 # harness knee: per-implementation knees from a windows CSV (issue 6,
 # acceptance: a known crossing at 1180 req/s found within 0.5%), rejection
 # counts, determinism of the bootstrap, and bad input -> exit 2, one line.

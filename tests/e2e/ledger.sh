@@ -1,4 +1,5 @@
 #!/bin/bash
+# check-all: the example's Go and Node ledgers against a PostgreSQL and a Redis (a Go build and a PostgreSQL take most of its minute); make demo-ledger runs the same example, and deps_chain.sh, deps_headroom.sh, deps_kill.sh and deps_lifecycle.sh drive the dependency code in make test
 # release-only: a Go build and a PostgreSQL take most of its minute; deps*.sh drive the dependency code under the sanitizers
 # examples/ledger end to end (issue 14): the Go and Node ledgers against a
 # real PostgreSQL 15 and Redis 7 that the harness starts as dependencies,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timing-free: window counts of replacements forced by a test hook (500 ms generator stalls against a 250 ms bound: a busy host's own stalls stay far below it, and a slow one can only fail a window, which is never replaced)
 # release-only: replacement figures over many windows; run.sh (a void run replaced to its limit), sequential.sh and head.sh drive the replacement code under the sanitizers
 # Replacement windows (issue 12, item 1): a window rejected for a validity
 # reason is replaced in a later block of its stage until its cell (stage x

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timing-free: a stored fixture run's report files and their numbers, rendered by Chromium (no server, no load)
 # harness report on the stored fixture run (tests/fixtures/report_run.sql:
 # two implementations, 40 windows, 2 failed, 2 rejected; see report_fixture.h), so the
 # report renders in CI without running load. Checks the four files, their

@@ -2,157 +2,16 @@
 # rerun + compare end to end (issue 7's acceptance), with git repositories
 # made here and file:// URLs. Both implementations, "a" and "b", are
 # tests/helpers/testsrv.c built from one repository by build.sh and started
-# by run.sh with --delay-ms from the file `delay`. One rerun replaces a with
-# the slow branch and b with the comment-only branch, each with its
-# baseline commit interleaved ("@base"), so both comparisons are paired:
-#   main     delay 2 ms            (the baseline run)
-#   slow     delay 7 ms            (+5 ms per request)
-#   comment  main + a comment      (no change)
-#   evil     build.sh tries to write the harness's databases, then fails
-#   upper    main, answering the echo upper-cased ("meridian" -> "MERIDIAN")
+# by run.sh with --delay-ms from the file `delay` (rerun_repo.inc). One
+# rerun replaces a with the slow branch (+5 ms per request) and b with the
+# comment-only branch, each with its baseline commit interleaved ("@base"),
+# so both comparisons are paired; then a rerun --until-decided.
+# rerun_fail.sh has the reruns that end before any window.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/rerun_repo.inc"
 
-# The measured runs get a higher CPU priority (nice -10, inherited by the
-# implementations): p99 over 2 s windows is at the mercy of any stall, and
-# this suite shares 2 cores with others. Root can raise it; otherwise 0.
-NICE="nice -n -10"
-$NICE true 2>/dev/null || NICE=
-# The sandbox user must be able to reach its checkout under $T.
-chmod 755 "$T"
-RUNS=$T/runs
-REPO=$T/impl
-q() { sqlite3 "$1" "$2"; }
-g() { git -C "$REPO" -c user.name=t -c user.email=t@example.invalid "$@" >/dev/null; }
-
-mkdir -p "$REPO"
-cp "$ROOT/tests/helpers/testsrv.c" "$REPO/srv.c"
-cat >"$REPO/build.sh" <<'SH'
-#!/bin/sh
-# build the server
-id -u >uid.txt
-echo "BUILD_UID $(id -u)"
-exec cc -std=gnu11 -D_GNU_SOURCE -O1 -pthread -o srv srv.c
-SH
-cat >"$REPO/run.sh" <<'SH'
-#!/bin/sh
-# what its checkout holds, seen from inside (the checkout is removed with
-# its disk when the run ends)
-echo "CHECKOUT $(stat -c %u .) GIT $(stat -c %u .git) SRV $(stat -c %u srv) DELAY $(cat delay)"
-exec ./srv --port "$1" --delay-ms "$(cat delay)"
-SH
-echo 2 >"$REPO/delay"
-git init -q -b main "$REPO"
-g add -A && g commit -m A
-A=$(git -C "$REPO" rev-parse HEAD)
-g checkout -b slow && echo 7 >"$REPO/delay"
-# ...and its build tries to make its baseline (and every other checkout
-# of every run) 20 ms slower: its sandbox shows it none of them.
-cat >"$REPO/build.sh" <<SH
-#!/bin/sh
-id -u >uid.txt
-echo "BUILD_UID \$(id -u)"
-for d in ../a@base ../b@base ../b "$RUNS"/*/src/*; do
-	[ "\$d" -ef . ] || { echo 22 >"\$d/delay" 2>/dev/null && echo "wrote \$d/delay"; }
-done
-exec cc -std=gnu11 -D_GNU_SOURCE -O1 -pthread -o srv srv.c
-SH
-g commit -am "B: +5 ms per request (and a build that tries to slow the baseline)"
-B=$(git -C "$REPO" rev-parse HEAD)
-g checkout main && g checkout -b comment
-sed -i 's/^# build the server/# build the server (a comment-only change)/' "$REPO/build.sh"
-g commit -am "comment only"
-C=$(git -C "$REPO" rev-parse HEAD)
-g checkout main && g checkout -b evil
-cat >"$REPO/build.sh" <<SH
-#!/bin/sh
-id -u >uid.txt
-echo "BUILD_UID \$(id -u)"
-for f in "$RUNS"/*/run.db; do printf 'pwned' >>"\$f" 2>/dev/null && echo "wrote \$f"; done
-for d in "$RUNS"/*/src/*; do
-	[ "\$d" -ef . ] || { echo 22 >"\$d/delay" 2>/dev/null && echo "wrote \$d/delay"; }
-done
-touch "$RUNS/pwned" 2>/dev/null && echo "wrote $RUNS/pwned"
-echo "evil build done" >&2
-exit 1
-SH
-g commit -am "evil build"
-g checkout main && g checkout -b upper
-sed -i 's/--delay-ms/--mode upper --delay-ms/' "$REPO/run.sh"
-g commit -am "upper-cased answers"
-g checkout main
-
-cat >"$T/spec.yaml" <<YAML
-version: 1
-name: rerun-e2e
-seed: 11
-slo: { percentile: 99, threshold_ms: 50, error_rate_max: 0.01 }
-implementations:
-  - name: a
-    repo: $REPO
-    build: [/bin/sh, build.sh]
-    start: [/bin/sh, run.sh, "{port}"]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
-  - name: b
-    repo: $REPO
-    build: [/bin/sh, build.sh]
-    start: [/bin/sh, run.sh, "{port}"]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
-workload:
-  connections: 8
-  timeout_ms: 2000
-  requests:
-    - { name: root, path: /echo, method: POST, body: "meridian" }
-stages:
-  ladder: { start_rps: 1000, step: 2, max_rps: 1000, reps: 6, window_s: 1, discard_s: 0 }
-warmup:
-  rate: { fixed_rps: 500 }
-  min_s: 0
-  max_s: 1
-  trailing_s: 0.5
-  gates: []
-gates:
-  achieved_vs_offered: { tolerance_pct: 30 }
-  generator: { lateness_p99_ms: 5, cpu_max_pct: 95 }
-# generator: a window in which the host stalled the load generator itself
-# (its schedule lag p99 > 5 ms; ~0.2 ms on a quiet box, 2-4 ms when the box
-# is shared: requests sent late
-# read as slow, since latency runs from the intended send time) is rejected
-# rather than measured. On this VM such stalls (10-30 ms) come every few
-# seconds and move a window's p99 by 5+ ms, as much as the effect tested.
-window_gates: [error_rate, achieved_vs_offered, generator, sut_alive]
-compare: { margin_pct: 60, metric: [p99], alpha: 0.1 }
-YAML
-
-# ------------------------------------------------------------ baseline
-$NICE "$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$RUNS" --run-id base \
-	>"$T/base.out" 2>"$T/base.err"
-rc=$?
-if [ $rc -ne 0 ] || [ "$(head -n1 "$T/base.out")" != base ]; then
-	fail "baseline run (rc $rc): $(tail -n 3 "$T/base.err") $(sqlite3 "$RUNS/base/run.db" "SELECT impl, status, reasons, sent, completed, duration_s, s2xx, s4xx, err_connect FROM windows; SELECT gate, evidence FROM gate_results LIMIT 3" 2>&1 | tr "\n" " ")"
-	exit 0
-fi
-ok "baseline run"
-BASEDB=$RUNS/base/run.db
-dump() { sqlite3 "$BASEDB" .dump | sha256sum; }
-BASESUM=$(dump)
-nbase=$(ls "$RUNS" | wc -l)
-
-# ------------------------------------------------------------ bad input
-expect_exit "a ref that does not exist" 2 "$HARNESS" rerun base --runs-dir "$RUNS" \
-	--impl "a=file://$REPO#no-such-branch"
-[ "$(wc -l <"$T/err" )" -le 2 ] && grep -q "no ref 'no-such-branch'" "$T/err" &&
-	ok "missing ref: one clear line" || fail "missing ref message: $(cat "$T/err")"
-expect_exit "a repository that cannot be fetched" 2 "$HARNESS" rerun base --runs-dir "$RUNS" \
-	--impl "a=file://$T/nowhere#main"
-grep -q "nowhere: cannot fetch" "$T/err" && ok "unfetchable: one clear line" ||
-	fail "unfetchable message: $(cat "$T/err")"
-expect_exit "an implementation the run does not have" 2 "$HARNESS" rerun base \
-	--runs-dir "$RUNS" --impl "zz=file://$REPO#slow"
-[ "$(ls "$RUNS" | wc -l)" -eq "$nbase" ] && ok "failed fetches leave no run directory" ||
-	fail "left behind: $(ls "$RUNS")"
-[ "$(dump)" = "$BASESUM" ] && ok "baseline untouched by failed reruns" || fail "baseline changed"
+# The spec's 6 blocks: the rerun's (a rerun runs its stored spec).
+run_base 6
 
 # ------------------------------------------------------------ +5 ms and comment
 # Sizing: 6 blocks of 1 s windows at 1000 req/s (a window's p99 is its
@@ -235,7 +94,6 @@ nb=$(q "$DB" "SELECT COUNT(*) FROM windows WHERE impl = 'b' AND replaces IS NOT 
 [ "$(q "$DB" "SELECT sandbox_user FROM runs")" = harness-sut ] &&
 	ok "records the unprivileged user" || fail "sandbox_user '$(q "$DB" "SELECT sandbox_user FROM runs")'"
 SUT_GID=$(id -g harness-sut 2>/dev/null)
-uid_of() { q "$1" "SELECT detail FROM events WHERE kind = 'sandbox_identity' AND detail LIKE '$2: uid %'" | sed 's/^[^:]*: uid \([0-9]*\),.*/\1/'; }
 A_UID=$(uid_of "$DB" a)
 [ -n "$A_UID" ] && [ "$A_UID" != 0 ] && grep -qx "BUILD_UID $A_UID" "$RUNS/pr1/logs/build-a.log" &&
 	ok "the build ran as a's own uid ($A_UID)" || fail "build uid: $(grep BUILD_UID "$RUNS/pr1/logs/build-a.log") vs '$A_UID'"
@@ -263,88 +121,12 @@ grep -q "^harness: pre-flight: 1 of 1 cases passed (4 implementations; each comm
 	ok "pre-flight: each commit under test answered as its @base" ||
 	fail "pre-flight summary: $(grep pre-flight "$T/pr.err")"
 
-# ------------------------------------------------------------ other answers
-# A commit that answers 200 with another body is a regression, told by the
-# pre-flight against its @base (workload.preflight.base: strict, the
-# default), before any window: rerun 1, compare 1, the difference shown on
-# stderr, in compare's reason and in the run's events.
-expect_exit "a commit answering MERIDIAN for meridian: rerun" 1 "$HARNESS" rerun base \
-	--runs-dir "$RUNS" --run-id upper --with-baseline --impl "a=file://$REPO#upper"
-diff='request root (POST /echo): a@base and a differ: bodies differ at byte 0 (8 vs 8 bytes): "meridian" vs "MERIDIAN"'
-grep -qF "harness: pre-flight: $diff" "$T/err" && ok "the difference on stderr" ||
-	fail "stderr: $(grep pre-flight "$T/err")"
-[ "$(q "$RUNS/upper/run.db" "SELECT status, failure_kind, failure_impl FROM runs")" = "failed|preflight|a" ] &&
-	[ "$(q "$RUNS/upper/run.db" "SELECT COUNT(*) FROM windows")" = 0 ] &&
-	ok "recorded: failed by its pre-flight, no window run" ||
-	fail "upper run: $(q "$RUNS/upper/run.db" "SELECT status, failure_kind, failure_impl, failure FROM runs")"
-[ "$(q "$RUNS/upper/run.db" "SELECT detail FROM events WHERE kind = 'preflight_failure'")" = "$diff" ] &&
-	ok "the difference in the run's events" ||
-	fail "events: $(q "$RUNS/upper/run.db" "SELECT kind, detail FROM events WHERE kind LIKE 'preflight%'")"
-expect_exit "compare base upper" 1 "$HARNESS" compare base upper --runs-dir "$RUNS" --format json
-jq -r '.impls[0].why' "$T/out" | grep -qF "answered its pre-flight wrong" &&
-	jq -r '.impls[0].why' "$T/out" | grep -qF "$diff" &&
-	ok "compare's reason shows the difference" || fail "compare why: $(jq -c '.impls[0] | {verdict, why}' "$T/out")"
-"$HARNESS" report upper --runs-dir "$RUNS" --format md >/dev/null 2>&1
-grep -qF "$diff" "$RUNS/upper/report/report.md" && ok "the report shows the difference" ||
-	fail "report: $(grep -i pre-flight "$RUNS/upper/report/report.md")"
-
-# ------------------------------------------------------------ untrusted build
-# The commit under test does not build: its own negative answer (exit 1),
-# recorded as such for compare (runs.failure_kind).
-# ... and another run's checkouts (those still on disk: a run that ended
-# removed its own) are out of its reach
-# It is fetched over smart HTTP (git http-backend behind python's CGI
-# server, which runs it as nobody) from a URL with credentials in it: the
-# password must not reach stderr, run.db, the run directory or a report
-# (issue 25 item 8). The server asks for none, so they are never sent.
-others() { for f in "$RUNS"/pr*/src/*/delay; do echo "$f $(cat "$f")"; done; }
-OTHERS=$(others)
-mkdir -p "$T/www/cgi-bin" "$T/nobody"
-ln -s /usr/lib/git-core/git-http-backend "$T/www/cgi-bin/git"
-chmod 777 "$T/nobody"
-HPORT=$(free_port)
-bg env HOME="$T/nobody" GIT_PROJECT_ROOT="$T" GIT_HTTP_EXPORT_ALL=1 GIT_CONFIG_COUNT=1 \
-	GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*' \
-	python3 -m http.server --cgi --bind 127.0.0.1 --directory "$T/www" "$HPORT" >"$T/http.log" 2>&1
-wait_port "$HPORT" || fail "the git http server did not start: $(cat "$T/http.log")"
-SECRET=s3cretPW
-expect_exit "a build that fails" 1 "$HARNESS" rerun base --runs-dir "$RUNS" --run-id evil \
-	--impl "a=http://bob:$SECRET@127.0.0.1:$HPORT/cgi-bin/git/impl/.git#evil"
-grep -q "fetching a from http://bob:\*\*\*@127.0.0.1:$HPORT/" "$T/err" &&
-	ok "the fetch is announced with the password redacted" || fail "fetch line: $(grep fetching "$T/err")"
-"$HARNESS" report evil --runs-dir "$RUNS" >"$T/leak.out" 2>&1
-"$HARNESS" compare base evil --runs-dir "$RUNS" >>"$T/leak.out" 2>&1
-leaks=$( { grep -l "$SECRET" "$T/err" "$T/leak.out"; grep -rl "$SECRET" "$RUNS/evil";
-	sqlite3 "$RUNS/evil/run.db" .dump | grep -c "$SECRET" | grep -v '^0$'; } 2>/dev/null)
-[ -z "$leaks" ] && [ -s "$RUNS/evil/report/report.md" ] &&
-	ok "the password is in no message, no stored field, no file of the run or its report" ||
-	fail "the password leaked: $leaks"
-[ "$(q "$RUNS/evil/run.db" "SELECT remote_url FROM impls WHERE name='a'")" = "http://127.0.0.1:$HPORT/cgi-bin/git/impl/.git" ] &&
-	ok "the URL is recorded without its credentials" ||
-	fail "remote_url $(q "$RUNS/evil/run.db" "SELECT remote_url FROM impls WHERE name='a'")"
-[ "$(q "$RUNS/evil/run.db" "SELECT failure_kind, failure_impl FROM runs")" = "build|a" ] &&
-	ok "recorded: failure_kind build, failure_impl a" ||
-	fail "failure_kind: $(q "$RUNS/evil/run.db" "SELECT failure_kind, failure_impl FROM runs")"
-grep -q "build" "$T/err" && ok "build failure said on stderr" || fail "build failure: $(cat "$T/err")"
-[ "$(q "$RUNS/evil/run.db" "SELECT status FROM runs")" = failed ] &&
-	ok "the failed rerun is recorded as failed: $(q "$RUNS/evil/run.db" "SELECT failure FROM runs")" ||
-	fail "evil status $(q "$RUNS/evil/run.db" "SELECT status, failure FROM runs")"
-E_UID=$(uid_of "$RUNS/evil/run.db" a)
-[ -n "$E_UID" ] && grep -qx "BUILD_UID $E_UID" "$RUNS/evil/logs/build-a.log" && [ "$E_UID" != "$A_UID" ] &&
-	ok "evil build ran as its own uid, not another run's" || fail "evil build uid"
-# KEEP=DIR keeps a copy of the runs for a look after the test.
-[ "$(others)" = "$OTHERS" ] && ! grep -q "wrote" "$RUNS/evil/logs/build-a.log" &&
-	ok "evil build could not modify another run's checkouts ($(printf "%s" "$OTHERS" | grep -c .) delay files on disk)" ||
-	fail "another run's checkout changed: $(others | tr '\n' ' ') / $(grep wrote "$RUNS/evil/logs/build-a.log" | tr '\n' ' ')"
 [ -n "${KEEP:-}" ] && cp -r "$RUNS" "$KEEP"
 [ "$(dump)" = "$BASESUM" ] && ok "baseline database intact" || fail "baseline database changed"
 for db in "$RUNS"/*/run.db; do
 	[ "$(q "$db" "PRAGMA integrity_check")" = ok ] || fail "$db: integrity check failed"
 done
 ok "every run database passes integrity_check"
-[ ! -e "$RUNS/pwned" ] && ok "nothing written into the runs directory" || fail "runs/pwned exists"
-grep -rl pwned "$RUNS"/*/run.db >/dev/null 2>&1 && fail "a database holds the evil bytes" ||
-	ok "no database holds the evil bytes"
 
 # ------------------------------------------------------------ --until-decided
 # A one-implementation spec (a, 3 blocks of 1 s at 1000 req/s, p99 within
