@@ -14,7 +14,7 @@
 #include "sut/bind.h"
 #include "cmd/cmd.h"
 #include "cmd/cmd_load_opts.h"
-#include "load/load_internal.h"
+#include "load/load.h"
 #include "base/util.h"
 
 static int bad(const char *fmt, const char *a, const char *b)

@@ -55,6 +55,22 @@
 
 struct load_pool;
 
+/* A target URL, parsed (load_req.c): what `harness load URL` checks
+ * before it runs, and what the engine connects to. */
+struct load_url {
+	int https;
+	char *host;         /* without brackets */
+	char *port;         /* decimal */
+	char *hostport;     /* as written in the Host header */
+	char *origin;       /* scheme://host[:port] */
+	char *path;         /* path and query, "" when none; no trailing '/' for a base */
+};
+
+/* Parse an http:// or https:// URL. 0, or -1 with *why set to a static
+ * message. Fills u (release with load_url_release). */
+int load_url_parse(const char *url, struct load_url *u, const char **why);
+void load_url_release(struct load_url *u);
+
 enum load_error_kind {
 	LERR_CONNECT,   /* connection refused / unreachable / connect timeout */
 	LERR_RESET,     /* connection reset or closed before a full response */

@@ -34,20 +34,6 @@
 #define LOAD_BATCH_MIN_NS 200000.0
 #define LOAD_BATCH_MAX_NS 600000.0
 
-struct load_url {
-	int https;
-	char *host;         /* without brackets */
-	char *port;         /* decimal */
-	char *hostport;     /* as written in the Host header */
-	char *origin;       /* scheme://host[:port] */
-	char *path;         /* path and query, "" when none; no trailing '/' for a base */
-};
-
-/* Parse an http:// or https:// URL. 0, or -1 with *why set to a static
- * message. Fills u (release with load_url_release). */
-int load_url_parse(const char *url, struct load_url *u, const char **why);
-void load_url_release(struct load_url *u);
-
 /*
  * A string with template references, compiled (load_tmpl.c): literal
  * pieces, variable references and (native wire form) the place of the
@@ -100,7 +86,6 @@ struct load_wire {
  * (load_shared.need_body); `truncated` is set by a transport for a
  * response cut short after its status line.
  */
-#define LOAD_CTYPE_MAX 128
 #define LOAD_JSON_MAX (256 * 1024)   /* largest body whose JSON is checked */
 
 struct load_check {

@@ -53,6 +53,7 @@ struct load_var {
  * workload.requests[].expect; see specs/README.md). A response that is
  * not is counted as `unexpected` (load.h). */
 #define LOAD_EXPECT_MAX_BODY 256   /* longest body_contains, bytes */
+#define LOAD_CTYPE_MAX 128         /* a content type kept or expected, bytes with its NUL */
 struct load_expect {
 	int *status;         /* expected statuses; none (0): any 2xx or 3xx */
 	size_t nstatus;

@@ -13,7 +13,12 @@
 #     module's entry file sits on top and its shared helpers in a leaf
 #     beneath, never both ways.
 # A cycle in either graph fails the test, except the ones listed in KNOWN
-# below (each must say why it is there and who removes it). It also fails
+# below (each must say why it is there and who removes it). So does a
+# break of the layers (LAYERS below: harness/<layer>/ folders in order,
+# each with its public headers): an include or a call from a layer to one
+# above it, an include of another layer's internal header, a harness
+# header included without its folder, a source outside the folders; a
+# copy of the tree with an upward include shows the check failing. It also fails
 # on a function prototype declared in a .c file, on a function longer
 # than 120 lines or a file longer than 900 in harness/ or gates/, on sqlite
 # outside the store, on a HARNESS_TEST_* variable read outside testhook.c,
@@ -29,10 +34,110 @@ case $BUILD in /*) OBJDIR=$BUILD ;; *) OBJDIR=$ROOT/$BUILD ;; esac
 # gate input carries plain values and gate_params is the gate module's type).
 KNOWN=""
 
-out=$(python3 - "$ROOT" "$OBJDIR" "$KNOWN" <<'PY'
+# The layers (issue 26), bottom up, one folder each: harness/<layer>/. A
+# file includes and calls only its own layer and the layers before it in
+# this list (gates/*.c are layer gate), and includes a header as
+# "<layer>/x.h". Another layer includes only the headers named after the
+# colon, the layer's public headers; the rest of a folder (load_internal.h,
+# runner_internal.h, report_doc.h, ...) is its own. tests/ include
+# anything. A new folder goes here, in its place; a header becomes public
+# here when another layer needs it (docs/DESIGN.md, "Architecture").
+LAYERS="
+base:    util.h testhook.h rate.h rng.h hist.h jsonptr.h csv.h opt.h jout.h
+         promtext.h frame.h hostfacts.h prov.h gitfetch.h runlock.h svgpng.h
+stat:    stat.h decide.h
+gate:    gate.h judge.h
+sandbox: sandbox.h jail.h netns.h portfwd.h cpuset.h quota.h scratch.h
+account: account.h
+load:    load.h load_request.h load_pool.h load_wire.h
+agent:   agent.h agent_link.h fleet.h
+spec:    spec.h
+store:   store.h store_run.h store_seq.h store_window.h
+sut:     sut.h sut_wire.h sut_agent.h rsut.h rsut_fetch.h bind.h rtstats.h
+model:   view.h cells.h knee.h knee_run.h run_quality.h evidence.h evidence_load.h head.h
+report:  report.h compare.h compare_plan.h history.h audit.h
+runner:  runner.h plan.h
+cmd:
+"
+
+# The layer order and the public headers, from the #include lines of a
+# tree (ROOT/harness/<layer>/, ROOT/gates/): python3 -c "$LAYERS_PY" ROOT "$LAYERS".
+LAYERS_PY=$(cat <<'PY'
+import os, re, sys
+root, spec = sys.argv[1], sys.argv[2]
+order, public = [], {}
+for chunk in re.split(r'\n(?=\w+:)', spec.strip()):
+    name, heads = chunk.split(':', 1)
+    order.append(name.strip())
+    public[name.strip()] = set(heads.split())
+rank = {l: i for i, l in enumerate(order)}
+top = os.path.join(root, 'harness')
+folders = sorted(d for d in os.listdir(top) if os.path.isdir(os.path.join(top, d)))
+misplaced = ['harness/%s/ (not in LAYERS)' % d for d in folders if d not in rank]
+misplaced += ['harness/%s (outside a layer folder)' % f for f in sorted(os.listdir(top))
+              if f.endswith(('.c', '.h'))]
+srcs = [('harness/%s/%s' % (d, f), d) for d in folders
+        for f in sorted(os.listdir(os.path.join(top, d))) if f.endswith(('.c', '.h'))]
+srcs += [('gates/' + f, 'gate') for f in sorted(os.listdir(os.path.join(root, 'gates')))
+         if f.endswith(('.c', '.h'))]
+home = {f: d for s, d in srcs if s.startswith('harness/') for f in [os.path.basename(s)]}
+up, internal, bare, cross = [], [], [], 0
+for s, layer in srcs:
+    for no, line in enumerate(open(os.path.join(root, s), errors='replace'), 1):
+        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+        if not m:
+            continue
+        inc, where = m.group(1), '%s:%d' % (s, no)
+        if '/' not in inc:
+            if inc in home:
+                bare.append('%s includes "%s" (write "%s/%s")' % (where, inc, home[inc], inc))
+            continue
+        to, h = inc.split('/', 1)
+        if to not in rank or layer not in rank or to == layer:
+            continue
+        cross += 1
+        if rank[to] > rank[layer]:
+            up.append('%s includes %s (%s is above %s)' % (where, inc, to, layer))
+        elif h not in public[to]:
+            internal.append('%s includes %s (internal to %s/; public: %s)'
+                            % (where, inc, to, ' '.join(sorted(public[to])) or 'none'))
+for what, bad in (('a folder or file outside the layers', misplaced),
+                  ('upward include', up), ('internal header of another layer', internal),
+                  ('a harness header included without its layer', bare)):
+    if bad:
+        print('not ok - deps: %s: %s' % (what, '; '.join(bad)))
+if not (misplaced or up or internal or bare):
+    print('ok - deps: layers: %d folders, each including only itself and the layers'
+          ' below it, and those only through their public headers (%d includes'
+          ' between folders)' % (len(folders), cross))
+PY
+)
+
+# The layer check can fail: a copy of the sources with one upward include
+# (base's util.c including cmd/cmd.h) and one internal header of another
+# layer (cmd's main.c including load/load_internal.h) is refused, by name.
+mkdir -p "$T/broken"
+cp -r "$ROOT/harness" "$ROOT/gates" "$T/broken/"
+printf '#include "cmd/cmd.h"\n' >> "$T/broken/harness/base/util.c"
+printf '#include "load/load_internal.h"\n' >> "$T/broken/harness/cmd/main.c"
+broken=$(python3 -c "$LAYERS_PY" "$T/broken" "$LAYERS")
+case $broken in
+*"not ok - deps: upward include: "*"harness/base/util.c:"*" includes cmd/cmd.h (cmd is above base)"*)
+	ok "an upward include fails the layer check (base/util.c -> cmd/cmd.h, in a copy)" ;;
+*) fail "an upward include in a copy passed the layer check: $broken" ;;
+esac
+case $broken in
+*"internal header of another layer: "*"harness/cmd/main.c:"*" includes load/load_internal.h"*)
+	ok "an internal header included from another layer fails the layer check (in a copy)" ;;
+*) fail "load/load_internal.h included from cmd in a copy passed the layer check: $broken" ;;
+esac
+python3 -c "$LAYERS_PY" "$ROOT" "$LAYERS"
+
+out=$(python3 - "$ROOT" "$OBJDIR" "$KNOWN" "$LAYERS" <<'PY'
 import collections, os, re, subprocess, sys
 root, build, known = sys.argv[1], sys.argv[2], sys.argv[3]
 known = {tuple(sorted(l.split())) for l in known.splitlines() if l.strip()}
+order = [w[:-1] for w in sys.argv[4].split() if w.endswith(':')]
 
 def module(path):
     d, f = os.path.split(path)
@@ -116,6 +221,20 @@ def report(what, g, allowed):
 
 report('module (#include)', mods, known)
 report('file (calls)', files, set())
+
+# The layer order holds in the calls too: no object file uses a symbol
+# defined in a layer above its own (LAYERS; gates/ are layer gate).
+def layer(f):
+    return 'gate' if f.startswith('gates/') else f.split('/')[1]
+rank = {l: i for i, l in enumerate(order)}
+upcalls = sorted('%s -> %s (%s)' % (a, b, ' '.join(sorted(y for y in uses[a] if defs.get(y) == b)))
+                 for a in files for b in files[a]
+                 if rank.get(layer(b), -1) > rank.get(layer(a), len(order)))
+if upcalls:
+    print('not ok - deps: upward calls (a layer using a higher one): ' + '; '.join(upcalls))
+else:
+    print('ok - deps: layers: no call from a layer to one above it (%d files)'
+          % len({s[:-2] for s in srcs if s.endswith('.c')}))
 
 # A function declared in a .c file without `static` is a prototype that
 # belongs in a header.
