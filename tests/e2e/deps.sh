@@ -337,8 +337,9 @@ else:
     print('ok - deps: rates compared only through rate_same (rate.h)')
 
 # The notes the code cites live in the repository (issue 16): every
-# docs/<name>.md, <dir>/README.md and relative markdown link named in the
-# sources, the tests and the documentation exists.
+# docs/<name>.md, <dir>/README.md, relative markdown link and source path
+# (harness/<layer>/x.h) named in the sources, the tests and the
+# documentation exists.
 cited, missing = set(), []
 docs = [os.path.join(d, f) for d in ('docs',) for f in os.listdir(os.path.join(root, d))
         if f.endswith('.md')]
@@ -351,6 +352,12 @@ for d in ('tests/e2e', 'tests/unit', 'tests/slow', 'tests/helpers', 'tests/fixtu
 for t in texts:
     body = open(os.path.join(root, t), errors='replace').read()
     for m in re.finditer(r'(?<![\w./-])((?:docs|specs|runs|gates|bench|examples/\w+)/[\w.-]+\.md)\b', body):
+        cited.add(m.group(1))
+        if not os.path.exists(os.path.join(root, m.group(1))):
+            missing.append('%s cites %s' % (t, m.group(1)))
+    # a source cited by its path (harness/<layer>/<file>, gates/<file>) is there:
+    # a path from before the layer folders (harness/<file>) is not
+    for m in re.finditer(r'(?<![\w./-])((?:harness/[\w/]+|gates/\w+)\.[ch])\b', body):
         cited.add(m.group(1))
         if not os.path.exists(os.path.join(root, m.group(1))):
             missing.append('%s cites %s' % (t, m.group(1)))
@@ -368,7 +375,7 @@ for t in texts:
 if missing:
     print('not ok - deps: cited files missing: ' + '; '.join(sorted(set(missing))))
 else:
-    print('ok - deps: every cited note exists (%d distinct citations in %d files)'
+    print('ok - deps: every cited note and source exists (%d distinct citations in %d files)'
           % (len(cited), len(texts)))
 PY
 )
