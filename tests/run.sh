@@ -12,13 +12,21 @@
 #                          verdict over repeated comparisons, a Go build
 #                          and a PostgreSQL); WHY names the scripts that
 #                          drive its code paths in `make test`.
-#   "# release-only: WHY"  skipped under `make asan` (RELEASE_ONLY=skip):
-#                          sanitizers are about code paths, and WHY names
-#                          the sanitized tests that reach this script's
-#                          code (a timing figure is the release build's).
-#                          `make asan` runs the unit tests, the cases and
-#                          every script not so marked: the scripts that
-#                          reach code no other sanitized test reaches.
+#   "# release-only: WHY"  skipped under `make asan` (RELEASE_ONLY=skip).
+#                          Sanitizers are about code paths: `make asan`
+#                          runs the unit tests, the cases and the scripts
+#                          that reach code no other sanitized test
+#                          reaches, chosen by line coverage (gcov, one
+#                          GCOV_PREFIX per script): greedily by lines no
+#                          sanitized test reaches yet per second, within
+#                          asan's time budget (CI <= 15 min with make
+#                          test), rerun.sh and run_crash.sh first. WHY
+#                          names the sanitized scripts that reach this
+#                          script's code and the lines only it reaches
+#                          (left to the release build), or says its
+#                          subject is a timing figure of the release
+#                          build. A new script runs under asan unless
+#                          marked.
 #   "# timing-free: WHY"   asserts nothing a busy CPU can move (counts,
 #                          states, messages, files: no latency, rate, CPU
 #                          or verdict figure): it may run beside a timed

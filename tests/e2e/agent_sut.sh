@@ -1,5 +1,6 @@
 #!/bin/bash
 # timing-free: states and counts (processes, cgroups, CPU > 0), no timing figures
+# release-only: under make asan agent_rerun.sh, agent_dep.sh and agent_run.sh reach its code but 10 lines (runner_freeze.c 6, runner_arm.c 2, rsut.c 1), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # An implementation on another host (issue 18, item 3): implementations[].host
 # starts it through `harness agent --sut` over ssh in its own network
 # namespace (tests/netns.inc), accounted there (its cgroup on that host),

@@ -1,5 +1,6 @@
 #!/bin/bash
 # timing-free: exit codes and reasons of compare for commits that crash, do not build, answer wrong, fail every window on errors, or could not be measured (counts and states: no latency figure)
+# release-only: under make asan rerun_fail.sh, interrupt.sh and oom.sh reach its code but 20 lines (runner_arm.c 5, runner.c 4, cmd_rerun.c 2), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # compare fails closed (issue 11's acceptance): pull-request branches of a
 # small service (compare_repo.inc), each re-run in a fresh run with
 # --with-baseline, are each a regression (exit 1) with the right reason:

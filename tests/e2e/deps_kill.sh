@@ -1,5 +1,6 @@
 #!/bin/bash
 # timing-free: a killed dependency's window rejected and restarted (within 2 s: seconds of slack)
+# release-only: under make asan deps_headroom.sh, agent_dep.sh and agent_run.sh reach its code but 29 lines (runner_deps.c 18, runner_window.c 5, runner.c 4), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # A dependency that dies mid-window (issue 14): a testsrv dependency exits
 # 5 s after its first start (--crash-once: never again), inside the second
 # 3-s window; that window is rejected for validity by dependency_headroom

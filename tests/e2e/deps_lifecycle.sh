@@ -1,5 +1,6 @@
 #!/bin/bash
 # timing-free: setups, cycles and ports of a block-lifecycle dependency
+# release-only: under make asan deps_headroom.sh, agent_dep.sh and agent_run.sh reach its code but 15 lines (runner_deps.c 12, runner_window.c 2, runner_freeze.c 1), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # dependencies[].lifecycle (issue 14): a `block` dependency is stopped and
 # started afresh before each block, on the same port, its setup run again
 # (event dep_cycle), and the implementation (restart: never) restarted with

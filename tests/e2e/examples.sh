@@ -1,4 +1,5 @@
 #!/bin/bash
+# release-only: under make asan sequential.sh, http2.sh and expect.sh reach its code but 28 lines (cmd_check.c 17, spec_gates.c 6, spec_check.c 3), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # The example servers (examples/echo, examples/runtimes): their API, their
 # runtime-stats signals, and the blocking cliff the echo spec is built on.
 . "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# release-only: under make asan deps_headroom.sh, agent_run.sh and oom.sh reach its code but 19 lines (evidence_load.c 8, runner_freeze.c 6, report_hgrm.c 2), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # Arms not being measured do not run (docs/DESIGN.md; harness/runner/runner_freeze.c,
 # gates/idle_arms_quiet.c). Two neighbours of `base` are testsrv --spin-idle 2:
 # two children each that leave the process group, outlive the server and

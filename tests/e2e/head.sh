@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# release-only: under make asan agent_run.sh, oom.sh and deps_headroom.sh reach its code but 12 lines (spec_gates.c 9, cmd_audit.c 1, report.c 1), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # The discard head judged at the window's rate (issue 12, item 5): the
 # warm-up runs at 50 req/s, the window at 150. "flat" (8 workers x 10 ms:
 # capacity 800 req/s) settles at once; "jump" (1 worker x 10 ms: 100

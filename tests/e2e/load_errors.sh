@@ -1,5 +1,6 @@
 #!/bin/bash
 # timing-free: errors counted by kind
+# release-only: under make asan expect.sh, load_https.sh and http2.sh reach its code but 23 lines (load_curl.c 19, load.c 3, cmd_load_opts.c 1), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # Failures are counted under their own kind, the run ends on time, nothing
 # hangs or crashes. Both transports.
 . "$(dirname "$0")/../lib.sh"

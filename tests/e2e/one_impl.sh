@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# release-only: under make asan recheck_rules.sh, agent_run.sh and deps_headroom.sh reach its code but 8 lines (runner_stages.c 3, cmd_check.c 2, cmd_status.c 2), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # One implementation is a valid spec (issue 11, item 6): `check` accepts it,
 # a tiny full run (ladder + confirm, 2 s windows at 100..400 req/s against
 # testsrv on 127.0.0.1) finishes with exit 0, `status` exits 0, and every

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timing-free: pre-flight refusals and what is stored
+# release-only: under make asan oom.sh, interrupt.sh and agent_run.sh reach its code but 42 lines (preflight.c 26, runner_window.c 6, runner.c 3), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # Pre-flight (issue 13, item 2): before the first window every request is
 # sent to every implementation and checked against its expect; with
 # workload.preflight.equivalence: strict the implementations must agree.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# release-only: under make asan oom.sh, agent_run.sh and deps_headroom.sh reach its code but 59 lines (runner_stages.c 41, cmd_check.c 6, spec_check.c 5), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # Refine (issue 12, item 2): after a coarse ladder (step 1.45), the refine
 # stage runs geometric midpoints of the knee's bracket until it is within
 # resolution_pct (5%) of its low end, in at most max_steps (4); the refined

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timing-free: reset commands counted per window, block and run
+# release-only: under make asan deps_headroom.sh, agent_run.sh and oom.sh reach its code but 42 lines (runner_reset.c 15, evidence_load.c 8, cmd_audit.c 6), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # State between windows (issue 13, item 6; issue 14, item 1's reset): reset
 # commands run before windows, each recorded per window (window_resets),
 # and a failing one rejects the window for validity (reason reset_failed),

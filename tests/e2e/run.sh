@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timing-free: counts and states of a run that goes right (the slow arm, 4 connections x 8 ms = 500 req/s at most, crosses its 20 ms p99 by 450 req/s on any host: a busier one crosses sooner)
+# release-only: under make asan agent_run.sh, deps_headroom.sh and recheck_rules.sh reach its code but 14 lines (evidence_load.c 10, runner_stages.c 3, report_ratio.c 1), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # End-to-end: `harness run` / `status` / `audit` against two testsrv
 # implementations on 127.0.0.1 (issue 5's acceptance list): every planned
 # window done once, orders counterbalanced, every gate result stored and

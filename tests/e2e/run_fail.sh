@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timing-free: exit codes, window states and counts of runs that fail a gate, are void, are interrupted or do not build (no latency or rate figure)
+# release-only: under make asan agent_run.sh, oom.sh and http2.sh reach its code but 35 lines (cmd_audit.c 23, runner.c 7, cmd_status.c 2), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # End-to-end: how `harness run`, `status`, `audit` and `knee` treat runs
 # that go wrong (issue 5's and issue 11's acceptance lists); run.sh has the
 # run that goes right, kill -9 / resume and a crash (which window a crash

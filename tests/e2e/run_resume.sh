@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timing-free: a run killed with kill -9 at a random moment, then resumed: states and counts (nothing left 2 s after the kill: seconds of slack)
+# release-only: under make asan run_crash.sh, oom.sh and agent_run.sh reach its code but 3 lines (runner.c 2, runner_blocks.c 1), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # End-to-end: `harness run` killed with SIGKILL mid-run leaves no
 # implementation behind; `status` calls it abandoned (exit 1); `resume`
 # completes exactly the windows planned, each once (issue 5's acceptance).

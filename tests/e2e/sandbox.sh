@@ -1,5 +1,6 @@
 #!/bin/bash
 # timing-free: what a hostile implementation can and cannot do in its jail (completed counts at a low rate)
+# release-only: under make asan rerun_fail.sh, interrupt.sh and deps_headroom.sh reach its code but 58 lines (runner.c 13, bind_sandbox.c 10, runner_arm.c 7), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # Untrusted code in its bwrap sandbox (issue 17's acceptance), with one
 # hostile service: the `evil` branch's start command (evil.py) makes every
 # attempt in turn, prints "SBX <attempt>: <result>" into its arm's log, and

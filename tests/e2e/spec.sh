@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timing-free: the spec hash, the schema and the generated reference
+# release-only: under make asan cli.sh, rerun.sh and run_crash.sh reach its code but 1 line (cmd_schema.c 1), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # The spec language through the real binary: the hash covers the spec
 # bytes and body files; `harness schema` equals specs/schema.json, accepts
 # every key the valid specs use, and the README's reference is the

@@ -1,5 +1,6 @@
 #!/bin/bash
 # timing-free: nothing left 2 s after kill -9 (seconds of slack)
+# release-only: under make asan rerun.sh, run_crash.sh and history.sh reach its code (tests/run.sh: the sanitized set by line coverage)
 # Killing the harness with SIGKILL while an implementation runs leaves no
 # process of it alive within 2 s, and no harness-owned cgroup behind: a
 # forking implementation (a parent and 3 children, their pids in a file) is
