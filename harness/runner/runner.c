@@ -134,6 +134,7 @@ static int make_arms(struct run_ctx *rc, const struct run_arm *extra, size_t nex
 		arm_from_impl(a, base, ra->name, ra->src_dir);
 		a->src = ra->remote_src;
 		a->untrusted = ra->untrusted;
+		a->quota = ra->untrusted && !ra->remote_src;   /* cmd_rerun's quota_make */
 		a->candidate = ra->untrusted && !ra->clone_of;
 		a->frozen = ra->untrusted && ra->clone_of;
 		if (a->untrusted)
@@ -208,6 +209,7 @@ static void run_ctx_release(struct run_ctx *rc)
 	for (i = 0; i < rc->narms; i++) {
 		free(rc->arms[i].name);
 		free(rc->arms[i].workdir);
+		free(rc->arms[i].label);
 	}
 	free(rc->arms);
 	free(rc->rungs);
@@ -304,22 +306,14 @@ static int ensure_sandbox(struct run_ctx *rc)
 	size_t i;
 	int ret = -1;
 
-	rc->sandbox_uid = rc->sandbox_gid = -1;
+	rc->sandbox_gid = -1;
 	for (i = 0; i < rc->narms; i++)
 		if (rc->arms[i].jailed)
 			break;
 	if (i == rc->narms)
 		return 0;
 	uids = xcalloc(rc->narms, sizeof(*uids));
-	/* bwrap and the sandbox user here only for arms that run here; an
-	 * arm on impl.host gets both there (its agent) */
-	for (i = 0; i < rc->narms; i++)
-		if (rc->arms[i].jailed && !rc->arms[i].impl.host)
-			break;
-	if ((i < rc->narms &&
-	     (jail_check() ||
-	      sandbox_user_ensure(rc->spec->sandbox.user, &rc->sandbox_uid, &rc->sandbox_gid))) ||
-	    sandbox_uids(rc->narms, uids))
+	if (sandbox_uids(rc->narms, uids))
 		goto out;
 	free(rc->hide_dir);
 	rc->hide_dir = dir_of(rc->dir);
@@ -329,34 +323,32 @@ static int ensure_sandbox(struct run_ctx *rc)
 	 * so sandboxed code cannot plant links there or truncate them. */
 	for (i = 0; i < rc->narms; i++) {
 		struct arm *a = &rc->arms[i];
+		struct sbuf place = SBUF_INIT;
+		const char *user = rc->spec->sandbox.user ? rc->spec->sandbox.user
+							  : SANDBOX_DEFAULT_USER;
+		const char *how = a->frozen ? "; frozen after its build"
+				  : a->ro ? "; sandbox: always, its repo read-only" : "";
+		int gid;
 
 		a->uid = -1;
 		if (!a->jailed)
 			continue;
 		a->uid = uids[i];
-		if (a->impl.host) {
-			/* there: its checkout given by the agent holding it;
-			 * the group is the sandbox user's on that host */
-			if (a->src && rsut_src_give(a->src, rc->spec->sandbox.user, a->uid))
-				goto out;
-		} else if ((a->untrusted && sandbox_give(a->workdir, a->uid, rc->sandbox_gid, 1)) ||
-			   sandbox_reachable(a->workdir, a->uid, rc->sandbox_gid)) {
+		/* where it runs (armops prepare): here, bwrap, the sandbox
+		 * user and its tree; there, a checkout its agent holds */
+		if (armops_prepare(runner_arm_site(rc, a), a->uid, a->untrusted, &gid))
 			goto out;
+		armops_place(runner_arm_site(rc, a), &place);
+		if (gid >= 0) {
+			rc->sandbox_gid = gid;   /* this host's sandbox group */
+			store_event(&rc->st, rc->run_id, -1, "sandbox_identity",
+				    "%s: uid %d, gid %d (%s)%s", a->name, a->uid, gid, user, how);
+		} else {
+			store_event(&rc->st, rc->run_id, -1, "sandbox_identity",
+				    "%s: uid %d, group %s's%s%s", a->name, a->uid, user, place.buf,
+				    how);
 		}
-		if (a->impl.host)
-			store_event(&rc->st, rc->run_id, -1, "sandbox_identity",
-				    "%s: uid %d, group %s's on %s%s", a->name, a->uid,
-				    rc->spec->sandbox.user ? rc->spec->sandbox.user
-							   : SANDBOX_DEFAULT_USER, a->impl.host,
-				    a->frozen ? "; frozen after its build"
-				    : a->ro ? "; sandbox: always, its repo read-only" : "");
-		else
-			store_event(&rc->st, rc->run_id, -1, "sandbox_identity",
-				    "%s: uid %d, gid %d (%s)%s", a->name, a->uid, rc->sandbox_gid,
-				    rc->spec->sandbox.user ? rc->spec->sandbox.user
-							   : SANDBOX_DEFAULT_USER,
-				    a->frozen ? "; frozen after its build"
-				    : a->ro ? "; sandbox: always, its repo read-only" : "");
+		sbuf_release(&place);
 	}
 	ret = 0;
 out:
@@ -370,7 +362,7 @@ static int build_and_run(struct run_ctx *rc)
 	struct sbuf report_dir = SBUF_INIT, why = SBUF_INIT;
 	int code;
 
-	rc->started = now_wall();
+	rc->started = runner_now(rc);
 	rc->last_p99_ms = NAN;
 	rc->until_exit = -1;
 	rc->planned = planned_windows(rc);
@@ -495,6 +487,7 @@ int runner_run(const struct run_opts *o)
 	struct prov_repo spec_repo;
 
 	memset(&rc, 0, sizeof(rc));
+	rc.seams = o->seams;
 	memset(&spec_repo, 0, sizeof(spec_repo));
 	runner_install_signals();
 	if (o->spec_text)
@@ -631,7 +624,8 @@ static int resume_arms(struct run_ctx *rc, const struct run_record *rec, int for
 		rc->narms++;
 		memset(&pr, 0, sizeof(pr));
 		/* its disk, unmounted when it stopped (quota.h) */
-		if (a->untrusted && quota_attach(a->workdir))
+		a->quota = a->untrusted;
+		if (a->quota && quota_attach(a->workdir))
 			return -1;
 		prov_repo_read(a->workdir, &pr);
 		if (im->commit_id && (!pr.commit || strcmp(pr.commit, im->commit_id))) {

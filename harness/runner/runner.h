@@ -11,6 +11,10 @@
 
 #include <stddef.h>
 
+struct armops;
+struct load_config;
+struct load_result;
+
 enum stage_bits { STAGE_LADDER = 1, STAGE_CONFIRM = 2, STAGE_SOAK = 4 };
 /* Parse "ladder,confirm,soak"; -1 on an unknown name. */
 int runner_parse_stages(const char *s, unsigned *out);
@@ -34,7 +38,28 @@ struct run_arm {
 	struct rsut_src *remote_src;
 };
 
+/*
+ * What a run is made of beyond its spec and its host, for unit tests that
+ * drive the runner in-process against fake arms on a fake clock
+ * (tests/unit/test_runner.c). The binary passes none (run_opts.seams
+ * NULL): each implementation and dependency on armops_pick's backend, the
+ * load engine (or workload.generators' agents), the system clock.
+ * Borrowed: outlives runner_run.
+ */
+struct runner_seams {
+	/* every arm's and dependency's backend (armops.h) */
+	const struct armops *backend;
+	/* one warm-up's or window's load, with load_run's contract (load.h) */
+	int (*load)(void *ctx, const struct load_config *cfg, struct load_result *res);
+	/* the clock of the runner's decisions and stamps: unix seconds now,
+	 * and a wait of s seconds (runner_clock.c) */
+	double (*now)(void *ctx);
+	void (*sleep)(void *ctx, double s);
+	void *ctx;
+};
+
 struct run_opts {
+	const struct runner_seams *seams;  /* NULL: the real ones (above) */
 	const char *runs_dir;    /* NULL: store_runs_dir() default */
 	const char *run_id;      /* NULL: generated (UTC timestamp + host) */
 	unsigned stages;         /* 0: every stage the spec declares */

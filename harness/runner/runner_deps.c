@@ -8,8 +8,9 @@
  * window one that exited is restarted on the same port (or the run stops,
  * exit 3); over each measured part each is accounted, and the figures go
  * to the window's evidence (dependency_headroom) and to window_deps.
- * One with impl.host runs on that host through an agent (rsut.h), the
- * same port, accounted there; {dep.NAME.host} is that host's address.
+ * Where each runs is its site's backend (armops.h): one with impl.host
+ * runs on that host through an agent, the same port, accounted there;
+ * {dep.NAME.host} is that host's address (armops_address).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,10 +26,10 @@
 #include <unistd.h>
 
 #include "account/account.h"
+#include "sut/armops.h"
 #include "sut/bind.h"
 #include "sandbox/cpuset.h"
 #include "model/evidence.h"
-#include "sut/rsut.h"
 #include "runner/runner_internal.h"
 #include "store/store_window.h"
 #include "sut/sut.h"
@@ -36,53 +37,49 @@
 
 #define VERSION_MAX 4096
 
-/* How to run d on its host (rsut.h); o is the caller's. */
-static void dep_remote_config(struct run_ctx *rc, struct dep_run *d, struct rsut_config *cfg,
-			      struct agent_opts *o, const char *label)
-{
-	runner_agent_opts(rc, d->spec->impl.host_binary, o);
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->dest = d->spec->impl.host;
-	cfg->opts = o;
-	cfg->impl = &d->impl;
-	cfg->label = label;
-	cfg->port = rc->dep_ports[d - rc->deps];
-	cfg->backend = rc->spec->accounting.backend;
-	cfg->sample_ms = rc->spec->accounting.sample_ms;
-	cfg->stop = &runner_stop;
-}
-
-/* The running instance, here or there, alike. */
+/* The running instance, wherever it runs (armops.h). */
 static int dep_up(const struct dep_run *d)
 {
-	return d->sut || d->rsut;
+	return d->inst != NULL;
 }
 
 static int dep_exited(struct dep_run *d)
 {
-	return d->rsut ? rsut_exited(d->rsut) : sut_exited(d->sut);
-}
-
-static const char *dep_exit_desc(struct dep_run *d, char *buf, size_t n)
-{
-	if (d->rsut) {
-		snprintf(buf, n, "%s", rsut_exit_desc(d->rsut));
-		return buf;
-	}
-	return sut_exit_desc(d->sut, buf, n);
+	return armops_exited(d->inst);
 }
 
 static void dep_free(struct dep_run *d)
 {
-	sut_free(d->sut);
-	rsut_free(d->rsut);
-	d->sut = NULL;
-	d->rsut = NULL;
+	armops_stop(d->inst);
+	d->inst = NULL;
+}
+
+struct armops_site *runner_dep_site(struct run_ctx *rc, struct dep_run *d)
+{
+	struct sbuf label = SBUF_INIT;
+	struct armops_site *s = &d->site;
+
+	if (s->label)
+		return s;
+	if (!s->ops)
+		s->ops = rc->seams && rc->seams->backend ? rc->seams->backend
+							 : armops_pick(&d->impl);
+	s->spec = rc->spec;
+	s->impl = &d->impl;
+	s->log_dir = rc->logs_dir;
+	sbuf_addf(&label, "harness.%s.%s", rc->run_id, d->sut_name);
+	d->label = sbuf_detach(&label, NULL);
+	s->label = d->label;
+	s->port = rc->dep_ports[d - rc->deps];
+	s->plain = 1;                /* workload.tls is the implementations' */
+	s->stop = &runner_stop;
+	return s;
 }
 
 int runner_deps_bind(struct run_ctx *rc)
 {
 	struct spec *s = rc->spec;
+	struct armops_site where;
 	size_t i;
 
 	rc->ndeps = s->ndeps;
@@ -101,16 +98,14 @@ int runner_deps_bind(struct run_ctx *rc)
 		sbuf_addf(&nm, "dep-%s", s->deps[i].impl.name);
 		d->sut_name = sbuf_detach(&nm, NULL);
 		d->anon_max = NAN;
-		if (s->deps[i].impl.host) {
-			struct agent_opts o;
-
-			runner_agent_opts(rc, s->deps[i].impl.host_binary, &o);
-			free(s->deps[i].address);
-			s->deps[i].address = agent_dest_address(s->deps[i].impl.host, &o);
-			if (!s->deps[i].address)
-				return error("dependency %s: its host's address is unknown",
-					     s->deps[i].impl.name);
-		}
+		/* where its ports are reached from here: NULL, this loopback */
+		armops_site_init(&where, s, &s->deps[i].impl);
+		if (rc->seams && rc->seams->backend)
+			where.ops = rc->seams->backend;
+		free(s->deps[i].address);
+		if (armops_address(&where, &s->deps[i].address))
+			return error("dependency %s: its host's address is unknown",
+				     s->deps[i].impl.name);
 	}
 	bind_deps(s, rc->dep_ports);
 	for (i = 0; i < s->ndeps; i++) {
@@ -138,7 +133,7 @@ static int dep_command(struct run_ctx *rc, struct dep_run *d, char **argv, const
 	bc.timeout_s = timeout_s;
 	bc.quiet = quiet;
 	bc.stop = &runner_stop;
-	ret = runner_command(rc, &bc);
+	ret = armops_command(runner_dep_site(rc, d), &bc);
 	strv_free(im.build);
 	sbuf_release(&label);
 	return ret;
@@ -169,13 +164,14 @@ static int tcp_accepts(const char *addr, int port)
 static int dep_wait_healthy(struct run_ctx *rc, struct dep_run *d)
 {
 	const struct spec_dep *sd = d->spec;
-	double t0 = now_wall(), limit = sd->impl.health_timeout_s;
+	double t0 = runner_now(rc), limit = sd->impl.health_timeout_s;
 	struct sbuf log = SBUF_INIT;
 	int port = 0, ret = -1;
 
-	/* there, the agent checked its URL (or that it is alive) already */
+	/* its health URL, or alive (armops_health: an agent checked it
+	 * already) */
 	if (!sd->health_tcp && !sd->health_cmd)
-		return d->rsut ? 0 : sut_wait_healthy(d->sut, limit);
+		return armops_health(d->inst, limit);
 	if (sd->health_tcp) {
 		char *hp = spec_subst_port(sd->health_tcp, rc->dep_ports[d - rc->deps]);
 
@@ -188,8 +184,8 @@ static int dep_wait_healthy(struct run_ctx *rc, struct dep_run *d)
 			char buf[64];
 
 			error("dependency %s %s before it was healthy (see %s)", sd->impl.name,
-			      dep_exit_desc(d, buf, sizeof(buf)),
-			      d->rsut ? "its stderr above" : sut_stderr_path(d->sut));
+			      armops_exit_desc(d->inst, buf, sizeof(buf)),
+			      armops_stderr_hint(d->inst));
 			break;
 		}
 		if (port ? tcp_accepts(sd->address, port)
@@ -197,12 +193,12 @@ static int dep_wait_healthy(struct run_ctx *rc, struct dep_run *d)
 			ret = 0;
 			break;
 		}
-		if (now_wall() - t0 > limit) {
+		if (runner_now(rc) - t0 > limit) {
 			error("dependency %s: not healthy after %g s (%s)", sd->impl.name, limit,
 			      port ? "no TCP connection accepted" : "health command never exited 0");
 			break;
 		}
-		usleep(port ? 50000 : 200000);
+		runner_sleep(rc, port ? 0.05 : 0.2);
 	}
 	sbuf_release(&log);
 	return ret;
@@ -277,7 +273,7 @@ static int dep_dir(struct run_ctx *rc, struct dep_run *d)
 	}
 	sbuf_release(&p);
 	d->dir = xstrdup(abs);
-	if (si->host)
+	if (!runner_dep_site(rc, d)->ops->local_fs)
 		return 0;       /* a path here means nothing there */
 	d->env = xcalloc(si->nenv + 1, sizeof(*d->env));
 	for (i = 0; i < si->nenv; i++)
@@ -293,31 +289,14 @@ static int dep_dir(struct run_ctx *rc, struct dep_run *d)
  * after the first start and after a fresh one (lifecycle block). */
 static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fresh)
 {
-	struct sut_config cfg;
-	struct sbuf label = SBUF_INIT, log = SBUF_INIT;
+	struct sbuf log = SBUF_INIT;
+	struct armops_hits hits;
 	const char *name = d->spec->impl.name;
-	int ret = -1;
+	int unhealthy, ret = -1;
 
 	if (dep_dir(rc, d))
 		return -1;
-	sbuf_addf(&label, "harness.%s.%s", rc->run_id, d->sut_name);
-	if (d->spec->impl.host) {
-		struct rsut_config rcfg;
-		struct agent_opts o;
-		int unhealthy;
-
-		dep_remote_config(rc, d, &rcfg, &o, label.buf);
-		rcfg.log_dir = rc->logs_dir;
-		d->rsut = rsut_start(&rcfg, &unhealthy);
-	} else {
-		bind_sut(&cfg, rc->spec, &d->impl, NULL, rc->logs_dir, label.buf, NULL);
-		cfg.port = rc->dep_ports[d - rc->deps];
-		cfg.stop = &runner_stop;
-		cfg.https = 0;          /* workload.tls is the implementations' */
-		cfg.ca_file = NULL;
-		cfg.insecure = 0;
-		d->sut = sut_start(&cfg);
-	}
+	d->inst = armops_start(runner_dep_site(rc, d), NULL, &unhealthy, &hits);
 	if (!dep_up(d)) {
 		error("dependency %s: could not be started", name);
 		goto out;
@@ -326,16 +305,14 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fre
 		goto out;
 	d->starts++;
 	free(d->cpus);
-	d->cpus = d->rsut ? (rsut_cpus(d->rsut) ? xstrdup(rsut_cpus(d->rsut)) : NULL)
-			  : (sut_cpus(d->sut) ? xstrdup(sut_cpus(d->sut)) : NULL);
+	d->cpus = armops_cpus(d->inst) ? xstrdup(armops_cpus(d->inst)) : NULL;
 	d->ncpus = count_cpus(d->cpus);
 	store_event(&rc->st, rc->run_id, wid, d->starts > 1 ? "dep_restart" : "dep_start",
-		    "%s started on %s:%d%s%s (start %u); cpus %s (%s)", name,
+		    "%s started on %s:%d%s (start %u); cpus %s (%s)", name,
 		    d->spec->address ? d->spec->address : "127.0.0.1",
-		    rc->dep_ports[d - rc->deps], d->rsut ? " through an agent on " : "",
-		    d->rsut ? d->spec->impl.host : "", d->starts, d->cpus ? d->cpus : "?",
-		    d->rsut ? (rsut_cpus_method(d->rsut) ? rsut_cpus_method(d->rsut) : "none")
-			    : (sut_cpus_method(d->sut) ? sut_cpus_method(d->sut) : "none"));
+		    rc->dep_ports[d - rc->deps], armops_via(d->inst), d->starts,
+		    d->cpus ? d->cpus : "?",
+		    armops_cpus_method(d->inst) ? armops_cpus_method(d->inst) : "none");
 	if (d->starts == 1 && d->spec->version)
 		dep_version(rc, d);
 	if ((d->starts == 1 || fresh) && d->spec->setup) {
@@ -350,7 +327,6 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fre
 out:
 	if (ret)
 		dep_free(d);
-	sbuf_release(&label);
 	sbuf_release(&log);
 	return ret;
 }
@@ -406,7 +382,7 @@ int runner_deps_ensure(struct run_ctx *rc, const struct window_plan *wp, int *cy
 			continue;
 		if (dep_up(d)) {
 			store_event(&rc->st, rc->run_id, wid, "dep_exited", "%s %s; restarting it",
-				    d->spec->impl.name, dep_exit_desc(d, buf, sizeof(buf)));
+				    d->spec->impl.name, armops_exit_desc(d->inst, buf, sizeof(buf)));
 			dep_free(d);
 		}
 		if (dep_start(rc, d, wid, fresh)) {
@@ -426,8 +402,7 @@ void runner_deps_window_begin(struct run_ctx *rc)
 	for (i = 0; i < rc->ndeps; i++) {
 		struct dep_run *d = &rc->deps[i];
 
-		d->acct_open = d->rsut ? rsut_window_begin(d->rsut) == 0
-				       : d->sut && account_window_begin(sut_account(d->sut)) == 0;
+		d->acct_open = d->inst && armops_acct_begin(d->inst) == 0;
 	}
 }
 
@@ -445,8 +420,7 @@ void runner_deps_window_end(struct run_ctx *rc, struct evidence *e)
 		g.ncpus = d->ncpus;
 		g.cpu_s = NAN;
 		d->anon_max = NAN;
-		if (d->acct_open && (d->rsut ? rsut_window_end(d->rsut, &aw)
-					     : account_window_end(sut_account(d->sut), &aw)) == 0) {
+		if (d->acct_open && armops_acct_end(d->inst, &aw) == 0) {
 			g.duration_s = aw.duration_s;
 			g.cpu_s = aw.cpu_s;
 			g.has_throttle = aw.has_throttle;
@@ -508,6 +482,7 @@ void runner_deps_release(struct run_ctx *rc)
 	runner_deps_stop(rc);
 	for (i = 0; i < rc->ndeps; i++) {
 		free(rc->deps[i].sut_name);
+		free(rc->deps[i].label);
 		free(rc->deps[i].cpus);
 		free(rc->deps[i].dir);
 		free(rc->deps[i].env);   /* its strings are the spec's and dir */

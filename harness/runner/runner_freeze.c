@@ -11,31 +11,29 @@
  * before the window returns, so an arm's own turn (restart, health,
  * reset, load) and its stop always find it running.
  *
- * Dependencies on another host are neither frozen nor measured here:
- * their accounting window is already open for dependency_headroom.
+ * Each is frozen and measured through its instance's ops (armops.h).
+ * Dependencies whose CPU is read through their accounting window (on
+ * another host: armops cpu_beside_window 0) are neither frozen nor
+ * measured here: that window is already open for dependency_headroom.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "account/account.h"
+#include "sut/armops.h"
 #include "model/evidence.h"
-#include "sut/rsut.h"
 #include "runner/runner_internal.h"
 #include "store/store.h"
 #include "store/store_window.h"
-#include "sut/sut.h"
 #include "base/util.h"
 
 struct idle_one {
 	const char *name;            /* borrowed from the arm / dependency */
 	const char *kind;            /* "implementation" | "dependency" */
-	struct account *acct;        /* here: its cgroup or tree; NULL: remote */
-	struct rsut *rsut;           /* on another host (an arm): measured there */
+	struct armops_inst *inst;    /* its running instance (armops.h), borrowed */
 	const char *freezer;         /* frozen by it (static), NULL: running */
-	int have_cpu0, rwindow;
-	double cpu0;
+	int measuring;               /* armops_cpu_begin succeeded, _end due */
 };
 
 struct runner_idle {
@@ -47,7 +45,7 @@ struct runner_idle {
 };
 
 static void idle_add(struct runner_idle *ri, const char *name, const char *kind,
-		     struct account *acct, struct rsut *rsut)
+		     struct armops_inst *inst)
 {
 	struct idle_one *o;
 
@@ -56,25 +54,23 @@ static void idle_add(struct runner_idle *ri, const char *name, const char *kind,
 	memset(o, 0, sizeof(*o));
 	o->name = name;
 	o->kind = kind;
-	o->acct = acct;
-	o->rsut = rsut;
+	o->inst = inst;
 }
 
 /* Freeze o where it can be; a freezer that refused is an event (the
  * window then judges its CPU like any running one's). */
 static void idle_freeze(struct runner_idle *ri, struct idle_one *o)
 {
+	const char *freezer = NULL;
 	int r;
 
-	if (!o->acct)
-		return;
-	r = account_freeze(o->acct, 1);
+	r = armops_freeze(o->inst, 1, &freezer);
 	if (!r)
-		o->freezer = account_freezer(o->acct);
+		o->freezer = freezer;
 	else if (r != -ENOTSUP)
 		store_event(&ri->rc->st, ri->rc->run_id, ri->wid, "freeze_failed",
 			    "%s could not be frozen (%s); left running and measured", o->name,
-			    account_freezer(o->acct));
+			    freezer);
 }
 
 /* Dependency k is another arm's: the measured one does not use it and
@@ -105,13 +101,14 @@ struct runner_idle *runner_idle_begin(struct run_ctx *rc, const struct window_pl
 
 		if (a == wp->arm || !runner_arm_up(a))
 			continue;
-		idle_add(ri, a->name, "implementation", a->sut ? sut_account(a->sut) : NULL,
-			 a->rsut);
+		idle_add(ri, a->name, "implementation", a->inst);
 	}
+	/* a dependency whose CPU can only be read through its accounting
+	 * window (open for dependency_headroom) is left out */
 	for (i = 0; i < rc->ndeps; i++)
-		if (rc->deps[i].sut && others_dep(rc, wp->arm, i))
-			idle_add(ri, rc->deps[i].sut_name, "dependency",
-				 sut_account(rc->deps[i].sut), NULL);
+		if (rc->deps[i].inst && rc->deps[i].site.ops->cpu_beside_window &&
+		    others_dep(rc, wp->arm, i))
+			idle_add(ri, rc->deps[i].sut_name, "dependency", rc->deps[i].inst);
 	for (i = 0; i < ri->n; i++)
 		idle_freeze(ri, &ri->v[i]);
 	return ri;
@@ -127,16 +124,12 @@ void runner_idle_meas_begin(struct runner_idle *ri)
 	for (i = 0; i < ri->n; i++) {
 		struct idle_one *o = &ri->v[i];
 
-		if (o->acct)
-			o->have_cpu0 = account_cpu_now(o->acct, &o->cpu0) == 0;
-		else if (o->rsut)
-			o->rwindow = rsut_window_begin(o->rsut) == 0;
+		o->measuring = armops_cpu_begin(o->inst) == 0;
 	}
 }
 
 void runner_idle_meas_end(struct runner_idle *ri, struct evidence *e)
 {
-	struct account_window w;
 	struct gate_idle g;
 	size_t i;
 	double cpu;
@@ -152,29 +145,26 @@ void runner_idle_meas_end(struct runner_idle *ri, struct evidence *e)
 		g.freezer = o->freezer;
 		g.duration_s = (now_ns() - ri->t0_ns) / 1e9;
 		g.cpu_s = NAN;
-		if (o->acct && o->have_cpu0 && !account_cpu_now(o->acct, &cpu))
-			g.cpu_s = cpu - o->cpu0 > 0 ? cpu - o->cpu0 : 0;
-		else if (o->rwindow && !rsut_window_end(o->rsut, &w)) {
-			g.cpu_s = w.cpu_s;
-			account_window_release(&w);
-		}
-		o->rwindow = 0;
+		if (o->measuring && !armops_cpu_end(o->inst, &cpu))
+			g.cpu_s = cpu;
+		o->measuring = 0;
 		evidence_add_idle(e, &g);
 	}
 }
 
 void runner_idle_end(struct runner_idle *ri)
 {
-	struct account_window w;
+	const char *freezer;
+	double cpu;
 	size_t i;
 
 	if (!ri)
 		return;
 	for (i = 0; i < ri->n; i++) {
 		if (ri->v[i].freezer)
-			account_freeze(ri->v[i].acct, 0);
-		if (ri->v[i].rwindow && !rsut_window_end(ri->v[i].rsut, &w))
-			account_window_release(&w);
+			armops_freeze(ri->v[i].inst, 0, &freezer);
+		if (ri->v[i].measuring)
+			armops_cpu_end(ri->v[i].inst, &cpu);
 	}
 	free(ri->v);
 	free(ri);

@@ -19,6 +19,18 @@
 
 #include "runner/runner_internal.h"
 
+void runner_agent_opts(const struct run_ctx *rc, const char *binary, struct agent_opts *o)
+{
+	size_t n = 0;
+
+	while (rc->spec->workload.ssh_options && rc->spec->workload.ssh_options[n])
+		n++;
+	memset(o, 0, sizeof(*o));
+	o->binary = binary;
+	o->ssh_options = (const char *const *)rc->spec->workload.ssh_options;
+	o->nssh_options = n;
+}
+
 static int open_one(struct run_ctx *rc, size_t i)
 {
 	const struct spec_generator *g = &rc->spec->workload.generators[i];

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "sut/armops.h"
 #include "base/hostfacts.h"
 #include "model/knee.h"
 #include "agent/fleet.h"
@@ -17,8 +18,6 @@
 #include "stat/stat.h"
 #include "store/store.h"
 
-struct sut;
-struct rsut;
 struct account_window;
 struct rtstats;
 struct window_reset_rows;
@@ -51,12 +50,14 @@ struct arm {
 	int candidate;           /* rerun: the commit under test (not an @base
 				    control): its build or start failure is
 				    its own fault, exit 1, not the host's */
-	struct sut *sut;         /* running instance, or NULL */
-	struct rsut *rsut;       /* running instance on impl.host (rsut.h), or NULL */
+	int quota;               /* its checkout has a disk of its own here (quota.h) */
 	struct rsut_src *src;    /* a rerun's checkout on impl.host (rsut_fetch.h;
 				    borrowed), or NULL */
-	struct rtstats *rts;     /* its runtime-stats poller here, or NULL (on
-				    another host: rsut_stats; runner_arm_rts) */
+	/* Where it runs (armops.h): filled at its first use (runner_arm_site;
+	 * label owned), unless a test set site.ops and site.label first. */
+	struct armops_site site;
+	char *label;
+	struct armops_inst *inst; /* running instance, or NULL */
 	unsigned starts;         /* times started in this invocation */
 	int64_t last_block;      /* for restart: per_block */
 	struct knee_result knee; /* from its valid windows (knee.h); rung table
@@ -72,8 +73,11 @@ struct dep_run {
 	char *sut_name;          /* "dep-<name>": its logs and cgroup label */
 	char *dir;               /* runs/<id>/deps/<name>, absolute; NULL until first start */
 	struct kv *env;          /* spec->impl.env + HARNESS_DEP_DIR (impl.env points here) */
-	struct sut *sut;         /* running instance, or NULL */
-	struct rsut *rsut;       /* running instance on impl.host, or NULL */
+	/* Where it runs (armops.h): filled at its first use (runner_dep_site;
+	 * label owned), unless a test set site.ops and site.label first. */
+	struct armops_site site;
+	char *label;
+	struct armops_inst *inst; /* running instance, or NULL */
 	unsigned starts;
 	char *cpus;              /* the cpus the kernel reported at its start */
 	double ncpus;            /* their count (NAN unknown) */
@@ -90,6 +94,7 @@ struct evidence;
 
 struct run_ctx {
 	struct spec *spec;
+	const struct runner_seams *seams;  /* NULL: the real ones (runner.h) */
 	/* A templated workload's request pool (spec_pool_size entries from
 	 * the spec's seed): built before the first load, shared by every
 	 * warm-up and window of every arm. */
@@ -109,7 +114,7 @@ struct run_ctx {
 	double *rungs;
 	size_t nrungs;
 	struct hostfacts facts;  /* read at start; drift is checked per window */
-	int sandbox_uid, sandbox_gid;
+	int sandbox_gid;          /* this host's sandbox group (armops prepare), -1 */
 	char *hide_dir;          /* the runs directory, hidden from jails */
 
 	/* progress */
@@ -151,10 +156,18 @@ struct run_ctx {
 	int disk_full;
 };
 
-/* runner_command.c: how an agent on another host is reached: its harness
+/* runner_gens.c: how an agent on another host is reached: its harness
  * binary (NULL: "harness") and the spec's ssh options; o->sut is 0 (the
  * caller sets it for an implementation's agent). o points into rc->spec. */
 void runner_agent_opts(const struct run_ctx *rc, const char *binary, struct agent_opts *o);
+
+/* runner_clock.c: the clock the runner's decisions and stamps read
+ * (budgets, timeouts, durations, started/ended times): the seams' (a unit
+ * test's fake one), else the system's. The load engine, the accounting and
+ * the runtime-stats polls keep their own now_ns clock, on which their
+ * timestamps are compared. */
+double runner_now(const struct run_ctx *rc);          /* unix seconds */
+void runner_sleep(const struct run_ctx *rc, double s);
 
 /* runner_gens.c: the load from workload.generators' agents. */
 /* Start every agent (version checked). 0, or -1 after an error(). */
@@ -324,16 +337,8 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
  * with the kernel's counts, sets rc->fail_kind "limit" and fail_impl, and
  * returns 1; else 0 (trusted arms, nothing running, nothing hit). */
 int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id);
-/* What a jailed arm did past its sandbox's limits: the kernel's counts,
- * and the harness's own caps. */
-struct arm_limit_hits {
-	struct account_limit_hits kernel;
-	unsigned long relay_refused;    /* at sandbox.relay_connections */
-	char disk_full[96];             /* its disk quota full: the figures
-					   (quota_full), else "" */
-};
 /* Fill h->disk_full when the arm's checkout disk (quota.h) is full. */
-void runner_arm_disk_check(const struct arm *a, struct arm_limit_hits *h);
+void runner_arm_disk_check(const struct arm *a, struct armops_hits *h);
 /* The run ended: each fetched checkout's disk removed when the run is
  * over for good (finished, or failed by an arm's own doing), else only
  * unmounted, its image kept for resume (quota_attach). */
@@ -341,10 +346,13 @@ void runner_arm_disk_release(struct run_ctx *rc, int over);
 /* The same for limits h already read (a build's, an agent's answer):
  * the sandbox_limit event and the run's failure; 1 when h holds any. */
 int runner_arm_limit_record(struct run_ctx *rc, struct arm *a, int64_t window_id,
-			    const struct arm_limit_hits *h);
+			    const struct armops_hits *h);
 /* Stop the arm's implementation and its poller (no-op when not running). */
 void runner_arm_stop(struct arm *a);
-/* The running implementation, here (sut) or on impl.host (rsut), alike: */
+/* Where the arm runs (armops.h): a->site, filled at its first use from rc
+ * and the arm (its backend: armops_pick, unless a test set one). */
+struct armops_site *runner_arm_site(struct run_ctx *rc, struct arm *a);
+/* The running implementation, through its instance's ops (armops.h): */
 int runner_arm_up(const struct arm *a);         /* started (1) or not (0) */
 int runner_arm_exited(struct arm *a);           /* non-blocking; 0 when not up */
 /* Exited because the agent of an implementation on another host was lost
@@ -353,7 +361,7 @@ int runner_arm_exited(struct arm *a);           /* non-blocking; 0 when not up *
 int runner_arm_lost(const struct arm *a, const char **why);
 const char *runner_arm_url(const struct arm *a);  /* where the load goes */
 int runner_arm_port(const struct arm *a);
-int runner_arm_netns(const struct arm *a);      /* sut_netns, or -1 */
+int runner_arm_netns(const struct arm *a);      /* its namespace here, or -1 */
 /* Its accounting window (account.h), on whichever host runs it. */
 int runner_arm_acct_begin(struct arm *a);
 int runner_arm_acct_end(struct arm *a, struct account_window *out);
@@ -362,21 +370,6 @@ int runner_arm_acct_end(struct arm *a, struct account_window *out);
 struct rtstats *runner_arm_rts(struct arm *a);
 /* Stop every arm's implementation. */
 void runner_stop_all(struct run_ctx *rc);
-/* runner_command.c: a command of an implementation or dependency
- * (bc->impl->build: its
- * build, version, reset, setup) run to completion as sut_build runs it:
- * here, or on bc->impl->host through an agent (rsut_run, its output
- * appended to bc->log_path). sut_build's returns. */
-struct sut_build_config;
-int runner_command(struct run_ctx *rc, struct sut_build_config *bc);
-/* An arm on impl.host jailed there as the SUT_START/BUILD sandbox
- * fields (sut_wire.h): uid, ro (its tree read-only), the spec's sandbox
- * user and cpu_max, and, for a checkout fetched there, its agent's
- * directory as the hidden one (hide: the caller's buffer). Strings
- * borrowed from rc and hide. */
-struct sut_wire_sandbox;
-void runner_remote_sandbox(const struct run_ctx *rc, const struct arm *a, int uid, int ro,
-			   struct sut_wire_sandbox *out, char *hide, size_t hide_len);
 /* Build every arm once (logs/build-<arm>.log). -1 after one error line. */
 int runner_build_all(struct run_ctx *rc);
 
@@ -406,6 +399,8 @@ int runner_idle_store(struct run_ctx *rc, int64_t wid, const struct evidence *e)
 /* runner_deps.c: the dependencies. -1 returns follow one error line. */
 /* Choose their ports and bind the spec to them (before the arms). */
 int runner_deps_bind(struct run_ctx *rc);
+/* Where dependency d runs (armops.h): d->site, filled at its first use. */
+struct armops_site *runner_dep_site(struct run_ctx *rc, struct dep_run *d);
 /* Start every dependency not running, in order (first start: version,
  * setup). */
 int runner_deps_start(struct run_ctx *rc);

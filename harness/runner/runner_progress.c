@@ -64,7 +64,7 @@ static size_t shown_total(const struct run_ctx *rc, size_t n)
 
 void runner_progress(struct run_ctx *rc, const char *what)
 {
-	double el = now_wall() - rc->started;
+	double el = runner_now(rc) - rc->started;
 	double per = rc->done ? el / (double)rc->done : 0;
 	double eta = rc->planned > rc->done ? per * (double)(rc->planned - rc->done) : 0;
 	int tty = stderr_is_tty(), finished = strcmp(what, "warm-up") && strcmp(what, "measuring");

@@ -41,7 +41,7 @@ int runner_record_run(struct run_ctx *rc, const struct run_opts *o, const char *
 	r.spec_hash = (char *)rc->spec->hash;
 	r.seed = (int64_t)rc->spec->seed;
 	r.stages = (char *)stages_text(rc->stages, stages, sizeof(stages));
-	r.created_at = now_wall();
+	r.created_at = runner_now(rc);
 	r.status = "running";
 	r.exploratory = dirty || o->exploratory;
 	for (k = 0; k < rc->narms; k++)

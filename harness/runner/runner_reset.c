@@ -48,15 +48,15 @@ static int due(enum reset_every every, const struct window_plan *wp, struct rese
 
 /* Run one reset to completion and append its row; 1 when it failed. */
 static int run_reset(struct run_ctx *rc, const struct window_plan *wp, const char *name,
-		     const char *kind, const struct spec_impl *impl, const char *workdir, int port,
-		     const struct bind_sandbox *sb, struct reset_state *rs,
-		     struct window_reset_rows *out)
+		     const char *kind, const struct armops_site *site, const struct spec_impl *impl,
+		     const char *workdir, int port, const struct bind_sandbox *sb,
+		     struct reset_state *rs, struct window_reset_rows *out)
 {
 	struct sut_build_config bc;
 	struct spec_impl im = *impl;
 	struct sbuf log = SBUF_INIT, label = SBUF_INIT;
 	struct window_reset_row *r;
-	double t0 = now_wall();
+	double t0 = runner_now(rc);
 	int code = -1, ret;
 
 	im.build = spec_subst_port_argv(impl->reset, port);
@@ -69,14 +69,14 @@ static int run_reset(struct run_ctx *rc, const struct window_plan *wp, const cha
 	bc.quiet = 1;
 	bc.stop = &runner_stop;
 	bc.exit_code = &code;
-	ret = runner_command(rc, &bc);
+	ret = armops_command(site, &bc);
 	out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
 	r = &out->v[out->n++];
 	memset(r, 0, sizeof(*r));
 	r->window_id = wp->id;
 	r->name = xstrdup(name);
 	r->kind = xstrdup(kind);
-	r->duration_s = now_wall() - t0;
+	r->duration_s = runner_now(rc) - t0;
 	r->exit_code = code;
 	rs->done = 1;
 	rs->block = wp->block;
@@ -115,7 +115,7 @@ int runner_reset_deps(struct run_ctx *rc, const struct window_plan *wp,
 
 		if (!im->reset || !due(im->reset_every, wp, &rc->dep_resets[i]))
 			continue;
-		failed |= run_reset(rc, wp, im->name, "dependency", &d->impl, NULL,
+		failed |= run_reset(rc, wp, im->name, "dependency", runner_dep_site(rc, d), &d->impl, NULL,
 				    rc->dep_ports[i], NULL, &rc->dep_resets[i], out);
 	}
 	return failed;
@@ -129,6 +129,7 @@ int runner_reset_arm(struct run_ctx *rc, const struct window_plan *wp,
 
 	if (!a->impl.reset || !runner_arm_up(a) || runner_stop || !due(a->impl.reset_every, wp, &a->reset))
 		return 0;
-	return run_reset(rc, wp, a->name, "implementation", &a->impl, a->workdir,
-			 runner_arm_port(a), runner_arm_sandbox(rc, a, &sb), &a->reset, out);
+	return run_reset(rc, wp, a->name, "implementation", runner_arm_site(rc, a), &a->impl,
+			 a->workdir, runner_arm_port(a), runner_arm_sandbox(rc, a, &sb), &a->reset,
+			 out);
 }

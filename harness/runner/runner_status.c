@@ -38,7 +38,7 @@ int runner_set_status(struct run_ctx *rc, const char *status, const char *failur
 			!strcmp(kind, "limit") || !strcmp(kind, "preflight")) ? rc->fail_impl : NULL;
 	rc->over = !strcmp(status, "finished") || impl;
 	ret = store_run_set_status(&rc->st, rc->run_id, status, failure, kind, impl,
-				   strcmp(status, "running") ? now_wall() : NAN);
+				   strcmp(status, "running") ? runner_now(rc) : NAN);
 	sbuf_release(&full);
 	return ret;
 }

@@ -55,7 +55,8 @@ static void row_acct(struct window_row *row, const struct account_window *a)
 }
 
 /* The windows row of a judged window: every result column. */
-static void window_row_fill(const struct window_record *r, struct window_row *row)
+static void window_row_fill(const struct run_ctx *rc, const struct window_record *r,
+			    struct window_row *row)
 {
 	const struct window_verdict *v = r->verdict;
 	const struct load_stats *t = r->meas_total;
@@ -70,7 +71,7 @@ static void window_row_fill(const struct window_record *r, struct window_row *ro
 	evidence_to_window_row(r->warm, row);
 	evidence_to_window_row(r->meas, row);
 	row->started_at = r->started_wall;
-	row->ended_at = now_wall();
+	row->ended_at = runner_now(rc);
 	row->err_connect = (int64_t)t->counts.errors[LERR_CONNECT];
 	row->err_reset = (int64_t)t->counts.errors[LERR_RESET];
 	row->err_timeout = (int64_t)t->counts.errors[LERR_TIMEOUT];
@@ -240,7 +241,7 @@ int runner_store_window(struct run_ctx *rc, const struct window_record *r)
 	int ret = -1;
 
 	window_row_init(&row);
-	window_row_fill(r, &row);
+	window_row_fill(rc, r, &row);
 	if (store_begin(st))
 		goto out;
 	if (store_window_update(st, &row) || store_series(st, r) || store_resets(st, r->resets) ||

@@ -50,6 +50,7 @@ struct pair {
 };
 
 struct until {
+	const struct run_ctx *rc;    /* its clock (runner_now) */
 	struct seq_rule *rules;
 	size_t n;
 	struct pair *p;
@@ -99,7 +100,7 @@ int runner_until_register(struct run_ctx *rc, const struct run_opts *o)
 		r.margin_cpu_us = sc->margin_cpu_us;
 		r.max_minutes = o->max_minutes > 0 ? o->max_minutes : sc->sequential.max_minutes;
 		r.max_blocks = sc->sequential.max_blocks;
-		r.started_at = now_wall();
+		r.started_at = runner_now(rc);
 		r.elapsed_s = NAN;
 		ret = store_seq_rule_put(&rc->st, &r);
 		n++;
@@ -255,7 +256,7 @@ static double need_seconds(const struct until *u, const struct pair *p, int cpu)
 	const struct decide_metric *m = &p->m[cpu];
 	/* the pace of the sequential rounds, else of the whole rerun so far */
 	double per = u->round_s > 0 ? u->round_s
-		     : m->rounds ? (now_wall() - p->rule->started_at) / (double)m->rounds : NAN;
+		     : m->rounds ? (runner_now(u->rc) - p->rule->started_at) / (double)m->rounds : NAN;
 
 	if (m->verdict != DECIDE_UNDECIDED || m->rounds_needed == DECIDE_NEVER || !(per > 0))
 		return NAN;
@@ -335,7 +336,7 @@ static void finish(struct run_ctx *rc, const struct until *u, struct pair *p, co
 	r->stop = xstrdup(stop);
 	r->blocks = blocks;
 	r->rounds = (int)p->m[p->on[0] ? 0 : 1].rounds;
-	r->elapsed_s = now_wall() - r->started_at;
+	r->elapsed_s = runner_now(rc) - r->started_at;
 	store_seq_rule_put(&rc->st, r);
 	store_metrics(rc, u, p);
 	describe(p, &s);
@@ -557,7 +558,7 @@ static const char *over_budget(const struct until *u, int blocks)
 			continue;
 		if (blocks >= r->max_blocks)
 			return "max_blocks";
-		if (now_wall() - r->started_at + u->block_s > r->max_minutes * 60)
+		if (runner_now(u->rc) - r->started_at + u->block_s > r->max_minutes * 60)
 			return "max_minutes";
 	}
 	return NULL;
@@ -628,13 +629,13 @@ static int loop(struct run_ctx *rc, struct until *u)
 			stop_all(rc, u, "no_rates", planned);
 			break;
 		}
-		t0 = now_wall();
+		t0 = runner_now(rc);
 		ret = seq_block(rc, planned, rate, arms, n);
 		if (ret)
 			break;
 		planned++;
 		/* a round is a block at every judged rate */
-		u->block_s = now_wall() - t0;
+		u->block_s = runner_now(rc) - t0;
 		u->round_s = u->block_s * (double)u->p[0].nrates;
 	}
 out:
@@ -648,6 +649,7 @@ int runner_until(struct run_ctx *rc)
 	int ret;
 
 	memset(&u, 0, sizeof(u));
+	u.rc = rc;
 	rc->until_exit = -1;
 	if (store_seq_rules_load(&rc->st, rc->run_id, &u.rules, &u.n))
 		return -1;

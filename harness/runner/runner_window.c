@@ -274,7 +274,7 @@ static int warm_on_second(void *ctx, unsigned idx, const struct load_stats *sec)
 static void meas_begin(struct window_ctx *w)
 {
 	w->meas_t0_ns = now_ns();
-	w->started_wall = now_wall();
+	w->started_wall = runner_now(w->rc);
 	w->acct_open = runner_arm_acct_begin(w->arm) == 0;
 	runner_deps_window_begin(w->rc);
 	runner_idle_meas_begin(w->idle);
@@ -347,6 +347,8 @@ static void load_config_for(struct window_ctx *w, struct load_config *cfg, doubl
 static int run_load(struct window_ctx *w, const char *phase, const struct load_config *cfg,
 		    struct load_result *res)
 {
+	if (w->rc->seams && w->rc->seams->load)
+		return w->rc->seams->load(w->rc->seams->ctx, cfg, res);
 	if (!w->rc->ngens)
 		return load_run(cfg, res);
 	return runner_gens_load(w->rc, w->wp->id, phase, cfg, res, &w->agent_lost,

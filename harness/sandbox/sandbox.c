@@ -1,6 +1,7 @@
 /*
  * sandbox: the unprivileged user and what it owns (see sandbox.h).
  */
+#include "sandbox/jail.h"
 #include "sandbox/sandbox.h"
 #include "base/util.h"
 
@@ -251,4 +252,17 @@ int sandbox_uids(size_t n, int *uids)
 			return 0;
 	}
 	return error("sandbox: no free block of uids found");
+}
+
+int sandbox_prepare(const char *user, const char *dir, int uid, int give, int *gid)
+{
+	int user_uid;
+
+	if (jail_check() || sandbox_user_ensure(user, &user_uid, gid))
+		return -1;
+	if (!dir)
+		return 0;
+	if (give && sandbox_give(dir, uid, *gid, 1))
+		return -1;
+	return sandbox_reachable(dir, uid, *gid);
 }

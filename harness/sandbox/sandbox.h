@@ -62,4 +62,15 @@ int sandbox_reachable(const char *path, int uid, int gid);
 #define SANDBOX_UID_MIN 1000000000
 int sandbox_uids(size_t n, int *uids);
 
+/*
+ * The one preparation of this host for code run as uid in a jail, used
+ * wherever an arm runs jailed (a run's arms here, `probe` and `load` with
+ * sandbox: always, and an agent for its coordinator's arm): bwrap usable
+ * (jail_check), the sandbox user `user` (NULL: the default; created when
+ * missing) whose group goes to *gid, then dir (NULL: none) given to uid
+ * (give: recursively, sandbox_give) and checked reachable by it. 0, or -1
+ * after one error() line.
+ */
+int sandbox_prepare(const char *user, const char *dir, int uid, int give, int *gid);
+
 #endif

@@ -28,8 +28,7 @@ const struct bind_sandbox *bind_sandbox_always(const struct spec *spec,
 		*err = error("%s: cannot resolve %s: %s", impl->name, hide, strerror(errno));
 		return NULL;
 	}
-	if (jail_check() || sandbox_user_ensure(spec->sandbox.user, &sb->uid, &sb->gid) ||
-	    sandbox_uids(1, &uid) || sandbox_reachable(impl->repo, uid, sb->gid)) {
+	if (sandbox_uids(1, &uid) || sandbox_prepare(spec->sandbox.user, impl->repo, uid, 0, &sb->gid)) {
 		*err = -1;
 		return NULL;
 	}

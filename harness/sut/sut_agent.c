@@ -218,11 +218,8 @@ static void send_up(struct sut_agent *a, const char *msg)
  */
 static int sandbox_here(const struct sut_wire_start *req, int *gid, struct jail *j)
 {
-	int uid;
-
 	memset(j, 0, sizeof(*j));
-	if (jail_check() || sandbox_user_ensure(req->sandbox.user, &uid, gid) ||
-	    sandbox_reachable(req->impl.repo, req->sandbox.uid, *gid))
+	if (sandbox_prepare(req->sandbox.user, req->impl.repo, req->sandbox.uid, 0, gid))
 		return -1;
 	j->hide = req->sandbox.hide;
 	j->frozen = req->sandbox.ro;

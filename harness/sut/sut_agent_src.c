@@ -99,7 +99,7 @@ void agent_src_give(struct agent_src *s, struct dec *d, struct sbuf *reply)
 {
 	char *user = dec_str(d);
 	uint64_t uid = dec_u64(d);
-	int u = -1, gid = 0, ok = 0;
+	int gid = 0, ok = 0;
 
 	if (d->bad || uid > 0x7fffffff) {
 		enc_u64(reply, 0);
@@ -114,9 +114,8 @@ void agent_src_give(struct agent_src *s, struct dec *d, struct sbuf *reply)
 		goto out;
 	}
 	/* the user's group; root's for a frozen tree */
-	ok = (uid == 0 || (!jail_check() && !sandbox_user_ensure(user, &u, &gid))) &&
-	     !sandbox_give(s->path, (int)uid, uid ? gid : 0, 1) &&
-	     (uid == 0 || !sandbox_reachable(s->path, (int)uid, gid));
+	ok = uid == 0 ? !sandbox_give(s->path, 0, 0, 1)
+		      : !sandbox_prepare(user, s->path, (int)uid, 1, &gid);
 	enc_u64(reply, (uint64_t)ok);
 	enc_str(reply, ok ? NULL : "could not give the checkout away there (the agent's message is above)");
 	enc_u64(reply, (uint64_t)gid);

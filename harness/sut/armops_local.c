@@ -1,0 +1,277 @@
+/*
+ * armops_local: an implementation on this host (armops.h): started by
+ * sut.c (own process group and cgroup, pinned, watchdog, a jail when
+ * sandboxed), accounted by account.c, its runtime stats polled by
+ * rtstats.c from here (from inside its namespace when jailed).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "sut/armops.h"
+#include "sut/bind.h"
+#include "sut/rtstats.h"
+#include "sandbox/sandbox.h"
+#include "sut/sut.h"
+#include "base/util.h"
+
+struct local_inst {
+	struct armops_inst base;     /* first: armops.c hands out &base */
+	struct sut *sut;
+	struct rtstats *rts;         /* its poller, once healthy; or NULL */
+	double cpu0;                 /* cpu_begin's reading */
+};
+
+static struct local_inst *local(struct armops_inst *i)
+{
+	return (struct local_inst *)i;
+}
+
+static int local_command(const struct armops_site *s, const struct sut_build_config *bc)
+{
+	(void)s;
+	return sut_build(bc);
+}
+
+static int local_address(const struct armops_site *s, char **addr)
+{
+	(void)s;
+	*addr = NULL;
+	return 0;
+}
+
+static int local_tree_give(const struct armops_site *s, int uid, int gid)
+{
+	return sandbox_give(s->workdir ? s->workdir : s->impl->repo, uid, gid, 1);
+}
+
+static int local_prepare(const struct armops_site *s, int uid, int give, int *gid)
+{
+	return sandbox_prepare(s->spec->sandbox.user, s->workdir ? s->workdir : s->impl->repo,
+			       uid, give, gid);
+}
+
+static void local_place(const struct armops_site *s, struct sbuf *out)
+{
+	(void)s;
+	(void)out;
+}
+
+static struct armops_inst *local_start(const struct armops_site *s, const struct bind_sandbox *sb,
+				       int *unhealthy, struct armops_hits *hits)
+{
+	struct local_inst *l;
+	struct sut_config cfg;
+	struct sut *sut;
+
+	(void)unhealthy;             /* its health is armops_health's */
+	(void)hits;
+	bind_sut(&cfg, s->spec, s->impl, s->workdir, s->log_dir, s->label, sb);
+	cfg.stop = s->stop;
+	if (s->port)
+		cfg.port = s->port;
+	if (s->plain) {
+		cfg.https = 0;
+		cfg.ca_file = NULL;
+		cfg.insecure = 0;
+	}
+	sut = sut_start(&cfg);
+	if (!sut)
+		return NULL;
+	l = xcalloc(1, sizeof(*l));
+	l->sut = sut;
+	return &l->base;
+}
+
+static int local_health(struct armops_inst *i, double timeout_s)
+{
+	struct local_inst *l = local(i);
+	const struct armops_site *s = i->site;
+
+	if (sut_wait_healthy(l->sut, timeout_s))
+		return -1;
+	if (!s->plain && sut_stats_url(l->sut) && !l->rts)
+		l->rts = rtstats_start_in(sut_netns(l->sut), sut_stats_url(l->sut),
+					  s->impl->stats_poll_hz, s->impl->signals,
+					  s->impl->nsignals, s->impl->stats_format,
+					  s->spec->workload.tls.cacert,
+					  s->spec->workload.tls.insecure);
+	return 0;
+}
+
+static void local_stop(struct armops_inst *i)
+{
+	struct local_inst *l = local(i);
+
+	if (l->rts)
+		rtstats_free(l->rts);
+	sut_stop(l->sut);
+	sut_free(l->sut);
+	free(l);
+}
+
+static int local_exited(struct armops_inst *i)
+{
+	return sut_exited(local(i)->sut);
+}
+
+static int local_lost(struct armops_inst *i, const char **why)
+{
+	(void)i;
+	(void)why;
+	return 0;
+}
+
+static const char *local_exit_desc(struct armops_inst *i, char *buf, size_t n)
+{
+	return sut_exit_desc(local(i)->sut, buf, n);
+}
+
+static const char *local_stderr_hint(struct armops_inst *i)
+{
+	return sut_stderr_path(local(i)->sut);
+}
+
+static const char *local_url(struct armops_inst *i)
+{
+	return sut_url(local(i)->sut);
+}
+
+static int local_port(struct armops_inst *i)
+{
+	return sut_port(local(i)->sut);
+}
+
+static int local_netns(struct armops_inst *i)
+{
+	return sut_netns(local(i)->sut);
+}
+
+static const char *local_cpus(struct armops_inst *i)
+{
+	return sut_cpus(local(i)->sut);
+}
+
+static const char *local_cpus_method(struct armops_inst *i)
+{
+	return sut_cpus_method(local(i)->sut);
+}
+
+static const char *local_argv_text(struct armops_inst *i)
+{
+	return sut_argv_text(local(i)->sut);
+}
+
+static void local_describe(struct armops_inst *i, const char *name, unsigned starts,
+			   struct sbuf *ev)
+{
+	struct sut *s = local(i)->sut;
+
+	sbuf_addf(ev, "%s started on %s (start %u); cpus %s (%s)", name, sut_url(s), starts,
+		  sut_cpus(s) ? sut_cpus(s) : "?", sut_cpus_method(s) ? sut_cpus_method(s) : "none");
+}
+
+static const char *local_via(struct armops_inst *i)
+{
+	(void)i;
+	return "";
+}
+
+static void local_facts(struct armops_inst *i,
+			void (*put)(void *ctx, const char *scope, const char *key, const char *value),
+			void *ctx)
+{
+	(void)i;
+	(void)put;
+	(void)ctx;                   /* this host's facts are the run's own */
+}
+
+static struct rtstats *local_stats(struct armops_inst *i)
+{
+	return local(i)->rts;
+}
+
+static void local_limits(struct armops_inst *i, struct armops_hits *h)
+{
+	struct sut *s = local(i)->sut;
+
+	if (sut_account(s))
+		account_limit_hits(sut_account(s), &h->kernel);
+	h->relay_refused = sut_relay_refused(s);
+}
+
+static int local_acct_begin(struct armops_inst *i)
+{
+	struct account *a = sut_account(local(i)->sut);
+
+	return a ? account_window_begin(a) : -1;
+}
+
+static int local_acct_end(struct armops_inst *i, struct account_window *out)
+{
+	struct account *a = sut_account(local(i)->sut);
+
+	return a ? account_window_end(a, out) : -1;
+}
+
+static int local_freeze(struct armops_inst *i, int on, const char **freezer)
+{
+	struct account *a = sut_account(local(i)->sut);
+
+	*freezer = NULL;
+	if (!a)
+		return -ENOTSUP;
+	*freezer = account_freezer(a);
+	return account_freeze(a, on);
+}
+
+static int local_cpu_begin(struct armops_inst *i)
+{
+	struct account *a = sut_account(local(i)->sut);
+
+	return a ? account_cpu_now(a, &local(i)->cpu0) : -1;
+}
+
+static int local_cpu_end(struct armops_inst *i, double *cpu_s)
+{
+	struct account *a = sut_account(local(i)->sut);
+	double cpu;
+
+	if (!a || account_cpu_now(a, &cpu))
+		return -1;
+	*cpu_s = cpu - local(i)->cpu0 > 0 ? cpu - local(i)->cpu0 : 0;
+	return 0;
+}
+
+const struct armops armops_local = {
+	.name = "local",
+	.cpu_beside_window = 1,
+	.local_fs = 1,
+	.command = local_command,
+	.address = local_address,
+	.tree_give = local_tree_give,
+	.prepare = local_prepare,
+	.place = local_place,
+	.start = local_start,
+	.health = local_health,
+	.stop = local_stop,
+	.exited = local_exited,
+	.lost = local_lost,
+	.exit_desc = local_exit_desc,
+	.stderr_hint = local_stderr_hint,
+	.url = local_url,
+	.port = local_port,
+	.netns = local_netns,
+	.cpus = local_cpus,
+	.cpus_method = local_cpus_method,
+	.argv_text = local_argv_text,
+	.describe = local_describe,
+	.via = local_via,
+	.facts = local_facts,
+	.stats = local_stats,
+	.limits = local_limits,
+	.acct_begin = local_acct_begin,
+	.acct_end = local_acct_end,
+	.freeze = local_freeze,
+	.cpu_begin = local_cpu_begin,
+	.cpu_end = local_cpu_end,
+};

@@ -1,0 +1,402 @@
+/*
+ * test_runner: the runner's decisions, driven in-process by fake arms
+ * (an armops backend, tests/unit/fake_arm.h) on a fake clock, through
+ * runner_run's seams (runner.h): no process, no socket, no sleep. Each
+ * fake arm has a latency model, a step at its knee: p99 FAST_MS at or
+ * below knee_rps, SLOW_MS above; the SLO threshold sits between, so
+ * every window's crossing is known in advance and the ladder, refine,
+ * confirm and replacement decisions can be checked exactly.
+ *
+ * What is pinned (docs/DESIGN.md "Ladder", "Refine", "Confirm",
+ * "Replacement windows", specs/README.md stages):
+ *  - when to stop: the ladder stops rungs_past_knee rungs after every arm
+ *    crossed, not at max_rps;
+ *  - where to refine: each crossed arm's geometric bracket midpoints,
+ *    step after step, at its own rate;
+ *  - what to confirm: blocks at the rates bracketing each knee;
+ *  - what to replace: a window rejected (its arm exited during it) is
+ *    replaced once, in its cell, and the arm restarted;
+ *  - what starts: a first start that never comes up healthy fails the
+ *    run as that arm's ("start"), exit 3; a health wait is timed on the
+ *    runner's clock (the fake's), not the host's.
+ */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_arm.h"
+#include "runner/runner.h"
+#include "store/store.h"
+#include "store/store_window.h"
+#include "t.h"
+#include "base/util.h"
+
+#define SLO_MS 20
+
+static char tmp[256];
+
+/* A spec of two implementations a (knee 300 req/s) and b (knee 700); the
+ * stages as given (YAML lines under stages:). */
+static const char *write_spec(const char *name, const char *stages, const char *extra)
+{
+	static char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.yaml", tmp, name);
+	f = fopen(path, "w");
+	if (!f)
+		return NULL;
+	fprintf(f,
+		"version: 1\n"
+		"name: %s\n"
+		"seed: 3\n"
+		"slo: { percentile: 99, threshold_ms: %d, error_rate_max: 0.01 }\n"
+		"implementations:\n"
+		"  - name: a\n"
+		"    start: [a-server, --port, \"{port}\"]\n"
+		"    health: { url: \"http://127.0.0.1:{port}/\" }\n"
+		"    restart: never\n"
+		"  - name: b\n"
+		"    start: [b-server, --port, \"{port}\"]\n"
+		"    health: { url: \"http://127.0.0.1:{port}/\" }\n"
+		"    reset: [reset-b]\n"
+		"    reset_every: window\n"
+		"    restart: never\n"
+		"%s"
+		"workload:\n"
+		"  connections: 10000\n"
+		"  preflight: { sends: 0 }\n"
+		"  requests:\n"
+		"    - { name: root, path: /, method: GET }\n"
+		"stages:\n%s"
+		"warmup:\n"
+		"  rate: { fixed_rps: 50 }\n"
+		"  min_s: 0\n"
+		"  max_s: 1\n"
+		"  trailing_s: 1\n"
+		"  gates: []\n"
+		"window_gates: [error_rate, sut_alive]\n",
+		name, SLO_MS, extra ? extra : "", stages);
+	fclose(f);
+	return path;
+}
+
+/* Run spec in the fake world; the run id into id (owned by the caller). */
+static int run(struct fake_world *w, const char *spec, char **id)
+{
+	struct run_opts o;
+	struct runner_seams seams;
+	struct sbuf runs = SBUF_INIT;
+	int code;
+
+	fake_seams(w, &seams);
+	memset(&o, 0, sizeof(o));
+	sbuf_addf(&runs, "%s/runs", tmp);
+	o.runs_dir = runs.buf;
+	o.spec_path = spec;
+	o.allow_dirty = 1;
+	o.seams = &seams;
+	*id = runner_new_run_id(runs.buf, "unit");
+	o.run_id = *id;
+	code = runner_run(&o);
+	sbuf_release(&runs);
+	return code;
+}
+
+static int open_run(struct store *st, const char *id)
+{
+	struct sbuf runs = SBUF_INIT, dir = SBUF_INIT, rid = SBUF_INIT;
+	int ret;
+
+	sbuf_addf(&runs, "%s/runs", tmp);
+	ret = store_open_run(st, runs.buf, id, &dir, &rid);
+	sbuf_release(&runs);
+	sbuf_release(&dir);
+	sbuf_release(&rid);
+	return ret;
+}
+
+/* The rates of impl's windows of stage (pre-registered: replaces none),
+ * in id order, into v (at most n); how many. */
+static size_t rates_of(struct store *st, const char *id, const char *stage, const char *impl,
+		       double *v, size_t n)
+{
+	struct window_query q = { .stage = stage, .impl = impl };
+	struct window_rows w;
+	size_t i, m = 0;
+
+	if (store_windows_load(st, id, &q, &w))
+		return 0;
+	for (i = 0; i < w.n && m < n; i++)
+		if (!w.v[i].has_replaces)
+			v[m++] = w.v[i].rate;
+	window_rows_release(&w);
+	return m;
+}
+
+static int has_rate(const double *v, size_t n, double r)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fabs(v[i] - r) < 1e-9)
+			return 1;
+	return 0;
+}
+
+static size_t count_events(struct store *st, const char *id, const char *kind)
+{
+	struct event_rows ev;
+	size_t i, n = 0;
+
+	if (store_events_load(st, id, -1, &ev))
+		return 0;
+	for (i = 0; i < ev.n; i++)
+		n += !strcmp(ev.v[i].kind, kind);
+	event_rows_release(&ev);
+	return n;
+}
+
+/* The ladder 100, 200, 400, 800, 1600, 3200 (step 2): a crosses at 400,
+ * b at 800; with rungs_past_knee 1 the ladder runs 1600 and stops there:
+ * 3200 is never run, though max_rps allows it. */
+TEST(ladder_stops_past_the_knee)
+{
+	struct fake_world w;
+	struct store st;
+	double v[16];
+	size_t n;
+	char *id = NULL;
+	int code;
+
+	fake_world_init(&w);
+	fake_arm_add(&w, "a", 300);
+	fake_arm_add(&w, "b", 700);
+	code = run(&w, write_spec("ladder",
+				  "  ladder: { start_rps: 100, step: 2, max_rps: 3200, reps: 1,"
+				  " window_s: 2, discard_s: 0, stop: { rungs_past_knee: 1 } }\n",
+				  NULL), &id);
+	CHECK(code == 0);
+	CHECK(open_run(&st, id) == 0);
+	n = rates_of(&st, id, "ladder", "a", v, 16);
+	CHECK(n == 5);
+	CHECK(n == 5 && v[0] == 100 && v[1] == 200 && v[2] == 400 && v[3] == 800 && v[4] == 1600);
+	CHECK(rates_of(&st, id, "ladder", "b", v, 16) == 5);
+	CHECK(!has_rate(v, 5, 3200));
+	/* every arm started once (restart: never), built never (no build) */
+	CHECK(w.arms[0].starts == 1 && w.arms[1].starts == 1);
+	CHECK(w.live == 0);          /* every instance stopped at the end */
+	store_close(&st);
+	free(id);
+	fake_world_release(&w);
+}
+
+/* Refine halves each crossed bracket geometrically, each arm at its own
+ * rate: a's (200, 400] gives 283, then (283, 400] 336; b's (400, 800]
+ * gives 566, then (566, 800] 673 (round(sqrt(lo * hi)), specs/README.md
+ * stages.refine). Confirm then runs the refined brackets' rates. */
+TEST(refine_and_confirm_where_the_knees_are)
+{
+	struct fake_world w;
+	struct store st;
+	double v[32];
+	size_t n;
+	char *id = NULL;
+	int code;
+
+	fake_world_init(&w);
+	fake_arm_add(&w, "a", 300);
+	fake_arm_add(&w, "b", 700);
+	code = run(&w, write_spec("refine",
+				  "  ladder: { start_rps: 100, step: 2, max_rps: 1600, reps: 1,"
+				  " window_s: 2, discard_s: 0, stop: { rungs_past_knee: 1 } }\n"
+				  "  refine: { reps: 1, max_steps: 2, resolution_pct: 5 }\n"
+				  "  confirm: { reps: 1, window_s: 2, discard_s: 0, at: knee_bracket }\n",
+				  NULL), &id);
+	CHECK(code == 0);
+	CHECK(open_run(&st, id) == 0);
+	n = rates_of(&st, id, "refine", "a", v, 32);
+	CHECK(n == 2 && v[0] == 283 && v[1] == 336);
+	n = rates_of(&st, id, "refine", "b", v, 32);
+	CHECK(n == 2 && v[0] == 566 && v[1] == 673);
+	/* a's bracket is (283, 336], b's (673, 800]: confirm runs them */
+	n = rates_of(&st, id, "confirm", "a", v, 32);
+	CHECK(has_rate(v, n, 283) && has_rate(v, n, 336));
+	CHECK(has_rate(v, n, 673) && has_rate(v, n, 800));
+	store_close(&st);
+	free(id);
+	fake_world_release(&w);
+}
+
+/* b's reset fails before its second ladder window: that window is
+ * rejected (reset_failed, a validity reason) and replaced once, in its
+ * cell, by a window that is accepted (docs/DESIGN.md "Replacement
+ * windows"); nothing else is replaced. */
+TEST(replaces_a_rejected_window)
+{
+	struct fake_world w;
+	struct store st;
+	struct window_query q = { .stage = "ladder" };
+	struct window_rows rows;
+	size_t i, rejected = 0, replacements = 0;
+	int64_t rej_id = -1;
+	double rej_rate = 0;
+	char *id = NULL;
+	int code;
+
+	fake_world_init(&w);
+	fake_arm_add(&w, "a", 300);
+	fake_arm_add(&w, "b", 700);
+	w.fail_cmd = "reset-b";
+	w.fail_at = 2;
+	code = run(&w, write_spec("replace",
+				  "  ladder: { start_rps: 100, step: 2, max_rps: 200, reps: 1,"
+				  " window_s: 2, discard_s: 0 }\n", "retries: { max_per_cell: 1 }\n"),
+		   &id);
+	CHECK(code == 0);
+	CHECK(open_run(&st, id) == 0);
+	CHECK(store_windows_load(&st, id, &q, &rows) == 0);
+	for (i = 0; i < rows.n; i++)
+		if (rows.v[i].status == WINDOW_REJECTED) {
+			rejected++;
+			rej_id = rows.v[i].id;
+			rej_rate = rows.v[i].rate;
+			CHECK_STR(rows.v[i].impl, "b");
+			CHECK(rows.v[i].reasons && strstr(rows.v[i].reasons, "reset_failed"));
+		}
+	for (i = 0; i < rows.n; i++)
+		if (rows.v[i].has_replaces) {
+			replacements++;
+			CHECK(rows.v[i].replaces == rej_id);
+			CHECK(rows.v[i].status == WINDOW_ACCEPTED);
+			CHECK(rows.v[i].rate == rej_rate);
+		}
+	CHECK(rejected == 1);
+	CHECK(replacements == 1);
+	CHECK(rows.n == 5);          /* 2 rungs x 2 arms, and the replacement */
+	window_rows_release(&rows);
+	CHECK(count_events(&st, id, "reset_failed") == 1);
+	store_close(&st);
+	free(id);
+	fake_world_release(&w);
+}
+
+/* b exits during its rung-1 window: that window fails (sut_alive, an
+ * outcome: not replaced), a sut_exited event says so, and b is started
+ * afresh for its next window. */
+TEST(restarts_an_arm_that_exited)
+{
+	struct fake_world w;
+	struct store st;
+	struct window_query q = { .stage = "ladder", .impl = "b" };
+	struct window_rows rows;
+	size_t i, failed = 0;
+	char *id = NULL;
+	int code;
+
+	fake_world_init(&w);
+	fake_arm_add(&w, "a", 300);
+	fake_arm_add(&w, "b", 700)->exit_at_rate = 200;
+	code = run(&w, write_spec("exited",
+				  "  ladder: { start_rps: 100, step: 2, max_rps: 400, reps: 1,"
+				  " window_s: 2, discard_s: 0 }\n", NULL), &id);
+	CHECK(code == 0);
+	CHECK(open_run(&st, id) == 0);
+	CHECK(store_windows_load(&st, id, &q, &rows) == 0);
+	for (i = 0; i < rows.n; i++)
+		if (rows.v[i].status == WINDOW_FAILED) {
+			failed++;
+			CHECK(rows.v[i].rate == 200);
+			CHECK(rows.v[i].has_replaces == 0);
+		}
+	CHECK(failed == 1);
+	CHECK(rows.n == 3);
+	window_rows_release(&rows);
+	CHECK(count_events(&st, id, "sut_exited") == 1);
+	CHECK(w.arms[1].starts == 2 && w.arms[0].starts == 1);
+	CHECK(w.live == 0);
+	store_close(&st);
+	free(id);
+	fake_world_release(&w);
+}
+
+/* a never comes up healthy: the run fails as a's start (exit 3, the
+ * spec's own implementation), before any window; b is never loaded. */
+TEST(first_start_unhealthy_fails_the_run)
+{
+	struct fake_world w;
+	struct store st;
+	char *id = NULL;
+	int code;
+
+	fake_world_init(&w);
+	fake_arm_add(&w, "a", 300)->unhealthy = 1;
+	fake_arm_add(&w, "b", 700);
+	code = run(&w, write_spec("unhealthy",
+				  "  ladder: { start_rps: 100, step: 2, max_rps: 200, reps: 1,"
+				  " window_s: 2, discard_s: 0 }\n", NULL), &id);
+	CHECK(code == 3);
+	CHECK(open_run(&st, id) == 0);
+	CHECK(count_events(&st, id, "start_failed") == 1);
+	CHECK(w.loads_of[1] == 0 || w.arms[1].starts <= 1);
+	CHECK(w.live == 0);
+	store_close(&st);
+	free(id);
+	fake_world_release(&w);
+}
+
+/* A dependency whose tcp health never answers is given up after its
+ * health timeout on the runner's clock: 30 s pass on the fake clock,
+ * none on the host's. */
+TEST(dependency_health_timeout_on_the_runners_clock)
+{
+	struct fake_world w;
+	char *id = NULL;
+	double t0 = now_wall();
+	int code;
+
+	fake_world_init(&w);
+	fake_arm_add(&w, "a", 300);
+	fake_arm_add(&w, "b", 700);
+	code = run(&w, write_spec("dephealth",
+				  "  ladder: { start_rps: 100, step: 2, max_rps: 200, reps: 1,"
+				  " window_s: 2, discard_s: 0 }\n",
+				  "dependencies:\n"
+				  "  - name: db\n"
+				  "    start: [db-server, --port, \"{port}\"]\n"
+				  "    health: { tcp: \"127.0.0.1:{port}\", timeout_s: 30 }\n"),
+		   &id);
+	CHECK(code == 3);
+	CHECK(w.slept_s >= 30 && w.slept_s < 31);
+	CHECK(now_wall() - t0 < 20);   /* the host's time: no 30 s sleep */
+	CHECK(w.live == 0);
+	free(id);
+	fake_world_release(&w);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	return remove(path);
+}
+
+int main(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/test_runner.%d", (int)getpid());
+	if (mkdir_p(tmp, 0755))
+		return 1;
+	RUN(ladder_stops_past_the_knee);
+	RUN(refine_and_confirm_where_the_knees_are);
+	RUN(replaces_a_rejected_window);
+	RUN(restarts_an_arm_that_exited);
+	RUN(first_start_unhealthy_fails_the_run);
+	RUN(dependency_health_timeout_on_the_runners_clock);
+	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return t_done();
+}
