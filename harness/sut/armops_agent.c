@@ -65,30 +65,18 @@ static void sandbox_there(const struct armops_site *s, int uid, int ro, double c
 	}
 }
 
-/* rsut's configuration of s (o: the caller's, alive as long as cfg). */
+/* How rsut reaches s's host (o: the caller's, alive as long as cfg). */
 static void config_of(const struct armops_site *s, struct rsut_config *cfg, struct agent_opts *o)
 {
 	opts_of(s, o);
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->dest = s->impl->host;
 	cfg->opts = o;
-	cfg->impl = s->impl;
-	cfg->workdir = s->workdir;
-	cfg->label = s->label;
-	cfg->port = s->port;
-	cfg->backend = s->spec->accounting.backend;
-	cfg->sample_ms = s->spec->accounting.sample_ms;
 	cfg->stop = s->stop;
-	if (!s->plain) {
-		cfg->https = s->spec->workload.tls.present;
-		cfg->insecure = s->spec->workload.tls.insecure;
-		cfg->ca_file = s->spec->workload.tls.cacert;
-	}
 }
 
 static int agent_command(const struct armops_site *s, const struct sut_build_config *bc)
 {
-	const struct spec_impl *im = bc->impl;
 	struct rsut_config cfg;
 	struct agent_opts o;
 	struct sut_wire_sandbox rs;
@@ -97,30 +85,20 @@ static int agent_command(const struct armops_site *s, const struct sut_build_con
 	int ret;
 
 	config_of(s, &cfg, &o);
-	o.binary = im->host_binary;
-	cfg.impl = im;
-	cfg.workdir = bc->workdir;
-	cfg.backend = bc->backend;
+	o.binary = bc->impl->host_binary;
 	cfg.stop = bc->stop;
-	cfg.port = 0;
-	cfg.sample_ms = 0;
-	cfg.https = cfg.insecure = 0;
-	cfg.ca_file = NULL;
 	if (bc->cgroup_name)
 		sbuf_adds(&label, bc->cgroup_name);
 	else
 		sbuf_addf(&label, "%s.command", s->label);
-	cfg.label = label.buf;
 	/* a jailed command (bind_build gave it its uid): jailed there, with
-	 * the limits bind_build set */
+	 * the limits bind_build set (sut_wire_request_build) */
 	if (bc->uid >= 0) {
 		sandbox_there(s, bc->uid, bc->jail && bc->jail->frozen, bc->cpu_max, &rs, hide,
 			      sizeof(hide));
 		cfg.sandbox = &rs;
-		cfg.memory_max_bytes = bc->memory_max_bytes;
-		cfg.pids_max = bc->pids_max;
 	}
-	ret = rsut_run(&cfg, im->build, bc->timeout_s, bc->log_path, bc->quiet, bc->exit_code);
+	ret = rsut_run(&cfg, bc, label.buf);
 	sbuf_release(&label);
 	return ret;
 }
@@ -169,13 +147,17 @@ static struct armops_inst *agent_start(const struct armops_site *s, const struct
 
 	config_of(s, &cfg, &o);
 	cfg.log_dir = s->log_dir;
+	/* the one mapping: what a start here gets (bind_sut), sent there */
+	bind_sut(&sc, s->spec, s->impl, s->workdir, NULL, s->label, sb);
+	sc.port = s->port;
+	if (s->plain) {
+		sc.https = sc.insecure = 0;
+		sc.ca_file = NULL;
+	}
+	cfg.sut = &sc;
 	if (sb) {
-		/* with the limits bind_sut sets for a jailed start here */
-		bind_sut(&sc, s->spec, s->impl, s->workdir, NULL, s->label, sb);
 		sandbox_there(s, sb->uid, sb->jail.frozen, sc.cpu_max, &rs, hide, sizeof(hide));
 		cfg.sandbox = &rs;
-		cfg.memory_max_bytes = sc.memory_max_bytes;
-		cfg.pids_max = sc.pids_max;
 	}
 	cfg.failed_hits = &hits->kernel;
 	r = rsut_start(&cfg, unhealthy);

@@ -38,23 +38,6 @@ struct rsut {
 	struct account_limit_hits hits;
 };
 
-/* tmpl with every "{host}" replaced by addr (malloc'd; NULL stays NULL). */
-static char *subst_host(const char *tmpl, const char *addr)
-{
-	struct sbuf sb = SBUF_INIT;
-	const char *p = tmpl, *q;
-
-	if (!tmpl)
-		return NULL;
-	while ((q = strstr(p, "{host}"))) {
-		sbuf_add(&sb, p, (size_t)(q - p));
-		sbuf_adds(&sb, addr);
-		p = q + 6;
-	}
-	sbuf_adds(&sb, p);
-	return sbuf_detach(&sb, NULL);
-}
-
 static void note_exit(struct rsut *r, const char *desc)
 {
 	if (r->exited)
@@ -150,59 +133,6 @@ static int wait_reply(struct rsut *r, int want, struct sbuf *payload, int timeou
 	}
 }
 
-/* The SUT_START request for cfg, with {host} replaced by addr (jailed:
- * by its namespace's loopback). */
-static void make_request(const struct rsut_config *cfg, const char *addr,
-			 struct sut_wire_start *w)
-{
-	const struct spec_impl *im = cfg->impl;
-	const struct sut_wire_sandbox *sb = cfg->sandbox;
-	size_t i, n = 0;
-
-	memset(w, 0, sizeof(*w));
-	if (sb && sb->on) {
-		w->sandbox = *sb;
-		w->sandbox.user = sb->user ? xstrdup(sb->user) : NULL;
-		w->sandbox.hide = sb->hide ? xstrdup(sb->hide) : NULL;
-		addr = "127.0.0.1";
-	}
-	w->impl.name = xstrdup(im->name);
-	w->impl.repo = xstrdup(cfg->workdir ? cfg->workdir : im->repo);
-	while (im->start[n])
-		n++;
-	w->impl.start = xcalloc(n + 1, sizeof(char *));
-	for (i = 0; i < n; i++)
-		w->impl.start[i] = subst_host(im->start[i], addr);
-	w->impl.env = xcalloc(im->nenv + 1, sizeof(*w->impl.env));
-	w->impl.nenv = im->nenv;
-	for (i = 0; i < im->nenv; i++) {
-		w->impl.env[i].key = xstrdup(im->env[i].key);
-		w->impl.env[i].value = subst_host(im->env[i].value, addr);
-	}
-	w->impl.health_url = subst_host(im->health_url, addr);
-	w->impl.health_timeout_s = im->health_timeout_s;
-	w->impl.cpus = im->cpus ? xstrdup(im->cpus) : NULL;
-	w->impl.memory_max_bytes = cfg->memory_max_bytes ? cfg->memory_max_bytes
-							 : im->memory_max_bytes;
-	w->impl.pids_max = cfg->pids_max ? cfg->pids_max : im->pids_max;
-	w->impl.stats_url = subst_host(im->stats_url, addr);
-	w->impl.stats_poll_hz = im->stats_poll_hz > 0 ? im->stats_poll_hz : 1;
-	w->impl.stats_format = im->stats_format;
-	w->impl.signals = xcalloc(im->nsignals + 1, sizeof(*w->impl.signals));
-	w->impl.nsignals = im->nsignals;
-	for (i = 0; i < im->nsignals; i++) {
-		w->impl.signals[i].name = xstrdup(im->signals[i].name);
-		w->impl.signals[i].pointer = xstrdup(im->signals[i].pointer);
-	}
-	w->label = xstrdup(cfg->label);
-	w->port = cfg->port;
-	w->backend = cfg->backend;
-	w->sample_ms = cfg->sample_ms;
-	w->https = cfg->https;
-	w->insecure = cfg->insecure;
-	w->ca_file = cfg->ca_file ? xstrdup(cfg->ca_file) : NULL;
-}
-
 /* SUT_UP's payload into r; 0 when it says started and healthy, else -1
  * with its message (owned by the caller) in *msg. */
 static int read_up(struct rsut *r, const struct sbuf *payload, const char *addr,
@@ -236,6 +166,7 @@ static int read_up(struct rsut *r, const struct sbuf *payload, const char *addr,
 
 struct rsut *rsut_start(const struct rsut_config *cfg, int *unhealthy)
 {
+	const struct spec_impl *im = cfg->sut->impl;
 	struct rsut *r = xcalloc(1, sizeof(*r));
 	struct agent_opts o = *cfg->opts;
 	struct sut_wire_start w;
@@ -248,7 +179,7 @@ struct rsut *rsut_start(const struct rsut_config *cfg, int *unhealthy)
 	r->grace_s = 3;
 	r->starting = 1;
 	r->keep_dir = cfg->log_dir ? xstrdup(cfg->log_dir) : NULL;
-	r->name = xstrdup(cfg->impl->name);
+	r->name = xstrdup(im->name);
 	o.sut = 1;
 	if (agent_link_open(&r->link, cfg->dest, &o))
 		goto fail;
@@ -256,33 +187,33 @@ struct rsut *rsut_start(const struct rsut_config *cfg, int *unhealthy)
 	/* the clock its runtime-stats polls are timed by (AGENT_PROTOCOL.md) */
 	if (agent_link_sync(&r->link, 4))
 		goto fail;
-	if (cfg->impl->stats_url)
-		r->rts = rtstats_fed(cfg->impl->signals, cfg->impl->nsignals);
-	make_request(cfg, r->link.address, &w);
+	if (im->stats_url)
+		r->rts = rtstats_fed(im->signals, im->nsignals);
+	sut_wire_request_start(&w, cfg->sut, r->link.address, cfg->sandbox);
 	sut_wire_enc_start(&sb, &w);
 	sut_wire_start_release(&w);
 	if (agent_link_send(&r->link, FRAME_SUT_START, &sb)) {
-		error("%s on %s: the agent's connection was lost", cfg->impl->name, cfg->dest);
+		error("%s on %s: the agent's connection was lost", im->name, cfg->dest);
 		goto fail;
 	}
 	/* its health timeout, and time for the agent to start it and stop it */
 	rr = wait_reply(r, FRAME_SUT_UP, &payload,
-			(int)(cfg->impl->health_timeout_s * 1000) + 30000);
+			(int)(im->health_timeout_s * 1000) + 30000);
 	if (rr == -2)
 		goto fail;   /* interrupted: the caller checks its flag */
 	if (rr) {
-		error("%s on %s: no answer from its agent (%s)", cfg->impl->name, cfg->dest,
+		error("%s on %s: no answer from its agent (%s)", im->name, cfg->dest,
 		      r->exit_desc ? r->exit_desc : "?");
 		goto fail;
 	}
-	if (read_up(r, &payload, r->link.address, cfg->https, &msg)) {
+	if (read_up(r, &payload, r->link.address, cfg->sut->https, &msg)) {
 		/* a failed start on that host is the host's (an exec that
 		 * fails, a cgroup that cannot be made), a failed health
 		 * check the implementation's, as for a local arm */
 		*unhealthy = msg && strstr(msg, "never came up healthy") != NULL;
 		if (cfg->failed_hits)
 			*cfg->failed_hits = r->hits;
-		error("%s on %s: %s", cfg->impl->name, cfg->dest, msg ? msg : "not started");
+		error("%s on %s: %s", im->name, cfg->dest, msg ? msg : "not started");
 		goto fail;
 	}
 	r->starting = 0;
@@ -312,13 +243,13 @@ static void append_log(const char *path, const void *p, size_t n)
 	close(fd);
 }
 
-int rsut_run(const struct rsut_config *cfg, char *const *argv, double timeout_s,
-	     const char *log_path, int quiet, int *exit_code)
+int rsut_run(const struct rsut_config *cfg, const struct sut_build_config *bc, const char *label)
 {
 	struct rsut *r = xcalloc(1, sizeof(*r));
 	struct agent_opts o = *cfg->opts;
-	struct rsut_config c = *cfg;
-	struct spec_impl im = *cfg->impl;
+	char *const *argv = bc->impl->build;
+	double timeout_s = bc->timeout_s;
+	const char *log_path = bc->log_path;
 	struct sut_wire_start w;
 	struct sbuf sb = SBUF_INIT, payload = SBUF_INIT;
 	const void *logp;
@@ -334,9 +265,7 @@ int rsut_run(const struct rsut_config *cfg, char *const *argv, double timeout_s,
 	if (agent_link_open(&r->link, cfg->dest, &o))
 		goto out;
 	r->open = 1;
-	im.start = (char **)argv;
-	c.impl = &im;
-	make_request(&c, r->link.address, &w);
+	sut_wire_request_build(&w, bc, label, r->link.address, cfg->sandbox);
 	sut_wire_enc_start(&sb, &w);
 	sut_wire_start_release(&w);
 	enc_f64(&sb, timeout_s);
@@ -367,14 +296,14 @@ int rsut_run(const struct rsut_config *cfg, char *const *argv, double timeout_s,
 		append_log(log_path, logp, logn);
 	if (ok)
 		ret = 0;
-	else if (quiet && code > 0)
+	else if (bc->quiet && code > 0)
 		ret = 1;
 	else
 		error("%s on %s: %s (its output: %s)", argv[0], cfg->dest,
 		      code >= 0 ? "failed" : "did not finish", log_path ? log_path : "-");
 out:
-	if (exit_code)
-		*exit_code = (int)code;
+	if (bc->exit_code)
+		*bc->exit_code = (int)code;
 	if (r->open)
 		agent_link_close(&r->link);
 	r->open = 0;

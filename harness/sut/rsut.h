@@ -31,18 +31,15 @@
 struct rsut_config {
 	const char *dest;                /* ssh destination */
 	const struct agent_opts *opts;   /* binary, ssh options (sut set here) */
-	const struct spec_impl *impl;    /* start, env, health, stats, cpus, limits */
-	const char *workdir;             /* on that host; NULL: impl->repo */
-	const char *label;               /* its cgroup label */
-	int port;                        /* its port there; 0: the agent picks one */
+	/* rsut_start: what bind_sut made of the spec (sut_wire.h: the one
+	 * mapping; workdir, label, port, limits, accounting, https are sent,
+	 * paths and strings as they are on that host); "{host}" in its
+	 * start argv, env, health and stats URLs is replaced there. */
+	const struct sut_config *sut;
 	/* Here: where the end of its stdout and stderr (sent by the agent
 	 * when it stops) is appended, as <impl name>.stdout.log and
 	 * .stderr.log like a local start's; NULL: not kept. */
 	const char *log_dir;
-	enum acct_backend backend;
-	int sample_ms;
-	int https, insecure;
-	const char *ca_file;             /* a path on that host, or NULL */
 	/* Set non-zero (a signal handler's flag): waits give up within
 	 * about 200 ms. */
 	volatile sig_atomic_t *stop;
@@ -53,7 +50,6 @@ struct rsut_config {
 	 * and the stats poller reach it at ADDRESS:PORT through the agent's
 	 * relay into its namespace. */
 	const struct sut_wire_sandbox *sandbox;
-	uint64_t memory_max_bytes, pids_max; /* 0: the impl's */
 	/* Non-NULL: a start that failed leaves here the sandbox limits it
 	 * hit there (a jail's forks refused, OOM kills). */
 	struct account_limit_hits *failed_hits;
@@ -103,16 +99,16 @@ int rsut_window_begin(struct rsut *r);
 int rsut_window_end(struct rsut *r, struct account_window *out);
 
 /*
- * Run argv to completion on cfg's host (its build, its version command)
- * as sut_build runs a command here: in cfg->workdir with the impl's env,
- * in a cgroup labelled cfg->label, killed after timeout_s (0: never) or
- * when cfg->stop is set. The end of its output (64 KiB at most) is
- * appended to log_path here. *exit_code (when non-NULL): its exit code,
- * or -1 when it did not exit on its own. Returns 0 when it exited 0; 1
- * when it exited otherwise and quiet; else -1 after one error() line.
+ * Run bc (bind_build's: bc->impl->build, its argv) to completion on cfg's
+ * host as sut_build runs it here: in bc->workdir with the impl's env, in
+ * a cgroup labelled label, killed after bc->timeout_s (0: never) or when
+ * cfg->stop is set (cfg->sut unused). The end of its output (64 KiB at
+ * most) is appended to bc->log_path here. *bc->exit_code (when non-NULL):
+ * its exit code, or -1 when it did not exit on its own. Returns 0 when it
+ * exited 0; 1 when it exited otherwise and bc->quiet; else -1 after one
+ * error() line.
  */
-int rsut_run(const struct rsut_config *cfg, char *const *argv, double timeout_s,
-	     const char *log_path, int quiet, int *exit_code);
+int rsut_run(const struct rsut_config *cfg, const struct sut_build_config *bc, const char *label);
 
 /* Stop it there (its tree and cgroup), keep the end of its logs
  * (cfg.log_dir) and close the agent; safe twice. The agent removes its

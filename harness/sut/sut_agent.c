@@ -44,10 +44,6 @@
 #include "sut/sut_wire.h"
 #include "base/util.h"
 
-/* A jailed command's log files here are cut at sandbox.log_mb's default
- * (the protocol does not carry the spec's value yet). */
-#define AGENT_LOG_MAX (64ull << 20)
-
 static volatile sig_atomic_t sut_agent_stop;
 
 static void on_signal(int sig)
@@ -226,30 +222,16 @@ static int sandbox_here(const struct sut_wire_start *req, int *gid, struct jail 
 	return 0;
 }
 
-/* The sut configuration of a SUT_START request, sandboxed when it asks. */
+/* The sut configuration of a SUT_START request (sut_wire_start_config:
+ * the coordinator's bind_sut, rebuilt), sandboxed when it asks. */
 static int start_config(struct sut_agent *a, struct sut_config *cfg)
 {
 	int gid = -1;
 
-	memset(cfg, 0, sizeof(*cfg));
 	if (a->req.sandbox.on && sandbox_here(&a->req, &gid, &a->jail))
 		return -1;
-	cfg->impl = &a->req.impl;
-	cfg->workdir = a->req.impl.repo;
+	sut_wire_start_config(&a->req, &a->jail, gid, cfg);
 	cfg->log_dir = a->logs.dir;
-	cfg->cgroup_name = a->req.label;
-	cfg->backend = a->req.backend;
-	cfg->sample_ms = a->req.sample_ms;
-	cfg->run_as_uid = a->req.sandbox.on ? a->req.sandbox.uid : -1;
-	cfg->run_as_gid = a->req.sandbox.on ? gid : -1;
-	cfg->jail = a->req.sandbox.on ? &a->jail : NULL;
-	cfg->cpu_max = a->req.sandbox.on ? a->req.sandbox.cpu_max : 0;
-	cfg->log_max_bytes = a->req.sandbox.on ? AGENT_LOG_MAX : 0;
-	cfg->stop_grace_s = a->req.stop_grace_s;
-	cfg->port = a->req.port;
-	cfg->https = a->req.https;
-	cfg->insecure = a->req.insecure;
-	cfg->ca_file = a->req.ca_file;
 	cfg->stop = &sut_agent_stop;
 	return 0;
 }
@@ -327,7 +309,7 @@ static void build(struct sut_agent *a, struct dec *d)
 	struct stat st;
 	double timeout_s;
 	char *p;
-	int code = -1, r = -1;
+	int code = -1, r = -1, gid = -1;
 
 	memset(&st, 0, sizeof(st));
 	if (sut_wire_dec_start(d, &req)) {
@@ -344,28 +326,14 @@ static void build(struct sut_agent *a, struct dec *d)
 	for (p = log.buf + strlen(a->logs.dir) + 1; *p; p++)
 		if (*p == '/')
 			*p = '_';
-	im = req.impl;
-	im.build = req.impl.start;
-	memset(&bc, 0, sizeof(bc));
-	bc.impl = &im;
-	bc.workdir = req.impl.repo;
+	if (req.sandbox.on && sandbox_here(&req, &gid, &jail)) {
+		sut_wire_start_release(&req);
+		goto reply;
+	}
+	/* the coordinator's bind_build, rebuilt (sut_wire_build_config) */
+	sut_wire_build_config(&req, &im, &jail, gid, &bc);
 	bc.log_path = log.buf;
 	bc.timeout_s = timeout_s;
-	bc.uid = bc.gid = -1;
-	if (req.sandbox.on) {
-		if (sandbox_here(&req, &bc.gid, &jail)) {
-			sut_wire_start_release(&req);
-			goto reply;
-		}
-		bc.uid = req.sandbox.uid;
-		bc.jail = &jail;
-		bc.cpu_max = req.sandbox.cpu_max;
-		bc.log_max_bytes = AGENT_LOG_MAX;
-	}
-	bc.memory_max_bytes = req.impl.memory_max_bytes;
-	bc.pids_max = req.impl.pids_max;
-	bc.backend = req.backend;
-	bc.cgroup_name = req.label;
 	bc.stop = &sut_agent_stop;
 	bc.exit_code = &code;
 	stat(log.buf, &st);

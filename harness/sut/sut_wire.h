@@ -14,9 +14,11 @@
 
 #include "account/account.h"
 #include "base/frame.h"
+#include "sandbox/jail.h"
 #include "base/hostfacts.h"
 #include "sut/rtstats.h"
 #include "spec/spec.h"
+#include "sut/sut.h"
 
 /* Since protocol 5: the sandbox a command or implementation runs in on
  * the agent's host, as a local arm's (jail.h, sandbox.h). */
@@ -50,6 +52,32 @@ struct sut_wire_start {
 void sut_wire_enc_start(struct sbuf *sb, const struct sut_wire_start *w);
 int sut_wire_dec_start(struct dec *d, struct sut_wire_start *w);
 void sut_wire_start_release(struct sut_wire_start *w);
+
+/*
+ * The one spec-to-config mapping across the wire (sut_wire_config.c).
+ * The coordinator's end (rsut.c) sends what bind_sut (a start) or
+ * bind_build (a command: its argv bc->impl->build, cgroup label) made of
+ * the spec: the impl's strings copied with "{host}" replaced by addr
+ * (127.0.0.1 when jailed: its own loopback there), its limits (the impl's,
+ * the sandbox's where it sets none: bind.c's rule, applied once, there),
+ * sb the sandbox there or NULL. The agent's end (sut_agent.c) rebuilds
+ * that configuration from the request, adding only what its host alone
+ * has: the jail and the sandbox group (sandboxed), the log directory or
+ * path, the stop flag (the caller sets them, or they stay zero). The
+ * configurations point into w (and im), which must outlive them.
+ */
+/* A jailed command's or start's log files there are cut at
+ * sandbox.log_mb's default (the protocol does not carry the spec's). */
+#define SUT_WIRE_LOG_MAX (64ull << 20)
+void sut_wire_request_start(struct sut_wire_start *w, const struct sut_config *c,
+			    const char *addr, const struct sut_wire_sandbox *sb);
+void sut_wire_request_build(struct sut_wire_start *w, const struct sut_build_config *bc,
+			    const char *label, const char *addr,
+			    const struct sut_wire_sandbox *sb);
+void sut_wire_start_config(const struct sut_wire_start *w, const struct jail *jail, int gid,
+			   struct sut_config *c);
+void sut_wire_build_config(const struct sut_wire_start *w, struct spec_impl *im,
+			   const struct jail *jail, int gid, struct sut_build_config *bc);
 
 /* An accounting window (account.h) without its samples, which were
  * streamed before it (ACCT_SAMPLE): their number only, *nsamples when

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sut/bind.h"
 #include "sut/sut_wire.h"
 #include "t.h"
 #include "base/util.h"
@@ -210,9 +211,114 @@ TEST(streamed_sample_and_poll_round_trip)
 	sbuf_release(&sb);
 }
 
+/* A request encoded and decoded, as it crosses the wire. */
+static void cross(const struct sut_wire_start *w, struct sut_wire_start *got)
+{
+	struct sbuf sb = SBUF_INIT;
+	struct dec d;
+
+	sut_wire_enc_start(&sb, w);
+	dec_init(&d, sb.buf, sb.len);
+	CHECK(sut_wire_dec_start(&d, got) == 0);
+	sbuf_release(&sb);
+}
+
+/* The one mapping: what bind_sut / bind_build make of the spec here is
+ * what the agent rebuilds there (sut_wire_config.c), limits included
+ * (the impl's pids, the sandbox's memory where the impl sets none), with
+ * only the jail, its group, the logs and the stop flag its own. */
+TEST(config_crosses_the_wire_unchanged)
+{
+	char *argv[] = { "/bin/srv", "--listen", "{host}:{port}", NULL };
+	char *build[] = { "make", "HOST={host}", NULL };
+	struct spec sp;
+	struct spec_impl im;
+	struct bind_sandbox sb;
+	struct sut_wire_sandbox ws = { 1, "bench", 1000000007, 1, 0, "/tmp/agentdir" };
+	struct sut_config here, there;
+	struct sut_build_config bhere, bthere;
+	struct sut_wire_start w, got;
+	struct spec_impl bim;
+	struct jail jail;
+
+	memset(&sp, 0, sizeof(sp));
+	memset(&im, 0, sizeof(im));
+	memset(&sb, 0, sizeof(sb));
+	memset(&jail, 0, sizeof(jail));
+	sp.sandbox.memory_max_bytes = 256ull << 20;
+	sp.sandbox.pids_max = 100;
+	sp.sandbox.cpu_max = 1.5;
+	sp.sandbox.build_timeout_s = 300;
+	sp.accounting.backend = ACCT_CGROUP2;
+	sp.accounting.sample_ms = 20;
+	sp.workload.tls.present = 1;
+	sp.workload.tls.insecure = 1;
+	im.name = "go";
+	im.repo = "/srv/go";
+	im.start = argv;
+	im.build = build;
+	im.pids_max = 50;
+	im.health_url = "http://{host}:{port}/healthz";
+	sb.uid = 1000000007;
+	sb.jail.frozen = 1;
+
+	/* a jailed start */
+	bind_sut(&here, &sp, &im, "/srv/go-rerun", NULL, "harness.r.go", &sb);
+	here.port = 4242;
+	sut_wire_request_start(&w, &here, "10.0.0.9", &ws);
+	cross(&w, &got);
+	sut_wire_start_config(&got, &jail, 777, &there);
+	CHECK_STR(there.workdir, "/srv/go-rerun");
+	CHECK_STR(there.cgroup_name, "harness.r.go");
+	CHECK(there.memory_max_bytes == (256ull << 20) && here.memory_max_bytes == (256ull << 20));
+	CHECK(there.pids_max == 50 && here.pids_max == 50);
+	NEAR(there.cpu_max, here.cpu_max, 0, "copied");
+	NEAR(there.cpu_max, 1.5, 0, "the sandbox's");
+	CHECK(there.port == 4242 && there.backend == ACCT_CGROUP2 && there.sample_ms == 20);
+	CHECK(there.https == 1 && there.insecure == 1 && there.ca_file == NULL);
+	CHECK(there.run_as_uid == 1000000007 && there.run_as_gid == 777 && there.jail == &jail);
+	CHECK(there.log_max_bytes == SUT_WIRE_LOG_MAX);
+	/* jailed: {host} is its own loopback there */
+	CHECK_STR(there.impl->start[1], "--listen");
+	CHECK_STR(there.impl->start[2], "127.0.0.1:{port}");
+	CHECK_STR(there.impl->health_url, "http://127.0.0.1:{port}/healthz");
+	sut_wire_start_release(&w);
+	sut_wire_start_release(&got);
+
+	/* not jailed: {host} is the address ssh reached, the impl's limits */
+	bind_sut(&here, &sp, &im, NULL, NULL, "harness.r.go", NULL);
+	sut_wire_request_start(&w, &here, "10.0.0.9", NULL);
+	cross(&w, &got);
+	sut_wire_start_config(&got, &jail, 777, &there);
+	CHECK_STR(there.impl->start[2], "10.0.0.9:{port}");
+	CHECK_STR(there.workdir, "/srv/go");
+	CHECK(there.memory_max_bytes == 0 && there.pids_max == 50 && there.cpu_max == 0);
+	CHECK(there.run_as_uid == -1 && there.run_as_gid == -1 && there.jail == NULL);
+	sut_wire_start_release(&w);
+	sut_wire_start_release(&got);
+
+	/* a jailed command: bind_build's sandbox limits */
+	bind_build(&bhere, &sp, &im, "/srv/go-rerun", "/tmp/b.log", &sb);
+	sut_wire_request_build(&w, &bhere, "harness.r.go.command", "10.0.0.9", &ws);
+	cross(&w, &got);
+	sut_wire_build_config(&got, &bim, &jail, 777, &bthere);
+	CHECK_STR(bthere.impl->build[0], "make");
+	CHECK_STR(bthere.impl->build[1], "HOST=127.0.0.1");
+	CHECK_STR(bthere.workdir, "/srv/go-rerun");
+	CHECK_STR(bthere.cgroup_name, "harness.r.go.command");
+	CHECK(bthere.memory_max_bytes == bhere.memory_max_bytes);
+	CHECK(bthere.pids_max == bhere.pids_max && bhere.pids_max == 100);
+	NEAR(bthere.cpu_max, bhere.cpu_max, 0, "copied");
+	CHECK(bthere.uid == 1000000007 && bthere.gid == 777 && bthere.jail == &jail);
+	CHECK(bthere.backend == ACCT_CGROUP2);
+	sut_wire_start_release(&w);
+	sut_wire_start_release(&got);
+}
+
 int main(void)
 {
 	RUN(start_round_trip);
+	RUN(config_crosses_the_wire_unchanged);
 	RUN(sandbox_and_fetch_round_trip);
 	RUN(window_and_facts_round_trip);
 	RUN(streamed_sample_and_poll_round_trip);
