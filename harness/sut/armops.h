@@ -10,20 +10,29 @@
  *                    (rsut.h), started over ssh
  *
  * A new backend (containers, ...) is one file with one `const struct
- * armops` and one line in armops_pick(); the runner does not change.
+ * armops` and one line in armops_pick(); the runner does not change. It
+ * fills every op (none is optional; an op that has nothing to do returns
+ * what the local backend returns for "none": see each op), and builds
+ * its configurations with bind_sut / bind_build (the one spec-to-config
+ * mapping), as both backends here do. tests/unit/fake_arm.h is a third,
+ * complete backend to copy from.
  *
  * Two objects:
  *  - a site (struct armops_site): WHERE one implementation runs and with
- *    what, filled once by the runner when it makes the arm or dependency
- *    (armops_site_init), alive as long as the run; every pointer in it is
- *    borrowed and must outlive every instance started from it;
+ *    what, filled once by the runner at the arm's or dependency's first
+ *    use (runner_arm_site, runner_dep_site), alive as long as the run;
+ *    every pointer in it is borrowed and must outlive every instance
+ *    started from it; the backend never frees or changes it;
  *  - an instance (struct armops_inst): one running start of it, from
  *    armops_start to armops_stop, owned by the caller. Each backend embeds
  *    struct armops_inst first in its own instance struct.
  *
  * Who calls what, when (all from the runner's thread; nothing here is
  * thread-safe):
- *   build, version, reset, setup:  armops_command (no instance needed)
+ *   run start:  armops_address (a dependency's, before the spec is bound
+ *             to its ports), armops_prepare (a jailed arm: its sandbox)
+ *   build, version, reset, setup:  armops_command (no instance needed);
+ *             an @base control's tree then armops_tree_give(0, 0)
  *   window:   armops_start -> armops_health -> (armops_acct_begin ..
  *             armops_acct_end, armops_stats, armops_exited, armops_lost)*
  *             -> armops_stop; an instance that exited is stopped and a new
