@@ -122,9 +122,9 @@ static void record_second(struct window_ctx *w, const char *phase, unsigned idx,
 }
 
 /* The implementation is gone: 1 (w->sut_exited set). When it was on
- * another host and its agent's channel broke, that is not its doing:
- * the window is void (agent_lost, validity wins over sut_alive), with an
- * event naming the host. */
+ * another host and its agent's channel broke (armops lost), that is not
+ * its doing: the window is void (agent_lost, validity wins over
+ * sut_alive), with an event naming where it ran (armops place). */
 static int arm_gone(struct window_ctx *w)
 {
 	const char *why = "";
@@ -133,9 +133,13 @@ static int arm_gone(struct window_ctx *w)
 		return 0;
 	w->sut_exited = 1;
 	if (!w->agent_lost && runner_arm_lost(w->arm, &why)) {
+		struct sbuf place = SBUF_INIT;
+
 		w->agent_lost = 1;
-		store_event(&w->rc->st, w->rc->run_id, w->wp->id, "agent_lost",
-			    "%s on %s: %s", w->arm->name, w->arm->impl.host, why);
+		armops_place(runner_arm_site(w->rc, w->arm), &place);  /* " on HOST" */
+		store_event(&w->rc->st, w->rc->run_id, w->wp->id, "agent_lost", "%s%s: %s",
+			    w->arm->name, place.buf, why);
+		sbuf_release(&place);
 	}
 	return 1;
 }
