@@ -16,6 +16,8 @@
  *  - what to confirm: blocks at the rates bracketing each knee;
  *  - what to replace: a window rejected (its arm exited during it) is
  *    replaced once, in its cell, and the arm restarted;
+ *  - what does not run: the arms not measured, and the dependencies only
+ *    they use, frozen over each window;
  *  - what starts: a first start that never comes up healthy fails the
  *    run as that arm's ("start"), exit 3; a health wait is timed on the
  *    runner's clock (the fake's), not the host's.
@@ -63,6 +65,7 @@ static const char *write_spec(const char *name, const char *stages, const char *
 		"  - name: b\n"
 		"    start: [b-server, --port, \"{port}\"]\n"
 		"    health: { url: \"http://127.0.0.1:{port}/\" }\n"
+		"    env: { SIDE: \"%s\" }\n"
 		"    reset: [reset-b]\n"
 		"    reset_every: window\n"
 		"    restart: never\n"
@@ -80,7 +83,8 @@ static const char *write_spec(const char *name, const char *stages, const char *
 		"  trailing_s: 1\n"
 		"  gates: []\n"
 		"window_gates: [error_rate, sut_alive]\n",
-		name, SLO_MS, extra ? extra : "", stages);
+		name, SLO_MS, extra && strstr(extra, "name: side") ? "127.0.0.1:{dep.side.port}" : "",
+		extra ? extra : "", stages);
 	fclose(f);
 	return path;
 }
@@ -324,6 +328,55 @@ TEST(restarts_an_arm_that_exited)
 	fake_world_release(&w);
 }
 
+/* Arms not measured do not run: in a's windows b is frozen, and so is
+ * the dependency only b uses (side); in b's windows a is frozen and side,
+ * b's own, runs (docs/DESIGN.md "Arms not being measured do not run"). */
+TEST(freezes_the_arms_not_measured)
+{
+	struct fake_world w;
+	struct store st;
+	struct window_query q = { .stage = "ladder" };
+	struct window_rows rows;
+	struct window_idle_rows idle;
+	size_t i, k, seen = 0;
+	char *id = NULL;
+	int code;
+
+	fake_world_init(&w);
+	fake_arm_add(&w, "a", 300);
+	fake_arm_add(&w, "b", 700);
+	code = run(&w, write_spec("freeze",
+				  "  ladder: { start_rps: 100, step: 2, max_rps: 200, reps: 1,"
+				  " window_s: 2, discard_s: 0 }\n",
+				  "dependencies:\n"
+				  "  - name: side\n"
+				  "    start: [side-server, --port, \"{port}\"]\n"
+				  "    health: { url: \"http://127.0.0.1:{port}/\" }\n"), &id);
+	CHECK(code == 0);
+	CHECK(open_run(&st, id) == 0);
+	CHECK(store_windows_load(&st, id, &q, &rows) == 0);
+	for (i = 0; i < rows.n; i++) {
+		int is_a = !strcmp(rows.v[i].impl, "a"), other = 0, side = 0;
+
+		CHECK(store_window_idle_load(&st, id, rows.v[i].id, &idle) == 0);
+		for (k = 0; k < idle.n; k++) {
+			CHECK_STR(idle.v[k].frozen, "fake");
+			other += !strcmp(idle.v[k].name, is_a ? "b" : "a");
+			side += !strcmp(idle.v[k].name, "dep-side");
+		}
+		/* the other arm once it has started (the first window may come
+		 * before its first start) */
+		CHECK(other <= 1 && side == is_a);
+		seen += other;
+		window_idle_rows_release(&idle);
+	}
+	CHECK(seen >= 2);
+	window_rows_release(&rows);
+	store_close(&st);
+	free(id);
+	fake_world_release(&w);
+}
+
 /* a never comes up healthy: the run fails as a's start (exit 3, the
  * spec's own implementation), before any window; b is never loaded. */
 TEST(first_start_unhealthy_fails_the_run)
@@ -395,6 +448,7 @@ int main(void)
 	RUN(refine_and_confirm_where_the_knees_are);
 	RUN(replaces_a_rejected_window);
 	RUN(restarts_an_arm_that_exited);
+	RUN(freezes_the_arms_not_measured);
 	RUN(first_start_unhealthy_fails_the_run);
 	RUN(dependency_health_timeout_on_the_runners_clock);
 	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
