@@ -99,9 +99,6 @@ int runner_preflight(struct run_ctx *rc)
 		ret = 0;
 		goto out;
 	}
-	fprintf(stderr, "harness: pre-flight: %zu request%s x %d send%s to %zu implementation%s\n",
-		rc->spec->workload.nrequests, rc->spec->workload.nrequests == 1 ? "" : "s",
-		pf->sends, pf->sends == 1 ? "" : "s", rc->narms, rc->narms == 1 ? "" : "s");
 	for (i = 0; i < rc->narms; i++) {
 		struct arm *a = &rc->arms[i];
 
@@ -113,6 +110,11 @@ int runner_preflight(struct run_ctx *rc)
 		t[i].candidate = a->candidate;
 		t[i].netns_fd = runner_arm_netns(a);
 	}
+	/* every arm up first: one that exits or does not listen is named
+	 * before anything is sent (runner_arm_start) */
+	fprintf(stderr, "harness: pre-flight: %zu request%s x %d send%s to %zu implementation%s\n",
+		rc->spec->workload.nrequests, rc->spec->workload.nrequests == 1 ? "" : "s",
+		pf->sends, pf->sends == 1 ? "" : "s", rc->narms, rc->narms == 1 ? "" : "s");
 	set_bases(rc, t);
 	if (preflight_run(rc->spec, t, rc->narms, &runner_stop, &res))
 		goto out;

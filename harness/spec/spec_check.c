@@ -233,6 +233,45 @@ static void split_derived(struct vctx *v, size_t i, struct spec_impl *im)
 	free(names);
 }
 
+/* 1 when the start argv or an env value of im says "{port}". */
+static int uses_port(const struct spec_impl *im)
+{
+	size_t k;
+
+	for (k = 0; im->start && im->start[k]; k++)
+		if (strstr(im->start[k], "{port}"))
+			return 1;
+	for (k = 0; k < im->nenv; k++)
+		if (im->env[k].value && strstr(im->env[k].value, "{port}"))
+			return 1;
+	return 0;
+}
+
+/* Each start gets a free port and the load (and {dep.NAME.port}) goes
+ * there: a server on a port of its own choosing gets none of it, and a
+ * health URL on that port can answer for another server (issue 29). A
+ * warning: a start may read its port some other way. */
+static void check_port_use(struct vctx *v)
+{
+	const struct spec *s = v->s;
+	char p[64];
+	size_t i;
+
+	for (i = 0; i < s->nimpls + s->ndeps; i++) {
+		const struct spec_impl *im = i < s->nimpls ? &s->impls[i] : &s->deps[i - s->nimpls].impl;
+		const char *sec = i < s->nimpls ? "implementations" : "dependencies";
+		size_t k = i < s->nimpls ? i : i - s->nimpls;
+
+		if (!im->start || uses_port(im))
+			continue;
+		snprintf(p, sizeof(p), "%s[%zu].start", sec, k);
+		spec_warn_at(v, p, "never uses {port} (nor does its env): each start is given a free"
+			     " port and the %s goes there, so a server on a fixed port gets none of it"
+			     " (and a health URL on that port may answer for another server); pass"
+			     " \"{port}\" in start or env", i < s->nimpls ? "load" : "{dep.NAME.port} of others");
+	}
+}
+
 /* Each signal is what stats.format reads: a JSON pointer for json, a
  * metric selector for prometheus (the two never overlap: a pointer starts
  * with '/', a metric name cannot); a derived one ("= EXPR") is moved to
@@ -527,6 +566,7 @@ static void check_preflight(struct vctx *v)
 void spec_check_all(struct vctx *v)
 {
 	check_impls(v);
+	check_port_use(v);
 	check_signals(v);
 	check_preflight(v);
 	resolve_dep_repos(v);

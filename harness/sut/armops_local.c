@@ -82,12 +82,20 @@ static struct armops_inst *local_start(const struct armops_site *s, const struct
 	return &l->base;
 }
 
+/* How long a healthy implementation has to accept on its assigned port
+ * (sut_wait_listening): at once when its health URL uses {port}; a health
+ * endpoint on another port may come up before the port under load. */
+#define LISTEN_TIMEOUT_S 5.0
+
 static int local_health(struct armops_inst *i, double timeout_s)
 {
 	struct local_inst *l = local(i);
 	const struct armops_site *s = i->site;
 
-	if (sut_wait_healthy(l->sut, timeout_s))
+	/* an implementation must also accept on its assigned port, where
+	 * the load goes (a dependency's port is its own business) */
+	if (sut_wait_healthy(l->sut, timeout_s) ||
+	    (!s->plain && sut_wait_listening(l->sut, LISTEN_TIMEOUT_S)))
 		return -1;
 	if (!s->plain && sut_stats_url(l->sut) && !l->rts)
 		l->rts = rtstats_start_in(sut_netns(l->sut), sut_stats_url(l->sut),

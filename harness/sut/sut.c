@@ -467,6 +467,96 @@ int sut_wait_healthy(struct sut *s, double timeout_s)
 	return ret;
 }
 
+/* The last non-empty line of path from byte offset from into buf ("" when
+ * none), after the last different line before it when there is one
+ * ("bind() ... failed (98: Address already in use) | still could not
+ * bind()"): the reason a server gives when it exits, for a one-line
+ * error. */
+static void last_line(const char *path, long from, char *buf, size_t n)
+{
+	char tail[1024];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t start;
+	ssize_t got;
+	char *b, *e, *p;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	start = lseek(fd, 0, SEEK_END) - (off_t)sizeof(tail) + 1;
+	got = pread(fd, tail, sizeof(tail) - 1, start < from ? from : start);
+	close(fd);
+	if (got <= 0)
+		return;
+	while (got > 0 && (tail[got - 1] == '\n' || tail[got - 1] == '\r'))
+		got--;
+	tail[got] = '\0';
+	b = strrchr(tail, '\n');
+	if (!b) {
+		snprintf(buf, n, "%s", tail);
+		return;
+	}
+	*b = '\0';
+	for (p = b; (e = strrchr(tail, '\n')) || p > tail; p = e) {
+		const char *prev = e ? e + 1 : tail;
+
+		if (*prev && strcmp(prev, b + 1)) {
+			snprintf(buf, n, "%.500s | %.500s", prev, b + 1);
+			return;
+		}
+		if (!e)
+			break;
+		*e = '\0';
+	}
+	snprintf(buf, n, "%s", b + 1);
+}
+
+/* One connect to 127.0.0.1:port, in the sut's namespace when jailed. */
+static int port_accepts(const struct sut *s)
+{
+	struct sockaddr_in sa;
+	int fd = netns_socket(s->netns_fd, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+
+	if (fd < 0)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons((uint16_t)s->port);
+	ok = !connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	return ok;
+}
+
+int sut_wait_listening(struct sut *s, double timeout_s)
+{
+	uint64_t deadline = now_ns() + (uint64_t)(timeout_s * 1e9);
+	char desc[128], why[1024];
+
+	for (;;) {
+		if (port_accepts(s))
+			return 0;
+		if (sut_exited(s)) {
+			last_line(s->err_path, s->err_off, why, sizeof(why));
+			error("impl %s %s before listening on its assigned port %d%s%s", s->name,
+			      spawn_status_desc(s->status, desc, sizeof(desc)), s->port,
+			      why[0] ? ": " : " (its stderr is empty)", why);
+			break;
+		}
+		if ((s->stop && *s->stop) || now_ns() >= deadline) {
+			if (s->stop && *s->stop)
+				return -1;
+			error("impl %s answered its health check at %s but does not listen on its"
+			      " assigned port %d after %.1f s: its start or env must use {port}",
+			      s->name, s->health_url ? s->health_url : "(none)", s->port, timeout_s);
+			break;
+		}
+		usleep(50000);
+	}
+	sut_print_tail(s->err_path, s->err_off, TAIL_LINES);
+	return -1;
+}
+
 /* ------------------------------------------------------------ state */
 
 int sut_port(const struct sut *s) { return s->port; }

@@ -106,6 +106,17 @@ struct sut *sut_start(const struct sut_config *cfg);
  */
 int sut_wait_healthy(struct sut *s, double timeout_s);
 
+/*
+ * After sut_wait_healthy: 0 once 127.0.0.1:port (the assigned port, in
+ * its namespace when jailed) accepts a connection, which is where the
+ * load goes. A health URL on a fixed port can pass against another
+ * server while this one died on "Address already in use": -1 after one
+ * error() line naming the implementation, that it exited and its last
+ * stderr line (then the tail), or that it does not listen there after
+ * timeout_s; -1 without a message when the config's stop flag is set.
+ */
+int sut_wait_listening(struct sut *s, double timeout_s);
+
 int sut_port(const struct sut *s);
 /* A loopback port free right now (bind 127.0.0.1:0), or -1. */
 int sut_free_port(void);

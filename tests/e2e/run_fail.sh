@@ -179,3 +179,40 @@ cmp_num "a run whose build fails exits 3" "$rc" "==" 3
 s=$?
 cmp_num "status of a failed run exits 1" "$s" "==" 1
 check "status --json of it: failed, not finished" jq -e '.status == "failed" and .finished == false' "$T/nb.json"
+
+# ------------------------------------- a start that ignores {port} (issue 29)
+# nginx with a fixed listen port another server already holds: nginx exits
+# on "Address already in use" while the health check (fixed port too)
+# passes against the other server. check warns that start never uses
+# {port}; run names nginx, that it exited, and why, before any pre-flight.
+if command -v nginx >/dev/null; then
+	HP=$(free_port)
+	bg "$SRV" --port "$HP"
+	wait_port "$HP"
+	mkdir -p "$T/ng/tmp"
+	cat >"$T/ng/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+error_log stderr warn;
+pid nginx.pid;
+events { worker_connections 64; }
+http {
+	access_log off;
+	client_body_temp_path tmp/body; proxy_temp_path tmp/proxy;
+	fastcgi_temp_path tmp/fastcgi; uwsgi_temp_path tmp/uwsgi; scgi_temp_path tmp/scgi;
+	server { listen 127.0.0.1:$HP; location / { return 200 "ok\n"; } }
+}
+CONF
+	sed -e "s|^  - name: fast|  - name: ng\n    repo: $T/ng\n    start: [nginx, -p, ., -c, nginx.conf]\n    health: { url: \"http://127.0.0.1:$HP/healthz\" }\n  - name: fast|" \
+		"$T/fail.yaml" >"$T/ng.yaml"
+	expect_exit "check: a start that never uses {port} is valid (a warning)" 0 "$HARNESS" check "$T/ng.yaml"
+	check "check warns that ng's start and env never use {port}" \
+		grep -q "ng.yaml:[0-9]*:[0-9]*: warning: implementations\[0\].start: never uses {port}" "$T/err"
+	expect_exit "run: nginx exited on a port held by another server" 3 \
+		"$HARNESS" run "$T/ng.yaml" --allow-dirty --runs-dir "$RUNS" --run-id fixedport
+	check "run: one line names ng, that it exited, and why (nginx's own last line)" \
+		grep -q "^harness: impl ng exited with status 1 before listening on its assigned port [0-9]*: .*Address already in use" "$T/err"
+	check "run: no pre-flight was sent" bash -c "! grep -qi 'pre-flight' '$T/err'"
+	check "status names the start failure" \
+		test "$(q fixedport "SELECT status FROM runs")" = failed
+fi
