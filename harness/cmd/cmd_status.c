@@ -3,9 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/cells.h"
 #include "cmd/cmd.h"
 #include "base/jout.h"
 #include "base/runlock.h"
+#include "runner/plan.h"
+#include "runner/runner.h"
+#include "spec/spec.h"
 #include "store/store.h"
 #include "store/store_run.h"
 #include "store/store_window.h"
@@ -13,6 +17,8 @@
 
 struct counts {
 	long planned, done, accepted, rejected, running, failed;
+	long replacements;           /* windows of replacement rounds (cells.h) */
+	long plan;                   /* pre-registered by the run's plan; -1 unknown */
 };
 
 /* Stage name and its counts, in the order the stages first appear. */
@@ -29,6 +35,7 @@ static void count(struct counts *c, const struct window_row *w)
 	c->accepted += w->status == WINDOW_ACCEPTED;
 	c->failed += w->status == WINDOW_FAILED;
 	c->rejected += w->status == WINDOW_REJECTED;
+	c->replacements += w->block >= CELLS_REPL_BLOCK_BASE;
 }
 
 /* Per stage (first-seen order) and total; returns the number of stages. */
@@ -45,6 +52,7 @@ static size_t count_stages(const struct window_rows *wins, struct stage_counts *
 		if (k == n) {
 			v[n].stage = stage;
 			memset(&v[n].c, 0, sizeof(v[n].c));
+			v[n].c.plan = -1;
 			n++;
 		}
 		count(&v[k].c, &wins->v[i]);
@@ -63,10 +71,57 @@ static json_t *counts_json(const struct counts *c, json_t *o)
 	return o;
 }
 
-static void print_counts(const char *name, const struct counts *c)
+/* Planned: the windows stored so far, or, while the run is not over, the
+ * plan's pre-registered windows when more (the ladder plans rung by
+ * rung), with the replacements stored. */
+static void print_counts(const char *name, const struct counts *c, int over)
 {
-	printf("  %-8s planned %4ld  done %4ld  accepted %4ld  failed %4ld  rejected %4ld\n",
-	       name, c->planned, c->done, c->accepted, c->failed, c->rejected);
+	long planned = c->planned;
+
+	if (!over && c->plan > c->planned - c->replacements)
+		planned = c->plan + c->replacements;
+	printf("  %-8s planned %4ld  done %4ld  replacements %3ld  accepted %4ld  failed %4ld"
+	       "  rejected %4ld\n", name, planned, c->done, c->replacements, c->accepted,
+	       c->failed, c->rejected);
+}
+
+/*
+ * The run's plan from its stored spec and stages (plan.h): pre-registered
+ * windows per stage into the stage counts (and the total), the most the
+ * replacements can add returned; -1 when the spec does not parse.
+ */
+static long run_plan(struct cmd_ctx *c, const struct run_record *rec, struct stage_counts *v,
+		     size_t nst, struct counts *total)
+{
+	size_t pre[PLAN_NSTAGES], extra, nrungs, k;
+	unsigned mask = STAGE_LADDER | STAGE_CONFIRM | STAGE_SOAK;
+	struct spec *s;
+	const char *text;
+	double *rungs = NULL;
+	size_t len;
+
+	if (run_record_spec(rec, c->st.path, &text, &len))
+		return -1;
+	s = spec_parse(text, len, rec->spec_path && *rec->spec_path ? rec->spec_path : "spec.yaml",
+		       c->run_dir.buf);
+	if (!s)
+		return -1;
+	if (rec->stages && *rec->stages)
+		runner_parse_stages(rec->stages, &mask);
+	nrungs = spec_ladder_rungs(s, &rungs);
+	extra = plan_run_windows(s, nrungs, rec->nimpls, mask, pre);
+	total->plan = 0;
+	for (k = 0; k < PLAN_NSTAGES; k++)
+		total->plan += (long)pre[k];
+	for (k = 0; k < nst; k++) {
+		int i = plan_stage_index(v[k].stage);
+
+		if (i >= 0)
+			v[k].c.plan = (long)pre[i];
+	}
+	free(rungs);
+	spec_free(s);
+	return (long)extra;
 }
 
 /* The first line of runs.preflight (its summary). */
@@ -89,6 +144,7 @@ static int cmd_status(struct cmd_ctx *c)
 	const char *status, *failure;
 	char *why = NULL;
 	size_t k, nst;
+	long extra;
 
 	run_record_init(&rec);
 	if (run_record_load(&c->st, c->run_id.buf, &rec) ||
@@ -99,7 +155,9 @@ static int cmd_status(struct cmd_ctx *c)
 	failure = why ? why : rec.failure;
 	finished = !strcmp(status, "finished");
 	stages = xcalloc(wins.n + 1, sizeof(*stages));
+	total.plan = -1;
 	nst = count_stages(&wins, stages, &total);
+	extra = run_plan(c, &rec, stages, nst, &total);
 	if (c->json) {
 		json_t *o = json_object(), *st = json_object();
 
@@ -110,6 +168,13 @@ static int cmd_status(struct cmd_ctx *c)
 		json_object_set_new(o, "exploratory", json_boolean(rec.exploratory > 0));
 		counts_json(&total, o);
 		json_object_set_new(o, "in_flight", json_integer(total.running));
+		json_object_set_new(o, "replacements", json_integer(total.replacements));
+		if (extra >= 0)
+			json_object_set_new(o, "plan", json_pack("{s:I, s:I}", "windows",
+								 (json_int_t)total.plan,
+								 "replacements_max", (json_int_t)extra));
+		else
+			json_object_set_new(o, "plan", json_null());
 		for (k = 0; k < nst; k++)
 			json_object_set_new(st, stages[k].stage, counts_json(&stages[k].c,
 									     json_object()));
@@ -132,9 +197,13 @@ static int cmd_status(struct cmd_ctx *c)
 			printf("  pre-flight: %s\n", preflight_line(rec.preflight, &pf));
 		if (rec.exploratory > 0)
 			printf("EXPLORATORY: the spec had uncommitted changes\n");
+		if (extra >= 0)
+			printf("  plan: %ld windows pre-registered (+%ld replacements at most);"
+			       " %ld done, %ld of them replacements\n", total.plan, extra, total.done,
+			       total.replacements);
 		for (k = 0; k < nst; k++)
-			print_counts(stages[k].stage, &stages[k].c);
-		print_counts("total", &total);
+			print_counts(stages[k].stage, &stages[k].c, finished);
+		print_counts("total", &total, finished);
 	}
 	/* A script gating on `harness status` must never read an unfinished
 	 * or failed run as a success (README.md, exit codes). */
@@ -160,6 +229,11 @@ const struct cmd_desc cmd_status_desc = {
 	"\"planned\", \"done\", \"accepted\", \"failed\", \"rejected\", \"in_flight\",\n"
 	"\"preflight\", \"stages\": {...}}; \"preflight\" is {\"cases\", \"passed\",\n"
 	"\"summary\"} or null (none recorded). \"planned\" counts the windows the run has planned so far\n"
+	"(\"replacements\" of them replacement rounds' windows); \"plan\" is {\"windows\": the\n"
+	"pre-registered windows of the run's stages, \"replacements_max\": the most\n"
+	"replacements and confirm's follow-up rates can add}, null when the stored\n"
+	"spec does not parse. The text's planned column, while the run is not over,\n"
+	"is the plan's count when more than the windows stored\n"
 	"(the ladder plans rung by rung and stops past the knees, so it grows until\n"
 	"the run ends). \"status\" is running, finished, failed, interrupted or\n"
 	"abandoned: stored running, but no process holds the run's lock (RUN/.lock):\n"

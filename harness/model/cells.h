@@ -26,6 +26,8 @@ struct window_row;
 /* Sequential confirm block k at confirm rate i: base + i x 1024 + k. */
 #define CELLS_SEQ_BLOCK_BASE (1 << 23)
 #define CELLS_SEQ_BLOCKS_PER_RATE 1024
+/* Replacement rounds (and their partners) from here up (runner_blocks.c). */
+#define CELLS_REPL_BLOCK_BASE (1 << 24)
 
 struct cell {
 	char *stage, *impl;

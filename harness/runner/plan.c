@@ -115,3 +115,38 @@ void plan_worst_windows(const struct spec *s, size_t nrungs, size_t narms,
 		p->soak_r = narms * r;
 	}
 }
+
+size_t plan_run_windows(const struct spec *s, size_t nrungs, size_t narms, unsigned mask,
+			size_t pre[PLAN_NSTAGES])
+{
+	struct plan_windows p;
+	size_t extra = 0;
+
+	plan_worst_windows(s, nrungs, narms, &p);
+	memset(pre, 0, PLAN_NSTAGES * sizeof(*pre));
+	if (mask & PLAN_STAGE_LADDER) {
+		pre[PLAN_S_LADDER] = p.ladder;
+		pre[PLAN_S_REFINE] = p.refine;
+		extra += p.ladder_r + p.refine_r;
+	}
+	if ((mask & PLAN_STAGE_CONFIRM) && s->confirm.present) {
+		pre[PLAN_S_CONFIRM] = p.confirm;
+		extra += p.confirm_f + p.confirm_r;
+	}
+	if ((mask & PLAN_STAGE_SOAK) && s->soak.present) {
+		pre[PLAN_S_SOAK] = p.soak;
+		extra += p.soak_r;
+	}
+	return extra;
+}
+
+int plan_stage_index(const char *stage)
+{
+	static const char *const names[PLAN_NSTAGES] = { "ladder", "refine", "confirm", "soak" };
+	int i;
+
+	for (i = 0; stage && i < PLAN_NSTAGES; i++)
+		if (!strcmp(stage, names[i]))
+			return i;
+	return -1;
+}

@@ -68,4 +68,18 @@ struct plan_windows {
 void plan_worst_windows(const struct spec *s, size_t nrungs, size_t narms,
 			struct plan_windows *p);
 
+/*
+ * What a run of the stages in mask (PLAN_STAGE_* bits; the ladder's bit
+ * brings refine when the spec has it) plans, for its progress line and
+ * `status`: pre[PLAN_S_*] the pre-registered windows of each stage (0 for
+ * a stage not run), and the most every replacement and confirm's
+ * follow-up rates can add (returned).
+ */
+enum { PLAN_STAGE_LADDER = 1, PLAN_STAGE_CONFIRM = 2, PLAN_STAGE_SOAK = 4 };
+enum { PLAN_S_LADDER, PLAN_S_REFINE, PLAN_S_CONFIRM, PLAN_S_SOAK, PLAN_NSTAGES };
+size_t plan_run_windows(const struct spec *s, size_t nrungs, size_t narms, unsigned mask,
+			size_t pre[PLAN_NSTAGES]);
+/* PLAN_S_* of a stage's name ("ladder", "refine", "confirm", "soak"), or -1. */
+int plan_stage_index(const char *stage);
+
 #endif

@@ -53,43 +53,6 @@ int runner_parse_stages(const char *s, unsigned *out)
 	return *out ? ret : -1;
 }
 
-/* Worst-case window count of the requested stages (for progress/ETA),
- * replacements included (plan.h). */
-static size_t planned_windows(const struct run_ctx *rc)
-{
-	struct plan_windows p;
-	size_t n = 0;
-
-	plan_worst_windows(rc->spec, rc->nrungs, rc->narms, &p);
-	if (rc->stages & STAGE_LADDER)
-		n += p.ladder + p.ladder_r + p.refine + p.refine_r;
-	if ((rc->stages & STAGE_CONFIRM) && rc->spec->confirm.present)
-		n += p.confirm + p.confirm_f + p.confirm_r;
-	if ((rc->stages & STAGE_SOAK) && rc->spec->soak.present)
-		n += p.soak + p.soak_r;
-	return n;
-}
-
-static int count_done(struct run_ctx *rc)
-{
-	struct window_query q = { .done_only = 1 };
-	struct window_rows wins;
-	size_t i;
-
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
-		return -1;
-	rc->done = wins.n;
-	rc->accepted = rc->rejected = 0;
-	for (i = 0; i < wins.n; i++) {
-		if (wins.v[i].status == WINDOW_ACCEPTED)
-			rc->accepted++;
-		else if (wins.v[i].status == WINDOW_REJECTED)
-			rc->rejected++;
-	}
-	window_rows_release(&wins);
-	return 0;
-}
-
 /* ----------------------------------------------------------------- arms */
 
 static void arm_from_impl(struct arm *a, const struct spec_impl *impl, const char *name,
@@ -365,8 +328,7 @@ static int build_and_run(struct run_ctx *rc)
 	rc->started = runner_now(rc);
 	rc->last_p99_ms = NAN;
 	rc->until_exit = -1;
-	rc->planned = planned_windows(rc);
-	if (count_done(rc))
+	if (runner_progress_init(rc))
 		return EXIT_ENV;
 	sut_reap_leftovers();
 	runner_record_remote_checkouts(rc);

@@ -171,7 +171,7 @@ out:
  * rate's index, a refine step, a soak arm) are numbered apart from the
  * pre-registered blocks: REPL_BLOCK_BASE + key * REPL_ROUNDS + round
  * (REPL_CELL_MAX <= 50 < REPL_ROUNDS). */
-enum { REPL_BLOCK_BASE = 1 << 24, REPL_ROUNDS = 64 };
+enum { REPL_BLOCK_BASE = CELLS_REPL_BLOCK_BASE, REPL_ROUNDS = 64 };
 
 /* Replacements a cell may take in all: retries.max_per_cell whatever the
  * time, then more within the run's extra time (< REPL_ROUNDS). */

@@ -10,9 +10,11 @@
 
 #include "sut/armops.h"
 #include "base/hostfacts.h"
+#include "gate/judge.h"
 #include "model/knee.h"
 #include "agent/fleet.h"
 #include "load/load_pool.h"
+#include "runner/plan.h"
 #include "runner/runner.h"
 #include "spec/spec.h"
 #include "stat/stat.h"
@@ -117,8 +119,18 @@ struct run_ctx {
 	int sandbox_gid;          /* this host's sandbox group (armops prepare), -1 */
 	char *hide_dir;          /* the runs directory, hidden from jails */
 
-	/* progress */
-	size_t planned, done, accepted, failed, rejected;
+	/* progress (runner_progress.c) */
+	size_t done, accepted, failed, rejected;
+	size_t plan_pre[PLAN_NSTAGES]; /* pre-registered windows per stage */
+	size_t plan_extra;       /* the most replacements can add */
+	size_t done_pre[PLAN_NSTAGES], done_extra;  /* done, by the same split */
+	double stored_cost_s;    /* mean wall of the windows done before this
+				    process (warm-up + window), 0: none */
+	double cost_sum_s;       /* measured here: end to end of each window */
+	size_t ncost;
+	double mark;             /* wall when the last window ended (or the
+				    first began) */
+	double eta_shown;        /* the last ETA printed (it never rises); <0 none */
 	double started;          /* wall seconds */
 	double last_p99_ms;
 	const char *cur_stage;
@@ -196,12 +208,22 @@ int runner_record_facts(struct run_ctx *rc);
 void runner_record_remote_checkouts(struct run_ctx *rc);
 
 /* runner_progress.c */
+struct window_plan;
 /* Set by SIGINT/SIGTERM/SIGHUP; the load engine polls it every tick. */
 extern volatile sig_atomic_t runner_stop;
 /* Catch SIGINT, SIGTERM and SIGHUP (they set runner_stop), ignore SIGPIPE. */
 void runner_install_signals(void);
-/* Progress line on stderr (redrawn on a terminal, plain otherwise). */
+/* The plan and the windows done before this process (resume), for the
+ * progress line. 0 or -1 after error(). */
+int runner_progress_init(struct run_ctx *rc);
+/* Progress line on stderr (redrawn on a terminal, plain otherwise):
+ * "window k of n planned (+r replacements at most)" and an ETA from the
+ * measured cost of a window that never rises. */
 void runner_progress(struct run_ctx *rc, const char *what);
+/* A window is stored: counted by its status and kind (replacement or
+ * pre-registered), its cost measured; then the progress line. */
+void runner_progress_window_done(struct run_ctx *rc, const struct window_plan *wp,
+				 enum window_status st, const char *what);
 
 /* runner_stages.c: plan and run every requested stage. Returns an exit
  * code: 0, 1 (a stage measured nothing usable / interrupted), 3 (env). */

@@ -9,8 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "model/cells.h"
 #include "runner/runner_internal.h"
 #include "base/util.h"
+#include "store/store_window.h"
 
 /* ------------------------------------------------------------ stop flag */
 
@@ -40,6 +42,105 @@ void runner_install_signals(void)
 
 /* ------------------------------------------------------------ progress */
 
+_Static_assert((int)STAGE_LADDER == (int)PLAN_STAGE_LADDER &&
+	       (int)STAGE_CONFIRM == (int)PLAN_STAGE_CONFIRM &&
+	       (int)STAGE_SOAK == (int)PLAN_STAGE_SOAK, "runner.h and plan.h stage bits");
+
+/* A replacement round's window (or its partner): beyond the plan. */
+static int is_extra(int block)
+{
+	return block >= CELLS_REPL_BLOCK_BASE;
+}
+
+int runner_progress_init(struct run_ctx *rc)
+{
+	struct window_query q = { .done_only = 1 };
+	struct window_rows wins;
+	double cost = 0;
+	size_t i, n = 0;
+
+	rc->plan_extra = plan_run_windows(rc->spec, rc->nrungs, rc->narms, rc->stages, rc->plan_pre);
+	rc->eta_shown = -1;
+	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
+		return -1;
+	rc->done = wins.n;
+	for (i = 0; i < wins.n; i++) {
+		const struct window_row *w = &wins.v[i];
+		int k = plan_stage_index(w->stage);
+
+		rc->accepted += w->status == WINDOW_ACCEPTED;
+		rc->failed += w->status == WINDOW_FAILED;
+		rc->rejected += w->status == WINDOW_REJECTED;
+		if (is_extra(w->block))
+			rc->done_extra++;
+		else if (k >= 0)
+			rc->done_pre[k]++;
+		if (isfinite(w->warmup_s) && isfinite(w->started_at) && isfinite(w->ended_at) &&
+		    w->ended_at > w->started_at) {
+			cost += w->warmup_s + (w->ended_at - w->started_at);
+			n++;
+		}
+	}
+	rc->stored_cost_s = n ? cost / (double)n : 0;
+	window_rows_release(&wins);
+	return 0;
+}
+
+/* Pre-registered windows still to run: those of the current stage and
+ * the stages after it (a stage that ended early, as a ladder past its
+ * knees, plans no more). */
+static size_t pre_left(const struct run_ctx *rc)
+{
+	int k, cur = plan_stage_index(rc->cur_stage);
+	size_t left = 0;
+
+	for (k = cur < 0 ? 0 : cur; k < PLAN_NSTAGES; k++)
+		if (rc->plan_pre[k] > rc->done_pre[k])
+			left += rc->plan_pre[k] - rc->done_pre[k];
+	return left;
+}
+
+static size_t pre_done(const struct run_ctx *rc)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < PLAN_NSTAGES; k++)
+		n += rc->done_pre[k];
+	return n;
+}
+
+/* The wall one window costs: measured here (end to end, restarts and
+ * resets included), else as stored by an earlier process, else the
+ * spec's least (warm-up min_s + the ladder's window). */
+static double window_cost(const struct run_ctx *rc)
+{
+	if (rc->ncost)
+		return rc->cost_sum_s / (double)rc->ncost;
+	if (rc->stored_cost_s > 0)
+		return rc->stored_cost_s;
+	return rc->spec->warmup.min_s + rc->spec->ladder.window_s;
+}
+
+/* The pre-registered windows left times a window's cost, less the part of
+ * the window in flight already spent; never above the last ETA shown, so
+ * it only falls as windows are done. Replacements are not counted (the
+ * line says how many there can be). */
+static double eta_s(struct run_ctx *rc, int finished)
+{
+	double per = window_cost(rc), eta, spent = rc->mark > 0 ? runner_now(rc) - rc->mark : 0;
+	size_t left = pre_left(rc);
+
+	eta = per * (double)left;
+	if (!finished && left)
+		eta -= spent < per ? spent : per;
+	if (eta < 0)
+		eta = 0;
+	if (rc->eta_shown >= 0 && eta > rc->eta_shown)
+		eta = rc->eta_shown;
+	rc->eta_shown = eta;
+	return eta;
+}
+
 /* "45 s", "12m 30s", "2h 05m": an ETA precise enough to plan by at
  * every scale (whole minutes read 0 for the last window). */
 static void fmt_eta(char *buf, size_t n, double s)
@@ -54,39 +155,47 @@ static void fmt_eta(char *buf, size_t n, double s)
 		snprintf(buf, n, "%ldh %02ldm", t / 3600, (t % 3600) / 60);
 }
 
-/* "window 15 of 16": the plan grows (replacements, rungs past the knee)
- * and is a worst case, so the count never reads "15/14": the window in
- * flight is counted in the total. */
-static size_t shown_total(const struct run_ctx *rc, size_t n)
+/* "window 15 of 16 planned (+4 replacements at most)": the planned count
+ * is the windows done and the pre-registered windows left, so it shrinks
+ * when a ladder stops past its knees; k counts replacements too, so the
+ * total never reads below it. */
+static void fmt_count(const struct run_ctx *rc, size_t k, char *buf, size_t n)
 {
-	return rc->planned > n ? rc->planned : n;
+	size_t planned = pre_done(rc) + pre_left(rc);
+	size_t extra = rc->plan_extra > rc->done_extra ? rc->plan_extra - rc->done_extra : 0;
+
+	if (planned + rc->done_extra < k)
+		planned = k - rc->done_extra;
+	if (extra || rc->done_extra)
+		snprintf(buf, n, "window %zu of %zu planned (+%zu replacement%s %s)", k,
+			 planned + rc->done_extra, extra, extra == 1 ? "" : "s",
+			 rc->done_extra ? "more at most" : "at most");
+	else
+		snprintf(buf, n, "window %zu of %zu planned", k, planned);
 }
 
 void runner_progress(struct run_ctx *rc, const char *what)
 {
-	double el = runner_now(rc) - rc->started;
-	double per = rc->done ? el / (double)rc->done : 0;
-	double eta = rc->planned > rc->done ? per * (double)(rc->planned - rc->done) : 0;
 	int tty = stderr_is_tty(), finished = strcmp(what, "warm-up") && strcmp(what, "measuring");
 	/* a finished window is counted in done; one in flight is done + 1 */
 	size_t n = finished ? rc->done : rc->done + 1;
-	char p99[32] = "-", etas[32], stamp[32], rate[48] = "";
+	char p99[32] = "-", etas[32], stamp[32], rate[48] = "", count[96];
 	time_t now = time(NULL);
 	struct tm tm;
 
+	if (rc->mark <= 0)
+		rc->mark = runner_now(rc);
 	if (!isnan(rc->last_p99_ms) && rc->last_p99_ms > 0)
 		snprintf(p99, sizeof(p99), "%.2f ms", rc->last_p99_ms);
-	if (rc->done)
-		fmt_eta(etas, sizeof(etas), eta);
-	else
-		snprintf(etas, sizeof(etas), "?");
+	fmt_eta(etas, sizeof(etas), eta_s(rc, finished));
+	fmt_count(rc, n, count, sizeof(count));
 	if (rc->cur_rate > 0)
 		snprintf(rate, sizeof(rate), " (%.0f req/s)", rc->cur_rate);
 	if (tty) {
-		fprintf(stderr, "\r\033[K%s rung %d%s %s  window %zu of %zu  ETA %s (at most)"
+		fprintf(stderr, "\r\033[K%s rung %d%s %s  %s  ETA %s"
 				"  last p99 %s  accepted %zu failed %zu rejected %zu  %s",
 			rc->cur_stage ? rc->cur_stage : "", rc->cur_rung, rate,
-			rc->cur_impl ? rc->cur_impl : "", n, shown_total(rc, n), etas, p99,
+			rc->cur_impl ? rc->cur_impl : "", count, etas, p99,
 			rc->accepted, rc->failed, rc->rejected, what);
 		return;
 	}
@@ -94,9 +203,31 @@ void runner_progress(struct run_ctx *rc, const char *what)
 		return;
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(stderr, "harness: %s %s rung %d%s %s: window %zu of %zu: %s (p99 %s; accepted %zu,"
-			" failed %zu, rejected %zu; ETA %s at most)\n",
+	fprintf(stderr, "harness: %s %s rung %d%s %s: %s: %s (p99 %s; accepted %zu,"
+			" failed %zu, rejected %zu; ETA %s)\n",
 		stamp, rc->cur_stage ? rc->cur_stage : "", rc->cur_rung, rate,
-		rc->cur_impl ? rc->cur_impl : "", n, shown_total(rc, n), what, p99, rc->accepted,
+		rc->cur_impl ? rc->cur_impl : "", count, what, p99, rc->accepted,
 		rc->failed, rc->rejected, etas);
+}
+
+void runner_progress_window_done(struct run_ctx *rc, const struct window_plan *wp,
+				 enum window_status st, const char *what)
+{
+	int k = plan_stage_index(wp->stage);
+	double now = runner_now(rc);
+
+	rc->done++;
+	rc->accepted += st == WINDOW_ACCEPTED;
+	rc->failed += st == WINDOW_FAILED;
+	rc->rejected += st == WINDOW_REJECTED;
+	if (is_extra(wp->block))
+		rc->done_extra++;
+	else if (k >= 0)
+		rc->done_pre[k]++;
+	if (rc->mark > 0) {
+		rc->cost_sum_s += now - rc->mark;
+		rc->ncost++;
+	}
+	rc->mark = now;
+	runner_progress(rc, what);
 }

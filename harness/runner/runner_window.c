@@ -657,14 +657,8 @@ static void window_done(struct window_ctx *w, const struct window_verdict *v)
 {
 	struct run_ctx *rc = w->rc;
 
-	rc->done++;
-	if (v->status == WINDOW_ACCEPTED)
-		rc->accepted++;
-	else if (v->status == WINDOW_FAILED)
-		rc->failed++;
-	else
-		rc->rejected++;
-	runner_progress(rc, v->status == WINDOW_ACCEPTED ? "accepted" : v->reasons);
+	runner_progress_window_done(rc, w->wp, v->status,
+				    v->status == WINDOW_ACCEPTED ? "accepted" : v->reasons);
 	if (w->sut_exited || w->arm->impl.restart == RESTART_PER_WINDOW)
 		runner_arm_stop(w->arm);
 }

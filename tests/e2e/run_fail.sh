@@ -166,6 +166,16 @@ check "SIGTERM: the run stops and says resume (rc $rc)" test "$(q edited "SELECT
 "$HARNESS" status edited --runs-dir "$RUNS" >/dev/null
 s=$?
 cmp_num "status of an interrupted run exits 1" "$s" "==" 1
+# Issue 29: status of an interrupted run shows its plan (1 rung x 2 reps x
+# 2 arms = 4 pre-registered, 2 x 3 replacements at most), not only the
+# windows stored before the signal.
+"$HARNESS" status edited --runs-dir "$RUNS" >"$T/st.txt"
+"$HARNESS" status edited --runs-dir "$RUNS" --json >"$T/st.json"
+check "status: the plan, 4 windows pre-registered (+6 replacements at most)" \
+	grep -q "^  plan: 4 windows pre-registered (+6 replacements at most); [0-9]* done, 0 of them replacements" "$T/st.txt"
+check "status: the total's planned column is the plan's 4" grep -q "^  total    planned    4  done" "$T/st.txt"
+check "status --json: plan and replacements" \
+	jq -e '.plan.windows == 4 and .plan.replacements_max == 6 and .replacements == 0' "$T/st.json"
 echo "# edited again" >> "$T/repo/spec.yaml"
 expect_exit "resume refuses a spec edited after the run started" 2 "$HARNESS" resume edited --runs-dir "$RUNS"
 check "the refusal names the spec" grep -q "changed since the run started" "$T/err"
