@@ -112,7 +112,10 @@ static int hash_line(const git_diff_delta *delta, const git_diff_hunk *hunk,
 }
 
 /* dirty and diff_hash of the work tree against HEAD's tree (or the empty
- * tree when HEAD is unborn). */
+ * tree when HEAD is unborn), tracked files only: as `git describe
+ * --dirty`, an untracked file (a CI job's output, an editor's backup)
+ * changes nothing of the commit (issue 29: every baseline was "+dirty"
+ * because the CI snippet wrote its outputs into the checkout). */
 static int read_dirty(git_repository *repo, git_tree *head_tree, struct prov_repo *out)
 {
 	git_diff_options opts;
@@ -121,9 +124,7 @@ static int read_dirty(git_repository *repo, git_tree *head_tree, struct prov_rep
 	int ret = -1;
 
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
-		     GIT_DIFF_SHOW_UNTRACKED_CONTENT | GIT_DIFF_SHOW_BINARY |
-		     GIT_DIFF_INCLUDE_TYPECHANGE;
+	opts.flags = GIT_DIFF_SHOW_BINARY | GIT_DIFF_INCLUDE_TYPECHANGE;
 	if (git_diff_tree_to_workdir_with_index(&diff, repo, head_tree, &opts) < 0) {
 		error("%s: cannot diff the work tree: %s", out->path ? out->path : "?",
 		      prov_git_errmsg());

@@ -25,11 +25,11 @@ struct prov_repo {
 	char *commit;       /* HEAD's commit id (40 hex), NULL when not a git
 	                       repository or HEAD has no commit yet */
 	char *branch;       /* short branch name; NULL when detached / none */
-	int dirty;          /* 1 when the work tree or index differ from HEAD
-	                       or untracked (non-ignored) files exist */
+	int dirty;          /* 1 when a tracked file differs from HEAD in the
+	                       work tree or the index; untracked files do not
+	                       count (as `git describe --dirty`) */
 	char diff_hash[65]; /* sha-256 of the uncommitted difference ("git diff
-	                       HEAD" as a patch, untracked files included with
-	                       their paths and bytes, binary content as binary
+	                       HEAD" as a patch, binary content as binary
 	                       patches); "" when clean */
 };
 

@@ -16,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "report/compare_plan.h"
 #include "runner/plan.h"
+#include "base/prov.h"
 #include "load/load_pool.h"
 #include "spec/spec.h"
 #include "base/util.h"
@@ -346,7 +347,8 @@ static json_t *str_array(char **v)
 	return a;
 }
 
-static int print_json(const struct spec *s, const struct plan *p, const struct cmp_plan *cp)
+static int print_json(const struct spec *s, const struct plan *p, const struct cmp_plan *cp,
+		      int dirty)
 {
 	json_t *o = json_object(), *a, *w, *st;
 	char *text;
@@ -356,6 +358,8 @@ static int print_json(const struct spec *s, const struct plan *p, const struct c
 	json_object_set_new(o, "spec", json_string(s->path));
 	json_object_set_new(o, "name", json_string(s->name));
 	json_object_set_new(o, "spec_hash", json_string(s->hash));
+	/* run refuses it without --allow-dirty (warn_uncommitted) */
+	json_object_set_new(o, "spec_committed", dirty < 0 ? json_null() : json_boolean(!dirty));
 	a = json_array();
 	for (i = 0; i < s->nimpls; i++)
 		json_array_append_new(a, json_string(s->impls[i].name));
@@ -498,10 +502,33 @@ static int compare_plan(struct cmd_ctx *c, const struct spec *s, struct cmp_plan
 	return 0;
 }
 
+/*
+ * `run` refuses a spec with uncommitted changes, an untracked one, or one
+ * outside any git repository (runner.c): said here, before the user plans
+ * a night around it. 1 uncommitted (after a warning line), 0 committed,
+ * -1 when git cannot tell (its error printed).
+ */
+static int warn_uncommitted(const char *path)
+{
+	struct prov_repo r;
+	int dirty = prov_file_dirty(path);
+
+	if (dirty < 0 || prov_repo_read(path, &r))
+		return -1;
+	if (!r.commit)
+		dirty = 1;
+	prov_repo_release(&r);
+	if (dirty)
+		fprintf(stderr, "%s: warning: not committed (modified, untracked, or not in a git"
+			" repository): `harness run` will refuse it; commit it, or pass --allow-dirty"
+			" to stamp the run exploratory\n", path);
+	return dirty;
+}
+
 static int cmd_check(struct cmd_ctx *c)
 {
 	const char *path = c->args[0];
-	int json = c->json, ret;
+	int json = c->json, ret, s_dirty;
 	struct spec *s;
 	struct plan p;
 	struct cmp_plan cp;
@@ -532,6 +559,7 @@ static int cmd_check(struct cmd_ctx *c)
 	}
 	if (s->warnings)
 		fputs(s->warnings, stderr);
+	s_dirty = strcmp(path, "-") ? warn_uncommitted(path) : 1;
 	if (compare_plan(c, s, &cp)) {
 		spec_free(s);
 		return EXIT_USAGE;
@@ -539,7 +567,7 @@ static int cmd_check(struct cmd_ctx *c)
 	plan_compute(s, &p);
 	ret = EXIT_OK;
 	if (json)
-		ret = print_json(s, &p, &cp);
+		ret = print_json(s, &p, &cp, s_dirty);
 	else if (!quiet) {
 		print_text(s, &p);
 		cmp_plan_print(&cp, s);
@@ -582,7 +610,10 @@ const struct cmd_desc cmd_check_desc = {
 	"\n"
 	"Exit status: 0 valid, 2 invalid spec or usage error.\n"
 	"\n"
-	"--json prints the plan (keys: spec_hash, implementations, rungs_rps,\n"
+	"A spec that is not committed (modified, untracked, or outside any git\n"
+	"repository) gets a warning: `harness run` refuses it without --allow-dirty.\n"
+	"\n"
+	"--json prints the plan (keys: spec_hash, spec_committed, implementations, rungs_rps,\n"
 	"windows, estimated_seconds, estimated_seconds_max, ...; windows.total is the\n"
 	"pre-registered count, windows.total_max adds every replacement\n"
 	"retries.max_per_cell allows and confirm's follow-up rates,\n"

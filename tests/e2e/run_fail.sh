@@ -154,15 +154,27 @@ cmp_num "status exit" "$s" "==" 1
 git init -q "$T/repo" && cp "$T/fail.yaml" "$T/repo/spec.yaml"
 git -C "$T/repo" add spec.yaml && git -C "$T/repo" -c user.email=t@t -c user.name=t commit -qm spec
 echo "# edited" >> "$T/repo/spec.yaml"
+# Issue 29: check says up front what run will refuse.
+expect_exit "check of an edited spec: valid (a warning)" 0 "$HARNESS" check "$T/repo/spec.yaml"
+check "check warns that run will refuse the uncommitted spec" \
+	grep -q "spec.yaml: warning: not committed .*\`harness run\` will refuse it" "$T/err"
+check "check --json: spec_committed false" \
+	bash -c "'$HARNESS' check '$T/repo/spec.yaml' --json 2>/dev/null | jq -e '.spec_committed == false'"
 expect_exit "a dirty spec without --allow-dirty" 2 "$HARNESS" run "$T/repo/spec.yaml" --runs-dir "$RUNS"
 check "the message names the file" grep -q "spec.yaml" "$T/err"
 git -C "$T/repo" -c user.email=t@t -c user.name=t commit -qam edit
+# An untracked file (a CI job's output) dirties nothing (git describe --dirty).
+echo out >"$T/repo/rerun.out"
+expect_exit "check of the committed spec beside an untracked file" 0 "$HARNESS" check "$T/repo/spec.yaml"
+check "no warning about committing" bash -c "! grep -q 'not committed' '$T/err'"
 "$HARNESS" run "$T/repo/spec.yaml" --runs-dir "$RUNS" --run-id edited >/dev/null 2>&1 &
 hp=$!
 sleep 2.5
 kill -TERM "$hp"; wait "$hp"
 rc=$?
 check "SIGTERM: the run stops and says resume (rc $rc)" test "$(q edited "SELECT status FROM runs")" = interrupted
+check "the run's spec is recorded clean beside the untracked file" \
+	test "$(q edited "SELECT spec_dirty FROM runs")" = 0
 "$HARNESS" status edited --runs-dir "$RUNS" >/dev/null
 s=$?
 cmp_num "status of an interrupted run exits 1" "$s" "==" 1
