@@ -103,11 +103,11 @@ for u in "http://127.0.0.1:$P" "http://127.0.0.1:$Q"; do
 done
 
 # The shipped specs stay valid as the spec language evolves.
-for s in examples/echo/spec.yaml examples/runtimes/spec.yaml specs/template.yaml; do
+for s in examples/echo/spec.yaml examples/runtimes/spec.yaml specs/templates/overnight.yaml; do
 	check "$s passes harness check" "$HARNESS" check "$ROOT/$s"
 done
 # The template spec uses what issue 12 asks of it: a refine stage and
 # the discard head's flatness gates enforced.
-check "specs/template.yaml: a refine stage and enforced head gates" \
+check "specs/templates/overnight.yaml: a refine stage and enforced head gates" \
 	jq -e '.stages.refine.max_steps > 0 and .warmup.head_enforce and (.warmup.head_gates | length) > 0' \
-	<("$HARNESS" check "$ROOT/specs/template.yaml" --json)
+	<("$HARNESS" check "$ROOT/specs/templates/overnight.yaml" --json)

@@ -196,3 +196,35 @@ sed -i 's|/items/{id}|/items/{idd}|' "$T/spec.yaml"
 expect_exit "a path naming no variable is refused" 2 "$HARNESS" check "$T/spec.yaml"
 check "the message names the request's path and the variable" \
 	grep -q 'workload.requests\[0\].path: {idd} is no variable' "$T/err"
+
+# ---------------------------------------- specs/templates/ (issue 29)
+# The three profiles a newcomer starts from pass check as shipped, with
+# the budgets their headers promise, and each runs: its implementations
+# filled with testsrv, its stages cut to seconds (tests/helpers/
+# template_fill.py; the real runs' wall times: tests/slow/templates.sh).
+for t in quick pull-request overnight; do
+	expect_exit "specs/templates/$t.yaml passes check as shipped" 0 \
+		"$HARNESS" check -q "$ROOT/specs/templates/$t.yaml"
+	"$HARNESS" check "$ROOT/specs/templates/$t.yaml" --json >"$T/$t.plan.json" 2>/dev/null
+done
+cmp_num "quick: its pre-registered windows take at most 3 minutes (warm-ups at min_s, one arm)" \
+	"$(jq .estimated_seconds "$T/quick.plan.json")" "<=" 180
+cmp_num "pull-request: a rerun --with-baseline's windows (twice the plan's) at most 3 minutes" \
+	"$(jq '.estimated_seconds * 2' "$T/pull-request.plan.json")" "<=" 180
+check "pull-request: its sequential budget ends the rerun within 10 minutes" \
+	grep -q "sequential: { max_minutes: [1-9] }" "$ROOT/specs/templates/pull-request.yaml"
+check "pull-request: check says the pooled test can decide" \
+	bash -c "'$HARNESS' check '$ROOT/specs/templates/pull-request.yaml' 2>/dev/null | grep -q 'latency: .*: can decide'"
+cmp_num "overnight: an overnight budget (more than 8 hours at min_s)" \
+	"$(jq .estimated_seconds "$T/overnight.plan.json")" ">" 28800
+for t in quick pull-request overnight; do
+	python3 "$ROOT/tests/helpers/template_fill.py" "$ROOT/specs/templates/$t.yaml" \
+		"$T/$t.yaml" "$HELPERS/testsrv" --short
+	"$HARNESS" run "$T/$t.yaml" --allow-dirty --runs-dir "$T/truns" --run-id "$t" \
+		>"$T/$t.out" 2>"$T/$t.err"
+	rc=$?
+	cmp_num "$t.yaml, filled and cut short, runs (stderr: $(tail -n 1 "$T/$t.err"))" "$rc" "==" 0
+	cmp_num "$t.yaml: a valid window for each implementation at each rate it ran" \
+		"$(sqlite3 "$T/truns/$t/run.db" "SELECT COUNT(DISTINCT impl || rate) FROM windows WHERE status IN ('accepted','failed')")" \
+		">=" "$(sqlite3 "$T/truns/$t/run.db" "SELECT COUNT(DISTINCT impl || rate) FROM windows")"
+done
