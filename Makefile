@@ -19,9 +19,10 @@
 #
 # Dependencies are Debian packages; `make` installs missing ones with
 # apt-get when run as root (and says so), otherwise names them and stops.
-# `make deps` includes what examples/ledger (and its e2e) needs:
-# examples/ledger/deps.sh (PostgreSQL 15, Redis, Go and its libraries,
-# node-pg, node-redis).
+# `make` and `make demo` install only what the binary and the demo need
+# (deps-build); `make deps` (and test, slowtest, bench) adds the tests'
+# tools and what examples/ledger (and its e2e) needs: examples/ledger/
+# deps.sh (PostgreSQL 15, Redis, Go and its libraries, node-pg, node-redis).
 
 CC       ?= cc
 # Compile on every core (the tests themselves run one program at a time).
@@ -50,10 +51,10 @@ HELPERS  := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(wildcard tests/hel
 FIXTURES := $(BUILD)/helpers/compare_fixture
 BIN      := $(BUILD)/bin/harness
 
-.PHONY: all test asan check-all clean deps deps-ledger fuzz bench demo demo-ledger unit install slowtest
+.PHONY: all test asan check-all clean deps deps-build deps-ledger fuzz bench demo demo-ledger unit install slowtest
 
 # The binary is bin/harness: ./harness is the source directory.
-all: deps bin/harness
+all: deps-build bin/harness
 
 bin/harness: $(BIN)
 	@mkdir -p bin
@@ -63,25 +64,37 @@ PREFIX ?= /usr/local
 install: all
 	install -D -m 0755 bin/harness $(DESTDIR)$(PREFIX)/bin/harness
 
-deps:
-	@missing=""; for d in $(DEPS); do h=$${d%%:*}; p=$${d##*:}; \
-	  if ! echo "#include <$$h>" | $(CC) -E -x c - >/dev/null 2>&1; then missing="$$missing $$p"; fi; done; \
-	for d in $(TOOLS); do t=$${d%%:*}; p=$${d##*:}; \
-	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "make: installing missing Debian packages:$$missing"; \
-	    (apt-get update -qq >/dev/null 2>&1 || true); \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
-	  else echo "make: missing Debian packages:$$missing (run as root, or apt-get install them)"; exit 1; fi; \
-	fi
+# install_deps HEADERS,TOOLS: apt-get the Debian packages of the missing
+# headers (header:package) and tools (command:package) when root, else
+# name them and stop.
+define install_deps
+missing=""; for d in $(1); do h=$${d%%:*}; p=$${d##*:}; \
+  if ! echo "#include <$$h>" | $(CC) -E -x c - >/dev/null 2>&1; then missing="$$missing $$p"; fi; done; \
+for d in $(2); do t=$${d%%:*}; p=$${d##*:}; \
+  command -v $$t >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+if [ -n "$$missing" ]; then \
+  if [ "$$(id -u)" = 0 ]; then \
+    echo "make: installing missing Debian packages:$$missing"; \
+    (apt-get update -qq >/dev/null 2>&1 || true); \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+  else echo "make: missing Debian packages:$$missing (run as root, or apt-get install them)"; exit 1; fi; \
+fi
+endef
+
+# What the binary and `make demo` need (demo.sh reads report.json with jq),
+# nothing of the tests' tools or examples/ledger's.
+deps-build:
+	@$(call install_deps,$(DEPS),jq:jq)
+
+deps: deps-build
+	@$(call install_deps,,$(TOOLS))
 	@sh examples/ledger/deps.sh
 
 deps-ledger:
 	@sh examples/ledger/deps.sh
 
 # Nothing compiles before the Debian packages (headers, libraries) are in.
-$(OBJS) $(UNITS) $(HELPERS) $(FIXTURES) $(BUILD)/version.c: | deps
+$(OBJS) $(UNITS) $(HELPERS) $(FIXTURES) $(BUILD)/version.c: | deps-build
 
 # Quiet by default (one line per file); `make V=1` prints every command.
 ifeq ($(V),1)
@@ -170,7 +183,7 @@ fuzz: deps
 bench: deps bin/harness
 	bash bench/bench.sh
 
-demo: deps bin/harness
+demo: deps-build bin/harness
 	bash examples/demo.sh
 
 demo-ledger: deps bin/harness
