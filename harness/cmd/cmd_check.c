@@ -559,11 +559,11 @@ static int cmd_check(struct cmd_ctx *c)
 	}
 	if (s->warnings)
 		fputs(s->warnings, stderr);
-	s_dirty = strcmp(path, "-") ? warn_uncommitted(path) : 1;
 	if (compare_plan(c, s, &cp)) {
 		spec_free(s);
 		return EXIT_USAGE;
 	}
+	s_dirty = strcmp(path, "-") ? warn_uncommitted(path) : 1;
 	plan_compute(s, &p);
 	ret = EXIT_OK;
 	if (json)
