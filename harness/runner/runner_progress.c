@@ -155,10 +155,11 @@ static void fmt_eta(char *buf, size_t n, double s)
 		snprintf(buf, n, "%ldh %02ldm", t / 3600, (t % 3600) / 60);
 }
 
-/* "window 15 of 16 planned (+4 replacements at most)": the planned count
- * is the windows done and the pre-registered windows left, so it shrinks
- * when a ladder stops past its knees; k counts replacements too, so the
- * total never reads below it. */
+/* "window 15 of 16 planned (+4 replacements at most)", and once
+ * replacements ran "window 19 of 16 planned + 3 replacements (+1 more at
+ * most)": the planned count is the pre-registered windows done and left,
+ * so it shrinks when a ladder stops past its knees; k counts every
+ * window. */
 static void fmt_count(const struct run_ctx *rc, size_t k, char *buf, size_t n)
 {
 	size_t planned = pre_done(rc) + pre_left(rc);
@@ -166,10 +167,12 @@ static void fmt_count(const struct run_ctx *rc, size_t k, char *buf, size_t n)
 
 	if (planned + rc->done_extra < k)
 		planned = k - rc->done_extra;
-	if (extra || rc->done_extra)
-		snprintf(buf, n, "window %zu of %zu planned (+%zu replacement%s %s)", k,
-			 planned + rc->done_extra, extra, extra == 1 ? "" : "s",
-			 rc->done_extra ? "more at most" : "at most");
+	if (rc->done_extra)
+		snprintf(buf, n, "window %zu of %zu planned + %zu replacement%s (+%zu more at most)", k,
+			 planned, rc->done_extra, rc->done_extra == 1 ? "" : "s", extra);
+	else if (extra)
+		snprintf(buf, n, "window %zu of %zu planned (+%zu replacement%s at most)", k, planned,
+			 extra, extra == 1 ? "" : "s");
 	else
 		snprintf(buf, n, "window %zu of %zu planned", k, planned);
 }
