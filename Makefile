@@ -8,6 +8,8 @@
 #                   e2e scripts marked "# release-only:" (tests/run.sh)
 #   make check-all  every test, both builds: `make test` and `make asan` with
 #                   the "# check-all:" scripts too
+#   make coverage-map  which e2e scripts make asan must run: per-script line
+#                   coverage (tests/coverage_map.py; minutes, the whole suite)
 #   make slowtest   the slow statistical checks (tests/slow/*.sh: repeated
 #                   comparisons, error rates over many runs); not in CI
 #   make fuzz       run the spec-parser fuzzer for FUZZ_SECONDS (clang libFuzzer)
@@ -51,7 +53,7 @@ HELPERS  := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(wildcard tests/hel
 FIXTURES := $(BUILD)/helpers/compare_fixture
 BIN      := $(BUILD)/bin/harness
 
-.PHONY: all test asan check-all clean deps deps-build deps-ledger fuzz bench demo demo-ledger unit install slowtest
+.PHONY: all test asan check-all coverage-map clean deps deps-build deps-ledger fuzz bench demo demo-ledger unit install slowtest
 
 # The binary is bin/harness: ./harness is the source directory.
 all: deps-build bin/harness
@@ -162,6 +164,11 @@ slowtest: deps $(BIN) bin/harness $(HELPERS) $(FIXTURES)
 asan:
 	@RELEASE_ONLY=skip $(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+
+# The sanitized set of e2e scripts by per-script line coverage (tests/run.sh
+# states the rule; RESULTS: a make test's results file for the seconds).
+coverage-map: deps
+	@python3 tests/coverage_map.py $(if $(RESULTS),--results $(RESULTS))
 
 # Everything: the scripts `make test` leaves to it ("# check-all:") too.
 check-all:

@@ -26,7 +26,7 @@
 #                          (left to the release build), or says its
 #                          subject is a timing figure of the release
 #                          build. A new script runs under asan unless
-#                          marked.
+#                          marked; `make coverage-map` recomputes the set.
 #   "# timing-free: WHY"   asserts nothing a busy CPU can move (counts,
 #                          states, messages, files: no latency, rate, CPU
 #                          or verdict figure): it may run beside a timed
