@@ -14,6 +14,8 @@
  *  - where to refine: each crossed arm's geometric bracket midpoints,
  *    step after step, at its own rate;
  *  - what to confirm: blocks at the rates bracketing each knee;
+ *  - when to stop a rerun --until-decided: decided, or before the next
+ *    block would end past its budget on the runner's (fake) clock;
  *  - what to replace: a window rejected (its arm exited during it) is
  *    replaced once, in its cell, and the arm restarted;
  *  - what does not run: the arms not measured, and the dependencies only
@@ -33,6 +35,7 @@
 #include "fake_arm.h"
 #include "runner/runner.h"
 #include "store/store.h"
+#include "store/store_seq.h"
 #include "store/store_window.h"
 #include "t.h"
 #include "base/util.h"
@@ -89,8 +92,9 @@ static const char *write_spec(const char *name, const char *stages, const char *
 	return path;
 }
 
-/* Run spec in the fake world; the run id into id (owned by the caller). */
-static int run(struct fake_world *w, const char *spec, char **id)
+/* Run spec in the fake world with extra arms; the run id into id. */
+static int run_arms(struct fake_world *w, const char *spec, char **id,
+		    const struct run_arm *arms, size_t narms, int until)
 {
 	struct run_opts o;
 	struct runner_seams seams;
@@ -104,11 +108,20 @@ static int run(struct fake_world *w, const char *spec, char **id)
 	o.spec_path = spec;
 	o.allow_dirty = 1;
 	o.seams = &seams;
+	o.arms = arms;
+	o.narms = narms;
+	o.until_decided = until;
 	*id = runner_new_run_id(runs.buf, "unit");
 	o.run_id = *id;
 	code = runner_run(&o);
 	sbuf_release(&runs);
 	return code;
+}
+
+/* Run spec in the fake world; the run id into id (owned by the caller). */
+static int run(struct fake_world *w, const char *spec, char **id)
+{
+	return run_arms(w, spec, id, NULL, 0, 0);
 }
 
 static int open_run(struct store *st, const char *id)
@@ -377,6 +390,57 @@ TEST(freezes_the_arms_not_measured)
 	fake_world_release(&w);
 }
 
+/* rerun --until-decided of a against a@base, the same model: paired
+ * blocks until the sequence decides (no change, after 3 rounds and 42 s
+ * of the fake clock), or, with a budget of 0.5 min, until the next block
+ * would end past it: inconclusive, stop max_minutes, never a guess
+ * (docs/STATISTICS.md "Sequential rerun"); its elapsed time is the
+ * runner's clock's. */
+static void until_decided(double max_minutes, const char *stop, const char *outcome, int exit)
+{
+	struct fake_world w;
+	struct store st;
+	struct seq_rule *rules = NULL;
+	struct run_arm base = { .name = "a@base", .clone_of = "a", .src_dir = "/tmp" };
+	char extra[128];
+	size_t n = 0;
+	char *id = NULL;
+	double t0;
+	int code;
+
+	fake_world_init(&w);
+	fake_arm_add(&w, "a", 300);
+	fake_arm_add(&w, "b", 700);
+	fake_arm_add(&w, "a@base", 300);
+	t0 = w.now;
+	snprintf(extra, sizeof(extra),
+		 "compare: { metric: [p99], sequential: { max_minutes: %g } }\n", max_minutes);
+	code = run_arms(&w, write_spec("until",
+				       "  ladder: { start_rps: 100, step: 2, max_rps: 200, reps: 1,"
+				       " window_s: 2, discard_s: 0 }\n", extra),
+			&id, &base, 1, 1);
+	CHECK(code == exit);
+	CHECK(open_run(&st, id) == 0);
+	CHECK(store_seq_rules_load(&st, id, &rules, &n) == 0);
+	CHECK(n == 1);
+	if (n == 1) {
+		CHECK_STR(rules[0].stop, stop);
+		CHECK_STR(rules[0].outcome, outcome);
+		CHECK(rules[0].elapsed_s <= max_minutes * 60);
+		NEAR(rules[0].elapsed_s, w.now - t0, 1e-6, "the fake clock's seconds");
+	}
+	seq_rules_free(rules, n);
+	store_close(&st);
+	free(id);
+	fake_world_release(&w);
+}
+
+TEST(until_decided_stops_when_decided_or_out_of_time)
+{
+	until_decided(60, "decided", "no change", 0);
+	until_decided(0.5, "max_minutes", "inconclusive", 3);
+}
+
 /* a never comes up healthy: the run fails as a's start (exit 3, the
  * spec's own implementation), before any window; b is never loaded. */
 TEST(first_start_unhealthy_fails_the_run)
@@ -449,6 +513,7 @@ int main(void)
 	RUN(replaces_a_rejected_window);
 	RUN(restarts_an_arm_that_exited);
 	RUN(freezes_the_arms_not_measured);
+	RUN(until_decided_stops_when_decided_or_out_of_time);
 	RUN(first_start_unhealthy_fails_the_run);
 	RUN(dependency_health_timeout_on_the_runners_clock);
 	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
