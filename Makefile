@@ -18,13 +18,18 @@
 #   make demo-ledger  the ledger example (Go and Node against PostgreSQL and
 #                   Redis started by the harness): knees, cost per request,
 #                   the dependencies' headroom
+#   make demo-containers  the same services, PostgreSQL and Redis as
+#                   container images built offline (podman; the base image
+#                   from Debian packages with mmdebstrap, made once)
 #
 # Dependencies are Debian packages; `make` installs missing ones with
 # apt-get when run as root (and says so), otherwise names them and stops.
 # `make` and `make demo` install only what the binary and the demo need
 # (deps-build); `make deps` (and test, slowtest, bench) adds the tests'
-# tools and what examples/ledger (and its e2e) needs: examples/ledger/
-# deps.sh (PostgreSQL 15, Redis, Go and its libraries, node-pg, node-redis).
+# tools (podman with runc among them: tests/e2e/containers.sh) and what
+# examples/ledger (and its e2e) needs: examples/ledger/deps.sh (PostgreSQL 15,
+# Redis, Go and its libraries, node-pg, node-redis); `make deps-containers`
+# adds mmdebstrap (examples/containers/deps.sh).
 
 CC       ?= cc
 # Compile on every core (the tests themselves run one program at a time).
@@ -43,7 +48,7 @@ DEPS = curl/curl.h:libcurl4-openssl-dev yaml.h:libyaml-dev sqlite3.h:libsqlite3-
        git2.h:libgit2-dev jansson.h:libjansson-dev http_parser.h:libhttp-parser-dev
 TOOLS = jq:jq sqlite3:sqlite3 python3:python3 curl:curl git:git openssl:openssl \
         wrk:wrk nginx:nginx node:nodejs rsvg-convert:librsvg2-bin bwrap:bubblewrap \
-        sshd:openssh-server ssh:openssh-client
+        sshd:openssh-server ssh:openssh-client podman:podman runc:runc
 
 SRCS     := $(wildcard harness/*/*.c) $(wildcard gates/*.c)
 OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(SRCS)) $(BUILD)/version.o
@@ -53,7 +58,8 @@ HELPERS  := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(wildcard tests/hel
 FIXTURES := $(BUILD)/helpers/compare_fixture
 BIN      := $(BUILD)/bin/harness
 
-.PHONY: all test asan check-all coverage-map clean deps deps-build deps-ledger fuzz bench demo demo-ledger unit install slowtest
+.PHONY: all test asan check-all coverage-map clean deps deps-build deps-ledger \
+	deps-containers fuzz bench demo demo-ledger demo-containers unit install slowtest
 
 # The binary is bin/harness: ./harness is the source directory.
 all: deps-build bin/harness
@@ -94,6 +100,9 @@ deps: deps-build
 
 deps-ledger:
 	@sh examples/ledger/deps.sh
+
+deps-containers: deps
+	@sh examples/containers/deps.sh
 
 # Nothing compiles before the Debian packages (headers, libraries) are in.
 $(OBJS) $(UNITS) $(HELPERS) $(FIXTURES) $(BUILD)/version.c: | deps-build
@@ -195,6 +204,9 @@ demo: deps-build bin/harness
 
 demo-ledger: deps bin/harness
 	bash examples/demo-ledger.sh
+
+demo-containers: deps-containers bin/harness
+	bash examples/demo-containers.sh
 
 clean:
 	rm -rf build bin examples/ledger/go/ledger-go

@@ -94,6 +94,17 @@ struct account *account_create(enum acct_backend backend, const char *label,
 struct account *account_open_dirs(enum acct_backend backend, const char *const *dirs,
 				  size_t ndirs, int sample_ms);
 
+/*
+ * Account over the cgroup process pid is in, made by another manager (a
+ * container's engine: ctr.h), found from /proc/PID/cgroup: cgroup1 its
+ * cpuacct, memory and (when mounted) cpu, pids and freezer directories;
+ * cgroup2 its directory; procfs the process tree of pid. Nothing is
+ * created or removed; limits are the manager's. backend ACCT_AUTO is
+ * resolved with account_detect(). NULL after one error() line (the
+ * process is gone, or not in that hierarchy) (account_pid.c).
+ */
+struct account *account_open_pid(enum acct_backend backend, pid_t pid, int sample_ms);
+
 enum acct_backend account_backend(const struct account *a);
 int account_has_cpuset(const struct account *a);
 

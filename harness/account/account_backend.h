@@ -74,6 +74,14 @@ struct account {
 	struct account_sample *samples;
 	size_t nsamples, alloc;
 	double sampler_cpu_s;
+	/* A cgroup another manager removes when its last process exits (a
+	 * container's: account_open_pid): each sample also reads the
+	 * counters and the peak, and a window whose cgroup went before its
+	 * end takes these, at most one sample old (the OOM kill that ended
+	 * it included). Under mu. */
+	int keep_last, has_last, has_last_peak;
+	struct acct_counters last;
+	uint64_t last_peak;
 };
 
 struct account *acct_new(const struct account_ops *ops, int sample_ms);

@@ -225,6 +225,29 @@ static double thread_cpu_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The counters and peak now, kept for a window end that finds the cgroup
+ * gone (struct account keep_last). */
+static void keep_last(struct account *a)
+{
+	struct acct_counters c;
+	uint64_t peak;
+	int ok_c, ok_p;
+
+	memset(&c, 0, sizeof(c));
+	ok_c = !a->ops->counters(a, &c);
+	ok_p = a->peak != ACCT_PEAK_NONE && !a->ops->peak_read(a, &peak);
+	pthread_mutex_lock(&a->mu);
+	if (ok_c) {
+		a->last = c;
+		a->has_last = 1;
+	}
+	if (ok_p) {
+		a->last_peak = peak;
+		a->has_last_peak = 1;
+	}
+	pthread_mutex_unlock(&a->mu);
+}
+
 /* Take one sample; the mutex is not held during the reads. */
 static void take_sample(struct account *a)
 {
@@ -234,6 +257,8 @@ static void take_sample(struct account *a)
 
 	if (a->ops->sample(a, &anon, &cpu))
 		return;
+	if (a->keep_last)
+		keep_last(a);
 	s.t_ms = (now_ns() - a->t0) / 1e6;
 	s.anon = anon;
 	s.cpu_s = cpu - a->cpu0;
@@ -285,6 +310,7 @@ int account_window_begin(struct account *a)
 		return error("account (%s): cannot read the counters",
 			     account_backend_name(a->ops->backend));
 	a->peak = a->ops->peak_begin(a);
+	a->has_last = a->has_last_peak = 0;
 	a->nsamples = 0;
 	a->sampler_cpu_s = 0;
 	a->stop = 0;
@@ -351,7 +377,7 @@ static uint64_t delta(uint64_t end, uint64_t begin)
 int account_window_end(struct account *a, struct account_window *out)
 {
 	struct acct_counters end;
-	int ret = 0;
+	int ret = 0, got;
 
 	memset(out, 0, sizeof(*out));
 	if (!a->in_window)
@@ -367,7 +393,12 @@ int account_window_end(struct account *a, struct account_window *out)
 	memset(&end, 0, sizeof(end));
 	out->backend = account_backend_name(a->ops->backend);
 	out->duration_s = (now_ns() - a->t0) / 1e9;
-	if (a->ops->counters(a, &end))
+	got = !a->ops->counters(a, &end);
+	if (!got && a->has_last) {
+		end = a->last;          /* its cgroup went with it: the last sample's */
+		got = 1;
+	}
+	if (!got)
 		ret = error("account (%s): cannot read the counters at window end",
 			    out->backend);
 	else {
@@ -383,7 +414,12 @@ int account_window_end(struct account *a, struct account_window *out)
 		out->has_majfault = end.has_majfault && a->begin.has_majfault;
 		out->pgmajfault = delta(end.pgmajfault, a->begin.pgmajfault);
 	}
-	if (a->peak != ACCT_PEAK_NONE && !a->ops->peak_read(a, &out->mem_peak)) {
+	got = a->peak != ACCT_PEAK_NONE && !a->ops->peak_read(a, &out->mem_peak);
+	if (!got && a->peak != ACCT_PEAK_NONE && a->has_last_peak) {
+		out->mem_peak = a->last_peak;
+		got = 1;
+	}
+	if (got) {
 		out->has_peak = 1;
 		out->peak_scope = a->peak == ACCT_PEAK_WINDOW ? "window" : "lifetime";
 	}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_check_ctr.h"
 #include "report/compare_plan.h"
 #include "runner/plan.h"
 #include "base/prov.h"
@@ -188,8 +189,16 @@ static void print_spec(const struct spec *s)
 	printf("implementations (%zu):\n", s->nimpls);
 	for (i = 0; i < s->nimpls; i++) {
 		const struct spec_impl *im = &s->impls[i];
-		printf("  %-12s start: ", im->name);
-		print_argv(im->start);
+		if (im->ctr.present) {
+			printf("  %-12s container: %s%s", im->name,
+			       im->ctr.containerfile ? "built from " : "image ",
+			       im->ctr.containerfile ? im->ctr.containerfile : im->ctr.image);
+			if (im->ctr.args)
+				printf(", args ");
+		} else {
+			printf("  %-12s start: ", im->name);
+		}
+		print_argv(im->ctr.present ? im->ctr.args : im->start);
 		printf("\n  %-12s restart %s%s%s\n", "", restart_names[im->restart],
 		       im->cpus ? ", cpus " : "", im->cpus ? im->cpus : "");
 		if (im->host)
@@ -563,9 +572,14 @@ static int cmd_check(struct cmd_ctx *c)
 		spec_free(s);
 		return EXIT_USAGE;
 	}
+	ret = check_containers(s, !json && !quiet);
+	if (ret != EXIT_OK) {
+		cmp_plan_release(&cp);
+		spec_free(s);
+		return ret;
+	}
 	s_dirty = strcmp(path, "-") ? warn_uncommitted(path) : 1;
 	plan_compute(s, &p);
-	ret = EXIT_OK;
 	if (json)
 		ret = print_json(s, &p, &cp, s_dirty);
 	else if (!quiet) {
@@ -608,7 +622,13 @@ const struct cmd_desc cmd_check_desc = {
 	"test needs, and whose unpaired cells cannot reach their level either, can\n"
 	"never decide: refused (one line with the numbers, exit 2).\n"
 	"\n"
-	"Exit status: 0 valid, 2 invalid spec or usage error.\n"
+	"Arms that run as containers: the engine, its version, the ulimits each\n"
+	"container gets and the exact build and create argv; a missing engine\n"
+	"exits 3, an image not in the engine's local images or a missing\n"
+	"Containerfile exits 2 (one line each).\n"
+	"\n"
+	"Exit status: 0 valid, 2 invalid spec or usage error, 3 the container\n"
+	"engine is missing.\n"
 	"\n"
 	"A spec that is not committed (modified, untracked, or outside any git\n"
 	"repository) gets a warning: `harness run` refuses it without --allow-dirty.\n"

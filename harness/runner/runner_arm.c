@@ -351,7 +351,7 @@ int runner_build_all(struct run_ctx *rc)
 
 		if ((pass == 0) != (a->frozen != 0))
 			continue;
-		if (!a->impl.build) {
+		if (!a->impl.build && !sut_builds_container(&a->impl)) {
 			if (a->frozen && freeze(rc, a))
 				ret = -1;
 			continue;
@@ -360,6 +360,7 @@ int runner_build_all(struct run_ctx *rc)
 		sbuf_addf(&log, "%s/build-%s.log", rc->logs_dir, a->name);
 		bind_build(&bo, rc->spec, &a->impl, a->workdir, log.buf, runner_arm_sandbox(rc, a, &sb));
 		bo.stop = &runner_stop;
+		bo.container = 1;
 		if (a->jailed)
 			bo.argv_text = &argv_text;
 		memset(&hits, 0, sizeof(hits));
@@ -414,6 +415,7 @@ void runner_arm_versions(struct run_ctx *rc)
 		struct bind_sandbox sb;
 		int ok;
 
+		runner_ctr_provenance(rc, "impl_version", a->name, &a->impl, a->workdir);
 		if (!a->impl.version)
 			continue;
 		im = a->impl;

@@ -91,7 +91,8 @@ int runner_deps_bind(struct run_ctx *rc)
 		struct dep_run *d = &rc->deps[i];
 		struct sbuf nm = SBUF_INIT;
 
-		rc->dep_ports[i] = sut_free_port();
+		rc->dep_ports[i] = s->deps[i].impl.ctr.port > 0 ? s->deps[i].impl.ctr.port
+							       : sut_free_port();
 		if (rc->dep_ports[i] <= 0)
 			return error("dependency %s: no free loopback port", s->deps[i].impl.name);
 		d->spec = &s->deps[i];
@@ -296,6 +297,8 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fre
 
 	if (dep_dir(rc, d))
 		return -1;
+	if (runner_ctr_dep_build(rc, d))
+		goto out;
 	d->inst = armops_start(runner_dep_site(rc, d), NULL, &unhealthy, &hits);
 	if (!dep_up(d)) {
 		error("dependency %s: could not be started", name);
@@ -315,6 +318,8 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fre
 		    armops_cpus_method(d->inst) ? armops_cpus_method(d->inst) : "none");
 	if (d->starts == 1 && d->spec->version)
 		dep_version(rc, d);
+	if (d->starts == 1)
+		runner_ctr_provenance(rc, "dep_version", name, &d->impl, NULL);
 	if ((d->starts == 1 || fresh) && d->spec->setup) {
 		sbuf_addf(&log, "%s/%s.setup.log", rc->logs_dir, d->sut_name);
 		fprintf(stderr, "harness: setting up dependency %s\n", name);

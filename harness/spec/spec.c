@@ -29,6 +29,17 @@ static void free_argv(char **v)
 	free(v);
 }
 
+static void free_kv(struct kv *kv, size_t n);
+
+static void free_ctr(struct spec_container *c)
+{
+	free(c->image);
+	free(c->containerfile);
+	free(c->context);
+	free_argv(c->args);
+	free_kv(c->env, c->nenv);
+}
+
 static void free_kv(struct kv *kv, size_t n)
 {
 	size_t i;
@@ -72,6 +83,7 @@ void spec_free(struct spec *s)
 		free(im->host_binary);
 		free(im->dep_forward);
 		free(im->dep_used);
+		free_ctr(&im->ctr);
 	}
 	free(s->impls);
 	for (i = 0; i < s->ndeps; i++) {
@@ -87,6 +99,7 @@ void spec_free(struct spec *s)
 		free(d->impl.host);
 		free(d->impl.host_binary);
 		free(d->address);
+		free_ctr(&d->impl.ctr);
 		free_argv(d->health_cmd);
 		free_argv(d->version);
 		free_argv(d->setup);
@@ -158,7 +171,8 @@ void spec_free(struct spec *s)
  * bytes of each request's body_file in request order, then those of each
  * csv variable's file in declared order and, when there are variables,
  * the pool generator's version (specs/README.md): the pool is a function
- * of these and the seed. */
+ * of these and the seed; then the SHA-256 (hex) of each container's
+ * Containerfile, implementations then dependencies, where it was read. */
 static void spec_hash(struct spec *s)
 {
 	struct sha256 c;
@@ -178,6 +192,12 @@ static void spec_hash(struct spec *s)
 	}
 	if (s->workload.nvars)
 		sha256_update(&c, LOAD_POOL_VERSION, strlen(LOAD_POOL_VERSION));
+	for (i = 0; i < s->nimpls; i++)
+		if (s->impls[i].ctr.cf_hash[0])
+			sha256_update(&c, s->impls[i].ctr.cf_hash, 64);
+	for (i = 0; i < s->ndeps; i++)
+		if (s->deps[i].impl.ctr.cf_hash[0])
+			sha256_update(&c, s->deps[i].impl.ctr.cf_hash, 64);
 	sha256_final_hex(&c, s->hash);
 }
 

@@ -39,6 +39,26 @@ enum sandbox_mode { SANDBOX_AUTO, SANDBOX_ALWAYS };
  * invocation before the first window. */
 enum reset_every { RESET_WINDOW, RESET_BLOCK, RESET_RUN };
 
+/* implementations[].container, dependencies[].container: the arm runs as
+ * a container (ctr.h), from a local image or one built from a
+ * Containerfile. Paths are relative to the arm's repo (a rerun's
+ * checkout for a fetched commit), resolved where they are used. */
+enum ctr_engine_kind { CTR_PODMAN, CTR_DOCKER };
+struct spec_container {
+	int present;
+	char *image;         /* local image name; with containerfile, the tag given
+				to the build (NULL: one the harness names) */
+	char *containerfile; /* relative to repo, or NULL: run image as it is */
+	char *context;       /* build context, relative to repo; default "." */
+	char **args;         /* the command's arguments after the image ({port}), or NULL */
+	struct kv *env;      /* the container's environment ({port}) */
+	size_t nenv;
+	int port;            /* the port it listens on (its own namespace); 0: {port} */
+	int engine;          /* enum ctr_engine_kind, default podman */
+	char cf_hash[65];    /* SHA-256 of the Containerfile when the spec was
+				loaded, "" when it could not be read then */
+};
+
 /* A declared runtime-stats signal: name -> RFC 6901 JSON pointer. */
 struct spec_signal {
 	char *name;
@@ -95,6 +115,7 @@ struct spec_impl {
 	 * another it uses (bind_deps); NULL before. The others are frozen
 	 * while it is measured (runner_freeze.c). */
 	unsigned char *dep_used;
+	struct spec_container ctr;      /* container.present: runs as a container */
 	int line, col;       /* where it was declared, for messages */
 };
 

@@ -146,6 +146,10 @@ static void check_impl_refs(struct vctx *v, const char *base, const struct spec_
 	snprintf(p, sizeof(p), "%s.stats.url", base);
 	if (im->stats_url)
 		check_refs(v, p, im->stats_url, strlen(im->stats_url), limit, self);
+	snprintf(p, sizeof(p), "%s.container.args", base);
+	check_argv(v, p, im->ctr.args, limit, self);
+	snprintf(p, sizeof(p), "%s.container.env", base);
+	check_kv(v, p, im->ctr.env, im->ctr.nenv, limit, self);
 }
 
 static void check_dep(struct vctx *v, size_t i)

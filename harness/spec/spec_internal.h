@@ -223,6 +223,9 @@ void spec_check_generators(struct vctx *v);
 /* spec_hosts.c: implementations[].host and dependencies[].host (an ssh
  * destination, its binary, and what cannot run there yet). */
 void spec_check_hosts(struct vctx *v);
+/* spec_ctr.c: implementations[].container and dependencies[].container
+ * (one of start or container, an image or a Containerfile, its hash). */
+void spec_check_containers(struct vctx *v);
 
 /* spec_gates.c: the gates: map, the gate lists, defaults and requirements. */
 void spec_read_gatelist(struct vctx *v, const struct field *f, void *base,

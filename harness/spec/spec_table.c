@@ -18,6 +18,7 @@ static const char *const arrival_names[] = { "constant", "poisson", NULL };
 static const char *const transport_names[] = { "auto", "native", "curl", NULL };
 static const char *const backend_names[] = { "auto", "cgroup2", "cgroup1", "procfs", NULL };
 static const char *const reset_every_names[] = { "window", "block", "run", NULL };
+static const char *const engine_names[] = { "podman", "docker", NULL };
 static const char *const lifecycle_names[] = { "run", "block", NULL };
 static const char *const equivalence_names[] = { "off", "strict", NULL };
 static const char *const at_names[] = { "knee_bracket", NULL };
@@ -57,6 +58,28 @@ static const struct field limits_fields[] = {
 	FIELD_END
 };
 
+#define C(member) O(struct spec_container, member)
+
+static const struct field container_fields[] = {
+	{ "image", FT_STR, 0, C(image), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "a local image to run as it is (no registry is contacted); with containerfile, the tag its build gets (default: localhost/harness-NAME:HASH of the repo path)" },
+	{ "containerfile", FT_STR, 0, C(containerfile), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "Containerfile built (with --network=none, the arm's limits) before the arm starts, relative to repo; its SHA-256 is part of the spec hash; a build failure is the commit's (a rerun exits 1 \"failed to build\")" },
+	{ "context", FT_STR, F_DEF, C(context), 0, 0, 0, 0, ".", NULL, NULL, 0, 0, 0,
+	  "the build context directory, relative to repo" },
+	{ "args", FT_ARGV, F_PORT, C(args), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "arguments after the image (its command, or its entrypoint's arguments); \"{port}\" is replaced by its port" },
+	{ "env", FT_KV, F_PORT | F_ENVNAME, C(env), C(nenv), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "the container's environment (nothing of the harness's is passed); values may use {port}" },
+	{ "port", FT_INT, F_MIN | F_MAX, C(port), 0, 1, 65535, 0, "chosen free", NULL, NULL, 0, 0, 0,
+	  "the port it listens on inside the container, which {port} in health, stats and load then is (an implementation runs in its own network namespace that the harness enters; a dependency shares the host's network, so this port must be free)" },
+	{ "engine", FT_ENUM, F_DEF, C(engine), 0, 0, 0, CTR_PODMAN, NULL, engine_names, NULL, 0, 0, 0,
+	  "the container engine's CLI: podman (what the tests use) or docker (the same subset)" },
+	FIELD_END
+};
+
+#undef C
+
 static const struct field impl_fields[] = {
 	{ "name", FT_STR, F_REQ | F_IDENT, O(struct spec_impl, name), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "unique name of the arm (letters, digits, _ . -)" },
@@ -66,8 +89,10 @@ static const struct field impl_fields[] = {
 	  "build command as an argv list (never a shell string), run in repo" },
 	{ "version", FT_ARGV, 0, O(struct spec_impl, version), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
 	  "argv run in repo after the build whose output (first 4 KiB) is recorded in the run and shown in the report, e.g. [go, version]" },
-	{ "start", FT_ARGV, F_REQ | F_PORT, O(struct spec_impl, start), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
-	  "start command as an argv list, run in repo; \"{port}\" is replaced by the port it must listen on" },
+	{ "start", FT_ARGV, F_PORT, O(struct spec_impl, start), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "start command as an argv list, run in repo; \"{port}\" is replaced by the port it must listen on (required unless container is given)" },
+	{ "container", FT_OBJ, F_PRESENT, O(struct spec_impl, ctr), O(struct spec_container, present), 0, 0, 0, NULL, NULL, container_fields, 0, 0, 0,
+	  "run it as a container instead of start (docs/DESIGN.md \"Containers\"): in its own network namespace, no capabilities beyond the engine's default (a rerun's commit: none, read-only root, its own user namespace), with cpus and limits as the engine's flags, accounted in the container's cgroup" },
 	{ "env", FT_KV, F_PORT | F_ENVNAME, O(struct spec_impl, env), O(struct spec_impl, nenv), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "environment variables added to a minimal environment; values may use {port}" },
 	{ "health", FT_OBJ, F_REQ, 0, 0, 0, 0, 0, NULL, NULL, health_fields, 0, 0, 0,
@@ -116,8 +141,10 @@ static const struct field dep_fields[] = {
 	  "unique name; others refer to it as {dep.NAME.port} and {dep.NAME.host}" },
 	{ "repo", FT_STR, F_DEF, D(impl.repo), 0, 0, 0, 0, ".", NULL, NULL, 0, 0, 0,
 	  "working directory of start, health, version and setup, relative to the spec's directory" },
-	{ "start", FT_ARGV, F_REQ | F_PORT, D(impl.start), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
-	  "start command as an argv list; \"{port}\" is its own port, {dep.OTHER.port} an earlier dependency's" },
+	{ "start", FT_ARGV, F_PORT, D(impl.start), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "start command as an argv list; \"{port}\" is its own port, {dep.OTHER.port} an earlier dependency's (required unless container is given)" },
+	{ "container", FT_OBJ, F_PRESENT, D(impl.ctr), O(struct spec_container, present), 0, 0, 0, NULL, NULL, container_fields, 0, 0, 0,
+	  "run it as a container instead of start, sharing the host's network (it listens on 127.0.0.1:{port}), with cpus and limits as the engine's flags, accounted in the container's cgroup" },
 	{ "env", FT_KV, F_PORT | F_ENVNAME, D(impl.env), D(impl.nenv), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "environment variables added to a minimal environment; values may use {port}" },
 	{ "health", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, dep_health_fields, 0, 0, 0,

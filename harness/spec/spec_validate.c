@@ -566,6 +566,7 @@ void spec_validate(struct spec *s, const struct ynode *root, struct spec_diags *
 	spec_check_deps(&v);
 	spec_check_generators(&v);
 	spec_check_hosts(&v);
+	spec_check_containers(&v);
 	spec_finish_gates(&v);
 	spec_check_gate_points(&v);
 }

@@ -70,6 +70,9 @@ static struct armops_inst *local_start(const struct armops_site *s, const struct
 	if (s->port)
 		cfg.port = s->port;
 	if (s->plain) {
+		/* a dependency: a container of it shares the host's network,
+		 * where every arm reaches it at 127.0.0.1 (sut_ctr.h) */
+		cfg.host_network = 1;
 		cfg.https = 0;
 		cfg.ca_file = NULL;
 		cfg.insecure = 0;

@@ -155,6 +155,9 @@ static void subst_impl(struct spec_impl *im, const struct spec *spec, const int 
 		subst_str(&im->env[i].value, spec, ports);
 	subst_str(&im->health_url, spec, ports);
 	subst_str(&im->stats_url, spec, ports);
+	subst_argv(im->ctr.args, spec, ports);
+	for (i = 0; i < im->ctr.nenv; i++)
+		subst_str(&im->ctr.env[i].value, spec, ports);
 }
 
 /* ------------------------------------------------ what an impl is told */
@@ -211,6 +214,9 @@ static void mark_impl(const struct spec_impl *im, const struct spec *spec, unsig
 		mark_str(im->env[k].value, spec, used);
 	mark_str(im->health_url, spec, used);
 	mark_str(im->stats_url, spec, used);
+	mark_argv(im->ctr.args, spec, used);
+	for (k = 0; k < im->ctr.nenv; k++)
+		mark_str(im->ctr.env[k].value, spec, used);
 }
 
 /* refs[k * ndeps + j]: dependency k refers to dependency j (its start,

@@ -20,10 +20,12 @@
 #include <unistd.h>
 
 #include "sandbox/cpuset.h"
+#include "sut/ctr.h"
 #include "sandbox/jail.h"
 #include "sandbox/netns.h"
 #include "sandbox/portfwd.h"
 #include "sut/sut.h"
+#include "sut/sut_ctr.h"
 #include "sut/sut_spawn.h"
 #include "base/util.h"
 
@@ -52,6 +54,7 @@ struct sut {
 	struct portfwd *fwd;            /* jailed with dependencies: their relay */
 	unsigned long relay_refused;    /* its refusals, once it is stopped */
 	char *argv_text;
+	struct sut_ctr *ctr;            /* a container (sut_ctr.h), else NULL */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -168,7 +171,7 @@ static struct sut *sut_new(const struct sut_config *cfg, const char *wd, cpu_set
 	s->stop = cfg->stop;
 	s->grace_s = cfg->stop_grace_s > 0 ? cfg->stop_grace_s : 3.0;
 	s->cpus_method = "none";
-	if (!impl->start || !impl->start[0]) {
+	if (!impl->ctr.present && (!impl->start || !impl->start[0])) {
 		error("impl %s: no start command", impl->name);
 		goto fail;
 	}
@@ -178,7 +181,7 @@ static struct sut *sut_new(const struct sut_config *cfg, const char *wd, cpu_set
 	}
 	if (impl->cpus && cpuset_parse(impl->cpus, cpus, impl->name))
 		goto fail;
-	s->port = cfg->port > 0 ? cfg->port : sut_free_port();
+	s->port = cfg->port > 0 ? cfg->port : impl->ctr.port > 0 ? impl->ctr.port : sut_free_port();
 	if (s->port <= 0) {
 		error("impl %s: no free port on 127.0.0.1: %s", impl->name, strerror(errno));
 		goto fail;
@@ -293,6 +296,31 @@ static void sut_watch(struct sut *s, const struct spec_impl *impl)
 	s->cpus = cpuset_readback(s->pid);
 }
 
+/* A container: the engine makes its cgroup and namespace (sut_ctr.h);
+ * the arm's process is the engine's attached start. */
+static int sut_start_ctr(struct sut *s, const struct sut_config *cfg, const char *wd, int out,
+			 int err)
+{
+	struct sut_ctr_up up;
+
+	s->ctr = sut_ctr_start(cfg, wd, s->port, out, err, &up);
+	if (!s->ctr)
+		return -1;
+	s->pid = up.attach;
+	s->acct = up.acct;
+	s->netns_fd = up.netns_fd;
+	s->fwd = up.fwd;
+	s->argv_text = up.argv_text;
+	s->watchdog = spawn_watchdog(s->pid, s->acct, &s->wd_fd);
+	if (s->watchdog < 0)
+		warning("impl %s: no watchdog process (%s): a killed harness may leave it running",
+			s->name, strerror(errno));
+	if (cfg->impl->cpus)
+		s->cpus_method = "engine --cpuset-cpus";
+	s->cpus = cpuset_readback(up.main);
+	return 0;
+}
+
 struct sut *sut_start(const struct sut_config *cfg)
 {
 	const struct spec_impl *impl = cfg->impl;
@@ -307,7 +335,14 @@ struct sut *sut_start(const struct sut_config *cfg)
 
 	jail_fds_init(&j);
 	s = sut_new(cfg, wd, &cpus);
-	if (!s || sut_open_logs(s, cfg, &out, &err) || sut_open_account(s, cfg))
+	if (!s || sut_open_logs(s, cfg, &out, &err))
+		goto fail;
+	if (impl->ctr.present) {
+		if (sut_start_ctr(s, cfg, wd, out, err))
+			goto fail;
+		goto out;
+	}
+	if (sut_open_account(s, cfg))
 		goto fail;
 	env = spawn_env(impl, s->port, cfg->run_as_uid, wd);
 	argv = spec_subst_port_argv(impl->start, s->port);
@@ -601,7 +636,8 @@ static int reap(struct sut *s, int block)
 	if (r == s->pid) {
 		s->exited = 1;
 		s->status = st;
-		account_note_reaped(s->acct, &ru);
+		if (!s->ctr)    /* a container's attach is not its tree's root */
+			account_note_reaped(s->acct, &ru);
 	} else if (r < 0 && errno == ECHILD) {
 		s->exited = 1;          /* reaped elsewhere: status unknown */
 		s->status = 0;
@@ -616,6 +652,25 @@ int sut_exited(struct sut *s)
 	return reap(s, 0);
 }
 
+/* The engine stops it (SIGTERM, SIGKILL after the grace), its attach
+ * process ends with it, then nothing of it is left. */
+static void sut_stop_ctr(struct sut *s)
+{
+	uint64_t deadline;
+
+	if (s->acct)
+		account_freeze(s->acct, 0);
+	sut_ctr_stop(s->ctr, s->grace_s);
+	deadline = now_ns() + 2000000000ull;
+	while (!reap(s, 0) && now_ns() < deadline)
+		usleep(10000);
+	if (s->acct && account_nprocs(s->acct) > 0)
+		account_kill_all(s->acct, 2.0);
+	spawn_kill_all(s->pid, NULL);
+	reap(s, 1);
+	sut_ctr_remove(s->ctr);
+}
+
 void sut_stop(struct sut *s)
 {
 	uint64_t deadline;
@@ -623,6 +678,10 @@ void sut_stop(struct sut *s)
 
 	if (!s || s->stopped || s->pid <= 0)
 		return;
+	if (s->ctr) {
+		sut_stop_ctr(s);
+		goto stopped;
+	}
 	/* a frozen implementation would sleep through SIGTERM's grace */
 	if (s->acct)
 		account_freeze(s->acct, 0);
@@ -645,6 +704,7 @@ void sut_stop(struct sut *s)
 	}
 	spawn_kill_all(s->pid, s->acct);
 	reap(s, 1);
+stopped:
 	s->stopped = 1;
 	spawn_relay_wait(s->relay, 2.0);
 	s->relay = -1;
@@ -667,6 +727,10 @@ void sut_free(struct sut *s)
 	if (s->netns_fd >= 0)
 		close(s->netns_fd);
 	account_free(s->acct);
+	if (s->ctr) {
+		sut_ctr_remove(s->ctr);
+		sut_ctr_free(s->ctr);
+	}
 	free(s->argv_text);
 	free(s->name);
 	free(s->health_url);
@@ -680,5 +744,6 @@ void sut_free(struct sut *s)
 
 void sut_reap_leftovers(void)
 {
+	ctr_reap_leftovers();
 	account_reap_leftovers();
 }

@@ -34,6 +34,10 @@
  * and its cgroup to empty, SIGKILL to the group, cgroup.kill / SIGKILL to
  * every process left in the cgroup, wait, remove the cgroup.
  *
+ * A container (impl->ctr.present) is started and stopped through its
+ * engine instead (sut_ctr.h): the same calls, its main process's cgroup
+ * accounted, its own network namespace entered as a jail's is.
+ *
  * Errors are one line (error()); callers exit 3 (EXIT_ENV).
  */
 #ifndef HARNESS_SUT_H
@@ -85,6 +89,10 @@ struct sut_config {
 	/* jailed only: each log file (stdout, stderr) at most this many
 	 * bytes (0: none), cut with a marker line (spawn_relay) */
 	uint64_t log_max_bytes;
+	/* container only (impl->ctr.present, sut_ctr.h): share the host's
+	 * network (a dependency, reached at 127.0.0.1:port by every arm)
+	 * instead of its own namespace, which the harness enters */
+	int host_network;
 };
 
 struct sut;
@@ -196,6 +204,11 @@ struct sut_build_config {
 	/* jailed only: its log at most this many bytes (0: none), as
 	 * sut_config.log_max_bytes */
 	uint64_t log_max_bytes;
+	/* 1: after the build argv (if any), build the impl's container
+	 * image from its Containerfile (sut_builds_container): set by the
+	 * runner's build step only, never for a version, setup or reset
+	 * command run through sut_build */
+	int container;
 };
 
 /*
@@ -206,6 +219,11 @@ struct sut_build_config {
  * (or, when its stop flag is set, stops as interrupted).
  */
 int sut_build(const struct sut_build_config *cfg);
+/* 1 when impl's container image is built from a Containerfile (with
+ * sut_build_config.container): the engine's build, after impl's build
+ * argv if any, without network, with the arm's memory and CPU limits,
+ * never jailed (ctr.h). */
+int sut_builds_container(const struct spec_impl *impl);
 
 /* The last `lines` lines of path from byte offset `from`, each printed as
  * "harness:   | <line>" to stderr (shared by build and health failures). */

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sut/ctr.h"
 #include "sandbox/jail.h"
 #include "sut/sut.h"
 #include "sut/sut_spawn.h"
@@ -50,8 +51,8 @@ static int build_wait(const struct sut_build_config *cfg, pid_t pid, struct acco
 
 /* What the build's end means: 0 built; 1 failed and cfg->quiet; -1 after
  * error() and, unless the harness stopped it, the log's last lines. */
-static int build_verdict(const struct sut_build_config *cfg, int st, enum build_end end,
-			 uint64_t t0, long off)
+static int build_verdict(const struct sut_build_config *cfg, const char *prog, int st,
+			 enum build_end end, uint64_t t0, long off)
 {
 	const struct spec_impl *impl = cfg->impl;
 	int failed = !WIFEXITED(st) || WEXITSTATUS(st);
@@ -59,15 +60,15 @@ static int build_verdict(const struct sut_build_config *cfg, int st, enum build_
 
 	if (end == BUILD_STOPPED)
 		return error("impl %s: build (%s) interrupted after %.1f s (log: %s)", impl->name,
-			     impl->build[0], (now_ns() - t0) / 1e9, cfg->log_path);
+			     prog, (now_ns() - t0) / 1e9, cfg->log_path);
 	if (end == BUILD_TIMED_OUT)
 		error("impl %s: build (%s) timed out after %g s (wall-clock limit); %s ends:",
-		      impl->name, impl->build[0], cfg->timeout_s, cfg->log_path);
+		      impl->name, prog, cfg->timeout_s, cfg->log_path);
 	else if (failed && cfg->quiet)
 		return 1;
 	else if (failed)
 		error("impl %s: build (%s) failed: %s after %.1f s; %s ends:", impl->name,
-		      impl->build[0], spawn_status_desc(st, desc, sizeof(desc)), (now_ns() - t0) / 1e9,
+		      prog, spawn_status_desc(st, desc, sizeof(desc)), (now_ns() - t0) / 1e9,
 		      cfg->log_path);
 	else
 		return 0;
@@ -115,7 +116,40 @@ static int build_account(const struct sut_build_config *cfg, struct account **ac
 	return *acct ? 0 : -1;
 }
 
-int sut_build(const struct sut_build_config *cfg)
+/* A container's build (ctr.h ctr_argv_build): the engine's build with no
+ * network and the arm's limits; never in bwrap or as another uid (the
+ * engine needs root; the build's own containers are the sandbox: no
+ * network, no host path but the context). NULL after error(). */
+static char **build_ctr_argv(const struct sut_build_config *cfg, const char *wd,
+			     const struct jail **jail, int *uid, int *gid)
+{
+	const struct spec_impl *impl = cfg->impl;
+	struct ctr_limits lim;
+	struct ctr_engine e;
+	char **argv;
+
+	if (ctr_engine_open(impl->ctr.engine, &e))
+		return NULL;
+	memset(&lim, 0, sizeof(lim));
+	lim.memory_bytes = cfg->memory_max_bytes ? cfg->memory_max_bytes : impl->memory_max_bytes;
+	lim.cpu_max = cfg->cpu_max;
+	lim.cpus = impl->cpus;
+	ctr_ulimits(&lim.nofile, &lim.nproc);
+	argv = ctr_argv_build(&e, impl, wd, &lim);
+	ctr_engine_release(&e);
+	*jail = NULL;
+	*uid = *gid = -1;
+	return argv;
+}
+
+int sut_builds_container(const struct spec_impl *impl)
+{
+	return impl->ctr.present && impl->ctr.containerfile;
+}
+
+/* One command of the build: the impl's build argv, or (ctr) its
+ * container's build. */
+static int build_run(const struct sut_build_config *cfg, int ctr)
 {
 	const struct spec_impl *impl = cfg->impl;
 	const char *wd = cfg->workdir ? cfg->workdir : impl->repo;
@@ -129,22 +163,24 @@ int sut_build(const struct sut_build_config *cfg)
 	pid_t pid = -1, wdog = -1, relay = -1;
 	uint64_t t0 = now_ns();
 
-	if (cfg->exit_code)
-		*cfg->exit_code = impl->build ? -1 : 0;
-	if (!impl->build)
-		return 0;
+	const struct jail *jail = cfg->jail;
+	int uid = cfg->uid, gid = cfg->gid;
+
 	fd = spawn_open_log(cfg->log_path);
 	if (fd < 0)
 		return -1;
 	off = (long)lseek(fd, 0, SEEK_END);
-	dprintf(fd, "=== harness: build of %s in %s\n", impl->name, wd);
+	dprintf(fd, "=== harness: %s of %s in %s\n", ctr ? "container build" : "build", impl->name, wd);
 	if (build_account(cfg, &acct))
 		goto out;
-	env = spawn_env(impl, 0, cfg->uid, wd);
-	argv = spec_subst_port_argv(impl->build, 0);
+	argv = ctr ? build_ctr_argv(cfg, wd, &jail, &uid, &gid)
+		   : spec_subst_port_argv(impl->build, 0);
+	if (!argv)
+		goto out;
+	env = spawn_env(impl, 0, uid, wd);
 	memset(&sp, 0, sizeof(sp));
 	sp.out_fd = sp.err_fd = fd;
-	if (cfg->jail) {
+	if (jail) {
 		if (build_jail(cfg, wd, &argv, &env, fd, acct, &relay, &relay_w))
 			goto out;
 		sp.out_fd = sp.err_fd = relay_w;
@@ -155,8 +191,8 @@ int sut_build(const struct sut_build_config *cfg)
 	sp.envp = env;
 	sp.cwd = wd;
 	sp.acct = acct;
-	sp.uid = cfg->uid;
-	sp.gid = cfg->gid;
+	sp.uid = uid;
+	sp.gid = gid;
 	sbuf_addf(&label, "impl %s: build", impl->name);
 	sp.what = label.buf;
 	pid = spawn_run(&sp);
@@ -177,7 +213,7 @@ int sut_build(const struct sut_build_config *cfg)
 	relay = -1;
 	/* what the build left running (a daemon, a stray compiler) goes too */
 	spawn_kill_all(-1, acct);
-	ret = build_verdict(cfg, st, end, t0, off);
+	ret = build_verdict(cfg, argv[0], st, end, t0, off);
 out:
 	if (pid > 0) {
 		spawn_kill_all(pid, acct);
@@ -198,5 +234,19 @@ out:
 	sbuf_release(&label);
 	if (fd >= 0)
 		close(fd);
+	return ret;
+}
+
+int sut_build(const struct sut_build_config *cfg)
+{
+	const struct spec_impl *impl = cfg->impl;
+	int ctr = cfg->container && sut_builds_container(impl), ret = 0;
+
+	if (cfg->exit_code)
+		*cfg->exit_code = impl->build || ctr ? -1 : 0;
+	if (impl->build)
+		ret = build_run(cfg, 0);
+	if (!ret && ctr)
+		ret = build_run(cfg, 1);
 	return ret;
 }

@@ -1,0 +1,29 @@
+#!/bin/sh
+# The base image of examples/containers: a root file system made from
+# Debian packages with mmdebstrap (no registry: `podman import` of a tar),
+# tagged localhost/harness-demo-base:bookworm. Made once; a second call
+# finds it and does nothing.
+#
+#   PostgreSQL 15, Redis 7, Node.js with node-pg and node-redis, and
+#   /bin/sh (dash): the PostgreSQL and Redis dependencies run from it, the
+#   Node ledger and the Go ledger (linked against its glibc) are built FROM
+#   it (containers/*.Containerfile).
+#
+# mmdebstrap --variant=extract unpacks the packages and their dependencies
+# without running their maintainer scripts (no chroot, no dpkg database:
+# about a third of the time of an installed system); what those scripts
+# would have made that the services need (users, /tmp) is in the
+# Containerfiles.
+set -eu
+image=localhost/harness-demo-base:bookworm
+podman image exists "$image" && exit 0
+command -v mmdebstrap >/dev/null || { echo "base.sh: mmdebstrap is missing (make deps-containers)" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/harness-demo-base.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+echo "examples/containers: making $image with mmdebstrap (once)" >&2
+mmdebstrap --quiet --variant=extract \
+	--include=postgresql-15,redis-server,nodejs,node-pg,node-redis,dash,libc-bin,tzdata \
+	--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+	--dpkgopt='path-exclude=/usr/share/locale/*' \
+	bookworm "$tmp/rootfs.tar"
+podman import --quiet "$tmp/rootfs.tar" "$image" >/dev/null
