@@ -23,11 +23,8 @@ static void check_one(struct vctx *v, struct spec_impl *im, const char *at)
 	char *abs;
 
 	snprintf(p, sizeof(p), "%s.start", at);
-	if (!c->present) {
-		if (!im->start)
-			spec_err_at(v, p, "required (or container)");
-		return;
-	}
+	if (!c->present)
+		return;         /* start's absence: the table's F_REQ_NOCTR */
 	if (im->start)
 		spec_err_at(v, p, "not with container: its command is container.args");
 	snprintf(p, sizeof(p), "%s.container", at);

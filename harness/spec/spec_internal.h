@@ -120,6 +120,7 @@ enum ftype {
 #define F_NOSTORE  0x2000  /* validated, not stored */
 #define F_ENVNAME  0x4000  /* FT_KV: keys are environment variable names */
 #define F_HDRNAME  0x8000  /* FT_KV: keys are HTTP header names */
+#define F_REQ_NOCTR 0x10000 /* required unless the map has `container` (start) */
 
 struct field {
 	const char *key;

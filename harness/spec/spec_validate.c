@@ -524,7 +524,8 @@ static void walk_obj(struct vctx *v, const struct field *tab, void *base,
 		} else if (given) {
 			read_field(v, f, base, val, p);
 		} else {
-			if ((f->flags & F_REQ) && report) {
+			if (((f->flags & F_REQ) || ((f->flags & F_REQ_NOCTR) &&
+						      !spec_map_has(m, "container"))) && report) {
 				int line = m ? m->line : 1, col = m ? m->col : 1;
 				if (!m)
 					spec_path_pos(v, path, &line, &col);

@@ -219,7 +219,7 @@ TEST(spec_checks_the_container_block)
 	sbuf_reset(&errs);
 	s = parse("implementations:\n  - name: a\n    health: { url: \"http://127.0.0.1:{port}/\" }\n",
 		  &errs);
-	CHECK(!s && strstr(errs.buf, "implementations[0].start: required (or container)"));
+	CHECK(!s && strstr(errs.buf, "implementations[0].start: required key missing"));
 	spec_free(s);
 	sbuf_reset(&errs);
 	s = parse("implementations:\n  - name: a\n    container: { image: i, port: 70000 }\n"
