@@ -7,10 +7,11 @@
 # SIGTERM: a smart shutdown, SIGKILL after the grace). The same settings
 # as examples/ledger/pg.sh.
 set -eu
+# A fresh container each start: no cluster there yet (and no coreutils in
+# the base: the shell and PostgreSQL's own programs only).
 port=${1:?usage: pg-entry PORT}
 bin=/usr/lib/postgresql/15/bin
 data=/home/postgres/data
-rm -rf "$data"
 "$bin/initdb" -D "$data" -U ledger --auth=trust --no-sync -E UTF8 --locale=C >/dev/null
 exec "$bin/postgres" -D "$data" -p "$port" \
 	-c listen_addresses=127.0.0.1 -c unix_socket_directories= \
