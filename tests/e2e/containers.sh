@@ -102,4 +102,6 @@ write "$T/broken.yaml" '{ containerfile: srv/Broken, context: srv, args: [--port
 "$HARNESS" run "$T/broken.yaml" --allow-dirty --runs-dir "$RUNS" --run-id brk$$ >/dev/null 2>"$T/broken.err"
 cmp_num "a Containerfile that does not build: exit 3" "$?" == 3
 check "... its build failure named" grep -q "impl boxed: build (/usr/bin/podman) failed" "$T/broken.err"
+# the image this test built goes with it (the harness keeps what it builds)
+podman rmi --force "$tag" >/dev/null 2>&1
 exit 0
