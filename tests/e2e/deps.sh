@@ -53,7 +53,7 @@ load:    load.h load_request.h load_pool.h load_wire.h
 agent:   agent.h agent_link.h fleet.h
 spec:    spec.h
 store:   store.h store_run.h store_seq.h store_window.h
-sut:     sut.h sut_wire.h sut_agent.h rsut.h rsut_fetch.h bind.h rtstats.h armops.h
+sut:     sut.h sut_wire.h sut_agent.h rsut.h rsut_fetch.h bind.h rtstats.h armops.h ctr.h
 model:   view.h cells.h knee.h knee_run.h run_quality.h evidence.h evidence_load.h head.h
 report:  report.h compare.h compare_plan.h history.h audit.h
 runner:  runner.h plan.h
