@@ -25,6 +25,23 @@ static double pct_column(const struct window_row *w, double p)
 	return NAN;
 }
 
+int knee_row_percentile(const struct window_row *w, double percentile, double *out)
+{
+	struct hist h;
+	int ret = 0;
+
+	*out = pct_column(w, percentile);
+	if (!w->latency_hist.p)
+		return 0;
+	hist_init(&h);
+	if (hist_deserialize(&h, w->latency_hist.p, w->latency_hist.len))
+		ret = -1;
+	else
+		*out = h.total ? hist_percentile_ms(&h, percentile) : NAN;
+	hist_release(&h);
+	return ret;
+}
+
 /* A valid window of the knee's stages (knee_run.h). */
 static int knee_input(const struct window_row *w, int max_ladder_rung)
 {
@@ -119,7 +136,6 @@ int knee_run_windows(struct store *st, const char *run_id, const char *impl,
 	struct window_query q = { .impl = impl, .done_only = 1, .with_hists = 1 };
 	struct window_rows rows;
 	struct knee_window *w = NULL;
-	struct hist h;
 	size_t i;
 	int ret = -1;
 
@@ -127,7 +143,6 @@ int knee_run_windows(struct store *st, const char *run_id, const char *impl,
 	*n = 0;
 	if (store_windows_load(st, run_id, &q, &rows))
 		return -1;
-	hist_init(&h);
 	w = xcalloc(rows.n + 1, sizeof(*w));
 	for (i = 0; i < rows.n; i++) {
 		const struct window_row *r = &rows.v[i];
@@ -138,14 +153,10 @@ int knee_run_windows(struct store *st, const char *run_id, const char *impl,
 		x = &w[(*n)++];
 		x->rate = r->rate;
 		x->failed = r->status == WINDOW_FAILED;
-		x->pct_ms = pct_column(r, percentile);
-		if (r->latency_hist.p) {
-			if (hist_deserialize(&h, r->latency_hist.p, r->latency_hist.len)) {
-				error("%s: run %s: a window of %s has a corrupt latency histogram",
-				      st->path, run_id, impl);
-				goto out;
-			}
-			x->pct_ms = h.total ? hist_percentile_ms(&h, percentile) : NAN;
+		if (knee_row_percentile(r, percentile, &x->pct_ms)) {
+			error("%s: run %s: a window of %s has a corrupt latency histogram",
+			      st->path, run_id, impl);
+			goto out;
 		}
 		if (knee_request_ratio(st, r->id, spec, &ratio, NULL))
 			goto out;
@@ -164,7 +175,6 @@ out:
 	if (ret)
 		*n = 0;
 	free(w);
-	hist_release(&h);
 	window_rows_release(&rows);
 	return ret;
 }

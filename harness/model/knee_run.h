@@ -43,6 +43,13 @@ int knee_run_windows(struct store *st, const char *run_id, const char *impl,
 		     const struct spec *spec, int max_ladder_rung, struct knee_window **out,
 		     size_t *n);
 
+struct window_row;
+/* Window w's mix percentile (e.g. 99) in ms: from its latency histogram
+ * (loaded with_hists) when it has one (NAN when it completed nothing),
+ * else its stored p50/p90/p99/p999 column when the percentile is one of
+ * those, else NAN. 0, or -1 when the histogram is corrupt. */
+int knee_row_percentile(const struct window_row *w, double percentile, double *out);
+
 /* 1 when some request of spec has its own slo_ms. */
 int knee_has_request_slos(const struct spec *spec);
 /* Window wid's largest ratio of a request's SLO percentile (measured

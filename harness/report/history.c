@@ -23,6 +23,7 @@ const char *history_metric_name(enum hist_metric m)
 	case HM_KNEE: return "knee";
 	case HM_COST: return "cost";
 	case HM_MEMORY: return "memory";
+	case HM_LATENCY: return "latency";
 	}
 	return "?";
 }
@@ -97,11 +98,15 @@ static int cmp_dbl(const void *a, const void *b)
 
 /*
  * scale * sum(num) / sum(den) over the n windows, with a t interval at
- * LEVEL on the windows' own ratios (mean +- t(n-1) s / sqrt(n), centred on
- * the ratio of sums). A bootstrap of three windows has ten distinct
- * resamples and an interval far too narrow: tests/slow/history_noise.sh
- * measured it flagging 14% of unchanged series; the t interval is the
- * honest width for a handful of windows.
+ * LEVEL on the log of the windows' own ratios (mean +- t(n-1) s / sqrt(n)
+ * of the logs, as a factor around the ratio of sums): a cost or a memory
+ * is positive, and an interval on its own scale went below zero for a
+ * spread-out handful of windows ("246 [-69.5, 562]" µs per request, issue
+ * 29); on the log scale it is a ratio, never below zero, and wider above
+ * than below as a positive quantity's noise is. A bootstrap of three
+ * windows has ten distinct resamples and an interval far too narrow:
+ * tests/slow/history_noise.sh measured it flagging 14% of unchanged
+ * series; the t interval is the honest width for a handful of windows.
  */
 static void ratio_interval(const double *num, const double *den, size_t n, double scale,
 			   struct hval *out)
@@ -120,24 +125,24 @@ static void ratio_interval(const double *num, const double *den, size_t n, doubl
 		return;
 	out->v = scale * sn / sd;
 	for (k = 0; k < n; k++)
-		if (den[k] > 0) {
-			mean += scale * num[k] / den[k];
+		if (den[k] > 0 && num[k] > 0) {
+			mean += log(scale * num[k] / den[k]);
 			m++;
 		}
-	if (m < 2)
+	if (m < 2 || !(out->v > 0))
 		return;
 	mean /= (double)m;
 	for (k = 0; k < n; k++)
-		if (den[k] > 0) {
-			r = scale * num[k] / den[k] - mean;
+		if (den[k] > 0 && num[k] > 0) {
+			r = log(scale * num[k] / den[k]) - mean;
 			ss += r * r;
 		}
 	half = stat_t_quantile((1 + LEVEL) / 2, (double)(m - 1)) * sqrt(ss / (double)(m - 1)) /
 	       sqrt((double)m);
 	if (!isfinite(half))
 		return;
-	out->lo = out->v - half;
-	out->hi = out->v + half;
+	out->lo = out->v * exp(-half);
+	out->hi = out->v * exp(half);
 	out->has_ci = 1;
 }
 
@@ -173,9 +178,12 @@ static void knee_hval(const struct knee_result *k, struct hval *out)
 
 /* ------------------------------------------------------------- loading */
 
-/* An implementation's accepted ladder windows in one run, by rate. */
+/* An implementation's accepted windows of the knee's stages in one run:
+ * cost and memory read the ladder's, the latency every stage's. */
 struct rwin {
 	double rate, cpu_s, completed, anon;
+	double pct_ms, requests;   /* the SLO percentile (NAN: none), requests due */
+	int ladder;
 };
 
 struct raw {
@@ -215,6 +223,29 @@ static struct spec *run_spec(const struct run_record *rec, const char *dir)
 	return s;
 }
 
+/* The rate of the highest rung the knee rests on as holding: a point's
+ * or a bracket's lower rung, a floor's highest; NAN when none held. */
+static double held_rung(const struct knee_result *k)
+{
+	switch (k->kind) {
+	case KNEE_POINT:
+		return k->at_first_rung || k->lo >= k->nrungs ? NAN : k->rungs[k->lo].rate;
+	case KNEE_BRACKET:
+		return k->lo_rps;
+	case KNEE_FLOOR:
+		return k->highest_rung_rps;
+	case KNEE_NONE:
+		break;
+	}
+	return NAN;
+}
+
+static int knee_stage(const char *stage)
+{
+	return stage && (!strcmp(stage, "ladder") || !strcmp(stage, "refine") ||
+			 !strcmp(stage, "confirm"));
+}
+
 /* One run: its knees (into points[ri]) and its accepted ladder windows
  * (into raw[ri * nimpls + impl]). */
 static int load_run(struct history *h, size_t ri, const struct run_entry *e, struct raw *raw)
@@ -231,8 +262,11 @@ static int load_run(struct history *h, size_t ri, const struct run_entry *e, str
 	if (store_open(&st, db.buf, 0) || store_check(&st))
 		goto out;
 	spec = run_spec(&e->rec, e->dir);
-	if (spec)
-		h->margin_pct = spec->compare.margin_pct;   /* the newest run's wins */
+	if (spec) {
+		/* the newest run's win: runs are loaded oldest first */
+		h->margin_pct = spec->compare.margin_pct;
+		h->percentile = spec->slo.percentile;
+	}
 	if (store_windows_load(&st, e->rec.id, &q, &wins))
 		goto out;
 	for (k = 0; k < h->nimpls; k++) {
@@ -240,6 +274,7 @@ static int load_run(struct history *h, size_t ri, const struct run_entry *e, str
 		struct knee_result kr;
 
 		p->knee.v = p->knee.lo = p->knee.hi = NAN;
+		p->held_rps = NAN;
 		if (!run_record_impl(&e->rec, h->impls[k].name))
 			continue;
 		p->present = 1;
@@ -250,6 +285,7 @@ static int load_run(struct history *h, size_t ri, const struct run_entry *e, str
 		if (!knee_for_impl(&st, e->rec.id, h->impls[k].name, spec, -1, NBOOT, &kr)) {
 			p->knee_kind = kr.kind;
 			knee_hval(&kr, &p->knee);
+			p->held_rps = held_rung(&kr);
 		}
 		knee_result_release(&kr);
 	}
@@ -258,11 +294,17 @@ static int load_run(struct history *h, size_t ri, const struct run_entry *e, str
 		int ii = w->impl ? impl_index(h, w->impl, 0) : -1;
 		struct raw *r;
 
-		if (ii < 0 || w->status != WINDOW_ACCEPTED)
+		if (ii < 0 || w->status != WINDOW_ACCEPTED || !knee_stage(w->stage))
 			continue;
 		r = &raw[ri * h->nimpls + (size_t)ii];
 		XGROW(r->w, r->alloc, r->n + 1);
-		r->w[r->n++] = (struct rwin){ w->rate, w->cpu_s, (double)w->completed, w->anon_p50 };
+		r->w[r->n++] = (struct rwin){ w->rate, w->cpu_s, (double)w->completed, w->anon_p50,
+					      NAN, (double)w->due, !strcmp(w->stage, "ladder") };
+		if (knee_row_percentile(w, h->percentile, &r->w[r->n - 1].pct_ms)) {
+			error("%s: run %s: a window of %s has a corrupt latency histogram", db.buf,
+			      e->rec.id, w->impl);
+			goto out;
+		}
 	}
 	ret = 0;
 out:
@@ -279,7 +321,7 @@ static int has_rate(const struct raw *r, double rate)
 	size_t i;
 
 	for (i = 0; i < r->n; i++)
-		if (rate_same(r->w[i].rate, rate))
+		if (r->w[i].ladder && rate_same(r->w[i].rate, rate))
 			return 1;
 	return 0;
 }
@@ -297,6 +339,8 @@ static void fixed_rates(struct history *h, size_t k, const struct raw *raw)
 		const struct raw *x = &raw[r * h->nimpls + k];
 
 		for (i = 0; i < x->n; i++) {
+			if (!x->w[i].ladder)
+				continue;
 			for (j = 0; j < nall && !rate_same(all[j], x->w[i].rate); j++)
 				;
 			if (j == nall) {
@@ -322,41 +366,58 @@ static void fixed_rates(struct history *h, size_t k, const struct raw *raw)
 	im->rates = all;
 }
 
+/* Cost, memory and latency of one run's windows at rate (the ladder's
+ * alone when ladder_only); a NULL output is skipped. */
+static void values_at(const struct raw *x, double rate, int ladder_only, struct hval *cost,
+		      struct hval *mem, struct hval *lat)
+{
+	double *a = xcalloc(3 * (x->n + 1), sizeof(*a)), *b = xcalloc(3 * (x->n + 1), sizeof(*b));
+	double *ma = a + x->n + 1, *mb = b + x->n + 1, *la = ma + x->n + 1, *lb = mb + x->n + 1;
+	size_t i, n = 0, nm = 0, nl = 0;
+
+	for (i = 0; i < x->n; i++) {
+		const struct rwin *w = &x->w[i];
+
+		if (!rate_same(w->rate, rate) || (ladder_only && !w->ladder))
+			continue;
+		if (isfinite(w->cpu_s) && w->completed > 0) {
+			a[n] = w->cpu_s;
+			b[n++] = w->completed;
+		}
+		if (isfinite(w->anon)) {
+			ma[nm] = w->anon;
+			mb[nm++] = 1;
+		}
+		if (isfinite(w->pct_ms) && w->requests > 0) {
+			la[nl] = w->pct_ms * w->requests;   /* request-weighted, as the knee's rung */
+			lb[nl++] = w->requests;
+		}
+	}
+	if (cost)
+		ratio_interval(a, b, n, 1e6, cost);
+	if (mem)
+		ratio_interval(ma, mb, nm, 1.0 / (1024 * 1024), mem);
+	if (lat)
+		ratio_interval(la, lb, nl, 1, lat);
+	free(a);
+	free(b);
+}
+
 static void rate_values(struct history *h, size_t k, const struct raw *raw)
 {
 	struct hist_impl *im = &h->impls[k];
-	size_t r, j, i, n;
+	size_t r, j;
 
 	for (r = 0; r < h->nruns; r++) {
 		const struct raw *x = &raw[r * h->nimpls + k];
 		struct hist_point *p = &im->points[r];
-		double *a = xcalloc(x->n + 1, sizeof(*a)), *b = xcalloc(x->n + 1, sizeof(*b));
-		double *m = xcalloc(x->n + 1, sizeof(*m)), *one = xcalloc(x->n + 1, sizeof(*one));
 
 		p->cost = xcalloc(im->nrates + 1, sizeof(*p->cost));
 		p->mem = xcalloc(im->nrates + 1, sizeof(*p->mem));
-		for (j = 0; j < im->nrates; j++) {
-			size_t nm = 0;
-
-			for (i = n = 0; i < x->n; i++) {
-				if (!rate_same(x->w[i].rate, im->rates[j]))
-					continue;
-				if (isfinite(x->w[i].cpu_s) && x->w[i].completed > 0) {
-					a[n] = x->w[i].cpu_s;
-					b[n++] = x->w[i].completed;
-				}
-				if (isfinite(x->w[i].anon)) {
-					m[nm] = x->w[i].anon;
-					one[nm++] = 1;
-				}
-			}
-			ratio_interval(a, b, n, 1e6, &p->cost[j]);
-			ratio_interval(m, one, nm, 1.0 / (1024 * 1024), &p->mem[j]);
-		}
-		free(a);
-		free(b);
-		free(m);
-		free(one);
+		p->lat = xcalloc(im->nrates + 1, sizeof(*p->lat));
+		for (j = 0; j < im->nrates; j++)
+			values_at(x, im->rates[j], 1, &p->cost[j], &p->mem[j], &p->lat[j]);
+		values_at(x, p->held_rps, 0, NULL, NULL, &p->knee_lat);
 	}
 }
 
@@ -378,9 +439,30 @@ static void find_steps(struct history *h)
 			for (r = 0; r < h->nruns; r++)
 				v[r] = im->points[r].present ? &im->points[r].mem[j] : NULL;
 			history_steps(im, HM_MEMORY, j, v, h->nruns, h->margin_pct / 100);
+			for (r = 0; r < h->nruns; r++)
+				v[r] = im->points[r].present ? &im->points[r].lat[j] : NULL;
+			history_steps(im, HM_LATENCY, j, v, h->nruns, h->margin_pct / 100);
 		}
 	}
 	free(v);
+}
+
+/* A run of the kind and branch asked: reruns (a parent run: pull
+ * requests) apart from the runs made from the spec (nightly), by default
+ * the latter; a branch is the spec's or an implementation's. */
+static int run_wanted(const struct history_opts *o, const struct run_record *rec)
+{
+	int rerun = rec->parent_run && *rec->parent_run;
+	size_t j;
+
+	if (o->kind == HISTORY_RUNS ? rerun : o->kind == HISTORY_RERUNS ? !rerun : 0)
+		return 0;
+	if (!o->branch || (rec->spec_branch && !strcmp(rec->spec_branch, o->branch)))
+		return 1;
+	for (j = 0; j < rec->nimpls; j++)
+		if (rec->impls[j].branch && !strcmp(rec->impls[j].branch, o->branch))
+			return 1;
+	return 0;
 }
 
 /* The runs of the spec, oldest first, and the implementations they name. */
@@ -398,7 +480,8 @@ static int pick_runs(struct history *h, const struct history_opts *o,
 		return error("history: no readable run under %s", h->runs_dir);
 	h->spec = xstrdup(spec);
 	for (i = 0; i < n; i++) {
-		if (!e[i].readable || !e[i].rec.spec_name || strcmp(e[i].rec.spec_name, spec))
+		if (!e[i].readable || !e[i].rec.spec_name || strcmp(e[i].rec.spec_name, spec) ||
+		    !run_wanted(o, &e[i].rec))
 			continue;
 		(*picked)[h->nruns++] = &e[i];
 		for (j = 0; j < e[i].rec.nimpls; j++)
@@ -407,7 +490,10 @@ static int pick_runs(struct history *h, const struct history_opts *o,
 				impl_index(h, e[i].rec.impls[j].name, 1);
 	}
 	if (!h->nruns)
-		return error("history: no run of spec '%s' under %s", spec, h->runs_dir);
+		return error("history: no %s of spec '%s'%s%s under %s",
+			     o->kind == HISTORY_RERUNS ? "rerun" : o->kind == HISTORY_ALL ? "run or rerun"
+							 : "run (reruns: --kind rerun)",
+			     spec, o->branch ? " on branch " : "", o->branch ? o->branch : "", h->runs_dir);
 	if (!h->nimpls)
 		return error("history: --impl %s: no run of spec '%s' has it", o->impl, spec);
 	return 0;
@@ -424,6 +510,7 @@ int history_load(struct history *h, const struct history_opts *o)
 	memset(h, 0, sizeof(*h));
 	h->runs_dir = xstrdup(o->runs_dir);
 	h->margin_pct = 5;
+	h->percentile = 99;
 	if (store_runs_list(o->runs_dir, &e, &n, NULL) || pick_runs(h, o, e, n, &picked))
 		goto out;
 	h->runs = xcalloc(h->nruns, sizeof(*h->runs));
@@ -473,6 +560,7 @@ void history_release(struct history *h)
 		for (i = 0; im->points && i < h->nruns; i++) {
 			free(im->points[i].cost);
 			free(im->points[i].mem);
+			free(im->points[i].lat);
 		}
 		free(im->points);
 		free(im->rates);

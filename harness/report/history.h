@@ -12,9 +12,16 @@
  *            the first rung (0, first rung];
  *   cost     at each ladder rate: sum(cpu_s) / sum(completed) over the
  *            accepted ladder windows (us per request), with a 95% t
- *            interval over those windows' own ratios;
+ *            interval over the log of those windows' own ratios (a
+ *            factor: never below zero);
  *   memory   at each ladder rate: the mean of the accepted windows'
- *            anonymous-memory medians (anon_p50, MiB), same interval.
+ *            anonymous-memory medians (anon_p50, MiB), same interval;
+ *   latency  the SLO percentile (the newest run's slo.percentile, read from
+ *            each window's merged histogram), request-weighted mean over
+ *            the accepted ladder windows at each ladder rate, same
+ *            interval; and at the knee: over the accepted windows (ladder,
+ *            refine, confirm) of the highest rung the knee holds at (a
+ *            point's or a bracket's lower rung, a floor's highest).
  * The fixed rates are the ladder rates every listed run measured for the
  * implementation (all of them when no rate is common to every run).
  *
@@ -50,9 +57,12 @@ struct hist_point {
 	struct hval knee;        /* req/s; interval as above */
 	struct hval *cost;       /* [nrates]: us per request; n == 0: none */
 	struct hval *mem;        /* [nrates]: MiB */
+	struct hval *lat;        /* [nrates]: the SLO percentile, ms */
+	double held_rps;         /* the highest rung the knee holds at; NAN: none */
+	struct hval knee_lat;    /* the SLO percentile there, ms */
 };
 
-enum hist_metric { HM_KNEE, HM_COST, HM_MEMORY };
+enum hist_metric { HM_KNEE, HM_COST, HM_MEMORY, HM_LATENCY };
 
 struct hist_step {
 	size_t run;              /* index of the run the step lands on */
@@ -75,6 +85,7 @@ struct hist_impl {
 struct history {
 	char *spec;
 	double margin_pct;       /* the newest run's compare.margin_pct (5) */
+	double percentile;       /* the newest run's slo.percentile (99) */
 	char *runs_dir;
 	struct hist_run *runs;   /* oldest first */
 	size_t nruns;
@@ -82,10 +93,16 @@ struct history {
 	size_t nimpls;
 };
 
+/* Which runs: those made from the spec (`run`, nightly: the default),
+ * reruns of pull requests (a parent run), or both. */
+enum history_kind { HISTORY_RUNS, HISTORY_RERUNS, HISTORY_ALL };
+
 struct history_opts {
 	const char *runs_dir;
 	const char *spec;        /* NULL: the newest run's spec name */
 	const char *impl;        /* NULL: every implementation */
+	enum history_kind kind;
+	const char *branch;      /* NULL: any; else the spec's or an impl's branch */
 };
 
 /* Read every run of the spec under runs_dir and compute the points and
@@ -106,6 +123,6 @@ void history_md(const struct history *h, struct sbuf *out);
 char *history_json(const struct history *h);   /* malloc'd, ends with '\n' */
 void history_html(const struct history *h, struct sbuf *out);
 
-const char *history_metric_name(enum hist_metric m);   /* knee, cost, memory */
+const char *history_metric_name(enum hist_metric m);   /* knee, cost, memory, latency */
 
 #endif

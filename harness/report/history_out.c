@@ -63,7 +63,7 @@ static void fmt_knee(struct sbuf *o, const struct hist_point *p)
 
 static const char *unit(enum hist_metric m)
 {
-	return m == HM_KNEE ? "req/s" : m == HM_COST ? "µs/request" : "MiB";
+	return m == HM_KNEE ? "req/s" : m == HM_COST ? "µs/request" : m == HM_MEMORY ? "MiB" : "ms";
 }
 
 static void step_text(const struct history *h, const struct hist_impl *im,
@@ -80,6 +80,14 @@ static void step_text(const struct history *h, const struct hist_impl *im,
 		  s->confirmed ? "" : " (last run: not yet confirmed by a later one)");
 }
 
+/* The latency at the knee's held rung: "4.10 [3.90, 4.30] @ 300", or "-". */
+static void fmt_knee_lat(struct sbuf *o, const struct hist_point *p)
+{
+	fmt_hval(o, &p->knee_lat, HM_LATENCY);
+	if (isfinite(p->knee_lat.v))
+		sbuf_addf(o, " @ %.0f", p->held_rps);
+}
+
 /* ------------------------------------------------------------- markdown */
 
 void history_md(const struct history *h, struct sbuf *out)
@@ -89,10 +97,12 @@ void history_md(const struct history *h, struct sbuf *out)
 	sbuf_addf(out, "# History of `%s`: %zu run%s under %s\n\n", h->spec, h->nruns,
 		  h->nruns == 1 ? "" : "s", h->runs_dir);
 	sbuf_addf(out, "Per implementation and run: the knee with its interval, cost per request"
-		       " and memory at the ladder's fixed rates with their 95%% intervals. A step is"
-		       " a change between consecutive runs whose intervals do not overlap, larger"
-		       " than the margin (%g%%), that the next run keeps (docs/history.md).\n",
-		  h->margin_pct);
+		       " (µs), memory (MiB) and the p%g latency (ms) at the ladder's fixed rates with"
+		       " their 95%% intervals, and the p%g latency at the highest rate the knee holds"
+		       " at. A step is a change between consecutive runs whose intervals do not"
+		       " overlap, larger than the margin (%g%%), that the next run keeps"
+		       " (docs/history.md).\n",
+		  h->percentile, h->percentile, h->margin_pct);
 	for (k = 0; k < h->nimpls; k++) {
 		const struct hist_impl *im = &h->impls[k];
 
@@ -106,13 +116,16 @@ void history_md(const struct history *h, struct sbuf *out)
 		}
 		if (im->nsteps)
 			sbuf_adds(out, "\n");
-		sbuf_adds(out, "| run | date (UTC) | commit | status | knee (req/s) |");
+		sbuf_addf(out, "| run | date (UTC) | commit | status | knee (req/s) | p%g ms @ knee |",
+			  h->percentile);
 		for (j = 0; j < im->nrates; j++)
 			sbuf_addf(out, " µs/request @ %.0f |", im->rates[j]);
 		for (j = 0; j < im->nrates; j++)
 			sbuf_addf(out, " MiB @ %.0f |", im->rates[j]);
-		sbuf_adds(out, "\n|---|---|---|---|---|");
-		for (j = 0; j < 2 * im->nrates; j++)
+		for (j = 0; j < im->nrates; j++)
+			sbuf_addf(out, " p%g ms @ %.0f |", h->percentile, im->rates[j]);
+		sbuf_adds(out, "\n|---|---|---|---|---|---|");
+		for (j = 0; j < 3 * im->nrates; j++)
 			sbuf_adds(out, "---|");
 		sbuf_adds(out, "\n");
 		for (r = 0; r < h->nruns; r++) {
@@ -130,6 +143,8 @@ void history_md(const struct history *h, struct sbuf *out)
 			sbuf_addf(out, " | %.12s | %s | ", h->runs[r].commits[k] ? h->runs[r].commits[k] : "-",
 				  h->runs[r].status);
 			fmt_knee(out, p);
+			sbuf_adds(out, " | ");
+			fmt_knee_lat(out, p);
 			sbuf_adds(out, " |");
 			for (j = 0; j < im->nrates; j++) {
 				sbuf_adds(out, " ");
@@ -139,6 +154,11 @@ void history_md(const struct history *h, struct sbuf *out)
 			for (j = 0; j < im->nrates; j++) {
 				sbuf_adds(out, " ");
 				fmt_hval(out, &p->mem[j], HM_MEMORY);
+				sbuf_adds(out, " |");
+			}
+			for (j = 0; j < im->nrates; j++) {
+				sbuf_adds(out, " ");
+				fmt_hval(out, &p->lat[j], HM_LATENCY);
 				sbuf_adds(out, " |");
 			}
 			sbuf_adds(out, "\n");
@@ -177,7 +197,7 @@ static json_t *impl_json(const struct history *h, size_t k)
 	json_object_set_new(o, "rates_rps", rates);
 	for (r = 0; r < h->nruns; r++) {
 		const struct hist_point *p = &im->points[r];
-		json_t *po, *c, *m, *kn;
+		json_t *po, *c, *m, *l, *kn;
 
 		if (!p->present)
 			continue;
@@ -187,14 +207,20 @@ static json_t *impl_json(const struct history *h, size_t k)
 		kn = hval_json(&p->knee);
 		json_object_set_new(kn, "kind", json_string(kind_name(p->knee_kind)));
 		json_object_set_new(po, "knee_rps", kn);
+		kn = hval_json(&p->knee_lat);
+		json_object_set_new(kn, "rate_rps", jout_num(p->held_rps));
+		json_object_set_new(po, "knee_latency_ms", kn);
 		c = json_array();
 		m = json_array();
+		l = json_array();
 		for (j = 0; j < im->nrates; j++) {
 			json_array_append_new(c, hval_json(&p->cost[j]));
 			json_array_append_new(m, hval_json(&p->mem[j]));
+			json_array_append_new(l, hval_json(&p->lat[j]));
 		}
 		json_object_set_new(po, "cpu_us_per_request", c);
 		json_object_set_new(po, "memory_mib", m);
+		json_object_set_new(po, "latency_ms", l);
 		json_array_append_new(pts, po);
 	}
 	json_object_set_new(o, "points", pts);
@@ -224,6 +250,7 @@ char *history_json(const struct history *h)
 
 	json_object_set_new(o, "spec", jout_str(h->spec));
 	json_object_set_new(o, "runs_dir", jout_str(h->runs_dir));
+	json_object_set_new(o, "percentile", json_real(h->percentile));
 	for (r = 0; r < h->nruns; r++) {
 		json_t *ro = json_object();
 
@@ -332,11 +359,14 @@ void history_html(const struct history *h, struct sbuf *out)
 			sbuf_adds(out, "<li>no step</li>\n");
 		sbuf_adds(out, "</ul>\n");
 		knee_svg(h, im, out);
-		sbuf_adds(out, "<table><tr><th>run</th><th>commit</th><th>knee (req/s)</th>");
+		sbuf_addf(out, "<table><tr><th>run</th><th>commit</th><th>knee (req/s)</th>"
+			       "<th>p%g ms @ knee</th>", h->percentile);
 		for (j = 0; j < im->nrates; j++)
 			sbuf_addf(out, "<th>µs/request @ %.0f req/s</th>", im->rates[j]);
 		for (j = 0; j < im->nrates; j++)
 			sbuf_addf(out, "<th>MiB @ %.0f req/s</th>", im->rates[j]);
+		for (j = 0; j < im->nrates; j++)
+			sbuf_addf(out, "<th>p%g ms @ %.0f req/s</th>", h->percentile, im->rates[j]);
 		sbuf_adds(out, "</tr>\n");
 		for (r = 0; r < h->nruns; r++) {
 			const struct hist_point *p = &im->points[r];
@@ -350,13 +380,19 @@ void history_html(const struct history *h, struct sbuf *out)
 			sbuf_reset(&md);
 			fmt_knee(&md, p);
 			sbuf_add_xml(out, md.buf);
+			sbuf_adds(out, "</td><td>");
+			sbuf_reset(&md);
+			fmt_knee_lat(&md, p);
+			sbuf_add_xml(out, md.buf);
 			sbuf_adds(out, "</td>");
-			for (j = 0; j < 2 * im->nrates; j++) {
+			for (j = 0; j < 3 * im->nrates; j++) {
 				sbuf_reset(&md);
 				if (j < im->nrates)
 					fmt_hval(&md, &p->cost[j], HM_COST);
-				else
+				else if (j < 2 * im->nrates)
 					fmt_hval(&md, &p->mem[j - im->nrates], HM_MEMORY);
+				else
+					fmt_hval(&md, &p->lat[j - 2 * im->nrates], HM_LATENCY);
 				sbuf_adds(out, "<td>");
 				sbuf_add_xml(out, md.buf);
 				sbuf_adds(out, "</td>");

@@ -19,8 +19,16 @@ check "five runs, oldest first" test "$(jq -r '[.runs[].id] | join(",")' "$T/h.j
 a_runs=$(jq -r '[.impls[] | select(.name=="a") | .steps[].run] | unique | join(",")' "$T/h.json")
 [ "$a_runs" = nightly_3 ] && ok "a: steps on the third run and no other" || fail "a steps on: '$a_runs'"
 n=$(jq '[.impls[] | select(.name=="a") | .steps[]] | length' "$T/h.json")
-# the knee, and cost and memory at each of the 3 ladder rates
-cmp_num "a: knee + 3 costs + 3 memories stepped" "$n" == 7
+# the knee, cost and memory at each of the 3 ladder rates, and the p99 at
+# 200 (4 -> 30 ms) and 400 req/s (30 -> 40 ms); at 100 it stays 2 ms
+cmp_num "a: knee + 3 costs + 3 memories + 2 latencies stepped" "$n" == 9
+check "a: the latency steps at 200 and 400 req/s" test \
+	"$(jq -r '[.impls[] | select(.name=="a") | .steps[] | select(.metric=="latency") | .rate_rps] | join(",")' "$T/h.json")" = 200,400
+l=$(jq -r '.impls[] | select(.name=="a") | .points[0] | [.latency_ms[1].value, .knee_latency_ms.value, .knee_latency_ms.rate_rps] | join(" ")' "$T/h.json")
+read -r l200 lknee lrate <<<"$l"
+near "a night 1: p99 4 ms at 200 req/s" "$l200" 4 0.01 "three windows at 3.8/4/4.2 ms"
+near "a night 1: p99 at the knee's held rung (200 req/s)" "$lknee" 4 0.01 "the same windows"
+cmp_num "a night 1: the knee holds at 200 req/s" "$lrate" == 200
 check "a: every step a confirmed regression" jq -e \
 	'[.impls[] | select(.name=="a") | .steps[] | .direction == "regression" and .confirmed] | all' "$T/h.json"
 k=$(jq '.impls[] | select(.name=="a") | .steps[] | select(.metric=="knee") | .to' "$T/h.json")
@@ -41,7 +49,7 @@ grep -q '^- \*\*step\*\* nightly_3: knee 3[0-9][0-9] -> 1[0-9][0-9] req/s, regre
 	ok "markdown names the knee step" || fail "md: $(head -12 "$T/out")"
 grep -q '^## `b`' "$T/out" && fail "--impl a shows b" || ok "--impl a: only a"
 # CPU per request in µs, as in the report, compare and load
-grep -q '| µs/request @ 100 |' "$T/out" && ! grep -q 'us/req' "$T/out" &&
+grep -q '| µs/request @ 100 |.* p99 ms @ 400 |$' "$T/out" && ! grep -q 'us/req' "$T/out" &&
 	ok "markdown: CPU in µs/request columns" || fail "md units: $(grep -m1 '^| run |' "$T/out")"
 expect_exit "html" 0 "$HARNESS" history --runs-dir "$R" --format html
 grep -q 'data-chart="history_knee"' "$T/out" && grep -q '<li class="step">step nightly_3' "$T/out" &&
@@ -66,4 +74,26 @@ check "one odd night that comes back: no step" test "$(jq '[.impls[].steps[]] | 
 rm -rf "$O/nightly_9"
 expect_exit "step on the last night" 0 "$HARNESS" history --runs-dir "$O" --json
 check "flagged on nightly_3, unconfirmed" jq -e \
-	'[.impls[].steps[]] | length == 7 and all(.run == "nightly_3" and (.confirmed | not))' "$T/out"
+	'[.impls[].steps[]] | length == 9 and all(.run == "nightly_3" and (.confirmed | not))' "$T/out"
+
+# Issue 29: reruns of pull requests apart from the nightly series (a copy
+# of night 5 made a rerun of night 4, dated after it, on branch pr-7),
+# and intervals that cannot go below zero (on the log scale).
+cp -r "$R/nightly_5" "$R/pr_1"
+sqlite3 "$R/pr_1/run.db" "UPDATE runs SET id = 'pr_1', parent_run = 'nightly_4', spec_branch = 'pr-7',
+	created_at = created_at + 86400; UPDATE impls SET run_id = 'pr_1'; UPDATE windows SET run_id = 'pr_1';" ||
+	fail "sqlite3 rewrite"
+expect_exit "history: the nightly runs by default" 0 "$HARNESS" history --runs-dir "$R" --json
+check "the rerun is not in the nightly series" test "$(jq -r '[.runs[].id] | join(",")' "$T/out")" = \
+	nightly_1,nightly_2,nightly_3,nightly_4,nightly_5
+check "every interval of a cost or a memory above zero" \
+	jq -e '[.impls[].points[] | (.cpu_us_per_request + .memory_mib)[] | .lo | numbers] | length > 0 and all(. > 0)' "$T/out"
+expect_exit "history --kind rerun" 0 "$HARNESS" history --runs-dir "$R" --kind rerun --json
+check "--kind rerun: the rerun alone" test "$(jq -r '[.runs[].id] | join(",")' "$T/out")" = pr_1
+expect_exit "history --kind all --branch pr-7" 0 "$HARNESS" history --runs-dir "$R" --kind all --branch pr-7 --json
+check "--branch pr-7: the run on that branch" test "$(jq -r '[.runs[].id] | join(",")' "$T/out")" = pr_1
+expect_exit "history --kind all" 0 "$HARNESS" history --runs-dir "$R" --kind all --json
+cmp_num "--kind all: six runs" "$(jq '.runs | length' "$T/out")" == 6
+expect_exit "--kind rerun --branch main: none" 2 "$HARNESS" history --runs-dir "$R" --kind rerun --branch main
+check "one line saying which runs there are none of" grep -q "^harness: history: no rerun of spec 'nightly' on branch main under" "$T/err"
+expect_exit "bad --kind" 2 "$HARNESS" history --runs-dir "$R" --kind nightly

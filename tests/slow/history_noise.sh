@@ -4,15 +4,17 @@
 # --history-noise: every window x 1 + N(0, 5%), every run x 1 + N(0, 2%),
 # three windows per rate), first without any change, then with a's CPU per
 # request 30% and 50% higher from the third run. Prints the false-alarm
-# rate (series with a step where nothing changed; 14 series per history:
-# the knee, cost and memory at 3 rates, for a and b) and the detection rate
+# rate (series with a step where nothing changed; 20 series per history:
+# the knee, cost, memory and latency at 3 rates, for a and b) and the detection rate
 # (a's cost at each rate flagged on the third run). Claims: fewer than 5%
 # of the no-change series flagged; more than 80% of the 50% steps found
 # (three windows at 5% noise resolve a 30% step about half the time: the
 # figure is printed, not claimed); at most 2% of the cost series stepped on
 # another run.
-# Measured (N=40, 2026-12-03): 7 of 560 series (1.25%) flagged without a
-# change; +30%: 66 of 120 found; +50%: 110 of 120; 1 misplaced each.
+# Measured (N=40, 2026-12-04, log-scale intervals, latency series added):
+# 9 of 800 series (1.1%) flagged without a change; +30%: 66 of 120 found;
+# +50%: 110 of 120; 1 misplaced each (2026-12-03, linear intervals, no
+# latency: 7 of 560, 66, 110, 1).
 . "$(dirname "$0")/../lib.sh"
 N=${N:-40}
 
@@ -37,7 +39,7 @@ for seed in $(seq 1 "$N"); do
 		found[$STEP_PCT]=$((found[$STEP_PCT] + f)); misplaced[$STEP_PCT]=$((misplaced[$STEP_PCT] + m))
 	done
 done
-series=$((N * 14))
+series=$((N * 20))
 echo "# no change: $false_series of $series series flagged ($false_hist of $N histories with any step)"
 for STEP_PCT in 30 50; do
 	echo "# a's CPU +$STEP_PCT% from run 3: ${found[$STEP_PCT]} of $((N * 3)) cost series flagged on run 3;" \
