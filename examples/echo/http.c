@@ -41,6 +41,23 @@ static int starts(const char *p, size_t n, const char *word)
 	return n >= wl && !memcmp(p, word, wl);
 }
 
+/* The echo route's path: $ECHO_PATH (read once), default /echo. The echo
+ * story (story.yaml) serves it as /sleep-async and /sleep-sync. */
+static const char *echo_path(size_t *len)
+{
+	static const char *p;
+	static size_t n;
+
+	if (!p) {
+		const char *e = getenv("ECHO_PATH");
+
+		p = e && e[0] == '/' ? e : "/echo";
+		n = strlen(p);
+	}
+	*len = n;
+	return p;
+}
+
 int http_parse(const char *buf, size_t len, struct http_req *r)
 {
 	const char *hend = memmem(buf, len, "\r\n\r\n", 4), *line_end, *sp1, *sp2, *v;
@@ -64,7 +81,11 @@ int http_parse(const char *buf, size_t len, struct http_req *r)
 			plen = (size_t)(q - sp1 - 1);
 	}
 #define PATH_IS(s) (plen == sizeof(s) - 1 && !memcmp(sp1 + 1, s, plen))
-	if (starts(buf, (size_t)(sp1 - buf), "POST") && PATH_IS("/echo"))
+	const char *ep;
+	size_t eplen;
+
+	ep = echo_path(&eplen);
+	if (starts(buf, (size_t)(sp1 - buf), "POST") && plen == eplen && !memcmp(sp1 + 1, ep, plen))
 		r->route = ROUTE_ECHO;
 	else if (starts(buf, (size_t)(sp1 - buf), "GET") && PATH_IS("/healthz"))
 		r->route = ROUTE_HEALTHZ;

@@ -3,6 +3,7 @@
  */
 #include "base/hostfacts.h"
 #include "base/util.h"
+#include "base/testhook.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -178,6 +179,26 @@ static void fact_cgroup(struct hostfacts *h)
 	hostfacts_set(h, "cgroup_mode", mode);
 }
 
+/* HARNESS_TEST_HOST_FACTS (testhook.h): KEY=VALUE pairs, comma-separated. */
+static void test_overrides(struct hostfacts *h)
+{
+	const char *p = testhooks()->host_facts;
+	char key[64], val[128];
+
+	while (p && *p) {
+		size_t n = strcspn(p, ","), k = strcspn(p, "=");
+
+		if (k < n && k < sizeof(key) && n - k - 1 < sizeof(val)) {
+			memcpy(key, p, k);
+			key[k] = 0;
+			memcpy(val, p + k + 1, n - k - 1);
+			val[n - k - 1] = 0;
+			hostfacts_set(h, key, val);
+		}
+		p += n + (p[n] == ',');
+	}
+}
+
 int hostfacts_read(struct hostfacts *h)
 {
 	struct utsname u;
@@ -223,6 +244,7 @@ int hostfacts_read(struct hostfacts *h)
 	}
 	fact_cgroup(h);
 	sbuf_release(&v);
+	test_overrides(h);
 	return 0;
 }
 

@@ -16,6 +16,8 @@ void testhook_read(void)
 	hooks.no_short_slice = getenv("HARNESS_TEST_NO_SHORT_SLICE") != NULL;
 	v = getenv("HARNESS_TEST_CGROUP2_ROOT");
 	hooks.cgroup2_root = v && *v ? v : NULL;
+	v = getenv("HARNESS_TEST_HOST_FACTS");
+	hooks.host_facts = v && *v ? v : NULL;
 }
 
 const struct testhooks *testhooks(void)

@@ -30,6 +30,13 @@
  *       The load generator's threads do not ask the scheduler for a short
  *       slice (load.c short_slice), to compare lateness with and without.
  *
+ *   HARNESS_TEST_HOST_FACTS=KEY=VALUE[,...]
+ *       hostfacts_read() reports these values for these keys (e.g.
+ *       governor=performance,boost=off,smt=off), as a tuned or untuned
+ *       host would: host.require and check's tuning warnings
+ *       (hosttune.h) judge them (tests/e2e/story.sh). A run stores them
+ *       as its host facts and records a test_host_facts event.
+ *
  * Unset (and in unit tests, which do not call testhook_read) every hook
  * is off: the struct is all zeros. A unit test that sets one calls
  * testhook_read after setenv (and again after unsetenv).
@@ -45,6 +52,8 @@ struct testhooks {
 	int no_short_slice;         /* HARNESS_TEST_NO_SHORT_SLICE set */
 	/* HARNESS_TEST_CGROUP2_ROOT, or NULL; in the environment (not owned). */
 	const char *cgroup2_root;
+	/* HARNESS_TEST_HOST_FACTS, or NULL; in the environment (not owned). */
+	const char *host_facts;
 };
 
 /* Reads every hook from the environment; main calls it once, first (a

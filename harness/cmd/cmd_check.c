@@ -21,6 +21,8 @@
 #include "load/load_pool.h"
 #include "spec/spec.h"
 #include "base/util.h"
+#include "base/hostfacts.h"
+#include "base/hosttune.h"
 
 struct plan {
 	double *rungs;
@@ -62,6 +64,14 @@ static void plan_compute(const struct spec *s, struct plan *p)
 			       w->refine * (s->warmup.max_s + s->refine.window_s) +
 			       w->confirm * (s->warmup.max_s + s->confirm.window_s) +
 			       w->soak * (s->warmup.max_s + s->soak.window_s));
+	/* the closed loop: its warm-up and duration (a cap with a count) */
+	if (s->saturation.present) {
+		double sat = (double)s->saturation.reps * (double)s->nimpls *
+			     (s->saturation.warmup_s + s->saturation.duration_s);
+
+		p->est += sat;
+		p->est_max += sat;
+	}
 }
 
 static void fmt_duration(char *buf, size_t n, double sec)
@@ -174,6 +184,23 @@ static void print_preflight(const struct spec *s)
 			   : "recorded only (enforce: false)");
 }
 
+/* How an implementation is reached when it is not the usual way: a fixed
+ * port, a TCP health check, its own paths; its artifact. */
+static void print_reach(const struct spec_impl *im)
+{
+	size_t k;
+
+	if (im->port)
+		printf("  %-12s port %d (fixed: implementations[].port)\n", "", im->port);
+	if (im->health_tcp)
+		printf("  %-12s health: a TCP connection to 127.0.0.1:%s accepted\n", "",
+		       im->port ? "its port" : "{port}");
+	for (k = 0; k < im->npaths; k++)
+		printf("  %-12s request %s on %s\n", "", im->paths[k].key, im->paths[k].value);
+	if (im->artifact)
+		printf("  %-12s artifact %s (its size in the footprint)\n", "", im->artifact);
+}
+
 /* The spec's identity, its implementations and its request mix. */
 static void print_spec(const struct spec *s)
 {
@@ -204,6 +231,7 @@ static void print_spec(const struct spec *s)
 		if (im->host)
 			printf("  %-12s host %s (agent --sut, %s there)\n", "", im->host,
 			       im->host_binary ? im->host_binary : "harness");
+		print_reach(im);
 	}
 	for (i = 0; i < s->workload.nrequests; i++)
 		wsum += s->workload.requests[i].weight;
@@ -227,6 +255,16 @@ static void print_stages(const struct spec *s, const struct plan *p)
 	size_t i;
 
 	printf("stages:\n");
+	if (s->saturation.present) {
+		printf("  saturation closed loop, %d connections, ", s->saturation.connections);
+		if (s->saturation.requests)
+			printf("%llu requests (at most %g s)",
+			       (unsigned long long)s->saturation.requests, s->saturation.duration_s);
+		else
+			printf("%g s", s->saturation.duration_s);
+		printf(" x %d reps per implementation, after %g s of warm-up; before the ladder,"
+		       " reported apart (not a knee)\n", s->saturation.reps, s->saturation.warmup_s);
+	}
 	printf("  ladder     start %g rps, step %g, max %g rps: %zu rungs x %d reps;"
 	       " window %g s (%g s discarded, %g s measured)\n",
 	       s->ladder.start_rps, s->ladder.step, s->ladder.max_rps, p->nrungs, s->ladder.reps,
@@ -418,6 +456,11 @@ static int print_json(const struct spec *s, const struct plan *p, const struct c
 				s->confirm.until.half_width_pct, "max_reps", s->confirm.until.max_reps));
 		json_object_set_new(st, "confirm", w);
 	}
+	if (s->saturation.present)
+		json_object_set_new(st, "saturation", json_pack("{s:i, s:f, s:I, s:i, s:f}",
+			"connections", s->saturation.connections, "duration_s",
+			s->saturation.duration_s, "requests", (json_int_t)s->saturation.requests,
+			"reps", s->saturation.reps, "warmup_s", s->saturation.warmup_s));
 	if (s->soak.present) {
 		w = json_object();
 		json_object_set_new(w, "window_s", json_real(s->soak.window_s));
@@ -534,6 +577,31 @@ static int warn_uncommitted(const char *path)
 	return dirty;
 }
 
+/* This host's tuning (hosttune.h): a warning per item not tuned, naming
+ * host.require when the spec requires it (a run here is then refused).
+ * An item that cannot be read here (no cpufreq in most VMs) is said only
+ * when required: there is nothing to tune, and a run would be refused. */
+static void host_warnings(const struct spec *s)
+{
+	struct hostfacts f = HOSTFACTS_INIT;
+	struct sbuf w = SBUF_INIT;
+	int i;
+
+	hostfacts_read(&f);
+	for (i = 0; i < HOSTTUNE_ITEMS; i++) {
+		if (hosttune_ok(&f, i) ||
+		    (!hosttune_known(&f, i) && !(s->host_require & (1u << i))))
+			continue;
+		sbuf_reset(&w);
+		hosttune_describe(&f, i, &w);
+		fprintf(stderr, "harness: warning: host tuning: %s: %s%s\n", hosttune_names[i], w.buf,
+			s->host_require & (1u << i) ? "; required by host.require: a run here is"
+			" refused (exit 3)" : "");
+	}
+	sbuf_release(&w);
+	hostfacts_release(&f);
+}
+
 static int cmd_check(struct cmd_ctx *c)
 {
 	const char *path = c->args[0];
@@ -568,6 +636,7 @@ static int cmd_check(struct cmd_ctx *c)
 	}
 	if (s->warnings)
 		fputs(s->warnings, stderr);
+	host_warnings(s);
 	if (compare_plan(c, s, &cp)) {
 		spec_free(s);
 		return EXIT_USAGE;

@@ -178,7 +178,7 @@ static const struct opt options[] = {
 		   "--until-decided's budget, wall minutes of the whole\n"
 		   "rerun (default: compare.sequential.max_minutes, 30)"),
 	OPT_STRING(0, "stages", "LIST", &a.stages_opt,
-		   "ladder,confirm,soak (default: the stages RUN ran)"),
+		   "saturation,ladder,confirm,soak (default: the stages RUN ran)"),
 	OPT_CALLBACK("run-id", "ID", opt_run_id,
 		     "name the new run: A-Z a-z 0-9 . _ -, not first . or -, at\n"
 		     "most 64 (default: UTC time and \"rerun\")"),
@@ -364,7 +364,7 @@ static int check_parent(const struct rerun_args *a, const struct parent *par,
 				     par->rec.id, name);
 	}
 	if (list && runner_parse_stages(list, stages))
-		return error("rerun: --stages: '%s': expected ladder, confirm, soak", list);
+		return error("rerun: --stages: '%s': expected saturation, ladder, confirm, soak", list);
 	return 0;
 }
 

@@ -19,7 +19,7 @@ static int opt_run_id(const struct opt *opt, const char *v)
 static int opt_stages(const struct opt *opt, const char *v)
 {
 	if (runner_parse_stages(v, &o.stages))
-		return error("run: --stages: '%s': expected ladder, confirm, soak", v);
+		return error("run: --stages: '%s': expected saturation, ladder, confirm, soak", v);
 	return 0;
 }
 

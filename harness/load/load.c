@@ -112,17 +112,42 @@ static void make_due(struct load_thread *th, uint64_t intended, uint64_t now)
 	th->bl_len++;
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * Closed loop (load.h `closed`): no schedule; each free connection takes
+ * the next request at once, so a connection sends again as soon as its
+ * answer came. The request's slot (its pool entry) is the thread's own
+ * count, interleaved between threads as the constant schedule does.
+ * Scheduling ends at the duration or when the thread's share of
+ * max_requests was sent.
+ */
+static void closed_fill(struct load_thread *th, uint64_t now)
+{
+	const struct load_shared *sh = th->sh;
+
+	while (th->quota && !th->bl_len && now < sh->end_ns &&
+	       sh->tr->inflight(th) < (unsigned)th->conns) {
+		th->due_slot = th->j * (uint64_t)sh->nthreads + (uint64_t)th->id;
+		th->j++;
+		th->quota--;
+		make_due(th, now, now);
+	}
+	if (!th->quota || now >= sh->end_ns) {
+		th->scheduling = 0;
+		th->sched_end = min_u64(now, sh->end_ns);
+	}
+}
+
 static void drain_backlog(struct load_thread *th, uint64_t now)
 {
 	while (th->bl_len && !th->sh->tr->dispatch(th, &th->bl[th->bl_head], now)) {
 		th->bl_head = (th->bl_head + 1) % th->bl_cap;
 		th->bl_len--;
 	}
-}
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
 }
 
 static void pin_thread(const char *cpus, int id)
@@ -212,6 +237,8 @@ static void *worker(void *arg)
 			if (atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
 				th->scheduling = 0;
 				th->sched_end = min_u64(now, sh->end_ns);
+			} else if (sh->closed) {
+				closed_fill(th, now);
 			} else {
 				/* Everything due before the end, even when we woke
 				 * after it. */
@@ -232,8 +259,12 @@ static void *worker(void *arg)
 		drain_backlog(th, now);
 		exp = tr->expire(th, now);
 		if (!th->scheduling) {
-			if (!th->bl_len && !tr->inflight(th))
+			if (!th->bl_len && !tr->inflight(th)) {
+				/* closed: the span ends with the last answer */
+				if (sh->closed)
+					th->sched_end = now;
 				break;
+			}
 			if (now >= drain_end) {
 				/* Still waiting after the grace period: timeouts. */
 				while (th->bl_len) {
@@ -280,7 +311,7 @@ static int validate(const struct load_config *cfg)
 		return error("load: no URL");
 	if (!cfg->requests || !cfg->nrequests)
 		return error("load: no requests");
-	if (!(cfg->rate > 0) || !isfinite(cfg->rate))
+	if (!cfg->closed && (!(cfg->rate > 0) || !isfinite(cfg->rate)))
 		return error("load: rate must be > 0, got %g", cfg->rate);
 	if (!(cfg->duration_s > 0) || !isfinite(cfg->duration_s) || cfg->duration_s > 1e7)
 		return error("load: duration must be > 0 s, got %g", cfg->duration_s);
@@ -353,7 +384,7 @@ static uint64_t batch_ns(const struct load_config *cfg, int nth)
 
 	if (cfg->batch_us > 0)
 		return (uint64_t)cfg->batch_us * 1000ull;
-	if (cfg->batch_us < 0 || cfg->rate / nth < LOAD_BATCH_RATE)
+	if (cfg->batch_us < 0 || cfg->closed || cfg->rate / nth < LOAD_BATCH_RATE)
 		return 0;
 	/* About LOAD_BATCH_PER_TICK requests per tick, within bounds. */
 	t = LOAD_BATCH_PER_TICK * 1e9 / (cfg->rate / nth);
@@ -431,6 +462,7 @@ static int setup_shared(const struct load_config *cfg, struct load_shared *sh)
 		return -1;
 	nth = cfg->threads < cfg->connections ? cfg->threads : cfg->connections;
 	sh->nthreads = nth;
+	sh->closed = cfg->closed;
 	sh->timeout_ns = (uint64_t)cfg->timeout_ms * 1000000ull;
 	sh->batch_ns = batch_ns(cfg, nth);
 	return 0;
@@ -463,6 +495,8 @@ static int init_threads(struct load_shared *sh, struct load_thread *ths)
 		atomic_init(&th->consumed, -1);
 		atomic_init(&th->done, 0);
 		th->scheduling = 1;
+		th->quota = !cfg->closed || !cfg->max_requests ? UINT64_MAX :
+			    cfg->max_requests / (uint64_t)nth + ((uint64_t)i < cfg->max_requests % (uint64_t)nth);
 		if (sh->tr->init(th))
 			return -1;
 	}
@@ -483,7 +517,10 @@ static int start_threads(struct load_shared *sh, struct load_thread *ths)
 		ths[i].sec_end = sh->start_ns + 1000000000ull;
 		ths[i].next_due = sh->start_ns;
 		ths[i].j = 0;
-		schedule_next(&ths[i]);
+		if (sh->closed)
+			ths[i].next_due = UINT64_MAX;   /* no schedule: closed_fill */
+		else
+			schedule_next(&ths[i]);
 	}
 	for (i = 0; i < nth; i++) {
 		if (pthread_create(&ths[i].tid, NULL, worker, &ths[i])) {

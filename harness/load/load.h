@@ -218,6 +218,20 @@ struct load_config {
 	 * transport, http:// only, speaks 1.1); HTTPV_H2C needs curl (auto
 	 * picks it); HTTPV_11 never upgrades. */
 	enum http_version http;
+	/*
+	 * Closed loop (stages.saturation), when non-zero: no schedule and no
+	 * rate (ignored); every connection sends its next request as soon as
+	 * its previous answer came, for duration_s or until max_requests were
+	 * sent (0: no count; duration_s is then the cap), then the requests in
+	 * flight finish (timeout_ms at most). Each request's intended send is
+	 * the moment a connection took it, so latency is the service time
+	 * (and lateness nothing): what wrk and ab report, never comparable
+	 * with the open loop's latency under a schedule. elapsed_s runs from
+	 * the start to the last answer; achieved_rps is the throughput. Part
+	 * and parts are ignored (one generator).
+	 */
+	int closed;
+	uint64_t max_requests;
 
 	/*
 	 * Template variables (workload.vars, at most LOAD_MAX_VARS; read-only,

@@ -439,6 +439,7 @@ static int curl_dispatch(struct load_thread *th, const struct load_due *d, uint6
 	x->retried = 0;
 	x->due = *d;
 	load_check_start(&x->check);
+	x->check.inst = d->inst;
 	x->added = x->sent = now_ns();
 	cc->inflight++;
 	x->busy = 1;

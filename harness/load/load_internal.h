@@ -92,6 +92,7 @@ struct load_check {
 	uint64_t bytes;                  /* body bytes seen */
 	int found;                       /* body_contains seen */
 	int truncated;
+	uint32_t inst;                   /* the request's pool entry (set at dispatch) */
 	enum load_proto proto;           /* set by the transport before load_on_done */
 	size_t ncarry;                   /* the last bytes seen, for a match
 					    across two reads */
@@ -171,12 +172,15 @@ struct load_shared {
 	struct load_pool own_pool;
 	double *cum_weight;         /* [cfg->nrequests], cumulative */
 	unsigned char *need_body;   /* [cfg->nrequests]: its expect reads the body */
+	unsigned char *json_tmpl;   /* [cfg->nrequests]: its expect.json values refer to
+				       variables (expanded per response, load_record.c) */
 	int any_body;               /* some request's does */
 	int any_ctype;              /* some request's expect names a content type */
 	uint64_t start_ns, end_ns;  /* the schedule's window */
 	uint64_t timeout_ns;
 	uint64_t batch_ns;          /* 0: wake per event; else the tick */
 	int nthreads;
+	int closed;                 /* cfg->closed: no schedule (closed_fill) */
 	atomic_int stop;
 };
 
@@ -219,6 +223,7 @@ struct load_thread {
 	uint64_t proc_n;            /* poisson: arrivals of the process drawn */
 	double next_rel;            /* poisson: next due, ns after start */
 	uint64_t next_due;
+	uint64_t quota;             /* closed: requests it may still send */
 	int scheduling;
 	uint64_t sched_end;         /* when scheduling stopped */
 

@@ -248,6 +248,7 @@ static void conn_start(struct native *nt, struct nconn *c, const struct load_due
 	c->recorded = 0;
 	c->got = 0;
 	load_check_start(&c->check);
+	c->check.inst = d->inst;
 	c->deadline = now + th->sh->timeout_ns;
 	http_parser_init(&c->parser, HTTP_RESPONSE);
 	c->parser.data = c;

@@ -88,6 +88,9 @@ static size_t request_uses(const struct load_request *r, const struct load_var *
 	for (h = 0; h < r->nheaders; h++)
 		n += scan_uses(r->headers[h].value, strlen(r->headers[h].value), vars, nvars, uses);
 	n += scan_uses(r->body, r->body_len, vars, nvars, uses);
+	for (h = 0; h < r->expect.njson; h++)
+		n += scan_uses(r->expect.json[h].value, strlen(r->expect.json[h].value), vars,
+			       nvars, uses);
 	return n;
 }
 
@@ -346,6 +349,41 @@ void load_pool_expand(const struct load_pool *p, uint64_t k, const struct load_r
 		subst(&sb, r->body, r->body_len, vars, p->nvars, uses, val, vlen);
 		out->body = sbuf_detach(&sb, &out->body_len);
 	}
+	load_pool_expand_expect(p, k, &r->expect, vars, &out->expect);
+}
+
+void load_pool_expand_expect(const struct load_pool *p, uint64_t k, const struct load_expect *e,
+			     const struct load_var *vars, struct load_expect *out)
+{
+	const char *val[LOAD_MAX_VARS];
+	size_t vlen[LOAD_MAX_VARS], i;
+	const unsigned char *uses = p->uses + (size_t)p->req[k] * p->nvars;
+	struct sbuf sb = SBUF_INIT;
+
+	*out = *e;
+	out->json = NULL;
+	if (!e->njson)
+		return;
+	load_pool_values(p, k, val, vlen);
+	out->json = xcalloc(e->njson, sizeof(*out->json));
+	for (i = 0; i < e->njson; i++) {
+		out->json[i].key = xstrdup(e->json[i].key);
+		subst(&sb, e->json[i].value, strlen(e->json[i].value), vars, p->nvars, uses, val,
+		      vlen);
+		out->json[i].value = sbuf_detach(&sb, NULL);
+	}
+}
+
+void load_expect_expanded_release(struct load_expect *out)
+{
+	size_t i;
+
+	for (i = 0; out->json && i < out->njson; i++) {
+		free(out->json[i].key);
+		free(out->json[i].value);
+	}
+	free(out->json);
+	out->json = NULL;
 }
 
 void load_request_expanded_release(struct load_request *out)
@@ -359,6 +397,7 @@ void load_request_expanded_release(struct load_request *out)
 	}
 	free(out->headers);
 	free(out->body);
+	load_expect_expanded_release(&out->expect);
 	memset(out, 0, sizeof(*out));
 }
 

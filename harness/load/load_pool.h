@@ -62,8 +62,8 @@ void load_pool_values(const struct load_pool *p, uint64_t k, const char **val, s
 /*
  * Request r as the pool's entry k sends it (for the pre-flight, which
  * sends each kind a few times as the run would): out is a copy of r
- * whose path, header values and body have every {NAME} of a variable
- * replaced by entry k's value; out owns its strings (release with
+ * whose path, header values, body and expect.json values have every
+ * {NAME} of a variable replaced by entry k's value; out owns its strings (release with
  * load_request_expanded_release). Entry k should be of kind r (its values
  * are those of the variables its kind uses; another's are left as
  * written).
@@ -71,6 +71,13 @@ void load_pool_values(const struct load_pool *p, uint64_t k, const char **val, s
 void load_pool_expand(const struct load_pool *p, uint64_t k, const struct load_request *r,
 		      const struct load_var *vars, struct load_request *out);
 void load_request_expanded_release(struct load_request *out);
+/* Expectation e of entry k's kind with every {NAME} of a variable in its
+ * json values replaced by entry k's value (a templated expect: `/id`
+ * must be the id the request asked for); out owns its json array
+ * (release with load_expect_expanded_release), the rest is e's. */
+void load_pool_expand_expect(const struct load_pool *p, uint64_t k, const struct load_expect *e,
+			     const struct load_var *vars, struct load_expect *out);
+void load_expect_expanded_release(struct load_expect *out);
 /* The j-th entry (0-based) of kind r in p, or -1 when p has fewer. */
 int64_t load_pool_nth(const struct load_pool *p, uint32_t r, size_t j);
 

@@ -251,6 +251,24 @@ static void record_unexpected(struct load_stats *s, uint32_t req, int status,
 		memcpy(x->body, k->head, n);
 }
 
+/* Whether the response is what request req expects; an expect whose
+ * json values refer to variables is expanded with the request's own pool
+ * entry first (the JSON is parsed anyway: the copy costs little). */
+static const char *expect_why(const struct load_shared *sh, uint32_t req, int status,
+			      const struct load_check *k, char *why, size_t len)
+{
+	const struct load_expect *e = &sh->cfg->requests[req].expect;
+	struct load_expect x;
+	const char *ret;
+
+	if (!k || !sh->pool || !sh->json_tmpl[req])
+		return load_expect_why(e, status, k, why, len);
+	load_pool_expand_expect(sh->pool, k->inst, e, sh->cfg->vars, &x);
+	ret = load_expect_why(&x, status, k, why, len);
+	load_expect_expanded_release(&x);
+	return ret;
+}
+
 void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
 		  uint64_t sent, uint64_t now, int status, const struct load_check *k)
 {
@@ -273,7 +291,7 @@ void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
 		s->counts.proto[k->proto]++;
 		s->req_counts[req].proto[k->proto]++;
 	}
-	if (load_expect_why(&th->sh->cfg->requests[req].expect, status, k, why, sizeof(why)))
+	if (expect_why(th->sh, req, status, k, why, sizeof(why)))
 		record_unexpected(s, req, status, k, why);
 	hist_record(&s->latency, lat);
 	hist_record(&s->req_latency[req], lat);

@@ -229,6 +229,22 @@ static void build_wire(struct load_wire *w, const struct load_url *u,
 	w->url = sbuf_detach(&sb, NULL);
 }
 
+/* 1 when e's json values refer to a declared variable. */
+static int expect_templated(const struct load_expect *e, const struct load_config *cfg)
+{
+	size_t i, pos, at, nl;
+	const char *nm;
+
+	for (i = 0; i < e->njson && cfg->nvars; i++) {
+		pos = 0;
+		while (load_tmpl_next(e->json[i].value, strlen(e->json[i].value), &pos, &at, &nm,
+				      &nl))
+			if (load_var_find(cfg->vars, cfg->nvars, nm, nl) >= 0)
+				return 1;
+	}
+	return 0;
+}
+
 int load_shared_prepare(struct load_shared *sh)
 {
 	const struct load_config *cfg = sh->cfg;
@@ -240,6 +256,7 @@ int load_shared_prepare(struct load_shared *sh)
 	sh->wire = xcalloc(cfg->nrequests, sizeof(*sh->wire));
 	sh->cum_weight = xcalloc(cfg->nrequests, sizeof(*sh->cum_weight));
 	sh->need_body = xcalloc(cfg->nrequests, 1);
+	sh->json_tmpl = xcalloc(cfg->nrequests, 1);
 	for (i = 0; i < cfg->nrequests; i++) {
 		const struct load_request *r = &cfg->requests[i];
 
@@ -252,6 +269,7 @@ int load_shared_prepare(struct load_shared *sh)
 		build_wire(&sh->wire[i], &sh->url, r, cfg);
 		sh->need_body[i] = (unsigned char)load_expect_needs_body(&r->expect);
 		sh->any_body |= sh->need_body[i];
+		sh->json_tmpl[i] = (unsigned char)expect_templated(&r->expect, cfg);
 		sh->any_ctype |= r->expect.content_type != NULL;
 		sum += r->weight > 0 ? r->weight : 0;
 		sh->cum_weight[i] = sum;
@@ -308,6 +326,7 @@ void load_shared_release(struct load_shared *sh)
 	free(sh->wire);
 	free(sh->cum_weight);
 	free(sh->need_body);
+	free(sh->json_tmpl);
 	if (sh->addr)
 		freeaddrinfo(sh->addr);
 	load_pool_release(&sh->own_pool);

@@ -203,6 +203,8 @@ int report_load(struct report *r, struct store *st, const char *run_id)
 	read_impls(r);
 	read_host(r);
 	read_deps(r);
+	if (report_saturation_load(r, st) || report_footprint_load(r, st))
+		return -1;
 	ret = report_rollup(r);
 	report_deps_rollup(r);
 	if (!ret)
@@ -231,6 +233,8 @@ void report_release(struct report *r)
 	free(r->events);
 	report_deps_release(r);
 	report_study_free(r->study);
+	report_saturation_release(r);
+	report_footprint_release(r);
 	for (i = 0; i < r->ndep_rows; i++)
 		free(r->dep_rows[i].name);
 	free(r->dep_rows);

@@ -221,6 +221,31 @@ struct report_dep_sum {
 	size_t nrungs;
 };
 
+/* stages.saturation per implementation over its reps (report_saturation.c):
+ * a closed loop, never a knee or a window. */
+struct report_sat {
+	const char *impl;            /* borrowed from the rows */
+	size_t reps;
+	int connections;
+	double rps_med, rps_min, rps_max;   /* throughput over the reps */
+	double p50_ms, p90_ms, p99_ms, p999_ms, max_ms; /* service time, reps merged */
+	double cpu_ms_per_req;       /* the implementation's CPU / requests; NAN unknown */
+	double gen_cpu_max;          /* the busiest rep's generator CPU, % of its cores */
+	int64_t requests, errors;
+	size_t exited;               /* reps in which it exited */
+};
+
+/* The footprint of an implementation over its starts (report_footprint.c):
+ * measured before any load, not part of the cost at load. */
+struct report_fp {
+	const char *impl;            /* borrowed from the rows */
+	size_t starts;
+	double startup_med, startup_min, startup_max;   /* ms; NAN none */
+	double rss_med, rss_min, rss_max;               /* bytes; NAN none */
+	double pss_med, pss_min, pss_max;               /* bytes; NAN none */
+	double artifact_bytes;       /* the last start's reading; NAN none */
+};
+
 struct report_event {
 	char *kind;
 	size_t count;
@@ -253,6 +278,17 @@ struct report {
 	size_t ndep_rows;
 	struct report_dep_sum *deps; /* dep_rows rolled up per dependency (report_deps.c) */
 	size_t ndeps;
+	/* stages.saturation (table saturation) and each start's footprint
+	 * (table footprint), rolled up per implementation in the order of
+	 * impls (report_saturation.c, report_footprint.c) */
+	struct saturation_row *sat_rows;
+	size_t nsat_rows;
+	struct report_sat *sat;
+	size_t nsat;
+	struct footprint_row *fp_rows;
+	size_t nfp_rows;
+	struct report_fp *fp;
+	size_t nfp;
 
 	/* from the stored spec (defaults, slo_ms NAN, when spec_ok is 0) */
 	int spec_ok;
@@ -304,6 +340,19 @@ int report_rollup(struct report *r);
  * and r->versions; report_deps_release frees them. */
 void report_deps_rollup(struct report *r);
 void report_deps_release(struct report *r);
+/* report_saturation.c and report_footprint.c, for report_load: their
+ * tables read and rolled up (0, or -1 after an error()); _release frees
+ * them. _json: their report.json arrays (a jansson json_t *, new). */
+struct store;
+int report_saturation_load(struct report *r, struct store *st);
+void report_saturation_release(struct report *r);
+void *report_saturation_json(const struct report *r);
+int report_footprint_load(struct report *r, struct store *st);
+void report_footprint_release(struct report *r);
+void *report_footprint_json(const struct report *r);
+/* their rows of study.csv (report_study.h's long form), appended to out */
+void report_saturation_csv(const struct report *r, struct sbuf *out);
+void report_footprint_csv(const struct report *r, struct sbuf *out);
 /* report_chart_spectrum.c: the ladder rate percentile_spectrum draws:
  * the one chosen, else the reference rate, else the lowest ladder rung
  * with an accepted window; NAN none. report_spectrum_choose sets the

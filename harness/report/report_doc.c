@@ -175,6 +175,8 @@ void report_doc_build(const struct report *r, struct rdoc *d)
 	rdoc_cells_table(r, d);
 	rdoc_receipts(r, d);
 	rdoc_dependencies(r, d);
+	rdoc_saturation(r, d);
+	rdoc_footprint(r, d);
 	rdoc_provenance(r, d);
 	if (*stamp)
 		rdoc_add(d, RDOC_STAMP, stamp);

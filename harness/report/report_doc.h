@@ -67,6 +67,9 @@ void rdoc_verdicts(const struct report *r, struct rdoc *d);
 void rdoc_rejections(const struct report *r, struct rdoc *d);
 void rdoc_cells_table(const struct report *r, struct rdoc *d);
 void rdoc_dependencies(const struct report *r, struct rdoc *d);
+/* report_saturation.c, report_footprint.c: their own sections */
+void rdoc_saturation(const struct report *r, struct rdoc *d);
+void rdoc_footprint(const struct report *r, struct rdoc *d);
 void rdoc_provenance(const struct report *r, struct rdoc *d);
 
 #endif

@@ -461,6 +461,8 @@ void report_json(const struct report *r, struct sbuf *out)
 	json_object_set_new(root, "signals", report_signals_json(r));
 	json_object_set_new(root, "memory", report_memory_json(r));
 	json_object_set_new(root, "receipts", report_receipts_json(r));
+	json_object_set_new(root, "saturation", report_saturation_json(r));
+	json_object_set_new(root, "footprint", report_footprint_json(r));
 	json_object_set_new(root, "promise", promise_arr(r));
 	json_object_set_new(root, "ratios", ratios_arr(r));
 	json_object_set_new(root, "verdicts", verdicts_arr(r));

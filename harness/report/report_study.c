@@ -70,4 +70,6 @@ void report_study_csv(const struct report *r, struct sbuf *out)
 	report_receipts_csv(r, out);
 	report_memory_csv(r, out);
 	report_signals_csv(r, out);
+	report_saturation_csv(r, out);
+	report_footprint_csv(r, out);
 }

@@ -95,7 +95,9 @@ static void send_one(CURL *c, const struct spec *spec, const struct load_request
 	sbuf_init(&out->body);
 	curl_easy_reset(c);
 	netns_curl(c, &t->netns_fd);
-	sbuf_addf(&url, "%s%s", t->url, rq->path);
+	sbuf_addf(&url, "%s%s", t->url,
+		  t->impl && spec_impl_path(t->impl, rq->name) ? spec_impl_path(t->impl, rq->name)
+							       : rq->path);
 	curl_easy_setopt(c, CURLOPT_URL, url.buf);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROXY, "");

@@ -49,6 +49,7 @@ struct preflight_target {
 	const char *url;        /* its base URL, e.g. "http://127.0.0.1:PORT" */
 	int candidate;          /* never the reference when another exists */
 	int netns_fd;           /* > 0: its network namespace (netns.h), else ours */
+	const struct spec_impl *impl; /* its implementations[].paths, or NULL */
 	int base;               /* the index of the target whose answers this
 				   one's must equal (a rerun's @base), or -1 */
 };

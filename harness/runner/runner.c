@@ -32,6 +32,7 @@
 #include "store/store_window.h"
 #include "sut/sut.h"
 #include "base/util.h"
+#include "base/hosttune.h"
 
 int runner_parse_stages(const char *s, unsigned *out)
 {
@@ -46,6 +47,8 @@ int runner_parse_stages(const char *s, unsigned *out)
 			*out |= STAGE_CONFIRM;
 		else if (!strcmp(tok, "soak"))
 			*out |= STAGE_SOAK;
+		else if (!strcmp(tok, "saturation"))
+			*out |= STAGE_SATURATION;
 		else
 			ret = -1;
 	}
@@ -468,7 +471,13 @@ int runner_run(const struct run_opts *o)
 		if (rc.spec->warnings)
 			fputs(rc.spec->warnings, stderr);
 	}
-	rc.stages = o->stages ? o->stages : STAGE_LADDER | STAGE_CONFIRM | STAGE_SOAK;
+	/* host.require: an untuned host is an environment error (exit 3),
+	 * before anything is made */
+	if (hosttune_refuse(rc.spec->host_require, o->spec_path)) {
+		ret = EXIT_ENV;
+		goto out;
+	}
+	rc.stages = o->stages ? o->stages : STAGE_SATURATION | STAGE_LADDER | STAGE_CONFIRM | STAGE_SOAK;
 	rc.nrungs = spec_ladder_rungs(rc.spec, &rc.rungs);
 	if (runner_deps_bind(&rc)) {
 		ret = EXIT_ENV;
@@ -699,6 +708,8 @@ int runner_resume(const char *run_dir, int force)
 	if ((mismatch && store_run_set_forced(&rc.st, rc.run_id)) || resume_windows(&rc))
 		goto out;
 	ret = EXIT_ENV;
+	if (hosttune_refuse(rc.spec->host_require, rc.run_id))
+		goto out;
 	if (hostfacts_read(&rc.facts))
 		warning("host facts could not all be read");
 	store_event(&rc.st, rc.run_id, -1, "resume", "resumed%s", mismatch ? " with --force" : "");

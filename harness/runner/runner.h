@@ -15,7 +15,7 @@ struct armops;
 struct load_config;
 struct load_result;
 
-enum stage_bits { STAGE_LADDER = 1, STAGE_CONFIRM = 2, STAGE_SOAK = 4 };
+enum stage_bits { STAGE_LADDER = 1, STAGE_CONFIRM = 2, STAGE_SOAK = 4, STAGE_SATURATION = 8 };
 /* Parse "ladder,confirm,soak"; -1 on an unknown name. */
 int runner_parse_stages(const char *s, unsigned *out);
 

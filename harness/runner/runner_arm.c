@@ -267,6 +267,7 @@ static void started(struct run_ctx *rc, struct arm *a, const struct window_plan 
 		a->argv_recorded = 1;
 	}
 	a->starts++;
+	runner_footprint_note(rc, a, wp->id);
 	armops_facts(a->inst, put_fact, &fc);
 	sbuf_release(&fc.key);
 	armops_describe(a->inst, a->name, a->starts, &ev);

@@ -298,6 +298,15 @@ struct window_plan {
  * -1: environment error (message printed, rc->fatal set). */
 int runner_window(struct run_ctx *rc, const struct window_plan *wp);
 
+/* runner_saturation.c: the closed-loop stage (stages.saturation), the
+ * reps not stored yet. 0, 1 interrupted, -1 fatal (after the messages). */
+int runner_saturation(struct run_ctx *rc);
+
+/* runner_footprint.c: the footprint of the arm's start that just
+ * answered healthy (before any load): a footprint row (an event when its
+ * artifact cannot be read); nothing for an arm on another host. */
+void runner_footprint_note(struct run_ctx *rc, struct arm *a, int64_t wid);
+
 /* runner_preflight.c: every arm started, the pre-flight sent, its result
  * stored, the arms stopped. 0 passed (or enforce: false); 1 interrupted;
  * -1 refused or failed, after the messages, with rc->fail_kind "preflight"

@@ -107,6 +107,7 @@ int runner_preflight(struct run_ctx *rc)
 			goto out;   /* one error line; fail_kind says whose fault */
 		t[i].name = a->name;
 		t[i].url = runner_arm_url(a);
+		t[i].impl = &a->impl;
 		t[i].candidate = a->candidate;
 		t[i].netns_fd = runner_arm_netns(a);
 	}

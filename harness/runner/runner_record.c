@@ -13,14 +13,18 @@
 #include "runner/runner_internal.h"
 #include "store/store_run.h"
 #include "base/util.h"
+#include "base/testhook.h"
 
 static const char *stages_text(unsigned st, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s%s%s%s%s", st & STAGE_LADDER ? "ladder" : "",
-		 (st & STAGE_LADDER) && (st & (STAGE_CONFIRM | STAGE_SOAK)) ? "," : "",
-		 st & STAGE_CONFIRM ? "confirm" : "",
-		 (st & STAGE_CONFIRM) && (st & STAGE_SOAK) ? "," : "",
-		 st & STAGE_SOAK ? "soak" : "");
+	static const char *const names[] = { "saturation", "ladder", "confirm", "soak" };
+	static const unsigned bits[] = { STAGE_SATURATION, STAGE_LADDER, STAGE_CONFIRM, STAGE_SOAK };
+	size_t i, at = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < 4 && at < n; i++)
+		if (st & bits[i])
+			at += (size_t)snprintf(buf + at, n - at, "%s%s", at ? "," : "", names[i]);
 	return buf;
 }
 
@@ -112,6 +116,9 @@ int runner_record_facts(struct run_ctx *rc)
 		if (store_host_fact_upsert(&rc->st, &f))
 			return -1;
 	}
+	if (testhooks()->host_facts)
+		store_event(&rc->st, rc->run_id, -1, "test_host_facts",
+			    "HARNESS_TEST_HOST_FACTS=%s", testhooks()->host_facts);
 	return 0;
 }
 

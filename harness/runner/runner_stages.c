@@ -543,6 +543,11 @@ int runner_stages(struct run_ctx *rc)
 {
 	int ret = 0, negative = 0;
 
+	if ((rc->stages & STAGE_SATURATION) && rc->spec->saturation.present) {
+		ret = runner_saturation(rc);
+		if (ret)
+			goto out;
+	}
 	if (rc->stages & STAGE_LADDER) {
 		ret = ladder(rc);
 		if (ret)

@@ -80,6 +80,8 @@ struct window_ctx {
 
 	/* the other arms, frozen or measured while it is loaded */
 	struct runner_idle *idle;
+	/* its own paths for some requests (implementations[].paths), or NULL */
+	struct load_request *reqs;
 };
 
 /* ------------------------------------------------------------ seconds */
@@ -331,6 +333,10 @@ static void load_config_for(struct window_ctx *w, struct load_config *cfg, doubl
 	bind_load(cfg, w->spec, runner_gens_url(w->rc, runner_arm_url(w->arm), &w->url), rate,
 		  duration_s, bind_window_seed(w->spec, w->wp->id, stream));
 	cfg->stop = &runner_stop;
+	if (!w->reqs)
+		w->reqs = spec_impl_requests(w->spec, &w->arm->impl);
+	if (w->reqs)
+		cfg->requests = w->reqs;
 	/* a jailed implementation listens on its own namespace's loopback */
 	cfg->netns_fd = runner_arm_netns(w->arm);
 	/* The pool is drawn once per run, before the first load; if that
@@ -425,6 +431,7 @@ static void window_ctx_release(struct window_ctx *w)
 	load_stats_release(&w->meas_total);
 	sbuf_release(&w->url);
 	free(w->warm_res);
+	free(w->reqs);
 	window_reset_rows_release(&w->resets);
 	if (w->have_acct)
 		account_window_release(&w->acct);

@@ -67,6 +67,8 @@ void spec_free(struct spec *s)
 		free_argv(im->reset);
 		free_kv(im->env, im->nenv);
 		free(im->health_url);
+		free_kv(im->paths, im->npaths);
+		free(im->artifact);
 		free(im->stats_url);
 		for (j = 0; j < im->nsignals; j++) {
 			free(im->signals[j].name);

@@ -81,7 +81,12 @@ struct spec_impl {
 	char **start;        /* NULL-terminated argv; may contain "{port}" */
 	struct kv *env; /* added on top of the minimal environment */
 	size_t nenv;
-	char *health_url;    /* may contain "{port}" */
+	char *health_url;    /* may contain "{port}"; NULL with health_tcp */
+	int health_tcp;      /* healthy once 127.0.0.1:port accepts (health.tcp) */
+	int port;            /* a fixed port (implementations[].port), 0: chosen */
+	struct kv *paths;    /* request name -> its path for this implementation */
+	size_t npaths;
+	char *artifact;      /* what it ships as (absolute after the checks), or NULL */
 	double health_timeout_s;        /* default 30 */
 	char *stats_url;     /* NULL when no stats endpoint; may contain "{port}" */
 	double stats_poll_hz;           /* default 1 */
@@ -245,6 +250,18 @@ struct spec_soak {
 	double at_knee_fraction;        /* (0,1], default 0.8 */
 };
 
+/* Closed-loop saturation (stages.saturation): N connections each waiting
+ * for its answer, wrk/ab style; reported apart from the open loop's
+ * windows and knees (runner_saturation.c, store_saturation.h). */
+struct spec_saturation {
+	int present;
+	int connections;                /* default 64 */
+	double duration_s;              /* default 10; with requests: the cap */
+	uint64_t requests;              /* 0 (default): for duration_s */
+	int reps;                       /* default 3 */
+	double warmup_s;                /* default 2: not recorded */
+};
+
 struct spec_warmup {
 	/* rate: exactly one of fixed_rps (> 0) or knee_fraction (> 0) */
 	double fixed_rps;               /* 0 when knee_fraction is used */
@@ -330,6 +347,7 @@ struct spec {
 	struct spec_confirm confirm;
 	struct spec_refine refine;
 	struct spec_soak soak;
+	struct spec_saturation saturation;
 	struct spec_retries retries;
 	struct spec_warmup warmup;
 	struct gate_params *gates;        /* parameters of every gate named anywhere */
@@ -339,6 +357,7 @@ struct spec {
 	struct spec_accounting accounting;
 	struct spec_compare compare;
 	struct spec_sandbox sandbox;
+	unsigned host_require;          /* host.require: HOSTTUNE_* bits (hosttune.h) */
 
 	/* Problems of a well-formed spec, as "FILE:LINE:COL: key.path: ...\n"
 	 * lines; NULL when none. refusals: a plan that can never pass (a gate
@@ -374,6 +393,16 @@ struct spec *spec_parse_diag(const char *text, size_t len, const char *path,
 			     const char *base_dir, struct sbuf *errs);
 
 void spec_free(struct spec *s);
+
+/*
+ * The workload's requests as implementation im is sent them: NULL when
+ * it has no implementations[].paths (use s->workload.requests), else a
+ * malloc'd array of s->workload.nrequests shallow copies (strings owned
+ * by s) whose paths are im's where it names one; free() the array only.
+ */
+struct load_request *spec_impl_requests(const struct spec *s, const struct spec_impl *im);
+/* Its path for request `name` (implementations[].paths), or NULL. */
+const char *spec_impl_path(const struct spec_impl *im, const char *name);
 
 /* Lookups; NULL when absent. */
 const struct spec_impl *spec_impl_find(const struct spec *s, const char *name);

@@ -250,7 +250,8 @@ static int uses_port(const struct spec_impl *im)
 /* Each start gets a free port and the load (and {dep.NAME.port}) goes
  * there: a server on a port of its own choosing gets none of it, and a
  * health URL on that port can answer for another server (issue 29). A
- * warning: a start may read its port some other way. */
+ * warning: a start may read its port some other way; one with a fixed
+ * port: declares where it listens (the load goes there). */
 static void check_port_use(struct vctx *v)
 {
 	const struct spec *s = v->s;
@@ -262,7 +263,7 @@ static void check_port_use(struct vctx *v)
 		const char *sec = i < s->nimpls ? "implementations" : "dependencies";
 		size_t k = i < s->nimpls ? i : i - s->nimpls;
 
-		if (!im->start || uses_port(im))
+		if (!im->start || im->port || uses_port(im))
 			continue;
 		snprintf(p, sizeof(p), "%s[%zu].start", sec, k);
 		spec_warn_at(v, p, "never uses {port} (nor does its env): each start is given a free"

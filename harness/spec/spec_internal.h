@@ -219,6 +219,9 @@ int spec_read_ref_file(struct vctx *v, const char *abs, struct sbuf *sb, size_t 
 void spec_check_vars(struct vctx *v);
 /* spec_deps.c: dependency names, references and health (see there). */
 void spec_check_deps(struct vctx *v);
+/* spec_arms.c: implementations' health (url or tcp), fixed port, paths
+ * and artifact (after the implementations are placed). */
+void spec_check_arms(struct vctx *v);
 /* spec_gens.c: workload.generators' hosts and binaries. */
 void spec_check_generators(struct vctx *v);
 /* spec_hosts.c: implementations[].host and dependencies[].host (an ssh

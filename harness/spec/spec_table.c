@@ -8,6 +8,7 @@
 
 #include "gate/gate.h"
 #include "spec/spec_internal.h"
+#include "base/hosttune.h"
 
 #define O(type, member) offsetof(type, member)
 
@@ -31,8 +32,10 @@ static const char *const correction_names[] = { "holm", "none", NULL };
 /* ------------------------------------------------------- implementations */
 
 static const struct field health_fields[] = {
-	{ "url", FT_STR, F_REQ | F_PORT | F_URL, O(struct spec_impl, health_url), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
-	  "URL polled until it answers 2xx after start; {port} is substituted" },
+	{ "url", FT_STR, F_PORT | F_URL, O(struct spec_impl, health_url), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "URL polled until it answers 2xx after start; {port} is substituted (give url or tcp)" },
+	{ "tcp", FT_BOOL, F_DEF, O(struct spec_impl, health_tcp), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "true: healthy once a TCP connection to 127.0.0.1 at its port is accepted, for an implementation without a health route (give url or tcp)" },
 	{ "timeout_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_impl, health_timeout_s), 0, 0, 3600, 30, NULL, NULL, NULL, 0, 0, 0,
 	  "seconds to wait for a healthy answer before the start counts as failed" },
 	FIELD_END
@@ -95,6 +98,12 @@ static const struct field impl_fields[] = {
 	  "run it as a container instead of start (docs/DESIGN.md \"Containers\"): in its own network namespace, no capabilities beyond the engine's default (a rerun's commit: none, read-only root, its own user namespace), with cpus and limits as the engine's flags, accounted in the container's cgroup" },
 	{ "env", FT_KV, F_PORT | F_ENVNAME, O(struct spec_impl, env), O(struct spec_impl, nenv), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "environment variables added to a minimal environment; values may use {port}" },
+	{ "port", FT_INT, F_MIN | F_MAX, O(struct spec_impl, port), 0, 1, 65535, 0, "a free loopback port, chosen at each start", NULL, NULL, 0, 0, 0,
+	  "the fixed port it listens on, for an implementation that cannot take {port} ({port} is then this number); one in use on 127.0.0.1 when it starts stops the run (exit 3)" },
+	{ "paths", FT_KV, 0, O(struct spec_impl, paths), O(struct spec_impl, npaths), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "request name -> the path this implementation serves that request on (starting with /, as written: no template variables), for arms serving the same work on different paths; other requests keep their path" },
+	{ "artifact", FT_STR, 0, O(struct spec_impl, artifact), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "the file or directory it ships as (a binary, a publish directory), relative to repo: its size (bytes, a directory's files summed) is in the report's footprint table, read after the build" },
 	{ "health", FT_OBJ, F_REQ, 0, 0, 0, 0, 0, NULL, NULL, health_fields, 0, 0, 0,
 	  "health check" },
 	{ "stats", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, stats_fields, 0, 0, 0,
@@ -401,6 +410,20 @@ static const struct field soak_fields[] = {
 	FIELD_END
 };
 
+static const struct field saturation_fields[] = {
+	{ "connections", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_saturation, connections), 0, 1, 100000, 64, NULL, NULL, NULL, 0, 0, 0,
+	  "connections, each sending its next request as soon as its answer came (closed loop: wrk -c, ab -c)" },
+	{ "duration_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_saturation, duration_s), 0, 0, 86400, 10, NULL, NULL, NULL, 0, 0, 0,
+	  "seconds of closed-loop load per implementation per rep (with requests: the most it may take)" },
+	{ "requests", FT_U64, F_DEF | F_MIN | F_MAX, O(struct spec_saturation, requests), 0, 0, 1e12, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "stop after this many requests instead (ab -n; 0: for duration_s)" },
+	{ "reps", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_saturation, reps), 0, 1, 1000, 3, NULL, NULL, NULL, 0, 0, 0,
+	  "runs per implementation, interleaved (rep r runs the implementations rotated by r)" },
+	{ "warmup_s", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct spec_saturation, warmup_s), 0, 0, 86400, 2, NULL, NULL, NULL, 0, 0, 0,
+	  "seconds of the same closed loop before each measured run, not recorded (0: none)" },
+	FIELD_END
+};
+
 static const struct field stages_fields[] = {
 	{ "ladder", FT_OBJ, F_REQ, O(struct spec, ladder), 0, 0, 0, 0, NULL, NULL, ladder_fields, 0, 0, 0,
 	  "the rate ladder (required)" },
@@ -410,6 +433,8 @@ static const struct field stages_fields[] = {
 	  "extra blocks at the rates bracketing each knee (the refined bracket when refine ran), and at the rates confirm's own windows move it to (optional)" },
 	{ "soak", FT_OBJ, F_PRESENT, O(struct spec, soak), O(struct spec_soak, present), 0, 0, 0, NULL, NULL, soak_fields, 0, 0, 0,
 	  "one long window per implementation below its knee (optional)" },
+	{ "saturation", FT_OBJ, F_PRESENT, O(struct spec, saturation), O(struct spec_saturation, present), 0, 0, 0, NULL, NULL, saturation_fields, 0, 0, 0,
+	  "closed-loop maximum throughput per implementation, before the ladder (wrk/ab style; reported in its own table, never a knee or a window; optional)" },
 	FIELD_END
 };
 
@@ -523,6 +548,12 @@ static const struct field sandbox_fields[] = {
 	FIELD_END
 };
 
+static const struct field host_fields[] = {
+	{ "require", FT_ENUMSET, 0, O(struct spec, host_require), 0, 0, 0, 0, "[]", hosttune_names, NULL, 0, 0, 0,
+	  "host tuning a run needs: a host where one is not so, or where it cannot be read (no cpufreq in a VM), refuses the run (exit 3, one line); harness check warns about each one not so, required or not" },
+	FIELD_END
+};
+
 const struct field spec_root_fields[] = {
 	{ "version", FT_INT, F_REQ | F_MIN | F_MAX, O(struct spec, version), 0, 1, 1, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "spec language version; must be 1" },
@@ -539,7 +570,7 @@ const struct field spec_root_fields[] = {
 	{ "workload", FT_OBJ, F_REQ, O(struct spec, workload), 0, 0, 0, 0, NULL, NULL, workload_fields, 0, 0, 0,
 	  "the open-loop load" },
 	{ "stages", FT_OBJ, F_REQ, 0, 0, 0, 0, 0, NULL, NULL, stages_fields, 0, 0, 0,
-	  "ladder, refine, confirm, soak" },
+	  "saturation, ladder, refine, confirm, soak" },
 	{ "warmup", FT_OBJ, 0, O(struct spec, warmup), 0, 0, 0, 0, NULL, NULL, warmup_fields, 0, 0, 0,
 	  "warm-up before every window" },
 	{ "gates", FT_GATES, 0, O(struct spec, gates), O(struct spec, ngates), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
@@ -555,5 +586,7 @@ const struct field spec_root_fields[] = {
 	  "what harness compare calls a regression" },
 	{ "sandbox", FT_OBJ, 0, O(struct spec, sandbox), 0, 0, 0, 0, NULL, NULL, sandbox_fields, 0, 0, 0,
 	  "limits for untrusted code (harness rerun)" },
+	{ "host", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, host_fields, 0, 0, 0,
+	  "what the host the run starts on must be (its facts are recorded whatever this says)" },
 	FIELD_END
 };

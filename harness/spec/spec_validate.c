@@ -563,6 +563,7 @@ void spec_validate(struct spec *s, const struct ynode *root, struct spec_diags *
 	if (!root)
 		return;
 	spec_check_all(&v);
+	spec_check_arms(&v);
 	spec_check_vars(&v);
 	spec_check_deps(&v);
 	spec_check_generators(&v);

@@ -321,5 +321,36 @@ const char *const store_migrations[] = {
 	"  cpu_s REAL,"
 	"  PRIMARY KEY (window_id, kind, name)"
 	");",
+	/* version 14 (issue 28): the closed-loop stage (stages.saturation,
+	 * harness/store/store_saturation.h): one row per implementation per rep,
+	 * never a window (its latency is a service time, not comparable with
+	 * the open loop's); and the footprint of each start of an
+	 * implementation (harness/store/store_footprint.h): exec to first healthy,
+	 * memory idle before any load, the declared artifact's size. */
+	"CREATE TABLE saturation ("
+	"  run_id TEXT NOT NULL REFERENCES runs(id),"
+	"  impl TEXT NOT NULL,"
+	"  rep INTEGER NOT NULL,"
+	"  connections INTEGER NOT NULL,"
+	"  elapsed_s REAL,"                  /* start to the last answer */
+	"  requests INTEGER,"                /* answered */
+	"  errors INTEGER,"                  /* transport errors + unexpected answers */
+	"  throughput_rps REAL,"             /* requests / elapsed_s */
+	"  p50_ms REAL, p90_ms REAL, p99_ms REAL, p999_ms REAL, max_ms REAL,"
+	"  cpu_s REAL,"                      /* the implementation's CPU over it; NULL unknown */
+	"  gen_cpu_pct REAL,"                /* generator CPU, % of its threads' cores */
+	"  exited INTEGER,"                  /* 1: the implementation exited during it */
+	"  hist BLOB,"                       /* latency histogram (hist.h) */
+	"  PRIMARY KEY (run_id, impl, rep)"
+	");"
+	"CREATE TABLE footprint ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id TEXT NOT NULL REFERENCES runs(id),"
+	"  impl TEXT NOT NULL,"
+	"  at REAL,"                         /* unix seconds of the reading */
+	"  startup_ms REAL,"                 /* exec -> first healthy answer */
+	"  rss_kb INTEGER, pss_kb INTEGER,"  /* its processes, idle: after healthy, before load */
+	"  artifact_bytes INTEGER"           /* implementations[].artifact; NULL none */
+	");",
 	NULL,
 };

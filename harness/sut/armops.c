@@ -144,6 +144,11 @@ struct rtstats *armops_stats(struct armops_inst *i)
 	return i->ops->stats(i);
 }
 
+void armops_footprint(struct armops_inst *i, struct armops_footprint *out)
+{
+	i->ops->footprint(i, out);
+}
+
 void armops_limits(struct armops_inst *i, struct armops_hits *h)
 {
 	i->ops->limits(i, h);

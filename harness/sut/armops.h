@@ -84,6 +84,13 @@ struct armops_inst {
 	const struct armops_site *site;
 };
 
+/* What one start cost before any load (account/footprint.h): exec to
+ * its first healthy answer, its processes' memory then. */
+struct armops_footprint {
+	double startup_ms;              /* NAN unknown */
+	int64_t rss_kb, pss_kb;         /* -1 unknown */
+};
+
 /* What a jailed implementation did past its sandbox's limits. */
 struct armops_hits {
 	struct account_limit_hits kernel;  /* forks refused, OOM kills (account.h) */
@@ -179,6 +186,9 @@ struct armops {
 	/* The sandbox limits it hit so far (kernel counts, relay refusals);
 	 * h->disk_full untouched. */
 	void (*limits)(struct armops_inst *i, struct armops_hits *h);
+	/* Its footprint, read now (once healthy, before any load): unknown
+	 * fields where the backend cannot read them (an agent's, today). */
+	void (*footprint)(struct armops_inst *i, struct armops_footprint *out);
 
 	/* ---- measurement ---- */
 
@@ -234,6 +244,7 @@ const char *armops_via(struct armops_inst *i);
 void armops_facts(struct armops_inst *i,
 		  void (*put)(void *ctx, const char *scope, const char *key, const char *value),
 		  void *ctx);
+void armops_footprint(struct armops_inst *i, struct armops_footprint *out);
 struct rtstats *armops_stats(struct armops_inst *i);
 void armops_limits(struct armops_inst *i, struct armops_hits *h);
 int armops_acct_begin(struct armops_inst *i);

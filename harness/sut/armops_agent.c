@@ -9,6 +9,7 @@
  * runs directory and dependency relays mean nothing there.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,6 +279,14 @@ static struct rtstats *agent_stats(struct armops_inst *i)
 	return rsut_stats(agent(i)->r);
 }
 
+/* not in the agent protocol yet (docs/AGENT_PROTOCOL.md): unknown */
+static void agent_footprint(struct armops_inst *i, struct armops_footprint *out)
+{
+	(void)i;
+	out->startup_ms = NAN;
+	out->rss_kb = out->pss_kb = -1;
+}
+
 static void agent_limits(struct armops_inst *i, struct armops_hits *h)
 {
 	rsut_limit_hits(agent(i)->r, &h->kernel);   /* as of its last window's end there */
@@ -344,6 +353,7 @@ const struct armops armops_agent = {
 	.facts = agent_facts,
 	.stats = agent_stats,
 	.limits = agent_limits,
+	.footprint = agent_footprint,
 	.acct_begin = agent_acct_begin,
 	.acct_end = agent_acct_end,
 	.freeze = agent_freeze,

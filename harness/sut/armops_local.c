@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "account/footprint.h"
 #include "sut/armops.h"
 #include "sut/bind.h"
 #include "sut/rtstats.h"
@@ -201,6 +202,16 @@ static struct rtstats *local_stats(struct armops_inst *i)
 	return local(i)->rts;
 }
 
+/* its process group (the sut is its leader) from /proc, exec to healthy
+ * from sut */
+static void local_footprint(struct armops_inst *i, struct armops_footprint *out)
+{
+	struct local_inst *l = local(i);
+
+	out->startup_ms = sut_startup_ms(l->sut);
+	footprint_group(sut_pid(l->sut), &out->rss_kb, &out->pss_kb);
+}
+
 static void local_limits(struct armops_inst *i, struct armops_hits *h)
 {
 	struct sut *s = local(i)->sut;
@@ -280,6 +291,7 @@ const struct armops armops_local = {
 	.facts = local_facts,
 	.stats = local_stats,
 	.limits = local_limits,
+	.footprint = local_footprint,
 	.acct_begin = local_acct_begin,
 	.acct_end = local_acct_end,
 	.freeze = local_freeze,

@@ -69,6 +69,7 @@ void bind_sut(struct sut_config *cfg, const struct spec *spec, const struct spec
 	cfg->jail = sandbox ? &sandbox->jail : NULL;
 	cfg->forward_ports = sandbox ? sandbox->forward_ports : NULL;
 	cfg->nforward = sandbox ? sandbox->nforward : 0;
+	cfg->port = impl->port;
 	cfg->memory_max_bytes = impl->memory_max_bytes;
 	cfg->pids_max = impl->pids_max;
 	if (sandbox && !cfg->memory_max_bytes)

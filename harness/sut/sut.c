@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -39,6 +40,8 @@ struct sut {
 	int port;
 	char url[64];
 	char *health_url, *stats_url;
+	int health_tcp;                 /* health.tcp: a connection accepted is healthy */
+	uint64_t exec_ns, healthy_ns;   /* spawned; first found healthy (0: not yet) */
 	char *ca_file;                  /* health over https: CA certificates, or NULL */
 	int insecure;
 	volatile sig_atomic_t *stop;    /* the config's; NULL: none */
@@ -75,6 +78,25 @@ int sut_free_port(void)
 		port = ntohs(sa.sin_port);
 	close(fd);
 	return port;
+}
+
+/* A fixed port (implementations[].port) is held by a listener now: 1.
+ * SO_REUSEADDR, so a previous instance's TIME_WAIT does not count. */
+static int port_taken(int port)
+{
+	struct sockaddr_in sa;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, taken;
+
+	if (fd < 0)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons((uint16_t)port);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	taken = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0;
+	close(fd);
+	return taken;
 }
 
 void sut_print_tail(const char *path, long from, int lines)
@@ -186,11 +208,23 @@ static struct sut *sut_new(const struct sut_config *cfg, const char *wd, cpu_set
 		error("impl %s: no free port on 127.0.0.1: %s", impl->name, strerror(errno));
 		goto fail;
 	}
+	if (cfg->port > 0 && !cfg->jail && port_taken(cfg->port)) {
+		error("impl %s: its port %d (implementations[].port) is in use on 127.0.0.1",
+		      impl->name, cfg->port);
+		goto fail;
+	}
 	snprintf(s->url, sizeof(s->url), "%s://127.0.0.1:%d", cfg->https ? "https" : "http",
 		 s->port);
 	s->ca_file = cfg->ca_file ? xstrdup(cfg->ca_file) : NULL;
 	s->insecure = cfg->insecure;
 	s->health_url = impl->health_url ? spec_subst_port(impl->health_url, s->port) : NULL;
+	s->health_tcp = impl->health_tcp;
+	if (s->health_tcp) {
+		struct sbuf u = SBUF_INIT;
+
+		sbuf_addf(&u, "http://127.0.0.1:%d/", s->port);
+		s->health_url = sbuf_detach(&u, NULL);
+	}
 	s->stats_url = impl->stats_url ? spec_subst_port(impl->stats_url, s->port) : NULL;
 	return s;
 fail:
@@ -362,6 +396,7 @@ struct sut *sut_start(const struct sut_config *cfg)
 	sp.gid = cfg->run_as_gid;
 	sbuf_addf(&what, "impl %s: start", impl->name);
 	sp.what = what.buf;
+	s->exec_ns = now_ns();
 	s->pid = spawn_run(&sp);
 	jail_fds_spawned(&j);
 	if (s->pid < 0)
@@ -456,6 +491,8 @@ int sut_wait_healthy(struct sut *s, double timeout_s)
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
 	curl_easy_setopt(c, CURLOPT_PROXY, "");
+	if (s->health_tcp)
+		curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
 	netns_curl(c, &s->netns_fd);
 	if (s->ca_file)
 		curl_easy_setopt(c, CURLOPT_CAINFO, s->ca_file);
@@ -490,7 +527,8 @@ int sut_wait_healthy(struct sut *s, double timeout_s)
 		code = 0;
 		if (rc == CURLE_OK)
 			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-		if (rc == CURLE_OK && code >= 200 && code < 300) {
+		if (rc == CURLE_OK && (s->health_tcp || (code >= 200 && code < 300))) {
+			s->healthy_ns = now_ns();
 			ret = 0;
 			break;
 		}
@@ -595,6 +633,13 @@ int sut_wait_listening(struct sut *s, double timeout_s)
 /* ------------------------------------------------------------ state */
 
 int sut_port(const struct sut *s) { return s->port; }
+
+double sut_startup_ms(const struct sut *s)
+{
+	if (!s->healthy_ns || s->healthy_ns < s->exec_ns)
+		return NAN;
+	return (double)(s->healthy_ns - s->exec_ns) / 1e6;
+}
 const char *sut_url(const struct sut *s) { return s->url; }
 const char *sut_stats_url(const struct sut *s) { return s->stats_url; }
 pid_t sut_pid(const struct sut *s) { return s->pid; }

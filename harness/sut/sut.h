@@ -126,6 +126,10 @@ int sut_wait_healthy(struct sut *s, double timeout_s);
 int sut_wait_listening(struct sut *s, double timeout_s);
 
 int sut_port(const struct sut *s);
+/* Milliseconds from its exec (the spawn) to the first healthy answer of
+ * sut_wait_healthy (a 2xx, or with health.tcp a connection accepted); NAN
+ * before one, or for a start without a health check. */
+double sut_startup_ms(const struct sut *s);
 /* A loopback port free right now (bind 127.0.0.1:0), or -1. */
 int sut_free_port(void);
 /* "http://127.0.0.1:<port>" ("https://" with cfg.https; owned by s). */

@@ -170,3 +170,43 @@ cmp_num "a request the pool never holds: the pre-flight passes (exit 0)" "$?" ==
 check "only the other request's 5 cases" test "$(q rare "SELECT preflight_cases, preflight_passed FROM runs")" = "5|5"
 "$HARNESS" status rare --runs-dir "$RUNS" >"$T/rare.st" 2>&1
 check "status says it was not sent" grep -q "1 request never in the run's pool, not sent" "$T/rare.st"
+
+# ---- a templated expect (issue 28, item 6): expect.json values take the
+# request's own variables. testsrv echoes the body, so {"id":N} comes back
+# with the N sent: the pre-flight passes and the window's responses (the
+# engine expands the expect per response) are all expected; a server that
+# answers one fixed id is refused, naming the field, the value and the id.
+xspec() {  # xspec NAME A_FLAGS
+	cat <<YAML
+version: 1
+name: e2e-$1
+seed: 7
+slo: { percentile: 99, threshold_ms: 50 }
+implementations:
+  - name: a
+    start: [$HELPERS/testsrv, --port, "{port}"$2]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+workload:
+  connections: 4
+  preflight: { sends: 3 }
+  vars: { n: { sequence: { start: 10 } } }
+  requests:
+    - { name: echo, method: POST, path: /e, body: '{"id":{n}}', expect: { json: { /id: "{n}" } } }
+stages:
+  ladder: { start_rps: 50, step: 2, max_rps: 50, reps: 1, window_s: 1, discard_s: 0 }
+retries: { max_per_cell: 0 }
+warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 1, trailing_s: 0.5, gates: [] }
+window_gates: [sut_alive]
+YAML
+}
+xspec xok '' >"$T/xok.yaml"
+"$HARNESS" run "$T/xok.yaml" --allow-dirty --runs-dir "$RUNS" --run-id xok >/dev/null 2>"$T/xok.err"
+cmp_num "a templated expect against an echoing server: the run passes (exit 0)" "$?" == 0
+check "3 of 3 pre-flight cases passed" test "$(q xok "SELECT preflight_cases, preflight_passed FROM runs")" = "3|3"
+check "the window's responses were all expected (the engine expanded it too)" \
+	test "$(q xok "SELECT SUM(completed) > 0, SUM(err_unexpected) FROM windows WHERE state = 'done'")" = "1|0"
+xspec xbad ', --reply, "{\"id\": 3}"' >"$T/xbad.yaml"
+"$HARNESS" run "$T/xbad.yaml" --allow-dirty --runs-dir "$RUNS" --run-id xbad >/dev/null 2>"$T/xbad.err"
+cmp_num "a server answering another id is refused (exit 3)" "$?" == 3
+check "naming the field, what came and the id sent" grep -q '/id is 3, expected 10' "$T/xbad.err"

@@ -269,6 +269,13 @@ static struct rtstats *fake_stats(struct armops_inst *i)
 	return NULL;
 }
 
+static void fake_footprint(struct armops_inst *i, struct armops_footprint *out)
+{
+	(void)i;
+	out->startup_ms = NAN;
+	out->rss_kb = out->pss_kb = -1;
+}
+
 static void fake_limits(struct armops_inst *i, struct armops_hits *h)
 {
 	(void)i;
@@ -337,6 +344,7 @@ static const struct armops fake_armops = {
 	.facts = fake_facts,
 	.stats = fake_stats,
 	.limits = fake_limits,
+	.footprint = fake_footprint,
 	.acct_begin = fake_acct_begin,
 	.acct_end = fake_acct_end,
 	.freeze = fake_freeze,

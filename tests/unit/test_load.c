@@ -139,6 +139,9 @@ static void *serve_conn(void *arg)
 		if (!strncmp(buf, "GET /chunked ", 13)) {
 			resp = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
 			       "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n";
+		} else if (!strncmp(buf, "GET /slow ", 10)) {
+			usleep(10000);   /* 10 ms per answer: closed_loop */
+			resp = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 		} else if (!strncmp(buf, "GET /close ", 11)) {
 			resp = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end";
 			close_after = 1;
@@ -544,6 +547,52 @@ TEST(setup_errors)
 	CHECK_STR(load_error_name(LERR_CONNECT), "connect");
 }
 
+/* Closed loop (load.h `closed`): a connection sends again only once its
+ * answer came. 4 connections to a server answering in 10 ms for 0.5 s
+ * can complete at most 4 x 50 = 200 requests (plus none in flight: each
+ * finishes); a loaded 2-core box makes it fewer, never more. Every
+ * latency is a service time (>= 10 ms: the server's sleep). With a count,
+ * exactly that many are sent, across 2 threads. */
+TEST(closed_loop)
+{
+	struct load_request slow = { .name = (char *)"s", .weight = 1, .path = (char *)"/slow" };
+	struct load_request fast = { .name = (char *)"f", .weight = 1, .path = (char *)"/chunked" };
+	struct load_config cfg;
+	struct load_result res;
+	const struct load_counts *c;
+	char url[64];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.url = url;
+	cfg.requests = &slow;
+	cfg.nrequests = 1;
+	cfg.closed = 1;
+	cfg.duration_s = 0.5;
+	cfg.connections = 4;
+	cfg.backlog_max = 0;
+	cfg.timeout_ms = 2000;
+	cfg.threads = 1;
+	CHECK(load_run(&cfg, &res) == 0);
+	c = &res.total.counts;
+	CHECK(c->completed >= 20 && c->completed <= 200);
+	CHECK(c->due == c->completed && c->sent == c->completed && !c->dropped);
+	CHECK(hist_percentile_ms(&res.total.latency, 0) >= 10.0);
+	CHECK(res.elapsed_s >= 0.5 && res.elapsed_s < 1.0);
+	NEAR(res.achieved_rps, c->completed / res.elapsed_s, 1e-6, "throughput");
+	load_result_release(&res);
+
+	cfg.requests = &fast;
+	cfg.max_requests = 301;
+	cfg.duration_s = 30;
+	cfg.threads = 2;
+	CHECK(load_run(&cfg, &res) == 0);
+	c = &res.total.counts;
+	CHECK(c->due == 301 && c->completed == 301);
+	CHECK(res.elapsed_s < 30);
+	load_result_release(&res);
+}
+
 int main(void)
 {
 	port = start_server();
@@ -559,5 +608,6 @@ int main(void)
 	RUN(native_server_closes_kept_alive);
 	RUN(curl_server_closes_kept_alive);
 	RUN(setup_errors);
+	RUN(closed_loop);
 	return t_done();
 }

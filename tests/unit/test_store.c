@@ -11,6 +11,8 @@
 #include "model/evidence_load.h"
 #include "store/store.h"
 #include "store/store_run.h"
+#include "store/store_footprint.h"
+#include "store/store_saturation.h"
 #include "store/store_seq.h"
 #include "store/store_sql.h"
 #include "store/store_window.h"
@@ -440,6 +442,45 @@ TEST(evidence_round_trip)
 	store_close(&st);
 }
 
+/* The closed loop's rows and the footprint's (schema 14): every column
+ * written is read back; a saturation put replaces (run_id, impl, rep);
+ * footprint rows accumulate, numbered by the database. */
+TEST(saturation_footprint_round_trip)
+{
+	struct store st;
+	struct saturation_row s, *sback = NULL;
+	struct footprint_row f, *fback = NULL;
+	size_t n = 0;
+
+	CHECK(open_db(&st, "story") == 0);
+	insert_run(&st, "r1");
+	memset(&s, 0, sizeof(s));
+	fill(store_saturation_table(), &s);
+	free(s.run_id);
+	s.run_id = xstrdup("r1");
+	CHECK(store_saturation_put(&st, &s) == 0);
+	CHECK(store_saturation_put(&st, &s) == 0);
+	CHECK(store_saturation_load(&st, "r1", &sback, &n) == 0 && n == 1);
+	if (n == 1)
+		check_columns(store_saturation_table(), &s, sback, NULL, NULL);
+	saturation_rows_free(sback, n);
+	memset(&f, 0, sizeof(f));
+	fill(store_footprint_table(), &f);
+	free(f.run_id);
+	f.run_id = xstrdup("r1");
+	CHECK(store_footprint_add(&st, &f) == 0);
+	CHECK(store_footprint_add(&st, &f) == 0);
+	CHECK(store_footprint_load(&st, "r1", &fback, &n) == 0 && n == 2);
+	if (n == 2) {
+		check_columns(store_footprint_table(), &f, &fback[1], "id", NULL);
+		CHECK(fback[0].id != fback[1].id);
+	}
+	footprint_rows_free(fback, n);
+	store_fields_release(store_saturation_table(), &s);
+	store_fields_release(store_footprint_table(), &f);
+	store_close(&st);
+}
+
 /* Every column of every table of the schema (all migrations) is in one
  * column list, and every list entry is a column: a migration that adds a
  * column without its list entry (or the reverse) fails here. */
@@ -462,6 +503,10 @@ TEST(column_lists_cover_the_schema)
 			list = store_run_table(name);
 		if (!list)
 			list = store_seq_table(name);
+		if (!list && !strcmp(name, "saturation"))
+			list = store_saturation_table();
+		if (!list && !strcmp(name, "footprint"))
+			list = store_footprint_table();
 		tables++;
 		if (!list) {
 			printf("#   table %s has no column list\n", name);
@@ -516,6 +561,7 @@ int main(void)
 	RUN(series_round_trip);
 	RUN(run_record_round_trip);
 	RUN(evidence_round_trip);
+	RUN(saturation_footprint_round_trip);
 	RUN(column_lists_cover_the_schema);
 	RUN(seq_round_trip);
 	RUN(status_names);
