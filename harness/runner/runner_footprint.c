@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "account/footprint.h"
 #include "runner/runner_internal.h"
 #include "store/store_footprint.h"
 #include "sut/armops.h"

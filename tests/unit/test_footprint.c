@@ -1,5 +1,5 @@
 /*
- * footprint (harness/footprint.h): each figure against an independent
+ * footprint (harness/account/footprint.h): each figure against an independent
  * reading. Memory: Rss from /proc/PID/smaps_rollup against VmRSS of
  * /proc/PID/status (the kernel's other account of the same pages), for
  * this process after touching 32 MiB, and for a child process group
