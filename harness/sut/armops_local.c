@@ -209,7 +209,7 @@ static void local_footprint(struct armops_inst *i, struct armops_footprint *out)
 	struct local_inst *l = local(i);
 
 	out->startup_ms = sut_startup_ms(l->sut);
-	footprint_group(sut_pid(l->sut), &out->rss_kb, &out->pss_kb);
+	footprint_group(sut_tree_pgid(l->sut), &out->rss_kb, &out->pss_kb);
 }
 
 static void local_limits(struct armops_inst *i, struct armops_hits *h)

@@ -35,6 +35,7 @@
 struct sut {
 	char *name;
 	pid_t pid;                      /* also the process group id */
+	pid_t ctr_main;                 /* a container's main process, else 0 */
 	pid_t watchdog;
 	int wd_fd;
 	int port;
@@ -352,6 +353,7 @@ static int sut_start_ctr(struct sut *s, const struct sut_config *cfg, const char
 	if (cfg->impl->cpus)
 		s->cpus_method = "engine --cpuset-cpus";
 	s->cpus = cpuset_readback(up.main);
+	s->ctr_main = up.main;
 	return 0;
 }
 
@@ -643,6 +645,7 @@ double sut_startup_ms(const struct sut *s)
 const char *sut_url(const struct sut *s) { return s->url; }
 const char *sut_stats_url(const struct sut *s) { return s->stats_url; }
 pid_t sut_pid(const struct sut *s) { return s->pid; }
+pid_t sut_tree_pgid(const struct sut *s) { return s->ctr ? s->ctr_main : s->pid; }
 int sut_netns(const struct sut *s) { return s->netns_fd; }
 const char *sut_argv_text(const struct sut *s) { return s->argv_text; }
 const char *sut_stdout_path(const struct sut *s) { return s->out_path; }

@@ -137,6 +137,10 @@ const char *sut_url(const struct sut *s);
 /* The stats URL with {port} substituted; NULL when none. */
 const char *sut_stats_url(const struct sut *s);
 pid_t sut_pid(const struct sut *s);
+/* The process group whose members are the implementation: sut_pid's
+ * natively, the container's main process's (its own group in its
+ * namespace) for a container, whose sut_pid is the engine's attach. */
+pid_t sut_tree_pgid(const struct sut *s);
 /* The descriptor of the implementation's network namespace (netns.h) when
  * it runs in a jail, else -1. Owned by s: valid until sut_free. */
 int sut_netns(const struct sut *s);
