@@ -108,6 +108,7 @@
 #include "model/knee.h"
 #include "spec/spec.h"
 #include "stat/stat.h"
+#include "model/view.h"
 
 #define CMP_KNEE_NBOOT 2000   /* bootstrap resamples of each knee */
 
@@ -124,34 +125,18 @@ enum cmp_verdict {
  * "no regression" */
 const char *cmp_verdict_name(enum cmp_verdict v);
 
-enum cmp_wstatus { CMP_W_ACCEPTED, CMP_W_FAILED, CMP_W_REJECTED };
-
-/* One done window, as compare needs it. */
-struct cmp_win {
-	int64_t id;          /* windows.id: the order they were measured in */
-	char *impl, *stage;
-	char *reasons;       /* failing gates, comma list, or NULL */
-	enum cmp_wstatus status;
-	int rung, block;
-	double rate;
-	int64_t completed;
-	double cpu_s;        /* NAN: not accounted */
-	double p99_ms;       /* from the histogram when stored, else the column */
-	double pslo_ms;      /* the SLO percentile (cells and knee) */
-	int has_hist;
-	void *hist;          /* struct hist *, or NULL */
-	/* per request of the run (cmp_run.reqs): its histogram of the
-	 * measured phase (struct hist *, NULL when none) and SLO percentile
-	 * (NAN when none); both NULL for a window with no request rows */
-	void **req_hist;
-	double *req_pslo;
-};
-
+/*
+ * One run as compare reads it: its view (view.h: windows, knees, spec,
+ * versions, stopping rules), owned, and the compare rule from its spec.
+ * The strings below are the view's unless said.
+ */
 struct cmp_run {
-	char *id, *dir, *spec_name, *spec_hash, *status;
-	char *failure;       /* runs.failure, or NULL */
-	char *failure_kind;  /* runs.failure_kind (build, start, ...) or NULL */
-	char *failure_impl;  /* the implementation for build, start and preflight, or NULL */
+	struct view view;
+	char *id, *dir;      /* owned copies */
+	const char *spec_name, *spec_hash, *status;   /* "" when NULL */
+	const char *failure;       /* runs.failure, or NULL */
+	const char *failure_kind;  /* runs.failure_kind (build, start, ...) or NULL */
+	const char *failure_impl;  /* the implementation for build, start and preflight, or NULL */
 	uint64_t seed;
 	int exploratory;
 	/* from the stored spec (defaults when it cannot be parsed) */
@@ -167,24 +152,32 @@ struct cmp_run {
 				judged by the confidence sequence */
 	double cs_t_star;    /* the sequence's tuning n: confirm.reps */
 	int spec_ok;
-	char **reqs;         /* request names of the stored spec, and their slo_ms */
-	double *req_slo_ms;
+	char *const *reqs;   /* request names of the stored spec, and their slo_ms */
+	const double *req_slo_ms;
 	size_t nreqs;
-	char **impls, **commits, **refs;  /* in spec order */
+	const char **impls, **commits, **refs;  /* in spec order (arrays owned) */
 	size_t nimpls;
-	struct cmp_win *w;   /* every done window, any status */
+	const struct view_window **w;  /* every done window, any status (array owned) */
 	size_t nw;
-	struct knee_result *knees;  /* per impls[i], knee.h's rule (KNEE_NONE
-				       when the spec does not parse) */
-	/* version outputs (events dep_version, impl_version): key
-	 * "dependency NAME" / "implementation NAME", value the output */
-	struct kv *versions;
+	/* version outputs (events dep_version, impl_version), the first of
+	 * each component: key "dependency NAME" / "implementation NAME",
+	 * value the output (array owned) */
+	const struct view_version **versions;
 	size_t nversions;
 	/* harness rerun --until-decided: its stopping rules (store_seq.h),
 	 * one per judged implementation; none for another run */
-	struct seq_rule *seq;
+	const struct seq_rule *seq;
 	size_t nseq;
 };
+
+/* impls[i]'s knee (knee.h's rule, the view's); KNEE_NONE when the spec
+ * does not parse. */
+const struct knee_result *cmp_run_knee(const struct cmp_run *r, size_t i);
+/* Window w's row of request reqs[k] with a histogram, or NULL (also for a
+ * rejected window: its requests are not evidence); its SLO percentile,
+ * NAN without one. */
+const struct view_wreq *cmp_win_req(const struct cmp_run *r, const struct view_window *w, int k);
+double cmp_win_req_pslo(const struct cmp_run *r, const struct view_window *w, int k);
 
 struct cmp_metric {
 	enum cmp_verdict verdict;

@@ -23,23 +23,23 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int valid(const struct cmp_win *w)
+static int valid(const struct view_window *w)
 {
-	return w->status != CMP_W_REJECTED;
+	return w->valid;
 }
 
 /* Sorted distinct rates of impl's windows that pass keep (NULL: all). */
 static size_t rates_of(const struct cmp_run *r, const char *impl,
-		       int (*keep)(const struct cmp_win *), double **out)
+		       int (*keep)(const struct view_window *), double **out)
 {
 	double *v = NULL;
 	size_t n = 0, alloc = 0, i, k = 0;
 
 	for (i = 0; i < r->nw; i++) {
-		if (strcmp(r->w[i].impl, impl) || (keep && !keep(&r->w[i])))
+		if (strcmp(r->w[i]->impl, impl) || (keep && !keep(r->w[i])))
 			continue;
 		XGROW(v, alloc, n + 1);
-		v[n++] = r->w[i].rate;
+		v[n++] = r->w[i]->rate;
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_double);
@@ -58,27 +58,27 @@ static void counts(const struct cmp_run *r, const char *impl, double rate, size_
 
 	*nvalid = *nfailed = 0;
 	for (i = 0; i < r->nw; i++) {
-		const struct cmp_win *w = &r->w[i];
+		const struct view_window *w = r->w[i];
 		if (strcmp(w->impl, impl) || !rate_same(w->rate, rate) || !valid(w))
 			continue;
 		(*nvalid)++;
-		*nfailed += w->status == CMP_W_FAILED;
+		*nfailed += w->failed;
 	}
 }
 
 /* Blocks (stage, block) at rate where both impl and arm have a window
  * passing keep. */
 static size_t block_pairs(const struct cmp_run *r, const char *impl, const char *arm,
-			  double rate, int (*keep)(const struct cmp_win *))
+			  double rate, int (*keep)(const struct view_window *))
 {
 	size_t i, j, n = 0;
 
 	for (i = 0; i < r->nw; i++) {
-		const struct cmp_win *w = &r->w[i];
+		const struct view_window *w = r->w[i];
 		if (strcmp(w->impl, impl) || !rate_same(w->rate, rate) || !keep(w))
 			continue;
 		for (j = 0; j < r->nw; j++) {
-			const struct cmp_win *x = &r->w[j];
+			const struct view_window *x = r->w[j];
 			if (!strcmp(x->impl, arm) && !strcmp(x->stage, w->stage) &&
 			    x->block == w->block && rate_same(x->rate, rate) && keep(x)) {
 				n++;
@@ -89,12 +89,12 @@ static size_t block_pairs(const struct cmp_run *r, const char *impl, const char 
 	return n;
 }
 
-static int accepted(const struct cmp_win *w)
+static int accepted(const struct view_window *w)
 {
-	return w->status == CMP_W_ACCEPTED;
+	return w->accepted;
 }
 
-static double win_cpu_us(const struct cmp_win *w)
+static double win_cpu_us(const struct view_window *w)
 {
 	if (!isfinite(w->cpu_s) || w->completed <= 0)
 		return NAN;
@@ -114,10 +114,10 @@ static int req_index(const struct cmp_run *r, const char *req)
 
 /* A window's value of a cell: CPU us/request (cpu), the SLO percentile of
  * request k's responses (k >= 0), or of the whole mix. */
-static double win_value(const struct cmp_win *w, int cpu, int k)
+static double win_value(const struct cmp_run *r, const struct view_window *w, int cpu, int k)
 {
 	if (k >= 0)
-		return w->req_pslo ? w->req_pslo[k] : NAN;
+		return cmp_win_req_pslo(r, w, k);
 	return cpu ? win_cpu_us(w) : w->pslo_ms;
 }
 
@@ -136,16 +136,18 @@ static void merged(const struct cmp_run *r, const char *impl, double rate, doubl
 
 	hist_init(&h);
 	for (i = 0; i < r->nw; i++) {
-		const struct cmp_win *w = &r->w[i];
+		const struct view_window *w = r->w[i];
 		if (strcmp(w->impl, impl) || !rate_same(w->rate, rate) || !accepted(w))
 			continue;
 		if (req) {
-			if (k >= 0 && w->req_hist && w->req_hist[k]) {
-				hist_merge(&h, w->req_hist[k]);
+			const struct view_wreq *q = cmp_win_req(r, w, k);
+
+			if (q) {
+				hist_merge(&h, &q->h);
 				nh++;
 			}
 		} else if (w->has_hist) {
-			hist_merge(&h, w->hist);
+			hist_merge(&h, &w->lat);
 			nh++;
 		}
 		if (isfinite(w->cpu_s) && w->completed > 0) {
@@ -171,12 +173,12 @@ static size_t values(const struct cmp_run *r, const char *impl, double rate, int
 	if (req && k < 0)
 		return 0;
 	for (i = 0; i < r->nw; i++) {
-		const struct cmp_win *w = &r->w[i];
+		const struct view_window *w = r->w[i];
 		if (strcmp(w->impl, impl) || !rate_same(w->rate, rate) || !accepted(w) ||
-		    !isfinite(win_value(w, cpu, k)))
+		    !isfinite(win_value(r, w, cpu, k)))
 			continue;
 		XGROW(v, alloc, n + 1);
-		v[n++] = win_value(w, cpu, k);
+		v[n++] = win_value(r, w, cpu, k);
 	}
 	*out = v;
 	return n;
@@ -193,19 +195,19 @@ static size_t pairs(const struct cmp_run *r, const char *impl, const char *base_
 	if (req && k < 0)
 		return 0;
 	for (i = 0; i < r->nw; i++) {
-		const struct cmp_win *w = &r->w[i];
+		const struct view_window *w = r->w[i];
 		if (strcmp(w->impl, impl) || !rate_same(w->rate, rate) || !accepted(w))
 			continue;
 		for (j = 0; j < r->nw; j++) {
-			const struct cmp_win *x = &r->w[j];
+			const struct view_window *x = r->w[j];
 			if (strcmp(x->impl, base_arm) || strcmp(x->stage, w->stage) ||
 			    x->block != w->block || !rate_same(x->rate, rate) || !accepted(x))
 				continue;
-			if (isfinite(win_value(w, cpu, k)) && isfinite(win_value(x, cpu, k))) {
+			if (isfinite(win_value(r, w, cpu, k)) && isfinite(win_value(r, x, cpu, k))) {
 				XGROW(*a, alloc, n + 1);
 				XGROW(*b, alloc2, n + 1);
-				(*a)[n] = win_value(w, cpu, k);
-				(*b)[n] = win_value(x, cpu, k);
+				(*a)[n] = win_value(r, w, cpu, k);
+				(*b)[n] = win_value(r, x, cpu, k);
 				n++;
 			}
 			break;

@@ -17,12 +17,12 @@
 #include "base/rate.h"
 #include "base/util.h"
 
-static double win_value(const struct cmp_win *w, int cpu, int req)
+static double win_value(const struct cmp_run *r, const struct view_window *w, int cpu, int req)
 {
-	if (w->status != CMP_W_ACCEPTED)
+	if (!w->accepted)
 		return NAN;
 	if (req >= 0)
-		return w->req_pslo ? w->req_pslo[req] : NAN;
+		return cmp_win_req_pslo(r, w, req);
 	if (cpu)
 		return isfinite(w->cpu_s) && w->completed > 0 ? w->cpu_s * 1e6 / (double)w->completed
 							      : NAN;
@@ -40,11 +40,11 @@ static void spread_of(const struct cmp_run *base, const char *impl, int cpu, int
 
 	*rates = 0;
 	for (i = 0; i < base->nw; i++) {
-		double v = win_value(&base->w[i], cpu, req);
-		if (strcmp(base->w[i].impl, impl) || !(v > 0) || !isfinite(v))
+		double v = win_value(base, base->w[i], cpu, req);
+		if (strcmp(base->w[i]->impl, impl) || !(v > 0) || !isfinite(v))
 			continue;
 		lv[n] = log(v);
-		rt[n++] = base->w[i].rate;
+		rt[n++] = base->w[i]->rate;
 		sum += log(v);
 	}
 	sp->windows = n;

@@ -31,9 +31,9 @@ static void parse_rates(struct cmp_seq *s, const char *t)
 	}
 }
 
-static double value(const struct cmp_win *w, int cpu)
+static double value(const struct view_window *w, int cpu)
 {
-	if (w->status != CMP_W_ACCEPTED)
+	if (!w->accepted)
 		return NAN;
 	if (!cpu)
 		return w->pslo_ms;
@@ -49,7 +49,7 @@ static size_t pairs(const struct cmp_run *r, const struct cmp_seq *s, const char
 	size_t i, j, k, n = 0;
 
 	for (i = 0; i < r->nw; i++) {
-		const struct cmp_win *x = &r->w[i];
+		const struct view_window *x = r->w[i];
 
 		if (strcmp(x->impl, impl))
 			continue;
@@ -58,7 +58,7 @@ static size_t pairs(const struct cmp_run *r, const struct cmp_seq *s, const char
 		if (k == s->nrates)
 			continue;
 		for (j = 0; j < r->nw; j++) {
-			const struct cmp_win *y = &r->w[j];
+			const struct view_window *y = r->w[j];
 
 			if (strcmp(y->impl, base) || strcmp(y->stage, x->stage) ||
 			    y->block != x->block || !rate_same(y->rate, x->rate))

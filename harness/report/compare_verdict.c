@@ -113,10 +113,10 @@ static void failed_gates(const struct cmp_run *r, const char *impl, double rate,
 	size_t i, start = o->len;
 
 	for (i = 0; i < r->nw; i++) {
-		const struct cmp_win *w = &r->w[i];
+		const struct view_window *w = r->w[i];
 		const char *g, *e;
 		if (strcmp(w->impl, impl) || !rate_same(w->rate, rate) ||
-		    w->status != CMP_W_FAILED || !w->reasons)
+		    !w->failed || !w->reasons)
 			continue;
 		for (g = w->reasons; *g; g = *e ? e + 1 : e) {
 			struct sbuf one = SBUF_INIT;
@@ -424,8 +424,8 @@ static void impl_compare(struct compare *c, struct cmp_impl *ci, const char *nam
 	cmp_seq_judge(c, ci);
 	{
 		int kb = impl_index(bs, arm.buf);
-		ci->kbase = kb >= 0 && bs->knees ? &bs->knees[kb] : NULL;
-		ci->knew = ni >= 0 && c->new_.knees ? &c->new_.knees[ni] : NULL;
+		ci->kbase = kb >= 0 ? cmp_run_knee(bs, (size_t)kb) : NULL;
+		ci->knew = ni >= 0 ? cmp_run_knee(&c->new_, (size_t)ni) : NULL;
 	}
 	impl_verdict(c, ci, tally, &why);
 	ci->why = sbuf_detach(&why, NULL);
