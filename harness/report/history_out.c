@@ -7,6 +7,7 @@
 #include "report/history.h"
 #include "base/jout.h"
 #include "base/util.h"
+#include "report/html.h"
 
 /* ------------------------------------------------------------- helpers */
 
@@ -325,19 +326,21 @@ static void knee_svg(const struct history *h, const struct hist_impl *im, struct
 	sbuf_adds(o, "</svg>\n");
 }
 
+static const char style[] =
+	"body{font-family:sans-serif;max-width:70em;margin:1em auto;padding:0 1em}"
+	"table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
+	"text-align:right}td:first-child{text-align:left}"
+	".step{color:#c0392b;font-weight:bold}";
+
 void history_html(const struct history *h, struct sbuf *out)
 {
 	struct sbuf md = SBUF_INIT;
 	size_t k, j;
 
-	sbuf_adds(out, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>History of ");
-	sbuf_add_xml(out, h->spec);
-	sbuf_adds(out, "</title>\n<style>body{font-family:sans-serif;max-width:70em;margin:1em auto;"
-		       "padding:0 1em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
-		       "padding:2px 6px;text-align:right}td:first-child{text-align:left}"
-		       ".step{color:#c0392b;font-weight:bold}</style></head><body>\n<h1>History of ");
-	sbuf_add_xml(out, h->spec);
-	sbuf_addf(out, "</h1>\n<p>%zu runs under ", h->nruns);
+	sbuf_addf(&md, "History of %s", h->spec);
+	html_page_open(out, md.buf, style, HTML_COMPACT);
+	html_elem(out, "h1", NULL, md.buf, 0);
+	sbuf_addf(out, "<p>%zu runs under ", h->nruns);
 	sbuf_add_xml(out, h->runs_dir);
 	sbuf_adds(out, ". A step is a change between consecutive runs whose intervals do not"
 		       " overlap and that the next run keeps.</p>\n");
@@ -345,9 +348,8 @@ void history_html(const struct history *h, struct sbuf *out)
 		const struct hist_impl *im = &h->impls[k];
 		size_t r;
 
-		sbuf_adds(out, "<h2>");
-		sbuf_add_xml(out, im->name);
-		sbuf_adds(out, "</h2>\n<ul>\n");
+		html_elem(out, "h2", NULL, im->name, 0);
+		sbuf_adds(out, "<ul>\n");
 		for (j = 0; j < im->nsteps; j++) {
 			sbuf_reset(&md);
 			step_text(h, im, &im->steps[j], &md);
@@ -401,6 +403,6 @@ void history_html(const struct history *h, struct sbuf *out)
 		}
 		sbuf_adds(out, "</table>\n");
 	}
-	sbuf_adds(out, "</body></html>\n");
+	html_page_close(out, HTML_COMPACT);
 	sbuf_release(&md);
 }

@@ -5,14 +5,17 @@
  * from a CI artifact. Each chart is one <figure class="chart"
  * id="chart-NAME"> holding exactly one <svg data-chart="NAME">, as wide as
  * the page (its viewBox keeps the proportions; printing keeps it whole).
+ * The page itself is html.h's.
  * A table of contents after the title links every section and chart.
  */
 #include "report/report.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "report/report_doc.h"
 #include "base/util.h"
+#include "report/html.h"
 
 static void cell_text(struct sbuf *out, const char *s)
 {
@@ -79,41 +82,32 @@ static void toc(const struct rdoc *d, struct sbuf *out)
 void report_html(const struct report *r, struct sbuf *out)
 {
 	int toc_done = 0;
-
+	char id[32];
 	struct rdoc d;
 	size_t i, k;
 
 	report_doc_build(r, &d);
-	sbuf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
-	sbuf_add_xml(out, d.n ? d.b[0].text : "report");
-	sbuf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
+	html_page_open(out, d.n ? d.b[0].text : "report", style, 0);
 	for (i = 0; i < d.n; i++) {
 		const struct rdoc_block *b = &d.b[i];
 
 		switch (b->kind) {
 		case RDOC_TITLE:
-			sbuf_adds(out, "<h1>");
-			sbuf_add_xml(out, b->text);
-			sbuf_adds(out, "</h1>\n");
+			html_elem(out, "h1", NULL, b->text, 0);
 			break;
 		case RDOC_STAMP:
-			sbuf_adds(out, "<div class=\"stamp\">");
-			sbuf_add_xml(out, b->text);
-			sbuf_adds(out, "</div>\n");
+			html_elem(out, "div", "class=\"stamp\"", b->text, 0);
 			break;
 		case RDOC_H2:
 			if (!toc_done) {
 				toc(&d, out);
 				toc_done = 1;
 			}
-			sbuf_addf(out, "<h2 id=\"s-%zu\">", i);
-			sbuf_add_xml(out, b->text);
-			sbuf_adds(out, "</h2>\n");
+			snprintf(id, sizeof(id), "id=\"s-%zu\"", i);
+			html_elem(out, "h2", id, b->text, 0);
 			break;
 		case RDOC_P:
-			sbuf_adds(out, "<p>");
-			sbuf_add_xml(out, b->text);
-			sbuf_adds(out, "</p>\n");
+			html_elem(out, "p", NULL, b->text, 0);
 			break;
 		case RDOC_TABLE:
 			sbuf_adds(out, "<table id=\"t-");
@@ -142,6 +136,6 @@ void report_html(const struct report *r, struct sbuf *out)
 			break;
 		}
 	}
-	sbuf_adds(out, "</body>\n</html>\n");
+	html_page_close(out, 0);
 	rdoc_release(&d);
 }
