@@ -4,7 +4,6 @@
  * windows measured elsewhere (another harness, vegeta scripts, a run's own
  * windows.csv) or from a run database (what the report shows).
  */
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +13,7 @@
 #include "base/jout.h"
 #include "base/csv.h"
 #include "model/knee.h"
-#include "model/knee_run.h"
+#include "model/view.h"
 #include "store/store_run.h"
 #include "spec/spec.h"
 #include "store/store.h"
@@ -35,7 +34,8 @@ struct kfit {
 	size_t nwin, alloc;
 	size_t total, accepted, failed;
 	size_t rejected[R_COUNT];
-	struct knee_result k;
+	struct knee_result k;     /* a CSV fit's */
+	const struct knee_result *kp;  /* the fit printed: &k, or the run view's */
 };
 
 struct knee_opts {
@@ -94,6 +94,7 @@ static void fit_one(struct kfit *f, const struct knee_opts *o)
 				 .level = o->level };
 
 	knee_fit(f->win, f->nwin, &p, &f->k);
+	f->kp = &f->k;
 }
 
 
@@ -111,7 +112,7 @@ static void print_json(struct sbuf *sb, const struct kfit *fits, size_t n,
 	json_object_set_new(top, "min_reps", json_integer(o->min_reps));
 	for (i = 0; i < n; i++) {
 		const struct kfit *f = &fits[i];
-		const struct knee_result *k = &f->k;
+		const struct knee_result *k = f->kp;
 		json_t *fo = json_object(), *ci = json_array(), *rej = json_object();
 
 		json_object_set_new(fo, "group", jout_str(f->group));
@@ -155,7 +156,7 @@ static void print_text(struct sbuf *sb, const struct kfit *fits, size_t n,
 
 	for (i = 0; i < n; i++) {
 		const struct kfit *f = &fits[i];
-		const struct knee_result *k = &f->k;
+		const struct knee_result *k = f->kp;
 
 		if (f->group)
 			sbuf_addf(sb, "[%s=%s] ", o->group_by, f->group);
@@ -337,58 +338,51 @@ out:
 	return ret;
 }
 
-/* Every implementation of RUN, fitted as its report fits it. Exit code:
- * 2 when the database cannot be read or holds no spec, 3 when this
- * harness cannot parse the stored spec. */
+/* RUN's view (view.h), read by from_run, alive until the fits are printed. */
+static struct view run_view;
+
+/* Every implementation of RUN with its knee as its report has it (the
+ * view's). Exit code: 2 when the database cannot be read or holds no
+ * spec, 3 when this harness cannot parse the stored spec. */
 static int from_run(struct cmd_ctx *c, struct knee_opts *o, struct kfit **fits, size_t *nfits)
 {
 	struct store *st = &c->st;
-	const char *id = c->run_id.buf;
-	struct run_record rec;
-	struct spec *spec = NULL;
+	const struct run_record *rec = &run_view.rec;
+	struct knee_params p;
 	const char *text;
-	char *sdir = NULL;
-	size_t afits = 0, k, len;
-	int ret = EXIT_USAGE;
+	size_t afits = 0, k, i, len;
 
-	run_record_init(&rec);
-	if (run_record_load(st, id, &rec) || run_record_spec(&rec, st->path, &text, &len))
-		goto out;
-	sdir = xstrdup(rec.spec_path ? rec.spec_path : "spec.yaml");
-	spec = spec_parse(text, len, rec.spec_path ? rec.spec_path : "spec.yaml", dirname(sdir));
-	if (!spec) {
-		error("%s: run %s: its stored spec does not parse with this harness", st->path, id);
-		ret = EXIT_ENV;
-		goto out;
+	if (view_load(&run_view, st, c->run_id.buf) || run_record_spec(rec, st->path, &text, &len))
+		return EXIT_USAGE;
+	if (!run_view.spec) {
+		error("%s: run %s: its stored spec does not parse with this harness", st->path,
+		      c->run_id.buf);
+		return EXIT_ENV;
 	}
-	o->slo_ms = spec->slo.threshold_ms;
-	o->percentile = spec->slo.percentile;
-	for (k = 0; k < rec.nimpls; k++) {
-		struct kfit *f = fit_for(fits, nfits, &afits, NULL,
-					 rec.impls[k].name ? rec.impls[k].name : "");
-		struct knee_params p;
-		size_t i;
-
-		if (knee_run_windows(st, id, f->impl, spec, -1, &f->win,
-				     &f->nwin))
-			goto out;
-		for (i = 0; i < f->nwin; i++)
-			f->failed += f->win[i].failed != 0;
-		f->accepted = f->nwin - f->failed;
-		f->total = f->nwin;
-		knee_params_from_spec(&p, spec);
+	o->slo_ms = run_view.spec->slo.threshold_ms;
+	o->percentile = run_view.spec->slo.percentile;
+	knee_params_from_spec(&p, run_view.spec);
+	if (rec->nimpls) {
 		o->seed = p.seed;
 		o->min_reps = (long)p.min_reps;
 		o->level = p.level;
-		knee_fit(f->win, f->nwin, &p, &f->k);
 	}
-	ret = EXIT_OK;
-out:
-	if (spec)
-		spec_free(spec);
-	free(sdir);
-	run_record_release(&rec);
-	return ret;
+	for (k = 0; k < rec->nimpls; k++) {
+		const struct view_impl *vi = &run_view.impls[k];
+		struct kfit *f = fit_for(fits, nfits, &afits, NULL, vi->name);
+
+		f->kp = &vi->knee;
+		f->total = vi->nknee;
+		for (i = 0; i < run_view.nwindows; i++) {
+			const struct view_window *w = &run_view.windows[i];
+
+			f->failed += w->impl_idx == (int)k && w->failed &&
+				     (!strcmp(w->stage, "ladder") || !strcmp(w->stage, "refine") ||
+				      !strcmp(w->stage, "confirm"));
+		}
+		f->accepted = f->total - f->failed;
+	}
+	return EXIT_OK;
 }
 
 static int cmd_knee(struct cmd_ctx *c)
@@ -434,6 +428,7 @@ out:
 		knee_result_release(&fits[i].k);
 	}
 	free(fits);
+	view_release(&run_view);
 	sbuf_release(&out);
 	return ret;
 }
