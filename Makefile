@@ -48,7 +48,8 @@ DEPS = curl/curl.h:libcurl4-openssl-dev yaml.h:libyaml-dev sqlite3.h:libsqlite3-
        git2.h:libgit2-dev jansson.h:libjansson-dev http_parser.h:libhttp-parser-dev
 TOOLS = jq:jq sqlite3:sqlite3 python3:python3 curl:curl git:git openssl:openssl \
         wrk:wrk nginx:nginx node:nodejs rsvg-convert:librsvg2-bin bwrap:bubblewrap \
-        sshd:openssh-server ssh:openssh-client podman:podman runc:runc
+        sshd:openssh-server ssh:openssh-client podman:podman runc:runc \
+        chromium:chromium
 
 SRCS     := $(wildcard harness/*/*.c) $(wildcard gates/*.c)
 OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(SRCS)) $(BUILD)/version.o

@@ -83,18 +83,18 @@ wait_port() {
 	return 1
 }
 
-# Headless Chromium (Debian `chromium`) for the pages' tests: installed
-# with apt-get when missing and run as root, as the Makefile does for its
-# tools. chromium_ready returns 1 when it is still missing.
+# Headless Chromium (Debian `chromium`) for the pages' tests: `make deps`
+# (and so `make test`) installs it with the tests' other tools. Where it
+# is absent (a test run by hand on a host without it), chromium_ready
+# prints a SKIP line naming what was not rendered and returns 1.
 chromium_ready() {
-	if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-		echo "# installing chromium (apt-get) to render the pages" >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 ||
-			{ apt-get update -qq >/dev/null 2>&1 &&
-			  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; }
-	fi
-	command -v chromium >/dev/null 2>&1
+	command -v chromium >/dev/null 2>&1 && return 0
+	skip "$1: not rendered in Chromium: chromium is not installed (make deps installs it)"
+	return 1
 }
+
+# skip WHAT: a TAP skip (counted as passed, the reason on the line).
+skip() { echo "ok - $_script: $* # SKIP"; }
 
 # chrome URL ARGS...: headless, offline, a throwaway profile under $T.
 chrome() {

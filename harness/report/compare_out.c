@@ -5,6 +5,7 @@
 #include "report/compare.h"
 #include "report/compare_pooled.h"
 #include "report/compare_seq.h"
+#include "report/headline.h"
 #include "base/jout.h"
 #include "base/util.h"
 
@@ -242,7 +243,9 @@ void compare_md(const struct compare *c, struct sbuf *o)
 	size_t i, j;
 	double lvl = (1 - 2 * c->alpha) * 100;
 
-	sbuf_addf(o, "## harness compare: `%s` → `%s`\n\n", c->base.id, c->new_.id);
+	sbuf_addf(o, "## harness compare: `%s` → `%s`\n\n**", c->base.id, c->new_.id);
+	compare_headline(c, o);
+	sbuf_adds(o, "**\n\n");
 	run_status(o, "Base", &c->base);
 	run_status(o, "; new", &c->new_);
 	sbuf_adds(o, ".\n\n");
@@ -480,9 +483,13 @@ void compare_json(const struct compare *c, struct sbuf *out)
 {
 	json_t *o = json_object(), *rule = json_object(), *metrics = json_array();
 	json_t *units = json_object(), *impls = json_array();
+	struct sbuf t = SBUF_INIT;
 	size_t i;
 	char *text;
 
+	compare_headline(c, &t);
+	json_object_set_new(o, "headline", json_string(t.buf));
+	sbuf_release(&t);
 	json_object_set_new(o, "base", jout_str(c->base.id));
 	json_object_set_new(o, "new", jout_str(c->new_.id));
 	json_run(o, "base", &c->base);
@@ -740,6 +747,9 @@ void compare_junit(const struct compare *c, struct sbuf *o)
 	junit_property(o, "new.failure", c->new_.failure);
 	sbuf_addf(&hdr, "%d", c->exit_code);
 	junit_property(o, "exit", hdr.buf);
+	sbuf_reset(&hdr);
+	compare_headline(c, &hdr);
+	junit_property(o, "headline", hdr.buf);
 	sbuf_adds(o, "    </properties>\n");
 	if (!c->judged)
 		junit_case(o, "harness.compare", "judged implementations", "error", "inconclusive",

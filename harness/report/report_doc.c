@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/headline.h"
 #include "report/report_study.h"
 #include "report/report.h"
 #include "base/util.h"
@@ -148,10 +149,14 @@ static void chart(struct rdoc *d, size_t i)
 void report_doc_build(const struct report *r, struct rdoc *d)
 {
 	const char *stamp = report_stamp(r);
+	struct sbuf c = SBUF_INIT;
 	size_t i;
 
 	memset(d, 0, sizeof(*d));
 	rdoc_addf(d, RDOC_TITLE, "%s: run %s", rdoc_or_dash(r->spec_name), rdoc_or_dash(r->run_id));
+	report_headline(r, &c);
+	rdoc_add(d, RDOC_HEADLINE, c.buf);
+	sbuf_release(&c);
 	if (*stamp)
 		rdoc_add(d, RDOC_STAMP, stamp);
 	if (!r->spec_ok)

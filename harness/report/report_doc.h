@@ -17,7 +17,7 @@ struct sbuf;
 
 #define RDOC_STRONG "\x01"
 
-enum rdoc_kind { RDOC_TITLE, RDOC_STAMP, RDOC_H2, RDOC_P, RDOC_TABLE, RDOC_CHART };
+enum rdoc_kind { RDOC_TITLE, RDOC_HEADLINE, RDOC_STAMP, RDOC_H2, RDOC_P, RDOC_TABLE, RDOC_CHART };
 
 struct rdoc_block {
 	enum rdoc_kind kind;

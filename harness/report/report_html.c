@@ -43,7 +43,8 @@ static const char style[] =
 	"@media print{body{max-width:none;margin:0}figure.chart,tr{break-inside:avoid}"
 	"nav.toc{display:none}}"
 	"figcaption{font-size:13px;color:#555}"
-	"p{font-size:14px;line-height:1.4}";
+	"p{font-size:14px;line-height:1.4}"
+	"p.headline{font-size:19px;font-weight:bold;line-height:1.35;margin:8px 0 14px}";
 
 /* The table of contents: every section (h2 id s-N, N its block index),
  * the charts nested under theirs. */
@@ -94,6 +95,11 @@ void report_html(const struct report *r, struct sbuf *out)
 		switch (b->kind) {
 		case RDOC_TITLE:
 			html_elem(out, "h1", NULL, b->text, 0);
+			break;
+		case RDOC_HEADLINE:
+			sbuf_adds(out, "<p class=\"headline\">");
+			sbuf_add_xml(out, b->text);
+			sbuf_adds(out, "</p>\n");
 			break;
 		case RDOC_STAMP:
 			html_elem(out, "div", "class=\"stamp\"", b->text, 0);

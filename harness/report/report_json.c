@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/headline.h"
 #include "report/report_study.h"
 #include "spec/spec.h"
 #include "base/util.h"
@@ -424,9 +425,13 @@ static json_t *verdicts_arr(const struct report *r)
 void report_json(const struct report *r, struct sbuf *out)
 {
 	json_t *root = json_object(), *a;
+	struct sbuf h = SBUF_INIT;
 	char *text;
 	size_t i;
 
+	report_headline(r, &h);
+	json_object_set_new(root, "headline", json_string(h.buf));
+	sbuf_release(&h);
 	json_object_set_new(root, "format", json_integer(1));
 	json_object_set_new(root, "report_harness_version", jstr(r->report_version));
 	json_object_set_new(root, "stamp", *report_stamp(r) ? json_string(report_stamp(r)) : json_null());

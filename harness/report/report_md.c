@@ -99,6 +99,9 @@ void report_md(const struct report *r, struct sbuf *out)
 		case RDOC_TITLE:
 			sbuf_addf(out, "# %s\n\n", b->text);
 			break;
+		case RDOC_HEADLINE:
+			sbuf_addf(out, "**%s**\n\n", b->text);
+			break;
 		case RDOC_STAMP:
 			sbuf_addf(out, "> **%s**\n\n", b->text);
 			break;

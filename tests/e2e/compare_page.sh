@@ -43,8 +43,9 @@ check "png to standard output: the same bytes" cmp -s "$T/d.png" "$T/stdout.png"
 expect_exit "md --chart: the exit code unchanged" 1 "$HARNESS" compare compare_base compare_slow \
 	--runs-dir "$R" --impl a --chart "$T/c.png"
 check "md --chart: the chart written" is_png "$T/c.png"
-check "md --chart: linked under the heading" bash -c "sed -n 3p '$T/out' | grep -qF '($T/c.png)' &&
-	sed -n 3p '$T/out' | grep -q '^!\['"
+check "md --chart: the headline under the heading" bash -c "sed -n 3p '$T/out' | grep -q '^\*\*Regression: a: p99 +'"
+check "md --chart: linked under the headline" bash -c "sed -n 5p '$T/out' | grep -qF '($T/c.png)' &&
+	sed -n 5p '$T/out' | grep -q '^!\['"
 "$HARNESS" compare compare_base compare_slow --runs-dir "$R" --impl a --chart "$T/c.svg" >/dev/null 2>&1
 check "--chart FILE.svg: the SVG itself" grep -q 'data-chart="compare_deltas"' "$T/c.svg"
 expect_exit "png: rsvg-convert missing is an environment error" 3 env PATH=/nonexistent \
@@ -55,10 +56,7 @@ expect_exit "bad format names the four" 2 "$HARNESS" compare compare_base compar
 check "bad format: one line naming them" grep -q 'expected md, json, html or png' "$T/err"
 
 # --- headless Chromium ------------------------------------------------------
-if ! chromium_ready; then
-	fail "chromium: not installed and apt-get could not install it: the page not rendered"
-	exit 0
-fi
+chromium_ready "compare's page" || exit 0
 "$HARNESS" compare compare_base compare_slow --runs-dir "$R" --impl a --format html \
 	-o "$T/page.html" >/dev/null 2>&1
 chrome "file://$T/page.html" --dump-dom >"$T/dom.html" 2>"$T/chrome.err"
@@ -69,3 +67,10 @@ chrome "file://$T/page.html" --window-size=1100,1600 --screenshot="$T/page.png" 
 check "screenshot is a PNG" is_png "$T/page.png"
 cmp_num "screenshot is not blank (bytes)" "$(stat -c %s "$T/page.png" 2>/dev/null || echo 0)" ">" 50000
 if [ -n "${COMPARE_PNG:-}" ]; then cp "$T/page.png" "$COMPARE_PNG"; fi
+# The first screen (1280 x 800): the title and the headline before the
+# chart. COMPARE_FIRST_PNG=FILE keeps it.
+chrome "file://$T/page.html" --window-size=1280,800 --screenshot="$T/first.png" >/dev/null 2>&1
+check "first-screen screenshot is a PNG" is_png "$T/first.png"
+check "rendered DOM: the headline between the title and the chart" bash -c \
+	"tr -d '\n' <'$T/dom.html' | grep -q '</h1><p><strong>Regression: a: p99 +[^<]*</strong></p><figure class=\"chart\"'"
+if [ -n "${COMPARE_FIRST_PNG:-}" ]; then cp "$T/first.png" "$COMPARE_FIRST_PNG"; fi
