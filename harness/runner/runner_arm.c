@@ -13,6 +13,7 @@
 
 #include "sut/armops.h"
 #include "sut/bind.h"
+#include "sut/ctr.h"
 #include "sandbox/quota.h"
 #include "store/store_run.h"
 #include "runner/runner_internal.h"
@@ -352,7 +353,7 @@ int runner_build_all(struct run_ctx *rc)
 
 		if ((pass == 0) != (a->frozen != 0))
 			continue;
-		if (!a->impl.build && !sut_builds_container(&a->impl)) {
+		if (!a->impl.build && !ctr_builds_image(&a->impl)) {
 			if (a->frozen && freeze(rc, a))
 				ret = -1;
 			continue;
@@ -361,7 +362,7 @@ int runner_build_all(struct run_ctx *rc)
 		sbuf_addf(&log, "%s/build-%s.log", rc->logs_dir, a->name);
 		bind_build(&bo, rc->spec, &a->impl, a->workdir, log.buf, runner_arm_sandbox(rc, a, &sb));
 		bo.stop = &runner_stop;
-		bo.container = 1;
+		bo.build_step = 1;
 		if (a->jailed)
 			bo.argv_text = &argv_text;
 		memset(&hits, 0, sizeof(hits));

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "sut/armops.h"
 #include "sut/bind.h"
 #include "sut/ctr.h"
 #include "runner/runner_internal.h"
@@ -34,20 +35,20 @@ void runner_ctr_provenance(struct run_ctx *rc, const char *kind, const char *nam
 	ctr_engine_release(&e);
 }
 
-int runner_ctr_dep_build(struct run_ctx *rc, struct dep_run *d)
+int runner_ctr_dep_build(struct run_ctx *rc, struct dep_run *d, const struct armops_site *site)
 {
 	struct sut_build_config bc;
 	struct sbuf log = SBUF_INIT;
 	int ret = 0;
 
-	if (d->starts || !sut_builds_container(&d->impl))
+	if (d->starts || !ctr_builds_image(&d->impl))
 		return 0;
 	sbuf_addf(&log, "%s/build-%s.log", rc->logs_dir, d->sut_name);
 	bind_build(&bc, rc->spec, &d->impl, NULL, log.buf, NULL);
 	bc.stop = &runner_stop;
-	bc.container = 1;
+	bc.build_step = 1;
 	fprintf(stderr, "harness: building dependency %s's image\n", d->spec->impl.name);
-	if (sut_build(&bc)) {
+	if (armops_command(site, &bc)) {
 		error("dependency %s: its image did not build (see %s)", d->spec->impl.name, log.buf);
 		ret = -1;
 	}

@@ -297,7 +297,7 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fre
 
 	if (dep_dir(rc, d))
 		return -1;
-	if (runner_ctr_dep_build(rc, d))
+	if (runner_ctr_dep_build(rc, d, runner_dep_site(rc, d)))
 		goto out;
 	d->inst = armops_start(runner_dep_site(rc, d), NULL, &unhealthy, &hits);
 	if (!dep_up(d)) {

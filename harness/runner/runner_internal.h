@@ -404,16 +404,17 @@ void runner_stop_all(struct run_ctx *rc);
 /* Build every arm once (logs/build-<arm>.log). -1 after one error line. */
 int runner_build_all(struct run_ctx *rc);
 
-/* Record a version command's output (log_path, written by sut_build; ok:
- * it exited 0) as an event of kind `kind` ("NAME: output", 4 KiB at most). */
 /* runner_ctr.c: containers. A container arm's provenance (image id and
  * digest, engine version, Containerfile hash) as an event of kind
  * (impl_version / dep_version) "NAME: container image ..."; and a
- * dependency's image built before its first start (0, or -1 after an
- * error(): the run stops, exit 3). */
+ * dependency's image built before its first start through site, its
+ * backend (armops_ctr.c): 0, or -1 after an error() (the run stops,
+ * exit 3). */
 void runner_ctr_provenance(struct run_ctx *rc, const char *kind, const char *name,
 			   const struct spec_impl *im, const char *workdir);
-int runner_ctr_dep_build(struct run_ctx *rc, struct dep_run *d);
+int runner_ctr_dep_build(struct run_ctx *rc, struct dep_run *d, const struct armops_site *site);
+/* Record a version command's output (log_path, written by sut_build; ok:
+ * it exited 0) as an event of kind `kind` ("NAME: output", 4 KiB at most). */
 void runner_store_version(struct run_ctx *rc, const char *kind, const char *name,
 			  const char *log_path, int ok);
 /* Each arm's implementations[].version, once per invocation (impl_version). */

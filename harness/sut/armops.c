@@ -8,7 +8,7 @@
 
 const struct armops *armops_pick(const struct spec_impl *impl)
 {
-	return impl->host ? &armops_agent : &armops_local;
+	return impl->ctr.present ? &armops_ctr : impl->host ? &armops_agent : &armops_local;
 }
 
 void armops_site_init(struct armops_site *s, const struct spec *spec,

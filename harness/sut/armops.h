@@ -8,8 +8,11 @@
  *                    account.c, rtstats.c
  *   armops_agent.c   on impl.host through an agent in its --sut role
  *                    (rsut.h), started over ssh
+ *   armops_ctr.c     a container (impl.container) through the engine's
+ *                    CLI on this host (ctr.h, sut_ctr.h); the local
+ *                    backend's ops (armops_local.h) on its process
  *
- * A new backend (containers, ...) is one file with one `const struct
+ * A new backend is one file with one `const struct
  * armops` and one line in armops_pick(); the runner does not change. It
  * fills every op (none is optional; an op that has nothing to do returns
  * what the local backend returns for "none": see each op), and builds
@@ -208,8 +211,10 @@ struct armops {
 
 extern const struct armops armops_local;
 extern const struct armops armops_agent;
+extern const struct armops armops_ctr;
 
-/* The backend impl runs on: the agent's for impl->host, else local. */
+/* The backend impl runs on: the container's for impl->ctr.present, the
+ * agent's for impl->host, else local. */
 const struct armops *armops_pick(const struct spec_impl *impl);
 
 /* A zeroed site for impl with armops_pick's backend; the caller fills

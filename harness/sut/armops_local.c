@@ -2,13 +2,15 @@
  * armops_local: an implementation on this host (armops.h): started by
  * sut.c (own process group and cgroup, pinned, watchdog, a jail when
  * sandboxed), accounted by account.c, its runtime stats polled by
- * rtstats.c from here (from inside its namespace when jailed).
+ * rtstats.c from here (from inside its namespace when jailed). Its
+ * operations serve armops_ctr.c too (armops_local.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "account/footprint.h"
 #include "sut/armops.h"
+#include "sut/armops_local.h"
 #include "sut/bind.h"
 #include "sut/rtstats.h"
 #include "sandbox/sandbox.h"
@@ -20,6 +22,7 @@ struct local_inst {
 	struct sut *sut;
 	struct rtstats *rts;         /* its poller, once healthy; or NULL */
 	double cpu0;                 /* cpu_begin's reading */
+	void *ext;                   /* armops_local_start_with's */
 };
 
 static struct local_inst *local(struct armops_inst *i)
@@ -33,57 +36,76 @@ static int local_command(const struct armops_site *s, const struct sut_build_con
 	return sut_build(bc);
 }
 
-static int local_address(const struct armops_site *s, char **addr)
+int armops_local_address(const struct armops_site *s, char **addr)
 {
 	(void)s;
 	*addr = NULL;
 	return 0;
 }
 
-static int local_tree_give(const struct armops_site *s, int uid, int gid)
+int armops_local_tree_give(const struct armops_site *s, int uid, int gid)
 {
 	return sandbox_give(s->workdir ? s->workdir : s->impl->repo, uid, gid, 1);
 }
 
-static int local_prepare(const struct armops_site *s, int uid, int give, int *gid)
+int armops_local_prepare(const struct armops_site *s, int uid, int give, int *gid)
 {
 	return sandbox_prepare(s->spec->sandbox.user, s->workdir ? s->workdir : s->impl->repo,
 			       uid, give, gid);
 }
 
-static void local_place(const struct armops_site *s, struct sbuf *out)
+void armops_local_place(const struct armops_site *s, struct sbuf *out)
 {
 	(void)s;
 	(void)out;
 }
 
-static struct armops_inst *local_start(const struct armops_site *s, const struct bind_sandbox *sb,
-				       int *unhealthy, struct armops_hits *hits)
+void armops_local_bind(const struct armops_site *s, const struct bind_sandbox *sb,
+		       struct sut_config *cfg)
+{
+	bind_sut(cfg, s->spec, s->impl, s->workdir, s->log_dir, s->label, sb);
+	cfg->stop = s->stop;
+	if (s->port)
+		cfg->port = s->port;
+	if (s->plain) {               /* a dependency */
+		cfg->https = 0;
+		cfg->ca_file = NULL;
+		cfg->insecure = 0;
+	}
+}
+
+struct armops_inst *armops_local_start_with(const struct sut_config *cfg, void *ext)
 {
 	struct local_inst *l;
-	struct sut_config cfg;
-	struct sut *sut;
+	struct sut *sut = sut_start(cfg);
 
-	(void)unhealthy;             /* its health is armops_health's */
-	(void)hits;
-	bind_sut(&cfg, s->spec, s->impl, s->workdir, s->log_dir, s->label, sb);
-	cfg.stop = s->stop;
-	if (s->port)
-		cfg.port = s->port;
-	if (s->plain) {
-		/* a dependency: a container of it shares the host's network,
-		 * where every arm reaches it at 127.0.0.1 (sut_ctr.h) */
-		cfg.host_network = 1;
-		cfg.https = 0;
-		cfg.ca_file = NULL;
-		cfg.insecure = 0;
-	}
-	sut = sut_start(&cfg);
 	if (!sut)
 		return NULL;
 	l = xcalloc(1, sizeof(*l));
 	l->sut = sut;
+	l->ext = ext;
 	return &l->base;
+}
+
+static struct armops_inst *local_start(const struct armops_site *s, const struct bind_sandbox *sb,
+				       int *unhealthy, struct armops_hits *hits)
+{
+	struct sut_config cfg;
+
+	(void)unhealthy;             /* its health is armops_health's */
+	(void)hits;
+	armops_local_bind(s, sb, &cfg);
+	return armops_local_start_with(&cfg, NULL);
+}
+
+struct sut *armops_local_sut(struct armops_inst *i)
+{
+	return local(i)->sut;
+}
+
+void *armops_local_ext(struct armops_inst *i)
+{
+	return local(i)->ext;
 }
 
 /* How long a healthy implementation has to accept on its assigned port
@@ -91,7 +113,7 @@ static struct armops_inst *local_start(const struct armops_site *s, const struct
  * endpoint on another port may come up before the port under load. */
 #define LISTEN_TIMEOUT_S 5.0
 
-static int local_health(struct armops_inst *i, double timeout_s)
+int armops_local_health(struct armops_inst *i, double timeout_s)
 {
 	struct local_inst *l = local(i);
 	const struct armops_site *s = i->site;
@@ -110,7 +132,7 @@ static int local_health(struct armops_inst *i, double timeout_s)
 	return 0;
 }
 
-static void local_stop(struct armops_inst *i)
+void armops_local_stop(struct armops_inst *i)
 {
 	struct local_inst *l = local(i);
 
@@ -121,54 +143,54 @@ static void local_stop(struct armops_inst *i)
 	free(l);
 }
 
-static int local_exited(struct armops_inst *i)
+int armops_local_exited(struct armops_inst *i)
 {
 	return sut_exited(local(i)->sut);
 }
 
-static int local_lost(struct armops_inst *i, const char **why)
+int armops_local_lost(struct armops_inst *i, const char **why)
 {
 	(void)i;
 	(void)why;
 	return 0;
 }
 
-static const char *local_exit_desc(struct armops_inst *i, char *buf, size_t n)
+const char *armops_local_exit_desc(struct armops_inst *i, char *buf, size_t n)
 {
 	return sut_exit_desc(local(i)->sut, buf, n);
 }
 
-static const char *local_stderr_hint(struct armops_inst *i)
+const char *armops_local_stderr_hint(struct armops_inst *i)
 {
 	return sut_stderr_path(local(i)->sut);
 }
 
-static const char *local_url(struct armops_inst *i)
+const char *armops_local_url(struct armops_inst *i)
 {
 	return sut_url(local(i)->sut);
 }
 
-static int local_port(struct armops_inst *i)
+int armops_local_port(struct armops_inst *i)
 {
 	return sut_port(local(i)->sut);
 }
 
-static int local_netns(struct armops_inst *i)
+int armops_local_netns(struct armops_inst *i)
 {
 	return sut_netns(local(i)->sut);
 }
 
-static const char *local_cpus(struct armops_inst *i)
+const char *armops_local_cpus(struct armops_inst *i)
 {
 	return sut_cpus(local(i)->sut);
 }
 
-static const char *local_cpus_method(struct armops_inst *i)
+const char *armops_local_cpus_method(struct armops_inst *i)
 {
 	return sut_cpus_method(local(i)->sut);
 }
 
-static const char *local_argv_text(struct armops_inst *i)
+const char *armops_local_argv_text(struct armops_inst *i)
 {
 	return sut_argv_text(local(i)->sut);
 }
@@ -188,7 +210,7 @@ static const char *local_via(struct armops_inst *i)
 	return "";
 }
 
-static void local_facts(struct armops_inst *i,
+void armops_local_facts(struct armops_inst *i,
 			void (*put)(void *ctx, const char *scope, const char *key, const char *value),
 			void *ctx)
 {
@@ -197,14 +219,14 @@ static void local_facts(struct armops_inst *i,
 	(void)ctx;                   /* this host's facts are the run's own */
 }
 
-static struct rtstats *local_stats(struct armops_inst *i)
+struct rtstats *armops_local_stats(struct armops_inst *i)
 {
 	return local(i)->rts;
 }
 
 /* its process group (the sut is its leader) from /proc, exec to healthy
  * from sut */
-static void local_footprint(struct armops_inst *i, struct armops_footprint *out)
+void armops_local_footprint(struct armops_inst *i, struct armops_footprint *out)
 {
 	struct local_inst *l = local(i);
 
@@ -212,7 +234,7 @@ static void local_footprint(struct armops_inst *i, struct armops_footprint *out)
 	footprint_group(sut_tree_pgid(l->sut), &out->rss_kb, &out->pss_kb);
 }
 
-static void local_limits(struct armops_inst *i, struct armops_hits *h)
+void armops_local_limits(struct armops_inst *i, struct armops_hits *h)
 {
 	struct sut *s = local(i)->sut;
 
@@ -221,21 +243,21 @@ static void local_limits(struct armops_inst *i, struct armops_hits *h)
 	h->relay_refused = sut_relay_refused(s);
 }
 
-static int local_acct_begin(struct armops_inst *i)
+int armops_local_acct_begin(struct armops_inst *i)
 {
 	struct account *a = sut_account(local(i)->sut);
 
 	return a ? account_window_begin(a) : -1;
 }
 
-static int local_acct_end(struct armops_inst *i, struct account_window *out)
+int armops_local_acct_end(struct armops_inst *i, struct account_window *out)
 {
 	struct account *a = sut_account(local(i)->sut);
 
 	return a ? account_window_end(a, out) : -1;
 }
 
-static int local_freeze(struct armops_inst *i, int on, const char **freezer)
+int armops_local_freeze(struct armops_inst *i, int on, const char **freezer)
 {
 	struct account *a = sut_account(local(i)->sut);
 
@@ -246,14 +268,14 @@ static int local_freeze(struct armops_inst *i, int on, const char **freezer)
 	return account_freeze(a, on);
 }
 
-static int local_cpu_begin(struct armops_inst *i)
+int armops_local_cpu_begin(struct armops_inst *i)
 {
 	struct account *a = sut_account(local(i)->sut);
 
 	return a ? account_cpu_now(a, &local(i)->cpu0) : -1;
 }
 
-static int local_cpu_end(struct armops_inst *i, double *cpu_s)
+int armops_local_cpu_end(struct armops_inst *i, double *cpu_s)
 {
 	struct account *a = sut_account(local(i)->sut);
 	double cpu;
@@ -269,32 +291,32 @@ const struct armops armops_local = {
 	.cpu_beside_window = 1,
 	.local_fs = 1,
 	.command = local_command,
-	.address = local_address,
-	.tree_give = local_tree_give,
-	.prepare = local_prepare,
-	.place = local_place,
+	.address = armops_local_address,
+	.tree_give = armops_local_tree_give,
+	.prepare = armops_local_prepare,
+	.place = armops_local_place,
 	.start = local_start,
-	.health = local_health,
-	.stop = local_stop,
-	.exited = local_exited,
-	.lost = local_lost,
-	.exit_desc = local_exit_desc,
-	.stderr_hint = local_stderr_hint,
-	.url = local_url,
-	.port = local_port,
-	.netns = local_netns,
-	.cpus = local_cpus,
-	.cpus_method = local_cpus_method,
-	.argv_text = local_argv_text,
+	.health = armops_local_health,
+	.stop = armops_local_stop,
+	.exited = armops_local_exited,
+	.lost = armops_local_lost,
+	.exit_desc = armops_local_exit_desc,
+	.stderr_hint = armops_local_stderr_hint,
+	.url = armops_local_url,
+	.port = armops_local_port,
+	.netns = armops_local_netns,
+	.cpus = armops_local_cpus,
+	.cpus_method = armops_local_cpus_method,
+	.argv_text = armops_local_argv_text,
 	.describe = local_describe,
 	.via = local_via,
-	.facts = local_facts,
-	.stats = local_stats,
-	.limits = local_limits,
-	.footprint = local_footprint,
-	.acct_begin = local_acct_begin,
-	.acct_end = local_acct_end,
-	.freeze = local_freeze,
-	.cpu_begin = local_cpu_begin,
-	.cpu_end = local_cpu_end,
+	.facts = armops_local_facts,
+	.stats = armops_local_stats,
+	.limits = armops_local_limits,
+	.footprint = armops_local_footprint,
+	.acct_begin = armops_local_acct_begin,
+	.acct_end = armops_local_acct_end,
+	.freeze = armops_local_freeze,
+	.cpu_begin = armops_local_cpu_begin,
+	.cpu_end = armops_local_cpu_end,
 };

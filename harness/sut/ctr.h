@@ -93,6 +93,10 @@ struct ctr_create {
  * fail where the host's hard limit is lower than the engine's default). */
 void ctr_ulimits(uint64_t *nofile, uint64_t *nproc);
 
+/* 1 when im's image is built from a Containerfile (its build step, after
+ * its build argv: armops_ctr.c). */
+int ctr_builds_image(const struct spec_impl *im);
+
 /* The image an arm runs: container.image, else (with a Containerfile)
  * "localhost/harness-<impl>:<12 hex of SHA-256 of the working
  * directory>", so two checkouts never share a tag. malloc'd. */

@@ -58,6 +58,11 @@ void ctr_ulimits(uint64_t *nofile, uint64_t *nproc)
 	*nproc = getrlimit(RLIMIT_NPROC, &r) ? 4096 : cap_limit(r.rlim_max, CTR_NPROC_MAX);
 }
 
+int ctr_builds_image(const struct spec_impl *im)
+{
+	return im->ctr.present && im->ctr.containerfile;
+}
+
 char *ctr_image_ref(const struct spec_impl *im, const char *workdir)
 {
 	struct sbuf sb = SBUF_INIT;

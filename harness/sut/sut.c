@@ -26,7 +26,6 @@
 #include "sandbox/netns.h"
 #include "sandbox/portfwd.h"
 #include "sut/sut.h"
-#include "sut/sut_ctr.h"
 #include "sut/sut_spawn.h"
 #include "base/util.h"
 
@@ -35,7 +34,7 @@
 struct sut {
 	char *name;
 	pid_t pid;                      /* also the process group id */
-	pid_t ctr_main;                 /* a container's main process, else 0 */
+	pid_t ext_main;                 /* a starter's main process (sut_proc.main), else 0 */
 	pid_t watchdog;
 	int wd_fd;
 	int port;
@@ -58,7 +57,7 @@ struct sut {
 	struct portfwd *fwd;            /* jailed with dependencies: their relay */
 	unsigned long relay_refused;    /* its refusals, once it is stopped */
 	char *argv_text;
-	struct sut_ctr *ctr;            /* a container (sut_ctr.h), else NULL */
+	const struct sut_starter *starter; /* started by another backend, or NULL */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -194,7 +193,7 @@ static struct sut *sut_new(const struct sut_config *cfg, const char *wd, cpu_set
 	s->stop = cfg->stop;
 	s->grace_s = cfg->stop_grace_s > 0 ? cfg->stop_grace_s : 3.0;
 	s->cpus_method = "none";
-	if (!impl->ctr.present && (!impl->start || !impl->start[0])) {
+	if (!cfg->starter && (!impl->start || !impl->start[0])) {
 		error("impl %s: no start command", impl->name);
 		goto fail;
 	}
@@ -204,7 +203,7 @@ static struct sut *sut_new(const struct sut_config *cfg, const char *wd, cpu_set
 	}
 	if (impl->cpus && cpuset_parse(impl->cpus, cpus, impl->name))
 		goto fail;
-	s->port = cfg->port > 0 ? cfg->port : impl->ctr.port > 0 ? impl->ctr.port : sut_free_port();
+	s->port = cfg->port > 0 ? cfg->port : sut_free_port();
 	if (s->port <= 0) {
 		error("impl %s: no free port on 127.0.0.1: %s", impl->name, strerror(errno));
 		goto fail;
@@ -331,29 +330,32 @@ static void sut_watch(struct sut *s, const struct spec_impl *impl)
 	s->cpus = cpuset_readback(s->pid);
 }
 
-/* A container: the engine makes its cgroup and namespace (sut_ctr.h);
- * the arm's process is the engine's attached start. */
-static int sut_start_ctr(struct sut *s, const struct sut_config *cfg, const char *wd, int out,
+/* Started by cfg->starter (sut.h): its process, accounting and
+ * namespace are the sut's from here. */
+static int sut_start_ext(struct sut *s, const struct sut_config *cfg, const char *wd, int out,
 			 int err)
 {
-	struct sut_ctr_up up;
+	struct sut_proc p;
 
-	s->ctr = sut_ctr_start(cfg, wd, s->port, out, err, &up);
-	if (!s->ctr)
+	memset(&p, 0, sizeof(p));
+	p.pid = p.main = -1;
+	p.netns_fd = -1;
+	if (cfg->starter->start(cfg->starter->ctx, cfg, wd, s->port, out, err, &p))
 		return -1;
-	s->pid = up.attach;
-	s->acct = up.acct;
-	s->netns_fd = up.netns_fd;
-	s->fwd = up.fwd;
-	s->argv_text = up.argv_text;
+	s->starter = cfg->starter;
+	s->pid = p.pid;
+	s->acct = p.acct;
+	s->netns_fd = p.netns_fd;
+	s->fwd = p.fwd;
+	s->argv_text = p.argv_text;
 	s->watchdog = spawn_watchdog(s->pid, s->acct, &s->wd_fd);
 	if (s->watchdog < 0)
 		warning("impl %s: no watchdog process (%s): a killed harness may leave it running",
 			s->name, strerror(errno));
-	if (cfg->impl->cpus)
-		s->cpus_method = "engine --cpuset-cpus";
-	s->cpus = cpuset_readback(up.main);
-	s->ctr_main = up.main;
+	if (p.cpus_method)
+		s->cpus_method = p.cpus_method;
+	s->cpus = cpuset_readback(p.main);
+	s->ext_main = p.main;
 	return 0;
 }
 
@@ -373,8 +375,8 @@ struct sut *sut_start(const struct sut_config *cfg)
 	s = sut_new(cfg, wd, &cpus);
 	if (!s || sut_open_logs(s, cfg, &out, &err))
 		goto fail;
-	if (impl->ctr.present) {
-		if (sut_start_ctr(s, cfg, wd, out, err))
+	if (cfg->starter) {
+		if (sut_start_ext(s, cfg, wd, out, err))
 			goto fail;
 		goto out;
 	}
@@ -645,7 +647,7 @@ double sut_startup_ms(const struct sut *s)
 const char *sut_url(const struct sut *s) { return s->url; }
 const char *sut_stats_url(const struct sut *s) { return s->stats_url; }
 pid_t sut_pid(const struct sut *s) { return s->pid; }
-pid_t sut_tree_pgid(const struct sut *s) { return s->ctr ? s->ctr_main : s->pid; }
+pid_t sut_tree_pgid(const struct sut *s) { return s->starter ? s->ext_main : s->pid; }
 int sut_netns(const struct sut *s) { return s->netns_fd; }
 const char *sut_argv_text(const struct sut *s) { return s->argv_text; }
 const char *sut_stdout_path(const struct sut *s) { return s->out_path; }
@@ -684,7 +686,7 @@ static int reap(struct sut *s, int block)
 	if (r == s->pid) {
 		s->exited = 1;
 		s->status = st;
-		if (!s->ctr)    /* a container's attach is not its tree's root */
+		if (!s->starter)  /* a starter's process is not its tree's root */
 			account_note_reaped(s->acct, &ru);
 	} else if (r < 0 && errno == ECHILD) {
 		s->exited = 1;          /* reaped elsewhere: status unknown */
@@ -700,15 +702,15 @@ int sut_exited(struct sut *s)
 	return reap(s, 0);
 }
 
-/* The engine stops it (SIGTERM, SIGKILL after the grace), its attach
- * process ends with it, then nothing of it is left. */
-static void sut_stop_ctr(struct sut *s)
+/* Its starter stops it (a container: the engine's SIGTERM, SIGKILL after
+ * the grace), its process ends with it, then nothing of it is left. */
+static void sut_stop_ext(struct sut *s)
 {
 	uint64_t deadline;
 
 	if (s->acct)
 		account_freeze(s->acct, 0);
-	sut_ctr_stop(s->ctr, s->grace_s);
+	s->starter->stop(s->starter->ctx, s->grace_s);
 	deadline = now_ns() + 2000000000ull;
 	while (!reap(s, 0) && now_ns() < deadline)
 		usleep(10000);
@@ -716,7 +718,7 @@ static void sut_stop_ctr(struct sut *s)
 		account_kill_all(s->acct, 2.0);
 	spawn_kill_all(s->pid, NULL);
 	reap(s, 1);
-	sut_ctr_remove(s->ctr);
+	s->starter->remove(s->starter->ctx);
 }
 
 void sut_stop(struct sut *s)
@@ -726,8 +728,8 @@ void sut_stop(struct sut *s)
 
 	if (!s || s->stopped || s->pid <= 0)
 		return;
-	if (s->ctr) {
-		sut_stop_ctr(s);
+	if (s->starter) {
+		sut_stop_ext(s);
 		goto stopped;
 	}
 	/* a frozen implementation would sleep through SIGTERM's grace */
@@ -775,10 +777,8 @@ void sut_free(struct sut *s)
 	if (s->netns_fd >= 0)
 		close(s->netns_fd);
 	account_free(s->acct);
-	if (s->ctr) {
-		sut_ctr_remove(s->ctr);
-		sut_ctr_free(s->ctr);
-	}
+	if (s->starter)
+		s->starter->remove(s->starter->ctx);
 	free(s->argv_text);
 	free(s->name);
 	free(s->health_url);
@@ -792,6 +792,6 @@ void sut_free(struct sut *s)
 
 void sut_reap_leftovers(void)
 {
-	ctr_reap_leftovers();
+	ctr_reap_leftovers();      /* armops_ctr.c's containers (ctr.h) */
 	account_reap_leftovers();
 }

@@ -34,9 +34,10 @@
  * and its cgroup to empty, SIGKILL to the group, cgroup.kill / SIGKILL to
  * every process left in the cgroup, wait, remove the cgroup.
  *
- * A container (impl->ctr.present) is started and stopped through its
- * engine instead (sut_ctr.h): the same calls, its main process's cgroup
- * accounted, its own network namespace entered as a jail's is.
+ * Another backend may start the process itself (sut_config.starter:
+ * armops_ctr.c, a container's `ENGINE start --attach`) and hand the sut
+ * its pid, accounting and namespace: health, exit, logs, watchdog and the
+ * final kill are then the same as for a spawned start.
  *
  * Errors are one line (error()); callers exit 3 (EXIT_ENV).
  */
@@ -89,13 +90,41 @@ struct sut_config {
 	/* jailed only: each log file (stdout, stderr) at most this many
 	 * bytes (0: none), cut with a marker line (spawn_relay) */
 	uint64_t log_max_bytes;
-	/* container only (impl->ctr.present, sut_ctr.h): share the host's
-	 * network (a dependency, reached at 127.0.0.1:port by every arm)
-	 * instead of its own namespace, which the harness enters */
-	int host_network;
+	/* Non-NULL: started by starter->start instead of spawning
+	 * impl->start (see struct sut_starter) */
+	const struct sut_starter *starter;
 };
 
 struct sut;
+struct portfwd;
+
+/* What a starter started, as sut_start would have made it. Every field
+ * is owned by the sut once starter->start returned 0. */
+struct sut_proc {
+	pid_t pid;                      /* the harness's child: its exit is the arm's */
+	pid_t main;                     /* where its cpus are read back */
+	int netns_fd;                   /* its network namespace, or -1 */
+	struct account *acct;           /* its accounting, never NULL */
+	struct portfwd *fwd;            /* the dependencies relayed in, or NULL */
+	char *argv_text;                /* what was started, one line */
+	const char *cpus_method;        /* static; NULL: "none" */
+};
+
+/* A process another backend starts in sut_start's place (armops_ctr.c).
+ * The starter and its ctx are the caller's and outlive the sut. */
+struct sut_starter {
+	/* Start it on port, stdout/stderr into out_fd/err_fd (the arm's
+	 * logs, borrowed), and fill *p. 0, or -1 after one error() line
+	 * with nothing of it left. */
+	int (*start)(void *ctx, const struct sut_config *cfg, const char *wd, int port,
+		     int out_fd, int err_fd, struct sut_proc *p);
+	/* Ask it to end within grace_s; sut_stop then waits for p->pid and
+	 * kills whatever is left in p->acct and its group. */
+	void (*stop)(void *ctx, double grace_s);
+	/* Once its process is gone: remove what is left of it (safe twice). */
+	void (*remove)(void *ctx);
+	void *ctx;
+};
 
 /*
  * Start the implementation. NULL after one error() line (no start argv,
@@ -138,8 +167,9 @@ const char *sut_url(const struct sut *s);
 const char *sut_stats_url(const struct sut *s);
 pid_t sut_pid(const struct sut *s);
 /* The process group whose members are the implementation: sut_pid's
- * natively, the container's main process's (its own group in its
- * namespace) for a container, whose sut_pid is the engine's attach. */
+ * natively, sut_proc.main's when a starter started it (a container's
+ * main process, its own group in its namespace; sut_pid is then the
+ * engine's attach). */
 pid_t sut_tree_pgid(const struct sut *s);
 /* The descriptor of the implementation's network namespace (netns.h) when
  * it runs in a jail, else -1. Owned by s: valid until sut_free. */
@@ -212,11 +242,14 @@ struct sut_build_config {
 	/* jailed only: its log at most this many bytes (0: none), as
 	 * sut_config.log_max_bytes */
 	uint64_t log_max_bytes;
-	/* 1: after the build argv (if any), build the impl's container
-	 * image from its Containerfile (sut_builds_container): set by the
-	 * runner's build step only, never for a version, setup or reset
-	 * command run through sut_build */
-	int container;
+	/* 1: this is the arm's build step (the runner's), not a version,
+	 * setup or reset command: a backend may add its own build after the
+	 * build argv (armops_ctr.c: the container image); sut_build ignores it */
+	int build_step;
+	/* Non-NULL: run this argv (argv[0] absolute, never jailed) instead of
+	 * impl->build, as the log's "what" (armops_ctr.c: the engine's build) */
+	char *const *argv;
+	const char *what;
 };
 
 /*
@@ -227,11 +260,6 @@ struct sut_build_config {
  * (or, when its stop flag is set, stops as interrupted).
  */
 int sut_build(const struct sut_build_config *cfg);
-/* 1 when impl's container image is built from a Containerfile (with
- * sut_build_config.container): the engine's build, after impl's build
- * argv if any, without network, with the arm's memory and CPU limits,
- * never jailed (ctr.h). */
-int sut_builds_container(const struct spec_impl *impl);
 
 /* The last `lines` lines of path from byte offset `from`, each printed as
  * "harness:   | <line>" to stderr (shared by build and health failures). */

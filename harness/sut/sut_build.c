@@ -10,7 +10,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sut/ctr.h"
 #include "sandbox/jail.h"
 #include "sut/sut.h"
 #include "sut/sut_spawn.h"
@@ -116,40 +115,21 @@ static int build_account(const struct sut_build_config *cfg, struct account **ac
 	return *acct ? 0 : -1;
 }
 
-/* A container's build (ctr.h ctr_argv_build): the engine's build with no
- * network and the arm's limits; never in bwrap or as another uid (the
- * engine needs root; the build's own containers are the sandbox: no
- * network, no host path but the context). NULL after error(). */
-static char **build_ctr_argv(const struct sut_build_config *cfg, const char *wd,
-			     const struct jail **jail, int *uid, int *gid)
+static char **argv_copy(char *const *v)
 {
-	const struct spec_impl *impl = cfg->impl;
-	struct ctr_limits lim;
-	struct ctr_engine e;
-	char **argv;
+	size_t n = 0, i;
+	char **c;
 
-	if (ctr_engine_open(impl->ctr.engine, &e))
-		return NULL;
-	memset(&lim, 0, sizeof(lim));
-	lim.memory_bytes = cfg->memory_max_bytes ? cfg->memory_max_bytes : impl->memory_max_bytes;
-	lim.cpu_max = cfg->cpu_max;
-	lim.cpus = impl->cpus;
-	ctr_ulimits(&lim.nofile, &lim.nproc);
-	argv = ctr_argv_build(&e, impl, wd, &lim);
-	ctr_engine_release(&e);
-	*jail = NULL;
-	*uid = *gid = -1;
-	return argv;
+	while (v[n])
+		n++;
+	c = xcalloc(n + 1, sizeof(*c));
+	for (i = 0; i < n; i++)
+		c[i] = xstrdup(v[i]);
+	return c;
 }
 
-int sut_builds_container(const struct spec_impl *impl)
-{
-	return impl->ctr.present && impl->ctr.containerfile;
-}
-
-/* One command of the build: the impl's build argv, or (ctr) its
- * container's build. */
-static int build_run(const struct sut_build_config *cfg, int ctr)
+/* One command of the build: cfg->argv, else the impl's build argv. */
+static int build_run(const struct sut_build_config *cfg)
 {
 	const struct spec_impl *impl = cfg->impl;
 	const char *wd = cfg->workdir ? cfg->workdir : impl->repo;
@@ -170,11 +150,10 @@ static int build_run(const struct sut_build_config *cfg, int ctr)
 	if (fd < 0)
 		return -1;
 	off = (long)lseek(fd, 0, SEEK_END);
-	dprintf(fd, "=== harness: %s of %s in %s\n", ctr ? "container build" : "build", impl->name, wd);
+	dprintf(fd, "=== harness: %s of %s in %s\n", cfg->what ? cfg->what : "build", impl->name, wd);
 	if (build_account(cfg, &acct))
 		goto out;
-	argv = ctr ? build_ctr_argv(cfg, wd, &jail, &uid, &gid)
-		   : spec_subst_port_argv(impl->build, 0);
+	argv = cfg->argv ? argv_copy(cfg->argv) : spec_subst_port_argv(impl->build, 0);
 	if (!argv)
 		goto out;
 	env = spawn_env(impl, 0, uid, wd);
@@ -239,14 +218,7 @@ out:
 
 int sut_build(const struct sut_build_config *cfg)
 {
-	const struct spec_impl *impl = cfg->impl;
-	int ctr = cfg->container && sut_builds_container(impl), ret = 0;
-
 	if (cfg->exit_code)
-		*cfg->exit_code = impl->build || ctr ? -1 : 0;
-	if (impl->build)
-		ret = build_run(cfg, 0);
-	if (!ret && ctr)
-		ret = build_run(cfg, 1);
-	return ret;
+		*cfg->exit_code = cfg->argv || cfg->impl->build ? -1 : 0;
+	return cfg->argv || cfg->impl->build ? build_run(cfg) : 0;
 }

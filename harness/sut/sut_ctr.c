@@ -23,6 +23,7 @@
 struct sut_ctr {
 	struct ctr_engine e;
 	char *name;
+	char *image;
 	char *what;             /* "impl go" for messages */
 	int created, removed;
 };
@@ -63,7 +64,8 @@ static int verb(struct sut_ctr *c, const char *v, const char *opt, double timeou
 	return rc ? -1 : 0;
 }
 
-static void fill_create(struct ctr_create *cc, const struct sut_config *cfg, int port)
+static void fill_create(struct ctr_create *cc, const struct sut_config *cfg, int port,
+			int host_network)
 {
 	const struct spec_impl *im = cfg->impl;
 
@@ -71,7 +73,7 @@ static void fill_create(struct ctr_create *cc, const struct sut_config *cfg, int
 	cc->impl = im;
 	cc->owner = ctr_owner();
 	cc->port = port;
-	cc->host_network = cfg->host_network;
+	cc->host_network = host_network;
 	cc->untrusted = cfg->jail != NULL;
 	cc->lim.memory_bytes = cfg->memory_max_bytes ? cfg->memory_max_bytes : im->memory_max_bytes;
 	cc->lim.pids = cfg->pids_max ? cfg->pids_max : im->pids_max;
@@ -83,15 +85,15 @@ static void fill_create(struct ctr_create *cc, const struct sut_config *cfg, int
 /* ENGINE create ...: 0, or -1 after error() naming the image when the
  * engine does not have it. */
 static int create(struct sut_ctr *c, const struct sut_config *cfg, const char *wd, int port,
-		  struct sut_ctr_up *up)
+		  int host_network, struct sut_proc *up)
 {
 	struct ctr_create cc;
 	struct sbuf err = SBUF_INIT;
 	char **argv;
-	char *image = ctr_image_ref(cfg->impl, wd);
+	char *image = c->image = ctr_image_ref(cfg->impl, wd);
 	int rc;
 
-	fill_create(&cc, cfg, port);
+	fill_create(&cc, cfg, port, host_network);
 	cc.name = c->name;
 	cc.image = image;
 	argv = ctr_argv_create(&c->e, &cc);
@@ -108,7 +110,6 @@ static int create(struct sut_ctr *c, const struct sut_config *cfg, const char *w
 	}
 	strv_free(argv);
 	sbuf_release(&err);
-	free(image);
 	return rc ? -1 : 0;
 }
 
@@ -151,12 +152,13 @@ static int main_pid(struct sut_ctr *c, pid_t *pid)
 }
 
 /* Its namespace and cgroup, and the dependencies relayed into it. */
-static int attach_kernel(struct sut_ctr *c, const struct sut_config *cfg, struct sut_ctr_up *up)
+static int attach_kernel(struct sut_ctr *c, const struct sut_config *cfg, int host_network,
+			 struct sut_proc *up)
 {
 	const int *ports = cfg->nforward ? cfg->forward_ports : cfg->impl->dep_forward;
 	size_t nports = cfg->nforward ? cfg->nforward : cfg->impl->ndep_forward;
 
-	if (!cfg->host_network) {
+	if (!host_network) {
 		if ((up->netns_fd = netns_open(up->main)) < 0)
 			return -1;
 		if (nports && !(up->fwd = portfwd_start(up->netns_fd, ports, nports, cfg->relay_max)))
@@ -170,34 +172,36 @@ static int attach_kernel(struct sut_ctr *c, const struct sut_config *cfg, struct
 	return 0;
 }
 
-struct sut_ctr *sut_ctr_start(const struct sut_config *cfg, const char *wd, int port, int out_fd,
-			      int err_fd, struct sut_ctr_up *up)
+struct sut_ctr *sut_ctr_start(const struct sut_config *cfg, const char *wd, int port,
+			      int host_network, int out_fd, int err_fd, struct sut_proc *up)
 {
 	struct sut_ctr *c = xcalloc(1, sizeof(*c));
 	struct sbuf what = SBUF_INIT;
 	int podman = cfg->impl->ctr.engine == CTR_PODMAN;
 
 	memset(up, 0, sizeof(*up));
-	up->attach = up->main = -1;
+	up->pid = up->main = -1;
 	up->netns_fd = -1;
 	sbuf_addf(&what, "impl %s", cfg->impl->name);
 	c->what = sbuf_detach(&what, NULL);
 	if (ctr_engine_open(cfg->impl->ctr.engine, &c->e))
 		goto fail;
 	c->name = ctr_name(cfg);
-	if (create(c, cfg, wd, port, up))
+	if (create(c, cfg, wd, port, host_network, up))
 		goto fail;
 	/* podman: made, not running, so nothing of it runs before its
 	 * namespace has the dependencies and its cgroup is accounted */
 	if (podman && (verb(c, "init", NULL, VERB_TIMEOUT_S, 0) || main_pid(c, &up->main) ||
-		       attach_kernel(c, cfg, up)))
+		       attach_kernel(c, cfg, host_network, up)))
 		goto fail;
 	dprintf(out_fd, "=== harness: container %s\n", c->name);
-	up->attach = spawn_attach(c, cfg, wd, port, out_fd, err_fd);
-	if (up->attach < 0)
+	up->pid = spawn_attach(c, cfg, wd, port, out_fd, err_fd);
+	if (up->pid < 0)
 		goto fail;
-	if (!podman && (main_pid(c, &up->main) || attach_kernel(c, cfg, up)))
+	if (!podman && (main_pid(c, &up->main) || attach_kernel(c, cfg, host_network, up)))
 		goto fail;
+	if (cfg->impl->cpus)
+		up->cpus_method = "engine --cpuset-cpus";
 	return c;
 fail:
 	sut_ctr_remove(c);
@@ -241,6 +245,17 @@ void sut_ctr_free(struct sut_ctr *c)
 		return;
 	ctr_engine_release(&c->e);
 	free(c->name);
+	free(c->image);
 	free(c->what);
 	free(c);
+}
+
+const char *sut_ctr_name(const struct sut_ctr *c)
+{
+	return c->name;
+}
+
+const char *sut_ctr_image(const struct sut_ctr *c)
+{
+	return c->image;
 }

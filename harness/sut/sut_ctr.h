@@ -1,7 +1,7 @@
 /*
- * sut_ctr: an implementation or dependency that runs as a container
- * (internal to the sut module; the contract is sut.h's). sut.c calls it
- * for an impl with container.present and keeps what it returns as the
+ * sut_ctr: the lifecycle of an implementation or dependency that runs as
+ * a container, below armops_ctr.c (the backend), which hands it to sut.c
+ * as a struct sut_starter: sut.c keeps what sut_ctr_start gives as the
  * arm's process, cgroup and network namespace:
  *
  *   create  the container (ctr.h ctr_argv_create: limits, ulimits, the
@@ -24,25 +24,16 @@
 
 #include "sut/sut.h"
 
-struct portfwd;
 struct sut_ctr;
 
-/* What a started container gives the sut. All owned by the caller once
- * returned (close, account_free, portfwd_stop, free). */
-struct sut_ctr_up {
-	pid_t attach;           /* ENGINE start --attach: the harness's child */
-	pid_t main;             /* the container's main process */
-	int netns_fd;           /* its network namespace, or -1 (host network) */
-	struct account *acct;   /* its cgroup */
-	struct portfwd *fwd;    /* the dependencies relayed in, or NULL */
-	char *argv_text;        /* the create argv, one line */
-};
-
-/* Create, init and start the container of cfg->impl listening on port;
- * out_fd / err_fd are the arm's log files. NULL after one error() line
- * (nothing of it left). */
-struct sut_ctr *sut_ctr_start(const struct sut_config *cfg, const char *wd, int port, int out_fd,
-			      int err_fd, struct sut_ctr_up *up);
+/* Create, init and start the container of cfg->impl listening on port,
+ * on the host's network when host_network (a dependency), else in its
+ * own namespace; out_fd / err_fd are the arm's log files. up as
+ * struct sut_starter's start fills it (up->pid: `ENGINE start --attach`,
+ * up->main: the container's main process; netns_fd -1 on the host's
+ * network). NULL after one error() line (nothing of it left). */
+struct sut_ctr *sut_ctr_start(const struct sut_config *cfg, const char *wd, int port,
+			      int host_network, int out_fd, int err_fd, struct sut_proc *up);
 
 /* Stop it (the engine's stop with grace_s, SIGKILL after), wait for the
  * attach process (reaped by the caller: 1 when it was reaped here, with
@@ -51,5 +42,9 @@ void sut_ctr_stop(struct sut_ctr *c, double grace_s);
 /* rm --force, and forget it (the leftovers' marker). */
 void sut_ctr_remove(struct sut_ctr *c);
 void sut_ctr_free(struct sut_ctr *c);
+/* Its name ("harness-<owner>-<label>-<n>") and the image it runs (owned
+ * by c). */
+const char *sut_ctr_name(const struct sut_ctr *c);
+const char *sut_ctr_image(const struct sut_ctr *c);
 
 #endif

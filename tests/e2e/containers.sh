@@ -73,6 +73,11 @@ check "... with CPU in its cgroup" test "$(q ctr$$ "SELECT cpu_s > 0 FROM window
 prov=$(q ctr$$ "SELECT detail FROM events WHERE kind = 'impl_version' AND detail LIKE 'boxed:%'")
 check "provenance: image id, engine version, Containerfile hash ($prov)" \
 	grep -Eq "^boxed: container image $tag sha256:[0-9a-f]{64} .*podman [0-9.]+.*srv/Containerfile sha256 $(sha256sum <"$T/repo/srv/Containerfile" | cut -c1-64)$" <<<"$prov"
+check "started through the container backend (armops_ctr.c): its name and image in sut_start" \
+	grep -Eq "^boxed started on http://127\.0\.0\.1:[0-9]+ \(start 1\) as container harness-h[0-9]+_[0-9]+-harness\.ctr$$\.boxed-[0-9]+ \(image $tag\)" \
+	<<<"$(q ctr$$ "SELECT detail FROM events WHERE kind = 'sut_start'")"
+check "... and the dependency's in dep_start" \
+	grep -q "^up started on 127\.0\.0\.1:[0-9]* as container harness-" <<<"$(q ctr$$ "SELECT detail FROM events WHERE kind = 'dep_start'")"
 check "the dependency's too" test "$(q ctr$$ "SELECT COUNT(*) FROM events WHERE kind = 'dep_version' AND detail LIKE 'up: container image %'")" = 1
 "$HARNESS" report ctr$$ --runs-dir "$RUNS" >/dev/null 2>&1
 check "the report's versions show the image" grep -q "container image localhost/harness-boxed" "$RUNS/ctr$$/report/report.md"
