@@ -239,7 +239,8 @@ int ctr_image_info(const struct ctr_engine *e, const char *image, char **id, cha
 	*digest = NULL;
 	if (inspect(e, "image", image, "{{.Id}}", id))
 		return -1;
-	/* a local build has no registry digest: its RepoDigests is empty */
+	/* podman 4 gives a local build or import its manifest's digest
+	 * (localhost/NAME@sha256:...); docker none: RepoDigests empty */
 	if (inspect(e, "image", image, "{{range .RepoDigests}}{{.}} {{end}}", digest))
 		*digest = xstrdup("");
 	return 0;

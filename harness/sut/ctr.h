@@ -124,8 +124,9 @@ int ctr_exec(char *const *argv, double timeout_s, struct sbuf *out, struct sbuf 
 /* The engine's `inspect` of a container: its main pid (0 when not
  * running or created) and its image id. 0, or -1 after error(). */
 int ctr_inspect_pid(const struct ctr_engine *e, const char *name, pid_t *pid);
-/* An image's id ("sha256:..."; malloc'd) and its first repo digest
- * ("" for a local build: no registry gave it one). 0, or -1 after error()
+/* An image's id ("sha256:..."; malloc'd) and its repo digests, space
+ * separated (podman: a local build's too, "localhost/NAME@sha256:...";
+ * docker: "" for a local build). 0, or -1 after error()
  * (names the image: not there). */
 int ctr_image_info(const struct ctr_engine *e, const char *image, char **id, char **digest);
 

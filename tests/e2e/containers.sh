@@ -71,8 +71,8 @@ check "the container's window is accounted by the native arm's backend" \
 	test "$(q ctr$$ "SELECT COUNT(DISTINCT acct_backend) FROM windows")" = 1
 check "... with CPU in its cgroup" test "$(q ctr$$ "SELECT cpu_s > 0 FROM windows WHERE impl = 'boxed'")" = 1
 prov=$(q ctr$$ "SELECT detail FROM events WHERE kind = 'impl_version' AND detail LIKE 'boxed:%'")
-check "provenance: image id, engine version, Containerfile hash ($prov)" \
-	grep -Eq "^boxed: container image $tag sha256:[0-9a-f]{64} .*podman [0-9.]+.*srv/Containerfile sha256 $(sha256sum <"$T/repo/srv/Containerfile" | cut -c1-64)$" <<<"$prov"
+check "provenance: image id, digest, engine version, Containerfile hash ($prov)" \
+	grep -Eq "^boxed: container image $tag sha256:[0-9a-f]{64} \(digest ${tag%%:*}@sha256:[0-9a-f]{64}\), podman [0-9.]+.*srv/Containerfile sha256 $(sha256sum <"$T/repo/srv/Containerfile" | cut -c1-64)$" <<<"$prov"
 check "started through the container backend (armops_ctr.c): its name and image in sut_start" \
 	grep -Eq "^boxed started on http://127\.0\.0\.1:[0-9]+ \(start 1\) as container harness-h[0-9]+_[0-9]+-harness\.ctr$$\.boxed-[0-9]+ \(image $tag\)" \
 	<<<"$(q ctr$$ "SELECT detail FROM events WHERE kind = 'sut_start'")"
@@ -91,6 +91,11 @@ check "check names the engine and its version" grep -Eq "^  boxed +podman [0-9]+
 check "... the build without network" grep -Eq "^  boxed +build: .* build --network=none --pull=never " "$T/check.out"
 check "... the explicit ulimits" grep -Eq -- "--ulimit=nofile=[0-9]+:[0-9]+ --ulimit=nproc=[0-9]+:[0-9]+" "$T/check.out"
 
+# No engine in PATH: the host's (3), one line naming it and its package.
+PATH=/nonexistent "$HARNESS" check "$T/spec.yaml" >/dev/null 2>"$T/noeng.err"
+cmp_num "check without the engine: exit 3" "$?" == 3
+check "... one line naming podman and its Debian package (the spec's warnings aside)" \
+	test "$(grep -v ': warning: ' "$T/noeng.err")" = "harness: container engine podman not found in PATH (Debian package podman)"
 
 # An image that is not there: the spec's error for check (2), the run
 # cannot start it (3).

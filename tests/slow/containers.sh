@@ -13,15 +13,19 @@
 #     finished windows kept, the run finished, and no container, no
 #     cgroup (libpod-<id>) and no network namespace left.
 #  4. rerun of a branch whose Containerfile builds a slower server
-#     (ENTRYPOINT with --burn-us 1500 instead of 300): compare exits 1;
-#     a branch whose Containerfile does not build: rerun exits 1
-#     "failed to build".
+#     (ENTRYPOINT with --burn-us 1500 instead of 300): compare exits 1,
+#     and rerun --with-baseline --until-decided exits 1 itself (its
+#     verdict); a branch whose Containerfile does not build: rerun exits
+#     1 "failed to build".
 # Prints the figures as "# figure: ..." lines.
 . "$(dirname "$0")/../lib.sh"
 
 RUNS=$T/runs
 REPO=$T/svc
 q() { sqlite3 "$RUNS/$1/run.db" "$2"; }
+# the images this test builds (its tags: harness-boxed/-leaky[-base]) go with it
+imgs() { podman images --format '{{.Repository}}:{{.Tag}}' | grep -E '^localhost/harness-(boxed|leaky)(-base)?:' | sort; }
+imgs >"$T/images.before"
 g() { git -C "$REPO" -c user.name=t -c user.email=t@example.invalid "$@" >/dev/null; }
 chmod 755 "$T"
 mkdir -p "$REPO"
@@ -145,6 +149,11 @@ cmp_num "rerun of the slower Containerfile: exit" "$rc" == 0
 rc=$?
 echo "# figure: compare of the slower Containerfile: exit $rc: $(grep -m1 -A2 '^### .boxed' "$T/cmp.out" | tr '\n' ' ' | cut -c1-300)"
 cmp_num "compare of the slower Containerfile: regression" "$rc" == 1
+"$HARNESS" rerun cpu --runs-dir "$RUNS" --run-id decided --with-baseline --until-decided \
+	--max-minutes 8 --impl "boxed=file://$REPO#slow" >/dev/null 2>"$T/decided.err"
+rc=$?
+echo "# figure: rerun --until-decided of the slower Containerfile: exit $rc: $(grep -m1 -iE 'regression|decided|inconclusive' "$T/decided.err" | cut -c1-240)"
+cmp_num "rerun --until-decided of the slower Containerfile: regression, exit" "$rc" == 1
 "$HARNESS" rerun cpu --runs-dir "$RUNS" --run-id nobuild --with-baseline \
 	--impl "boxed=file://$REPO#nobuild" >/dev/null 2>"$T/nobuild.err"
 rc=$?
@@ -155,5 +164,6 @@ rc=$?
 echo "# figure: compare of the Containerfile that does not build: exit $rc: $(grep -m1 'failed to build' "$T/cmp-nobuild.out")"
 cmp_num "compare of it: regression" "$rc" == 1
 check "... failed to build" grep -q "failed to build" "$T/cmp-nobuild.out"
-check "no container of the reruns left" bash -c "! podman ps -a --format '{{.Names}}' | grep -Eq 'harness\\.(slow|nobuild)\\.'"
+check "no container of the reruns left" bash -c "! podman ps -a --format '{{.Names}}' | grep -Eq 'harness\\.(slow|decided|nobuild)\\.'"
+comm -13 "$T/images.before" <(imgs) | xargs -r podman rmi --force >/dev/null 2>&1
 exit 0
