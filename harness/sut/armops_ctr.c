@@ -17,7 +17,10 @@
  *            sandbox;
  *   stop     the engine's stop, then rm: no container, cgroup or
  *            namespace left;
- *   describe / via  the container's name and image in its events.
+ *   describe / via  the container's name and image in its events;
+ *   acct_end the local one's, plus the OOM the engine recorded (podman's
+ *            conmon) when the engine removed the cgroup of a container the
+ *            OOM killer ended before a sample read its counters.
  *
  * Everything else (health in its namespace, exit, logs, accounting of its
  * cgroup, freezer, idle CPU, stats, limits hit) is the local backend's
@@ -39,6 +42,7 @@ struct ctr_run {
 	struct sut_starter st;
 	struct sut_ctr *c;           /* NULL until started */
 	int host_network;            /* a dependency */
+	int oom_counted;             /* the engine's OOM record was used */
 	char *via;                   /* " as container NAME" */
 };
 
@@ -159,6 +163,26 @@ static void ctr_describe(struct armops_inst *i, const char *name, unsigned start
 		  sut_cpus_method(s) ? sut_cpus_method(s) : "none");
 }
 
+/* An OOM kill ends a container, and the engine removes its cgroup at
+ * once: the window's counters are its last sample's (account_open_pid),
+ * which may predate the kill. conmon's record of it counts then, once per
+ * start, as one OOM event and kill of the window it ended. */
+static int ctr_acct_end(struct armops_inst *i, struct account_window *out)
+{
+	struct ctr_run *x = armops_local_ext(i);
+	int ret = armops_local_acct_end(i, out);
+
+	if (ret || x->oom_counted || !sut_ctr_oom(x->c))
+		return ret;
+	x->oom_counted = 1;
+	if (!out->has_oom || !out->oom_kill) {
+		out->has_oom = 1;
+		out->oom = out->oom ? out->oom : 1;
+		out->oom_kill = 1;
+	}
+	return ret;
+}
+
 static const char *ctr_via(struct armops_inst *i)
 {
 	return ((struct ctr_run *)armops_local_ext(i))->via;
@@ -193,7 +217,7 @@ const struct armops armops_ctr = {
 	.limits = armops_local_limits,
 	.footprint = armops_local_footprint,
 	.acct_begin = armops_local_acct_begin,
-	.acct_end = armops_local_acct_end,
+	.acct_end = ctr_acct_end,
 	.freeze = armops_local_freeze,
 	.cpu_begin = armops_local_cpu_begin,
 	.cpu_end = armops_local_cpu_end,

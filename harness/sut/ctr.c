@@ -117,12 +117,13 @@ void ctr_engine_release(struct ctr_engine *e)
 /* ------------------------------------------------------------ exec */
 
 /* The child: stdin /dev/null, stdout/stderr to the pipes, own group. */
-static void exec_child(char *const *argv, int out_w, int err_w)
+static void exec_child(char *const *argv, const char *cwd, int out_w, int err_w)
 {
 	int fd = open("/dev/null", O_RDONLY);
 
 	setpgid(0, 0);
-	if (fd < 0 || dup2(fd, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
+	if (fd < 0 || dup2(fd, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0 ||
+	    (cwd && chdir(cwd)))
 		_exit(126);
 	signal(SIGPIPE, SIG_DFL);
 	execv(argv[0], argv);
@@ -163,6 +164,12 @@ static int drain(int out_r, int err_r, struct sbuf *out, struct sbuf *err, uint6
 
 int ctr_exec(char *const *argv, double timeout_s, struct sbuf *out, struct sbuf *err)
 {
+	return ctr_exec_in(argv, NULL, timeout_s, out, err);
+}
+
+int ctr_exec_in(char *const *argv, const char *cwd, double timeout_s, struct sbuf *out,
+		struct sbuf *err)
+{
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, st = 0, timed_out;
 	uint64_t deadline = now_ns() + (uint64_t)(timeout_s * 1e9);
 	pid_t pid;
@@ -177,7 +184,7 @@ int ctr_exec(char *const *argv, double timeout_s, struct sbuf *out, struct sbuf 
 		goto fail;
 	}
 	if (pid == 0)
-		exec_child(argv, po[1], pe[1]);
+		exec_child(argv, cwd, po[1], pe[1]);
 	close(po[1]);
 	close(pe[1]);
 	timed_out = drain(po[0], pe[0], out, err, deadline);

@@ -120,6 +120,11 @@ char **ctr_argv_verb(const struct ctr_engine *e, const char *verb, const char *o
  * error() (not started, killed, timed out).
  */
 int ctr_exec(char *const *argv, double timeout_s, struct sbuf *out, struct sbuf *err);
+/* The same in directory cwd (NULL: the harness's). What the engine runs
+ * inherits it: podman's conmon writes a file "oom" in its working
+ * directory when the container's cgroup hits its memory limit. */
+int ctr_exec_in(char *const *argv, const char *cwd, double timeout_s, struct sbuf *out,
+		struct sbuf *err);
 
 /* The engine's `inspect` of a container: its main pid (0 when not
  * running or created) and its image id. 0, or -1 after error(). */

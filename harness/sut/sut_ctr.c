@@ -24,6 +24,7 @@ struct sut_ctr {
 	struct ctr_engine e;
 	char *name;
 	char *image;
+	char *dir;              /* the engine's commands run here (conmon's "oom") */
 	char *what;             /* "impl go" for messages */
 	int created, removed;
 };
@@ -46,12 +47,43 @@ static char *ctr_name(const struct sut_config *cfg)
 	return sbuf_detach(&sb, NULL);
 }
 
+/* LOG_DIR/IMPL.container, where the engine's commands run: podman's conmon
+ * (started by init) writes "oom" into its working directory when the
+ * container's cgroup hits its memory limit; a stale one is removed. */
+static int work_dir(struct sut_ctr *c, const struct sut_config *cfg)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	sbuf_addf(&sb, "%s/%s.container", cfg->log_dir, cfg->impl->name);
+	c->dir = sbuf_detach(&sb, NULL);
+	if (mkdir_p(c->dir, 0755))
+		return -1;
+	sbuf_addf(&sb, "%s/oom", c->dir);
+	if (unlink(sb.buf) && errno != ENOENT)
+		warning("%s: %s: cannot remove: %s", c->what, sb.buf, strerror(errno));
+	sbuf_release(&sb);
+	return 0;
+}
+
+int sut_ctr_oom(const struct sut_ctr *c)
+{
+	struct sbuf sb = SBUF_INIT;
+	int seen;
+
+	if (!c || !c->dir)
+		return 0;
+	sbuf_addf(&sb, "%s/oom", c->dir);
+	seen = !access(sb.buf, F_OK);
+	sbuf_release(&sb);
+	return seen;
+}
+
 /* Run ENGINE VERB [OPT] NAME; 0, or -1 after one error() line. */
 static int verb(struct sut_ctr *c, const char *v, const char *opt, double timeout_s, int quiet)
 {
 	struct sbuf err = SBUF_INIT;
 	char **argv = ctr_argv_verb(&c->e, v, opt, c->name);
-	int rc = ctr_exec(argv, timeout_s, NULL, &err);
+	int rc = ctr_exec_in(argv, c->dir, timeout_s, NULL, &err);
 
 	if (rc > 0 && !quiet) {
 		while (err.len && err.buf[err.len - 1] == '\n')
@@ -99,7 +131,7 @@ static int create(struct sut_ctr *c, const struct sut_config *cfg, const char *w
 	argv = ctr_argv_create(&c->e, &cc);
 	up->argv_text = jail_argv_text(argv);
 	ctr_mark(c->name);
-	rc = ctr_exec(argv, CREATE_TIMEOUT_S, NULL, &err);
+	rc = ctr_exec_in(argv, c->dir, CREATE_TIMEOUT_S, NULL, &err);
 	c->created = rc <= 0;   /* timed out: it may exist, removed then */
 	if (rc > 0) {
 		ctr_unmark(c->name);
@@ -125,7 +157,7 @@ static pid_t spawn_attach(struct sut_ctr *c, const struct sut_config *cfg, const
 	memset(&sp, 0, sizeof(sp));
 	sp.argv = argv;
 	sp.envp = env;
-	sp.cwd = wd;
+	sp.cwd = c->dir;
 	sp.out_fd = out_fd;
 	sp.err_fd = err_fd;
 	sp.uid = sp.gid = -1;
@@ -184,7 +216,7 @@ struct sut_ctr *sut_ctr_start(const struct sut_config *cfg, const char *wd, int 
 	up->netns_fd = -1;
 	sbuf_addf(&what, "impl %s", cfg->impl->name);
 	c->what = sbuf_detach(&what, NULL);
-	if (ctr_engine_open(cfg->impl->ctr.engine, &c->e))
+	if (ctr_engine_open(cfg->impl->ctr.engine, &c->e) || work_dir(c, cfg))
 		goto fail;
 	c->name = ctr_name(cfg);
 	if (create(c, cfg, wd, port, host_network, up))
@@ -246,6 +278,7 @@ void sut_ctr_free(struct sut_ctr *c)
 	ctr_engine_release(&c->e);
 	free(c->name);
 	free(c->image);
+	free(c->dir);
 	free(c->what);
 	free(c);
 }

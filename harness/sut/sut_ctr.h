@@ -46,5 +46,8 @@ void sut_ctr_free(struct sut_ctr *c);
  * by c). */
 const char *sut_ctr_name(const struct sut_ctr *c);
 const char *sut_ctr_image(const struct sut_ctr *c);
+/* 1 once the engine recorded an OOM of it (podman's conmon: the file "oom"
+ * in LOG_DIR/IMPL.container, this start's), else 0. */
+int sut_ctr_oom(const struct sut_ctr *c);
 
 #endif

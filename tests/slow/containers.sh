@@ -104,6 +104,12 @@ row=$(q oom "SELECT status || ':' || reasons || ':' || IFNULL(oom_kill, 'none') 
 echo "# figure: leaking container's window: $row"
 [ -n "$row" ] || echo "# oom run: $(tail -5 "$T/oom.err")"
 check "oom: its window failed with oom, the kill counted ($row)" bash -c "[[ '$row' == failed:*oom*:[1-9]* ]]"
+# podman's conmon records the OOM in its working directory: the harness
+# runs the engine in the arm's LOG_DIR/IMPL.container, never in the
+# user's directory (it left a file "oom" there)
+check "oom: the engine's record in the run's logs (logs/leaky.container/oom)" \
+	test -f "$RUNS/oom/logs/leaky.container/oom"
+check "oom: nothing left in the harness's working directory" test ! -e oom
 
 # ------------------------------------------------------------ 3. kill -9
 sed -e 's/name: slow-containers-cpu/name: slow-containers-kill/' -e 's/reps: 3, window_s: 5/reps: 2, window_s: 4/' \

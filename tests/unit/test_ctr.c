@@ -273,6 +273,19 @@ TEST(exec_captures_output_exit_and_timeout)
 	sbuf_release(&err);
 }
 
+/* The engine runs in the directory it is given (conmon writes "oom" in
+ * its working directory: never the user's); a missing one: 126. */
+TEST(exec_runs_in_the_directory_given)
+{
+	char *pwd[] = { "/bin/pwd", NULL };
+	struct sbuf out = SBUF_INIT;
+
+	CHECK(ctr_exec_in(pwd, "/usr/bin", 5, &out, NULL) == 0);
+	CHECK_STR(out.buf, "/usr/bin\n");
+	CHECK(ctr_exec_in(pwd, "/nonexistent-ctr-dir", 5, NULL, NULL) == -1);
+	sbuf_release(&out);
+}
+
 TEST(ulimits_are_within_the_hard_limits)
 {
 	struct rlimit r;
@@ -321,6 +334,7 @@ int main(void)
 	RUN(spec_checks_the_container_block);
 	RUN(containerfile_is_in_the_spec_hash);
 	RUN(exec_captures_output_exit_and_timeout);
+	RUN(exec_runs_in_the_directory_given);
 	RUN(ulimits_are_within_the_hard_limits);
 	RUN(account_from_a_pid_reads_its_cgroup);
 	{
