@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/audit.h"
+#include "model/cells.h"
 #include "cmd/cmd.h"
 #include "base/jout.h"
 #include "gate/gate.h"
@@ -212,11 +213,15 @@ static void gate_line(const struct gate_row *g, json_t *arr, struct sbuf *out)
 		json_object_set_new(o, "evidence", jout_str(str(g->evidence)));
 		json_array_append_new(arr, o);
 	} else {
-		sbuf_addf(out, "    %-7s %-20s %-13s%s %s = %.6g, threshold %.6g: %s\n",
-			  str(g->phase), str(g->gate), str(g->status),
-			  g->enforced ? "" : " (recorded only)",
-			  g->stat_name ? g->stat_name : "-", g->statistic, g->threshold,
-			  str(g->evidence));
+		sbuf_addf(out, "    %-7s %-20s %-13s%s ", str(g->phase), str(g->gate),
+			  str(g->status), g->enforced ? "" : " (recorded only)");
+		if (isfinite(g->statistic))
+			sbuf_addf(out, "%s = %.6g", g->stat_name ? g->stat_name : "-", g->statistic);
+		else
+			sbuf_adds(out, "no statistic");
+		if (isfinite(g->threshold))
+			sbuf_addf(out, ", threshold %.6g", g->threshold);
+		sbuf_addf(out, ": %s\n", str(g->evidence));
 	}
 }
 
@@ -495,9 +500,10 @@ static int list_windows(struct store *st, const struct audit_data *d, const stru
 					return -1;
 			}
 		} else {
-			sbuf_addf(out, "window %lld  %s rung %d block %d slot %d  %s at %.0f req/s:"
-				       " %s%s%s%s\n",
-				  (long long)w->id, str(w->stage), w->rung, w->block, w->slot,
+			sbuf_addf(out, "window %lld  %s rung %d ", (long long)w->id, str(w->stage),
+				  w->rung);
+			cells_block_text(w->block, out);
+			sbuf_addf(out, " slot %d  %s at %.0f req/s: %s%s%s%s\n", w->slot,
 				  str(w->impl), w->rate, window_status_name(w->status),
 				  w->reasons ? " (" : "", str(w->reasons), w->reasons ? ")" : "");
 			gate_lines(d, w->id, o->window >= 0, NULL, out);

@@ -164,9 +164,9 @@ static void print_text(struct sbuf *sb, const struct kfit *fits, size_t n,
 		if (k->kind == KNEE_NONE)
 			sbuf_adds(sb, "no valid window: no knee");
 		else if (k->kind == KNEE_POINT && !k->at_first_rung)
-			sbuf_addf(sb, "knee %.1f req/s", k->knee_rps);
+			sbuf_addf(sb, "knee %.0f req/s", k->knee_rps);
 		else if (k->kind == KNEE_FLOOR)
-			sbuf_addf(sb, "knee >= %.1f req/s (highest rung; held the SLO at every valid"
+			sbuf_addf(sb, "knee >= %.0f req/s (highest rung; held the SLO at every valid"
 				      " rung, the fit never reached %g ms)", k->highest_rung_rps,
 				  o->slo_ms);
 		else
@@ -174,7 +174,7 @@ static void print_text(struct sbuf *sb, const struct kfit *fits, size_t n,
 		if (k->kind != KNEE_NONE && !k->crossed)
 			sbuf_addf(sb, ", %zu of %zu bootstrap resamples crossed", k->ncrossed, k->nboot);
 		else if (k->kind != KNEE_NONE && k->has_ci)
-			sbuf_addf(sb, ", %g%% interval %.1f..%.1f req/s (%s)", o->level * 100,
+			sbuf_addf(sb, ", %g%% interval %.0f..%.0f req/s (%s)", o->level * 100,
 				  k->ci_lo, k->ci_hi,
 				  k->ncrossed < k->nboot
 					  ? "some resamples never crossed: the upper end is the highest rung"

@@ -111,3 +111,14 @@ int cell_short(const struct cell *c)
 {
 	return !c->pending && c->valid < c->planned;
 }
+
+void cells_block_text(int block, struct sbuf *out)
+{
+	if (block >= CELLS_REPL_BLOCK_BASE)
+		sbuf_addf(out, "replacement round %d", (block - CELLS_REPL_BLOCK_BASE) % 64 + 1);
+	else if (block >= CELLS_SEQ_BLOCK_BASE)
+		sbuf_addf(out, "sequential block %d",
+			  (block - CELLS_SEQ_BLOCK_BASE) % CELLS_SEQ_BLOCKS_PER_RATE);
+	else
+		sbuf_addf(out, "block %d", block);
+}

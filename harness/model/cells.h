@@ -59,4 +59,10 @@ const struct cell *cells_find(const struct cells *c, const char *stage, const ch
 /* Every window done and fewer valid than pre-registered. */
 int cell_short(const struct cell *c);
 
+struct sbuf;
+/* A window's block as a reader reads it, never the internal number:
+ * "block 7", "sequential block 3" (sequential confirm), "replacement
+ * round 2" (a replacement window or its partners). */
+void cells_block_text(int block, struct sbuf *out);
+
 #endif

@@ -122,8 +122,11 @@ static void panel(const struct compare *c, int m, double top, struct sbuf *out)
 				  "fill=\"%s\" stroke=\"%s\" stroke-width=\"2\"><title>",
 				  cmp_verdict_name(mt->verdict), x, y, verdict_fill(mt->verdict), col);
 			sbuf_add_xml(out, im->name);
-			sbuf_addf(out, " at %.0f req/s: %+.1f%% [%+.1f%%, %+.1f%%] (base ", r->rate, d, lo,
-				  hi);
+			sbuf_addf(out, " at %.0f req/s: %+.1f%% ", r->rate, d);
+			if (isfinite(lo) && isfinite(hi))
+				sbuf_addf(out, "[%+.1f%%, %+.1f%%] (base ", lo, hi);
+			else
+				sbuf_adds(out, "(no interval: n too small; base ");
 			report_fmt_sig(out, mt->base);
 			sbuf_adds(out, ", new ");
 			report_fmt_sig(out, mt->new_);

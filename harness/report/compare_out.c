@@ -370,7 +370,9 @@ static json_t *json_metric(const struct cmp_metric *m, int judged)
 	json_object_set_new(o, "p_rise_adjusted", jout_num(m->padj_up));
 	json_object_set_new(o, "p_fall_adjusted", jout_num(m->padj_down));
 	json_object_set_new(o, "cells_tested", JZ(m->family));
-	json_object_set_new(o, "mde", isinf(m->mde) ? json_string("inf") : jout_num(m->mde));
+	json_object_set_new(o, "mde", jout_num(m->mde));
+	if (isinf(m->mde))
+		json_object_set_new(o, "mde_note", json_string("none: n too small"));
 	json_object_set_new(o, "mde_pct", jout_num(m->mde_pct));
 	json_object_set_new(o, "verdict", jout_str(cmp_verdict_name(m->verdict)));
 	return o;
@@ -603,9 +605,15 @@ static void cell_detail(struct sbuf *d, const char *metric, const struct cmp_met
 			const char *unit, int paired, int corr)
 {
 	sbuf_reset(d);
-	sbuf_addf(d, "%s base %.4g%s, new %.4g%s (%+.1f%%), shift %.4g, %g%% interval [%.4g, %.4g]",
-		  metric, m->base, unit, m->new_, unit, m->rel_pct, m->ci.mean, m->level * 100,
-		  m->ci.lo, m->ci.hi);
+	sbuf_addf(d, "%s base %.4g%s, new %.4g%s (%+.1f%%), shift ", metric, m->base, unit, m->new_,
+		  unit, m->rel_pct);
+	if (isfinite(m->ci.mean) && isfinite(m->ci.lo) && isfinite(m->ci.hi))
+		sbuf_addf(d, "%.4g, %g%% interval [%.4g, %.4g]", m->ci.mean, m->level * 100, m->ci.lo,
+			  m->ci.hi);
+	else if (isfinite(m->ci.mean))
+		sbuf_addf(d, "%.4g, no interval: n too small", m->ci.mean);
+	else
+		sbuf_adds(d, "not tested: n too small");
 	if (paired)
 		sbuf_addf(d, "; n %zu pairs", m->nnew);
 	else

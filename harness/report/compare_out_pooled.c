@@ -123,10 +123,14 @@ void cmp_pooled_detail(const struct compare *c, const struct cmp_pooled *pm, str
 
 	sbuf_reset(d);
 	sbuf_addf(d, "%s over %zu rates, %zu pairs: base %.4g %s (geometric mean), shift %+.1f%% "
-		  "(%+.4g %s), %g%% interval [%+.1f%%, %+.1f%%], margin ±%.4g %s; stratified "
-		  "signed-rank (van Elteren), correction %s: p ",
-		  cmp_pooled_name(c, pm, nm, sizeof(nm)), pm->nrates, pm->npairs, pm->base_ref,
-		  u, pm->est_pct, pm->shift, u, (1 - 2 * c->alpha) * 100, pm->lo_pct, pm->hi_pct,
+		  "(%+.4g %s), ", cmp_pooled_name(c, pm, nm, sizeof(nm)), pm->nrates, pm->npairs,
+		  pm->base_ref, u, pm->est_pct, pm->shift, u);
+	if (isfinite(pm->lo_pct) && isfinite(pm->hi_pct))
+		sbuf_addf(d, "%g%% interval [%+.1f%%, %+.1f%%]", (1 - 2 * c->alpha) * 100,
+			  pm->lo_pct, pm->hi_pct);
+	else
+		sbuf_adds(d, "no interval: n too small");
+	sbuf_addf(d, ", margin ±%.4g %s; stratified signed-rank (van Elteren), correction %s: p ",
 		  pm->margin, u, c->correction == CMP_CORRECT_HOLM ? "weighted holm" : "none");
 	p_text(d, c, pm);
 	sbuf_adds(d, "; MDE ");

@@ -10,6 +10,7 @@
  * pale band. Knee marks carry data-knee="point|bracket|floor|interval",
  * whiskers data-whisker, so tests tell them apart without colours.
  */
+#include "model/cells.h"
 #include "report/report.h"
 #include "report/report_svg.h"
 
@@ -321,8 +322,9 @@ static void draw_windows(const struct report *r, const struct plot *p, struct sb
 		svg_open_mark(out, "win", st, x, y, svg_color(w->impl_idx));
 		sbuf_adds(out, "<title>");
 		sbuf_add_xml(out, w->impl);
-		sbuf_addf(out, " window %lld, %s %.0f req/s block %d: %s ", (long long)w->id,
-			  w->stage, w->rate, w->block, r->slo_label);
+		sbuf_addf(out, " window %lld, %s %.0f req/s ", (long long)w->id, w->stage, w->rate);
+		cells_block_text(w->block, out);
+		sbuf_addf(out, ": %s ", r->slo_label);
 		report_fmt_sig(out, w->pslo_ms);
 		sbuf_addf(out, " ms, %s", w->status);
 		if (st != WS_ACCEPTED && *w->reasons) {

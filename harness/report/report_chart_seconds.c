@@ -9,6 +9,7 @@
  * p99 8.1 ms".
  */
 #include "base/rate.h"
+#include "model/cells.h"
 #include "report/report.h"
 #include "report/report_svg.h"
 
@@ -72,8 +73,9 @@ static void cell(const struct report *r, const struct view_window *wn, double x0
 
 	sbuf_addf(out, "<g class=\"cell\" data-status=\"%s\"><title>", svg_wstatus_names[st]);
 	sbuf_add_xml(out, wn->impl);
-	sbuf_addf(out, " window %lld: %s %.0f req/s, block %d, %s%s", (long long)wn->id, wn->stage,
-		  wn->rate, wn->block, wn->status, wn->accepted ? "" : " by ");
+	sbuf_addf(out, " window %lld: %s %.0f req/s, ", (long long)wn->id, wn->stage, wn->rate);
+	cells_block_text(wn->block, out);
+	sbuf_addf(out, ", %s%s", wn->status, wn->accepted ? "" : " by ");
 	if (!wn->accepted)
 		sbuf_add_xml(out, *wn->reasons ? wn->reasons : "unspecified");
 	sbuf_addf(out, "; window %s ", r->slo_label);
@@ -104,8 +106,10 @@ static void cell(const struct report *r, const struct view_window *wn, double x0
 		first = 0;
 	}
 	sbuf_adds(out, "\"/>\n");
-	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#333\">block %d, %s ",
-		  x0 + 3, y + CH - 3, wn->block, r->slo_label);
+	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#333\">", x0 + 3,
+		  y + CH - 3);
+	cells_block_text(wn->block, out);
+	sbuf_addf(out, ", %s ", r->slo_label);
 	report_fmt_sig(out, wn->pslo_ms);
 	sbuf_adds(out, " ms</text>\n</g>\n");
 }

@@ -12,6 +12,7 @@
  * and marked as a break (data-break), so a pause does not squeeze the run
  * into a corner; tick labels stay real times.
  */
+#include "model/cells.h"
 #include "report/report.h"
 #include "report/report_svg.h"
 
@@ -175,8 +176,9 @@ static void draw_window(const struct view_window *w, const struct plot *top,
 		  st == WS_ACCEPTED ? "#7cc47c" : st == WS_FAILED ? SVG_FAILED_COLOR : "#c8c8c8",
 		  st == WS_REJECTED ? " stroke=\"#8a8a8a\" stroke-dasharray=\"2,2\"" : "");
 	sbuf_add_xml(out, w->impl);
-	sbuf_addf(out, " window %lld, %s %.0f req/s, block %d: %s", (long long)w->id, w->stage,
-		  w->rate, w->block, w->status);
+	sbuf_addf(out, " window %lld, %s %.0f req/s, ", (long long)w->id, w->stage, w->rate);
+	cells_block_text(w->block, out);
+	sbuf_addf(out, ": %s", w->status);
 	if (st != WS_ACCEPTED && *w->reasons) {
 		sbuf_adds(out, " (");
 		sbuf_add_xml(out, w->reasons);

@@ -353,6 +353,7 @@ void rdoc_rejections(const struct report *r, struct rdoc *d)
 void rdoc_cells_table(const struct report *r, struct rdoc *d)
 {
 	struct rdoc_block *t;
+	struct sbuf s = SBUF_INIT;
 	size_t i, nshort = 0;
 
 	rdoc_add(d, RDOC_H2, "Cells: valid, failed, rejected and replacement windows");
@@ -375,12 +376,13 @@ void rdoc_cells_table(const struct report *r, struct rdoc *d)
 	rdoc_push_cell(t, "failed");
 	rdoc_push_cell(t, "rejected");
 	rdoc_push_cell(t, "replacements");
-	rdoc_push_cell(t, "");
+	rdoc_push_cell(t, "note");
 	for (i = 0; i < r->cells->n; i++) {
 		const struct cell *c = &r->cells->v[i];
 
 		rdoc_push_cell(t, c->stage);
-		rdoc_cellf(t, "%g", c->rate);
+		report_fmt_rate(&s, c->rate);
+		rdoc_cell(t, &s);
 		rdoc_push_cell(t, c->impl);
 		rdoc_cellf(t, "%zu", c->planned);
 		rdoc_cellf(t, "%zu", c->valid);
@@ -390,6 +392,7 @@ void rdoc_cells_table(const struct report *r, struct rdoc *d)
 		if (cell_short(c))
 			rdoc_cellf(t, "%sSHORT %zu/%zu", RDOC_STRONG, c->valid, c->planned);
 		else
-			rdoc_push_cell(t, c->pending ? "not run yet" : "");
+			rdoc_push_cell(t, c->pending ? "not run yet" : "-");
 	}
+	sbuf_release(&s);
 }

@@ -415,8 +415,9 @@ static json_t *verdicts_arr(const struct report *r)
 			json_object_set_new(o, "correction", json_string(
 				r->correction == CMP_CORRECT_HOLM ? "holm" : "none"));
 			json_object_set_new(o, "tested", json_integer((json_int_t)v->family));
-			json_object_set_new(o, "mde", isinf(v->mde) ? json_string("inf")
-								    : jnum(v->mde));
+			json_object_set_new(o, "mde", jnum(v->mde));
+			if (isinf(v->mde))
+				json_object_set_new(o, "mde_note", json_string("none: n too small"));
 		}
 	}
 	return a;
