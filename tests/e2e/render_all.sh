@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# timing-free: renders stored runs (no server, no load)
+# Every output of a set of stored runs of different shapes, rendered and
+# read as a reader would (issue 29): report (md, html, json), compare (md,
+# json, html, JUnit), audit, status, knee (text and --json) and history
+# (md, json, html). tests/render_check.py fails on "nan", "inf", internal
+# sentinels, unrounded rates and empty table columns.
+# The runs: tests/fixtures/report_run.sql (two arms, ladder and confirm,
+# failed and rejected windows), compare_fixture's sets (paired reruns,
+# nightly history, noise) and real runs of e2e scripts stored as SQL
+# (tests/fixtures/runs/, regen.sh rewrites them): one arm with confirm,
+# failed windows (walls), every window rejected, a run that failed to
+# build, a rerun with its parent (sandboxed arms), a sandboxed arm, a
+# dependency, a load agent, replacement windows. RENDER_KEEP=DIR keeps
+# the outputs.
+. "$(dirname "$0")/../lib.sh"
+
+R=$T/runs O=$T/out
+mkdir -p "$R/rep/fixture" "$O"
+sqlite3 "$R/rep/fixture/run.db" <"$ROOT/tests/fixtures/report_run.sql" || fail "fixture sql"
+"$HELPERS/compare_fixture" "$R/cmp" >/dev/null && "$HELPERS/compare_fixture" --pr "$R/pr" >/dev/null &&
+	"$HELPERS/compare_fixture" --history "$R/hist" >/dev/null || fail "compare_fixture"
+n=0
+for f in "$ROOT"/tests/fixtures/runs/*/*.sql.gz; do
+	d=$(basename "$(dirname "$f")") run=$(basename "$f" .sql.gz)
+	mkdir -p "$R/$d/$run"
+	gzip -dc "$f" | sqlite3 "$R/$d/$run/run.db" && n=$((n + 1)) || fail "restore $d/$run"
+done
+cmp_num "stored real runs restored" "$n" ">=" 10
+
+# one NAME CMD...: CMD's output into $O/NAME, its exit code into NAME.rc;
+# a crash (a signal) is a failure of its own.
+one() {
+	local name=$1 rc
+	shift
+	"$@" >"$O/$name" 2>"$O/$name.err"
+	rc=$?
+	echo "$rc" >"$O/$name.rc"
+	[ "$rc" -lt 128 ] || fail "$name: killed by signal $((rc - 128)): $*"
+}
+
+runs=0
+for dir in "$R"/*/; do
+	dir=${dir%/} tag=$(basename "$dir") prev=
+	for db in "$dir"/*/run.db; do
+		run=$(basename "$(dirname "$db")") t=$tag-$run
+		runs=$((runs + 1))
+		"$HARNESS" report "$run" --runs-dir "$dir" --format md,html,json -o "$O/rep-$t" \
+			>/dev/null 2>"$O/rep-$t.err" || fail "report $t exits $?: $(head -c 300 "$O/rep-$t.err")"
+		one "audit-$t.txt" "$HARNESS" audit "$run" --runs-dir "$dir"
+		one "audit-$t.json" "$HARNESS" audit "$run" --runs-dir "$dir" --json
+		one "status-$t.txt" "$HARNESS" status "$run" --runs-dir "$dir"
+		one "status-$t.json" "$HARNESS" status "$run" --runs-dir "$dir" --json
+		one "knee-$t.txt" "$HARNESS" knee "$run" --runs-dir "$dir"
+		one "knee-$t.json" "$HARNESS" knee "$run" --runs-dir "$dir" --json
+		parent=$(sqlite3 "$db" "SELECT parent_run FROM runs" 2>/dev/null)
+		for p in "$run $run" ${prev:+"$prev $run"} ${parent:+"$parent $run"}; do
+			set -- $p
+			[ -f "$dir/$1/run.db" ] || continue
+			for f in md json html; do
+				one "compare-$tag-$1-$2.$f" "$HARNESS" compare "$1" "$2" --runs-dir "$dir" \
+					--judge-unpaired --format "$f" --junit "$O/compare-$tag-$1-$2.$f.xml"
+			done
+		done
+		prev=$run
+	done
+	for f in md json html; do
+		one "history-$tag.$f" "$HARNESS" history --runs-dir "$dir" --kind all --format "$f"
+	done
+done
+cmp_num "runs rendered" "$runs" ">=" 20
+cmp_num "outputs written" "$(find "$O" -type f ! -name '*.rc' ! -name '*.err' | wc -l)" ">=" 300
+
+if python3 "$ROOT/tests/render_check.py" "$O" >"$T/findings" 2>"$T/summary"; then
+	ok "no nan, inf, sentinel, unrounded rate or empty column in any output ($(cat "$T/summary"))"
+else
+	fail "render_check: $(wc -l <"$T/findings") findings, the first: $(head -5 "$T/findings")"
+fi
+if [ -n "${RENDER_KEEP:-}" ]; then rm -rf "$RENDER_KEEP" && cp -a "$O" "$RENDER_KEEP"; fi
