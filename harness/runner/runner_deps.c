@@ -274,8 +274,6 @@ static int dep_dir(struct run_ctx *rc, struct dep_run *d)
 	}
 	sbuf_release(&p);
 	d->dir = xstrdup(abs);
-	if (!runner_dep_site(rc, d)->ops->local_fs)
-		return 0;       /* a path here means nothing there */
 	d->env = xcalloc(si->nenv + 1, sizeof(*d->env));
 	for (i = 0; i < si->nenv; i++)
 		d->env[i] = si->env[i];   /* borrowed from the spec */

@@ -17,7 +17,9 @@
  * fills every op (none is optional; an op that has nothing to do returns
  * what the local backend returns for "none": see each op), and builds
  * its configurations with bind_sut / bind_build (the one spec-to-config
- * mapping), as both backends here do. tests/unit/fake_arm.h is a third,
+ * mapping), as both backends here do. A dependency's env carries
+ * HARNESS_DEP_DIR, a directory on this host: a backend whose processes
+ * do not see this host's files drops it (armops_agent.c). tests/unit/fake_arm.h is a third,
  * complete backend to copy from.
  *
  * Two objects:
@@ -109,9 +111,6 @@ struct armops {
 	 * backend): the runner then does not measure a dependency's idle CPU,
 	 * whose window is open for dependency_headroom. */
 	int cpu_beside_window;
-	/* 1 when its commands and starts see this host's files (a path here
-	 * means the same there): a dependency's HARNESS_DEP_DIR is then passed. */
-	int local_fs;
 
 	/* ---- site operations (no instance) ---- */
 

@@ -76,8 +76,29 @@ static void config_of(const struct armops_site *s, struct rsut_config *cfg, stru
 	cfg->stop = s->stop;
 }
 
+/* im as sent there: a shallow copy in *out without HARNESS_DEP_DIR, a
+ * directory on this host (runner_deps.c) that means nothing there; *env
+ * its env, malloc'd: free it after the call. */
+static const struct spec_impl *impl_there(const struct spec_impl *im, struct spec_impl *out,
+					  struct kv **env)
+{
+	size_t i, n = 0;
+
+	*out = *im;
+	*env = xcalloc(im->nenv + 1, sizeof(**env));
+	for (i = 0; i < im->nenv; i++)
+		if (strcmp(im->env[i].key, "HARNESS_DEP_DIR"))
+			(*env)[n++] = im->env[i];
+	out->env = *env;
+	out->nenv = n;
+	return out;
+}
+
 static int agent_command(const struct armops_site *s, const struct sut_build_config *bc)
 {
+	struct sut_build_config there = *bc;
+	struct spec_impl im;
+	struct kv *env;
 	struct rsut_config cfg;
 	struct agent_opts o;
 	struct sut_wire_sandbox rs;
@@ -99,7 +120,9 @@ static int agent_command(const struct armops_site *s, const struct sut_build_con
 			      sizeof(hide));
 		cfg.sandbox = &rs;
 	}
-	ret = rsut_run(&cfg, bc, label.buf);
+	there.impl = impl_there(bc->impl, &im, &env);
+	ret = rsut_run(&cfg, &there, label.buf);
+	free(env);
 	sbuf_release(&label);
 	return ret;
 }
@@ -141,6 +164,8 @@ static struct armops_inst *agent_start(const struct armops_site *s, const struct
 	struct rsut_config cfg;
 	struct agent_opts o;
 	struct sut_config sc;
+	struct spec_impl im;
+	struct kv *env;
 	struct sut_wire_sandbox rs;
 	struct sbuf via = SBUF_INIT;
 	struct rsut *r;
@@ -149,7 +174,7 @@ static struct armops_inst *agent_start(const struct armops_site *s, const struct
 	config_of(s, &cfg, &o);
 	cfg.log_dir = s->log_dir;
 	/* the one mapping: what a start here gets (bind_sut), sent there */
-	bind_sut(&sc, s->spec, s->impl, s->workdir, NULL, s->label, sb);
+	bind_sut(&sc, s->spec, impl_there(s->impl, &im, &env), s->workdir, NULL, s->label, sb);
 	sc.port = s->port;
 	if (s->plain) {
 		sc.https = sc.insecure = 0;
@@ -162,6 +187,7 @@ static struct armops_inst *agent_start(const struct armops_site *s, const struct
 	}
 	cfg.failed_hits = &hits->kernel;
 	r = rsut_start(&cfg, unhealthy);
+	free(env);
 	if (!r)
 		return NULL;
 	a = xcalloc(1, sizeof(*a));
@@ -329,7 +355,6 @@ static int agent_cpu_end(struct armops_inst *i, double *cpu_s)
 const struct armops armops_agent = {
 	.name = "agent",
 	.cpu_beside_window = 0,
-	.local_fs = 0,
 	.command = agent_command,
 	.address = agent_address,
 	.tree_give = agent_tree_give,

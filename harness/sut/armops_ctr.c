@@ -191,7 +191,6 @@ static const char *ctr_via(struct armops_inst *i)
 const struct armops armops_ctr = {
 	.name = "container",
 	.cpu_beside_window = 1,
-	.local_fs = 1,
 	.command = ctr_command,
 	.address = armops_local_address,
 	.tree_give = armops_local_tree_give,

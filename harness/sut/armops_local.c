@@ -289,7 +289,6 @@ int armops_local_cpu_end(struct armops_inst *i, double *cpu_s)
 const struct armops armops_local = {
 	.name = "local",
 	.cpu_beside_window = 1,
-	.local_fs = 1,
 	.command = local_command,
 	.address = armops_local_address,
 	.tree_give = armops_local_tree_give,

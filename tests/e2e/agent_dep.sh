@@ -27,7 +27,7 @@ dependencies:
     host_binary: $HARNESS
     start: [$T/srv, --host, 0.0.0.0, --port, "{port}"]
     health: { tcp: "127.0.0.1:{port}" }
-    setup: [ip, -4, -o, addr, show, dev, eth0]
+    setup: [sh, -c, "ip -4 -o addr show dev eth0; env"]
     reset: [ip, -4, -o, addr, show, dev, eth0]
 implementations:
   - name: a
@@ -60,6 +60,8 @@ check "the dependency started there, at that host's address" \
 	<(q "SELECT detail FROM events WHERE kind = 'dep_start'")
 check "its setup ran there (its log here shows that host's eth0)" \
 	grep -q "inet 10.218.18.2/24" "$(dirname "$db")/logs/dep-db.setup.log"
+check "... without HARNESS_DEP_DIR, a directory on this host (dropped by the agent backend)" \
+	test "$(grep -c '^PATH=' "$(dirname "$db")/logs/dep-db.setup.log"):$(grep -c HARNESS_DEP_DIR "$(dirname "$db")/logs/dep-db.setup.log")" = 1:0
 check "its reset too, before the window (exit 0 recorded)" \
 	test "$(grep -c "inet 10.218.18.2/24" "$(dirname "$db")/logs/reset-dep-db.log"):$(q "SELECT exit_code FROM window_resets")" = 1:0
 cmp_num "its window accepted" "$(q "SELECT COUNT(*) FROM windows WHERE status = 'accepted'")" == 1

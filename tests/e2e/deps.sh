@@ -22,7 +22,8 @@
 # on a function prototype declared in a .c file, on a function longer
 # than 120 lines or a file longer than 900 in harness/ or gates/, on sqlite
 # outside the store, on a HARNESS_TEST_* variable read outside testhook.c,
-# on a rate tolerance written outside rate.c (rate.h), and on
+# on a rate tolerance written outside rate.c (rate.h), on a branch on
+# where an arm runs in runner_arm.c or runner_deps.c (armops.h), and on
 # a citation (docs/<name>.md, a README, a markdown link) of a file the
 # repository lacks.
 . "$(dirname "$0")/../lib.sh"
@@ -335,6 +336,26 @@ if rungs:
           + ' '.join(rungs))
 else:
     print('ok - deps: rates compared only through rate_same (rate.h)')
+
+# Where an arm runs is its backend's (issue 26, sut/armops.h): the
+# runner's arm and dependency files call armops_* and never branch on
+# the place themselves: no code line there names a backend
+# (armops_local, armops_agent), the agent side (rsut_*, sut_agent*), an
+# implementation's host, or reads a backend's field (->ops->...).
+place = []
+for s in ('harness/runner/runner_arm.c', 'harness/runner/runner_deps.c'):
+    for no, line in enumerate(open(os.path.join(root, s)), 1):
+        code = re.sub(r'/\*.*?(\*/|$)|//.*', '', line)
+        if line.lstrip().startswith('*') or not code.strip():
+            continue
+        if re.search(r'\b(rsut_\w+|sut_agent\w*|armops_(local|agent))\b|\bimpl(\.|->)host\b|->ops->', code):
+            place.append('%s:%d' % (s, no))
+if place:
+    print('not ok - deps: the runner branches on where an arm runs (move it into'
+          ' a backend, sut/armops.h): ' + ' '.join(place))
+else:
+    print('ok - deps: runner_arm.c and runner_deps.c leave where an arm runs to its'
+          ' backend (armops.h)')
 
 # The notes the code cites live in the repository (issue 16): every
 # docs/<name>.md, <dir>/README.md, relative markdown link and source path

@@ -51,6 +51,7 @@ struct fake_world {
 	const char *fail_cmd;
 	unsigned fail_at, ncmd;
 	int live;                /* instances started and not yet stopped */
+	char dep_dir[256];       /* a dependency's last start: its HARNESS_DEP_DIR */
 };
 
 struct fake_inst {
@@ -165,6 +166,9 @@ static struct armops_inst *fake_start(const struct armops_site *s, const struct 
 		f->w->arms[f->idx].starts++;
 		f->w->inst_of[f->idx] = f;
 	}
+	for (size_t k = 0; f->idx < 0 && k < s->impl->nenv; k++)
+		if (!strcmp(s->impl->env[k].key, "HARNESS_DEP_DIR"))
+			snprintf(f->w->dep_dir, sizeof(f->w->dep_dir), "%s", s->impl->env[k].value);
 	f->w->live++;
 	return &f->base;
 }
@@ -320,7 +324,6 @@ static int fake_cpu_end(struct armops_inst *i, double *cpu_s)
 static const struct armops fake_armops = {
 	.name = "fake",
 	.cpu_beside_window = 1,
-	.local_fs = 1,
 	.command = fake_command,
 	.address = fake_address,
 	.tree_give = fake_tree_give,

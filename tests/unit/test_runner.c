@@ -343,7 +343,9 @@ TEST(restarts_an_arm_that_exited)
 
 /* Arms not measured do not run: in a's windows b is frozen, and so is
  * the dependency only b uses (side); in b's windows a is frozen and side,
- * b's own, runs (docs/DESIGN.md "Arms not being measured do not run"). */
+ * b's own, runs (docs/DESIGN.md "Arms not being measured do not run").
+ * side, on a backend that sees this host's files, is started with
+ * HARNESS_DEP_DIR, its directory in the run (specs/README.md). */
 TEST(freezes_the_arms_not_measured)
 {
 	struct fake_world w;
@@ -384,6 +386,8 @@ TEST(freezes_the_arms_not_measured)
 		window_idle_rows_release(&idle);
 	}
 	CHECK(seen >= 2);
+	CHECK(strlen(w.dep_dir) > strlen("/deps/side") &&
+	      !strcmp(w.dep_dir + strlen(w.dep_dir) - strlen("/deps/side"), "/deps/side"));
 	window_rows_release(&rows);
 	store_close(&st);
 	free(id);
