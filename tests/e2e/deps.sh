@@ -327,10 +327,20 @@ for s in srcs:
             hooks.append('%s:%d' % (s, no))
         if base != 'rate.c' and re.search(r'fabs\s*\([^;]*\b\w*(rate|rps)\w*\b[^;]*-[^;]*[<>]=?\s*1e-(6|7|8|9|1\d)\b', line):
             rungs.append('%s:%d' % (s, no))
+# ... and each one it reads is in testhook.h's list ("the hooks:")
+read = re.findall(r'getenv\s*\(\s*"(HARNESS_TEST_\w+)"',
+                  open(os.path.join(root, 'harness/base/testhook.c')).read())
+listed = set(re.findall(r'^ \*   (HARNESS_TEST_\w+)',
+                        open(os.path.join(root, 'harness/base/testhook.h')).read(), re.M))
+unlisted = sorted(set(read) - listed)
 if hooks:
     print('not ok - deps: HARNESS_TEST_ read outside testhook.c: ' + ' '.join(hooks))
+elif unlisted or not read:
+    print('not ok - deps: test hooks read by testhook.c but not in testhook.h\'s list: '
+          + (' '.join(unlisted) or 'none read'))
 else:
-    print('ok - deps: HARNESS_TEST_* read only by testhook.c (once, at start)')
+    print('ok - deps: HARNESS_TEST_* read only by testhook.c (once, at start), the %d of'
+          ' them listed in testhook.h' % len(read))
 if rungs:
     print('not ok - deps: a rate compared by its own tolerance (use rate.h rate_same): '
           + ' '.join(rungs))
