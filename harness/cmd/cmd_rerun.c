@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "base/jout.h"
+#include "report/compare_plan.h"
 #include "base/gitfetch.h"
 #include "sandbox/quota.h"
 #include "sut/rsut_fetch.h"
@@ -114,6 +116,7 @@ struct rerun_args {
 	int with_baseline;
 	int until_decided;
 	double max_minutes;      /* 0: compare.sequential.max_minutes */
+	int plan;                /* --plan: print what compare could decide, run nothing */
 };
 
 static void rerun_args_release(struct rerun_args *a)
@@ -174,6 +177,12 @@ static const struct opt options[] = {
 		 "(NEW and @base once each) at the judged rates until\n"
 		 "every metric is decided by an anytime-valid confidence\n"
 		 "sequence, or the budget ends; needs --with-baseline"),
+	OPT_BOOL(0, "plan", &a.plan,
+		 "run nothing: print what compare could decide from such\n"
+		 "a rerun (per metric the pairs of RUN's plan, the pairs\n"
+		 "its test needs, the smallest shift it could call from\n"
+		 "RUN's spread); exit 2 when it can never decide, unless\n"
+		 "--until-decided or compare.sequential"),
 	OPT_NUMBER("max-minutes", "N", &a.max_minutes, 0.1, 10080,
 		   "--until-decided's budget, wall minutes of the whole\n"
 		   "rerun (default: compare.sequential.max_minutes, 30)"),
@@ -391,6 +400,43 @@ out:
 	return ret;
 }
 
+/*
+ * --plan: what `harness compare RUN NEW` could decide from a rerun of RUN
+ * (compare_plan.h, as `harness check SPEC --base RUN` says it): RUN's
+ * stored spec, its windows' spread. A rerun is made for compare, so a plan
+ * that can never decide is refused (exit 2) unless it is sequential
+ * (--until-decided, or compare.sequential in the spec).
+ */
+static int rerun_plan(struct cmd_ctx *c, const struct parent *par, const struct spec *s)
+{
+	struct cmp_run base;
+	struct cmp_plan cp;
+	char line[1024];
+	int ret = EXIT_OK;
+
+	if (cmp_run_load(&base, c->runs_dir, par->dir))
+		return EXIT_USAGE;
+	cmp_plan_init(&cp, s, &base);
+	cmp_run_release(&base);
+	cp.base_id = par->rec.id;
+	cp.compare_setup = 1;
+	cp.sequential |= a.until_decided;
+	if (cmp_plan_refusal(&cp, par->rec.id, line, sizeof(line))) {
+		fputs(line, stderr);
+		ret = EXIT_USAGE;
+	} else if (c->json) {
+		json_t *o = cmp_plan_json(&cp);
+
+		json_object_set_new(o, "sequential", json_boolean(cp.sequential));
+		ret = jout_print(o, stdout) ? EXIT_ENV : EXIT_OK;
+		json_decref(o);
+	} else {
+		cmp_plan_print(&cp, s);
+	}
+	cmp_plan_release(&cp);
+	return ret;
+}
+
 static int cmd_rerun(struct cmd_ctx *c)
 {
 	struct arm_set arms = { 0 };
@@ -405,7 +451,7 @@ static int cmd_rerun(struct cmd_ctx *c)
 	memset(&par, 0, sizeof(par));
 	a.run = c->args[0];
 	a.runs_dir = c->runs_dir;
-	if (!a.nimpls) {
+	if (!a.nimpls && !a.plan) {
 		error("rerun: --impl NAME=REPO#REF is required; see 'harness rerun --help'");
 		goto out;
 	}
@@ -415,6 +461,14 @@ static int cmd_rerun(struct cmd_ctx *c)
 	spec = spec_parse(par.spec_text, par.spec_len, par.rec.spec_path, base_dir);
 	if (!spec) {
 		error("rerun: %s: its stored spec no longer parses", par.rec.id);
+		goto out;
+	}
+	if (a.plan) {
+		ret = rerun_plan(c, &par, spec);
+		goto out;
+	}
+	if (c->json) {
+		error("rerun: --json is for --plan (a rerun prints its run id)");
 		goto out;
 	}
 	if (check_parent(&a, &par, spec, &stages))
@@ -554,7 +608,7 @@ const struct cmd_desc cmd_rerun_desc = {
 	"`harness compare` judges the run by the stored rule (docs/STATISTICS.md\n"
 	"\"Sequential rerun\").\n",
 	.opts = options,
-	.flags = CMD_RUN,
+	.flags = CMD_RUN | CMD_JSON,
 	.min_args = 1,
 	.max_args = 1,
 	.fn = cmd_rerun,

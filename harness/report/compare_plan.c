@@ -215,9 +215,9 @@ void cmp_plan_print(const struct cmp_plan *p, const struct spec *s)
 					 "blocks --until-decided)"
 		       : "can NEVER decide");
 		if (m->floor && p->pairs >= m->floor && p->pairs < m->floor + 2)
-			printf("    (at the floor: a pair lost to a rejected window, whose "
-			       "replacement runs without its control, leaves %zu pairs; more reps "
-			       "keep a margin)\n", p->pairs - 1);
+			printf("    (at the floor: one pair lost to rejected windows the "
+			       "replacements could not bring back (retries) leaves %zu pairs; more "
+			       "reps keep a margin)\n", p->pairs - 1);
 		if (!p->base_id)
 			continue;
 		for (j = 0; j < m->nspread; j++) {

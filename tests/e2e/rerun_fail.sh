@@ -27,6 +27,22 @@ expect_exit "an implementation the run does not have" 2 "$HARNESS" rerun base \
 	fail "left behind: $(ls "$RUNS")"
 [ "$(dump)" = "$BASESUM" ] && ok "baseline untouched by failed reruns" || fail "baseline changed"
 
+# ------------------------------------------------------------ rerun --plan
+# What compare could decide from a rerun of base, before any is made: its
+# plan (1 rate x 1 block: 1 pair a metric) can never decide, so --plan
+# refuses it (exit 2) with the numbers, unless it is sequential.
+expect_exit "rerun --plan of a 1-pair plan: refused" 2 "$HARNESS" rerun base --runs-dir "$RUNS" --plan
+grep -q "^base: compare: 1 pairs a metric at most (1 rate x 1 reps) can never decide: the pooled test's smallest p, 2^-1 = 0.5, is above its first step" "$T/err" &&
+	ok "rerun --plan: the refusal names the pairs and the level" || fail "rerun --plan: $(cat "$T/err")"
+expect_exit "rerun --plan --until-decided: not refused" 0 "$HARNESS" rerun base --runs-dir "$RUNS" \
+	--plan --until-decided
+grep -q "latency: pooled signed-rank test at .* needs [0-9]* pairs: cannot at the plan's n (compare.sequential: reruns add blocks --until-decided)" "$T/out" &&
+	ok "rerun --plan --until-decided: says the sequence adds blocks" || fail "plan: $(cat "$T/out")"
+"$HARNESS" rerun base --runs-dir "$RUNS" --plan --until-decided --json >"$T/plan.json" 2>"$T/err" &&
+	[ "$(jq -r '.can_decide, .sequential, .pairs_max' "$T/plan.json" | tr '\n' ' ')" = "false true 1 " ] &&
+	ok "rerun --plan --json" || fail "rerun --plan --json: $(cat "$T/plan.json" "$T/err")"
+[ "$(ls "$RUNS" | wc -l)" -eq "$nbase" ] && ok "rerun --plan makes no run" || fail "left: $(ls "$RUNS")"
+
 # ------------------------------------------------------------ other answers
 # A commit that answers 200 with another body is a regression, told by the
 # pre-flight against its @base (workload.preflight.base: strict, the
