@@ -22,9 +22,16 @@
 static const char *const required_cols[] = { "impl", "stage", "offered_rps", "block",
 	"p99_ms", "requests", "errors", "achieved_rps", "warm" };
 
-enum { R_NOT_WARM, R_EMPTY, R_ERROR_RATE, R_RATE_OFF, R_STATUS, R_COUNT };
+enum { R_NOT_WARM, R_EMPTY, R_ERROR_RATE, R_STATUS, R_COUNT };
 static const char *const reason_names[R_COUNT] = { "not_warm", "empty", "error_rate",
-	"rate_off", "status" };
+	"status" };
+
+/* Optional columns (-1: absent). */
+struct knee_cols {
+	int pct;             /* the percentile's column */
+	int status, not_ok;
+	int completed, duration;  /* requests answered; the window's seconds */
+};
 
 /* One (group, implementation) fit. */
 struct kfit {
@@ -33,6 +40,7 @@ struct kfit {
 	struct knee_window *win;  /* valid windows */
 	size_t nwin, alloc;
 	size_t total, accepted, failed;
+	size_t under;        /* failed: answered short of due beyond the tolerance */
 	size_t rejected[R_COUNT];
 	struct knee_result k;     /* a CSV fit's */
 	const struct knee_result *kp;  /* the fit printed: &k, or the run view's */
@@ -60,7 +68,9 @@ static const struct opt options[] = {
 	OPT_NUMBER("error-rate-max", "X", &o.error_rate_max, 0, 1,
 		   "a window above it is failed (default 0.001)"),
 	OPT_NUMBER("rate-tolerance-pct", "PCT", &o.tolerance_pct, 0, 1e9,
-		   "achieved vs offered tolerance (default 2)"),
+		   "how far the requests answered may fall below the\n"
+		   "requests due, percent of due (default 2, as the\n"
+		   "achieved_vs_offered gate)"),
 	OPT_STRING(0, "group-by", "COLUMN", &o.group_by, "one fit per value of COLUMN"),
 	OPT_LONG("seed", "N", &seed_opt, 0, 9.2e18, "bootstrap seed (default 1)"),
 	OPT_LONG("min-reps", "N", &o.min_reps, 1, 1e9,
@@ -137,6 +147,7 @@ static void print_json(struct sbuf *sb, const struct kfit *fits, size_t n,
 		json_object_set_new(fo, "rungs", json_integer((json_int_t)k->nrungs));
 		json_object_set_new(fo, "accepted", json_integer((json_int_t)f->accepted));
 		json_object_set_new(fo, "failed", json_integer((json_int_t)f->failed));
+		json_object_set_new(fo, "under_delivered", json_integer((json_int_t)f->under));
 		json_object_set_new(fo, "total", json_integer((json_int_t)f->total));
 		for (r = 0; r < R_COUNT; r++)
 			json_object_set_new(rej, reason_names[r], json_integer((json_int_t)f->rejected[r]));
@@ -181,10 +192,10 @@ static void print_text(struct sbuf *sb, const struct kfit *fits, size_t n,
 				  : k->inferential ? "bootstrap"
 						   : "non-inferential: a bracketing rung has "
 						     "fewer valid windows than --min-reps");
-		sbuf_addf(sb, "; %zu rungs; %zu/%zu windows accepted, %zu failed (rejected: %zu not warm, "
-			      "%zu empty, %zu error rate, %zu rate off, %zu by status)\n",
-			  k->nrungs, f->accepted, f->total, f->failed, f->rejected[R_NOT_WARM],
-			  f->rejected[R_EMPTY], f->rejected[R_ERROR_RATE], f->rejected[R_RATE_OFF],
+		sbuf_addf(sb, "; %zu rungs; %zu/%zu windows accepted, %zu failed (%zu under-delivered; "
+			      "rejected: %zu not warm, %zu empty, %zu error rate, %zu by status)\n",
+			  k->nrungs, f->accepted, f->total, f->failed, f->under,
+			  f->rejected[R_NOT_WARM], f->rejected[R_EMPTY], f->rejected[R_ERROR_RATE],
 			  f->rejected[R_STATUS]);
 	}
 }
@@ -218,10 +229,34 @@ static int pct_col(const struct csv *c, double pct)
 	return -1;
 }
 
+/* A row's requests answered: its completed column, else achieved_rps x
+ * duration_s, else achieved_rps x the nominal seconds requests / offered.
+ * NAN after error(). */
+static double answered_of(const struct knee_opts *o, const struct csv *c, size_t r,
+			  const struct knee_cols *oc, const double *v)
+{
+	const int cols[2] = { oc->completed, oc->duration };
+	double x[2] = { NAN, NAN };
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (cols[i] >= 0 && (parse_double(c->rows[r][cols[i]], &x[i]) < 0 ||
+				     !(x[i] >= 0))) {
+			error("%s:%zu: column '%s': must be a number >= 0, got '%s'", o->windows,
+			      c->lines[r], c->header[cols[i]], c->rows[r][cols[i]]);
+			return NAN;
+		}
+	if (cols[0] >= 0)
+		return x[0];
+	return v[7] * (cols[1] >= 0 ? x[1] : v[5] / v[2]);
+}
+
 /* Read one CSV row into f (or count it rejected). 0, or -1 after error(). */
 static int csv_row(const struct knee_opts *o, const struct csv *c, size_t r, const int *col,
-		   int pcol, int scol, int bcol, struct kfit *f)
+		   const struct knee_cols *oc, struct kfit *f)
 {
+	int pcol = oc->pct, scol = oc->status, bcol = oc->not_ok;
+	double unserved = 0;
 	double v[ARRAY_SIZE(required_cols)];
 	int bad[R_COUNT] = { 0 }, k, any = 0, failed = 0;
 	size_t i;
@@ -263,7 +298,19 @@ static int csv_row(const struct knee_opts *o, const struct csv *c, size_t r, con
 		bad[R_NOT_WARM] = v[8] == 0;
 		bad[R_EMPTY] = v[5] == 0;
 		bad[R_ERROR_RATE] = v[5] > 0 && v[6] / v[5] > o->error_rate_max;
-		bad[R_RATE_OFF] = fabs(v[7] - v[2]) / v[2] * 100 > o->tolerance_pct;
+		/* achieved_vs_offered's rule: answered against the requests
+		 * due, one-sided; under-delivery is the outcome (failed) */
+		if (v[5] > 0) {
+			double ans = answered_of(o, c, r, oc, v);
+
+			if (isnan(ans))
+				return -1;
+			if ((v[5] - ans) / v[5] * 100 > o->tolerance_pct) {
+				failed = 1;
+				f->under++;
+				unserved = v[5] - ans;
+			}
+		}
 	}
 	for (k = 0; k < R_COUNT; k++) {
 		f->rejected[k] += bad[k];
@@ -276,7 +323,9 @@ static int csv_row(const struct knee_opts *o, const struct csv *c, size_t r, con
 	else
 		f->accepted++;
 	XGROW(f->win, f->alloc, f->nwin + 1);
-	f->win[f->nwin++] = (struct knee_window){ v[2], failed, v[4], v[5], v[6] };
+	/* not answered as expected: errors, and what an under-delivering
+	 * window left unserved (a run's not_ok; knee.h) */
+	f->win[f->nwin++] = (struct knee_window){ v[2], failed, v[4], v[5], v[6] + unserved };
 	if (bcol >= 0) {
 		double nb;
 
@@ -292,7 +341,8 @@ static int from_csv(struct knee_opts *o, struct kfit **fits, size_t *nfits)
 {
 	struct csv c = CSV_INIT;
 	size_t afits = 0, r, i, used = 0;
-	int col[ARRAY_SIZE(required_cols)], gcol = -1, scol, pcol, bcol, ret = -1;
+	int col[ARRAY_SIZE(required_cols)], gcol = -1, ret = -1;
+	struct knee_cols oc;
 
 	if (csv_read_file(o->windows, &c) < 0)
 		goto out;
@@ -304,7 +354,7 @@ static int from_csv(struct knee_opts *o, struct kfit **fits, size_t *nfits)
 			goto out;
 		}
 	}
-	if ((pcol = pct_col(&c, o->percentile)) < 0) {
+	if ((oc.pct = pct_col(&c, o->percentile)) < 0) {
 		error("%s: no column with the windows' p%g (p%g_ms_from_hist; see harness knee --help)",
 		      o->windows, o->percentile, o->percentile);
 		goto out;
@@ -313,19 +363,21 @@ static int from_csv(struct knee_opts *o, struct kfit **fits, size_t *nfits)
 		error("%s: --group-by: no column '%s'", o->windows, o->group_by);
 		goto out;
 	}
-	scol = csv_col(&c, "status");
-	bcol = csv_col(&c, "not_ok");
+	oc.status = csv_col(&c, "status");
+	oc.not_ok = csv_col(&c, "not_ok");
+	oc.completed = csv_col(&c, "completed");
+	oc.duration = csv_col(&c, "duration_s");
 	for (r = 0; r < c.nrows; r++) {
 		const char *stage = c.rows[r][col[1]];
 		struct kfit *f;
 
 		if (strcmp(stage, "ladder") &&
-		    (scol < 0 || (strcmp(stage, "confirm") && strcmp(stage, "refine"))))
+		    (oc.status < 0 || (strcmp(stage, "confirm") && strcmp(stage, "refine"))))
 			continue;
 		used++;
 		f = fit_for(fits, nfits, &afits, gcol >= 0 ? c.rows[r][gcol] : NULL,
 			    c.rows[r][col[0]]);
-		if (csv_row(o, &c, r, col, pcol, scol, bcol, f))
+		if (csv_row(o, &c, r, col, &oc, f))
 			goto out;
 	}
 	if (!used) {
@@ -474,6 +526,9 @@ const struct cmd_desc cmd_knee_desc = {
 	"  not_ok        requests not answered as expected, for the knee (a failed\n"
 	"                window's unserved ones too; a run's windows.csv has it);\n"
 	"                without it: errors\n"
+	"  completed     requests answered in the window (else achieved_rps x\n"
+	"                duration_s, else achieved_rps x requests / offered_rps)\n"
+	"  duration_s    the window's measured seconds\n"
 	"  status        accepted | failed | rejected: when present it decides: rejected\n"
 	"                rows are left out, failed rows are valid windows above the SLO,\n"
 	"                and the checks below are not applied (a CSV whose failed\n"
@@ -482,17 +537,22 @@ const struct cmd_desc cmd_knee_desc = {
 	"\n"
 	"Without a status column a ladder row is rejected (and counted per\n"
 	"implementation, per reason) when warm is 0 (not_warm), requests is 0\n"
-	"(empty), errors/requests exceeds --error-rate-max (error_rate), or\n"
-	"|achieved - offered| / offered exceeds --rate-tolerance-pct percent\n"
-	"(rate_off); a row failing several reasons is counted under each.\n"
+	"(empty) or errors/requests exceeds --error-rate-max (error_rate); a row\n"
+	"failing several reasons is counted under each. A row that answered more\n"
+	"than --rate-tolerance-pct percent fewer requests than were due,\n"
+	"(requests - answered) / requests, is failed (under_delivered), the\n"
+	"achieved_vs_offered gate's rule in a run: one-sided, against the requests\n"
+	"due, never against the nominal rate when completed or duration_s say more;\n"
+	"under-delivery is the implementation's outcome, a valid window above the\n"
+	"SLO, not a void one.\n"
 	"\n"
 	"--json prints {\"fits\": [{\"group\", \"impl\", \"kind\" (point|bracket|floor|\n"
 	"none), \"crossed\", \"at_first_rung\", \"knee_rps\", \"lo_rps\", \"hi_rps\",\n"
 	"\"hold_rps\", \"reason\", \"highest_rung_rps\", \"interval_rps\": [lo, hi] (null\n"
 	"without a crossing), \"boot_resamples\", \"boot_crossed\", \"inferential\",\n"
-	"\"rungs\", \"accepted\", \"failed\", \"total\", \"rejected\": {\"not_warm\",\n"
-	"\"empty\", \"error_rate\", \"rate_off\", \"status\"}}]}. Exit 0, or 2 on a usage\n"
-	"or input error (an unknown RUN too), 3 when the run's stored spec does not\n"
+	"\"rungs\", \"accepted\", \"failed\", \"under_delivered\", \"total\",\n"
+	"\"rejected\": {\"not_warm\", \"empty\", \"error_rate\", \"status\"}}]}. Exit 0, or 2\n"
+	"on a usage or input error (an unknown RUN too), 3 when the run's stored spec does not\n"
 	"parse with this harness.\n",
 	.opts = options,
 	.flags = CMD_RUN | CMD_RUN_OPTIONAL | CMD_JSON,
