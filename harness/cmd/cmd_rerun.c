@@ -606,7 +606,16 @@ const struct cmd_desc cmd_rerun_desc = {
 	"reached and the time a decision would need. The exit is then the\n"
 	"answer: 0 no change or improvement, 1 regression, 3 inconclusive; and\n"
 	"`harness compare` judges the run by the stored rule (docs/STATISTICS.md\n"
-	"\"Sequential rerun\").\n",
+	"\"Sequential rerun\"). A failed window there is compare's outcome rule's:\n"
+	"NEW failing most of its valid windows at a judged rate where @base\n"
+	"failed none is a regression at once.\n"
+	"\n"
+	"--plan: nothing is fetched or run; prints what `harness compare RUN NEW`\n"
+	"could decide from such a rerun (as `harness check SPEC --base RUN`): per\n"
+	"metric the pairs of RUN's plan, the pairs its pooled test needs and the\n"
+	"smallest shift it could call from RUN's spread (--json: the same as\n"
+	"check's \"compare\" object). Exit 0, or 2 when the plan can never decide\n"
+	"and the rerun is not sequential (--until-decided, compare.sequential).\n",
 	.opts = options,
 	.flags = CMD_RUN | CMD_JSON,
 	.min_args = 1,

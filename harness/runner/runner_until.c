@@ -16,7 +16,12 @@
  * or one a regression) or the budget ends (no round starts that the last
  * round's duration says would end past max_minutes; max_blocks). A void
  * (rejected) window leaves its rate lagging, so the next round measures it
- * again: it is replaced, never judged.
+ * again: it is replaced, never judged. A failed window is a measurement
+ * of the outcome (its pair counts as measured), judged by compare's
+ * outcome rule (NEW failed most of its valid windows at a judged rate,
+ * @base none: regression, stop "outcome"); a rate whose failed sequential
+ * pairs (min_pairs or more) outnumber its usable ones stops an undecided
+ * rule ("failed_windows"), never holding the rounds back to the budget.
  *
  * Everything is read from the store, so `harness resume` continues the
  * same rule from where it stopped (a block planned but not finished is
@@ -249,6 +254,80 @@ static void judge(struct run_ctx *rc, struct pair *p, const struct window_rows *
 	free(obs);
 }
 
+/* ------------------------------------------------------------ failed windows */
+
+/* Valid (accepted or failed) and failed windows of impl at rate, every
+ * stage: compare's counts (compare_cells.c). */
+static void valid_counts(const struct window_rows *w, const char *impl, double rate,
+			 size_t *nvalid, size_t *nfailed)
+{
+	size_t i;
+
+	*nvalid = *nfailed = 0;
+	for (i = 0; i < w->n; i++) {
+		const struct window_row *x = &w->v[i];
+
+		if (!x->impl || strcmp(x->impl, impl) || !rate_same(x->rate, rate) ||
+		    x->state != WINDOW_DONE ||
+		    (x->status != WINDOW_ACCEPTED && x->status != WINDOW_FAILED))
+			continue;
+		(*nvalid)++;
+		*nfailed += x->status == WINDOW_FAILED;
+	}
+}
+
+/* Sequential pairs of p at rate with a failed window (either arm), and
+ * the pairs there with both accepted (every stage). */
+static void failed_pairs(const struct pair *p, const struct window_rows *w, double rate,
+			 size_t *nfailed, size_t *nusable)
+{
+	size_t i;
+
+	*nfailed = *nusable = 0;
+	for (i = 0; i < w->n; i++) {
+		const struct window_row *x = &w->v[i], *y;
+
+		if (!x->impl || strcmp(x->impl, p->arm->name) || x->state != WINDOW_DONE ||
+		    !rate_same(x->rate, rate) || !(y = partner(w, x, p->base->name)))
+			continue;
+		if (x->status == WINDOW_ACCEPTED && y->status == WINDOW_ACCEPTED)
+			(*nusable)++;
+		else if (!strcmp(x->stage, SEQ_STAGE) &&
+			 (x->status == WINDOW_FAILED || y->status == WINDOW_FAILED))
+			(*nfailed)++;
+	}
+}
+
+/* The failed windows' verdict on p (file comment): NULL while none, else
+ * the stop reason, p->answer set and the rate named in why. */
+static const char *outcome_stop(const struct run_ctx *rc, struct pair *p,
+				const struct window_rows *w, struct sbuf *why)
+{
+	size_t j, min = rc->spec->compare.min_pairs > 0 ? (size_t)rc->spec->compare.min_pairs : 3;
+
+	for (j = 0; j < p->nrates; j++) {
+		size_t vn, fn, vb, fb, nf, nu;
+
+		valid_counts(w, p->arm->name, p->rates[j], &vn, &fn);
+		valid_counts(w, p->base->name, p->rates[j], &vb, &fb);
+		if (vn >= min && vb >= min && 2 * fn > vn && fb == 0) {
+			p->answer = DECIDE_REGRESSION;
+			sbuf_addf(why, "at %g req/s %s failed %zu of %zu valid windows where %s "
+				  "held", p->rates[j], p->arm->name, fn, vn, p->base->name);
+			return "outcome";
+		}
+		failed_pairs(p, w, p->rates[j], &nf, &nu);
+		if (nf >= min && nf > nu) {
+			p->answer = DECIDE_UNDECIDED;
+			sbuf_addf(why, "at %g req/s %zu sequential pairs had a failed window, %zu "
+				  "pairs are usable (%s failed %zu, %s %zu)", p->rates[j], nf, nu,
+				  p->arm->name, fn, p->base->name, fb);
+			return "failed_windows";
+		}
+	}
+	return NULL;
+}
+
 /* ------------------------------------------------------------ reporting */
 
 static double need_seconds(const struct until *u, const struct pair *p, int cpu)
@@ -381,7 +460,13 @@ static int seq_block(struct run_ctx *rc, int block, double rate, struct arm **ar
 	return runner_run_block(rc, &b);
 }
 
-/* Pairs of p at rate with both windows accepted. */
+static int valid_status(enum window_status s)
+{
+	return s == WINDOW_ACCEPTED || s == WINDOW_FAILED;
+}
+
+/* Measured pairs of p at rate: both windows valid (accepted or failed; a
+ * rejected one is void and measured again). */
 static size_t paired_at(const struct pair *p, const struct window_rows *w, double rate)
 {
 	size_t i, n = 0;
@@ -390,8 +475,8 @@ static size_t paired_at(const struct pair *p, const struct window_rows *w, doubl
 		const struct window_row *x = &w->v[i], *y;
 
 		if (x->impl && !strcmp(x->impl, p->arm->name) && x->state == WINDOW_DONE &&
-		    x->status == WINDOW_ACCEPTED && rate_same(x->rate, rate) &&
-		    (y = partner(w, x, p->base->name)) && y->status == WINDOW_ACCEPTED)
+		    valid_status(x->status) && rate_same(x->rate, rate) &&
+		    (y = partner(w, x, p->base->name)) && valid_status(y->status))
 			n++;
 	}
 	return n;
@@ -511,6 +596,48 @@ out:
 	return ret;
 }
 
+/* Stop p by its failed windows (outcome_stop): 1 stopped, 0 not. An
+ * outcome regression wins over the sequence, as in compare; a rate that
+ * cannot be judged stops only a rule the sequence left undecided. */
+static int stop_by_outcome(struct run_ctx *rc, struct until *u, struct pair *p,
+			   const struct window_rows *w, int blocks)
+{
+	enum decide_verdict seq = p->answer;
+	struct sbuf why = SBUF_INIT;
+	const char *stop = outcome_stop(rc, p, w, &why);
+
+	if (stop && !strcmp(stop, "failed_windows") && seq != DECIDE_UNDECIDED)
+		stop = NULL;
+	if (!stop) {
+		p->answer = seq;
+		sbuf_release(&why);
+		return 0;
+	}
+	fprintf(stderr, "harness: sequential %s: %s\n", p->rule->impl, why.buf);
+	store_event(&rc->st, rc->run_id, -1, "sequential_rerun", "%s: %s", p->rule->impl, why.buf);
+	finish(rc, u, p, stop, blocks);
+	sbuf_release(&why);
+	return 1;
+}
+
+/* No judged rate (every rate has a failed window): the outcome rule over
+ * every rate NEW ran at, as compare applies it. 1 stopped, 0 not. */
+static int stop_without_rates(struct run_ctx *rc, struct until *u, struct pair *p,
+			      const struct window_rows *w, int blocks)
+{
+	size_t i, alloc = 0;
+	int stopped;
+
+	for (i = 0; i < w->n; i++)
+		if (w->v[i].impl && !strcmp(w->v[i].impl, p->arm->name))
+			add_rate(&p->rates, &p->nrates, &alloc, w->v[i].rate);
+	stopped = stop_by_outcome(rc, u, p, w, blocks);
+	free(p->rates);
+	p->rates = NULL;
+	p->nrates = 0;
+	return stopped;
+}
+
 /* Judge every live rule; stop those decided. Returns how many live on. */
 static int judge_all(struct run_ctx *rc, struct until *u, int blocks, int show)
 {
@@ -529,13 +656,16 @@ static int judge_all(struct run_ctx *rc, struct until *u, int blocks, int show)
 		if (!p->nrates) {
 			judge(rc, p, &w);
 			p->answer = DECIDE_UNDECIDED;
-			finish(rc, u, p, "no_rates", blocks);
+			if (!stop_without_rates(rc, u, p, &w, blocks))
+				finish(rc, u, p, "no_rates", blocks);
 			continue;
 		}
 		judge(rc, p, &w);
 		store_metrics(rc, u, p);
 		if (show)
 			progress(rc, p, blocks);
+		if (stop_by_outcome(rc, u, p, &w, blocks))
+			continue;
 		if (p->answer != DECIDE_UNDECIDED)
 			finish(rc, u, p, "decided", blocks);
 		else
