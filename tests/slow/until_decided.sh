@@ -87,9 +87,16 @@ warmup:
   head_gates: []
 YAML
 "$HARNESS" check -q "$T/spec.yaml" || { fail "check refuses the spec"; exit 0; }
-$NICE "$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$RUNS" --run-id base \
-	>"$T/base.out" 2>"$T/base.err"
-rc=$?
+# The baseline: a host so loaded that every window is void (the generator
+# gate) measures nothing (exit 1); up to UD_BASE_TRIES (3) runs, each said.
+for try in $(seq 1 "${UD_BASE_TRIES:-3}"); do
+	rm -rf "$RUNS/base"
+	$NICE "$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$RUNS" --run-id base \
+		>"$T/base.out" 2>"$T/base.err"
+	rc=$?
+	echo "# baseline try $try: exit $rc, load $(cut -d' ' -f1-3 /proc/loadavg): $(grep 'run quality' "$T/base.err" | cut -c1-200)"
+	[ $rc -eq 0 ] && break
+done
 [ $rc -eq 0 ] && ok "baseline run" ||
 	{ fail "baseline run (rc $rc): $(tail -n 3 "$T/base.err")"; exit 0; }
 
