@@ -11,9 +11,6 @@
  *           [--error-pct X]                request n (1-based) gets HTTP 500
  *                                          when floor(n*X/100) !=
  *                                          floor((n-1)*X/100)
- *           [--error-after N]              every request after the N-th
- *                                          (health checks not counted)
- *                                          gets HTTP 500
  *           [--mode ok|reset|hang|close|wrong-status|wrong-body|truncated|empty|
  *                   wrong-type|upper]
  *                                          malformed answers (each request):
@@ -121,7 +118,6 @@ static struct {
 	long delay_ms;
 	long stall_at_ms, stall_ms;
 	uint64_t error_milli_pct;	/* X * 1000, so the test is integer-exact */
-	uint64_t error_after;        /* --error-after: 0 never */
 	enum mode mode;
 	long exit_after_ms;
 	const char *crash_once;
@@ -254,9 +250,7 @@ static void parse_args(int argc, char **argv)
 			if (end == v || *end || !(x >= 0 && x <= 100))
 				die("--error-pct: want 0..100, got '%s'", v);
 			opt.error_milli_pct = (uint64_t)(x * 1000 + 0.5);
-		} else if (!strcmp(a, "--error-after"))
-			opt.error_after = (uint64_t)arg_long(a, v, 1);
-		else if (!strcmp(a, "--mode")) {
+		} else if (!strcmp(a, "--mode")) {
 			if (!strcmp(v, "ok")) opt.mode = MODE_OK;
 			else if (!strcmp(v, "reset")) opt.mode = MODE_RESET;
 			else if (!strcmp(v, "hang")) opt.mode = MODE_HANG;
@@ -534,8 +528,6 @@ static int handle(int fd, const char *method, const char *path, const char *body
 		uint64_t x = opt.error_milli_pct;
 
 		if (x && (n * x) / 100000 != ((n - 1) * x) / 100000)
-			status = 500;
-		if (opt.error_after && n > opt.error_after)
 			status = 500;
 		if (opt.mode == MODE_HANG) {
 			hold_until_peer_closes(fd);

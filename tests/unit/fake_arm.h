@@ -34,6 +34,9 @@ struct fake_model {
 	double knee_rps;
 	int unhealthy;           /* its health wait fails, every start */
 	double exit_at_rate;     /* > 0: exits during its first load at this rate */
+	unsigned fail_from_load; /* > 0: from its fail_from_load-th load (1-based,
+				    warm-ups and windows) on, every request
+				    answered 500 (an unexpected status) */
 	unsigned starts;         /* started so far (health passed or not) */
 };
 
@@ -358,15 +361,17 @@ static const struct armops fake_armops = {
 /* ----------------------------------------------------------- the load */
 
 /* One second at rate of model m: every request due, sent and answered
- * 2xx in its model's time. */
-static void fake_second(const struct fake_model *m, double rate, size_t nreq,
+ * 2xx in its model's time (5xx, unexpected, when fail). */
+static void fake_second(const struct fake_model *m, double rate, size_t nreq, int fail,
 			struct load_stats *s)
 {
 	uint64_t n = (uint64_t)llround(rate), k;
 	uint64_t ns = (uint64_t)((rate <= m->knee_rps ? FAKE_FAST_MS : FAKE_SLOW_MS) * 1e6);
 
 	load_stats_init(s, nreq);
-	s->counts.due = s->counts.sent = s->counts.completed = s->counts.status[0] = n;
+	s->counts.due = s->counts.sent = s->counts.completed = n;
+	s->counts.status[fail ? 3 : 0] = n;
+	s->counts.unexpected = fail ? n : 0;
 	if (nreq)
 		s->req_counts[0] = s->counts;
 	for (k = 0; k < n; k++) {
@@ -397,7 +402,8 @@ static int fake_load(void *ctx, const struct load_config *cfg, struct load_resul
 	for (i = 0; i < n; i++) {
 		int stop;
 
-		fake_second(m, cfg->rate, cfg->nrequests, &sec);
+		fake_second(m, cfg->rate, cfg->nrequests,
+			    m->fail_from_load && w->loads_of[idx] >= m->fail_from_load, &sec);
 		w->now += 1;
 		load_stats_merge(&res->total, &sec);
 		res->seconds++;

@@ -15,7 +15,9 @@
  *    step after step, at its own rate;
  *  - what to confirm: blocks at the rates bracketing each knee;
  *  - when to stop a rerun --until-decided: decided, or before the next
- *    block would end past its budget on the runner's (fake) clock;
+ *    block would end past its budget on the runner's (fake) clock, or
+ *    when an arm fails its windows at a judged rate in the sequential
+ *    blocks (the outcome rule; a rate that cannot be judged);
  *  - what to replace: a window rejected (its arm exited during it) is
  *    replaced once, in its cell, and the arm restarted;
  *  - what does not run: the arms not measured, and the dependencies only
@@ -445,6 +447,56 @@ TEST(until_decided_stops_when_decided_or_out_of_time)
 	until_decided(0.5, "max_minutes", "inconclusive", 3);
 }
 
+/* rerun --until-decided where one arm answers 500 to everything from its
+ * load `from` on (its 4 pre-registered loads, 2 warm-ups and 2 windows,
+ * pass): a failing, @base holding, is a regression by compare's outcome
+ * rule as soon as most of a's valid windows at a judged rate failed (100
+ * req/s: 1 accepted + 2 failed of 3, after 3 sequential blocks); @base
+ * failing is not a's regression, but its rate can no longer be judged
+ * once 3 failed pairs outnumber the 1 usable there: inconclusive. Before,
+ * both ran blocks at the failing rate alone until max_minutes. */
+static void until_failing(const char *failing, const char *stop, const char *outcome, int exit)
+{
+	struct fake_world w;
+	struct store st;
+	struct seq_rule *rules = NULL;
+	struct run_arm base = { .name = "a@base", .clone_of = "a", .src_dir = "/tmp" };
+	size_t n = 0;
+	char *id = NULL;
+	int code;
+
+	fake_world_init(&w);
+	fake_arm_add(&w, "a", 300);
+	fake_arm_add(&w, "b", 700);
+	fake_arm_add(&w, "a@base", 300);
+	w.arms[fake_index(failing)].fail_from_load = 5;
+	code = run_arms(&w, write_spec("failing",
+				       "  ladder: { start_rps: 100, step: 2, max_rps: 200, reps: 1,"
+				       " window_s: 2, discard_s: 0 }\n",
+				       "compare: { metric: [p99],"
+				       " sequential: { max_minutes: 60 } }\n"),
+			&id, &base, 1, 1);
+	CHECK(code == exit);
+	CHECK(open_run(&st, id) == 0);
+	CHECK(store_seq_rules_load(&st, id, &rules, &n) == 0);
+	CHECK(n == 1);
+	if (n == 1) {
+		CHECK_STR(rules[0].stop, stop);
+		CHECK_STR(rules[0].outcome, outcome);
+		CHECK(rules[0].blocks <= 6);
+	}
+	seq_rules_free(rules, n);
+	store_close(&st);
+	free(id);
+	fake_world_release(&w);
+}
+
+TEST(until_decided_failed_windows_never_hold_a_rate_back)
+{
+	until_failing("a", "outcome", "regression", 1);
+	until_failing("a@base", "failed_windows", "inconclusive", 3);
+}
+
 /* a never comes up healthy: the run fails as a's start (exit 3, the
  * spec's own implementation), before any window; b is never loaded. */
 TEST(first_start_unhealthy_fails_the_run)
@@ -518,6 +570,7 @@ int main(void)
 	RUN(restarts_an_arm_that_exited);
 	RUN(freezes_the_arms_not_measured);
 	RUN(until_decided_stops_when_decided_or_out_of_time);
+	RUN(until_decided_failed_windows_never_hold_a_rate_back);
 	RUN(first_start_unhealthy_fails_the_run);
 	RUN(dependency_health_timeout_on_the_runners_clock);
 	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
