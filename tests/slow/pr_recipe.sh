@@ -17,15 +17,12 @@
 # "One family"); the cells alone (3 pairs each) never could. A rerun takes
 # ~1-2 minutes here (12 windows of 3 s, warm-ups, the build).
 #
-# Measured 2026-12-03 on the shared 2-core VM (load 2-9, other suites
-# running): 2 of 10. Both runs that kept their 6 pairs were regressions
-# (p 1/64 -> 0.031); 6 lost one or two pairs and 2 more, to the generator
-# gate (lateness p99 over its 5 ms): a rejected window's replacement runs
-# in a block without its control, so it pairs with nothing, and 5 pairs
-# (all 5 slower, p 1/32) cannot reach 0.02. At load 8-10 every window of
-# both arms was rejected (0 of 5). The plan sits at the pooled test's
-# floor (`check` says so); 10 of 10 needs replacements that keep the pair
-# (both arms in the replacement block) or more reps.
+# Measured (docs/STATISTICS.md "Pooled evidence"): Dec 3, load 2-9, 2 of
+# 10 (before replacements held their partner); Dec 4, load 5-20 (seven
+# other sessions), 0 of 10, every rerun inconclusive (exit 3): the
+# generator gate voided 19-28 of each rerun's 26-32 windows (the host
+# left the generator 7-28 ms late at p99, median per rerun, against its
+# 5 ms limit), leaving 0-3 valid pairs at a rate.
 . "$(dirname "$0")/../lib.sh"
 
 N=${PR_RUNS:-10}
