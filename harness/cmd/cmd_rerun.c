@@ -428,8 +428,7 @@ static int rerun_plan(struct cmd_ctx *c, const struct parent *par, const struct 
 		json_t *o = cmp_plan_json(&cp);
 
 		json_object_set_new(o, "sequential", json_boolean(cp.sequential));
-		ret = jout_print(o, stdout) ? EXIT_ENV : EXIT_OK;
-		json_decref(o);
+		ret = jout_print(o, stdout) ? EXIT_ENV : EXIT_OK;  /* takes o */
 	} else {
 		cmp_plan_print(&cp, s);
 	}
