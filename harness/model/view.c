@@ -388,9 +388,10 @@ static int read_recorded(struct view *v, struct store *st)
 
 /* ------------------------------------------------------------- the knee */
 
-static int knee_stage(const char *stage)
+int view_knee_stage(const char *stage)
 {
-	return !strcmp(stage, "ladder") || !strcmp(stage, "confirm") || !strcmp(stage, "refine");
+	return stage && (!strcmp(stage, "ladder") || !strcmp(stage, "confirm") ||
+			 !strcmp(stage, "refine"));
 }
 
 /* Implementation k's knee (knee.h) over its valid ladder, refine and
@@ -406,7 +407,7 @@ static void fit_knee(struct view *v, size_t k)
 	for (i = 0; i < v->nwindows; i++) {
 		const struct view_window *w = &v->windows[i];
 
-		if (w->impl_idx != (int)k || !w->valid || !knee_stage(w->stage))
+		if (w->impl_idx != (int)k || !w->valid || !view_knee_stage(w->stage))
 			continue;
 		kw[im->nknee++] = (struct knee_window){
 			w->rate, w->failed, w->knee_ms, (double)w->due,
@@ -431,7 +432,31 @@ static void fit_knee(struct view *v, size_t k)
 
 /* ------------------------------------------------------------ the view */
 
+/* VIEW_LEAN: the histograms' numbers are read; the histograms go. */
+static void drop_hists(struct view *v)
+{
+	size_t i, k;
+
+	for (i = 0; i < v->nwindows; i++) {
+		struct view_window *w = &v->windows[i];
+
+		if (w->has_hist)
+			hist_release(&w->lat);
+		w->has_hist = 0;
+		for (k = 0; k < w->nreqs; k++) {
+			if (w->reqs[k].has_hist)
+				hist_release(&w->reqs[k].h);
+			w->reqs[k].has_hist = 0;
+		}
+	}
+}
+
 int view_load(struct view *v, struct store *st, const char *run_id)
+{
+	return view_load_flags(v, st, run_id, 0);
+}
+
+int view_load_flags(struct view *v, struct store *st, const char *run_id, unsigned flags)
 {
 	size_t ialloc = 0, k;
 
@@ -442,12 +467,14 @@ int view_load(struct view *v, struct store *st, const char *run_id)
 	read_spec(v);
 	read_impls(v, &ialloc);
 	if (read_events(v, st) || store_window_deps_load(st, v->rec.id, -1, &v->deps) ||
-	    read_windows(v, st, &ialloc) || read_requests(v, st) || read_seconds(v, st) ||
-	    read_samples(v, st) || read_recorded(v, st) ||
-	    store_seq_rules_load(st, v->rec.id, &v->seq, &v->nseq))
+	    read_windows(v, st, &ialloc) || read_requests(v, st) ||
+	    (!(flags & VIEW_LEAN) && (read_seconds(v, st) || read_samples(v, st))) ||
+	    read_recorded(v, st) || store_seq_rules_load(st, v->rec.id, &v->seq, &v->nseq))
 		goto fail;
 	for (k = 0; k < v->nimpls; k++)
 		fit_knee(v, k);
+	if (flags & VIEW_LEAN)
+		drop_hists(v);
 	return 0;
 fail:
 	view_release(v);

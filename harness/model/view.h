@@ -155,8 +155,17 @@ struct view {
  * naming the database (the view is then released). A spec that does not
  * parse is not an error (spec NULL; spec_parse has said why). */
 int view_load(struct view *v, struct store *st, const char *run_id);
+
+/* view_load's flags for a reader of many runs (history): VIEW_LEAN keeps
+ * every per-window number (pslo_ms, knee_ms, requests' pslo_ms, the
+ * knees) but frees the histograms once they are read (has_hist 0) and
+ * loads no per-second series or memory samples (nsec, nhead, nanon 0). */
+#define VIEW_LEAN 1
+int view_load_flags(struct view *v, struct store *st, const char *run_id, unsigned flags);
 void view_release(struct view *v);
 
+/* 1 for a stage whose windows feed the knee: ladder, refine, confirm. */
+int view_knee_stage(const char *stage);
 /* The window of that id, or NULL (binary search: windows are by id). */
 const struct view_window *view_window_by_id(const struct view *v, int64_t id);
 /* The implementation of that name, or NULL. */

@@ -5,16 +5,14 @@
 #include <string.h>
 
 #include "report/history.h"
-#include "model/knee_run.h"
+#include "model/view.h"
 #include "base/rate.h"
 #include "stat/stat.h"
 #include "spec/spec.h"
 #include "store/store.h"
 #include "store/store_run.h"
-#include "store/store_window.h"
 #include "base/util.h"
 
-#define NBOOT 2000
 #define LEVEL 0.95
 
 const char *history_metric_name(enum hist_metric m)
@@ -178,19 +176,28 @@ static void knee_hval(const struct knee_result *k, struct hval *out)
 
 /* ------------------------------------------------------------- loading */
 
-/* An implementation's accepted windows of the knee's stages in one run:
- * cost and memory read the ladder's, the latency every stage's. */
-struct rwin {
-	double rate, cpu_s, completed, anon;
-	double pct_ms, requests;   /* the SLO percentile (NAN: none), requests due */
-	int ladder;
-};
+/* A window history reads: an accepted ladder window of impl. The latency
+ * at the knee's rung reads these too (not refine's or confirm's). */
+static int hist_window(const struct view_window *w, const char *impl)
+{
+	return w->accepted && !strcmp(w->impl, impl) && !strcmp(w->stage, "ladder");
+}
 
-struct raw {
-	struct rwin *w;
-	size_t n, alloc;
-	uint64_t seed;
-};
+/* A window's SLO percentile as history reads it: the stored column of
+ * that percentile (p50, p90, p99, p99.9; NAN for another), not the
+ * histogram (view.h pslo_ms). */
+static double stored_pct(const struct view_window *w, double pct)
+{
+	if (fabs(pct - 50) < 1e-9)
+		return w->p50_ms;
+	if (fabs(pct - 90) < 1e-9)
+		return w->p90_ms;
+	if (fabs(pct - 99) < 1e-9)
+		return w->p99_ms;
+	if (fabs(pct - 99.9) < 1e-9)
+		return w->p999_ms;
+	return NAN;
+}
 
 static int impl_index(struct history *h, const char *name, int add)
 {
@@ -205,22 +212,6 @@ static int impl_index(struct history *h, const char *name, int add)
 	memset(&h->impls[h->nimpls], 0, sizeof(*h->impls));
 	h->impls[h->nimpls].name = xstrdup(name);
 	return (int)h->nimpls++;
-}
-
-/* The stored spec of a run, parsed (NULL after a warning: no knee then). */
-static struct spec *run_spec(const struct run_record *rec, const char *dir)
-{
-	const char *text;
-	size_t len;
-	struct spec *s;
-
-	if (run_record_spec(rec, dir, &text, &len))
-		return NULL;
-	s = spec_parse(text, len, rec->spec_path && *rec->spec_path ? rec->spec_path : "spec.yaml",
-		       dir);
-	if (!s)
-		warning("history: run %s: its stored spec does not parse here: no knee", rec->id);
-	return s;
 }
 
 /* The rate of the highest rung the knee rests on as holding: a point's
@@ -240,95 +231,62 @@ static double held_rung(const struct knee_result *k)
 	return NAN;
 }
 
-static int knee_stage(const char *stage)
-{
-	return stage && (!strcmp(stage, "ladder") || !strcmp(stage, "refine") ||
-			 !strcmp(stage, "confirm"));
-}
-
-/* One run: its knees (into points[ri]) and its accepted ladder windows
- * (into raw[ri * nimpls + impl]). */
-static int load_run(struct history *h, size_t ri, const struct run_entry *e, struct raw *raw)
+/* Run ri's view (lean: numbers, no histograms) into views[ri], and its
+ * knees into points[ri]. */
+static int load_run(struct history *h, size_t ri, const struct run_entry *e)
 {
 	struct store st = { 0 };
 	struct sbuf db = SBUF_INIT;
-	struct window_query q = { .stage = "ladder", .done_only = 1 };
-	struct window_rows wins = { NULL, 0 };
-	struct spec *spec = NULL;
+	struct view *v = &h->views[ri];
 	size_t k;
 	int ret = -1;
 
 	sbuf_addf(&db, "%s/run.db", e->dir);
-	if (store_open(&st, db.buf, 0) || store_check(&st))
+	if (store_open(&st, db.buf, 0) || store_check(&st) ||
+	    view_load_flags(v, &st, e->rec.id, VIEW_LEAN))
 		goto out;
-	spec = run_spec(&e->rec, e->dir);
-	if (spec) {
+	if (v->spec) {
 		/* the newest run's win: runs are loaded oldest first */
-		h->margin_pct = spec->compare.margin_pct;
-		h->percentile = spec->slo.percentile;
+		h->margin_pct = v->spec->compare.margin_pct;
+		h->percentile = v->spec->slo.percentile;
+	} else {
+		warning("history: run %s: its stored spec does not parse here: no knee", e->rec.id);
 	}
-	if (store_windows_load(&st, e->rec.id, &q, &wins))
-		goto out;
 	for (k = 0; k < h->nimpls; k++) {
 		struct hist_point *p = &h->impls[k].points[ri];
-		struct knee_result kr;
+		const struct view_impl *vi = view_impl(v, h->impls[k].name);
 
 		p->knee.v = p->knee.lo = p->knee.hi = NAN;
 		p->held_rps = NAN;
 		if (!run_record_impl(&e->rec, h->impls[k].name))
 			continue;
 		p->present = 1;
-		raw[ri * h->nimpls + k].seed = (uint64_t)e->rec.seed;
-		if (!spec)
+		if (!v->spec || !vi)
 			continue;
-		memset(&kr, 0, sizeof(kr));
-		if (!knee_for_impl(&st, e->rec.id, h->impls[k].name, spec, -1, NBOOT, &kr)) {
-			p->knee_kind = kr.kind;
-			knee_hval(&kr, &p->knee);
-			p->held_rps = held_rung(&kr);
-		}
-		knee_result_release(&kr);
-	}
-	for (k = 0; k < wins.n; k++) {
-		const struct window_row *w = &wins.v[k];
-		int ii = w->impl ? impl_index(h, w->impl, 0) : -1;
-		struct raw *r;
-
-		if (ii < 0 || w->status != WINDOW_ACCEPTED || !knee_stage(w->stage))
-			continue;
-		r = &raw[ri * h->nimpls + (size_t)ii];
-		XGROW(r->w, r->alloc, r->n + 1);
-		r->w[r->n++] = (struct rwin){ w->rate, w->cpu_s, (double)w->completed, w->anon_p50,
-					      NAN, (double)w->due, !strcmp(w->stage, "ladder") };
-		if (knee_row_percentile(w, h->percentile, &r->w[r->n - 1].pct_ms)) {
-			error("%s: run %s: a window of %s has a corrupt latency histogram", db.buf,
-			      e->rec.id, w->impl);
-			goto out;
-		}
+		p->knee_kind = vi->knee.kind;
+		knee_hval(&vi->knee, &p->knee);
+		p->held_rps = held_rung(&vi->knee);
 	}
 	ret = 0;
 out:
-	if (spec)
-		spec_free(spec);
-	window_rows_release(&wins);
 	store_close(&st);
 	sbuf_release(&db);
 	return ret;
 }
 
-static int has_rate(const struct raw *r, double rate)
+static int has_rate(const struct view *v, const char *impl, double rate)
 {
 	size_t i;
 
-	for (i = 0; i < r->n; i++)
-		if (r->w[i].ladder && rate_same(r->w[i].rate, rate))
+	for (i = 0; i < v->nwindows; i++)
+		if (hist_window(&v->windows[i], impl) && rate_same(v->windows[i].rate, rate))
 			return 1;
 	return 0;
 }
 
 /* The fixed rates of implementation k: measured in every run that has it
  * (every rate seen when none is common). */
-static void fixed_rates(struct history *h, size_t k, const struct raw *raw)
+static void fixed_rates(struct history *h, size_t k)
 {
 	struct hist_impl *im = &h->impls[k];
 	double *all = NULL;
@@ -336,16 +294,16 @@ static void fixed_rates(struct history *h, size_t k, const struct raw *raw)
 	int common_only;
 
 	for (r = 0; r < h->nruns; r++) {
-		const struct raw *x = &raw[r * h->nimpls + k];
+		const struct view *x = &h->views[r];
 
-		for (i = 0; i < x->n; i++) {
-			if (!x->w[i].ladder)
+		for (i = 0; i < x->nwindows; i++) {
+			if (!hist_window(&x->windows[i], im->name))
 				continue;
-			for (j = 0; j < nall && !rate_same(all[j], x->w[i].rate); j++)
+			for (j = 0; j < nall && !rate_same(all[j], x->windows[i].rate); j++)
 				;
 			if (j == nall) {
 				XGROW(all, aall, nall + 1);
-				all[nall++] = x->w[i].rate;
+				all[nall++] = x->windows[i].rate;
 			}
 		}
 	}
@@ -355,7 +313,7 @@ static void fixed_rates(struct history *h, size_t k, const struct raw *raw)
 		im->nrates = 0;
 		for (j = 0; j < nall; j++) {
 			for (r = 0; r < h->nruns; r++)
-				if (im->points[r].present && !has_rate(&raw[r * h->nimpls + k], all[j]))
+				if (im->points[r].present && !has_rate(&h->views[r], im->name, all[j]))
 					break;
 			if (!common_only || r == h->nruns)
 				all[im->nrates++] = all[j];
@@ -366,31 +324,34 @@ static void fixed_rates(struct history *h, size_t k, const struct raw *raw)
 	im->rates = all;
 }
 
-/* Cost, memory and latency of one run's windows at rate (the ladder's
- * alone when ladder_only); a NULL output is skipped. */
-static void values_at(const struct raw *x, double rate, int ladder_only, struct hval *cost,
+/* Cost, memory and latency of impl's windows in one run at rate; a NULL
+ * output is skipped. */
+static void values_at(const struct view *x, const char *impl, double rate, struct hval *cost,
 		      struct hval *mem, struct hval *lat)
 {
-	double *a = xcalloc(3 * (x->n + 1), sizeof(*a)), *b = xcalloc(3 * (x->n + 1), sizeof(*b));
-	double *ma = a + x->n + 1, *mb = b + x->n + 1, *la = ma + x->n + 1, *lb = mb + x->n + 1;
+	size_t m = x->nwindows + 1;
+	double *a = xcalloc(3 * m, sizeof(*a)), *b = xcalloc(3 * m, sizeof(*b));
+	double *ma = a + m, *mb = b + m, *la = ma + m, *lb = mb + m;
 	size_t i, n = 0, nm = 0, nl = 0;
 
-	for (i = 0; i < x->n; i++) {
-		const struct rwin *w = &x->w[i];
+	for (i = 0; i < x->nwindows; i++) {
+		const struct view_window *w = &x->windows[i];
 
-		if (!rate_same(w->rate, rate) || (ladder_only && !w->ladder))
+		double pct = stored_pct(w, x->slo_pct);
+
+		if (!hist_window(w, impl) || !rate_same(w->rate, rate))
 			continue;
 		if (isfinite(w->cpu_s) && w->completed > 0) {
 			a[n] = w->cpu_s;
-			b[n++] = w->completed;
+			b[n++] = (double)w->completed;
 		}
-		if (isfinite(w->anon)) {
-			ma[nm] = w->anon;
+		if (isfinite(w->anon_p50)) {
+			ma[nm] = w->anon_p50;
 			mb[nm++] = 1;
 		}
-		if (isfinite(w->pct_ms) && w->requests > 0) {
-			la[nl] = w->pct_ms * w->requests;   /* request-weighted, as the knee's rung */
-			lb[nl++] = w->requests;
+		if (isfinite(pct) && w->due > 0) {
+			la[nl] = pct * (double)w->due;   /* request-weighted, as the knee's rung */
+			lb[nl++] = (double)w->due;
 		}
 	}
 	if (cost)
@@ -403,21 +364,21 @@ static void values_at(const struct raw *x, double rate, int ladder_only, struct 
 	free(b);
 }
 
-static void rate_values(struct history *h, size_t k, const struct raw *raw)
+static void rate_values(struct history *h, size_t k)
 {
 	struct hist_impl *im = &h->impls[k];
 	size_t r, j;
 
 	for (r = 0; r < h->nruns; r++) {
-		const struct raw *x = &raw[r * h->nimpls + k];
+		const struct view *x = &h->views[r];
 		struct hist_point *p = &im->points[r];
 
 		p->cost = xcalloc(im->nrates + 1, sizeof(*p->cost));
 		p->mem = xcalloc(im->nrates + 1, sizeof(*p->mem));
 		p->lat = xcalloc(im->nrates + 1, sizeof(*p->lat));
 		for (j = 0; j < im->nrates; j++)
-			values_at(x, im->rates[j], 1, &p->cost[j], &p->mem[j], &p->lat[j]);
-		values_at(x, p->held_rps, 0, NULL, NULL, &p->knee_lat);
+			values_at(x, im->name, im->rates[j], &p->cost[j], &p->mem[j], &p->lat[j]);
+		values_at(x, im->name, p->held_rps, NULL, NULL, &p->knee_lat);
 	}
 }
 
@@ -503,7 +464,6 @@ int history_load(struct history *h, const struct history_opts *o)
 {
 	struct run_entry *e = NULL;
 	const struct run_entry **picked = NULL;
-	struct raw *raw = NULL;
 	size_t n = 0, r, k;
 	int ret = -1;
 
@@ -516,7 +476,7 @@ int history_load(struct history *h, const struct history_opts *o)
 	h->runs = xcalloc(h->nruns, sizeof(*h->runs));
 	for (k = 0; k < h->nimpls; k++)
 		h->impls[k].points = xcalloc(h->nruns, sizeof(*h->impls[k].points));
-	raw = xcalloc(h->nruns * h->nimpls, sizeof(*raw));
+	h->views = xcalloc(h->nruns, sizeof(*h->views));
 	for (r = 0; r < h->nruns; r++) {
 		const struct run_record *rec = &picked[r]->rec;
 		struct hist_run *hr = &h->runs[r];
@@ -532,19 +492,16 @@ int history_load(struct history *h, const struct history_opts *o)
 			if (im && im->commit_id)
 				hr->commits[k] = xstrdup(im->commit_id);
 		}
-		if (load_run(h, r, picked[r], raw))
+		if (load_run(h, r, picked[r]))
 			goto out;
 	}
 	for (k = 0; k < h->nimpls; k++) {
-		fixed_rates(h, k, raw);
-		rate_values(h, k, raw);
+		fixed_rates(h, k);
+		rate_values(h, k);
 	}
 	find_steps(h);
 	ret = 0;
 out:
-	for (r = 0; raw && r < h->nruns * h->nimpls; r++)
-		free(raw[r].w);
-	free(raw);
 	free(picked);
 	run_entries_free(e, n);
 	return ret;
@@ -577,6 +534,9 @@ void history_release(struct history *h)
 		free(h->runs[i].status);
 	}
 	free(h->runs);
+	for (i = 0; h->views && i < h->nruns; i++)
+		view_release(&h->views[i]);
+	free(h->views);
 	free(h->spec);
 	free(h->runs_dir);
 	memset(h, 0, sizeof(*h));

@@ -6,8 +6,8 @@
  * (docs/history.md states the rule and where it comes from).
  *
  * Per run and implementation:
- *   knee     knee_for_impl() (knee_run.h: the one knee rule), 2000 seeded
- *            resamples; its interval is the bootstrap interval, else the
+ *   knee     the run's view's (view.h: knee.h's one rule, 2000 seeded
+ *            resamples); its interval is the bootstrap interval, else the
  *            bracket (lo, hi], a floor [highest rung, inf), a crossing at
  *            the first rung (0, first rung];
  *   cost     at each ladder rate: sum(cpu_s) / sum(completed) over the
@@ -16,12 +16,16 @@
  *            factor: never below zero);
  *   memory   at each ladder rate: the mean of the accepted windows'
  *            anonymous-memory medians (anon_p50, MiB), same interval;
- *   latency  the SLO percentile (the newest run's slo.percentile, read from
- *            each window's merged histogram), request-weighted mean over
- *            the accepted ladder windows at each ladder rate, same
- *            interval; and at the knee: over the accepted windows (ladder,
- *            refine, confirm) of the highest rung the knee holds at (a
- *            point's or a bracket's lower rung, a floor's highest).
+ *   latency  the SLO percentile (the run's slo.percentile, read from each
+ *            window's stored column of it: p50, p90, p99 or p99.9, none
+ *            for another), request-weighted mean over the accepted ladder
+ *            windows at each ladder rate, same interval; and at the knee:
+ *            over the accepted ladder windows of the highest rung the knee
+ *            holds at (a point's or a bracket's lower rung, a floor's
+ *            highest). (Not the merged histogram's percentile, view.h
+ *            pslo_ms, nor refine's and confirm's windows: what d98a6b0
+ *            computed, kept byte for byte; switching changes 10 of the
+ *            1530 outputs tests/same_outputs.sh --runs renders.)
  * The fixed rates are the ladder rates every listed run measured for the
  * implementation (all of them when no rate is common to every run).
  *
@@ -36,6 +40,7 @@
 #include "model/knee.h"
 
 struct sbuf;
+struct view;
 
 /* A value with its interval; has_ci 0: the value alone (no interval). */
 struct hval {
@@ -91,6 +96,7 @@ struct history {
 	size_t nruns;
 	struct hist_impl *impls;
 	size_t nimpls;
+	struct view *views;      /* [nruns]: each run, lean (view.h VIEW_LEAN) */
 };
 
 /* Which runs: those made from the spec (`run`, nightly: the default),
