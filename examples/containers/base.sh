@@ -14,7 +14,9 @@
 # what those scripts would have made that the services need (a user for
 # PostgreSQL) is in the Containerfiles. Left out: manuals, documentation,
 # translations, and what these services never load (LLVM, PostgreSQL's
-# JIT, Perl): 187 MB instead of 410 MB, half the import.
+# JIT, Perl): 187 MB instead of 410 MB, half the import. The host's apt
+# cache is hard-linked in first (same file system: nothing copied; apt
+# downloads only what it lacks): 353-384 s instead of 478 s here at load 10-15.
 set -eu
 image=localhost/harness-demo-base:bookworm
 podman image exists "$image" && exit 0
@@ -23,6 +25,7 @@ tmp=$(mktemp -d /tmp/harness-demo-base.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 echo "examples/containers: making $image with mmdebstrap (once)" >&2
 mmdebstrap --quiet --variant=extract \
+	--setup-hook='mkdir -p "$1"/var/cache/apt/archives && { ln /var/cache/apt/archives/*.deb "$1"/var/cache/apt/archives/ 2>/dev/null || true; }' \
 	--include=postgresql-15,redis-server,nodejs,node-pg,node-redis,dash,libc-bin,tzdata \
 	--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
 	--dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/i18n/*' \
