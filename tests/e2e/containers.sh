@@ -9,7 +9,8 @@
 # it cannot). check names the engine, its version and what runs; the
 # run records the image id and the engine version; nothing is left. A
 # missing image: check exit 2, run exit 3; a Containerfile that does not
-# build: the user's own run exits 3. The CPU of a container against the
+# build: the user's own run exits 3, a rerun of such a commit exits 1
+# (stored "boxed failed to build"). No engine in PATH: check exits 3. The CPU of a container against the
 # same binary native, the OOM of a leaking one, kill -9 and resume, and a
 # rerun of a branch whose Containerfile changed: tests/slow/containers.sh.
 . "$(dirname "$0")/../lib.sh"
@@ -83,6 +84,22 @@ check "the dependency's too" test "$(q ctr$$ "SELECT COUNT(*) FROM events WHERE 
 check "the report's versions show the image" grep -q "container image localhost/harness-boxed" "$RUNS/ctr$$/report/report.md"
 check "no container of the run left" bash -c "! podman ps -a --format '{{.Names}}' | grep -q 'harness.ctr$$'"
 check "no leftover marker" bash -c "! ls /run/harness-containers 2>/dev/null | grep -q 'harness.ctr$$'"
+
+# rerun of a commit whose Containerfile does not build: the commit's
+# failure, exit 1, stored as "boxed failed to build" (no window runs)
+chmod 755 "$T"   # the rerun's sandbox user reaches its checkout under it
+g() { git -C "$T/repo" -c user.name=t -c user.email=t@example.invalid "$@" >/dev/null; }
+git init -q -b main "$T/repo" && g add -A && g commit -qm main && g checkout -q -b broken &&
+	printf 'FROM scratch\nCOPY no-such-file /x\n' >"$T/repo/srv/Containerfile" &&
+	g commit -qam broken && g checkout -q main
+"$HARNESS" rerun ctr$$ --runs-dir "$RUNS" --run-id nob$$ --impl "boxed=file://$T/repo#broken" \
+	>/dev/null 2>"$T/nob.err"
+rc=$?
+[ $rc = 1 ] || echo "# rerun: $(tail -3 "$T/nob.err")"
+cmp_num "rerun of a Containerfile that does not build: exit 1" "$rc" == 1
+check "... stored: boxed failed to build (kind build)" \
+	test "$(q nob$$ "SELECT failure || ' (' || failure_kind || ')' FROM runs")" = "boxed failed to build (build)"
+podman rmi --force "localhost/harness-boxed:$(printf '%s' "$RUNS/nob$$/src/boxed" | sha256sum | cut -c1-12)" >/dev/null 2>&1
 
 # check after the run: the dependency's image is boxed's build
 "$HARNESS" check "$T/spec.yaml" >"$T/check.out" 2>"$T/check.err"
