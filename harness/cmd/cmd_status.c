@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/cells.h"
+#include "model/view.h"
 #include "cmd/cmd.h"
 #include "base/jout.h"
 #include "base/runlock.h"
@@ -12,7 +13,6 @@
 #include "spec/spec.h"
 #include "store/store.h"
 #include "store/store_run.h"
-#include "store/store_window.h"
 #include "base/util.h"
 
 struct counts {
@@ -23,29 +23,28 @@ struct counts {
 
 /* Stage name and its counts, in the order the stages first appear. */
 struct stage_counts {
-	const char *stage;           /* borrowed from the window rows */
+	const char *stage;           /* borrowed from the view's windows */
 	struct counts c;
 };
 
-static void count(struct counts *c, const struct window_row *w)
+static void count(struct counts *c, const struct view_window *w)
 {
 	c->planned++;
-	c->done += w->state == WINDOW_DONE;
-	c->running += w->state == WINDOW_RUNNING;
-	c->accepted += w->status == WINDOW_ACCEPTED;
-	c->failed += w->status == WINDOW_FAILED;
-	c->rejected += w->status == WINDOW_REJECTED;
+	c->done += w->done;
+	c->running += w->running;
+	c->accepted += w->accepted;
+	c->failed += w->failed;
+	c->rejected += w->wstatus == WINDOW_REJECTED;
 	c->replacements += w->block >= CELLS_REPL_BLOCK_BASE;
 }
 
 /* Per stage (first-seen order) and total; returns the number of stages. */
-static size_t count_stages(const struct window_rows *wins, struct stage_counts *v,
-			   struct counts *total)
+static size_t count_stages(const struct view *run, struct stage_counts *v, struct counts *total)
 {
 	size_t i, k, n = 0;
 
-	for (i = 0; i < wins->n; i++) {
-		const char *stage = wins->v[i].stage ? wins->v[i].stage : "";
+	for (i = 0; i < run->nwindows; i++) {
+		const char *stage = run->windows[i].stage;
 
 		for (k = 0; k < n && strcmp(v[k].stage, stage); k++)
 			;
@@ -55,8 +54,8 @@ static size_t count_stages(const struct window_rows *wins, struct stage_counts *
 			v[n].c.plan = -1;
 			n++;
 		}
-		count(&v[k].c, &wins->v[i]);
-		count(total, &wins->v[i]);
+		count(&v[k].c, &run->windows[i]);
+		count(total, &run->windows[i]);
 	}
 	return n;
 }
@@ -88,23 +87,21 @@ static void print_counts(const char *name, const struct counts *c, int over)
 /*
  * The run's plan from its stored spec and stages (plan.h): pre-registered
  * windows per stage into the stage counts (and the total), the most the
- * replacements can add returned; -1 when the spec does not parse.
+ * replacements can add returned; -1 when the spec does not parse (or the
+ * run holds none: run_record_spec says so).
  */
-static long run_plan(struct cmd_ctx *c, const struct run_record *rec, struct stage_counts *v,
+static long run_plan(struct cmd_ctx *c, const struct view *run, struct stage_counts *v,
 		     size_t nst, struct counts *total)
 {
 	size_t pre[PLAN_NSTAGES], extra, nrungs, k;
 	unsigned mask = STAGE_LADDER | STAGE_CONFIRM | STAGE_SOAK;
-	struct spec *s;
+	const struct run_record *rec = &run->rec;
+	const struct spec *s = run->spec;
 	const char *text;
 	double *rungs = NULL;
 	size_t len;
 
-	if (run_record_spec(rec, c->st.path, &text, &len))
-		return -1;
-	s = spec_parse(text, len, rec->spec_path && *rec->spec_path ? rec->spec_path : "spec.yaml",
-		       c->run_dir.buf);
-	if (!s)
+	if (run_record_spec(rec, c->st.path, &text, &len) || !s)
 		return -1;
 	if (rec->stages && *rec->stages)
 		runner_parse_stages(rec->stages, &mask);
@@ -120,7 +117,6 @@ static long run_plan(struct cmd_ctx *c, const struct run_record *rec, struct sta
 			v[k].c.plan = (long)pre[i];
 	}
 	free(rungs);
-	spec_free(s);
 	return (long)extra;
 }
 
@@ -136,8 +132,8 @@ static const char *preflight_line(const char *text, struct sbuf *sb)
 static int cmd_status(struct cmd_ctx *c)
 {
 	struct sbuf pf = SBUF_INIT;
-	struct run_record rec;
-	struct window_rows wins = { NULL, 0 };
+	struct view run;
+	const struct run_record *rec = &run.rec;
 	struct stage_counts *stages = NULL;
 	struct counts total = { 0 };
 	int ret = EXIT_USAGE, finished;
@@ -146,18 +142,16 @@ static int cmd_status(struct cmd_ctx *c)
 	size_t k, nst;
 	long extra;
 
-	run_record_init(&rec);
-	if (run_record_load(&c->st, c->run_id.buf, &rec) ||
-	    store_windows_load(&c->st, c->run_id.buf, NULL, &wins))
-		goto out;
+	if (view_load_flags(&run, &c->st, c->run_id.buf, VIEW_LEAN))
+		return EXIT_USAGE;
 	/* a run stored running whose process died reads abandoned (runlock.h) */
-	status = runlock_status(c->run_dir.buf, rec.status ? rec.status : "", &why);
-	failure = why ? why : rec.failure;
+	status = runlock_status(c->run_dir.buf, rec->status ? rec->status : "", &why);
+	failure = why ? why : rec->failure;
 	finished = !strcmp(status, "finished");
-	stages = xcalloc(wins.n + 1, sizeof(*stages));
+	stages = xcalloc(run.nwindows + 1, sizeof(*stages));
 	total.plan = -1;
-	nst = count_stages(&wins, stages, &total);
-	extra = run_plan(c, &rec, stages, nst, &total);
+	nst = count_stages(&run, stages, &total);
+	extra = run_plan(c, &run, stages, nst, &total);
 	if (c->json) {
 		json_t *o = json_object(), *st = json_object();
 
@@ -165,7 +159,7 @@ static int cmd_status(struct cmd_ctx *c)
 		json_object_set_new(o, "status", jout_str(status));
 		json_object_set_new(o, "failure", jout_str(failure));
 		json_object_set_new(o, "finished", json_boolean(finished));
-		json_object_set_new(o, "exploratory", json_boolean(rec.exploratory > 0));
+		json_object_set_new(o, "exploratory", json_boolean(rec->exploratory > 0));
 		counts_json(&total, o);
 		json_object_set_new(o, "in_flight", json_integer(total.running));
 		json_object_set_new(o, "replacements", json_integer(total.replacements));
@@ -179,11 +173,11 @@ static int cmd_status(struct cmd_ctx *c)
 			json_object_set_new(st, stages[k].stage, counts_json(&stages[k].c,
 									     json_object()));
 		json_object_set_new(o, "stages", st);
-		if (rec.preflight_cases >= 0)
+		if (rec->preflight_cases >= 0)
 			json_object_set_new(o, "preflight",
-					    json_pack("{s:i, s:i, s:s}", "cases", rec.preflight_cases,
-						      "passed", rec.preflight_passed, "summary",
-						      preflight_line(rec.preflight, &pf)));
+					    json_pack("{s:i, s:i, s:s}", "cases", rec->preflight_cases,
+						      "passed", rec->preflight_passed, "summary",
+						      preflight_line(rec->preflight, &pf)));
 		else
 			json_object_set_new(o, "preflight", json_null());
 		if (jout_print(o, stdout)) {
@@ -193,9 +187,9 @@ static int cmd_status(struct cmd_ctx *c)
 	} else {
 		printf("run %s: %s%s%s%s\n", c->run_id.buf, status, failure ? " (" : "",
 		       failure ? failure : "", failure ? ")" : "");
-		if (rec.preflight_cases >= 0)
-			printf("  pre-flight: %s\n", preflight_line(rec.preflight, &pf));
-		if (rec.exploratory > 0)
+		if (rec->preflight_cases >= 0)
+			printf("  pre-flight: %s\n", preflight_line(rec->preflight, &pf));
+		if (rec->exploratory > 0)
 			printf("EXPLORATORY: the spec had uncommitted changes\n");
 		if (extra >= 0)
 			printf("  plan: %ld windows pre-registered (+%ld replacements at most);"
@@ -212,8 +206,7 @@ out:
 	free(why);
 	sbuf_release(&pf);
 	free(stages);
-	window_rows_release(&wins);
-	run_record_release(&rec);
+	view_release(&run);
 	return ret;
 }
 

@@ -141,6 +141,7 @@ static int read_window_row(struct view *v, struct store *st, const struct window
 	w->impl = dup_or(row->impl, "");
 	w->rate = row->rate;
 	w->done = row->state == WINDOW_DONE;
+	w->running = row->state == WINDOW_RUNNING;
 	w->wstatus = w->done ? row->status : WINDOW_STATUS_NONE;
 	w->status = xstrdup(w->done ? window_status_name(row->status) : "");
 	w->accepted = w->wstatus == WINDOW_ACCEPTED;

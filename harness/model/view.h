@@ -75,6 +75,7 @@ struct view_window {
 	int rung, block, slot;
 	enum window_status wstatus;  /* WINDOW_STATUS_NONE when not done */
 	int done, accepted, failed;  /* failed: a valid window over the SLO */
+	int running;                 /* started, not done (state running) */
 	int valid;                   /* accepted or failed */
 	int warm, attempts, sut_exited;
 	double rate;                 /* offered (planned) req/s: its rung */
