@@ -3,7 +3,10 @@
  * over the measured window: its CPU stayed at or under max_cpu_pct of the
  * cores it may use (its cpus: as the kernel reported them, else every
  * online cpu), it was not CPU-throttled more than max_throttled periods,
- * and it did not exit. A saturated database measures the database, not
+ * and it did not exit; and, where its ceiling was measured before the
+ * run (dependencies[].ladder) and its demand read each window
+ * (dependencies[].stats.demand), the demand stayed at or under
+ * max_demand_pct of that ceiling. A saturated database measures the database, not
  * the implementation: validity class, the window is rejected (and
  * replaced), never failed. A spec without dependencies passes with
  * evidence "no dependencies": nothing shared can have run out.
@@ -19,14 +22,22 @@ static const struct gate_param params[] = {
 	{ "max_cpu_pct", GP_NUM, 90, 1, 100, 0,
 	  "CPU a dependency may use over the window, in % of the cores it may use" },
 	{ "max_throttled", GP_NUM, 0, 0, 1e15, 0, "throttled CFS periods allowed per dependency" },
+	{ "max_demand_pct", GP_NUM, 90, 1, 1000, 0,
+	  "demand a dependency may see over the window, in % of the ceiling its ladder measured (when both are known)" },
 	{ .name = NULL },
 };
+
+static int demand_known(const struct gate_dep *d)
+{
+	return isfinite(d->demand_rps) && isfinite(d->ceiling_rps) && d->ceiling_rps > 0;
+}
 
 static void eval(const struct gate_params *cfg, const struct gate_input *in,
 		 struct gate_result *out)
 {
 	double max_pct = gate_param_num(cfg, &gate_dependency_headroom, "max_cpu_pct");
 	double max_thr = gate_param_num(cfg, &gate_dependency_headroom, "max_throttled");
+	double max_dem = gate_param_num(cfg, &gate_dependency_headroom, "max_demand_pct");
 	char ev[sizeof(out->evidence)];
 	size_t i, len = 0;
 	double worst = 0;
@@ -62,6 +73,14 @@ static void eval(const struct gate_params *cfg, const struct gate_input *in,
 			if (n > 0 && (size_t)n < sizeof(ev) - len && d->has_throttle)
 				n += snprintf(ev + len + n, sizeof(ev) - len - n, ", %llu throttled",
 					      (unsigned long long)d->nr_throttled);
+			if (n > 0 && (size_t)n < sizeof(ev) - len && demand_known(d)) {
+				double dp = 100.0 * d->demand_rps / d->ceiling_rps;
+				if (dp > max_dem)
+					bad = 1;
+				n += snprintf(ev + len + n, sizeof(ev) - len - n,
+					      ", demand %.0f/s = %.1f%% of its ceiling %.0f/s",
+					      d->demand_rps, dp, d->ceiling_rps);
+			}
 		}
 		if (n < 0 || (size_t)n >= sizeof(ev) - len)
 			break;
@@ -73,7 +92,7 @@ static void eval(const struct gate_params *cfg, const struct gate_input *in,
 
 const struct gate_def gate_dependency_headroom = {
 	.name = "dependency_headroom",
-	.help = "every dependency used <= max_cpu_pct (default 90) of the cores it may use, was not throttled and did not exit; passes with no dependencies",
+	.help = "every dependency used <= max_cpu_pct (default 90) of the cores it may use, was not throttled, did not exit, and saw <= max_demand_pct (default 90) of its measured ceiling; passes with no dependencies",
 	.phases = GATE_PHASE_WINDOW,
 	.class = GATE_VALIDITY,
 	.params = params,

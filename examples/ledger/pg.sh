@@ -57,11 +57,13 @@ stopping=0
 trap 'stopping=1; kill -INT "$pid" 2>/dev/null || :' TERM INT
 # Settings for a small shared machine: 40 connections (two pools of 8 and
 # psql), synchronous_commit off (a commit does not wait for its WAL flush;
-# fsync stays on), no JIT (short OLTP queries).
+# fsync stays on), no JIT (short OLTP queries); pg_stat_statements loaded,
+# so the harness reads the time per statement each window (pgstats.sql).
 $as_owner "$bin/postgres" -D "$data" -p "$port" \
 	-c listen_addresses=127.0.0.1 -c unix_socket_directories= \
 	-c max_connections=40 -c shared_buffers=128MB \
 	-c synchronous_commit=off -c jit=off \
+	-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=top \
 	-c log_min_messages=warning -c log_checkpoints=off &
 pid=$!
 rc=0

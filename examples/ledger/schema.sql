@@ -11,6 +11,9 @@
 -- Invoices created during the run take ids from 20001 on.
 SET client_min_messages = warning;
 
+-- The time per statement, read by the harness each window (pgstats.sql).
+CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
+
 -- A resumed run (harness resume) finds the cluster its killed predecessor
 -- left in the run's directory and runs setup again: start from scratch.
 DROP TABLE IF EXISTS invoice_lines, invoices, tax_rates, products, customers CASCADE;

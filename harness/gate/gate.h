@@ -93,6 +93,10 @@ struct gate_dep {
 	int has_throttle;
 	uint64_t nr_throttled;
 	int exited;               /* it exited (or was restarted) during the phase */
+	/* Its demand over the phase (its stats.demand counter's rate) and
+	 * the ceiling its ladder measured before the run, in the same unit
+	 * (ops/s); NAN (or 0 from memset) when either is unknown. */
+	double demand_rps, ceiling_rps;
 };
 
 /* An arm not being measured (or a dependency another arm uses and the

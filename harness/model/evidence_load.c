@@ -192,6 +192,8 @@ static int read_deps(struct store *st, int64_t wid, struct evidence *e)
 		d.has_throttle = r->has_throttle;
 		d.nr_throttled = (uint64_t)r->nr_throttled;
 		d.exited = r->exited;
+		d.demand_rps = r->demand_rps;
+		d.ceiling_rps = r->ceiling_rps;
 		evidence_add_dep(e, &d);
 	}
 	window_dep_rows_release(&rows);

@@ -182,6 +182,7 @@ void report_doc_build(const struct report *r, struct rdoc *d)
 	rdoc_dependencies(r, d);
 	rdoc_saturation(r, d);
 	rdoc_footprint(r, d);
+	rdoc_depstudy(r, d);
 	rdoc_provenance(r, d);
 	if (*stamp)
 		rdoc_add(d, RDOC_STAMP, stamp);

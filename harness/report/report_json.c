@@ -464,6 +464,7 @@ void report_json(const struct report *r, struct sbuf *out)
 		json_array_append_new(a, rung_obj(r, &r->rungs[i]));
 	json_object_set_new(root, "rungs", a);
 	json_object_set_new(root, "dependencies", deps_arr(r));
+	report_depstudy_json(r, json_object_get(root, "dependencies"));
 	json_object_set_new(root, "signals", report_signals_json(r));
 	json_object_set_new(root, "memory", report_memory_json(r));
 	json_object_set_new(root, "receipts", report_receipts_json(r));

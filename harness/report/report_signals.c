@@ -1,9 +1,11 @@
 /*
  * report_signals: derived signals (stats.signals "= EXPR", sigexpr.h) per
- * implementation per rung. Each accepted window's value is computed from
- * the polls stored for its measured part (table rtstats), the same rows
- * and the same code the gates used (evidence_derived.c); a rung gives
- * the mean and the range (lowest, highest) across its accepted windows,
+ * implementation per rung. Each valid window's value (accepted or failed:
+ * a failed window is a valid measurement over the SLO; a rejected one is
+ * void) is computed from the polls stored for its measured part (table
+ * rtstats), the same rows and the same code the gates used
+ * (evidence_derived.c); a rung gives the mean and the range (lowest,
+ * highest) across its valid windows,
  * with how many of them had a value and, when one had none, why.
  */
 #include "report/report_study.h"
@@ -142,7 +144,7 @@ int report_signals_load(struct report *r, struct store *st)
 	if (!s->nsigdefs)
 		return 0;
 	for (i = 0; i < r->nwindows; i++)
-		if (r->windows[i].accepted && r->windows[i].impl_idx >= 0 &&
+		if (r->windows[i].valid && r->windows[i].impl_idx >= 0 &&
 		    window_signals(r, st, &r->windows[i]))
 			return -1;
 	for (i = 0; i < s->nsigrungs; i++)
@@ -164,15 +166,15 @@ void rdoc_signals(const struct report *r, struct rdoc *d)
 	if (!s || !s->nsigdefs)
 		return;
 	rdoc_add(d, RDOC_H2, "Signals");
-	sbuf_adds(&c, "Derived from the runtime statistics each implementation serves, per accepted "
-		      "window over its measured part, then across the rung's accepted windows: the "
-		      "mean and the range (lowest - highest). Declared as:");
+	sbuf_adds(&c, "Derived from the runtime statistics each implementation serves, per valid "
+		      "window (accepted or failed) over its measured part, then across the rung's valid "
+		      "windows: the mean and the range (lowest - highest). Declared as:");
 	for (i = 0; i < s->nsigdefs; i++)
 		sbuf_addf(&c, "%s %s.%s = %s", i ? ";" : "", s->sigdefs[i].impl, s->sigdefs[i].name,
 			  s->sigdefs[i].expr);
 	sbuf_adds(&c, ".");
 	if (!s->nsigrungs)
-		sbuf_adds(&c, " No accepted window: no value to show.");
+		sbuf_adds(&c, " No valid window: no value to show.");
 	rdoc_add(d, RDOC_P, c.buf);
 	sbuf_reset(&c);
 	if (!s->nsigrungs) {

@@ -41,7 +41,7 @@ int report_study_load(struct report *r, struct store *st)
 	if (!r->study)
 		r->study = report_study_new(r->view.spec);
 	return report_signals_load(r, st) || report_memory_load(r) ||
-	       report_receipts_load(r) ? -1 : 0;
+	       report_receipts_load(r) || report_depstudy_load(r, st) ? -1 : 0;
 }
 
 void report_study_free(struct report_study *s)
@@ -61,6 +61,7 @@ void report_study_free(struct report_study *s)
 		free(s->sigrungs[i].why);
 	free(s->sigrungs);
 	free(s->memrungs);
+	report_depstudy_free(s);
 	free(s);
 }
 
@@ -72,4 +73,5 @@ void report_study_csv(const struct report *r, struct sbuf *out)
 	report_signals_csv(r, out);
 	report_saturation_csv(r, out);
 	report_footprint_csv(r, out);
+	report_depstudy_csv(r, out);
 }

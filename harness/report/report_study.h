@@ -5,7 +5,7 @@
  *
  *   report_signals.c   derived signals (stats.signals "= EXPR",
  *                      sigexpr.h) per implementation per rung: mean and
- *                      range across accepted windows, and a chart
+ *                      range across valid windows, and a chart
  *   report_memory.c    memory both ways: steady state (anon p99) and the
  *                      high-water mark (the cgroup's peak), with the ratio
  *                      of each implementation's to the first's
@@ -47,7 +47,7 @@ struct report_sigrung {
 	double rate;
 	const char *name;            /* borrowed from sigdefs */
 	int ord;                     /* its first declaration's index: the table's order */
-	size_t windows;              /* accepted windows */
+	size_t windows;              /* valid windows (accepted or failed) */
 	size_t computed;             /* of them with a value */
 	double mean, lo, hi;         /* over those; NAN none */
 	char *why;                   /* the first reason a window had none, or NULL */
@@ -80,6 +80,47 @@ struct report_receipts {
 	size_t accepted, failed, rejected;
 };
 
+/* A dependency's measured ceiling (dependencies[].ladder) beside the
+ * demand the windows put on it (dependencies[].stats.demand). */
+struct report_depceil {
+	char *dep;
+	size_t rungs;
+	double ceiling;              /* the most achieved; NAN none */
+	int in_demand;               /* ceiling in stats.demand's unit (else the command's) */
+	double kept_rate;            /* the highest offered rate kept up with; NAN none
+					(a closed-loop run: NAN) */
+	int closed_loop;
+	double peak_demand;          /* the highest window's demand; NAN none */
+	const char *peak_stage;      /* borrowed from the windows */
+	double peak_rate;
+	int peak_impl;
+	size_t windows;              /* windows with a demand */
+};
+
+/* A statement's cost to a dependency, per implementation: the increase
+ * of its stats output's "time:STMT" and "calls:STMT" over the windows of
+ * that implementation (its own windows: the others were frozen or idle). */
+struct report_depstmt {
+	const char *dep;             /* borrowed from depceil or the view */
+	int impl;
+	char *stmt;
+	double ms, calls;
+	size_t windows;
+};
+
+/* Any other counter of a dependency's stats output, summed per
+ * implementation and rung over valid windows (redis INFO's
+ * keyspace_hits, keyspace_misses: the cache's own hit rate). */
+struct report_depcounter {
+	const char *dep;
+	int impl;
+	const char *stage;
+	double rate;
+	char *key;
+	double delta;
+	size_t windows;
+};
+
 struct report_study {
 	struct report_sigdef *sigdefs;
 	size_t nsigdefs;
@@ -89,6 +130,14 @@ struct report_study {
 	size_t nmemrungs;
 	int has_peak;                /* some window has a cgroup peak */
 	struct report_receipts receipts;
+	struct report_depceil *depceil;
+	size_t ndepceil;
+	struct report_depstmt *depstmt;
+	size_t ndepstmt;
+	struct report_depcounter *depctr;
+	size_t ndepctr;
+	char **depnames;             /* owned: the names depstmt and depctr borrow */
+	size_t ndepnames;
 };
 
 /* report.c: the declarations from the stored spec (sp may be NULL). */
@@ -114,6 +163,14 @@ void rdoc_receipts(const struct report *r, struct rdoc *d);        /* the table 
 void rdoc_receipts_paragraph(const struct report *r, struct rdoc *d); /* the summary's end */
 json_t *report_receipts_json(const struct report *r);
 void report_receipts_csv(const struct report *r, struct sbuf *out);
+
+int report_depstudy_load(struct report *r, struct store *st);
+void rdoc_depstudy(const struct report *r, struct rdoc *d);
+/* Adds "ceiling" and "statements" to each of deps' (report.json's
+ * dependencies) objects, by name. */
+void report_depstudy_json(const struct report *r, json_t *deps);
+void report_depstudy_csv(const struct report *r, struct sbuf *out);
+void report_depstudy_free(struct report_study *s);
 
 /* study.csv: one row per figure of these sections, long form:
  * section,impl,stage,rate_rps,name,value,lo,hi,windows,detail */

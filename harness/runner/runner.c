@@ -171,6 +171,7 @@ static void run_ctx_release(struct run_ctx *rc)
 
 	runner_stop_all(rc);
 	runner_deps_release(rc);
+	runner_depstats_release(rc);
 	free(rc->dep_resets);
 	for (i = 0; i < rc->narms; i++) {
 		free(rc->arms[i].name);
@@ -353,6 +354,14 @@ static int build_and_run(struct run_ctx *rc)
 		runner_deps_stop(rc);
 		if (!runner_stop) {
 			runner_set_status(rc, "failed", "a dependency could not be started", "dependency");
+			return EXIT_ENV;
+		}
+	}
+	if (!runner_stop && runner_dep_ladders(rc)) {
+		runner_deps_stop(rc);
+		if (!runner_stop) {
+			runner_set_status(rc, "failed", "a dependency's ceiling could not be measured",
+					  "dependency");
 			return EXIT_ENV;
 		}
 	}

@@ -119,7 +119,7 @@ int runner_deps_bind(struct run_ctx *rc)
 /* Run one of the dependency's commands to completion with its start's
  * environment, process group and cgroup rules. 0 exit 0, 1 another exit
  * (quiet only), -1 after an error line. */
-static int dep_command(struct run_ctx *rc, struct dep_run *d, char **argv, const char *what,
+int runner_dep_command(struct run_ctx *rc, struct dep_run *d, char **argv, const char *what,
 		       double timeout_s, int quiet, const char *log_path)
 {
 	struct sut_build_config bc;
@@ -190,7 +190,7 @@ static int dep_wait_healthy(struct run_ctx *rc, struct dep_run *d)
 			break;
 		}
 		if (port ? tcp_accepts(sd->address, port)
-			 : dep_command(rc, d, sd->health_cmd, "health", 5, 1, log.buf) == 0) {
+			 : runner_dep_command(rc, d, sd->health_cmd, "health", 5, 1, log.buf) == 0) {
 			ret = 0;
 			break;
 		}
@@ -237,7 +237,7 @@ static void dep_version(struct run_ctx *rc, struct dep_run *d)
 
 	sbuf_addf(&log, "%s/%s.version.log", rc->logs_dir, d->sut_name);
 	unlink(log.buf);
-	ok = dep_command(rc, d, d->spec->version, "version", 30, 0, log.buf) == 0;
+	ok = runner_dep_command(rc, d, d->spec->version, "version", 30, 0, log.buf) == 0;
 	runner_store_version(rc, "dep_version", d->spec->impl.name, log.buf, ok);
 	sbuf_release(&log);
 }
@@ -321,7 +321,7 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fre
 	if ((d->starts == 1 || fresh) && d->spec->setup) {
 		sbuf_addf(&log, "%s/%s.setup.log", rc->logs_dir, d->sut_name);
 		fprintf(stderr, "harness: setting up dependency %s\n", name);
-		if (dep_command(rc, d, d->spec->setup, "setup", 0, 0, log.buf)) {
+		if (runner_dep_command(rc, d, d->spec->setup, "setup", 0, 0, log.buf)) {
 			error("dependency %s: setup failed (see %s)", name, log.buf);
 			goto out;
 		}
@@ -436,6 +436,7 @@ void runner_deps_window_end(struct run_ctx *rc, struct evidence *e)
 		}
 		d->acct_open = 0;
 		g.exited = !dep_up(d) || dep_exited(d);
+		g.demand_rps = g.ceiling_rps = NAN;    /* runner_depstats_end's */
 		evidence_add_dep(e, &g);
 	}
 }
@@ -463,6 +464,8 @@ int runner_deps_store(struct run_ctx *rc, int64_t wid, const struct evidence *e)
 		r.oom_kill = (int64_t)d->oom_kill;
 		r.anon_max = d->anon_max;
 		r.exited = g->exited;
+		r.demand_rps = g->demand_rps;
+		r.ceiling_rps = g->ceiling_rps;
 		if (store_window_dep_insert(&rc->st, &r))
 			return -1;
 	}

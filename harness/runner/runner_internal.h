@@ -109,6 +109,7 @@ struct run_ctx {
 	struct arm *arms;
 	size_t narms;
 	struct dep_run *deps;    /* [ndeps], the spec's dependencies */
+	struct dep_study *dep_study; /* [ndeps] or NULL: stats and ceilings (runner_depstats.c) */
 	size_t ndeps;
 	int *dep_ports;          /* [ndeps], chosen once (bind_deps) */
 	struct reset_state *dep_resets; /* [ndeps] or NULL: their resets */
@@ -454,6 +455,28 @@ void runner_deps_window_begin(struct run_ctx *rc);
 void runner_deps_window_end(struct run_ctx *rc, struct evidence *e);
 /* e's dependencies as window_deps rows (inside the caller's transaction). */
 int runner_deps_store(struct run_ctx *rc, int64_t wid, const struct evidence *e);
+/* Run argv (its {port} substituted) for dependency d, as its version and
+ * setup run: 0 exited 0; 1 exited non-zero with quiet; -1 after an
+ * error() (timed out, could not start). Output appended to log_path. */
+int runner_dep_command(struct run_ctx *rc, struct dep_run *d, char **argv, const char *what,
+		       double timeout_s, int quiet, const char *log_path);
+/* runner_depladder.c: each dependencies[].ladder, once per run before the
+ * first window (read back on resume): the rungs stored (dep_ceiling) and
+ * the ceiling kept for the windows. -1 after an error() (a command that
+ * cannot run: the run stops, exit 3). */
+int runner_dep_ladders(struct run_ctx *rc);
+/* runner_depstats.c: dependencies[].stats read at the measured part's
+ * start (begin) and end (end: each dependency's demand and ceiling into
+ * e's, after runner_deps_window_end);
+ * _store writes the readings (window_dep_stats) in the window's
+ * transaction. _read: one reading now (0, or -1: none). */
+struct depstats;
+void runner_depstats_begin(struct run_ctx *rc);
+void runner_depstats_end(struct run_ctx *rc, struct evidence *e);
+int runner_depstats_store(struct run_ctx *rc, int64_t wid);
+int runner_depstats_read(struct run_ctx *rc, size_t i, struct depstats *out, double *t);
+void runner_depstats_set_ceiling(struct run_ctx *rc, size_t i, double ceiling);
+void runner_depstats_release(struct run_ctx *rc);
 /* Stop them all (reverse order); _release also frees. */
 void runner_deps_stop(struct run_ctx *rc);
 void runner_deps_release(struct run_ctx *rc);

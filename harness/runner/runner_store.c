@@ -245,7 +245,7 @@ int runner_store_window(struct run_ctx *rc, const struct window_record *r)
 	if (store_begin(st))
 		goto out;
 	if (store_window_update(st, &row) || store_series(st, r) || store_resets(st, r->resets) ||
-	    runner_deps_store(rc, r->id, r->meas) ||
+	    runner_deps_store(rc, r->id, r->meas) || runner_depstats_store(rc, r->id) ||
 	    runner_idle_store(rc, r->id, r->meas) ||
 	    (r->warm_evals && store_gates(st, r, "warmup", (const char *const *)spec->warmup.gates,
 					  spec->warmup.ngates, r->warm_gates, r->warm_evals)) ||

@@ -530,13 +530,18 @@ static int window_measure(struct window_ctx *w)
 	cfg.on_second = meas_on_second;
 	cfg.on_drain = meas_on_drain;
 	cfg.ctx = w;
+	/* the dependencies' own statistics, read before the window's load
+	 * (a command may take longer than its discard seconds) */
+	runner_depstats_begin(w->rc);
 	if (w->discard == 0)
 		meas_begin(w);
 	if (run_load(w, "window", &cfg, &res))
 		return -1;
 	load_result_release(&res);
-	if (w->meas_started)
+	if (w->meas_started) {
 		runner_deps_window_end(w->rc, &w->meas);
+		runner_depstats_end(w->rc, &w->meas);
+	}
 	runner_idle_meas_end(w->idle, &w->meas);
 	runner_idle_end(w->idle);
 	w->idle = NULL;

@@ -102,6 +102,10 @@ void spec_free(struct spec *s)
 		free(d->impl.host_binary);
 		free(d->address);
 		free_ctr(&d->impl.ctr);
+		free_argv(d->stats_cmd);
+		free(d->stats_demand);
+		free_argv(d->ladder_cmd);
+		free(d->ladder_throughput);
 		free_argv(d->health_cmd);
 		free_argv(d->version);
 		free_argv(d->setup);

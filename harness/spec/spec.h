@@ -149,6 +149,20 @@ struct spec_dep {
 	/* impl.host set: the address {dep.NAME.host} becomes, set by the
 	 * runner before bind_deps (NULL: 127.0.0.1). */
 	char *address;
+	/* dependencies[].stats (runner_depstats.c): a command run before
+	 * and after each window's load, its output read
+	 * as named counters; demand names the one whose rate over the window
+	 * is the dependency's demand (dependency_headroom). */
+	char **stats_cmd;    /* argv, or NULL */
+	char *stats_demand;  /* a counter of its output, or NULL */
+	double stats_timeout_s;         /* default 10 */
+	/* dependencies[].ladder (runner_depladder.c): a command-driven load
+	 * before the first window, rung by rung ({rate} and {duration} in
+	 * its argv), to the rate it stops keeping up with. */
+	int ladder_present;
+	char **ladder_cmd;
+	char *ladder_throughput;        /* POSIX ERE; its first group: ops/s achieved */
+	double ladder_start, ladder_step, ladder_max, ladder_duration_s, ladder_tolerance_pct;
 };
 
 /* Pre-flight (workload.preflight): before the first window every request

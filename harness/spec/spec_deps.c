@@ -5,6 +5,7 @@
  * order, so a reference to itself or to a later one, and with it every
  * cycle, is refused); health is exactly one of url, tcp or command.
  */
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,44 @@ static void check_impl_refs(struct vctx *v, const char *base, const struct spec_
 	check_kv(v, p, im->ctr.env, im->ctr.nenv, limit, self);
 }
 
+/* dependencies[].stats and .ladder: argv references, the throughput
+ * pattern compiles with a group, not with host (they run here). */
+static void check_dep_study(struct vctx *v, size_t i, const struct spec_dep *d, const char *p)
+{
+	const char *self = d->impl.name ? d->impl.name : "?";
+	char q[128];
+	regex_t re;
+	int rc;
+
+	snprintf(q, sizeof(q), "%s.stats.command", p);
+	check_argv(v, q, d->stats_cmd, i, self);
+	snprintf(q, sizeof(q), "%s.ladder.command", p);
+	check_argv(v, q, d->ladder_cmd, i, self);
+	if ((d->stats_cmd || d->ladder_present) && d->impl.host) {
+		snprintf(q, sizeof(q), "%s.%s", p, d->stats_cmd ? "stats" : "ladder");
+		spec_err_at(v, q, "is not available with host (its command runs on this host)");
+	}
+	if (!d->ladder_present || !d->ladder_throughput)
+		return;
+	snprintf(q, sizeof(q), "%s.ladder.throughput", p);
+	rc = regcomp(&re, d->ladder_throughput, REG_EXTENDED);
+	if (rc) {
+		char msg[128];
+		regerror(rc, &re, msg, sizeof(msg));
+		spec_err_at(v, q, "not a POSIX extended regular expression (%s): \"%.60s\"", msg,
+			    d->ladder_throughput);
+		return;
+	}
+	if (re.re_nsub < 1)
+		spec_err_at(v, q, "needs a group, the number achieved: \"tps = ([0-9.]+)\", got \"%.60s\"",
+			    d->ladder_throughput);
+	regfree(&re);
+	if (d->ladder_start > d->ladder_max) {
+		snprintf(q, sizeof(q), "%s.ladder.start_rate", p);
+		spec_err_at(v, q, "%g is above max_rate %g", d->ladder_start, d->ladder_max);
+	}
+}
+
 static void check_dep(struct vctx *v, size_t i)
 {
 	struct spec_dep *d = &v->s->deps[i];
@@ -181,6 +220,7 @@ static void check_dep(struct vctx *v, size_t i)
 	check_argv(v, q, d->version, i, self);
 	snprintf(q, sizeof(q), "%s.setup", p);
 	check_argv(v, q, d->setup, i, self);
+	check_dep_study(v, i, d, p);
 }
 
 void spec_check_deps(struct vctx *v)

@@ -133,6 +133,34 @@ static const struct field impl_fields[] = {
 
 #define D(member) O(struct spec_dep, member)
 
+static const struct field dep_stats_fields[] = {
+	{ "command", FT_ARGV, F_REQ | F_PORT, D(stats_cmd), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "argv run in repo before and after every window's load (discard and drain included), e.g. [redis-cli, -p, \"{port}\", INFO] or psql reading pg_stat_statements; each output line \"NAME<sep>NUMBER\" (sep the last ':', '|', tab or space) is a counter NAME; lines \"time:STATEMENT|MS\" and \"calls:STATEMENT|N\" attribute the database's time per statement" },
+	{ "demand", FT_STR, 0, D(stats_demand), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "the counter whose increase per second over a window is the dependency's demand (e.g. total_commands_processed), judged against its measured ceiling by dependency_headroom" },
+	{ "timeout_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, D(stats_timeout_s), 0, 0, 600, 10, NULL, NULL, NULL, 0, 0, 0,
+	  "seconds the command may run before it is killed (its reading is then missing)" },
+	FIELD_END
+};
+
+static const struct field dep_ladder_fields[] = {
+	{ "command", FT_ARGV, F_REQ | F_PORT, D(ladder_cmd), 0, 0, 0, 0, NULL, NULL, NULL, 0, 1, 0,
+	  "argv of the load run against it before the first window, once per rung, e.g. pgbench -R {rate} -T {duration} -f script.sql or redis-benchmark; {rate} (ops/s) and {duration} (s) are substituted; without {rate} it runs once (closed loop) and its throughput is the ceiling" },
+	{ "throughput", FT_STR, F_REQ, D(ladder_throughput), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "POSIX extended regular expression over its output whose first group is the ops/s it achieved, e.g. \"tps = ([0-9.]+)\" or \"([0-9.]+) requests per second\"" },
+	{ "start_rate", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, D(ladder_start), 0, 0, 1e9, 100, NULL, NULL, NULL, 0, 0, 0,
+	  "the first rung, ops/s" },
+	{ "step", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, D(ladder_step), 0, 1, 100, 1.5, NULL, NULL, NULL, 0, 0, 0,
+	  "each rung is the previous x step" },
+	{ "max_rate", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, D(ladder_max), 0, 0, 1e9, 1e6, NULL, NULL, NULL, 0, 0, 0,
+	  "no rung above it (the ceiling is then \">= the last rung\")" },
+	{ "duration_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, D(ladder_duration_s), 0, 0, 3600, 5, NULL, NULL, NULL, 0, 0, 0,
+	  "seconds each rung runs ({duration})" },
+	{ "tolerance_pct", FT_NUM, F_DEF | F_MIN | F_MAX, D(ladder_tolerance_pct), 0, 0, 100, 5, NULL, NULL, NULL, 0, 0, 0,
+	  "a rung keeps up when it achieved at least (100 - tolerance_pct)% of its rate" },
+	FIELD_END
+};
+
 static const struct field dep_health_fields[] = {
 	{ "url", FT_STR, F_PORT | F_URL, D(impl.health_url), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "URL polled until it answers 2xx; {port} is substituted (give one of url, tcp, command)" },
@@ -176,6 +204,10 @@ static const struct field dep_fields[] = {
 	  "run it on another host, as implementations[].host does (its start, version and setup run there, accounted there); {dep.NAME.host} is then that host's address (ssh -G's hostname), where it must listen on its port (chosen free here); its reset runs there too; health.url is checked there, health.tcp from here at that address; health.command and HARNESS_DEP_DIR are not available with it (default: this host)" },
 	{ "host_binary", FT_STR, 0, D(impl.host_binary), 0, 0, 0, 0, "harness", NULL, NULL, 0, 0, 0,
 	  "the harness binary on that host (the same version as this one)" },
+	{ "stats", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, dep_stats_fields, 0, 0, 0,
+	  "its own statistics, read by a command each window (optional): its demand, and the database's time per statement per implementation" },
+	{ "ladder", FT_OBJ, F_PRESENT, 0, D(ladder_present), 0, 0, 0, NULL, NULL, dep_ladder_fields, 0, 0, 0,
+	  "measure its ceiling before the run with a load of its own (optional): the highest rung it kept up with, stored, and judged against each window's demand by dependency_headroom" },
 	{ "lifecycle", FT_ENUM, F_DEF, D(lifecycle), 0, 0, 0, DEP_LIFE_RUN, NULL, lifecycle_names, NULL, 0, 0, 0,
 	  "run: one instance for the whole run; block: stopped and started afresh (setup again) before each block, the implementations restarted with it" },
 	FIELD_END

@@ -352,5 +352,35 @@ const char *const store_migrations[] = {
 	"  rss_kb INTEGER, pss_kb INTEGER,"  /* its processes, idle: after healthy, before load */
 	"  artifact_bytes INTEGER"           /* implementations[].artifact; NULL none */
 	");",
+	/* version 15: a dependency's own ceiling and costs (issue 28,
+	 * harness/store/store_dep.h). dep_ceiling: its ladder before the first
+	 * window, one row per rung (rate NULL: a closed-loop command run
+	 * once); throughput as the command reported it (ops/s), demand_rps
+	 * its stats.demand counter's rate over the rung. window_dep_stats:
+	 * its stats command's counters before (first) and after (last)
+	 * each window's load (its discard seconds and drain included). window_deps gains the
+	 * window's demand and the ceiling it was judged against
+	 * (dependency_headroom, audit --recheck). */
+	"CREATE TABLE dep_ceiling ("
+	"  run_id TEXT NOT NULL REFERENCES runs(id),"
+	"  name TEXT NOT NULL,"              /* the dependency */
+	"  idx INTEGER NOT NULL,"            /* rung, 0.. */
+	"  rate REAL,"                       /* offered ops/s; NULL: closed loop */
+	"  duration_s REAL,"
+	"  throughput REAL,"                 /* achieved ops/s, from its output */
+	"  demand_rps REAL,"                 /* stats.demand's rate over the rung */
+	"  kept_up INTEGER NOT NULL,"
+	"  exit_code INTEGER,"               /* -1: did not exit on its own */
+	"  PRIMARY KEY (run_id, name, idx)"
+	");"
+	"CREATE TABLE window_dep_stats ("
+	"  window_id INTEGER NOT NULL REFERENCES windows(id),"
+	"  name TEXT NOT NULL,"              /* the dependency */
+	"  key TEXT NOT NULL,"               /* a counter of its stats output */
+	"  first REAL, last REAL,"
+	"  PRIMARY KEY (window_id, name, key)"
+	");"
+	"ALTER TABLE window_deps ADD COLUMN demand_rps REAL;"
+	"ALTER TABLE window_deps ADD COLUMN ceiling_rps REAL;",
 	NULL,
 };

@@ -348,6 +348,8 @@ static const struct store_coldef dep_cols[] = {
 	CO(window_dep_row, oom_kill, has_oom),
 	C(window_dep_row, anon_max, SC_REAL),
 	C(window_dep_row, exited, SC_INT),
+	C(window_dep_row, demand_rps, SC_REAL),
+	C(window_dep_row, ceiling_rps, SC_REAL),
 };
 #undef CO
 static const struct store_table deps_t = {

@@ -177,6 +177,8 @@ struct window_dep_row {
 	int64_t oom_kill;
 	double anon_max;             /* bytes, NAN unknown */
 	int exited;
+	double demand_rps;           /* stats.demand's rate (schema 14); NAN none */
+	double ceiling_rps;          /* its measured ceiling, same unit; NAN none */
 };
 
 /* window_idle: an arm, or a dependency the window's implementation does

@@ -44,7 +44,7 @@ KNOWN=""
 # anything. A new folder goes here, in its place; a header becomes public
 # here when another layer needs it (docs/DESIGN.md, "Architecture").
 LAYERS="
-base:    util.h testhook.h rate.h rng.h hist.h jsonptr.h csv.h opt.h jout.h
+base:    util.h testhook.h rate.h rng.h hist.h jsonptr.h csv.h opt.h jout.h depstats.h
          promtext.h frame.h hostfacts.h hosttune.h prov.h gitfetch.h runlock.h svgpng.h sigexpr.h
 stat:    stat.h decide.h
 gate:    gate.h judge.h
@@ -53,7 +53,7 @@ account: account.h footprint.h
 load:    load.h load_request.h load_pool.h load_wire.h
 agent:   agent.h agent_link.h fleet.h
 spec:    spec.h
-store:   store.h store_run.h store_seq.h store_window.h store_saturation.h store_footprint.h
+store:   store.h store_run.h store_seq.h store_window.h store_saturation.h store_footprint.h store_dep.h
 sut:     sut.h sut_wire.h sut_agent.h rsut.h rsut_fetch.h bind.h rtstats.h armops.h ctr.h
 model:   view.h cells.h knee.h knee_run.h run_quality.h evidence.h evidence_load.h head.h
 report:  report.h compare.h compare_plan.h history.h audit.h

@@ -503,6 +503,21 @@ TEST(dependency_headroom)
 	d[0].exited = 0;
 	d[0].ncpus = NAN;
 	CHECK(eval("dependency_headroom") == GATE_NOT_EVALUABLE);
+	/* the demand against the ceiling its ladder measured (issue 28):
+	 * 1800 of 2000 ops/s is 90%, the default's edge; 1900 is 95% */
+	d[0].ncpus = 1;
+	d[0].cpu_s = 5;
+	d[0].demand_rps = 1800;
+	d[0].ceiling_rps = 2000;
+	CHECK(eval("dependency_headroom") == GATE_PASS);
+	CHECK(strstr(res.evidence, "demand 1800/s = 90.0% of its ceiling 2000/s") != NULL);
+	d[0].demand_rps = 1900;
+	CHECK(eval("dependency_headroom") == GATE_FAIL);
+	num("max_demand_pct", 96);
+	CHECK(eval("dependency_headroom") == GATE_PASS);
+	d[0].ceiling_rps = NAN;       /* no ladder: the CPU rule alone */
+	d[0].demand_rps = 1e9;
+	CHECK(eval("dependency_headroom") == GATE_PASS);
 }
 
 TEST(idle_arms_quiet)

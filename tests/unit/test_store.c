@@ -13,6 +13,7 @@
 #include "store/store_run.h"
 #include "store/store_footprint.h"
 #include "store/store_saturation.h"
+#include "store/store_dep.h"
 #include "store/store_seq.h"
 #include "store/store_sql.h"
 #include "store/store_window.h"
@@ -507,6 +508,8 @@ TEST(column_lists_cover_the_schema)
 			list = store_saturation_table();
 		if (!list && !strcmp(name, "footprint"))
 			list = store_footprint_table();
+		if (!list)
+			list = store_dep_table(name);
 		tables++;
 		if (!list) {
 			printf("#   table %s has no column list\n", name);
