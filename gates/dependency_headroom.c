@@ -6,7 +6,8 @@
  * and it did not exit; and, where its ceiling was measured before the
  * run (dependencies[].ladder) and its demand read each window
  * (dependencies[].stats.demand), the demand stayed at or under
- * max_demand_pct of that ceiling. A saturated database measures the database, not
+ * max_demand_pct of that ceiling (a ceiling and no demand read in the
+ * window: not evaluable). A saturated database measures the database, not
  * the implementation: validity class, the window is rejected (and
  * replaced), never failed. A spec without dependencies passes with
  * evidence "no dependencies": nothing shared can have run out.
@@ -27,9 +28,9 @@ static const struct gate_param params[] = {
 	{ .name = NULL },
 };
 
-static int demand_known(const struct gate_dep *d)
+static int ceiling_known(const struct gate_dep *d)
 {
-	return isfinite(d->demand_rps) && isfinite(d->ceiling_rps) && d->ceiling_rps > 0;
+	return isfinite(d->ceiling_rps) && d->ceiling_rps > 0;
 }
 
 static void eval(const struct gate_params *cfg, const struct gate_input *in,
@@ -73,13 +74,21 @@ static void eval(const struct gate_params *cfg, const struct gate_input *in,
 			if (n > 0 && (size_t)n < sizeof(ev) - len && d->has_throttle)
 				n += snprintf(ev + len + n, sizeof(ev) - len - n, ", %llu throttled",
 					      (unsigned long long)d->nr_throttled);
-			if (n > 0 && (size_t)n < sizeof(ev) - len && demand_known(d)) {
+			if (n > 0 && (size_t)n < sizeof(ev) - len && ceiling_known(d) &&
+			    isfinite(d->demand_rps)) {
 				double dp = 100.0 * d->demand_rps / d->ceiling_rps;
 				if (dp > max_dem)
 					bad = 1;
 				n += snprintf(ev + len + n, sizeof(ev) - len - n,
 					      ", demand %.0f/s = %.1f%% of its ceiling %.0f/s",
 					      d->demand_rps, dp, d->ceiling_rps);
+			} else if (n > 0 && (size_t)n < sizeof(ev) - len && ceiling_known(d)) {
+				/* a ceiling to judge against and no demand read:
+				 * not evaluable, never a silent pass */
+				unknown = 1;
+				n += snprintf(ev + len + n, sizeof(ev) - len - n,
+					      ", demand unknown (its stats not read) against its ceiling %.0f/s",
+					      d->ceiling_rps);
 			}
 		}
 		if (n < 0 || (size_t)n >= sizeof(ev) - len)

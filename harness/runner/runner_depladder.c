@@ -5,7 +5,10 @@
  * start_rate, x step, to max_rate, each rung's achieved ops/s read from its
  * output (ladder.throughput), and, with stats.demand, the demand counter's
  * rate over the rung (runner_depstats_read before and after): the unit
- * each window's demand is judged in. A rung keeps up at (100 -
+ * each window's demand is judged in. Fail closed: a rung whose output
+ * has no throughput, or whose demand (when declared) cannot be read,
+ * stops the run (exit 3) rather than leave a ceiling in the wrong unit
+ * or none at all. A rung keeps up at (100 -
  * tolerance_pct)% of its rate; the ladder stops at the first that does
  * not. The ceiling is the most it achieved on any rung (in demand units
  * when the demand was read at every rung, else as the command reported
@@ -83,7 +86,7 @@ static int run_rung(struct run_ctx *rc, size_t i, struct dep_ceiling_row *row)
 	struct sbuf log = SBUF_INIT, text = SBUF_INIT;
 	char **argv = subst(sd->ladder_cmd, row->rate, sd->ladder_duration_s);
 	double ta = 0, tb = 0, t0, secs;
-	int demand = sd->stats_cmd && sd->stats_demand, rc_cmd, ret = -1;
+	int want_demand = sd->stats_cmd && sd->stats_demand, demand = want_demand, rc_cmd, ret = -1;
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
@@ -103,14 +106,24 @@ static int run_rung(struct run_ctx *rc, size_t i, struct dep_ceiling_row *row)
 	if (read_file(log.buf, &text, LADDER_OUT_MAX))
 		goto out;
 	depstats_throughput(sd->ladder_throughput, text.buf, &row->throughput);
-	if (row->exit_code && !isfinite(row->throughput)) {
-		/* fail closed: a command that failed measured nothing */
-		error("dependency %s: ladder rung %d: %s exited non-zero and printed no throughput"
-		      " matching \"%s\" (see %s)", sd->impl.name, row->idx, sd->ladder_cmd[0],
-		      sd->ladder_throughput, log.buf);
+	if (!isfinite(row->throughput)) {
+		/* fail closed: a rung that printed no throughput measured
+		 * nothing (a failed command, or a pattern that never matches) */
+		error("dependency %s: ladder rung %d: %s (exit %s) printed no throughput matching"
+		      " \"%s\" (see %s)", sd->impl.name, row->idx, sd->ladder_cmd[0],
+		      row->exit_code ? "non-zero" : "0", sd->ladder_throughput, log.buf);
 		goto out_quiet;
 	}
 	row->demand_rps = demand ? demand_rate(sd, &a, &b, secs) : NAN;
+	if (want_demand && !isfinite(row->demand_rps)) {
+		/* the ceiling must be in the unit each window's demand is read
+		 * in (stats.demand), or the gate compares two units */
+		error("dependency %s: ladder rung %d: its stats.demand counter \"%s\" was not read"
+		      " before and after the rung (stats.command failed, or its output has no such"
+		      " line: see %s/%s.stats.out)", sd->impl.name, row->idx, sd->stats_demand,
+		      rc->logs_dir, d->sut_name);
+		goto out_quiet;
+	}
 	row->kept_up = depstats_kept_up(row->rate, row->throughput, row->exit_code,
 					sd->ladder_tolerance_pct);
 	ret = 0;

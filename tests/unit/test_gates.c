@@ -515,6 +515,9 @@ TEST(dependency_headroom)
 	CHECK(eval("dependency_headroom") == GATE_FAIL);
 	num("max_demand_pct", 96);
 	CHECK(eval("dependency_headroom") == GATE_PASS);
+	d[0].demand_rps = NAN;        /* a ceiling, its stats not read: never a pass */
+	CHECK(eval("dependency_headroom") == GATE_NOT_EVALUABLE);
+	CHECK(strstr(res.evidence, "demand unknown (its stats not read) against its ceiling 2000/s") != NULL);
 	d[0].ceiling_rps = NAN;       /* no ladder: the CPU rule alone */
 	d[0].demand_rps = 1e9;
 	CHECK(eval("dependency_headroom") == GATE_PASS);
