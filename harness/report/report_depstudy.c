@@ -7,8 +7,9 @@
  * window's start and end (window_dep_stats): the increase of "time:STMT"
  * and "calls:STMT" over an implementation's windows is the database's
  * time per statement for that implementation (each window measures one:
- * the others are frozen or idle); any other counter is summed per
- * implementation and rung over valid windows.
+ * the others are frozen or idle); any other counter (a key that rose
+ * and never fell: not a gauge) is summed per implementation and rung over
+ * valid windows.
  */
 #include "report/report_study.h"
 
@@ -155,7 +156,32 @@ static void add_counter(struct report_study *s, const char *dep, const struct vi
 	c->windows++;
 }
 
-/* Per window: each counter's increase, to its implementation. */
+/* 1 when dep's key counts (a counter, not a gauge): it rose in some
+ * valid window and fell in none. A stats command prints both (redis INFO:
+ * keyspace_hits beside used_memory and arch_bits); the report shows the
+ * counters only. */
+static int counts(const struct report *r, const struct window_dep_stat_rows *rows,
+		  const char *dep, const char *key)
+{
+	size_t k;
+	int rose = 0;
+
+	for (k = 0; k < rows->n; k++) {
+		const struct window_dep_stat_row *x = &rows->v[k];
+		const struct view_window *w;
+
+		if (strcmp(x->key, key) || strcmp(x->name, dep) || !isfinite(x->last - x->first))
+			continue;
+		if (x->last < x->first)
+			return 0;
+		w = view_window_by_id(&r->view, x->window_id);
+		rose |= x->last > x->first && w && w->valid;
+	}
+	return rose;
+}
+
+/* Per window: each statement's and each counter's increase, to its
+ * implementation. */
 static void load_stats(struct report *r, const struct window_dep_stat_rows *rows)
 {
 	size_t k;
@@ -171,7 +197,7 @@ static void load_stats(struct report *r, const struct window_dep_stat_rows *rows
 			add_stmt(r->study, x->name, w->impl_idx, x->key + 5, 1, v);
 		else if (!strncmp(x->key, "calls:", 6))
 			add_stmt(r->study, x->name, w->impl_idx, x->key + 6, 0, v);
-		else if (w->valid)
+		else if (w->valid && counts(r, rows, x->name, x->key))
 			add_counter(r->study, x->name, w, x->key, v);
 	}
 }

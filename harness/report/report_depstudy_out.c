@@ -175,9 +175,17 @@ void report_depstudy_json(const struct report *r, json_t *deps)
 {
 	const struct report_study *s = r->study;
 	size_t i;
+	json_t *o;
 
 	if (!s || !deps)
 		return;
+	/* every dependency carries the three keys, so a reader need not
+	 * test for them: null and empty when not measured */
+	json_array_foreach(deps, i, o) {
+		json_object_set_new(o, "ceiling", json_null());
+		json_object_set_new(o, "statements", json_array());
+		json_object_set_new(o, "counters", json_array());
+	}
 	for (i = 0; i < s->ndepceil; i++)
 		json_object_set_new(dep_obj(deps, s->depceil[i].dep), "ceiling",
 				    ceiling_obj(r, &s->depceil[i]));

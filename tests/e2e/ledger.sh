@@ -42,10 +42,16 @@ check "the reduced spec is valid" "$HARNESS" check "$T/spec.yaml"
 check "gets and lists draw Zipf-hot ids from a seeded pool (issue 13)" \
 	bash -c "'$HARNESS' check '$L/spec.yaml' | grep -q '^vars: *invoice: zipf (n 20000, s 1.1); customer: zipf (n 1000, s 1.1)'"
 
+# An independent reading of the two servers' memory: /proc/PID/status
+# every 50 ms (tests/helpers/procmem.py), for the footprint and memory
+# checks below.
+bg python3 "$ROOT/tests/helpers/procmem.py" "$T/procmem" "$T/procmem.stop" \
+	"go=go/ledger-go --port" "node=node/server.js --port"
 t0=$(date +%s)
 TMPDIR=$T/tmp expect_exit "run the ledger with PostgreSQL and Redis" 0 \
 	"$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$T/runs" --stages ladder --run-id l
 echo "# ledger run: $(( $(date +%s) - t0 )) s (Go build, initdb, seed, 2 rungs)"
+touch "$T/procmem.stop"
 db=$T/runs/l/run.db
 q() { sqlite3 "$db" "$1" 2>/dev/null; }
 
@@ -89,25 +95,38 @@ check "report.json: both dependencies, versions, peaks and rungs" jq -e \
 # --- issue 28: signals, memory, receipts, the dependencies' own ceiling and
 # costs, each against an independent reading.
 J=$T/runs/l/report/report.json
-# Redis's hit rate per rung: the implementations' own counters (the derived
-# hit_rate) against Redis's own INFO keyspace_hits / misses read by the
-# harness before and after each window's load (window_dep_stats), the
-# same valid windows: the two count the same GETs, the implementation over
-# its measured second (about 100 lookups at these rates: a proportion's
-# three standard deviations are 0.14), Redis over the whole load.
+# Redis's hit rate per rung. The report's figure is the implementation's
+# own counters (the derived hit_rate over each window's measured polls);
+# Redis's INFO keyspace_hits / misses, read by the harness before and after
+# each window's whole load (window_dep_stats), count the same GETs over a
+# span that contains the measured one. So, per rung: the report's mean is
+# the mean of the windows' hits / (hits + misses) from the stored polls;
+# Redis saw at least the hits and at least the misses the implementation
+# counted (a subset: exact, no tolerance), and the implementation's
+# measured part holds at least a quarter of Redis's lookups (1 s of a 2 s
+# load and its drain; a dead counter would not). A rate between two spans
+# is not compared: with a handful of misses a window (first-time Zipf ids
+# come in bursts) the two differ by more than a binomial bound says.
 for impl in go node; do
-	app=$(jq "[.signals.hit_rate.impls.$impl[] | select(.stage == \"ladder\" and .mean != null) | .mean] |
-		if length > 0 then add / length else null end" "$J")
-	red=$(q "SELECT 1.0 * SUM(CASE WHEN s.key = 'keyspace_hits' THEN s.last - s.first END) /
-		SUM(s.last - s.first) FROM window_dep_stats s JOIN windows w ON w.id = s.window_id
-		WHERE s.name = 'cache' AND w.impl = '$impl' AND w.status IN ('accepted', 'failed') AND
-		s.key IN ('keyspace_hits', 'keyspace_misses')")
-	# a rung whose windows saw no lookup says why instead (a division by zero)
-	case $app in null | "") check "$impl: no hit rate, and the report says why" jq -e \
-		"[.signals.hit_rate.impls.$impl[] | .mean != null or .why != null] | all" "$J" ;;
-	*) near "$impl: hit rate (app's counters) vs Redis INFO keyspace hits / misses" "$app" "$red" 0.15 \
-		"about 100 lookups a measured second; Redis counts the whole load" ;;
-	esac
+	jq -r ".signals.hit_rate.impls.$impl[] | select(.stage == \"ladder\" and .mean != null) | \"\\(.rate_rps) \\(.mean)\"" "$J" >"$T/hr.$impl"
+	cmp_num "$impl: a hit rate for both rungs" "$(wc -l <"$T/hr.$impl")" == 2
+	while read -r rate app; do
+		valid="w.impl = '$impl' AND w.rate = $rate AND w.status IN ('accepted', 'failed')"
+		read -r ah am own < <(q "SELECT SUM(h), SUM(m), AVG(1.0 * h / (h + m)) FROM (SELECT
+			MAX(CASE WHEN r.signal = 'cache_hits' THEN r.value END) - MIN(CASE WHEN r.signal = 'cache_hits' THEN r.value END) AS h,
+			MAX(CASE WHEN r.signal = 'cache_misses' THEN r.value END) - MIN(CASE WHEN r.signal = 'cache_misses' THEN r.value END) AS m
+			FROM rtstats r JOIN windows w ON w.id = r.window_id WHERE $valid AND r.phase = 'measured'
+			GROUP BY r.window_id)" | tr '|' ' ')
+		read -r rh rm < <(q "SELECT SUM(CASE WHEN s.key = 'keyspace_hits' THEN s.last - s.first END),
+			SUM(CASE WHEN s.key = 'keyspace_misses' THEN s.last - s.first END)
+			FROM window_dep_stats s JOIN windows w ON w.id = s.window_id WHERE s.name = 'cache' AND $valid" | tr '|' ' ')
+		near "$impl at $rate req/s: the report's hit rate is its windows' hits / lookups" "$app" "$own" 0.000001 "the same polls"
+		check "$impl at $rate req/s: Redis INFO saw the hits and the misses the app counted ($ah <= $rh, $am <= $rm)" \
+			awk -v ah="$ah" -v am="$am" -v rh="$rh" -v rm="$rm" 'BEGIN { exit !(ah != "" && rh != "" && ah + 0 <= rh + 0 && am + 0 <= rm + 0) }'
+		cmp_num "$impl at $rate req/s: the app's measured lookups, a part of Redis's" "$(awk -v a="$ah" -v b="$am" 'BEGIN { print a + b }')" ">=" \
+			"$(awk -v a="$rh" -v b="$rm" 'BEGIN { print 0.25 * (a + b) }')"
+		echo "# $impl at $rate req/s: hit rate $app (app, measured), $(awk -v h="$rh" -v m="$rm" 'BEGIN { printf "%.3f", h / (h + m) }') (Redis INFO, whole load)"
+	done <"$T/hr.$impl"
 done
 check "report: the hit rate per rung" grep -q '^| hit_rate | [a-z]* | ladder | 150 | ' "$md"
 # PostgreSQL's statements per implementation: every create inserts one
@@ -130,8 +149,8 @@ done
 check "report: the database's top statements by time per implementation" \
 	grep -q '^| db | go | SELECT ' "$md"
 # The ceilings: pgbench's tps against pg_stat_statements' calls over the
-# same rung (the demand unit: one statement a pgbench transaction), and redis-benchmark's GETs against INFO's
-# commands processed (SET and GET together: a looser 40%).
+# same rung (the demand unit: one statement a pgbench transaction), and
+# redis-benchmark's GETs a second against INFO's commands processed a second.
 cmp_num "db: a ceiling measured over several pgbench rungs" \
 	"$(q "SELECT COUNT(*) FROM dep_ceiling WHERE name = 'db'")" ">=" 2
 while IFS='|' read -r tput dem; do
@@ -139,8 +158,8 @@ while IFS='|' read -r tput dem; do
 		"pgbench's tps leaves out its connection time: up to a third of a 2 s rung on a busy host"
 done < <(q "SELECT throughput, demand_rps FROM dep_ceiling WHERE name = 'db' AND kept_up = 1")
 read -r ctput cdem < <(q "SELECT throughput, demand_rps FROM dep_ceiling WHERE name = 'cache'" | tr '|' ' ')
-near "cache: redis-benchmark GET rate vs INFO commands processed" "$cdem" "$ctput" "$(awk -v t="$ctput" 'BEGIN { print t * 0.4 }')" \
-	"INFO counts the SETs too, at their own rate"
+near "cache: redis-benchmark GET rate vs INFO commands processed a second" "$cdem" "$ctput" "$(awk -v t="$ctput" 'BEGIN { print t * 0.2 }')" \
+	"the same GETs; INFO's rate is over the command's whole run, its start-up (tens of ms on a busy host) in it"
 check "report.json: each dependency's ceiling beside its peak demand" jq -e \
 	'[.dependencies[] | .ceiling.ops_per_s > 0 and .ceiling.unit == "stats.demand" and
 	  .ceiling.peak_demand > 0] | all and length == 2' "$J"
@@ -160,7 +179,42 @@ cmp_num "receipts: requests due = the windows' sum" "$(jq .receipts.due "$J")" =
 	"$(q "SELECT SUM(due) FROM windows WHERE state = 'done'")"
 check "report: the receipts paragraph ends the summary" grep -q '^Receipts: over [0-9]* measured windows' "$md"
 
-# Nothing left running or behind.
+# The footprint (issue 28 item 3): one row per start, labelled apart; its
+# RSS once healthy against /proc's VmRSS read by procmem.py within 0.2 s of
+# it (an idle server: a few pages move, 10% + 2 MB), its artifact against
+# stat. Memory: each rung's steady state (the cgroup's anon p99 over the
+# windows) against the largest RssAnon /proc showed during that
+# implementation's windows (one process in its cgroup: the same pages,
+# sampled at 20 Hz against the cgroup's 50 ms sampler: 20%), and the
+# high-water mark never below that RssAnon (the cgroup's peak counts anon,
+# page cache and kernel memory).
+check "report.json: the sections other tools read (issue 28)" jq -e \
+	'(.signals | type == "object") and (.memory.rungs | length > 0) and (.footprint | length == 2) and
+	 (.receipts.due > 0) and ([.dependencies[] | has("ceiling") and has("statements")] | all)' "$J"
+check "report: the footprint table" grep -q '^## Footprint (measured at start, not the cost under load)$' "$md"
+gob=$(stat -c %s "$L/go/ledger-go"); nodeb=$(find "$L/node" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
+check "footprint: artifact bytes are stat's (go $gob, node $nodeb)" jq -e --argjson g "$gob" --argjson n "$nodeb" \
+	'[.footprint[] | {(.impl): .artifact_bytes}] | add == {"go": $g, "node": $n}' "$J"
+for impl in go node; do
+	while IFS='|' read -r at rss; do
+		prss=$(awk -v at="$at" -v im="$impl" '$2 == im { d = $1 - at; if (d < 0) d = -d;
+			if (d <= 0.2 && (best == "" || d < bd)) { bd = d; best = $4 } } END { print best }' "$T/procmem")
+		near "$impl: footprint RSS idle after start vs /proc VmRSS at that moment (kB)" "$rss" "$prss" \
+			"$(awk -v p="$prss" 'BEGIN { print 0.1 * p + 2048 }')" "an idle server; procmem.py polls every 50 ms"
+	done < <(q "SELECT printf('%.3f', at), rss_kb FROM footprint WHERE impl = '$impl'")
+	cmp_num "$impl: one footprint a start" "$(q "SELECT COUNT(*) FROM footprint WHERE impl = '$impl'")" == \
+		"$(q "SELECT COUNT(*) FROM events WHERE kind = 'sut_start' AND detail LIKE '$impl %'")"
+	q "SELECT w.stage, w.rate, w.started_at, w.ended_at FROM windows w WHERE w.impl = '$impl' AND w.status = 'accepted'" >"$T/win.$impl"
+	panon=$(awk -v im="$impl" -v wf="$T/win.$impl" 'FILENAME == wf { split($0, w, "|"); s[NR] = w[3]; e[NR] = w[4]; n = NR; next }
+		$2 == im { for (i = 1; i <= n; i++) if ($1 >= s[i] && $1 <= e[i] && $5 > m) m = $5 } END { print m * 1024 }' \
+		"$T/win.$impl" "$T/procmem")
+	steady=$(jq "[.memory.rungs[] | select(.impl == \"$impl\" and .steady.bytes != null) | .steady.bytes] | max" "$J")
+	peak=$(jq "[.memory.rungs[] | select(.impl == \"$impl\" and .peak.bytes != null) | .peak.bytes] | max" "$J")
+	near "$impl: memory steady (cgroup anon p99) vs /proc RssAnon in its accepted windows (bytes)" \
+		"$steady" "$panon" "$(awk -v p="$panon" 'BEGIN { print 0.2 * p }')" "one process, two samplers"
+	cmp_num "$impl: memory peak (cgroup high-water) >= /proc RssAnon in its accepted windows" "$peak" ">=" "$panon"
+done
+
 ports=$(q "SELECT detail FROM events WHERE kind = 'dep_start'" | sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p')
 cmp_num "two dependencies were started" "$(echo "$ports" | wc -w)" == 2
 left=0
