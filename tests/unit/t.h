@@ -14,6 +14,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int t_cur_failed, t_passed, t_failed;
 
@@ -63,6 +65,20 @@ static int t_cur_failed, t_passed, t_failed;
 		}                                                                \
 		fflush(stdout);                                                  \
 	} while (0)
+
+/* Removes dir and all below it (rm -rf, a test's own scratch directory). */
+static inline void t_rm_rf(const char *dir)
+{
+	char *argv[] = { (char *)"rm", (char *)"-rf", (char *)dir, NULL };
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execvp("rm", argv);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
 
 static inline int t_done(void)
 {

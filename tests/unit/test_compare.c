@@ -734,15 +734,6 @@ int main(void)
 	RUN(floor_makes_a_small_shift_no_change);
 	RUN(bad_input);
 	RUN(writers);
-	{
-		pid_t pid = fork();
-		if (pid == 0) {
-			char *argv[] = { "rm", "-rf", root, NULL };
-			execv("/bin/rm", argv);
-			_exit(127);
-		}
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
-	}
+	t_rm_rf(root);
 	return t_done();
 }

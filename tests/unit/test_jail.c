@@ -402,11 +402,40 @@ TEST(forward_waits_for_the_loopback)
 	close(l);
 }
 
+/* A child in a network namespace of its own (its loopback up) that
+ * writes ready, waits for go, then holds n connections open to port on
+ * its loopback, writes done and waits to be killed. Its pid, or -1. */
+static pid_t ns_clients(int port, int n, int ready[2], int go[2], int done[2])
+{
+	struct sockaddr_in sa;
+	pid_t pid = fork();
+	char c;
+	int i;
+
+	if (pid)
+		return pid;
+	if (unshare(CLONE_NEWNET) || lo_addr(htonl(INADDR_LOOPBACK)))
+		_exit(1);
+	if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+		_exit(1);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (i = 0; i < n; i++)
+		if (connect(socket(AF_INET, SOCK_STREAM, 0), (struct sockaddr *)&sa, sizeof(sa)))
+			_exit(1);
+	if (write(done[1], "d", 1) != 1)
+		_exit(1);
+	pause();
+	_exit(0);
+}
+
 /* At most max_conns relayed at once: of 5 connections held open from
  * the namespace, 2 are relayed and 3 closed at once and counted. */
 TEST(forward_caps_connections)
 {
-	int ready[2], go[2], done[2], port, l, ns, i;
+	int ready[2], go[2], done[2], port, l, ns;
 	struct portfwd *f;
 	double t0;
 	char c;
@@ -418,30 +447,8 @@ TEST(forward_caps_connections)
 	}
 	l = host_listener(&port);
 	CHECK(l >= 0 && !pipe(ready) && !pipe(go) && !pipe(done));
-	pid = fork();
-	if (!pid) {
-		struct sockaddr_in sa;
-		int fds[5];
-
-		if (unshare(CLONE_NEWNET) || lo_addr(htonl(INADDR_LOOPBACK)))
-			_exit(1);
-		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-			_exit(1);
-		memset(&sa, 0, sizeof(sa));
-		sa.sin_family = AF_INET;
-		sa.sin_port = htons((uint16_t)port);
-		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		for (i = 0; i < 5; i++) {
-			fds[i] = socket(AF_INET, SOCK_STREAM, 0);
-			if (connect(fds[i], (struct sockaddr *)&sa, sizeof(sa)))
-				_exit(1);
-		}
-		if (write(done[1], "d", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	CHECK(read(ready[0], &c, 1) == 1);
+	pid = ns_clients(port, 5, ready, go, done);
+	CHECK(pid > 0 && read(ready[0], &c, 1) == 1);
 	ns = netns_open(pid);
 	f = portfwd_start(ns, &port, 1, 2);
 	CHECK(f != NULL);
@@ -463,7 +470,7 @@ TEST(forward_caps_connections)
  * waiting on a readable listener the relay would spin on. */
 TEST(forward_sheds_without_descriptors)
 {
-	int ready[2], go[2], done[2], port, l, ns, i, fd;
+	int ready[2], go[2], done[2], port, l, ns, fd;
 	struct rlimit old, low;
 	struct portfwd *f;
 	double t0;
@@ -476,30 +483,8 @@ TEST(forward_sheds_without_descriptors)
 	}
 	l = host_listener(&port);
 	CHECK(l >= 0 && !pipe(ready) && !pipe(go) && !pipe(done));
-	pid = fork();
-	if (!pid) {
-		struct sockaddr_in sa;
-		int fds[10];
-
-		if (unshare(CLONE_NEWNET) || lo_addr(htonl(INADDR_LOOPBACK)))
-			_exit(1);
-		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-			_exit(1);
-		memset(&sa, 0, sizeof(sa));
-		sa.sin_family = AF_INET;
-		sa.sin_port = htons((uint16_t)port);
-		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		for (i = 0; i < 10; i++) {
-			fds[i] = socket(AF_INET, SOCK_STREAM, 0);
-			if (connect(fds[i], (struct sockaddr *)&sa, sizeof(sa)))
-				_exit(1);
-		}
-		if (write(done[1], "d", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	CHECK(read(ready[0], &c, 1) == 1);
+	pid = ns_clients(port, 10, ready, go, done);
+	CHECK(pid > 0 && read(ready[0], &c, 1) == 1);
 	ns = netns_open(pid);
 	f = portfwd_start(ns, &port, 1, 0);
 	CHECK(f != NULL);
@@ -535,14 +520,6 @@ int main(void)
 	RUN(forward_waits_for_the_loopback);
 	RUN(forward_caps_connections);
 	RUN(forward_sheds_without_descriptors);
-	{
-		char *argv[] = { "rm", "-rf", root, NULL };
-		pid_t p = fork();
-		if (!p) {
-			execvp(argv[0], argv);
-			_exit(127);
-		}
-		waitpid(p, NULL, 0);
-	}
+	t_rm_rf(root);
 	return t_done();
 }

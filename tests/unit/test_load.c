@@ -218,6 +218,18 @@ static int start_server(void)
 
 static int port;
 
+/* cfg zeroed, aimed at the test server on this host (url: the caller's
+ * buffer of n bytes) with its nreqs requests. */
+static void local_cfg(struct load_config *cfg, char *url, size_t n,
+		      const struct load_request *reqs, size_t nreqs)
+{
+	snprintf(url, n, "http://127.0.0.1:%d", port);
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->url = url;
+	cfg->requests = reqs;
+	cfg->nrequests = nreqs;
+}
+
 static void run_mix(enum transport tr)
 {
 	struct load_config cfg;
@@ -226,11 +238,7 @@ static void run_mix(enum transport tr)
 	char url[64];
 	size_t i;
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.url = url;
-	cfg.requests = reqs;
-	cfg.nrequests = ARRAY_SIZE(reqs);
+	local_cfg(&cfg, url, sizeof(url), reqs, ARRAY_SIZE(reqs));
 	cfg.rate = 400;
 	cfg.duration_s = 0.5;
 	cfg.seed = 3;
@@ -299,11 +307,7 @@ TEST(per_second_callbacks)
 	struct load_result res;
 	char url[64];
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.url = url;
-	cfg.requests = &r;
-	cfg.nrequests = 1;
+	local_cfg(&cfg, url, sizeof(url), &r, 1);
 	cfg.rate = 100;
 	cfg.duration_s = 2;
 	cfg.connections = 4;
@@ -392,11 +396,7 @@ static void run_drain(unsigned seconds, unsigned stop_after)
 	load_stats_init(&ds.secs, 2);
 	load_stats_init(&ds.drain, 2);
 	ds.stop_after = stop_after;
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.url = url;
-	cfg.requests = r;
-	cfg.nrequests = 2;
+	local_cfg(&cfg, url, sizeof(url), r, 2);
 	cfg.rate = 100;
 	cfg.duration_s = seconds;
 	cfg.connections = 64;
@@ -450,11 +450,7 @@ TEST(due_counted_in_its_own_second)
 	struct load_result res;
 	char url[64];
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.url = url;
-	cfg.requests = &r;
-	cfg.nrequests = 1;
+	local_cfg(&cfg, url, sizeof(url), &r, 1);
 	cfg.rate = 100;
 	cfg.duration_s = 2;
 	cfg.connections = 4;
@@ -488,11 +484,7 @@ static void run_oneshot(enum transport tr)
 	struct load_result res;
 	char url[64];
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.url = url;
-	cfg.requests = &r;
-	cfg.nrequests = 1;
+	local_cfg(&cfg, url, sizeof(url), &r, 1);
 	cfg.rate = 500;
 	cfg.duration_s = 0.5;
 	cfg.connections = 2;
@@ -562,11 +554,7 @@ TEST(closed_loop)
 	const struct load_counts *c;
 	char url[64];
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.url = url;
-	cfg.requests = &slow;
-	cfg.nrequests = 1;
+	local_cfg(&cfg, url, sizeof(url), &slow, 1);
 	cfg.closed = 1;
 	cfg.duration_s = 0.5;
 	cfg.connections = 4;

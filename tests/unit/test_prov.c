@@ -261,16 +261,7 @@ int main(void)
 	RUN(ignored_files_do_not_dirty);
 	RUN(owned_by_another_uid);
 	/* Remove the scratch repository (a fixed, just-created path). */
-	{
-		pid_t pid = fork();
-		if (pid == 0) {
-			char *argv[] = { "rm", "-rf", root, NULL };
-			execv("/bin/rm", argv);
-			_exit(127);
-		}
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
-	}
+	t_rm_rf(root);
 	free(root);
 	return t_done();
 }

@@ -566,19 +566,6 @@ TEST(unknown_run_is_an_error)
 	sbuf_release(&id);
 }
 
-static void rm_rf(const char *dir)
-{
-	char *argv[] = { "rm", "-rf", (char *)dir, NULL };
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		execvp("rm", argv);
-		_exit(127);
-	}
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-}
-
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-fixture"))
@@ -597,6 +584,6 @@ int main(int argc, char **argv)
 	RUN(unparsable_spec_degrades);
 	RUN(write_run_writes_the_chosen_files);
 	RUN(unknown_run_is_an_error);
-	rm_rf(tmpdir);
+	t_rm_rf(tmpdir);
 	return t_done();
 }

@@ -109,15 +109,6 @@ int main(void)
 	RUN(existing_user_resolves);
 	RUN(creates_default_user);
 	RUN(give_skips_git_and_checks_reach);
-	{
-		pid_t pid = fork();
-		if (pid == 0) {
-			char *argv[] = { "rm", "-rf", root, NULL };
-			execv("/bin/rm", argv);
-			_exit(127);
-		}
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
-	}
+	t_rm_rf(root);
 	return t_done();
 }

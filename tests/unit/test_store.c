@@ -568,14 +568,6 @@ int main(void)
 	RUN(column_lists_cover_the_schema);
 	RUN(seq_round_trip);
 	RUN(status_names);
-	{
-		char *argv[] = { "rm", "-rf", root, NULL };
-		pid_t pid = fork();
-		if (pid == 0) {
-			execvp("rm", argv);
-			_exit(127);
-		}
-		waitpid(pid, NULL, 0);
-	}
+	t_rm_rf(root);
 	return t_done();
 }

@@ -385,15 +385,6 @@ int main(void)
 	RUN(stop_escalates_to_sigkill);
 	RUN(stop_terms_daemonised_child);
 	RUN(exit_detected);
-	{
-		char *rm[] = { "/bin/rm", "-rf", work, NULL };
-		pid_t p = fork();
-		int st;
-		if (!p) {
-			execv(rm[0], rm);
-			_exit(127);
-		}
-		waitpid(p, &st, 0);
-	}
+	t_rm_rf(work);
 	return t_done();
 }
