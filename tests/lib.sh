@@ -26,6 +26,37 @@ _cleanup() {
 }
 trap _cleanup EXIT
 
+# tiny_spec NAME WINDOW_GATES: a one-implementation spec (testsrv "solo",
+# two rungs of one 1 s window, a 1 s warm-up) for scripts about what a
+# run stores, not what it measures (corrupt.sh, recheck_rules.sh).
+tiny_spec() {
+	cat <<YAML
+version: 1
+name: $1
+seed: 5
+slo: { percentile: 99, threshold_ms: 50, error_rate_max: 0.01 }
+implementations:
+  - name: solo
+    start: [$HELPERS/testsrv, --port, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+workload:
+  connections: 4
+  timeout_ms: 2000
+  requests:
+    - { name: root, path: / }
+stages:
+  ladder: { start_rps: 100, step: 2, max_rps: 200, reps: 1, window_s: 1, discard_s: 0 }
+warmup:
+  rate: { fixed_rps: 50 }
+  min_s: 1
+  max_s: 1
+  trailing_s: 1
+  gates: [hot_set_touched]
+window_gates: [$2]
+YAML
+}
+
 ok()   { echo "ok - $_script: $*"; }
 fail() { echo "not ok - $_script: $*"; }
 

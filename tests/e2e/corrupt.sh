@@ -20,31 +20,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 RUNS="$T/runs"
-cat > "$T/tiny.yaml" <<YAML
-version: 1
-name: e2e-corrupt
-seed: 5
-slo: { percentile: 99, threshold_ms: 50, error_rate_max: 0.01 }
-implementations:
-  - name: solo
-    start: [$HELPERS/testsrv, --port, "{port}"]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
-workload:
-  connections: 4
-  timeout_ms: 2000
-  requests:
-    - { name: root, path: / }
-stages:
-  ladder: { start_rps: 100, step: 2, max_rps: 200, reps: 1, window_s: 1, discard_s: 0 }
-warmup:
-  rate: { fixed_rps: 50 }
-  min_s: 1
-  max_s: 1
-  trailing_s: 1
-  gates: [hot_set_touched]
-window_gates: [sut_alive]
-YAML
+tiny_spec e2e-corrupt "sut_alive" >"$T/tiny.yaml"
 
 for id in bad good; do
 	"$HARNESS" run "$T/tiny.yaml" --allow-dirty --runs-dir "$RUNS" --run-id $id \
