@@ -32,19 +32,20 @@
 #                          or verdict figure): it may run beside a timed
 #                          script (the lanes below).
 #
-# Two lanes. Most e2e scripts spend their time waiting through measurement
-# windows, not computing: the machine is idle most of a run. The first
-# lane runs the timed scripts (those not marked timing-free), one at a
-# time; the second lane runs the cases, then takes timing-free scripts from
-# a shared queue (the longest files first), and the first lane takes from
-# the same queue once its timed scripts are done. So a timed script runs
-# beside at most one timing-free program, never beside another timed one,
-# and at most two programs run at once. E2E_LANES=1 runs everything in one
-# lane.
+# Two lanes, then three. Most e2e scripts spend their time waiting through
+# measurement windows, not computing: the machine is idle most of a run.
+# The first lane runs the timed scripts (those not marked timing-free),
+# one at a time; the second lane runs the unit programs and the cases,
+# then takes timing-free scripts from a shared queue (the longest files
+# first). Once its timed scripts are done the first lane takes from the
+# same queue too, and so does a third lane: what is left is timing-free.
+# So a timed script runs beside at most one other program (a unit program,
+# the cases or a timing-free script), never beside another timed one.
+# E2E_LANES=1 runs everything in one lane, the unit programs first.
 #
 # The summary gives each tier's seconds against its budget (BUDGET_* below,
 # for the release build on the 2-core VM CI runs on; `make asan` doubles
-# them): the unit programs (one after another, before the lanes), the
+# them): the unit programs (one after another, in the second lane), the
 # timed scripts (their sum: the first lane's floor), the timing-free
 # programs (their sum, shared by the two lanes) and the lanes' wall time.
 # A test that makes its tier slow shows there, with the slowest programs.
@@ -115,6 +116,13 @@ run_free() { # timing-free scripts from the queue until it is empty
 	done
 }
 
+run_units() { # the unit programs, one after another
+	local u
+	for u in ${UNITS:-}; do
+		run_one unit "$(basename "$u")" "$u"
+	done
+}
+
 lane2_run() { # the cases, then timing-free scripts
 	if [ "${CASES-$([ -n "${E2E:-}" ] && echo none)}" != none ]; then
 		# shellcheck disable=SC2086
@@ -124,9 +132,6 @@ lane2_run() { # the cases, then timing-free scripts
 }
 
 t_start=$SECONDS
-for u in ${UNITS:-}; do
-	run_one unit "$(basename "$u")" "$u"
-done
 timed=(); free=()
 if [ "${E2E:-}" != none ]; then
 	for s in ${E2E:-tests/e2e/*.sh}; do
@@ -151,12 +156,15 @@ for s in "${free[@]}"; do echo "$(wc -l <"$s") $s"; done | sort -rn | cut -d' ' 
 echo 0 >"$taken"
 t_lanes=$SECONDS
 if [ "${E2E_LANES:-2}" != 1 ]; then
-	lane2_run &
+	{ run_units; lane2_run; } &
 	lane2_pid=$!
 	run_lane timed "${timed[@]}"
+	run_free &
+	lane3_pid=$!
 	run_free
-	wait "$lane2_pid"
+	wait "$lane2_pid" "$lane3_pid"
 else
+	run_units
 	run_lane timed "${timed[@]}"
 	lane2_run
 fi
@@ -171,10 +179,10 @@ budget() { # name, seconds, budget
 echo "# time per program (slowest first):"
 awk '{ print $3 " s  " $4 }' "$results" | sort -rn | head -8 | sed 's/^/#   /'
 echo "# time per tier (budgets: tests/run.sh):"
-budget "unit programs, one at a time" "$(tier_s unit)" "$BUDGET_UNIT"
+budget "unit programs, one at a time (lane 2)" "$(tier_s unit)" "$BUDGET_UNIT"
 budget "timed e2e, one at a time (${#timed[@]})" "$(tier_s timed)" "$BUDGET_TIMED"
 budget "cases + timing-free e2e (${#free[@]})" "$(tier_s free)" "$BUDGET_FREE"
-budget "the two lanes' wall time" "$((t_end - t_lanes))" "$BUDGET_WALL"
+budget "the lanes' wall time" "$((t_end - t_lanes))" "$BUDGET_WALL"
 echo "#   total $((t_end - t_start)) s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 for k in "${skipped[@]}"; do
 	echo "# skipped, $k"

@@ -5,8 +5,8 @@
 # by run.sh with --delay-ms from the file `delay` (rerun_repo.inc). One
 # rerun replaces a with the slow branch (+5 ms per request) and b with the
 # comment-only branch, each with its baseline commit interleaved ("@base"),
-# so both comparisons are paired; then a rerun --until-decided.
-# rerun_fail.sh has the reruns that end before any window.
+# so both comparisons are paired. rerun_fail.sh has the reruns that end
+# before any window, rerun_until.sh the rerun --until-decided.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rerun_repo.inc"
 
@@ -129,54 +129,10 @@ done
 ok "every run database passes integrity_check"
 
 # ------------------------------------------------------------ --until-decided
-# A one-implementation spec (a, 3 blocks of 1 s at 1000 req/s, p99 within
-# 60 %) and a rerun of the +5 ms branch until decided (docs/STATISTICS.md
-# "Sequential rerun"): p99 +100 % or more on a 3-5 ms base is far beyond
-# the margin, so the confidence sequence decides from the 3 pre-registered
-# rounds or a few sequential blocks more; the budget (2 min) bounds it on a
-# stalled host (then inconclusive, exit 3, which this check reports).
-sed -e '/^  - name: b$/,/^    restart: never$/d' -e 's/reps: 6,/reps: 3,/' \
-	-e 's/^name: rerun-e2e/name: rerun-seq/' "$T/spec.yaml" >"$T/spec-seq.yaml"
-$NICE "$HARNESS" run "$T/spec-seq.yaml" --allow-dirty --runs-dir "$RUNS" --run-id sbase \
-	>/dev/null 2>"$T/sbase.err" && ok "one-implementation baseline" ||
-	fail "sbase: $(tail -n 2 "$T/sbase.err")"
-expect_exit "--until-decided without --with-baseline" 2 "$HARNESS" rerun sbase --runs-dir "$RUNS" \
+# The options (the sequential rerun itself, a verdict over real windows,
+# is rerun_until.sh's, a check-all script).
+expect_exit "--until-decided without --with-baseline" 2 "$HARNESS" rerun base --runs-dir "$RUNS" \
 	--until-decided --impl "a=file://$REPO#slow"
 grep -q "needs --with-baseline" "$T/err" && ok "says it needs --with-baseline" || fail "$(cat "$T/err")"
 "$HARNESS" rerun --help | grep -q -- "--until-decided" && ok "rerun --help: --until-decided" ||
 	fail "rerun --help lacks --until-decided"
-# The decision itself is a statistical figure of the release build (as
-# "# release-only:" scripts are): under the sanitizers (RELEASE_ONLY=skip,
-# make asan) it is skipped; test_decide, test_store and sequential.sh drive
-# the same code there.
-if [ "${RELEASE_ONLY:-}" = skip ]; then
-	echo "# --until-decided rerun skipped under the sanitizers (RELEASE_ONLY=skip)"
-	exit 0
-fi
-# A host at load 10+ (other suites) can leave even +100 % undecided within
-# the budget: exit 3 with stop max_minutes, never a guess. One more rerun
-# is allowed for that, and only for that.
-for try in 1 2; do
-	$NICE "$HARNESS" rerun sbase --runs-dir "$RUNS" --run-id seq$try --with-baseline \
-		--until-decided --max-minutes 2 --impl "a=file://$REPO#slow" >/dev/null 2>"$T/seq.err"
-	rc=$?
-	SDB=$RUNS/seq$try/run.db
-	[ $try = 1 ] && [ $rc = 3 ] && [ "$(q "$SDB" "SELECT stop FROM sequential")" = max_minutes ] ||
-		break
-	echo "# attempt 1 undecided within its budget (host load $(cut -d' ' -f1 /proc/loadavg)): $(grep 'sequential a: inconclusive' "$T/seq.err")"
-done
-[ $rc = 1 ] && ok "rerun --until-decided of +5 ms: regression (exit 1)" ||
-	fail "rerun --until-decided: exit $rc: $(grep sequential "$T/seq.err" | tail -n 3)"
-grep -Eq "sequential a: block [0-9]+, [0-9]+ rounds over 1 rates: latency [-+][0-9.]+% \[[-+][0-9.]+%, [-+][0-9.]+%\] margin \+-60.0%" "$T/seq.err" &&
-	ok "progress: estimate, interval and margin after each block" ||
-	fail "progress: $(grep sequential "$T/seq.err" | head -n 2)"
-[ "$(q "$SDB" "SELECT outcome, stop, rates, t_star FROM sequential WHERE impl = 'a'")" = "regression|decided|1000|10.0" ] &&
-	ok "the rule and its outcome are stored: $(q "$SDB" "SELECT outcome, stop, blocks, rounds FROM sequential")" ||
-	fail "sequential row: $(q "$SDB" "SELECT * FROM sequential")"
-"$HARNESS" compare sbase seq$try --runs-dir "$RUNS" --format json >"$T/seq.json" 2>"$T/err"
-rc=$?
-[ $rc = 1 ] && [ "$(jq -r '.impls[0] | .verdict + " " + .method + " " + .sequential.stop' "$T/seq.json")" = "regression sequential decided" ] &&
-	ok "compare reads the stored rule: regression by the sequence (exit 1)" ||
-	fail "compare: exit $rc, $(jq -c '.impls[0] | {verdict, why, method}' "$T/seq.json")"
-jq -r '.impls[0].why' "$T/seq.json" | grep -q "^sequential (decided after [0-9]* rounds at 1 rates): latency +" &&
-	ok "compare says the sequence decided" || fail "why: $(jq -r '.impls[0].why' "$T/seq.json")"
