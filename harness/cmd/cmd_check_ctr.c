@@ -16,10 +16,10 @@
 #include "sandbox/jail.h"
 #include "base/util.h"
 
-/* One arm (`at`: "implementations[0]"): EXIT_OK, or the exit code after
- * one error() line. */
+/* One arm (`at`: "implementations[0]"), what it runs appended to out
+ * (NULL: nothing): EXIT_OK, or the exit code after one error() line. */
 static int check_arm(const struct spec *s, const struct spec_impl *im, const char *at,
-		     int host_network, int print)
+		     int host_network, struct sbuf *out)
 {
 	struct ctr_engine e;
 	struct ctr_create cc;
@@ -53,8 +53,8 @@ static int check_arm(const struct spec *s, const struct spec_impl *im, const cha
 		}
 		argv = ctr_argv_build(&e, im, im->repo, &cc.lim);
 		text = jail_argv_text(argv);
-		if (print)
-			printf("  %-12s build: %s\n", im->name, text);
+		if (out)
+			sbuf_addf(out, "  %-12s build: %s\n", im->name, text);
 		strv_free(argv);
 		free(text);
 	} else {
@@ -69,8 +69,8 @@ static int check_arm(const struct spec *s, const struct spec_impl *im, const cha
 	}
 	argv = ctr_argv_create(&e, &cc);
 	text = jail_argv_text(argv);
-	if (print)
-		printf("  %-12s %s %s%s, ulimits nofile %llu nproc %llu; runs: %s\n", im->name,
+	if (out)
+		sbuf_addf(out, "  %-12s %s %s%s, ulimits nofile %llu nproc %llu; runs: %s\n", im->name,
 		       ctr_engine_name(e.kind), e.version, e.runtime ? " (runtime runc)" : "",
 		       (unsigned long long)cc.lim.nofile, (unsigned long long)cc.lim.nproc, text);
 	strv_free(argv);
@@ -84,6 +84,7 @@ out:
 
 int check_containers(const struct spec *s, int print)
 {
+	struct sbuf out = SBUF_INIT;
 	char at[64];
 	size_t i;
 	int n = 0, ret = EXIT_OK;
@@ -94,19 +95,22 @@ int check_containers(const struct spec *s, int print)
 		n += s->deps[i].impl.ctr.present;
 	if (!n)
 		return EXIT_OK;
-	if (print)
-		printf("containers (%d):\n", n);
+	sbuf_addf(&out, "containers (%d):\n", n);
 	for (i = 0; i < s->nimpls && ret == EXIT_OK; i++) {
 		if (!s->impls[i].ctr.present)
 			continue;
 		snprintf(at, sizeof(at), "implementations[%zu]", i);
-		ret = check_arm(s, &s->impls[i], at, 0, print);
+		ret = check_arm(s, &s->impls[i], at, 0, print ? &out : NULL);
 	}
 	for (i = 0; i < s->ndeps && ret == EXIT_OK; i++) {
 		if (!s->deps[i].impl.ctr.present)
 			continue;
 		snprintf(at, sizeof(at), "dependencies[%zu]", i);
-		ret = check_arm(s, &s->deps[i].impl, at, 1, print);
+		ret = check_arm(s, &s->deps[i].impl, at, 1, print ? &out : NULL);
 	}
+	/* all of it once every arm passed: a refused spec gets its line alone */
+	if (print && ret == EXIT_OK)
+		fputs(out.buf, stdout);
+	sbuf_release(&out);
 	return ret;
 }

@@ -117,8 +117,9 @@ check "... one line naming podman and its Debian package (the spec's warnings as
 # An image that is not there: the spec's error for check (2), the run
 # cannot start it (3).
 write "$T/missing.yaml" '{ image: "localhost/harness-e2e-missing:none", args: [--port, "{port}"] }'
-"$HARNESS" check "$T/missing.yaml" >/dev/null 2>"$T/missing.err"
+"$HARNESS" check "$T/missing.yaml" >"$T/missing.out" 2>"$T/missing.err"
 cmp_num "check of a missing image: exit 2" "$?" == 2
+check "... and no plan or container listing on stdout" test ! -s "$T/missing.out"
 check "... one line naming it" grep -q "implementations\[1\].container.image: localhost/harness-e2e-missing:none is not in podman's local images" "$T/missing.err"
 "$HARNESS" run "$T/missing.yaml" --allow-dirty --runs-dir "$RUNS" --run-id miss$$ >/dev/null 2>"$T/miss-run.err"
 cmp_num "run of a missing image: exit 3" "$?" == 3
