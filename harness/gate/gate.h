@@ -162,6 +162,9 @@ struct gate_input {
 	 * handling the request (load_stats.sched_lag). Waiting for a free
 	 * connection is the server's backpressure and is not in it. */
 	double lateness_p99_ms;
+	/* A window's median latency (from intended send, its merged
+	 * histogram: the stored p50_ms); NaN in a warm-up or when unknown. */
+	double latency_p50_ms;
 	double generator_cpu_pct; /* generator CPU / wall time, % of one core */
 
 	/* Requests sent per workload request name (same order as the spec). */

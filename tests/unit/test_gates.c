@@ -414,6 +414,37 @@ TEST(achieved_vs_offered)
 	CHECK(eval("achieved_vs_offered") == GATE_NOT_EVALUABLE);
 }
 
+/* Requests in flight at the window's end are not under-delivery: a 1 s
+ * window at 1000 req/s whose median latency is 25 ms (a shared host's
+ * stalls) leaves ~25 unanswered at the end; 972 of 1000 answered is 2.8%
+ * short without the allowance (seen failing a healthy server in
+ * tests/e2e/rerun.sh at load 10), 0.3% with it. A server of 250 req/s
+ * asked 300 over 2 s (median ~170 ms) is allowed 51 of its 100 short and
+ * still fails (8.2%); the allowance never exceeds the shortfall. */
+TEST(achieved_vs_offered_in_flight)
+{
+	reset("achieved_vs_offered");
+	in.duration_s = 1;
+	in.offered_rps = 1000;
+	in.due = 1000;
+	in.answered = 972;
+	CHECK(eval("achieved_vs_offered") == GATE_FAIL);   /* no median: 2.8% */
+	in.latency_p50_ms = 25;
+	CHECK(eval("achieved_vs_offered") == GATE_PASS);
+	NEAR(res.statistic, 0.3, 1e-9, "(1000 - 972 - 25) / 1000 %");
+	CHECK(strstr(res.evidence, "25 in flight at the end (median latency 25 ms)") != NULL);
+	in.duration_s = 2;
+	in.offered_rps = 300;
+	in.due = 600;
+	in.answered = 500;
+	in.latency_p50_ms = 170;
+	CHECK(eval("achieved_vs_offered") == GATE_FAIL);
+	NEAR(res.statistic, (600 - 500 - 51) / 6.0, 1e-9, "51 allowed of 100 short");
+	in.answered = 599;
+	CHECK(eval("achieved_vs_offered") == GATE_PASS);
+	NEAR(res.statistic, 0, 1e-12, "the allowance is at most the shortfall");
+}
+
 /* The lateness limit: a tenth of the tightest promise by default, at
  * least 1 ms; an explicit lateness_p99_ms wins. The issue's loaded host:
  * 3.2 ms late against a 50 ms SLO passes (limit 5 ms; the old fixed 1 ms
@@ -674,6 +705,7 @@ int main(void)
 	RUN(major_faults_throttled_oom);
 	RUN(error_rate);
 	RUN(achieved_vs_offered);
+	RUN(achieved_vs_offered_in_flight);
 	RUN(generator);
 	RUN(signal_range);
 	RUN(sut_alive);
