@@ -163,7 +163,9 @@ static void md_evidence(struct sbuf *o, const struct cmp_impl *im)
 		sbuf_addf(o, "| %.0f | %zu (%zu) | %zu (%zu) | %zu | %s |\n", r->rate, r->vbase,
 			  r->fbase, r->vnew, r->fnew, r->vpairs,
 			  r->outcome_regression ? "**new fails where base held**"
-			  : r->fnew ? "both fail" : r->fbase ? "base fails" : "both hold");
+			  : r->fnew && r->fbase ? "failed windows on both sides"
+			  : r->fnew ? "new has failed windows" : r->fbase ? "base has failed windows"
+			  : "both hold");
 	}
 	sbuf_adds(o, "\n");
 }
@@ -176,10 +178,11 @@ static void md_cell(struct sbuf *o, const struct cmp_rate *r, const char *label,
 	sbuf_adds(o, " | ");
 	num(o, m->new_, prec);
 	sbuf_adds(o, " | ");
-	snum(o, m->new_ - m->base, prec);
+	/* the shift the interval is for and the chart plots (not new - base) */
+	snum(o, m->ci.mean, prec);
 	sbuf_addf(o, "%s | ", unit);
-	snum(o, m->rel_pct, 1);
-	sbuf_adds(o, isfinite(m->rel_pct) ? "% | " : " | ");
+	snum(o, m->base > 0 ? 100 * m->ci.mean / m->base : NAN, 1);
+	sbuf_adds(o, m->base > 0 && isfinite(m->ci.mean) ? "% | " : " | ");
 	if (isfinite(m->ci.lo)) {
 		sbuf_adds(o, "[");
 		snum(o, m->ci.lo, prec);
@@ -215,7 +218,7 @@ static void md_requests(struct sbuf *o, const struct compare *c, const struct cm
 	sbuf_addf(o, "Per request (p%g of its own responses, ms; judged with the cells above: "
 		  "those with their own slo_ms; the others advisory, unadjusted):\n\n",
 		  c->new_.slo_pct);
-	sbuf_addf(o, "| rate (req/s) | request | base | new | Δ | Δ %% | interval "
+	sbuf_addf(o, "| rate (req/s) | request | base | new | shift | shift %% | interval "
 		  "of the shift | n | method | p%s | MDE | verdict |\n",
 		  c->correction == CMP_CORRECT_HOLM ? " → Holm" : "");
 	sbuf_adds(o, "|---:|---|---:|---:|---:|---:|---|---:|---|---|---:|---|\n");
@@ -305,7 +308,7 @@ void compare_md(const struct compare *c, struct sbuf *o)
 			cmp_pooled_md(c, im, o);
 			sbuf_reset(&t);
 			sbuf_addf(&t, "p%g (ms)", c->new_.slo_pct);
-			sbuf_addf(o, "| rate (req/s) | metric | base | new | Δ | Δ %% | interval "
+			sbuf_addf(o, "| rate (req/s) | metric | base | new | shift | shift %% | interval "
 				  "of the shift | n | method | p%s | MDE | verdict |\n",
 				  c->correction == CMP_CORRECT_HOLM ? " → Holm" : "");
 			sbuf_adds(o, "|---:|---|---:|---:|---:|---:|---|---:|---|---|---:|---|\n");
@@ -331,9 +334,10 @@ void compare_md(const struct compare *c, struct sbuf *o)
 			sbuf_addf(o, "; shift %+.0f req/s", d);
 		sbuf_adds(o, ".\n\n");
 	}
-	sbuf_addf(o, "Δ is new - base of the merged values; the interval is for the shift of the "
-		  "per-window (paired: per-block) values by the method named (HL: Hodges-Lehmann, "
-		  "t: mean with a t interval, CS: mean with a confidence sequence); p is the "
+	sbuf_addf(o, "base and new are the merged values; shift is the estimate of new - base from "
+		  "the per-window (paired: per-block) values by the method named (HL: Hodges-Lehmann, "
+		  "t: mean with a t interval, CS: mean with a confidence sequence), in %% of base in "
+		  "shift %%, the figure the chart plots, with its interval; p is the "
 		  "one-sided p-value of the shift's direction%s; MDE the minimum detectable "
 		  "effect.\n\n", c->correction == CMP_CORRECT_HOLM ? ", then Holm-adjusted" : "");
 	sbuf_addf(o, "**Result: %s** (exit %d): %d judged, %d regressed, %d inconclusive.\n",
