@@ -37,6 +37,9 @@ struct compare;
 int headline_knee_range(const struct knee_result *k, double *lo, double *hi);
 
 void report_headline(const struct report *r, struct sbuf *out);
+/* The implementation whose knee's range lies wholly above every other's
+ * (the headline's "at least" case), or -1: the one to mark as the best. */
+int headline_best(const struct report *r);
 void compare_headline(const struct compare *c, struct sbuf *out);
 
 #endif

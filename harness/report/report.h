@@ -418,6 +418,10 @@ void report_fmt_mib(struct sbuf *out, double bytes);
 void report_fmt_rate(struct sbuf *out, double rps);
 void report_fmt_knee(struct sbuf *out, const struct report_impl *im);
 void report_fmt_knee_ci(struct sbuf *out, const struct report *r, const struct report_impl *im);
+/* A window's status as a reader should read it: "valid, over SLO" for an
+ * accepted window whose SLO percentile is above the threshold (a valid
+ * measurement that does not hold the promise), else status itself. */
+const char *report_wstatus_words(const struct report *r, const char *status, double pslo_ms);
 /* The highest rate impl is known to hold the SLO at: the knee (a point),
  * a bracket's low end, INFINITY for a floor (held at every valid rung),
  * NAN without a knee. */

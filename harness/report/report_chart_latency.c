@@ -326,7 +326,7 @@ static void draw_windows(const struct report *r, const struct plot *p, struct sb
 		cells_block_text(w->block, out);
 		sbuf_addf(out, ": %s ", r->slo_label);
 		report_fmt_sig(out, w->pslo_ms);
-		sbuf_addf(out, " ms, %s", w->status);
+		sbuf_addf(out, " ms, %s", report_wstatus_words(r, w->status, w->pslo_ms));
 		if (st != WS_ACCEPTED && *w->reasons) {
 			sbuf_adds(out, " (");
 			sbuf_add_xml(out, w->reasons);

@@ -75,7 +75,8 @@ static void cell(const struct report *r, const struct view_window *wn, double x0
 	sbuf_add_xml(out, wn->impl);
 	sbuf_addf(out, " window %lld: %s %.0f req/s, ", (long long)wn->id, wn->stage, wn->rate);
 	cells_block_text(wn->block, out);
-	sbuf_addf(out, ", %s%s", wn->status, wn->accepted ? "" : " by ");
+	sbuf_addf(out, ", %s%s", report_wstatus_words(r, wn->status, wn->pslo_ms),
+		  wn->accepted ? "" : " by ");
 	if (!wn->accepted)
 		sbuf_add_xml(out, *wn->reasons ? wn->reasons : "unspecified");
 	sbuf_addf(out, "; window %s ", r->slo_label);

@@ -151,8 +151,9 @@ static void time_ticks(const struct tmap *m, const struct plot *top, const struc
 
 /* One window: its warm-up shade, boundary, verdict bar, offered and
  * achieved rate (top) and per-second p99 (bottom). */
-static void draw_window(const struct view_window *w, const struct plot *top,
-			const struct plot *bot, const struct tmap *m, struct sbuf *out)
+static void draw_window(const struct report *r, const struct view_window *w,
+			const struct plot *top, const struct plot *bot, const struct tmap *m,
+			struct sbuf *out)
 {
 	enum wstatus st = svg_wstatus(w);
 	double xs, xe, xh;
@@ -178,7 +179,7 @@ static void draw_window(const struct view_window *w, const struct plot *top,
 	sbuf_add_xml(out, w->impl);
 	sbuf_addf(out, " window %lld, %s %.0f req/s, ", (long long)w->id, w->stage, w->rate);
 	cells_block_text(w->block, out);
-	sbuf_addf(out, ": %s", w->status);
+	sbuf_addf(out, ": %s", report_wstatus_words(r, w->status, w->pslo_ms));
 	if (st != WS_ACCEPTED && *w->reasons) {
 		sbuf_adds(out, " (");
 		sbuf_add_xml(out, w->reasons);
@@ -271,7 +272,7 @@ void report_chart_timeline(const struct report *r, const char *title, struct sbu
 	}
 	for (i = 0; i < r->nwindows; i++)
 		if (drawn(&r->windows[i]))
-			draw_window(&r->windows[i], &top, &bot, &m, out);
+			draw_window(r, &r->windows[i], &top, &bot, &m, out);
 	svg_legend_impls(out, r, &top);
 	sbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">dashed: offered</text>"
 		  "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">solid: achieved</text>"

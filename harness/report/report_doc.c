@@ -84,6 +84,7 @@ static void summary(const struct report *r, struct rdoc *d)
 	struct sbuf c = SBUF_INIT, h1 = SBUF_INIT, h2 = SBUF_INIT;
 	struct rdoc_block *t;
 	size_t i;
+	int best;
 
 	rdoc_add(d, RDOC_H2, "Summary");
 	if (r->spec_ok)
@@ -115,6 +116,7 @@ static void summary(const struct report *r, struct rdoc *d)
 		sbuf_adds(&h1, "CPU µs/request");
 		sbuf_adds(&h2, "anon p99 (MiB)");
 	}
+	best = headline_best(r);
 	t = rdoc_table(d, "summary", 6, "implementation", "knee", "interval", h1.buf, h2.buf, "windows");
 	for (i = 0; i < r->nimpls; i++) {
 		const struct report_impl *im = &r->impls[i];
@@ -122,7 +124,8 @@ static void summary(const struct report *r, struct rdoc *d)
 			report_ladder_rung(r, (int)i, r->ref_rps) : NULL;
 
 		rdoc_cellf(t, "%s", im->name);
-		sbuf_adds(&c, RDOC_STRONG);
+		if ((int)i == best)
+			sbuf_adds(&c, RDOC_BEST);
 		report_fmt_knee(&c, im);
 		rdoc_cell(t, &c);
 		short_ci(&c, r, im);

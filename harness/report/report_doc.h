@@ -4,7 +4,8 @@
  * report_md() and report_html(), so the two formats cannot disagree.
  *
  * Cells and texts are plain UTF-8; a cell whose text starts with
- * RDOC_STRONG is shown emphasised (the marker is not part of the text).
+ * RDOC_STRONG (a warning) or RDOC_BEST (the best) is shown emphasised
+ * (the marker is not part of the text).
  * Ownership: the doc owns every string; rdoc_release() frees them.
  */
 #ifndef HARNESS_REPORT_DOC_H
@@ -16,6 +17,9 @@ struct report;
 struct sbuf;
 
 #define RDOC_STRONG "\x01"
+/* A cell that is the best of its column (the summary's winning knee):
+ * emphasised as RDOC_STRONG, in html green where RDOC_STRONG is red. */
+#define RDOC_BEST "\x02"
 
 enum rdoc_kind { RDOC_TITLE, RDOC_HEADLINE, RDOC_STAMP, RDOC_H2, RDOC_P, RDOC_TABLE, RDOC_CHART };
 

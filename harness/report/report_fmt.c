@@ -125,6 +125,15 @@ void report_fmt_knee(struct sbuf *out, const struct report_impl *im)
 		report_fmt_rate(out, im->kres->knee_rps);
 		sbuf_adds(out, im->kres->at_first_rung ? " req/s (over the SLO at the first rung)"
 						      : " req/s");
+		/* without an interval, the interpolation is a guess between
+		 * two rungs, however far apart: say which */
+		if (!im->kres->at_first_rung && !im->kres->has_ci) {
+			sbuf_adds(out, ", interpolated between ");
+			report_fmt_rate(out, im->kres->lo_rps);
+			sbuf_adds(out, " and ");
+			report_fmt_rate(out, im->kres->hi_rps);
+			sbuf_adds(out, " (no interval)");
+		}
 		return;
 	case KNEE_NONE:
 		break;
@@ -167,4 +176,12 @@ double report_hold_rps(const struct report_impl *im)
 		break;
 	}
 	return NAN;
+}
+
+const char *report_wstatus_words(const struct report *r, const char *status, double pslo_ms)
+{
+	if (status && !strcmp(status, "accepted") && r->spec_ok && isfinite(pslo_ms) &&
+	    pslo_ms > r->slo_ms)
+		return "valid, over SLO";
+	return status;
 }

@@ -169,6 +169,14 @@ static void pair_of(struct sbuf *o, const struct report *r, const double *ab, si
 		sbuf_addf(o, "x the rate of %s at ", b->name);
 		slo_words(o, r);
 		sbuf_adds(o, " (");
+	} else if (alo >= bhi && bhi > 0) {   /* they meet at one rate: no ratio */
+		sbuf_addf(o, "%s holds ", a->name);
+		slo_words(o, r);
+		sbuf_adds(o, " to at least ");
+		report_fmt_rate(o, alo);
+		sbuf_addf(o, " req/s, %s to at most ", b->name);
+		report_fmt_rate(o, bhi);
+		sbuf_adds(o, " req/s (");
 	} else {
 		if (estimate(b->kres) > estimate(a->kres)) {   /* the higher estimate first */
 			const struct report_impl *t = a;
@@ -189,12 +197,21 @@ static void pair_of(struct sbuf *o, const struct report *r, const double *ab, si
 		sbuf_addf(o, "; %zu more implementations in the Summary", nknee - 2);
 }
 
-static void status_prefix(struct sbuf *o, const struct report *r)
+/* An unfinished run says so first; 1 when it measured nothing (then the
+ * line is complete: why it ended). */
+static int status_prefix(struct sbuf *o, const struct report *r)
 {
 	if (!r->status || !strcmp(r->status, "finished"))
-		return;
+		return 0;
+	if (!r->quality.windows) {
+		sbuf_addf(o, "Run %s before any window was measured", r->status);
+		if (r->failure && *r->failure)
+			sbuf_addf(o, ": %.*s", (int)strcspn(r->failure, "\n"), r->failure);
+		return 1;
+	}
 	sbuf_addf(o, "Run %s after %zu of %zu windows: ", r->status, r->quality.windows,
 		  r->quality.windows + r->quality.not_done);
+	return 0;
 }
 
 void report_headline(const struct report *r, struct sbuf *out)
@@ -203,7 +220,8 @@ void report_headline(const struct report *r, struct sbuf *out)
 	size_t i, n = 0, count = 0;
 	const char *top;
 
-	status_prefix(out, r);
+	if (status_prefix(out, r))
+		goto out;
 	if (!r->spec_ok) {
 		sbuf_addf(out, "No knee: the stored spec does not parse with this harness (the SLO is"
 			       " unknown); %zu of %zu windows accepted", r->accepted, r->total);
@@ -235,4 +253,27 @@ void report_headline(const struct report *r, struct sbuf *out)
 		sbuf_addf(out, "; %zu without a valid window", r->nimpls - n);
 out:
 	free(v);
+}
+
+int headline_best(const struct report *r)
+{
+	double lo, hi, blo = -1, bhi = 0, top = -1;
+	size_t i;
+	int best = -1;
+
+	for (i = 0; i < r->nimpls; i++) {
+		if (!r->spec_ok || !r->impls[i].has_knee ||
+		    !headline_knee_range(r->impls[i].kres, &lo, &hi))
+			return -1;   /* an implementation without a knee: no ranking */
+		if (lo > blo) {
+			if (best >= 0)
+				top = fmax(top, bhi);
+			best = (int)i;
+			blo = lo;
+			bhi = hi;
+		} else {
+			top = fmax(top, hi);
+		}
+	}
+	return r->nimpls > 1 && best >= 0 && blo > top ? best : -1;
 }

@@ -23,6 +23,10 @@ static void cell_text(struct sbuf *out, const char *s)
 		sbuf_adds(out, "<strong>");
 		sbuf_add_xml(out, s + 1);
 		sbuf_adds(out, "</strong>");
+	} else if (!strncmp(s, RDOC_BEST, 1)) {
+		sbuf_adds(out, "<strong class=\"best\">");
+		sbuf_add_xml(out, s + 1);
+		sbuf_adds(out, "</strong>");
 	} else {
 		sbuf_add_xml(out, s);
 	}
@@ -34,7 +38,7 @@ static const char style[] =
 	"table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}"
 	"th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}"
 	"th{background:#f0f0f0}tr:nth-child(even) td{background:#fafafa}"
-	"td strong{color:#a40000}"
+	"td strong{color:#a40000}td strong.best{color:#1a7f37}"
 	".stamp{background:#fff3cd;border:2px solid #d39e00;padding:10px;font-weight:bold;"
 	"font-size:15px;margin:12px 0}"
 	"figure.chart{margin:16px 0}figure.chart svg{display:block;width:100%;height:auto}"

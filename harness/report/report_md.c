@@ -12,7 +12,7 @@
 /* Markdown table cells: a '|' inside a value would split the cell. */
 static void text(struct sbuf *out, const char *s, int in_table)
 {
-	int strong = !strncmp(s, RDOC_STRONG, 1);
+	int strong = !strncmp(s, RDOC_STRONG, 1) || !strncmp(s, RDOC_BEST, 1);
 
 	if (strong) {
 		s++;

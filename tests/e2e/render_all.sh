@@ -71,6 +71,21 @@ done
 cmp_num "runs rendered" "$runs" ">=" 20
 cmp_num "outputs written" "$(find "$O" -type f ! -name '*.rc' ! -name '*.err' | wc -l)" ">=" 300
 
+# Labels (issue 29): only a knee above every other's is marked best (b on
+# night 3: >= 400 against a's (100, 200]); none where the intervals
+# overlap (the fixture); an accepted window over the SLO reads so; a run
+# that measured nothing says why.
+cmp_num "nightly_3: b's knee marked best, once" \
+	"$(grep -o '<strong class="best">' "$O/rep-hist-nightly_3/report.html" | wc -l)" "==" 1
+cmp_num "fixture: no knee marked best (overlapping intervals)" \
+	"$(grep -c 'class="best"' "$O/rep-rep-fixture/report.html")" "==" 0
+check "fixture: accepted windows over the SLO read 'valid, over SLO'" \
+	grep -q 'valid, over SLO' "$O/rep-rep-fixture/report.html"
+check "a failed build's headline says why" test "$(jq -r .headline "$O/rep-run_fail-nobuild/report.json")" = \
+	"Run failed before any window was measured: fast failed to build"
+check "two knees meeting at one rung: no ratio" test "$(jq -r .headline "$O/rep-run_fail-failing/report.json")" = \
+	"fast holds p99 <= 20 ms to at least 200 req/s, slow to at most 200 req/s (fast >= 200 req/s, slow <= 200 req/s)"
+
 if python3 "$ROOT/tests/render_check.py" "$O" >"$T/findings" 2>"$T/summary"; then
 	ok "no nan, inf, sentinel, unrounded rate or empty column in any output ($(cat "$T/summary"))"
 else
