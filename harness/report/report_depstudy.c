@@ -227,7 +227,8 @@ int report_depstudy_load(struct report *r, struct store *st)
 	load_ceilings(r, &ceil);
 	load_demand(r);
 	load_stats(r, &stats);
-	qsort(r->study->depstmt, r->study->ndepstmt, sizeof(*r->study->depstmt), stmt_cmp);
+	if (r->study->ndepstmt)     /* qsort's array may not be NULL, even empty */
+		qsort(r->study->depstmt, r->study->ndepstmt, sizeof(*r->study->depstmt), stmt_cmp);
 	dep_ceiling_rows_release(&ceil);
 	window_dep_stat_rows_release(&stats);
 	return 0;
