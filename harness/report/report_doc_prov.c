@@ -99,6 +99,44 @@ void rdoc_dependencies(const struct report *r, struct rdoc *d)
 	sbuf_release(&c);
 }
 
+/* The stages the run measured: those asked (runs.stages, every stage by
+ * default) that the stored spec has; the ones it lacks said apart, so a
+ * ladder-only spec does not read "ladder,confirm,soak". */
+static int spec_has_stage(const struct spec *s, const char *name, size_t n)
+{
+	if (n == 7 && !strncmp(name, "confirm", n))
+		return s->confirm.present;
+	if (n == 4 && !strncmp(name, "soak", n))
+		return s->soak.present;
+	if (n == 10 && !strncmp(name, "saturation", n))
+		return s->saturation.present;
+	if (n == 6 && !strncmp(name, "refine", n))
+		return s->refine.present;
+	return 1;
+}
+
+static void stages_run(const struct report *r, struct sbuf *c)
+{
+	const char *p = r->stages;
+	int dropped = 0, kept = 0;
+
+	if (!p || !*p || !r->view.spec) {
+		sbuf_adds(c, rdoc_or_dash(p));
+		return;
+	}
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (spec_has_stage(r->view.spec, p, n))
+			sbuf_addf(c, "%s%.*s", kept++ ? "," : "", (int)n, p);
+		else
+			dropped = 1;
+		p += n + (p[n] == ',');
+	}
+	if (dropped)
+		sbuf_addf(c, " (asked: %s; the others are not in this spec)", r->stages);
+}
+
 void rdoc_provenance(const struct report *r, struct rdoc *d)
 {
 	struct sbuf c = SBUF_INIT;
@@ -123,7 +161,8 @@ void rdoc_provenance(const struct report *r, struct rdoc *d)
 	rdoc_cellf(t, "seed");
 	rdoc_cellf(t, "%llu", (unsigned long long)r->seed);
 	rdoc_cellf(t, "stages");
-	rdoc_cellf(t, "%s", rdoc_or_dash(r->stages));
+	stages_run(r, &c);
+	rdoc_cell(t, &c);
 	rdoc_cellf(t, "started");
 	report_fmt_time(&c, r->created_at);
 	rdoc_cell(t, &c);

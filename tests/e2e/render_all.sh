@@ -85,6 +85,9 @@ check "a failed build's headline says why" test "$(jq -r .headline "$O/rep-run_f
 	"Run failed before any window was measured: fast failed to build"
 check "two knees meeting at one rung: no ratio" test "$(jq -r .headline "$O/rep-run_fail-failing/report.json")" = \
 	"fast holds p99 <= 20 ms to at least 200 req/s, slow to at most 200 req/s (fast >= 200 req/s, slow <= 200 req/s)"
+check "provenance: a ladder-only spec's stages" grep -qF \
+	'| stages | ladder (asked: ladder,confirm,soak; the others are not in this spec) |' \
+	"$O/rep-run_fail-failing/report.md"
 
 if python3 "$ROOT/tests/render_check.py" "$O" >"$T/findings" 2>"$T/summary"; then
 	ok "no nan, inf, sentinel, unrounded rate or empty column in any output ($(cat "$T/summary"))"
