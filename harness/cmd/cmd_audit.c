@@ -1,6 +1,5 @@
 /* cmd_audit: `harness audit RUN`: every rejected window, why, and whether
  * the stored verdicts still follow from the stored data. */
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 
 #include "report/audit.h"
 #include "model/cells.h"
+#include "model/view.h"
 #include "cmd/cmd.h"
 #include "base/jout.h"
 #include "gate/gate.h"
@@ -25,43 +25,35 @@ struct opts {
 	int recheck, json;
 };
 
-/* The run as audit reads it: its done windows and every gate result. */
+/* The run as audit reads it: its view (audit lists the done windows)
+ * and every gate result. The view keeps a spec that does not parse
+ * quiet: only --recheck needs it. */
 struct audit_data {
-	struct window_rows wins;     /* done windows, by id */
+	struct view v;
 	struct gate_rows gates;      /* by window, then as stored */
 };
 
 static int audit_data_load(struct store *st, const char *run_id, struct audit_data *d)
 {
-	struct window_query q = { .done_only = 1 };
-
 	d->gates.v = NULL;
 	d->gates.n = 0;
-	return store_windows_load(st, run_id, &q, &d->wins) ||
-	       store_gates_load(st, run_id, -1, &d->gates) ? -1 : 0;
+	if (view_load_flags(&d->v, st, run_id, VIEW_LEAN | VIEW_QUIET_SPEC))
+		return -1;
+	return store_gates_load(st, run_id, -1, &d->gates) ? -1 : 0;
 }
 
 static void audit_data_release(struct audit_data *d)
 {
-	window_rows_release(&d->wins);
+	view_release(&d->v);
 	gate_rows_release(&d->gates);
 }
 
-static const struct window_row *window_of(const struct audit_data *d, int64_t id)
+/* The done window of that id, or NULL. */
+static const struct view_window *window_of(const struct audit_data *d, int64_t id)
 {
-	size_t lo = 0, hi = d->wins.n;
+	const struct view_window *w = view_window_by_id(&d->v, id);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->wins.v[mid].id == id)
-			return &d->wins.v[mid];
-		if (d->wins.v[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return w && w->done ? w : NULL;
 }
 
 static const char *str(const char *s)
@@ -111,13 +103,16 @@ static void impl_table(const struct audit_data *d, json_t *j, struct sbuf *out)
 	json_t *arr = j ? json_array() : NULL;
 	size_t n = 0, alloc = 0, i;
 
-	for (i = 0; i < d->wins.n; i++) {
-		const struct window_row *w = &d->wins.v[i];
-		struct tally *t = tally_find(&v, &n, &alloc, "", "", str(w->impl));
+	for (i = 0; i < d->v.nwindows; i++) {
+		const struct view_window *w = &d->v.windows[i];
+		struct tally *t;
 
+		if (!w->done)
+			continue;
+		t = tally_find(&v, &n, &alloc, "", "", w->impl);
 		t->n++;
-		t->rejected += w->status == WINDOW_REJECTED;
-		t->failed += w->status == WINDOW_FAILED;
+		t->rejected += w->wstatus == WINDOW_REJECTED;
+		t->failed += w->failed;
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), tally_cmp);
@@ -155,11 +150,11 @@ static void rejection_table(const struct audit_data *d, json_t *j, struct sbuf *
 	impl_table(d, j, out);
 	for (i = 0; i < d->gates.n; i++) {
 		const struct gate_row *g = &d->gates.v[i];
-		const struct window_row *w = window_of(d, g->window_id);
+		const struct view_window *w = window_of(d, g->window_id);
 
 		if (!w || !g->enforced || !strcmp(str(g->status), "pass"))
 			continue;
-		tally_find(&v, &n, &alloc, str(g->gate), str(g->phase), str(w->impl))->n++;
+		tally_find(&v, &n, &alloc, str(g->gate), str(g->phase), w->impl)->n++;
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), tally_cmp);
@@ -435,30 +430,30 @@ static int window_resets(struct store *st, int64_t wid, int all, json_t *arr, st
 	return 0;
 }
 
-static int listed(const struct audit_data *d, const struct window_row *w, const struct opts *o)
+static int listed(const struct audit_data *d, const struct view_window *w, const struct opts *o)
 {
-	if (o->impl && strcmp(str(w->impl), o->impl))
+	if (!w->done || (o->impl && strcmp(w->impl, o->impl)))
 		return 0;
 	if (o->window >= 0)
 		return w->id == o->window;
-	if (w->status == WINDOW_ACCEPTED)
+	if (w->accepted)
 		return 0;
 	return !o->gate || gate_failed(d, w->id, o->gate);
 }
 
-static json_t *window_json(const struct window_row *w)
+static json_t *window_json(const struct view_window *w)
 {
 	json_t *o = json_object();
 
 	json_object_set_new(o, "window", json_integer(w->id));
-	json_object_set_new(o, "stage", jout_str(str(w->stage)));
+	json_object_set_new(o, "stage", jout_str(w->stage));
 	json_object_set_new(o, "rung", json_integer(w->rung));
 	json_object_set_new(o, "block", json_integer(w->block));
 	json_object_set_new(o, "slot", json_integer(w->slot));
-	json_object_set_new(o, "impl", jout_str(str(w->impl)));
+	json_object_set_new(o, "impl", jout_str(w->impl));
 	json_object_set_new(o, "rate", jout_num(w->rate));
-	json_object_set_new(o, "status", jout_str(window_status_name(w->status)));
-	json_object_set_new(o, "reasons", jout_str(str(w->reasons)));
+	json_object_set_new(o, "status", jout_str(w->status));
+	json_object_set_new(o, "reasons", jout_str(w->reasons));
 	return o;
 }
 
@@ -472,8 +467,8 @@ static int list_windows(struct store *st, const struct audit_data *d, const stru
 
 	if (top)
 		json_object_set_new(top, "windows", arr);
-	for (i = 0; i < d->wins.n; i++) {
-		const struct window_row *w = &d->wins.v[i];
+	for (i = 0; i < d->v.nwindows; i++) {
+		const struct view_window *w = &d->v.windows[i];
 
 		if (!listed(d, w, o))
 			continue;
@@ -500,12 +495,12 @@ static int list_windows(struct store *st, const struct audit_data *d, const stru
 					return -1;
 			}
 		} else {
-			sbuf_addf(out, "window %lld  %s rung %d ", (long long)w->id, str(w->stage),
+			sbuf_addf(out, "window %lld  %s rung %d ", (long long)w->id, w->stage,
 				  w->rung);
 			cells_block_text(w->block, out);
 			sbuf_addf(out, " slot %d  %s at %.0f req/s: %s%s%s%s\n", w->slot,
-				  str(w->impl), w->rate, window_status_name(w->status),
-				  w->reasons ? " (" : "", str(w->reasons), w->reasons ? ")" : "");
+				  w->impl, w->rate, w->status, *w->reasons ? " (" : "", w->reasons,
+				  *w->reasons ? ")" : "");
 			gate_lines(d, w->id, o->window >= 0, NULL, out);
 			if (window_resets(st, w->id, o->window >= 0, NULL, out))
 				return -1;
@@ -533,26 +528,20 @@ static const char *rule_note(long n)
 	return buf;
 }
 
-/* The run's stored spec, parsed; NULL after an error naming the database
- * or the spec. *legacy: the run was judged by rules older than JUDGE_RULES. */
-static struct spec *stored_spec(struct store *st, const char *run_id, int *legacy)
+/* The run's stored spec, parsed (the view's); NULL after an error naming
+ * the database or the spec. *legacy: the run was judged by rules older
+ * than JUDGE_RULES. */
+static const struct spec *stored_spec(struct store *st, const struct view *v, int *legacy)
 {
-	struct run_record rec;
-	struct spec *spec = NULL;
 	const char *text;
 	size_t len;
-	char *dir;
 
-	if (run_record_load(st, run_id, &rec))
+	*legacy = v->rec.rules < JUDGE_RULES;
+	if (run_record_spec(&v->rec, st->path, &text, &len))
 		return NULL;
-	*legacy = rec.rules < JUDGE_RULES;
-	if (!run_record_spec(&rec, st->path, &text, &len)) {
-		dir = xstrdup(str(rec.spec_path));
-		spec = spec_parse(text, len, str(rec.spec_path), dirname(dir));
-		free(dir);
-	}
-	run_record_release(&rec);
-	return spec;
+	if (!v->spec && v->spec_errors)
+		fputs(v->spec_errors, stderr);
+	return v->spec;
 }
 
 static struct opts o = { NULL, NULL, -1, 0, 0 };
@@ -586,12 +575,13 @@ static int cmd_audit(struct cmd_ctx *c)
 	struct sbuf out = SBUF_INIT, rep = SBUF_INIT;
 	struct store *st = &c->st;
 	const char *run_id = c->run_id.buf;
-	struct spec *spec = NULL;
-	struct audit_data d = { { NULL, 0 }, { NULL, 0 } };
+	const struct spec *spec;
+	struct audit_data d;
 	int ret = EXIT_USAGE, mism = 0;
 	struct recheck_count count = { 0 };
 	json_t *top = NULL;
 
+	memset(&d, 0, sizeof(d));
 	o.json = c->json;
 	if (o.gate && !gate_find(o.gate)) {
 		error("audit: --gate: no gate named '%s'", o.gate);
@@ -619,7 +609,7 @@ static int cmd_audit(struct cmd_ctx *c)
 	if (o.recheck) {
 		json_t *details = o.json ? json_array() : NULL;
 
-		spec = stored_spec(st, run_id, &count.legacy);
+		spec = stored_spec(st, &d.v, &count.legacy);
 		if (!spec) {
 			json_decref(details);
 			ret = EXIT_USAGE;
@@ -659,8 +649,6 @@ static int cmd_audit(struct cmd_ctx *c)
 	}
 out:
 	json_decref(top);
-	if (spec)
-		spec_free(spec);
 	audit_data_release(&d);
 	sbuf_release(&out);
 	sbuf_release(&rep);

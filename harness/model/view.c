@@ -20,8 +20,9 @@
 
 /* The stored spec, parsed against its original directory; the SLO from
  * it, else specs/README.md's defaults. */
-static void read_spec(struct view *v)
+static void read_spec(struct view *v, unsigned flags)
 {
+	struct sbuf errs = SBUF_INIT;
 	const char *path = v->rec.spec_path ? v->rec.spec_path : "spec.yaml";
 	char *pathcopy = xstrdup(path);
 	char *base = xstrdup(dirname(pathcopy));
@@ -32,8 +33,10 @@ static void read_spec(struct view *v)
 	v->error_rate_max = NAN;
 	/* An empty stored spec is as unreadable as a missing one. */
 	if (v->rec.spec_text.p && v->rec.spec_text.len)
-		v->spec = spec_parse((const char *)v->rec.spec_text.p, v->rec.spec_text.len, path,
-				     base);
+		v->spec = spec_parse_diag((const char *)v->rec.spec_text.p, v->rec.spec_text.len,
+					  path, base, flags & VIEW_QUIET_SPEC ? &errs : NULL);
+	v->spec_errors = errs.len ? sbuf_detach(&errs, NULL) : NULL;
+	sbuf_release(&errs);
 	free(pathcopy);
 	free(base);
 	if (v->spec) {
@@ -465,7 +468,7 @@ int view_load_flags(struct view *v, struct store *st, const char *run_id, unsign
 	run_record_init(&v->rec);
 	if (run_record_load(st, run_id, &v->rec))
 		goto fail;
-	read_spec(v);
+	read_spec(v, flags);
 	read_impls(v, &ialloc);
 	if (read_events(v, st) || store_window_deps_load(st, v->rec.id, -1, &v->deps) ||
 	    read_windows(v, st, &ialloc) || read_requests(v, st) ||
@@ -509,6 +512,7 @@ void view_release(struct view *v)
 {
 	size_t i;
 
+	free(v->spec_errors);
 	for (i = 0; i < v->nimpls; i++)
 		knee_result_release(&v->impls[i].knee);
 	free(v->impls);

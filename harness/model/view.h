@@ -132,6 +132,7 @@ struct view_version {
 struct view {
 	struct run_record rec;
 	struct spec *spec;           /* NULL: does not parse (or none stored) */
+	char *spec_errors;           /* VIEW_QUIET_SPEC: why it does not parse, or NULL */
 	/* the SLO (spec's, else the defaults) */
 	double slo_pct, slo_ms, error_rate_max;
 	char slo_label[16];          /* "p99", "p99.9", ... */
@@ -162,6 +163,10 @@ int view_load(struct view *v, struct store *st, const char *run_id);
  * knees) but frees the histograms once they are read (has_hist 0) and
  * loads no per-second series or memory samples (nsec, nhead, nanon 0). */
 #define VIEW_LEAN 1
+/* VIEW_QUIET_SPEC: a stored spec that does not parse leaves spec_parse's
+ * messages in spec_errors instead of printing them (a reader that needs
+ * the spec prints them: audit --recheck). */
+#define VIEW_QUIET_SPEC 2
 int view_load_flags(struct view *v, struct store *st, const char *run_id, unsigned flags);
 void view_release(struct view *v);
 
