@@ -12,27 +12,11 @@ fi
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
 	-addext "subjectAltName=IP:127.0.0.1" -keyout "$T/key.pem" -out "$T/cert.pem" 2>/dev/null
 P=$(free_port)
-mkdir -p "$T/ng/tmp" "$T/ng/logs"
-cat >"$T/ng/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-error_log stderr warn;
-pid $T/ng/nginx.pid;
-events { worker_connections 256; }
-http {
-	log_format proto '\$server_protocol';
-	access_log $T/ng/access.log proto;
-	client_body_temp_path tmp/body; proxy_temp_path tmp/proxy;
-	fastcgi_temp_path tmp/fastcgi; uwsgi_temp_path tmp/uwsgi; scgi_temp_path tmp/scgi;
-	server {
+nginx_start '$server_protocol' "\
 		listen 127.0.0.1:$P ssl http2;
 		ssl_certificate $T/cert.pem;
 		ssl_certificate_key $T/key.pem;
-		location / { return 200 "secure\n"; }
-	}
-}
-CONF
-bg nginx -p "$T/ng" -c "$T/ng/nginx.conf" 2>"$T/ng/err"
+		location / { return 200 \"secure\\n\"; }"
 check "nginx with TLS listens" wait_port "$P"
 
 load tls "https://127.0.0.1:$P/" --rate 100 --duration 1 --cacert "$T/cert.pem" --connections 4

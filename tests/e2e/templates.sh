@@ -16,28 +16,12 @@ if ! command -v nginx >/dev/null; then
 	exit 0
 fi
 P=$(free_port)
-mkdir -p "$T/ng/tmp" "$T/ng/logs"
-cat >"$T/ng/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-error_log stderr warn;
-pid $T/ng/nginx.pid;
-events { worker_connections 256; }
-http {
-	log_format t '\$request_method \$uri \$http_x_user \$content_length';
-	access_log $T/ng/access.log t;
-	client_body_temp_path tmp/body; proxy_temp_path tmp/proxy;
-	fastcgi_temp_path tmp/fastcgi; uwsgi_temp_path tmp/uwsgi; scgi_temp_path tmp/scgi;
-	server {
+nginx_start '$request_method $uri $http_x_user $content_length' "\
 		listen 127.0.0.1:$P;
-		# a template sent unexpanded ("{id}") would be a 404
-		location ~ ^/(items|n)/[0-9]+\$ { return 200 "ok\n"; }
-		location = /healthz { return 200 "ok\n"; }
-		location / { return 404 "no\n"; }
-	}
-}
-CONF
-bg nginx -p "$T/ng" -c "$T/ng/nginx.conf" 2>"$T/ng/err"
+		# a template sent unexpanded (\"{id}\") would be a 404
+		location ~ ^/(items|n)/[0-9]+\$ { return 200 \"ok\\n\"; }
+		location = /healthz { return 200 \"ok\\n\"; }
+		location / { return 404 \"no\\n\"; }"
 check "nginx listens" wait_port "$P"
 
 printf 'id,email\n1,ann@example.com\n2,bob@example.com\n3,cy@example.com\n' >"$T/users.csv"
