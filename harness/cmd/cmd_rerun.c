@@ -264,8 +264,9 @@ static int fetch_remote(struct arm_set *s, const struct spec *spec, const struct
 	o.binary = im->host_binary;
 	o.ssh_options = (const char *const *)spec->workload.ssh_options;
 	o.nssh_options = n;
-	s->remote[s->n] = rsut_fetch(im->host, &o, name, repo, ref, &s->fetched[s->n],
-				     &s->env_error);
+	/* its own disk there too (sandbox.disk_mb), made by the agent */
+	s->remote[s->n] = rsut_fetch(im->host, &o, name, repo, ref, spec->sandbox.disk_max_bytes,
+				     &s->fetched[s->n], &s->env_error);
 	if (!s->remote[s->n])
 		return -1;
 	s->src_dirs[s->n] = xstrdup(rsut_src_path(s->remote[s->n]));
@@ -573,7 +574,8 @@ const struct cmd_desc cmd_rerun_desc = {
 	"on a disk of sandbox.disk_mb (an ext4 image, removed when the run ends):\n"
 	"hitting any of them fails the arm; the build time limit\n"
 	"sandbox.build_timeout_s; its logs cut at sandbox.log_mb. @base\n"
-	"controls are built first, then frozen.\n"
+	"controls are built first, then frozen. An implementation with host:\n"
+	"fetched, jailed and limited there alike.\n"
 	"\n"
 	"With --with-baseline the pre-flight holds each commit under test to its\n"
 	"@base's answers (workload.preflight.base: strict, the default): status,\n"

@@ -349,7 +349,8 @@ static int build_and_run(struct run_ctx *rc)
 		sbuf_release(&why);
 		return code;
 	}
-	runner_arm_versions(rc);
+	if (runner_arm_versions(rc) && !runner_stop && (code = runner_arm_fault(rc)) >= 0)
+		return code;
 	if (!runner_stop && runner_deps_start(rc)) {
 		runner_deps_stop(rc);
 		if (!runner_stop) {

@@ -193,8 +193,7 @@ int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id)
 
 void runner_arm_disk_check(const struct arm *a, struct armops_hits *h)
 {
-	h->disk_full[0] = '\0';
-	if (a->quota)
+	if (a->quota && !h->disk_full[0])
 		quota_full(a->workdir, h->disk_full, sizeof(h->disk_full));
 }
 
@@ -367,6 +366,7 @@ int runner_build_all(struct run_ctx *rc)
 			bo.argv_text = &argv_text;
 		memset(&hits, 0, sizeof(hits));
 		bo.hits = &hits.kernel;
+		bo.disk_full = hits.disk_full;
 		sbuf_reset(&where);
 		armops_place(runner_arm_site(rc, a), &where);
 		fprintf(stderr, "harness: building %s%s\n", a->name, where.buf ? where.buf : "");
@@ -405,16 +405,18 @@ int runner_build_all(struct run_ctx *rc)
 
 /* ------------------------------------------------------------ versions */
 
-void runner_arm_versions(struct run_ctx *rc)
+int runner_arm_versions(struct run_ctx *rc)
 {
 	struct sbuf log = SBUF_INIT;
 	size_t i;
+	int ret = 0;
 
-	for (i = 0; i < rc->narms && !runner_stop; i++) {
+	for (i = 0; i < rc->narms && !runner_stop && !ret; i++) {
 		struct arm *a = &rc->arms[i];
 		struct spec_impl im;
 		struct sut_build_config bc;
 		struct bind_sandbox sb;
+		struct armops_hits hits;
 		int ok;
 
 		runner_ctr_provenance(rc, "impl_version", a->name, &a->impl, a->workdir);
@@ -428,8 +430,18 @@ void runner_arm_versions(struct run_ctx *rc)
 		bind_build(&bc, rc->spec, &im, a->workdir, log.buf, runner_arm_sandbox(rc, a, &sb));
 		bc.timeout_s = 30;
 		bc.stop = &runner_stop;
+		memset(&hits, 0, sizeof(hits));
+		bc.hits = &hits.kernel;
+		bc.disk_full = hits.disk_full;
 		ok = armops_command(runner_arm_site(rc, a), &bc) == 0;
 		runner_store_version(rc, "impl_version", a->name, log.buf, ok);
+		/* a probe past its sandbox's limits: the arm's doing, as a build's */
+		if (a->jailed && !runner_stop) {
+			runner_arm_disk_check(a, &hits);
+			if (runner_arm_limit_record(rc, a, -1, &hits))
+				ret = -1;
+		}
 	}
 	sbuf_release(&log);
+	return ret;
 }

@@ -322,7 +322,9 @@ const struct bind_sandbox *runner_arm_sandbox(const struct run_ctx *rc, const st
 
 /* runner_reset.c: the resets due before window wp, each appended to out
  * (window_resets rows); _deps before the implementation starts, _arm once
- * it is up. 1 when one failed (message and event made), else 0. */
+ * it is up. 1 when one failed (message and event made), else 0; _arm -1
+ * when a jailed arm's reset hit its sandbox's limits (runner_arm_limit_record
+ * made the event and the run's failure: the window is not measured). */
 int runner_reset_deps(struct run_ctx *rc, const struct window_plan *wp,
 		      struct window_reset_rows *out);
 int runner_reset_arm(struct run_ctx *rc, const struct window_plan *wp,
@@ -369,7 +371,8 @@ int runner_arm_start(struct run_ctx *rc, struct arm *a, const struct window_plan
  * with the kernel's counts, sets rc->fail_kind "limit" and fail_impl, and
  * returns 1; else 0 (trusted arms, nothing running, nothing hit). */
 int runner_arm_limit_hit(struct run_ctx *rc, struct arm *a, int64_t window_id);
-/* Fill h->disk_full when the arm's checkout disk (quota.h) is full. */
+/* Fill h->disk_full when the arm's checkout disk here (quota.h) is full;
+ * one a backend or a command already reported (an agent's host) is kept. */
 void runner_arm_disk_check(const struct arm *a, struct armops_hits *h);
 /* The run ended: each fetched checkout's disk removed when the run is
  * over for good (finished, or failed by an arm's own doing), else only
@@ -418,8 +421,10 @@ int runner_ctr_dep_build(struct run_ctx *rc, struct dep_run *d, const struct arm
  * it exited 0) as an event of kind `kind` ("NAME: output", 4 KiB at most). */
 void runner_store_version(struct run_ctx *rc, const char *kind, const char *name,
 			  const char *log_path, int ok);
-/* Each arm's implementations[].version, once per invocation (impl_version). */
-void runner_arm_versions(struct run_ctx *rc);
+/* Each arm's implementations[].version, once per invocation (impl_version).
+ * -1 when a jailed arm's probe hit its sandbox's limits (recorded as
+ * runner_arm_limit_record does: the run fails, kind limit), else 0. */
+int runner_arm_versions(struct run_ctx *rc);
 
 /* runner_freeze.c: arms not being measured do not run (docs/DESIGN.md).
  * _begin, once window wp's arm is up, reset and about to be loaded:

@@ -16,12 +16,16 @@
  * its reset_timeout_s (default 300; a reset killed so is a failed one); a
  * jailed arm's (untrusted code, sandbox: always) in a jail of its own as
  * the arm's builds are, so it reaches the arm's files but not its network
- * namespace.
+ * namespace. A jailed arm's reset that hits its sandbox's limits (forks
+ * refused, an OOM kill, its disk quota full) is the arm's doing, as in a
+ * build or a window: the run ends failed, kind limit (runner_reset_arm
+ * returns -1).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sut/armops.h"
 #include "sut/bind.h"
 #include "runner/runner_internal.h"
 #include "store/store_window.h"
@@ -50,7 +54,8 @@ static int due(enum reset_every every, const struct window_plan *wp, struct rese
 static int run_reset(struct run_ctx *rc, const struct window_plan *wp, const char *name,
 		     const char *kind, const struct armops_site *site, const struct spec_impl *impl,
 		     const char *workdir, int port, const struct bind_sandbox *sb,
-		     struct reset_state *rs, struct window_reset_rows *out)
+		     struct armops_hits *hits, struct reset_state *rs,
+		     struct window_reset_rows *out)
 {
 	struct sut_build_config bc;
 	struct spec_impl im = *impl;
@@ -69,6 +74,8 @@ static int run_reset(struct run_ctx *rc, const struct window_plan *wp, const cha
 	bc.quiet = 1;
 	bc.stop = &runner_stop;
 	bc.exit_code = &code;
+	bc.hits = hits ? &hits->kernel : NULL;
+	bc.disk_full = hits ? hits->disk_full : NULL;
 	ret = armops_command(site, &bc);
 	out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
 	r = &out->v[out->n++];
@@ -116,7 +123,7 @@ int runner_reset_deps(struct run_ctx *rc, const struct window_plan *wp,
 		if (!im->reset || !due(im->reset_every, wp, &rc->dep_resets[i]))
 			continue;
 		failed |= run_reset(rc, wp, im->name, "dependency", runner_dep_site(rc, d), &d->impl, NULL,
-				    rc->dep_ports[i], NULL, &rc->dep_resets[i], out);
+				    rc->dep_ports[i], NULL, NULL, &rc->dep_resets[i], out);
 	}
 	return failed;
 }
@@ -126,10 +133,18 @@ int runner_reset_arm(struct run_ctx *rc, const struct window_plan *wp,
 {
 	struct arm *a = wp->arm;
 	struct bind_sandbox sb;
+	struct armops_hits hits;
+	int failed;
 
 	if (!a->impl.reset || !runner_arm_up(a) || runner_stop || !due(a->impl.reset_every, wp, &a->reset))
 		return 0;
-	return run_reset(rc, wp, a->name, "implementation", runner_arm_site(rc, a), &a->impl,
-			 a->workdir, runner_arm_port(a), runner_arm_sandbox(rc, a, &sb), &a->reset,
-			 out);
+	memset(&hits, 0, sizeof(hits));
+	failed = run_reset(rc, wp, a->name, "implementation", runner_arm_site(rc, a), &a->impl,
+			   a->workdir, runner_arm_port(a), runner_arm_sandbox(rc, a, &sb),
+			   &hits, &a->reset, out);
+	if (!a->jailed || runner_stop)
+		return failed;
+	/* its own cgroup's hits (the reset's), its disk quota */
+	runner_arm_disk_check(a, &hits);
+	return runner_arm_limit_record(rc, a, wp->id, &hits) ? -1 : failed;
 }

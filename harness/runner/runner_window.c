@@ -460,7 +460,7 @@ static int window_warmup(struct window_ctx *w)
 	const struct window_plan *wp = w->wp;
 	struct load_config cfg;
 	struct load_result res;
-	int cycled = 0;
+	int cycled = 0, r;
 	size_t i;
 
 	check_drift(rc, wp->id);
@@ -492,9 +492,12 @@ static int window_warmup(struct window_ctx *w)
 		return 0;
 	}
 	wp->arm->last_block = wp->block;
-	w->reset_failed |= runner_reset_arm(rc, wp, &w->resets);
+	r = runner_reset_arm(rc, wp, &w->resets);
 	if (runner_stop)
 		return 1;
+	if (r < 0)
+		return -1;  /* a sandbox limit hit: the arm's failure (runner.c) */
+	w->reset_failed |= r;
 	w->idle = runner_idle_begin(rc, wp);
 	w->warm_rate = warmup_rate(w);
 	runner_progress(rc, "warm-up");

@@ -52,6 +52,9 @@ void quota_detach(const char *dir);
  * nothing when DIR has no image. */
 void quota_remove(const char *dir);
 
+/* Room for quota_full's sentence (with its terminating NUL). */
+#define QUOTA_FULL_LEN 96
+
 /*
  * Is DIR's quota full: under 1 MiB (or 1%, the larger) of its blocks, or
  * no inode, left? Then a sentence of the figures in buf ("62 KiB free

@@ -59,6 +59,7 @@
 #include <stdint.h>
 
 #include "account/account.h"
+#include "sandbox/quota.h"
 #include "spec/spec.h"
 
 struct bind_sandbox;
@@ -100,8 +101,8 @@ struct armops_footprint {
 struct armops_hits {
 	struct account_limit_hits kernel;  /* forks refused, OOM kills (account.h) */
 	unsigned long relay_refused;    /* at sandbox.relay_connections */
-	char disk_full[96];             /* its disk quota full: the figures
-					   (quota_full), else "" (runner's) */
+	char disk_full[QUOTA_FULL_LEN]; /* its disk quota full: the figures
+					   (quota_full), else "" */
 };
 
 struct armops {
@@ -185,8 +186,9 @@ struct armops {
 		      void *ctx);
 	/* Its runtime stats (rtstats.h), owned by i; NULL when none. */
 	struct rtstats *(*stats)(struct armops_inst *i);
-	/* The sandbox limits it hit so far (kernel counts, relay refusals);
-	 * h->disk_full untouched. */
+	/* The sandbox limits it hit so far (kernel counts, relay refusals;
+	 * h->disk_full where the backend reads the quota itself, as an
+	 * agent's host does: the runner reads this host's, runner_arm_disk_check). */
 	void (*limits)(struct armops_inst *i, struct armops_hits *h);
 	/* Its footprint, read now (once healthy, before any load): unknown
 	 * fields where the backend cannot read them (an agent's, today). */

@@ -167,6 +167,7 @@ static struct armops_inst *agent_start(const struct armops_site *s, const struct
 	struct spec_impl im;
 	struct kv *env;
 	struct sut_wire_sandbox rs;
+	struct sut_wire_hits wh;
 	struct sbuf via = SBUF_INIT;
 	struct rsut *r;
 	char hide[4096];
@@ -185,9 +186,12 @@ static struct armops_inst *agent_start(const struct armops_site *s, const struct
 		sandbox_there(s, sb->uid, sb->jail.frozen, sc.cpu_max, &rs, hide, sizeof(hide));
 		cfg.sandbox = &rs;
 	}
-	cfg.failed_hits = &hits->kernel;
+	cfg.failed_hits = &wh;
+	memset(&wh, 0, sizeof(wh));
 	r = rsut_start(&cfg, unhealthy);
 	free(env);
+	hits->kernel = wh.kernel;
+	memcpy(hits->disk_full, wh.disk_full, sizeof(hits->disk_full));
 	if (!r)
 		return NULL;
 	a = xcalloc(1, sizeof(*a));
@@ -315,7 +319,11 @@ static void agent_footprint(struct armops_inst *i, struct armops_footprint *out)
 
 static void agent_limits(struct armops_inst *i, struct armops_hits *h)
 {
-	rsut_limit_hits(agent(i)->r, &h->kernel);   /* as of its last window's end there */
+	struct sut_wire_hits wh;
+
+	rsut_limit_hits(agent(i)->r, &wh);   /* as of its last window's end there */
+	h->kernel = wh.kernel;
+	memcpy(h->disk_full, wh.disk_full, sizeof(h->disk_full));
 }
 
 static int agent_acct_begin(struct armops_inst *i)

@@ -35,7 +35,7 @@ struct rsut {
 	struct account_sample *samples;
 	size_t nsamples, asamples;
 	struct rtstats *rts;
-	struct account_limit_hits hits;
+	struct sut_wire_hits hits;
 };
 
 static void note_exit(struct rsut *r, const char *desc)
@@ -255,10 +255,12 @@ int rsut_run(const struct rsut_config *cfg, const struct sut_build_config *bc, c
 	const void *logp;
 	size_t logn = 0;
 	struct dec d;
+	struct sut_wire_hits hits;
 	uint64_t ok;
 	int64_t code = -1;
 	int rr, ret = -1;
 
+	memset(&hits, 0, sizeof(hits));
 	r->stop = cfg->stop;
 	r->stopped = 1;          /* nothing of it to stop at the end */
 	o.sut = 1;
@@ -287,6 +289,8 @@ int rsut_run(const struct rsut_config *cfg, const struct sut_build_config *bc, c
 	ok = dec_u64(&d);
 	code = dec_i64(&d);
 	logp = dec_bytes(&d, &logn);
+	if (!d.bad)
+		sut_wire_dec_hits(&d, &hits);
 	if (d.bad) {
 		error("%s on %s: malformed BUILT frame", argv[0], cfg->dest);
 		code = -1;
@@ -304,6 +308,10 @@ int rsut_run(const struct rsut_config *cfg, const struct sut_build_config *bc, c
 out:
 	if (bc->exit_code)
 		*bc->exit_code = (int)code;
+	if (bc->hits)
+		*bc->hits = hits.kernel;
+	if (bc->disk_full)
+		memcpy(bc->disk_full, hits.disk_full, sizeof(hits.disk_full));
 	if (r->open)
 		agent_link_close(&r->link);
 	r->open = 0;
@@ -324,7 +332,7 @@ const char *rsut_cpus_method(const struct rsut *r) { return r->cpus_method; }
 const char *rsut_backend(const struct rsut *r) { return r->backend; }
 const struct hostfacts *rsut_facts(const struct rsut *r) { return &r->facts; }
 int rsut_lost(const struct rsut *r) { return r->link.lost; }
-void rsut_limit_hits(const struct rsut *r, struct account_limit_hits *h) { *h = r->hits; }
+void rsut_limit_hits(const struct rsut *r, struct sut_wire_hits *h) { *h = r->hits; }
 const char *rsut_exit_desc(const struct rsut *r) { return r->exit_desc ? r->exit_desc : "running"; }
 
 int rsut_exited(struct rsut *r)

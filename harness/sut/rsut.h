@@ -51,8 +51,8 @@ struct rsut_config {
 	 * relay into its namespace. */
 	const struct sut_wire_sandbox *sandbox;
 	/* Non-NULL: a start that failed leaves here the sandbox limits it
-	 * hit there (a jail's forks refused, OOM kills). */
-	struct account_limit_hits *failed_hits;
+	 * hit there (a jail's forks refused, OOM kills, its disk quota). */
+	struct sut_wire_hits *failed_hits;
 };
 
 struct rsut;
@@ -82,8 +82,8 @@ const char *rsut_backend(const struct rsut *r);   /* the accounting backend ther
 const struct hostfacts *rsut_facts(const struct rsut *r);
 
 /* The sandbox limits it hit there, as of the last accounting window's
- * end (account_limit_hits there). */
-void rsut_limit_hits(const struct rsut *r, struct account_limit_hits *h);
+ * end (account_limit_hits there, its disk quota there). */
+void rsut_limit_hits(const struct rsut *r, struct sut_wire_hits *h);
 
 /* Non-blocking: 1 once it exited there (or its agent was lost). */
 int rsut_exited(struct rsut *r);
@@ -104,7 +104,9 @@ int rsut_window_end(struct rsut *r, struct account_window *out);
  * a cgroup labelled label, killed after bc->timeout_s (0: never) or when
  * cfg->stop is set (cfg->sut unused). The end of its output (64 KiB at
  * most) is appended to bc->log_path here. *bc->exit_code (when non-NULL):
- * its exit code, or -1 when it did not exit on its own. Returns 0 when it
+ * its exit code, or -1 when it did not exit on its own; *bc->hits and
+ * bc->disk_full (when non-NULL): the limits it hit there, as sut_build
+ * fills them here (zero when no answer came). Returns 0 when it
  * exited 0; 1 when it exited otherwise and bc->quiet; else -1 after one
  * error() line.
  */

@@ -36,9 +36,10 @@ static int wait_for(struct rsut_src *s, int want, struct sbuf *payload)
 	}
 }
 
-/* FETCHED into out and s->path; its message (malloc'd) when it says no. */
+/* FETCHED into out and s->path; its message (malloc'd) when it says no,
+ * *host 1 when that was the host's failure (not the fetch's). */
 static int read_fetched(struct rsut_src *s, const struct sbuf *payload,
-			struct gitfetch_result *out, char **msg)
+			struct gitfetch_result *out, char **msg, int *host)
 {
 	struct dec d;
 	uint64_t ok;
@@ -51,17 +52,19 @@ static int read_fetched(struct rsut_src *s, const struct sbuf *payload,
 	out->ref_resolved = dec_str(&d);
 	out->remote_url = dec_str(&d);
 	s->path = dec_str(&d);
+	*host = dec_u64(&d) == 1;
 	if (d.bad || (ok && (!out->commit || !s->path))) {
 		free(*msg);
 		*msg = xstrdup("malformed FETCHED frame");
+		*host = 1;
 		return -1;
 	}
 	return ok ? 0 : -1;
 }
 
 struct rsut_src *rsut_fetch(const char *dest, const struct agent_opts *opts, const char *name,
-			    const char *repo, const char *ref, struct gitfetch_result *out,
-			    int *env_error)
+			    const char *repo, const char *ref, uint64_t disk_bytes,
+			    struct gitfetch_result *out, int *env_error)
 {
 	struct rsut_src *s = xcalloc(1, sizeof(*s));
 	struct agent_opts o = *opts;
@@ -82,13 +85,13 @@ struct rsut_src *rsut_fetch(const char *dest, const struct agent_opts *opts, con
 	f.ref = (char *)ref;
 	f.password = getenv(GITFETCH_ENV_PASSWORD);
 	f.user = f.password ? getenv(GITFETCH_ENV_USER) : NULL;
+	f.disk_max_bytes = disk_bytes;
 	sut_wire_enc_fetch(&sb, &f);
 	if (agent_link_send(&s->link, FRAME_FETCH, &sb) || wait_for(s, FRAME_FETCHED, &payload)) {
 		error("fetching %s on %s: the agent's connection was lost", name, dest);
 		goto fail;
 	}
-	if (read_fetched(s, &payload, out, &msg)) {
-		*env_error = msg && !strcmp(msg, "malformed FETCHED frame");
+	if (read_fetched(s, &payload, out, &msg, env_error)) {
 		error("%s on %s: %s", name, dest, msg ? msg : "not fetched");
 		goto fail;
 	}

@@ -21,6 +21,8 @@
 #ifndef HARNESS_RSUT_FETCH_H
 #define HARNESS_RSUT_FETCH_H
 
+#include <stdint.h>
+
 #include "agent/agent_link.h"
 #include "base/gitfetch.h"
 
@@ -28,15 +30,18 @@ struct rsut_src;
 
 /*
  * Fetch repo at ref (NULL: its HEAD) as the checkout of arm `name` on
- * dest's host. On success the agent's link is returned, *out filled (as
- * gitfetch's) and the checkout's path there is rsut_src_path. NULL after
- * one error() line; *env_error is then 1 when the host, ssh or the agent
- * failed (the caller exits 3), 0 when the fetch itself did (a repository
- * or ref that cannot be fetched there: exit 2, as locally).
+ * dest's host, onto a filesystem of its own there of disk_bytes
+ * (sandbox.disk_mb, quota.h, as a local rerun's checkout; 0: none). On
+ * success the agent's link is returned, *out filled (as gitfetch's) and
+ * the checkout's path there is rsut_src_path. NULL after one error()
+ * line; *env_error is then 1 when the host, ssh or the agent failed (no
+ * room there for the quota included: the caller exits 3), 0 when the
+ * fetch itself did (a repository or ref that cannot be fetched there:
+ * exit 2, as locally).
  */
 struct rsut_src *rsut_fetch(const char *dest, const struct agent_opts *opts, const char *name,
-			    const char *repo, const char *ref, struct gitfetch_result *out,
-			    int *env_error);
+			    const char *repo, const char *ref, uint64_t disk_bytes,
+			    struct gitfetch_result *out, int *env_error);
 
 const char *rsut_src_path(const struct rsut_src *s);  /* on that host */
 const char *rsut_src_dest(const struct rsut_src *s);

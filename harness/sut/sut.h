@@ -239,6 +239,10 @@ struct sut_build_config {
 	/* When non-NULL: the limits its cgroup hit (account_limit_hits),
 	 * read before the cgroup goes; all zero without a cgroup. */
 	struct account_limit_hits *hits;
+	/* When non-NULL (QUOTA_FULL_LEN bytes, quota.h): after it ends, its
+	 * working directory's disk quota full (quota_full's figures), else
+	 * "" (not full, or no quota there) */
+	char *disk_full;
 	/* jailed only: its log at most this many bytes (0: none), as
 	 * sut_config.log_max_bytes */
 	uint64_t log_max_bytes;

@@ -35,6 +35,7 @@
 #include "base/hostfacts.h"
 #include "sandbox/jail.h"
 #include "sandbox/portfwd.h"
+#include "sandbox/quota.h"
 #include "sut/rtstats.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/scratch.h"
@@ -71,7 +72,7 @@ struct sut_agent {
 	int acct_open;
 	size_t acct_sent;
 	struct rtstats *rts;
-	struct account_limit_hits hits; /* of the last start that failed */
+	struct sut_wire_hits hits;   /* of the last start that failed */
 };
 
 /* A frame to the coordinator; when it is gone there is nothing left to
@@ -179,6 +180,15 @@ static void stop_reply(struct sut_agent *a)
 	sbuf_release(&sb);
 }
 
+/* A jailed request's working directory's disk quota (a rerun's checkout
+ * held here: quota.h), full: its figures into *disk_full, else "". */
+static void disk_check(const struct sut_wire_start *req, char *disk_full)
+{
+	disk_full[0] = '\0';
+	if (req->sandbox.on && req->impl.repo)
+		quota_full(req->impl.repo, disk_full, QUOTA_FULL_LEN);
+}
+
 /* SUT_UP: u ok, s message, u port, u pid, s cpus, s cpus method,
  * s backend, s log dir, then the host facts. */
 static void send_up(struct sut_agent *a, const char *msg)
@@ -268,7 +278,8 @@ static void start(struct sut_agent *a, struct dec *d)
 	if (r) {
 		/* a jail's limits may be why: the coordinator says so */
 		if (sut_account(a->sut))
-			account_limit_hits(sut_account(a->sut), &a->hits);
+			account_limit_hits(sut_account(a->sut), &a->hits.kernel);
+		disk_check(&a->req, a->hits.disk_full);
 		sut_free(a->sut);
 		a->sut = NULL;
 		sbuf_addf(&why, "never came up healthy (its stderr's end is above)");
@@ -298,11 +309,13 @@ out:
 
 /* BUILD: a command (a build, a version) run to completion as sut_build
  * runs it here, in its cgroup. BUILT: u ok (exit 0), i exit code (-1: it
- * did not exit on its own), b the end of its log (64 KiB at most). */
+ * did not exit on its own), b the end of its log (64 KiB at most), the
+ * limits it hit (sut_wire_enc_hits). */
 static void build(struct sut_agent *a, struct dec *d)
 {
 	struct sut_wire_start req;
 	struct sut_build_config bc;
+	struct sut_wire_hits hits;
 	struct spec_impl im;
 	struct jail jail;
 	struct sbuf sb = SBUF_INIT, why = SBUF_INIT, log = SBUF_INIT;
@@ -312,6 +325,7 @@ static void build(struct sut_agent *a, struct dec *d)
 	int code = -1, r = -1, gid = -1;
 
 	memset(&st, 0, sizeof(st));
+	memset(&hits, 0, sizeof(hits));
 	if (sut_wire_dec_start(d, &req)) {
 		fprintf(stderr, "harness: agent --sut: malformed BUILD frame\n");
 		goto reply;
@@ -336,6 +350,9 @@ static void build(struct sut_agent *a, struct dec *d)
 	bc.timeout_s = timeout_s;
 	bc.stop = &sut_agent_stop;
 	bc.exit_code = &code;
+	/* what it hit (its cgroup's counts, its checkout's quota) goes back */
+	bc.hits = &hits.kernel;
+	bc.disk_full = hits.disk_full;
 	stat(log.buf, &st);
 	watch_begin(a);
 	r = sut_build(&bc);
@@ -348,6 +365,7 @@ reply:
 		enc_log_tail(&sb, log.buf, st.st_size, 64 << 10);
 	else
 		enc_bytes(&sb, "", 0);
+	sut_wire_enc_hits(&sb, &hits);
 	reply(a, FRAME_BUILT, &sb);
 	sbuf_release(&sb);
 	sbuf_release(&why);
@@ -392,7 +410,7 @@ static void acct_end(struct sut_agent *a)
 {
 	struct sbuf sb = SBUF_INIT;
 	struct account_window w;
-	struct account_limit_hits h;
+	struct sut_wire_hits h;
 	int ok = a->acct_open && a->sut && account_window_end(sut_account(a->sut), &w) == 0;
 
 	a->acct_open = 0;
@@ -404,7 +422,9 @@ static void acct_end(struct sut_agent *a)
 	}
 	memset(&h, 0, sizeof(h));
 	if (a->sut && sut_account(a->sut))
-		account_limit_hits(sut_account(a->sut), &h);
+		account_limit_hits(sut_account(a->sut), &h.kernel);
+	if (a->have_req)
+		disk_check(&a->req, h.disk_full);
 	sut_wire_enc_hits(&sb, &h);
 	reply(a, FRAME_ACCT, &sb);
 	sbuf_release(&sb);

@@ -11,15 +11,17 @@
 
 #include "base/gitfetch.h"
 #include "sandbox/jail.h"
+#include "sandbox/quota.h"
 #include "sandbox/sandbox.h"
 #include "sut/sut_agent_src.h"
 #include "sut/sut_wire.h"
 #include "base/util.h"
 
 /* FETCHED: u ok, s message, s commit, s ref asked, s ref resolved,
- * s remote URL, s the checkout's path. */
+ * s remote URL, s the checkout's path, u the host's failure (not the
+ * fetch's: its directory, its disk quota). */
 static void fetched(struct sbuf *reply, const char *msg, const struct gitfetch_result *r,
-		    const char *path)
+		    const char *path, int host)
 {
 	enc_u64(reply, msg == NULL);
 	enc_str(reply, msg);
@@ -28,6 +30,7 @@ static void fetched(struct sbuf *reply, const char *msg, const struct gitfetch_r
 	enc_str(reply, r ? r->ref_resolved : NULL);
 	enc_str(reply, r ? r->remote_url : NULL);
 	enc_str(reply, path);
+	enc_u64(reply, (uint64_t)host);
 }
 
 static int make_dir(struct agent_src *s, struct sbuf *why)
@@ -48,10 +51,11 @@ void agent_src_fetch(struct agent_src *s, struct dec *d, struct sbuf *reply)
 	struct gitfetch_result r;
 	struct sbuf why = SBUF_INIT, path = SBUF_INIT;
 	char *p;
+	int host = 1;
 
 	memset(&r, 0, sizeof(r));
 	if (sut_wire_dec_fetch(d, &f)) {
-		fetched(reply, "agent: malformed FETCH frame", NULL, NULL);
+		fetched(reply, "agent: malformed FETCH frame", NULL, NULL, 1);
 		return;
 	}
 	if (s->dir.dir[0]) {
@@ -68,6 +72,16 @@ void agent_src_fetch(struct agent_src *s, struct dec *d, struct sbuf *reply)
 	/* the arm's name as one path component */
 	for (p = f.name; *p; p++)
 		sbuf_add(&path, *p == '/' ? "_" : p, 1);
+	/* its own disk (sandbox.disk_mb), as a local rerun's checkout, before
+	 * a byte of it arrives; its image beside it, hidden from its jail
+	 * (the directory is shown empty there); no room is this host's failure */
+	if (f.disk_max_bytes && quota_make(path.buf, f.disk_max_bytes)) {
+		sbuf_addf(&why, "no disk quota of sandbox.disk_mb %llu there (the agent's message is above)",
+			  (unsigned long long)(f.disk_max_bytes >> 20));
+		goto out;
+	}
+	s->quota = f.disk_max_bytes != 0;
+	host = 0;
 	if (f.password) {
 		setenv(GITFETCH_ENV_PASSWORD, f.password, 1);
 		if (f.user)
@@ -79,12 +93,15 @@ void agent_src_fetch(struct agent_src *s, struct dec *d, struct sbuf *reply)
 		sbuf_addf(&why, "fetching %s at %s failed there (the agent's message is above)",
 			  shown, f.ref ? f.ref : "HEAD");
 		free(shown);
+		if (s->quota)
+			quota_remove(path.buf);
+		s->quota = 0;
 	} else
 		s->path = sbuf_detach(&path, NULL);
 	/* no credential outlives the fetch in this process */
 	gitfetch_forget_credentials();
 out:
-	fetched(reply, why.len ? why.buf : NULL, why.len ? NULL : &r, s->path);
+	fetched(reply, why.len ? why.buf : NULL, why.len ? NULL : &r, s->path, why.len && host);
 	gitfetch_result_release(&r);
 	sut_wire_fetch_release(&f);
 	sbuf_release(&why);
@@ -125,6 +142,9 @@ out:
 
 void agent_src_remove(struct agent_src *s)
 {
+	if (s->quota && s->path)
+		quota_remove(s->path);   /* unmounted first: then its directory goes */
+	s->quota = 0;
 	scratch_remove(&s->dir);
 	free(s->path);
 	s->path = NULL;

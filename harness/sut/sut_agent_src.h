@@ -5,6 +5,8 @@
  * own, $TMPDIR/harness-agent-src.XXXXXX/NAME (the directory 0755, so a
  * sandbox uid can reach its checkout), and that checkout given to a
  * sandbox uid (or frozen: root's) as sandbox_give does for a local rerun.
+ * The checkout is on a disk quota of its own (quota.h, sandbox.disk_mb
+ * as the FETCH says), its image beside it in that directory.
  * Builds and starts of the arm run in it through other agents; this one
  * only holds it, and removes it when it exits (scratch.h: its janitor
  * does, when the agent is SIGKILLed).
@@ -22,8 +24,10 @@ struct agent_src {
 	struct scratch dir; /* the fresh directory (its janitor removes it even
 			       when the agent is SIGKILLed); "" until a FETCH */
 	char *path;         /* dir/NAME, the checkout; NULL until fetched */
+	int quota;          /* path is a disk quota's mount point (quota.h),
+			       its image dir/NAME.img */
 };
-#define AGENT_SRC_INIT { SCRATCH_INIT, NULL }
+#define AGENT_SRC_INIT { SCRATCH_INIT, NULL, 0 }
 
 /* FETCH's payload d: fetch it; *reply gets FETCHED's payload. */
 void agent_src_fetch(struct agent_src *s, struct dec *d, struct sbuf *reply);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sandbox/jail.h"
+#include "sandbox/quota.h"
 #include "sut/sut.h"
 #include "sut/sut_spawn.h"
 #include "base/util.h"
@@ -206,6 +207,10 @@ out:
 		memset(cfg->hits, 0, sizeof(*cfg->hits));
 		if (acct)
 			account_limit_hits(acct, cfg->hits);
+	}
+	if (cfg->disk_full) {
+		cfg->disk_full[0] = '\0';
+		quota_full(wd, cfg->disk_full, QUOTA_FULL_LEN);
 	}
 	account_free(acct);
 	strv_free(env);

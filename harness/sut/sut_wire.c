@@ -2,6 +2,7 @@
  * sut_wire: the --sut frames' payloads, field by field in the order
  * docs/AGENT_PROTOCOL.md lists them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,8 @@ void sut_wire_enc_start(struct sbuf *sb, const struct sut_wire_start *w)
 	enc_u64(sb, (uint64_t)w->sandbox.ro);
 	enc_f64(sb, w->sandbox.cpu_max);
 	enc_str(sb, w->sandbox.hide);
+	enc_u64(sb, w->sandbox.log_max_bytes);
+	enc_u64(sb, w->sandbox.relay_max);
 	enc_str(sb, im->stats_url);
 	enc_f64(sb, im->stats_poll_hz);
 	enc_u64(sb, (uint64_t)im->stats_format);
@@ -117,6 +120,9 @@ int sut_wire_dec_start(struct dec *d, struct sut_wire_start *w)
 	w->sandbox.ro = (int)dec_u64(d);
 	w->sandbox.cpu_max = dec_f64(d);
 	w->sandbox.hide = dec_str(d);
+	w->sandbox.log_max_bytes = dec_u64(d);
+	n = dec_u64(d);
+	w->sandbox.relay_max = n <= 65536 ? (unsigned)n : 65536;
 	if (w->sandbox.on && w->sandbox.uid <= 0)
 		d->bad = 1;   /* never root, never unknown */
 	im->stats_url = dec_str(d);
@@ -186,6 +192,7 @@ void sut_wire_enc_fetch(struct sbuf *sb, const struct sut_wire_fetch *f)
 	enc_str(sb, f->ref);
 	enc_str(sb, f->user);
 	enc_str(sb, f->password);
+	enc_u64(sb, f->disk_max_bytes);
 }
 
 int sut_wire_dec_fetch(struct dec *d, struct sut_wire_fetch *f)
@@ -196,6 +203,7 @@ int sut_wire_dec_fetch(struct dec *d, struct sut_wire_fetch *f)
 	f->ref = dec_str(d);
 	f->user = dec_str(d);
 	f->password = dec_str(d);
+	f->disk_max_bytes = dec_u64(d);
 	if (d->bad || !f->name || !*f->name || !f->repo) {
 		sut_wire_fetch_release(f);
 		return -1;
@@ -380,24 +388,33 @@ int sut_wire_dec_poll(struct dec *d, int64_t *t, struct rtstats_poll *p)
 
 /* -------------------------------------------------------------- hits */
 
-void sut_wire_enc_hits(struct sbuf *sb, const struct account_limit_hits *h)
+void sut_wire_enc_hits(struct sbuf *sb, const struct sut_wire_hits *h)
 {
-	enc_u64(sb, (uint64_t)h->has_pids);
-	enc_u64(sb, h->pids_refused);
-	enc_u64(sb, (uint64_t)h->has_oom);
-	enc_u64(sb, h->oom_kill);
+	enc_u64(sb, (uint64_t)h->kernel.has_pids);
+	enc_u64(sb, h->kernel.pids_refused);
+	enc_u64(sb, (uint64_t)h->kernel.has_oom);
+	enc_u64(sb, h->kernel.oom_kill);
+	enc_str(sb, h->disk_full[0] ? h->disk_full : NULL);
 }
 
-int sut_wire_dec_hits(struct dec *d, struct account_limit_hits *h)
+int sut_wire_dec_hits(struct dec *d, struct sut_wire_hits *h)
 {
-	h->has_pids = (int)dec_u64(d);
-	h->pids_refused = dec_u64(d);
-	h->has_oom = (int)dec_u64(d);
-	h->oom_kill = dec_u64(d);
+	char *disk;
+
+	memset(h, 0, sizeof(*h));
+	h->kernel.has_pids = (int)dec_u64(d);
+	h->kernel.pids_refused = dec_u64(d);
+	h->kernel.has_oom = (int)dec_u64(d);
+	h->kernel.oom_kill = dec_u64(d);
+	disk = dec_str(d);
 	if (d->bad) {
+		free(disk);
 		memset(h, 0, sizeof(*h));
 		return -1;
 	}
+	if (disk)
+		snprintf(h->disk_full, sizeof(h->disk_full), "%s", disk);
+	free(disk);
 	return 0;
 }
 

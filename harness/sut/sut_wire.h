@@ -15,6 +15,7 @@
 #include "account/account.h"
 #include "base/frame.h"
 #include "sandbox/jail.h"
+#include "sandbox/quota.h"
 #include "base/hostfacts.h"
 #include "sut/rtstats.h"
 #include "spec/spec.h"
@@ -29,6 +30,18 @@ struct sut_wire_sandbox {
 	int ro;                   /* its working directory bound read-only */
 	double cpu_max;           /* cores; 0: none */
 	char *hide;               /* a directory shown empty, or NULL */
+	/* since protocol 8, bind_sut's or bind_build's (sandbox.log_mb,
+	 * sandbox.relay_connections) */
+	uint64_t log_max_bytes;   /* each log file's cap; 0: none */
+	unsigned relay_max;       /* dependency connections relayed at once */
+};
+
+/* Since protocol 8: what a jailed command or implementation hit there,
+ * beside its cgroup's counts: its working directory's disk quota full
+ * (quota.h quota_full's figures), "" when not (or no quota there). */
+struct sut_wire_hits {
+	struct account_limit_hits kernel;
+	char disk_full[QUOTA_FULL_LEN];
 };
 
 struct sut_wire_start {
@@ -59,16 +72,14 @@ void sut_wire_start_release(struct sut_wire_start *w);
  * bind_build (a command: its argv bc->impl->build, cgroup label) made of
  * the spec: the impl's strings copied with "{host}" replaced by addr
  * (127.0.0.1 when jailed: its own loopback there), its limits (the impl's,
- * the sandbox's where it sets none: bind.c's rule, applied once, there),
- * sb the sandbox there or NULL. The agent's end (sut_agent.c) rebuilds
+ * the sandbox's where it sets none: bind.c's rule, applied once, there;
+ * a jail's log cap and relay cap as bind made them), sb the sandbox there
+ * or NULL. The agent's end (sut_agent.c) rebuilds
  * that configuration from the request, adding only what its host alone
  * has: the jail and the sandbox group (sandboxed), the log directory or
  * path, the stop flag (the caller sets them, or they stay zero). The
  * configurations point into w (and im), which must outlive them.
  */
-/* A jailed command's or start's log files there are cut at
- * sandbox.log_mb's default (the protocol does not carry the spec's). */
-#define SUT_WIRE_LOG_MAX (64ull << 20)
 void sut_wire_request_start(struct sut_wire_start *w, const struct sut_config *c,
 			    const char *addr, const struct sut_wire_sandbox *sb);
 void sut_wire_request_build(struct sut_wire_start *w, const struct sut_build_config *bc,
@@ -98,19 +109,23 @@ int sut_wire_dec_poll(struct dec *d, int64_t *t, struct rtstats_poll *p);
 
 /* FETCH: a commit for the agent to fetch on its host and keep while it
  * lives; user and password: the coordinator's environment credentials
- * (gitfetch.h), NULL when none. */
+ * (gitfetch.h), NULL when none; disk_max_bytes (since protocol 8): the
+ * checkout's disk quota there (sandbox.disk_mb, quota.h), 0 none. */
 struct sut_wire_fetch {
 	char *name, *repo, *ref, *user, *password;
+	uint64_t disk_max_bytes;
 };
 void sut_wire_enc_fetch(struct sbuf *sb, const struct sut_wire_fetch *f);
 int sut_wire_dec_fetch(struct dec *d, struct sut_wire_fetch *f);
 void sut_wire_fetch_release(struct sut_wire_fetch *f);
 
-/* Since protocol 7, at the end of SUT_UP and ACCT: the sandbox limits
- * the implementation hit there (account.h): u has pids, u forks refused,
- * u has oom, u OOM kills. The decoder zeroes h on a short payload. */
-void sut_wire_enc_hits(struct sbuf *sb, const struct account_limit_hits *h);
-int sut_wire_dec_hits(struct dec *d, struct account_limit_hits *h);
+/* Since protocol 7, at the end of SUT_UP and ACCT (since 8 BUILT too):
+ * the sandbox limits the implementation or command hit there
+ * (account.h): u has pids, u forks refused, u has oom, u OOM kills, then
+ * (since 8) s its disk quota full (absent: not). The decoder zeroes h on
+ * a short payload. */
+void sut_wire_enc_hits(struct sbuf *sb, const struct sut_wire_hits *h);
+int sut_wire_dec_hits(struct dec *d, struct sut_wire_hits *h);
 
 void sut_wire_enc_facts(struct sbuf *sb, const struct hostfacts *h);
 int sut_wire_dec_facts(struct dec *d, struct hostfacts *h);

@@ -62,8 +62,10 @@ static void request_impl(struct sut_wire_start *w, const struct spec_impl *im, c
 	}
 }
 
+/* The sandbox there, with the jail's caps bind gave it (its cores, each
+ * log file's cap, the dependency connections relayed at once). */
 static void request_sandbox(struct sut_wire_start *w, const struct sut_wire_sandbox *sb,
-			    double cpu_max)
+			    double cpu_max, uint64_t log_max_bytes, unsigned relay_max)
 {
 	if (!sb || !sb->on)
 		return;
@@ -71,6 +73,8 @@ static void request_sandbox(struct sut_wire_start *w, const struct sut_wire_sand
 	w->sandbox.user = sb->user ? xstrdup(sb->user) : NULL;
 	w->sandbox.hide = sb->hide ? xstrdup(sb->hide) : NULL;
 	w->sandbox.cpu_max = cpu_max;
+	w->sandbox.log_max_bytes = log_max_bytes;
+	w->sandbox.relay_max = relay_max;
 }
 
 void sut_wire_request_start(struct sut_wire_start *w, const struct sut_config *c,
@@ -84,7 +88,7 @@ void sut_wire_request_start(struct sut_wire_start *w, const struct sut_config *c
 	w->impl.memory_max_bytes = c->memory_max_bytes ? c->memory_max_bytes
 						       : c->impl->memory_max_bytes;
 	w->impl.pids_max = c->pids_max ? c->pids_max : c->impl->pids_max;
-	request_sandbox(w, sb, c->cpu_max);
+	request_sandbox(w, sb, c->cpu_max, c->log_max_bytes, c->relay_max);
 	w->label = xstrdup(c->cgroup_name);
 	w->port = c->port;
 	w->backend = c->backend;
@@ -106,7 +110,7 @@ void sut_wire_request_build(struct sut_wire_start *w, const struct sut_build_con
 	w->impl.memory_max_bytes = sb && sb->on && bc->memory_max_bytes ? bc->memory_max_bytes
 									 : bc->impl->memory_max_bytes;
 	w->impl.pids_max = sb && sb->on && bc->pids_max ? bc->pids_max : bc->impl->pids_max;
-	request_sandbox(w, sb, bc->cpu_max);
+	request_sandbox(w, sb, bc->cpu_max, bc->log_max_bytes, 0);
 	w->label = xstrdup(label);
 	w->backend = bc->backend;
 }
@@ -128,7 +132,8 @@ void sut_wire_start_config(const struct sut_wire_start *w, const struct jail *ja
 	c->run_as_gid = on ? gid : -1;
 	c->jail = on ? jail : NULL;
 	c->cpu_max = on ? w->sandbox.cpu_max : 0;
-	c->log_max_bytes = on ? SUT_WIRE_LOG_MAX : 0;
+	c->log_max_bytes = on ? w->sandbox.log_max_bytes : 0;
+	c->relay_max = on ? w->sandbox.relay_max : 0;
 	c->stop_grace_s = w->stop_grace_s;
 	c->port = w->port;
 	c->https = w->https;
@@ -150,7 +155,7 @@ void sut_wire_build_config(const struct sut_wire_start *w, struct spec_impl *im,
 	bc->gid = on ? gid : -1;
 	bc->jail = on ? jail : NULL;
 	bc->cpu_max = on ? w->sandbox.cpu_max : 0;
-	bc->log_max_bytes = on ? SUT_WIRE_LOG_MAX : 0;
+	bc->log_max_bytes = on ? w->sandbox.log_max_bytes : 0;
 	bc->memory_max_bytes = w->impl.memory_max_bytes;
 	bc->pids_max = w->impl.pids_max;
 	bc->backend = w->backend;

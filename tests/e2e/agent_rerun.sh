@@ -15,6 +15,12 @@
 #     within 5 s, nothing left running; resume of that rerun refused;
 #   - a branch that forks past sandbox.pids there: rerun exit 1,
 #     failure_kind limit, the forks refused read on that host;
+#   - a branch whose build prints 2 MiB and writes 64 MiB into its
+#     checkout, then exits 0: its log cut at sandbox.log_mb 1 there, its
+#     checkout on a disk quota of sandbox.disk_mb 16 there (ENOSPC),
+#     rerun exit 1, failure_kind limit naming the quota, no mount or
+#     image left there (protocol 8; before, the agent cut logs at 64 MiB
+#     and had no quota: the build "passed" and the rerun exited 0);
 #   - a branch whose build fails (with its @base control fetched there
 #     too, built, then frozen root's): rerun exit 1, compare exit 1 with
 #     the build failure as its reason.
@@ -65,6 +71,16 @@ for k in kids:
 exec ./srv.bin "$@"
 SH
 chmod +x "$REPO/srv" && g add srv && g commit -m forky
+# hog: its build prints 2 MiB (log_mb 1 cuts it there) and writes 64 MiB
+# into its checkout (disk_mb 16 fills), then exits 0 as if nothing happened
+g checkout -q main && g checkout -q -b hog
+cat >"$REPO/build.sh" <<'SH'
+#!/bin/sh
+head -c 2097152 /dev/zero | tr '\0' x
+dd if=/dev/zero of=fill bs=1M count=64 2>/dev/null
+exit 0
+SH
+g commit -am hog
 g checkout -q main
 
 cat >"$T/spec.yaml" <<EOF2
@@ -82,7 +98,7 @@ implementations:
     health: { url: "http://{host}:{port}/healthz", timeout_s: 10 }
     stats: { url: "http://{host}:{port}/runtime-stats", poll_hz: 4, signals: { served: /requests } }
     restart: never
-sandbox: { pids: 40 }
+sandbox: { pids: 40, log_mb: 1, disk_mb: 16 }
 workload:
   connections: 8
   requests: [ { name: root, path: / } ]
@@ -136,8 +152,13 @@ hp=$!
 _pids+=("$hp")
 u=$(wait_srv)
 co=$(ls -d "$T"/tmp_s/harness-agent-src.*/a 2>/dev/null | head -1)
+# that host's sshd has a mount namespace of its own (netns.inc): the
+# checkout's disk (quota.h) is mounted there, read through it
+SPID=; for e in "${_ns_sshd[@]}"; do [ "${e%%:*}" = s ] && SPID=${e#*:}; done
 check "the commit is checked out on that host, in its agent's directory ($co)" \
-	test "$(git -c safe.directory='*' -C "${co:-/nonexistent}" rev-parse HEAD 2>/dev/null)" = "$FEATURE"
+	test "$(nsenter -t "${SPID:-0}" -m git -c safe.directory='*' -C "${co:-/nonexistent}" rev-parse HEAD 2>/dev/null)" = "$FEATURE"
+check "... on a disk of its own there (sandbox.disk_mb: $(grep " $co " "/proc/${SPID:-0}/mounts" | cut -d' ' -f1,3))" \
+	grep -q "^/dev/loop[0-9]* $co ext4 " "/proc/${SPID:-0}/mounts"
 check "... and not under the coordinator's run directory" test -n "$co" -a ! -e "$RUNS/pr/src/a"
 cmp_num "the rerun's commit runs there as a sandbox uid" "${u:-0}" ">=" 1000000000
 wait "$hp"; rc=$?
@@ -201,5 +222,19 @@ check "recorded: failure_kind limit, failure_impl a" \
 check "the evidence from that host: forks refused at pids.max 40 (sandbox_limit)" \
 	grep -q "a hit its sandbox limits: [0-9]* forks refused at pids.max 40" <(q "$RUNS/forky/run.db" "SELECT detail FROM events WHERE kind = 'sandbox_limit'")
 check "nothing of it left there either" test -z "$(ls -A "$T/tmp_s")$(ns_others s)"
+
+# --- a branch whose build fills its disk there and floods its log: the
+# spec's caps carried to that host (protocol 8), the hit reported back
+expect_exit "rerun of a branch whose build fills its disk quota there" 1 \
+	ip netns exec "${NSP}c" "$HARNESS" rerun base --runs-dir "$RUNS" --run-id hog --impl "a=$REPO#hog"
+check "recorded: failure_kind limit, failure_impl a" \
+	test "$(q "$RUNS/hog/run.db" "SELECT failure_kind || '|' || failure_impl FROM runs")" = "limit|a"
+ev=$(q "$RUNS/hog/run.db" "SELECT detail FROM events WHERE kind = 'sandbox_limit'")
+check "the evidence from that host: its disk quota full at sandbox.disk_mb 16 ($ev)" \
+	grep -q "a hit its sandbox limits: its disk quota full at sandbox.disk_mb 16 (" <<<"$ev"
+check "its build log there cut at sandbox.log_mb 1 (the end that came back: $(tail -c 120 "$RUNS/hog/logs/build-a.log" | tr '\n' ' '))" \
+	grep -q "=== harness: log cut at 1 MiB (sandbox.log_mb)" "$RUNS/hog/logs/build-a.log"
+check "nothing of it left there: no checkout, image or mount ($(ls -A "$T/tmp_s") $(grep -c " $T/tmp_s" "/proc/${SPID:-0}/mounts"))" \
+	test -z "$(ls -A "$T/tmp_s")$(ns_others s)" -a "$(grep -c " $T/tmp_s" "/proc/${SPID:-0}/mounts")" = 0 -a -n "$SPID"
 
 echo "# agent_rerun: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"

@@ -53,6 +53,9 @@ struct fake_world {
 	 * argv[0] is fail_cmd exits 1; ncmd counts those seen */
 	const char *fail_cmd;
 	unsigned fail_at, ncmd;
+	/* a command whose argv[0] is limit_cmd exits 0 having hit its
+	 * cgroup's memory limit (one OOM kill in bc->hits) */
+	const char *limit_cmd;
 	int live;                /* instances started and not yet stopped */
 	char dep_dir[256];       /* a dependency's last start: its HARNESS_DEP_DIR */
 };
@@ -116,6 +119,13 @@ static int fake_command(const struct armops_site *s, const struct sut_build_conf
 	(void)s;
 	if (bc->exit_code)
 		*bc->exit_code = 0;
+	if (bc->hits)
+		memset(bc->hits, 0, sizeof(*bc->hits));
+	if (w && w->limit_cmd && bc->hits && bc->impl->build &&
+	    !strcmp(bc->impl->build[0], w->limit_cmd)) {
+		bc->hits->has_oom = 1;
+		bc->hits->oom_kill = 1;
+	}
 	if (!w || !w->fail_cmd || !bc->impl->build || strcmp(bc->impl->build[0], w->fail_cmd) ||
 	    ++w->ncmd != w->fail_at)
 		return 0;

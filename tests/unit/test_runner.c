@@ -37,6 +37,7 @@
 #include "fake_arm.h"
 #include "runner/runner.h"
 #include "store/store.h"
+#include "store/store_run.h"
 #include "store/store_seq.h"
 #include "store/store_window.h"
 #include "t.h"
@@ -45,6 +46,8 @@
 #define SLO_MS 20
 
 static char tmp[256];
+/* YAML lines added to b's entry (each "    key: value\n"), "" by default */
+static const char *b_lines = "";
 
 /* A spec of two implementations a (knee 300 req/s) and b (knee 700); the
  * stages as given (YAML lines under stages:). */
@@ -75,6 +78,7 @@ static const char *write_spec(const char *name, const char *stages, const char *
 		"    reset_every: window\n"
 		"    restart: never\n"
 		"%s"
+		"%s"
 		"workload:\n"
 		"  connections: 10000\n"
 		"  preflight: { sends: 0 }\n"
@@ -89,7 +93,7 @@ static const char *write_spec(const char *name, const char *stages, const char *
 		"  gates: []\n"
 		"window_gates: [error_rate, sut_alive]\n",
 		name, SLO_MS, extra && strstr(extra, "name: side") ? "127.0.0.1:{dep.side.port}" : "",
-		extra ? extra : "", stages);
+		b_lines, extra ? extra : "", stages);
 	fclose(f);
 	return path;
 }
@@ -551,6 +555,64 @@ TEST(dependency_health_timeout_on_the_runners_clock)
 	fake_world_release(&w);
 }
 
+/* The failure_kind of run id. */
+static char *fail_kind_of(struct store *st, const char *id)
+{
+	struct run_record r;
+	char *kind = NULL;
+
+	run_record_init(&r);
+	if (!run_record_load(st, id, &r))
+		kind = r.failure_kind ? xstrdup(r.failure_kind) : NULL;
+	run_record_release(&r);
+	return kind;
+}
+
+/* A jailed arm (sandbox: always) whose reset or version probe hits its
+ * sandbox's limits (an OOM kill in the command's cgroup): the run fails,
+ * kind limit, with a sandbox_limit event, as a build's or a window's hit
+ * does (exit 3: the spec's own implementation; a rerun's commit gets 1
+ * from the same runner_arm_fault). Before, the hit was never read: the
+ * run finished. */
+static void limit_in_command(const char *name, const char *lines, const char *cmd)
+{
+	struct fake_world w;
+	struct store st;
+	char *id = NULL, *kind;
+	int code;
+
+	fake_world_init(&w);
+	fake_arm_add(&w, "a", 300);
+	fake_arm_add(&w, "b", 700);
+	w.limit_cmd = cmd;
+	b_lines = lines;
+	code = run(&w, write_spec(name,
+				  "  ladder: { start_rps: 100, step: 2, max_rps: 200, reps: 1,"
+				  " window_s: 2, discard_s: 0 }\n", NULL), &id);
+	b_lines = "";
+	CHECK(code == 3);
+	CHECK(open_run(&st, id) == 0);
+	CHECK(count_events(&st, id, "sandbox_limit") == 1);
+	kind = fail_kind_of(&st, id);
+	CHECK_STR(kind, "limit");
+	CHECK(w.live == 0);
+	free(kind);
+	store_close(&st);
+	free(id);
+	fake_world_release(&w);
+}
+
+TEST(limit_hit_in_a_reset_fails_the_run)
+{
+	limit_in_command("resetlimit", "    sandbox: always\n", "reset-b");
+}
+
+TEST(limit_hit_in_a_version_probe_fails_the_run)
+{
+	limit_in_command("versionlimit", "    sandbox: always\n    version: [b-version]\n",
+			 "b-version");
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
 	(void)st;
@@ -573,6 +635,8 @@ int main(void)
 	RUN(until_decided_failed_windows_never_hold_a_rate_back);
 	RUN(first_start_unhealthy_fails_the_run);
 	RUN(dependency_health_timeout_on_the_runners_clock);
+	RUN(limit_hit_in_a_reset_fails_the_run);
+	RUN(limit_hit_in_a_version_probe_fails_the_run);
 	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return t_done();
 }

@@ -107,16 +107,32 @@ TEST(sandbox_and_fetch_round_trip)
 	sut_wire_fetch_release(&fg);
 	dec_init(&d, sb.buf, sb.len - 2);
 	CHECK(sut_wire_dec_fetch(&d, &fg) == -1);
+	/* since protocol 8: the checkout's disk quota there */
+	sbuf_reset(&sb);
+	f.disk_max_bytes = 64ull << 20;
+	sut_wire_enc_fetch(&sb, &f);
+	dec_init(&d, sb.buf, sb.len);
+	CHECK(sut_wire_dec_fetch(&d, &fg) == 0 && fg.disk_max_bytes == 64ull << 20);
+	sut_wire_fetch_release(&fg);
 	{
-		struct account_limit_hits h = { 1, 7, 1, 2 }, hg;
+		struct sut_wire_hits h = { { 1, 7, 1, 2 }, "62 KiB free of 64 MiB" }, hg;
 
 		sbuf_reset(&sb);
 		sut_wire_enc_hits(&sb, &h);
 		dec_init(&d, sb.buf, sb.len);
 		CHECK(sut_wire_dec_hits(&d, &hg) == 0);
-		CHECK(hg.has_pids == 1 && hg.pids_refused == 7 && hg.has_oom == 1 && hg.oom_kill == 2);
+		CHECK(hg.kernel.has_pids == 1 && hg.kernel.pids_refused == 7);
+		CHECK(hg.kernel.has_oom == 1 && hg.kernel.oom_kill == 2);
+		CHECK_STR(hg.disk_full, "62 KiB free of 64 MiB");
 		dec_init(&d, sb.buf, sb.len - 1);
-		CHECK(sut_wire_dec_hits(&d, &hg) == -1 && hg.pids_refused == 0);
+		CHECK(sut_wire_dec_hits(&d, &hg) == -1 && hg.kernel.pids_refused == 0 &&
+		      !hg.disk_full[0]);
+		/* not full: absent, read as "" */
+		h.disk_full[0] = '\0';
+		sbuf_reset(&sb);
+		sut_wire_enc_hits(&sb, &h);
+		dec_init(&d, sb.buf, sb.len);
+		CHECK(sut_wire_dec_hits(&d, &hg) == 0 && !hg.disk_full[0] && d.p == d.end);
 	}
 	sbuf_release(&sb);
 }
@@ -234,7 +250,7 @@ TEST(config_crosses_the_wire_unchanged)
 	struct spec sp;
 	struct spec_impl im;
 	struct bind_sandbox sb;
-	struct sut_wire_sandbox ws = { 1, "bench", 1000000007, 1, 0, "/tmp/agentdir" };
+	struct sut_wire_sandbox ws = { 1, "bench", 1000000007, 1, 0, "/tmp/agentdir", 0, 0 };
 	struct sut_config here, there;
 	struct sut_build_config bhere, bthere;
 	struct sut_wire_start w, got;
@@ -249,6 +265,8 @@ TEST(config_crosses_the_wire_unchanged)
 	sp.sandbox.pids_max = 100;
 	sp.sandbox.cpu_max = 1.5;
 	sp.sandbox.build_timeout_s = 300;
+	sp.sandbox.log_max_bytes = 3ull << 20;
+	sp.sandbox.relay_connections = 17;
 	sp.accounting.backend = ACCT_CGROUP2;
 	sp.accounting.sample_ms = 20;
 	sp.workload.tls.present = 1;
@@ -277,7 +295,9 @@ TEST(config_crosses_the_wire_unchanged)
 	CHECK(there.port == 4242 && there.backend == ACCT_CGROUP2 && there.sample_ms == 20);
 	CHECK(there.https == 1 && there.insecure == 1 && there.ca_file == NULL);
 	CHECK(there.run_as_uid == 1000000007 && there.run_as_gid == 777 && there.jail == &jail);
-	CHECK(there.log_max_bytes == SUT_WIRE_LOG_MAX);
+	/* since protocol 8, the spec's caps, not a default of the agent's */
+	CHECK(here.log_max_bytes == (3ull << 20) && there.log_max_bytes == here.log_max_bytes);
+	CHECK(here.relay_max == 17 && there.relay_max == here.relay_max);
 	/* jailed: {host} is its own loopback there */
 	CHECK_STR(there.impl->start[1], "--listen");
 	CHECK_STR(there.impl->start[2], "127.0.0.1:{port}");
@@ -311,6 +331,7 @@ TEST(config_crosses_the_wire_unchanged)
 	NEAR(bthere.cpu_max, bhere.cpu_max, 0, "copied");
 	CHECK(bthere.uid == 1000000007 && bthere.gid == 777 && bthere.jail == &jail);
 	CHECK(bthere.backend == ACCT_CGROUP2);
+	CHECK(bhere.log_max_bytes == (3ull << 20) && bthere.log_max_bytes == bhere.log_max_bytes);
 	sut_wire_start_release(&w);
 	sut_wire_start_release(&got);
 }
