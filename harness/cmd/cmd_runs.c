@@ -11,7 +11,6 @@
 
 #include "cmd/cmd.h"
 #include "base/jout.h"
-#include "base/runlock.h"
 #include "store/store.h"
 #include "store/store_run.h"
 #include "base/util.h"
@@ -83,26 +82,6 @@ static json_t *to_json(const struct run_entry *v, size_t n)
 	return a;
 }
 
-/* Runs stored running whose process died read abandoned (runlock.h),
- * the evidence as their failure. */
-static void mark_abandoned(struct run_entry *v, size_t n)
-{
-	struct run_record *r;
-	char *why;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		r = &v[i].rec;
-		if (!v[i].readable || strcmp(runlock_status(v[i].dir, r->status, &why),
-					     "abandoned"))
-			continue;
-		free(r->status);
-		r->status = xstrdup("abandoned");
-		free(r->failure);
-		r->failure = why;
-	}
-}
-
 static int cmd_runs(struct cmd_ctx *c)
 {
 	struct run_entry *v = NULL;
@@ -119,7 +98,9 @@ static int cmd_runs(struct cmd_ctx *c)
 		printf(c->json ? "[]\n" : "no runs (%s does not exist)\n", c->runs_dir);
 		return EXIT_OK;
 	}
-	mark_abandoned(v, n);
+	/* runs stored running whose process died read abandoned, the
+	 * evidence as their failure (runlock.h) */
+	run_entries_show_abandoned(v, n);
 	if (c->json)
 		ret = jout_print(to_json(v, n), stdout) ? EXIT_ENV : EXIT_OK;
 	else {

@@ -7,7 +7,6 @@
 #include "model/view.h"
 #include "cmd/cmd.h"
 #include "base/jout.h"
-#include "base/runlock.h"
 #include "runner/plan.h"
 #include "runner/runner.h"
 #include "spec/spec.h"
@@ -138,15 +137,15 @@ static int cmd_status(struct cmd_ctx *c)
 	struct counts total = { 0 };
 	int ret = EXIT_USAGE, finished;
 	const char *status, *failure;
-	char *why = NULL;
 	size_t k, nst;
 	long extra;
 
 	if (view_load_flags(&run, &c->st, c->run_id.buf, VIEW_LEAN))
 		return EXIT_USAGE;
-	/* a run stored running whose process died reads abandoned (runlock.h) */
-	status = runlock_status(c->run_dir.buf, rec->status ? rec->status : "", &why);
-	failure = why ? why : rec->failure;
+	/* a run stored running whose process died reads abandoned (the view
+	 * says so: store_run.h run_record_show_abandoned) */
+	status = rec->status ? rec->status : "";
+	failure = rec->failure;
 	finished = !strcmp(status, "finished");
 	stages = xcalloc(run.nwindows + 1, sizeof(*stages));
 	total.plan = -1;
@@ -203,7 +202,6 @@ static int cmd_status(struct cmd_ctx *c)
 	 * or failed run as a success (README.md, exit codes). */
 	ret = finished && !failure ? EXIT_OK : EXIT_NEGATIVE;
 out:
-	free(why);
 	sbuf_release(&pf);
 	free(stages);
 	view_release(&run);

@@ -13,6 +13,7 @@
 #include "model/knee_run.h"
 #include "spec/spec.h"
 #include "store/store.h"
+#include "store/store_run.h"
 #include "store/store_seq.h"
 #include "base/util.h"
 
@@ -455,6 +456,16 @@ static void drop_hists(struct view *v)
 	}
 }
 
+/* A run stored running whose process is gone reads abandoned, with the
+ * evidence (store_run.h): its directory is its database's. */
+static void show_abandoned(struct view *v, const struct store *st)
+{
+	char *path = st->path ? xstrdup(st->path) : NULL;
+
+	run_record_show_abandoned(&v->rec, path ? dirname(path) : NULL);
+	free(path);
+}
+
 int view_load(struct view *v, struct store *st, const char *run_id)
 {
 	return view_load_flags(v, st, run_id, 0);
@@ -468,6 +479,7 @@ int view_load_flags(struct view *v, struct store *st, const char *run_id, unsign
 	run_record_init(&v->rec);
 	if (run_record_load(st, run_id, &v->rec))
 		goto fail;
+	show_abandoned(v, st);
 	read_spec(v, flags);
 	read_impls(v, &ialloc);
 	if (read_events(v, st) || store_window_deps_load(st, v->rec.id, -1, &v->deps) ||

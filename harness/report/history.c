@@ -471,7 +471,10 @@ int history_load(struct history *h, const struct history_opts *o)
 	h->runs_dir = xstrdup(o->runs_dir);
 	h->margin_pct = 5;
 	h->percentile = 99;
-	if (store_runs_list(o->runs_dir, &e, &n, NULL) || pick_runs(h, o, e, n, &picked))
+	if (store_runs_list(o->runs_dir, &e, &n, NULL))
+		goto out;
+	run_entries_show_abandoned(e, n);   /* a dead run is not running */
+	if (pick_runs(h, o, e, n, &picked))
 		goto out;
 	h->runs = xcalloc(h->nruns, sizeof(*h->runs));
 	for (k = 0; k < h->nimpls; k++)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/runlock.h"
 #include "base/util.h"
 
 #define C(st, col, type) { #col, type, offsetof(struct st, col), 0, NULL, 0 }
@@ -354,6 +355,30 @@ void run_entries_free(struct run_entry *v, size_t n)
 		run_record_release(&v[i].rec);
 	}
 	free(v);
+}
+
+void run_record_show_abandoned(struct run_record *r, const char *dir)
+{
+	char *why = NULL;
+
+	if (!dir || !r->status || strcmp(r->status, "running"))
+		return;
+	runlock_status(dir, r->status, &why);
+	if (!why)
+		return;       /* its process holds the lock: running */
+	free(r->status);
+	r->status = xstrdup("abandoned");
+	free(r->failure);
+	r->failure = why;
+}
+
+void run_entries_show_abandoned(struct run_entry *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].readable)
+			run_record_show_abandoned(&v[i].rec, v[i].dir);
 }
 
 int store_latest_run(const char *runs_dir, struct sbuf *dir)

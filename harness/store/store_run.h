@@ -105,6 +105,17 @@ struct run_entry {
  * exist: before the first run). */
 int store_runs_list(const char *runs_dir, struct run_entry **v, size_t *n, int *missing);
 void run_entries_free(struct run_entry *v, size_t n);
+/*
+ * What a reader shows of a run: one stored `running` whose process is
+ * gone (nobody holds DIR/.lock, runlock.h) reads status "abandoned", its
+ * failure the evidence ("its process is gone: nothing holds DIR/.lock;
+ * ..."); any other record is left as stored. For `status`, `runs`,
+ * `compare`, reports and `history`, never for the runner (resume reads
+ * the stored status).
+ */
+void run_record_show_abandoned(struct run_record *r, const char *dir);
+/* The same for each readable entry. */
+void run_entries_show_abandoned(struct run_entry *v, size_t n);
 /* The newest readable run's directory (`latest`); -1 after error(). */
 int store_latest_run(const char *runs_dir, struct sbuf *dir);
 

@@ -2,8 +2,8 @@
 # timing-free: the runs listing
 # runs: the list of runs, text and JSON, over fixture run databases; a run
 # stored running reads running while a process holds its .lock (flock,
-# held here by this shell) and abandoned once none does, in runs and
-# status alike.
+# held here by this shell) and abandoned once none does, in runs,
+# status, compare and the report alike.
 . "$(dirname "$0")/../lib.sh"
 
 R=$T/runs
@@ -52,7 +52,27 @@ flock -x 9
 expect_exit "resume refuses while the lock is held" 2 "$HARNESS" resume live --runs-dir "$R"
 grep -q "another harness process is using this run" "$T/err" && ok "... saying another process has it" ||
 	fail "resume while held: $(cat "$T/err")"
+cr() { "$HARNESS" compare compare_slow live --runs-dir "$R" --format json 2>/dev/null |
+	jq -r '.new_status + "|" + (.new_failure // "")'; }
+rp() { "$HARNESS" report live --runs-dir "$R" --format json -o "$T/rep" >/dev/null 2>&1
+	jq -r '.run.status + "|" + (.run.failure // "")' "$T/rep/report.json"; }
+[ "$(cr)/$(rp)" = "running|/running|" ] && ok "its lock held: running in compare and report too" ||
+	fail "lock held: compare '$(cr)', report '$(rp)'"
 exec 9>&-
+# compare and the report say what status and runs say (issue 25: they
+# showed a dead run as running)
+case "$(cr)" in "abandoned|its process is gone: nothing holds $R/live/.lock;"*) true;; *) false;; esac &&
+	ok "its lock released: compare (json) reads the new run abandoned, with the evidence" ||
+	fail "compare of an abandoned run: '$(cr)'"
+"$HARNESS" compare compare_slow live --runs-dir "$R" >"$T/cmp.md" 2>&1
+grep -q "live.*abandoned" "$T/cmp.md" && ok "compare (text) says abandoned" ||
+	fail "compare text: $(grep -m2 live "$T/cmp.md")"
+case "$(rp)" in "abandoned|its process is gone: nothing holds $R/live/.lock;"*) true;; *) false;; esac &&
+	ok "its lock released: the report (json) reads abandoned, with the evidence" ||
+	fail "report of an abandoned run: '$(rp)'"
+"$HARNESS" report live --runs-dir "$R" --format md -o "$T/rep" >/dev/null 2>&1
+grep -q "abandoned: its process is gone" "$T/rep/report.md" && ok "the report (md) says abandoned with the evidence" ||
+	fail "report md: $(grep -m2 -i 'running\|abandoned' "$T/rep/report.md")"
 [ "$(st | cut -d'|' -f1)/$(rs)" = "abandoned/abandoned" ] && ok "its lock released (the process gone): abandoned" ||
 	fail "lock released: status '$(st)', runs '$(rs)'"
 "$HARNESS" runs --runs-dir "$R" 2>/dev/null | grep -q "^live .* abandoned .*\[its process is gone: nothing holds $R/live/.lock" &&
