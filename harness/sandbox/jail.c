@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sandbox/jail.h"
+#include "sandbox/usock.h"
 #include "base/util.h"
 
 struct vec {
@@ -69,6 +70,78 @@ static void push_system(struct vec *a)
 	}
 }
 
+/* path (absolute) with its directory resolved (realpath), its last
+ * component kept (a socket is never a symlink we follow); NULL when its
+ * directory does not resolve. */
+static char *resolved(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	struct sbuf sb = SBUF_INIT;
+	char *dir;
+
+	sbuf_add(&sb, path, slash > path ? (size_t)(slash - path) : 1);
+	dir = realpath(sb.buf, NULL);
+	sbuf_reset(&sb);
+	if (!dir) {
+		sbuf_release(&sb);
+		return NULL;
+	}
+	sbuf_addf(&sb, "%s/%s", strcmp(dir, "/") ? dir : "", slash + 1);
+	free(dir);
+	return sbuf_detach(&sb, NULL);
+}
+
+/* Is path at or under dir (both resolved)? */
+static int under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+/* Is path (resolved) under a directory the jail binds from the host: a
+ * system directory (not /sys: sysfs holds no socket) or its workdir? */
+static int bound(const char *path, const char *wd)
+{
+	struct stat st;
+	char *dir;
+	size_t i;
+	int hit = under(path, wd);
+
+	for (i = 0; !hit && i < ARRAY_SIZE(system_dirs); i++) {
+		if (!strcmp(system_dirs[i], "/sys") || lstat(system_dirs[i], &st) ||
+		    !S_ISDIR(st.st_mode) || !(dir = realpath(system_dirs[i], NULL)))
+			continue;
+		hit = under(path, dir);
+		free(dir);
+	}
+	return hit;
+}
+
+/*
+ * Every unix socket bound on the host (usock.h) whose file is under a
+ * directory the jail binds gets /dev/null bound over it: connect() there
+ * is refused (a read-only bind would not stop it). -1 after one error()
+ * when the host's sockets cannot be listed (fail closed: no jail).
+ */
+static int push_socket_masks(struct vec *a, const char *wd)
+{
+	char **socks = usock_bound(), *path;
+	struct stat st;
+	size_t i;
+
+	if (!socks)
+		return -1;
+	for (i = 0; socks[i]; i++) {
+		path = resolved(socks[i]);
+		if (path && bound(path, wd) && !lstat(path, &st) && S_ISSOCK(st.st_mode))
+			push3(a, "--ro-bind", "/dev/null", path);
+		free(path);
+	}
+	strv_free(socks);
+	return 0;
+}
+
 char **jail_argv(const struct jail *j, const char *workdir, char *const *cmd, int info)
 {
 	/* --disable-userns: no nested user namespace (bubblewrap >= 0.8;
@@ -116,6 +189,9 @@ char **jail_argv(const struct jail *j, const char *workdir, char *const *cmd, in
 	sbuf_addf(&git, "%s/.git", wd);
 	if (!lstat(git.buf, &st) && S_ISDIR(st.st_mode))
 		push3(&a, "--ro-bind", git.buf, git.buf);
+	/* the host's sockets in what is bound above, masked */
+	if (push_socket_masks(&a, wd))
+		goto out;
 	/* the empty runs directory read-only too: a write there is refused,
 	 * not quietly kept in a throwaway tmpfs */
 	if (hide && strcmp(hide, "/"))

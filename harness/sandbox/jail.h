@@ -14,13 +14,16 @@
  *     [--tmpfs HIDE]...                  the runs directory: empty
  *     --bind WORKDIR WORKDIR             (--ro-bind when frozen)
  *     [--ro-bind WORKDIR/.git WORKDIR/.git]
+ *     [--ro-bind /dev/null SOCKET]...    each host socket under a bind above
  *     [--remount-ro HIDE]... --remount-ro /
  *     --chdir WORKDIR [--info-fd 3 --block-fd 4] -- CMD...
  *
  * so the code sees a read-only system on a fresh, read-only root (none of
  * the host's /run, /tmp, /var, /srv, /home, /root or any other directory:
  * no unix socket bound there is reachable, which a read-only bind of /
- * would not stop: connect() needs no write access), its own checkout
+ * would not stop: connect() needs no write access; and every socket a
+ * host process has bound under the directories it does bind, the system
+ * ones and its own tree, is covered by /dev/null: usock.h), its own checkout
  * read-write (its .git read-only and not renamable), a private /tmp,
  * /var/tmp, /run and $HOME (/tmp/home), nothing of any run's database,
  * logs or other checkouts, its own network (loopback only: the harness
@@ -54,7 +57,8 @@ struct jail {
  * The bwrap argv running cmd (argv, NULL-terminated) in workdir under j.
  * info: add --info-fd JAIL_INFO_FD --block-fd JAIL_BLOCK_FD (the
  * command runs once a byte arrives there). NULL after one error() line when a
- * path cannot be resolved (realpath).
+ * path cannot be resolved (realpath) or the host's unix sockets cannot be
+ * listed (usock_bound).
  */
 char **jail_argv(const struct jail *j, const char *workdir, char *const *cmd, int info);
 

@@ -37,7 +37,8 @@
 #   - renaming its .git: refused;
 #   - unix sockets bound on the host's filesystem (mode 0777; under /tmp,
 #     /var/tmp, /srv): not there (its root is a fresh one of read-only
-#     system directories);
+#     system directories); one under /opt, which it binds: /dev/null over
+#     it, connect() refused;
 #   - a nested user namespace (unshare -U, unshare -Ur): refused;
 # and the exact bwrap argv is recorded with the run (sandbox_argv events).
 # procfs accounting (no limits) is refused for sandboxed code: a spec
@@ -65,7 +66,11 @@ wait_port "$P" || fail "outside listener on $P did not start"
 # test's directory (in /tmp), /var/tmp and /srv. Their listener accepts.
 SOCKS="$T/sbx.sock /var/tmp/harness-sbx-$$.sock"
 [ -d /srv ] && SOCKS="$SOCKS /srv/harness-sbx-$$.sock"
-trap '_cleanup; rm -f /var/tmp/harness-sbx-$$.sock /srv/harness-sbx-$$.sock' EXIT
+# and one under a directory the jail does bind (/opt, read-only): its
+# file is there, covered by /dev/null (jail.h, usock.h): refused
+OPTD=/opt/harness-sbx-$$
+[ -d /opt ] && mkdir -p "$OPTD" && SOCKS="$SOCKS $OPTD/s.sock"
+trap '_cleanup; rm -f /var/tmp/harness-sbx-$$.sock /srv/harness-sbx-$$.sock; rm -rf "$OPTD"' EXIT
 bg python3 -c '
 import os, select, socket, sys
 ls = []
@@ -347,8 +352,12 @@ for arm in a b; do
 		*) fail "$arm rename_git: $(r $arm rename_git)";; esac
 	k=0
 	for s in $SOCKS; do
-		case $(r $arm unix_$k) in "denied FileNotFoundError"*) ok "$arm: the host's unix socket $s is not there";;
-			*) fail "$arm unix socket $s: $(r $arm unix_$k)";; esac
+		case $s/$(r $arm unix_$k) in
+		"$OPTD"/*"/denied ConnectionRefusedError"*)
+			ok "$arm: the host's unix socket $s, in a bound system directory, is masked";;
+		"$OPTD"/*) fail "$arm unix socket $s: $(r $arm unix_$k)";;
+		*"/denied FileNotFoundError"*) ok "$arm: the host's unix socket $s is not there";;
+		*) fail "$arm unix socket $s: $(r $arm unix_$k)";; esac
 		k=$((k + 1))
 	done
 	case $(r $arm userns)/$(r $arm userns_root) in "denied OSError exit "*"/denied OSError exit "*)

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,6 +119,98 @@ out:
 	free((char *)j.hide);
 	sbuf_release(&wd);
 	sbuf_release(&git);
+}
+
+/* A listening unix socket of this process at path (mode 0777); its fd. */
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un a;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	unlink(path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || chmod(path, 0777) ||
+	    listen(fd, 4)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Is "--ro-bind /dev/null path" in v? */
+static int masked(char **v, const char *path)
+{
+	int i;
+
+	for (i = 2; v && v[i]; i++)
+		if (!strcmp(v[i], path) && !strcmp(v[i - 1], "/dev/null") &&
+		    !strcmp(v[i - 2], "--ro-bind"))
+			return 1;
+	return 0;
+}
+
+/* Host sockets under what the jail binds (its tree; a system directory:
+ * /opt, made here and removed) get /dev/null bound over them; one
+ * elsewhere (not bound: not there at all) and one nothing listens on
+ * any more are left alone. Fails without usock's masks (a read-only
+ * bind does not stop connect()). */
+TEST(argv_masks_host_sockets)
+{
+	struct sbuf wd = SBUF_INIT, in = SBUF_INIT, out = SBUF_INIT, opt = SBUF_INIT,
+		    optdir = SBUF_INIT, stale = SBUF_INIT;
+	char *cmd[] = { "./srv", NULL };
+	struct jail j = { NULL, 0 };
+	int fin, fout, fopt = -1, fstale;
+	struct stat st;
+	char **v;
+
+	sbuf_addf(&wd, "%s/masks/wd", root);
+	mkdir_p(wd.buf, 0755);
+	sbuf_addf(&in, "%s/in.sock", wd.buf);
+	sbuf_addf(&stale, "%s/stale.sock", wd.buf);
+	sbuf_addf(&out, "%s/masks/out.sock", root);
+	fin = listen_unix(in.buf);
+	fout = listen_unix(out.buf);
+	fstale = listen_unix(stale.buf);
+	CHECK(fin >= 0 && fout >= 0 && fstale >= 0);
+	if (fstale >= 0)
+		close(fstale);   /* its file stays, nothing listens */
+	if (!lstat("/opt", &st) && S_ISDIR(st.st_mode)) {
+		sbuf_addf(&optdir, "/opt/test_jail.%d", (int)getpid());
+		sbuf_addf(&opt, "%s/s", optdir.buf);
+		if (!mkdir(optdir.buf, 0755))
+			fopt = listen_unix(opt.buf);
+		CHECK(fopt >= 0);
+	} else
+		printf("# no /opt here: the system directory case skipped\n");
+	v = jail_argv(&j, wd.buf, cmd, 0);
+	CHECK(v != NULL);
+	CHECK(masked(v, in.buf));
+	CHECK(!masked(v, out.buf) && !masked(v, stale.buf));
+	if (fopt >= 0)
+		CHECK(masked(v, opt.buf));
+	/* after the binds it covers, before the root is made read-only */
+	CHECK(v && at(v, in.buf) > at(v, wd.buf) && at(v, in.buf) < at(v, "--chdir"));
+	strv_free(v);
+	if (fin >= 0)
+		close(fin);
+	if (fout >= 0)
+		close(fout);
+	if (fopt >= 0)
+		close(fopt);
+	if (optdir.len) {
+		unlink(opt.buf);
+		rmdir(optdir.buf);
+	}
+	sbuf_release(&wd);
+	sbuf_release(&in);
+	sbuf_release(&out);
+	sbuf_release(&opt);
+	sbuf_release(&optdir);
+	sbuf_release(&stale);
 }
 
 TEST(argv_text_quotes)
@@ -512,6 +605,7 @@ int main(void)
 {
 	root = mkdtemp(tmpl);
 	RUN(argv_has_every_isolation);
+	RUN(argv_masks_host_sockets);
 	RUN(argv_text_quotes);
 	RUN(child_pid_from_info);
 	RUN(uids_distinct_and_unused);
