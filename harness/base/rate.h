@@ -1,8 +1,9 @@
 /*
  * rate: when two offered rates are one rung. Every grouping of windows by
- * rate (cells, the knee's rungs, the report's roll-ups, history, compare,
- * the runner's sequential stages and its test hook) asks rate_same, so a
- * rung has one definition.
+ * rate (cells, the knee's rungs, the report's roll-ups and dependency
+ * rungs, history, compare, the runner's sequential stages, its
+ * replacement count per cell and its test hook) asks rate_same, so a rung
+ * has one definition.
  *
  * The tolerance, 1e-9 relative: the rates a run stores are doubles the
  * plan computed (a ladder rung start_rps * step^k, a refine point the

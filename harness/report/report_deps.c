@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rate.h"
 #include "base/util.h"
 
 static const struct view_window *window_by_id(const struct report *r, int64_t id)
@@ -62,7 +63,7 @@ static struct report_dep_rung *rung_for(struct report_dep_sum *s, const char *st
 
 	for (i = 0; i < s->nrungs; i++)
 		if (!strcmp(s->rungs[i].stage, stage) &&
-		    (s->rungs[i].rate == rate || (isnan(rate) && isnan(s->rungs[i].rate))))
+		    (rate_same(s->rungs[i].rate, rate) || (isnan(rate) && isnan(s->rungs[i].rate))))
 			return &s->rungs[i];
 	s->rungs = xrealloc(s->rungs, (s->nrungs + 1) * sizeof(*s->rungs));
 	g = &s->rungs[s->nrungs++];

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rate.h"
 #include "model/cells.h"
 #include "runner/plan.h"
 #include "runner/runner_internal.h"
@@ -197,7 +198,7 @@ static size_t repl_index(const struct window_row *w, size_t i)
 	size_t j, n = 0;
 
 	for (j = 0; j < i; j++)
-		n += w[j].has_replaces && w[j].rate == w[i].rate &&
+		n += w[j].has_replaces && rate_same(w[j].rate, w[i].rate) &&
 		     !strcmp(w[j].stage ? w[j].stage : "", w[i].stage ? w[i].stage : "") &&
 		     !strcmp(w[j].impl ? w[j].impl : "", w[i].impl ? w[i].impl : "");
 	return n;
