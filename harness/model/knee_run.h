@@ -1,10 +1,11 @@
 /*
  * knee_run: an implementation's knee from a run database, through the one
- * rule of knee.h. The runner (ladder stop, confirm brackets, soak rate),
- * `harness knee RUN`, and `compare` call this; the report builds the same
- * knee_window values from its own window model (same columns, same rule),
- * and its windows.csv carries them so `harness knee --windows` refits the
- * same knees.
+ * rule of knee.h. The runner (ladder stop, confirm brackets, soak rate)
+ * calls this during a run; the readers of a stored run (report, compare,
+ * history, `harness knee RUN`) take the run view's knee (view.h), built
+ * from the same knee_window values (same columns, same rule), and
+ * report's windows.csv carries them so `harness knee --windows` refits
+ * the same knees.
  *
  * A window's knee input, from the windows table: its rung is `rate` (the
  * planned offered rate); valid = status accepted or failed, state done,

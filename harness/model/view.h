@@ -1,9 +1,10 @@
 /*
  * view: one run as every reader sees it, built once from its database
  * (the anchor is git's ref-filter: one model behind for-each-ref, branch
- * and tag). report, compare, history and `harness knee RUN` read a run
- * through this and nothing else; none of them keeps a window struct of
- * its own.
+ * and tag). report, compare, history, `harness knee RUN`, audit and
+ * status read a run's windows through this; none of them keeps a window
+ * struct of its own (audit --recheck recomputes verdicts from the stored
+ * series: audit_recheck.c reads those itself; audit reads the gate rows).
  *
  * What it holds:
  *   - the run's record (store_run.h: the runs row, its impls, host facts)

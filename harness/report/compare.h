@@ -94,7 +94,7 @@
  * implementation's regression); the others are advisory (unadjusted,
  * never in the verdict).
  *
- * Knee per side: knee_for_impl() (knee.h), shown and judged as above
+ * Knee per side: the run view's (view.h: knee.h's rule), shown and judged as above
  * (per-request promises included, knee_run.h).
  *
  * Ownership: struct compare owns everything; compare_release() frees it.
