@@ -1,12 +1,14 @@
 #!/bin/bash
 # Per-request results (issue 13, item 4): two small runs of testsrv whose
 # "slow" request (1 in 5: 80 per measured second at 400 req/s) answers in
-# 1 ms (base) or 100 ms (new). It promises slo_ms 40 of its own: the new
+# 1 ms (base) or 100 ms (new). It promises slo_ms 60 of its own: the new
 # run's windows miss it, so the knee crosses at the first rung though the
 # mix's p99 holds the 500 ms SLO; the report shows p50/p99 per request per
 # rung and the misses, and compare judges the request's own latency a
 # regression (exit 1) naming it. The bounds leave room for the 10-30 ms
-# stalls of a loaded host (40 ms against a 1 ms answer).
+# stalls of a loaded host and the sanitizer build (60 ms against a 1 ms
+# answer: at 40 ms, one window of three under make asan held 2 requests
+# over it, a window p99 of 160 requests).
 . "$(dirname "$0")/../lib.sh"
 
 spec() { # spec FILE DELAY_MS
@@ -24,7 +26,7 @@ workload:
   connections: 16
   requests:
     - { name: fast, weight: 4, path: /x }
-    - { name: slow, weight: 1, path: /delay/$2, slo_ms: 40 }
+    - { name: slow, weight: 1, path: /delay/$2, slo_ms: 60 }
 stages:
   ladder: { start_rps: 400, step: 2, max_rps: 400, reps: 3, window_s: 2, discard_s: 1 }
 warmup:
@@ -42,7 +44,7 @@ RUNS="$T/runs"
 spec "$T/base.yaml" 1
 spec "$T/new.yaml" 100
 expect_exit "check shows the request's own promise" 0 "$HARNESS" check "$T/new.yaml"
-check "check prints slo 40 ms for slow" grep -q "slow .*(slo 40 ms)" "$T/out"
+check "check prints slo 60 ms for slow" grep -q "slow .*(slo 60 ms)" "$T/out"
 for r in base new; do
 	"$HARNESS" run "$T/$r.yaml" --allow-dirty --runs-dir "$RUNS" --run-id "$r" \
 		>"$T/$r.out" 2>"$T/$r.err"
@@ -63,8 +65,8 @@ cmp_num "new: every window over slow's promise" \
 	"$(jr new "$rung | .by_request[] | select(.name == \"slow\") | .windows_over_slo")" == 3
 cmp_num "new: the mix's p99 holds 500 ms" "$(jr new "$rung | .p99_ms.value")" "<" 500
 cmp_num "new: no window holds the promise" "$(jr new "$rung | .windows_under_slo")" == 0
-cmp_num "base: slow's p99 within its 40 ms" \
-	"$(jr base "$rung | .by_request[] | select(.name == \"slow\") | .p99_ms.value")" "<" 40
+cmp_num "base: slow's p99 within its 60 ms" \
+	"$(jr base "$rung | .by_request[] | select(.name == \"slow\") | .p99_ms.value")" "<" 60
 cmp_num "base: every window holds the promise" "$(jr base "$rung | .windows_under_slo")" == 3
 check "new: the knee crosses at the first rung (a request missed its own)" \
 	test "$(jr new '.impls[0].knee.crossed')" = true
@@ -73,11 +75,11 @@ check "report.md: a Requests section with each request per rung" \
 	grep -q "^| a | ladder | 400 | slow | " "$T/rep_new/report.md"
 check "report.md: the protocol line" grep -q "Protocol: HTTP/1.1 in 3 of 3 measured windows" \
 	"$T/rep_new/report.md"
-check "windows.csv: knee_ms raised by the request's promise (>= 500 x 100/40 = 1250 ms)" \
+check "windows.csv: knee_ms raised by the request's promise (>= 500 x 100/60 = 833 ms)" \
 	python3 -c "
 import csv, sys
 rows = [r for r in csv.DictReader(open('$T/rep_new/windows.csv')) if r['status'] == 'accepted']
-sys.exit(not rows or not all(float(r['knee_ms']) >= 1249 for r in rows))"
+sys.exit(not rows or not all(float(r['knee_ms']) >= 833 for r in rows))"
 expect_exit "harness knee --windows refits the same crossing" 0 "$HARNESS" knee \
 	--windows "$T/rep_new/windows.csv" --json
 check "knee --windows: crossed" bash -c "jq -e '.. | objects | select(has(\"crossed\")) | .crossed' '$T/out' | grep -q true"
