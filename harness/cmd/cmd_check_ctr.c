@@ -1,7 +1,7 @@
 /*
  * cmd_check_ctr: what `harness check` says about the arms that run as
  * containers (ctr.h): the engine and its version, the ulimits every
- * container gets (within the harness's hard limits), and what it will run:
+ * container is given (within the harness's hard limits), and what it will run:
  * the build of a Containerfile, or a local image, which must exist (no
  * registry is ever asked). A missing engine is the host's (exit 3), a
  * missing image or Containerfile the spec's (exit 2): one line each.

@@ -43,6 +43,12 @@
 #include "stat/stat.h"
 
 struct sbuf;
+
+/* report_csv.c: one CSV cell, RFC 4180 quoting (NULL is the empty cell);
+ * report_csv_num: a comma, then the number (%.10g; nothing when not
+ * finite). study.csv's rows write through the same two. */
+void report_csv_field(struct sbuf *out, const char *s);
+void report_csv_num(struct sbuf *out, double v);
 struct store;
 struct spec;
 

@@ -27,7 +27,7 @@
 #include "model/knee_run.h"
 #include "base/util.h"
 
-static void field(struct sbuf *out, const char *s)
+void report_csv_field(struct sbuf *out, const char *s)
 {
 	const char *p;
 
@@ -46,7 +46,7 @@ static void field(struct sbuf *out, const char *s)
 	sbuf_adds(out, "\"");
 }
 
-static void num(struct sbuf *out, double v)
+void report_csv_num(struct sbuf *out, double v)
 {
 	sbuf_adds(out, ",");
 	if (isfinite(v))
@@ -61,7 +61,7 @@ static void inum(struct sbuf *out, int64_t v)
 static void str(struct sbuf *out, const char *s)
 {
 	sbuf_adds(out, ",");
-	field(out, s);
+	report_csv_field(out, s);
 }
 
 void report_csv(const struct report *r, struct sbuf *out)
@@ -81,14 +81,14 @@ void report_csv(const struct report *r, struct sbuf *out)
 
 		if (!w->done)
 			continue;
-		field(out, w->impl);
+		report_csv_field(out, w->impl);
 		str(out, w->stage);
-		num(out, w->rate);
+		report_csv_num(out, w->rate);
 		inum(out, w->block);
-		num(out, w->p99_ms);
+		report_csv_num(out, w->p99_ms);
 		inum(out, w->due);
 		inum(out, w->errors);
-		num(out, w->achieved_rps);
+		report_csv_num(out, w->achieved_rps);
 		if (w->warm < 0)
 			sbuf_adds(out, ",");
 		else
@@ -100,32 +100,32 @@ void report_csv(const struct report *r, struct sbuf *out)
 		str(out, w->reasons);
 		str(out, w->recorded);
 		inum(out, w->attempts);
-		num(out, w->offered_rps);
-		num(out, w->duration_s);
-		num(out, w->started_at);
+		report_csv_num(out, w->offered_rps);
+		report_csv_num(out, w->duration_s);
+		report_csv_num(out, w->started_at);
 		inum(out, w->due);
 		inum(out, w->sent);
 		inum(out, w->completed);
 		inum(out, w->dropped);
-		num(out, w->p50_ms);
-		num(out, w->p90_ms);
-		num(out, w->p999_ms);
-		num(out, w->max_ms);
-		num(out, w->pslo_ms);
-		num(out, w->lateness_p99_ms);
-		num(out, w->gen_cpu_s);
-		num(out, w->cpu_s);
-		num(out, w->cpu_ms_per_req);
-		num(out, w->cpu_ms_per_req * 1000);   /* µs, as every other output */
-		num(out, w->anon_p99);
+		report_csv_num(out, w->p50_ms);
+		report_csv_num(out, w->p90_ms);
+		report_csv_num(out, w->p999_ms);
+		report_csv_num(out, w->max_ms);
+		report_csv_num(out, w->pslo_ms);
+		report_csv_num(out, w->lateness_p99_ms);
+		report_csv_num(out, w->gen_cpu_s);
+		report_csv_num(out, w->cpu_s);
+		report_csv_num(out, w->cpu_ms_per_req);
+		report_csv_num(out, w->cpu_ms_per_req * 1000);   /* µs, as every other output */
+		report_csv_num(out, w->anon_p99);
 		inum(out, w->sut_exited);
-		num(out, knee_window_bad(!strcmp(w->status, "failed"), (double)w->due,
+		report_csv_num(out, knee_window_bad(!strcmp(w->status, "failed"), (double)w->due,
 					 (double)w->errors, (double)w->ok));
 		inum(out, w->unexpected);
 		str(out, w->protocol);
 		inum(out, w->bytes_sent);
 		inum(out, w->bytes_received);
-		num(out, w->knee_ms);
+		report_csv_num(out, w->knee_ms);
 		str(out, r->run_id);
 		str(out, r->spec_hash);
 		str(out, w->impl_idx >= 0 ? r->impls[w->impl_idx].commit : NULL);

@@ -4,36 +4,15 @@
  */
 #include "report/report_study.h"
 
-#include <math.h>
-#include <string.h>
-
 #include "base/util.h"
+#include "report/report.h"
 
+/* a cell after the row's first: the comma, then the cell as report_csv.c
+ * quotes it */
 static void csv_field(struct sbuf *out, const char *s)
 {
-	const char *p;
-
 	sbuf_adds(out, ",");
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\n\r")) {
-		sbuf_adds(out, s);
-		return;
-	}
-	sbuf_adds(out, "\"");
-	for (p = s; *p; p++) {
-		if (*p == '"')
-			sbuf_adds(out, "\"");
-		sbuf_add(out, p, 1);
-	}
-	sbuf_adds(out, "\"");
-}
-
-static void csv_num(struct sbuf *out, double v)
-{
-	sbuf_adds(out, ",");
-	if (isfinite(v))
-		sbuf_addf(out, "%.10g", v);
+	report_csv_field(out, s);
 }
 
 void report_study_csv_row(struct sbuf *out, const char *section, const char *impl,
@@ -43,11 +22,11 @@ void report_study_csv_row(struct sbuf *out, const char *section, const char *imp
 	sbuf_adds(out, section);
 	csv_field(out, impl);
 	csv_field(out, stage);
-	csv_num(out, rate);
+	report_csv_num(out, rate);
 	csv_field(out, name);
-	csv_num(out, value);
-	csv_num(out, lo);
-	csv_num(out, hi);
+	report_csv_num(out, value);
+	report_csv_num(out, lo);
+	report_csv_num(out, hi);
 	if (windows >= 0)
 		sbuf_addf(out, ",%lld", windows);
 	else

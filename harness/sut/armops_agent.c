@@ -174,7 +174,7 @@ static struct armops_inst *agent_start(const struct armops_site *s, const struct
 
 	config_of(s, &cfg, &o);
 	cfg.log_dir = s->log_dir;
-	/* the one mapping: what a start here gets (bind_sut), sent there */
+	/* the one mapping: what a start here is given (bind_sut), sent there */
 	bind_sut(&sc, s->spec, impl_there(s->impl, &im, &env), s->workdir, NULL, s->label, sb);
 	sc.port = s->port;
 	if (s->plain) {
