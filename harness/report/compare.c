@@ -75,6 +75,11 @@ double cmp_margin_of(double margin_pct, double floor, double base_value)
 	return rel > floor ? rel : floor;
 }
 
+double cmp_metric_margin_pct(const struct cmp_metric *m)
+{
+	return m->base > 0 && isfinite(m->margin) ? 100 * m->margin / m->base : NAN;
+}
+
 static void take_record(struct cmp_run *r)
 {
 	const struct run_record *rec = &r->view.rec;

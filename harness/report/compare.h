@@ -321,6 +321,10 @@ struct compare {
  * docs/STATISTICS.md, "Margins", says why the floors.
  */
 double cmp_margin_of(double margin_pct, double floor, double base_value);
+/* A cell's effective margin (cmp_metric.margin, the one its verdict
+ * compares the shift with) in % of its base value, as compare's chart
+ * draws the band and its JSON says; NAN without a positive base. */
+double cmp_metric_margin_pct(const struct cmp_metric *m);
 
 /* Read one run's done windows and stored spec from its open database st
  * (directory dir, id id; the dispatcher's, cmd.h CMD_RUN2). st stays the

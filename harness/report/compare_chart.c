@@ -7,7 +7,10 @@
  * Hodges-Lehmann shift against BASE in percent of BASE's merged value,
  * with its interval as a whisker, the +-margin band shaded, each point
  * filled by its cell's verdict (red regression, green improvement, grey
- * no change, hollow inconclusive) and carrying data-verdict.
+ * no change, hollow inconclusive) and carrying data-verdict. The band is
+ * each cell's effective margin (cmp_metric_margin_pct: the larger of
+ * margin_pct and the metric's absolute floor, the margin its verdict
+ * used), so it steps from rate to rate where the floor rules.
  */
 #include "report/compare.h"
 #include "report/report.h"
@@ -47,12 +50,60 @@ static int rel(const struct cmp_metric *m, double *d, double *lo, double *hi)
 	return 1;
 }
 
+/* The cell's rate with a shift to plot: j's neighbours in the band. */
+static int plotted(const struct cmp_rate *r, int m)
+{
+	double d, lo, hi;
+
+	return r->has_cells && rel(metric_of(r, m), &d, &lo, &hi);
+}
+
+/*
+ * Implementation i's margin band: at each plotted rate a rect of +- its
+ * cell's effective margin, from halfway to the previous plotted rate to
+ * halfway to the next (the plot's edges at the ends), carrying
+ * data-margin-pct and data-rate.
+ */
+static void band(const struct compare *c, size_t i, int m, const struct plot *p,
+		 struct sbuf *out)
+{
+	const struct cmp_impl *im = &c->impls[i];
+	double prev = NAN, xl, xr, x, mp, y0, y1;
+	size_t j, k;
+
+	for (j = 0; j < im->nrates; j++) {
+		const struct cmp_rate *r = &im->rates[j];
+
+		mp = cmp_metric_margin_pct(metric_of(r, m));
+		if (!plotted(r, m) || !isfinite(mp) || !svg_in_axis(&p->x, r->rate))
+			continue;
+		x = svg_amap(&p->x, r->rate);
+		xl = isfinite(prev) ? (prev + x) / 2 : p->x.p0;
+		xr = p->x.p1;
+		for (k = j + 1; k < im->nrates; k++)
+			if (plotted(&im->rates[k], m) && svg_in_axis(&p->x, im->rates[k].rate)) {
+				xr = (x + svg_amap(&p->x, im->rates[k].rate)) / 2;
+				break;
+			}
+		prev = x;
+		y0 = svg_amap(&p->y, mp);
+		y1 = svg_amap(&p->y, -mp);
+		sbuf_addf(out, "<rect data-margin-pct=\"%.4g\" data-rate=\"%.0f\" x=\"%.1f\" "
+			  "y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#2ca02c\" "
+			  "fill-opacity=\"0.08\"><title>", mp, r->rate, xl, y0, xr - xl, y1 - y0);
+		sbuf_add_xml(out, im->name);
+		sbuf_addf(out, " at %.0f req/s: within the margin, +-%.1f%% (+-", r->rate, mp);
+		report_fmt_sig(out, metric_of(r, m)->margin);
+		sbuf_addf(out, "%s)</title></rect>\n", m ? " µs" : " ms");
+	}
+}
+
 static void panel(const struct compare *c, int m, double top, struct sbuf *out)
 {
 	struct plot p;
 	struct sbuf label = SBUF_INIT;
 	double rlo = INFINITY, rhi = 0, ylo = -c->margin_pct * 1.5, yhi = c->margin_pct * 1.5;
-	double d, lo, hi, y0, y1;
+	double d, lo, hi, mp;
 	size_t i, j;
 
 	for (i = 0; i < c->nimpls; i++)
@@ -65,6 +116,11 @@ static void panel(const struct compare *c, int m, double top, struct sbuf *out)
 			rhi = fmax(rhi, r->rate);
 			ylo = fmin(ylo, isfinite(lo) ? lo : d);
 			yhi = fmax(yhi, isfinite(hi) ? hi : d);
+			mp = cmp_metric_margin_pct(metric_of(r, m));
+			if (isfinite(mp)) {
+				ylo = fmin(ylo, -mp * 1.2);
+				yhi = fmax(yhi, mp * 1.2);
+			}
 		}
 	if (!isfinite(rlo)) {
 		rlo = 1;
@@ -91,13 +147,10 @@ static void panel(const struct compare *c, int m, double top, struct sbuf *out)
 	sbuf_adds(out, "</text>\n");
 	svg_frame(out, &p, p.x.log ? "offered rate (req/s, log scale)" : "offered rate (req/s)",
 		  "shift (% of base)");
-	y0 = svg_amap(&p.y, c->margin_pct);
-	y1 = svg_amap(&p.y, -c->margin_pct);
-	sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#2ca02c\" "
-		  "fill-opacity=\"0.08\"><title>within the margin, +-%g%%</title></rect>\n"
-		  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\"/>\n",
-		  p.x.p0, y0, p.x.p1 - p.x.p0, y1 - y0, c->margin_pct, p.x.p0,
-		  svg_amap(&p.y, 0), p.x.p1, svg_amap(&p.y, 0));
+	for (i = 0; i < c->nimpls; i++)
+		band(c, i, m, &p, out);
+	sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\"/>\n",
+		  p.x.p0, svg_amap(&p.y, 0), p.x.p1, svg_amap(&p.y, 0));
 	for (i = 0; i < c->nimpls; i++) {
 		const struct cmp_impl *im = &c->impls[i];
 		const char *col = svg_color((int)i);
@@ -150,8 +203,10 @@ static void panel(const struct compare *c, int m, double top, struct sbuf *out)
 				  "%s</text>\n", lx + 6, ly, verdict_fill(v[j]), lx + 18, ly + 4,
 				  cmp_verdict_name(v[j]));
 		sbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"#2ca02c\" "
-			  "fill-opacity=\"0.15\"/><text x=\"%.1f\" y=\"%.1f\">margin +-%g%%</text>\n",
-			  lx, ly - 5, lx + 18, ly + 4, c->margin_pct);
+			  "fill-opacity=\"0.15\"/><text x=\"%.1f\" y=\"%.1f\">margin +-%g%%</text>\n"
+			  "<text x=\"%.1f\" y=\"%.1f\">(floor %g %s)</text>\n",
+			  lx, ly - 5, lx + 18, ly + 4, c->margin_pct, lx + 18, ly + 18,
+			  m ? c->margin_cpu_us : c->margin_ms, m ? "µs" : "ms");
 	}
 	sbuf_release(&label);
 }

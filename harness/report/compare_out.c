@@ -378,6 +378,8 @@ static json_t *json_metric(const struct cmp_metric *m, int judged)
 	if (isinf(m->mde))
 		json_object_set_new(o, "mde_note", json_string("none: n too small"));
 	json_object_set_new(o, "mde_pct", jout_num(m->mde_pct));
+	json_object_set_new(o, "margin", jout_num(m->margin));
+	json_object_set_new(o, "margin_pct", jout_num(cmp_metric_margin_pct(m)));
 	json_object_set_new(o, "verdict", jout_str(cmp_verdict_name(m->verdict)));
 	return o;
 }

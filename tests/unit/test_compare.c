@@ -666,6 +666,49 @@ TEST(floor_makes_a_small_shift_no_change)
 	compare_release(&c);
 }
 
+/* The chart's margin band is each cell's effective margin, the one its
+ * verdict used: on ~1 ms the 1 ms floor (about +-100 %), not margin_pct's
+ * +-20 %; the CPU cells (~50 us, floor 2 us) at 20 %. */
+TEST(chart_band_is_the_effective_margin)
+{
+	struct compare c;
+	struct sbuf svg = SBUF_INIT;
+	const struct cmp_impl *a;
+	const char *at;
+	size_t seen = 0, j;
+	double want, got, rate;
+
+	CHECK(load2x(&c, "base", "pairedfloor", NULL, 0, -1, CMP_CORRECT_NONE) == 0);
+	a = find(&c, "a");
+	compare_chart(&c, &svg);
+	CHECK(a != NULL);
+	for (j = 0; a && j < a->nrates; j++) {
+		const struct cmp_rate *r = &a->rates[j];
+
+		if (!r->has_cells)
+			continue;
+		want = 100 * r->p99.margin / r->p99.base;
+		CHECK(want > 50);   /* the floor rules here */
+		NEAR(cmp_metric_margin_pct(&r->p99), want, 1e-9, "one rule");
+		/* the first band at this rate is the p99 panel's (panels in order) */
+		got = NAN;
+		for (at = strstr(svg.buf, "data-margin-pct="); at;
+		     at = strstr(at + 1, "data-margin-pct="))
+			if (sscanf(at, "data-margin-pct=\"%lf\" data-rate=\"%lf\"", &got, &rate) == 2 &&
+			    rate == r->rate)
+				break;
+		CHECK(at != NULL);
+		if (!at)
+			continue;
+		NEAR(got, want, want * 1e-3, "p99 band at the effective margin");
+		seen++;
+	}
+	CHECK(seen > 0);
+	CHECK(strstr(svg.buf, "data-margin-pct=\"20\"") != NULL);  /* cpu: 20 % of ~50 us */
+	compare_release(&c);
+	sbuf_release(&svg);
+}
+
 TEST(bad_input)
 {
 	struct compare c;
@@ -732,6 +775,7 @@ int main(void)
 	RUN(slo_percentile_decides);
 	RUN(margin_is_the_larger_of_relative_and_floor);
 	RUN(floor_makes_a_small_shift_no_change);
+	RUN(chart_band_is_the_effective_margin);
 	RUN(bad_input);
 	RUN(writers);
 	t_rm_rf(root);
