@@ -3,6 +3,7 @@
  */
 #include "base/hostfacts.h"
 #include "base/util.h"
+#include "base/rtsched.h"
 #include "base/testhook.h"
 
 #include <ctype.h>
@@ -243,6 +244,7 @@ int hostfacts_read(struct hostfacts *h)
 		hostfacts_set(h, "loadavg_1m", "unknown");
 	}
 	fact_cgroup(h);
+	hostfacts_set(h, "generator_sched", rtsched_fact(rtsched_probe()));
 	sbuf_release(&v);
 	test_overrides(h);
 	return 0;

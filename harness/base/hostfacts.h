@@ -17,6 +17,9 @@
  *   loadavg_1m     /proc/loadavg, first field
  *   cgroup_mode    v2 (unified /sys/fs/cgroup), hybrid (v1 + unified/),
  *                  v1
+ *   generator_sched  how the load generator's threads run (rtsched.h):
+ *                  "fifo" (real-time permitted: a probe thread got it)
+ *                  or "other" (refused; SCHED_OTHER, short slice)
  *
  * Keys appear in that order, always all of them. Values are plain strings
  * (as stored in the host_facts table).

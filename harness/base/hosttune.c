@@ -6,7 +6,9 @@
 #include "base/hostfacts.h"
 #include "base/util.h"
 
-const char *const hosttune_names[] = { "governor_performance", "boost_off", "smt_off", NULL };
+const char *const hosttune_names[] = {
+	"governor_performance", "boost_off", "smt_off", "generator_rt", NULL
+};
 
 static const struct {
 	const char *fact, *want, *how;
@@ -14,6 +16,7 @@ static const struct {
 	{ "governor", "performance", "cpupower frequency-set -g performance" },
 	{ "boost", "off", "echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo, or 0 > .../cpufreq/boost" },
 	{ "smt", "off", "echo off > /sys/devices/system/cpu/smt/control" },
+	{ "generator_sched", "fifo", "run the harness as root, with CAP_SYS_NICE, or with RLIMIT_RTPRIO >= 1: ulimit -r 1" },
 };
 
 int hosttune_known(const struct hostfacts *f, int i)

@@ -1,7 +1,8 @@
 /*
  * hosttune: whether the host is tuned for benchmarking (issue 28, item 7),
  * from the host facts (hostfacts.h): the CPU frequency governor, turbo
- * boost and SMT. Each item is tuned, not tuned, or unknown (the fact could
+ * boost and SMT, and whether the load generator may run real-time
+ * (rtsched.h). Each item is tuned, not tuned, or unknown (the fact could
  * not be read: no cpufreq in a VM, an old kernel); unknown is never taken
  * as tuned.
  *
@@ -9,6 +10,8 @@
  *   governor_performance  governor  "performance"
  *   boost_off             boost     "off"
  *   smt_off               smt       "off"
+ *   generator_rt          generator_sched  "fifo" (the generator keeps
+ *                                   its schedule on a busy host)
  *
  * `harness check` warns for each item that is not tuned (one that cannot
  * be read only when the spec requires it); a spec's
@@ -22,8 +25,8 @@
 struct hostfacts;
 struct sbuf;
 
-enum { HOSTTUNE_GOVERNOR = 1, HOSTTUNE_BOOST = 2, HOSTTUNE_SMT = 4 };
-#define HOSTTUNE_ITEMS 3
+enum { HOSTTUNE_GOVERNOR = 1, HOSTTUNE_BOOST = 2, HOSTTUNE_SMT = 4, HOSTTUNE_GENERATOR_RT = 8 };
+#define HOSTTUNE_ITEMS 4
 /* The items' names (host.require's values), NULL-terminated. */
 extern const char *const hosttune_names[];
 

@@ -14,6 +14,7 @@ void testhook_read(void)
 	v = getenv("HARNESS_TEST_AGENT_SKEW_MS");
 	hooks.agent_skew_ms = v && *v ? strtod(v, NULL) : 0;
 	hooks.no_short_slice = getenv("HARNESS_TEST_NO_SHORT_SLICE") != NULL;
+	hooks.no_rt = getenv("HARNESS_TEST_NO_RT") != NULL;
 	v = getenv("HARNESS_TEST_CGROUP2_ROOT");
 	hooks.cgroup2_root = v && *v ? v : NULL;
 	v = getenv("HARNESS_TEST_HOST_FACTS");

@@ -28,7 +28,15 @@
  *
  *   HARNESS_TEST_NO_SHORT_SLICE=anything
  *       The load generator's threads do not ask the scheduler for a short
- *       slice (load.c short_slice), to compare lateness with and without.
+ *       slice (rtsched_short_slice; only asked when real-time scheduling
+ *       is refused), to compare lateness with and without.
+ *
+ *   HARNESS_TEST_NO_RT=anything
+ *       The generator's threads are refused real-time scheduling, as on
+ *       a host without CAP_SYS_NICE (rtsched.h: EPERM; they run
+ *       SCHED_OTHER with a short slice, the host fact generator_sched
+ *       reads "other"): the fallback's warning, and lateness with and
+ *       without (tests/e2e/generator_rt.sh).
  *
  *   HARNESS_TEST_HOST_FACTS=KEY=VALUE[,...]
  *       hostfacts_read() reports these values for these keys (e.g.
@@ -50,6 +58,7 @@ struct testhooks {
 	const char *stall_generator;
 	double agent_skew_ms;       /* HARNESS_TEST_AGENT_SKEW_MS, 0 unset */
 	int no_short_slice;         /* HARNESS_TEST_NO_SHORT_SLICE set */
+	int no_rt;                  /* HARNESS_TEST_NO_RT set */
 	/* HARNESS_TEST_CGROUP2_ROOT, or NULL; in the environment (not owned). */
 	const char *cgroup2_root;
 	/* HARNESS_TEST_HOST_FACTS, or NULL; in the environment (not owned). */

@@ -517,6 +517,18 @@ static int list_windows(struct store *st, const struct audit_data *d, const stru
 
 /* ------------------------------------------------------------------ cmd */
 
+/* The host fact generator_sched (base/rtsched.h: fifo|other), or NULL for
+ * a run recorded before it. */
+static const char *generator_sched(const struct audit_data *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->v.rec.nhost; i++)
+		if (!strcmp(d->v.rec.host[i].key, "generator_sched"))
+			return d->v.rec.host[i].value;
+	return NULL;
+}
+
 /* ", N differ by a rule change ..." for a run judged by older rules. */
 static const char *rule_note(long n)
 {
@@ -597,9 +609,13 @@ static int cmd_audit(struct cmd_ctx *c)
 	if (o.json) {
 		top = json_object();
 		json_object_set_new(top, "run", jout_str(run_id));
+		json_object_set_new(top, "generator_sched", jout_str(generator_sched(&d)));
 		rejection_table(&d, top, &out);
 	} else {
 		sbuf_addf(&out, "run %s\n", run_id);
+		if (generator_sched(&d))
+			sbuf_addf(&out, "generator threads: %s\n", !strcmp(generator_sched(&d), "fifo") ?
+				  "SCHED_FIFO (real-time)" : "SCHED_OTHER (real-time not permitted)");
 		rejection_table(&d, NULL, &out);
 		sbuf_adds(&out, "\n");
 	}

@@ -136,6 +136,8 @@ void cmd_load_print_json(const struct load_config *cfg, const struct load_result
 	json_object_set_new(j, "bytes_received", JU(c->bytes_received));
 	json_object_set_new(j, "dropped", JU(c->dropped));
 	json_object_set_new(j, "generator_cpu_s", jout_num(r->generator_cpu_s));
+	json_object_set_new(j, "generator_threads", json_integer(r->threads));
+	json_object_set_new(j, "generator_rt_threads", json_integer(r->rt_threads));
 	json_object_set_new(j, "cpu_us_per_request",
 			    jout_num(c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed
 						  : 0.0));
@@ -215,8 +217,9 @@ void cmd_load_print_text(const struct load_config *cfg, const struct load_result
 	       (unsigned long long)c->bytes_sent, (unsigned long long)c->bytes_received);
 	printf("error rate  %.6g (unexpected + errors + dropped over requests; max %g)\n",
 	       cmd_load_error_rate(c), error_rate_max);
-	printf("generator   %.3f s CPU, %.2f µs per completed request\n", r->generator_cpu_s,
-	       c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed : 0.0);
+	printf("generator   %.3f s CPU, %.2f µs per completed request; %d of %d threads SCHED_FIFO\n",
+	       r->generator_cpu_s, c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed : 0.0,
+	       r->rt_threads, r->threads);
 	for (i = 0; t->nreq > 1 && i < t->nreq; i++) {
 		const struct load_counts *rc = &t->req_counts[i];
 

@@ -10,6 +10,8 @@
  * of rate/T, and the union is exactly the one process, however many
  * threads or generators share it; load.h, `parts`).
  * Nothing is shared on the hot path.
+ * Each worker runs SCHED_FIFO where permitted (base/rtsched.h), so it
+ * wakes on time on a busy host; else SCHED_OTHER with a short slice.
  *
  * Per-second results. A worker records into slot[sec % LOAD_NSLOT]. When its
  * clock passes the end of second `sec` and it has made due every request
@@ -35,13 +37,13 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
 
 #include "load/load_internal.h"
+#include "base/rtsched.h"
 #include "base/testhook.h"
 #include "base/util.h"
 
@@ -178,31 +180,6 @@ static void pin_thread(const char *cpus, int id)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
-/*
- * Ask the scheduler for a short slice (EEVDF, Linux >= 6.12: sched_runtime
- * of a SCHED_OTHER thread is its slice): a woken generator thread then gets
- * an early deadline and runs promptly on a busy box, instead of waiting out
- * another task's slice (milliseconds of lateness). It takes no extra CPU.
- * Older kernels ignore or refuse it; that is fine.
- * The test hook HARNESS_TEST_NO_SHORT_SLICE turns it off (testhook.h).
- */
-static void short_slice(void)
-{
-	struct {
-		uint32_t size, policy;
-		uint64_t flags;
-		int32_t nice;
-		uint32_t priority;
-		uint64_t runtime, deadline, period;
-	} attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.policy = 0;                /* SCHED_OTHER */
-	attr.runtime = 100000;          /* 100 us */
-	syscall(SYS_sched_setattr, 0, &attr, 0);
-}
-
 static void *worker(void *arg)
 {
 	struct load_thread *th = arg;
@@ -215,8 +192,15 @@ static void *worker(void *arg)
 		pin_thread(sh->cfg->cpus, th->id);
 	/* Wake on time, not up to 50 us late (the default timer slack). */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	if (!testhooks()->no_short_slice)
-		short_slice();
+	/* Keep the schedule on a busy host: real-time where permitted,
+	 * else a short slice (rtsched.h). A closed loop has no schedule to
+	 * keep, and its CPU grows with the server's answers: it stays
+	 * SCHED_OTHER, sharing the host as before. */
+	th->rt = !sh->closed && !rtsched_enter();
+	if (!th->rt && !testhooks()->no_short_slice)
+		rtsched_short_slice();
+	/* Named once its scheduling is set (tests/e2e/generator_rt.sh). */
+	pthread_setname_np(pthread_self(), "harness-gen");
 	sleep_until_ns(sh->start_ns);
 	th->cpu_mark = load_thread_cpu_s();
 	/* TEST-ONLY: a generator that stops once, half way (load.h
@@ -642,10 +626,12 @@ static void finish_result(const struct load_shared *sh, const struct load_thread
 
 	for (i = 0; i < sh->nthreads; i++) {
 		res->generator_cpu_s += ths[i].cpu_s;
+		res->rt_threads += ths[i].rt;
 		if (ths[i].sched_end > sched_end)
 			sched_end = ths[i].sched_end;
 	}
 	res->generator_cpu_s += coord_cpu;
+	res->threads = sh->nthreads;
 	res->elapsed_s = (double)(sched_end - sh->start_ns) / 1e9;
 	if (res->elapsed_s <= 0)
 		res->elapsed_s = sh->cfg->duration_s;

@@ -257,6 +257,9 @@ struct load_result {
 	double generator_cpu_s;     /* CPU of the engine's threads (thread clocks) */
 	unsigned seconds;           /* number of on_second calls made */
 	int stopped_early;
+	int threads;                /* generator (worker) threads */
+	int rt_threads;             /* of them, those that ran SCHED_FIFO
+				       (base/rtsched.h; the others SCHED_OTHER) */
 };
 
 /* Whether one whole response is what e expects, for callers outside the

@@ -226,6 +226,7 @@ struct load_thread {
 	uint64_t quota;             /* closed: requests it may still send */
 	int scheduling;
 	uint64_t sched_end;         /* when scheduling stopped */
+	int rt;                     /* runs SCHED_FIFO (rtsched_enter took) */
 
 	/* Backlog: a ring of due requests waiting for a connection. */
 	struct load_due *bl;

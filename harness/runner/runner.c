@@ -550,6 +550,7 @@ int runner_run(const struct run_opts *o)
 	}
 	if (store_commit(&rc.st))
 		goto out;
+	runner_note_generator_sched(&rc);
 	if (o->exploratory)
 		store_event(&rc.st, rc.run_id, -1, "exploratory",
 			    "the spec comes from exploratory run %s", o->parent_run ? o->parent_run : "?");
@@ -724,6 +725,7 @@ int runner_resume(const char *run_dir, int force)
 		goto out;
 	if (hostfacts_read(&rc.facts))
 		warning("host facts could not all be read");
+	runner_note_generator_sched(&rc);
 	store_event(&rc.st, rc.run_id, -1, "resume", "resumed%s", mismatch ? " with --force" : "");
 	runner_set_status(&rc, "running", NULL, NULL);
 	printf("%s\n", rc.run_id);

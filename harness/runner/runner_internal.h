@@ -206,6 +206,10 @@ int runner_record_run(struct run_ctx *rc, const struct run_opts *o, const char *
 		      int dirty, const struct prov_repo *spec_repo);
 int runner_record_impls(struct run_ctx *rc, const struct run_opts *o);
 int runner_record_facts(struct run_ctx *rc);
+/* When the generator may not run real-time here (host fact
+ * generator_sched, base/rtsched.h): one warning and a generator_sched
+ * event; nothing when it may. */
+void runner_note_generator_sched(struct run_ctx *rc);
 void runner_record_remote_checkouts(struct run_ctx *rc);
 
 /* runner_progress.c */

@@ -122,6 +122,20 @@ int runner_record_facts(struct run_ctx *rc)
 	return 0;
 }
 
+void runner_note_generator_sched(struct run_ctx *rc)
+{
+	const char *v = hostfacts_get(&rc->facts, "generator_sched");
+
+	if (!v || !strcmp(v, "fifo"))
+		return;
+	warning("generator threads run SCHED_OTHER, not SCHED_FIFO: real-time scheduling is not"
+		" permitted here (host fact generator_sched=%s; root, CAP_SYS_NICE or ulimit -r 1"
+		" permit it); on a busy host the generator gate may void windows", v);
+	store_event(&rc->st, rc->run_id, -1, "generator_sched",
+		    "generator threads SCHED_OTHER (real-time not permitted%s)",
+		    testhooks()->no_rt ? ": HARNESS_TEST_NO_RT" : "");
+}
+
 void runner_record_remote_checkouts(struct run_ctx *rc)
 {
 	size_t i;

@@ -45,7 +45,7 @@ KNOWN=""
 # here when another layer needs it (docs/DESIGN.md, "Architecture").
 LAYERS="
 base:    util.h testhook.h rate.h rng.h hist.h jsonptr.h csv.h opt.h jout.h depstats.h
-         promtext.h frame.h hostfacts.h hosttune.h prov.h gitfetch.h runlock.h svgpng.h sigexpr.h
+         promtext.h frame.h hostfacts.h hosttune.h rtsched.h prov.h gitfetch.h runlock.h svgpng.h sigexpr.h
 stat:    stat.h decide.h
 gate:    gate.h judge.h
 sandbox: sandbox.h jail.h netns.h portfwd.h cpuset.h quota.h scratch.h

@@ -11,7 +11,7 @@
 
 static const char *const keys[] = {
 	"kernel", "hostname", "cpu_model", "cpus_online", "governor", "boost",
-	"thp", "smt", "mem_total_kb", "loadavg_1m", "cgroup_mode",
+	"thp", "smt", "mem_total_kb", "loadavg_1m", "cgroup_mode", "generator_sched",
 };
 
 TEST(reads_every_key)
@@ -45,6 +45,8 @@ TEST(reads_every_key)
 		CHECK(m && (!strcmp(m, "v1") || !strcmp(m, "v2") || !strcmp(m, "hybrid")));
 		const char *t = hostfacts_get(&h, "thp");
 		CHECK(t && !strchr(t, '[') && !strchr(t, ' '));
+		const char *g = hostfacts_get(&h, "generator_sched");
+		CHECK(g && (!strcmp(g, "fifo") || !strcmp(g, "other")));
 	}
 	hostfacts_release(&h);
 	CHECK(h.n == 0 && h.keys == NULL);
