@@ -20,7 +20,7 @@
 #                   the dependencies' headroom
 #   make demo-containers  the same services, PostgreSQL and Redis as
 #                   container images built offline (podman; the base image
-#                   from Debian packages with mmdebstrap, made once)
+#                   from the host's installed Debian packages, made once)
 #
 # Dependencies are Debian packages; `make` installs missing ones with
 # apt-get when run as root (and says so), otherwise names them and stops.
@@ -28,8 +28,10 @@
 # (deps-build); `make deps` (and test, slowtest, bench) adds the tests'
 # tools (podman with runc among them: tests/e2e/containers.sh) and what
 # examples/ledger (and its e2e) needs: examples/ledger/deps.sh (PostgreSQL 15,
-# Redis, Go and its libraries, node-pg, node-redis); `make deps-containers`
-# adds mmdebstrap (examples/containers/deps.sh).
+# Redis, Go and its libraries, node-pg, node-redis); examples/containers
+# needs nothing more (its base image is made from those packages as they
+# are installed: examples/containers/base.sh), `make deps-containers` is
+# `make deps`.
 
 CC       ?= cc
 # Compile on every core (the tests themselves run one program at a time).
@@ -103,7 +105,6 @@ deps-ledger:
 	@sh examples/ledger/deps.sh
 
 deps-containers: deps
-	@sh examples/containers/deps.sh
 
 # Nothing compiles before the Debian packages (headers, libraries) are in.
 $(OBJS) $(UNITS) $(HELPERS) $(FIXTURES) $(BUILD)/version.c: | deps-build

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # make demo-containers: examples/containers/spec.yaml end to end: the Go
 # and Node ledgers of examples/ledger against PostgreSQL 15 and Redis 7,
-# every one a container (podman): the base image made once from Debian
-# packages (examples/containers/base.sh, mmdebstrap, imported), the
-# services and PostgreSQL built from their Containerfiles with no network,
-# then the ladder and the report; on the terminal, as demo-containers: each
-# implementation's knee, its CPU cost per request at every rung (its
-# container's cgroup), the dependencies' headroom, and the versions: each
-# image's id and the engine's version.
+# every one a container (podman): the base image made once from the
+# host's installed Debian packages (examples/containers/base.sh, imported),
+# the services and PostgreSQL built from their Containerfiles with no
+# network, then the ladder and the report; on the terminal, as
+# demo-containers: each implementation's knee, its CPU cost per request at
+# every rung (its container's cgroup), the dependencies' headroom, and the
+# versions: each image's tag and short id and the engine's version (the
+# full ids, digests and Containerfile hashes: the report's provenance).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 H=bin/harness
@@ -49,6 +50,7 @@ jq -r '
 echo "dependencies' headroom (CPU of their pinned cores, per rung):"
 sed -n '/^## Dependencies/,/^## /{/^|/p}' "$dir/report.md" | sed 's/^/  /'
 echo "versions:"
-sed -n '/^| component | version/,/^$/{/^| \(dependency\|implementation\) /p}' "$dir/report.md" |
+sed -n '/^| component | version/,/^$/{/^| \(dependency\|implementation\) [^ ]* |/p}' "$dir/report.md" |
 	sed 's/^| \(.*\) | \(.*\) |$/  \1: \2/'
+echo "  (the full image ids, digests and Containerfile hashes: the report's provenance)"
 echo "report: $dir/report.html"

@@ -91,8 +91,9 @@ static void read_impls(struct view *v, size_t *alloc)
 
 /* --------------------------------------------------------------- events */
 
-/* A version event's detail, "NAME: output", as "what NAME" -> output. */
-static void add_version(struct view *v, const char *what, const char *detail)
+/* A version event's detail, "NAME: output", as "what NAME suffix" ->
+ * output. */
+static void add_version(struct view *v, const char *what, const char *detail, const char *suffix)
 {
 	const char *colon = strstr(detail, ": ");
 	struct view_version *kv;
@@ -102,7 +103,7 @@ static void add_version(struct view *v, const char *what, const char *detail)
 		return;
 	v->versions = xrealloc(v->versions, (v->nversions + 1) * sizeof(*v->versions));
 	kv = &v->versions[v->nversions++];
-	sbuf_addf(&key, "%s %.*s", what, (int)(colon - detail), detail);
+	sbuf_addf(&key, "%s %.*s%s", what, (int)(colon - detail), detail, suffix);
 	kv->key = sbuf_detach(&key, NULL);
 	kv->value = xstrdup(colon + 2);
 }
@@ -119,9 +120,14 @@ static int read_events(struct view *v, struct store *st)
 		if (!e->kind || !e->detail)
 			continue;
 		if (!strcmp(e->kind, "dep_version"))
-			add_version(v, "dependency", e->detail);
+			add_version(v, "dependency", e->detail, "");
 		if (!strcmp(e->kind, "impl_version"))
-			add_version(v, "implementation", e->detail);
+			add_version(v, "implementation", e->detail, "");
+		/* a container's image in full (runner_ctr.c): provenance */
+		if (!strcmp(e->kind, "dep_image"))
+			add_version(v, "dependency", e->detail, " (image)");
+		if (!strcmp(e->kind, "impl_image"))
+			add_version(v, "implementation", e->detail, " (image)");
 	}
 	return 0;
 }

@@ -125,7 +125,9 @@ struct view_impl {
 };
 
 /* A version event (dep_version, impl_version) as "dependency NAME" or
- * "implementation NAME" -> its output, in the order recorded. */
+ * "implementation NAME" -> its output, in the order recorded; a
+ * container's image in full (dep_image, impl_image) as "dependency NAME
+ * (image)" or "implementation NAME (image)". */
 struct view_version {
 	char *key, *value;
 };

@@ -276,7 +276,8 @@ struct report {
 	size_t nevents;
 	/* version output of dependencies and implementations (events
 	 * dep_version, impl_version: key "dependency NAME" or
-	 * "implementation NAME", value the output), and each dependency's
+	 * "implementation NAME", value the output; dep_image, impl_image:
+	 * "... NAME (image)", a container's image in full), and each dependency's
 	 * accounting per measured window (table window_deps, schema 9) */
 	const struct view_version *versions;   /* the view's */
 	size_t nversions;

@@ -419,7 +419,7 @@ int runner_arm_versions(struct run_ctx *rc)
 		struct armops_hits hits;
 		int ok;
 
-		runner_ctr_provenance(rc, "impl_version", a->name, &a->impl, a->workdir);
+		runner_ctr_provenance(rc, 0, a->name, &a->impl, a->workdir);
 		if (!a->impl.version)
 			continue;
 		im = a->impl;

@@ -16,11 +16,12 @@
 #include "store/store.h"
 #include "base/util.h"
 
-void runner_ctr_provenance(struct run_ctx *rc, const char *kind, const char *name,
+void runner_ctr_provenance(struct run_ctx *rc, int dep, const char *name,
 			   const struct spec_impl *im, const char *workdir)
 {
+	const char *kind = dep ? "dep_version" : "impl_version";
 	struct ctr_engine e;
-	char *line;
+	char *version = NULL, *full = NULL;
 
 	if (!im->ctr.present)
 		return;
@@ -28,10 +29,15 @@ void runner_ctr_provenance(struct run_ctx *rc, const char *kind, const char *nam
 		store_event(&rc->st, rc->run_id, -1, kind, "%s: container (engine not found)", name);
 		return;
 	}
-	line = ctr_provenance(&e, im, workdir ? workdir : im->repo);
-	store_event(&rc->st, rc->run_id, -1, kind, "%s: container %s", name,
-		    line ? line : "(image not found)");
-	free(line);
+	if (ctr_provenance(&e, im, workdir ? workdir : im->repo, &version, &full)) {
+		store_event(&rc->st, rc->run_id, -1, kind, "%s: container (image not found)", name);
+	} else {
+		store_event(&rc->st, rc->run_id, -1, kind, "%s: %s", name, version);
+		store_event(&rc->st, rc->run_id, -1, dep ? "dep_image" : "impl_image", "%s: %s", name,
+			    full);
+	}
+	free(version);
+	free(full);
 	ctr_engine_release(&e);
 }
 

@@ -317,7 +317,7 @@ static int dep_start(struct run_ctx *rc, struct dep_run *d, int64_t wid, int fre
 	if (d->starts == 1 && d->spec->version)
 		dep_version(rc, d);
 	if (d->starts == 1)
-		runner_ctr_provenance(rc, "dep_version", name, &d->impl, NULL);
+		runner_ctr_provenance(rc, 1, name, &d->impl, NULL);
 	if ((d->starts == 1 || fresh) && d->spec->setup) {
 		sbuf_addf(&log, "%s/%s.setup.log", rc->logs_dir, d->sut_name);
 		fprintf(stderr, "harness: setting up dependency %s\n", name);

@@ -412,13 +412,15 @@ void runner_stop_all(struct run_ctx *rc);
 /* Build every arm once (logs/build-<arm>.log). -1 after one error line. */
 int runner_build_all(struct run_ctx *rc);
 
-/* runner_ctr.c: containers. A container arm's provenance (image id and
- * digest, engine version, Containerfile hash) as an event of kind
- * (impl_version / dep_version) "NAME: container image ..."; and a
+/* runner_ctr.c: containers. A container arm's provenance (ctr.h,
+ * ctr_provenance) as two events: impl_version (dep_version when dep)
+ * "NAME: container REF ID12, podman V", what the report's version columns
+ * show, and impl_image (dep_image) "NAME: image REF sha256:ID (digest
+ * ...), podman V ..., PATH sha256 H", the provenance in full; and a
  * dependency's image built before its first start through site, its
  * backend (armops_ctr.c): 0, or -1 after an error() (the run stops,
  * exit 3). */
-void runner_ctr_provenance(struct run_ctx *rc, const char *kind, const char *name,
+void runner_ctr_provenance(struct run_ctx *rc, int dep, const char *name,
 			   const struct spec_impl *im, const char *workdir);
 int runner_ctr_dep_build(struct run_ctx *rc, struct dep_run *d, const struct armops_site *site);
 /* Record a version command's output (log_path, written by sut_build; ok:

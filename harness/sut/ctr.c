@@ -253,29 +253,38 @@ int ctr_image_info(const struct ctr_engine *e, const char *image, char **id, cha
 	return 0;
 }
 
-char *ctr_provenance(const struct ctr_engine *e, const struct spec_impl *im, const char *workdir)
+int ctr_provenance(const struct ctr_engine *e, const struct spec_impl *im, const char *workdir,
+		   char **version, char **full)
 {
 	char *ref = ctr_image_ref(im, workdir), *id = NULL, *digest = NULL;
 	struct sbuf sb = SBUF_INIT;
+	const char *hex;
 	size_t n;
+	int ret = -1;
 
+	*version = *full = NULL;
 	if (ctr_image_info(e, ref, &id, &digest))
 		goto out;
 	n = strlen(digest);
 	while (n && digest[n - 1] == ' ')
 		digest[--n] = '\0';
-	sbuf_addf(&sb, "image %s %s%s (digest %s), %s %s", ref, strncmp(id, "sha256:", 7) ? "sha256:" : "",
-		  id, *digest ? digest : "none: built here", ctr_engine_name(e->kind), e->version);
+	hex = strncmp(id, "sha256:", 7) ? id : id + 7;
+	sbuf_addf(&sb, "container %s %.12s, %s %s", ref, hex, ctr_engine_name(e->kind), e->version);
+	*version = sbuf_detach(&sb, NULL);
+	sbuf_addf(&sb, "image %s sha256:%s (digest %s), %s %s", ref, hex,
+		  *digest ? digest : "none: built here", ctr_engine_name(e->kind), e->version);
 	if (e->runtime)
 		sbuf_addf(&sb, " --runtime=%s", e->runtime);
 	if (im->ctr.containerfile)
 		sbuf_addf(&sb, ", %s sha256 %s", im->ctr.containerfile,
 			  im->ctr.cf_hash[0] ? im->ctr.cf_hash : "(not in the spec's tree)");
+	*full = sbuf_detach(&sb, NULL);
+	ret = 0;
 out:
 	free(ref);
 	free(id);
 	free(digest);
-	return sb.len ? sbuf_detach(&sb, NULL) : NULL;
+	return ret;
 }
 
 /* ------------------------------------------------------------ leftovers */

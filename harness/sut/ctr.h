@@ -135,10 +135,14 @@ int ctr_inspect_pid(const struct ctr_engine *e, const char *name, pid_t *pid);
  * (names the image: not there). */
 int ctr_image_info(const struct ctr_engine *e, const char *image, char **id, char **digest);
 
-/* One line for the run's record: "image ID (digest D), podman 4.3.1,
- * Containerfile sha256 H" (malloc'd), or NULL after error(). */
-char *ctr_provenance(const struct ctr_engine *e, const struct spec_impl *im,
-		     const char *workdir);
+/* Where an arm's image came from, two lines for the run's record
+ * (malloc'd): *version, what the report's version columns show, "container
+ * REF ID12, podman 4.3.1" (the image's tag and the first 12 hex digits of
+ * its id); *full, the provenance, "image REF sha256:ID (digest D), podman
+ * 4.3.1 --runtime=runc, PATH sha256 H" (PATH the Containerfile). 0, or -1
+ * after error() (the image is not there; both NULL). */
+int ctr_provenance(const struct ctr_engine *e, const struct spec_impl *im, const char *workdir,
+		   char **version, char **full);
 
 /* ------------------------------------------------------------ leftovers */
 

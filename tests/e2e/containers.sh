@@ -71,17 +71,24 @@ cmp_num "no 502: the container reached the dependency through its namespace" \
 check "the container's window is accounted by the native arm's backend" \
 	test "$(q ctr$$ "SELECT COUNT(DISTINCT acct_backend) FROM windows")" = 1
 check "... with CPU in its cgroup" test "$(q ctr$$ "SELECT cpu_s > 0 FROM windows WHERE impl = 'boxed'")" = 1
-prov=$(q ctr$$ "SELECT detail FROM events WHERE kind = 'impl_version' AND detail LIKE 'boxed:%'")
+prov=$(q ctr$$ "SELECT detail FROM events WHERE kind = 'impl_image' AND detail LIKE 'boxed:%'")
 check "provenance: image id, digest, engine version, Containerfile hash ($prov)" \
-	grep -Eq "^boxed: container image $tag sha256:[0-9a-f]{64} \(digest ${tag%%:*}@sha256:[0-9a-f]{64}\), podman [0-9.]+.*srv/Containerfile sha256 $(sha256sum <"$T/repo/srv/Containerfile" | cut -c1-64)$" <<<"$prov"
+	grep -Eq "^boxed: image $tag sha256:[0-9a-f]{64} \(digest ${tag%%:*}@sha256:[0-9a-f]{64}\), podman [0-9.]+.*srv/Containerfile sha256 $(sha256sum <"$T/repo/srv/Containerfile" | cut -c1-64)$" <<<"$prov"
+id12=$(podman image inspect --format '{{.Id}}' "$tag" | sed 's/^sha256://' | cut -c1-12)
+check "its version: the image's tag and short id, the engine's version" \
+	test "$(q ctr$$ "SELECT detail FROM events WHERE kind = 'impl_version' AND detail LIKE 'boxed:%'")" = \
+	"boxed: container $tag $id12, podman $(podman version --format '{{.Client.Version}}')"
 check "started through the container backend (armops_ctr.c): its name and image in sut_start" \
 	grep -Eq "^boxed started on http://127\.0\.0\.1:[0-9]+ \(start 1\) as container harness-h[0-9]+_[0-9]+-harness\.ctr$$\.boxed-[0-9]+ \(image $tag\)" \
 	<<<"$(q ctr$$ "SELECT detail FROM events WHERE kind = 'sut_start'")"
 check "... and the dependency's in dep_start" \
 	grep -q "^up started on 127\.0\.0\.1:[0-9]* as container harness-" <<<"$(q ctr$$ "SELECT detail FROM events WHERE kind = 'dep_start'")"
-check "the dependency's too" test "$(q ctr$$ "SELECT COUNT(*) FROM events WHERE kind = 'dep_version' AND detail LIKE 'up: container image %'")" = 1
+check "the dependency's too" test "$(q ctr$$ "SELECT COUNT(*) FROM events WHERE kind = 'dep_version' AND detail LIKE 'up: container %'") $(q ctr$$ "SELECT COUNT(*) FROM events WHERE kind = 'dep_image' AND detail LIKE 'up: image %'")" = "1 1"
 "$HARNESS" report ctr$$ --runs-dir "$RUNS" >/dev/null 2>&1
-check "the report's versions show the image" grep -q "container image localhost/harness-boxed" "$RUNS/ctr$$/report/report.md"
+check "the report's versions show the image, short" \
+	grep -q "^| implementation boxed | container $tag $id12, podman " "$RUNS/ctr$$/report/report.md"
+check "... and in full in the provenance" \
+	grep -Eq "^\| implementation boxed \(image\) \| image $tag sha256:[0-9a-f]{64} " "$RUNS/ctr$$/report/report.md"
 check "no container of the run left" bash -c "! podman ps -a --format '{{.Names}}' | grep -q 'harness.ctr$$'"
 check "no leftover marker" bash -c "! ls /run/harness-containers 2>/dev/null | grep -q 'harness.ctr$$'"
 
