@@ -10,8 +10,16 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rerun_repo.inc"
 
-# The spec's 6 blocks: the rerun's (a rerun runs its stored spec).
-run_base 6
+# The spec's 6 blocks: the rerun's (a rerun runs its stored spec). The
+# baseline run lends the rerun its spec and its commit; compare pairs each
+# new commit with its @base inside the rerun, so nothing reads the
+# baseline's windows and it measures none: --stages confirm of a
+# ladder-only spec (its builds, sandbox and pre-flight still run), and the
+# rerun asks for the ladder. compare_fail.sh and agent_rerun.sh rerun the
+# stages their baseline ran (rerun's default).
+BASE_STAGES=confirm run_base 6
+[ "$(q "$BASEDB" "SELECT COUNT(*) FROM windows")" = 0 ] && ok "the baseline measured no window" ||
+	fail "baseline windows: $(q "$BASEDB" "SELECT COUNT(*) FROM windows")"
 
 # ------------------------------------------------------------ +5 ms and comment
 # Sizing: 6 blocks of 1 s windows at 1000 req/s (a window's p99 is its
@@ -26,7 +34,7 @@ run_base 6
 for try in 1 2; do
 	id=pr$try
 	HARNESS_TEST_STALL_GENERATOR="ladder:b:*:1" \
-	$NICE "$HARNESS" rerun base --runs-dir "$RUNS" --run-id $id --with-baseline \
+	$NICE "$HARNESS" rerun base --runs-dir "$RUNS" --run-id $id --with-baseline --stages ladder \
 		--impl "a=file://$REPO#slow" --impl "b=$REPO#comment" >"$T/pr.out" 2>"$T/pr.err"
 	rc=$?
 	[ $rc -eq 0 ] && [ "$(head -n1 "$T/pr.out")" = $id ] &&
