@@ -52,5 +52,32 @@ int armops_local_acct_end(struct armops_inst *i, struct account_window *out);
 int armops_local_freeze(struct armops_inst *i, int on, const char **freezer);
 int armops_local_cpu_begin(struct armops_inst *i);
 int armops_local_cpu_end(struct armops_inst *i, double *cpu_s);
+/* The table entries of every op such a backend does as the local one:
+ * `ARMOPS_LOCAL_OPS,` in its struct armops, beside its own name, flags,
+ * command, start, stop, describe, via and acct_end. */
+#define ARMOPS_LOCAL_OPS \
+	.address = armops_local_address, \
+	.tree_give = armops_local_tree_give, \
+	.prepare = armops_local_prepare, \
+	.place = armops_local_place, \
+	.health = armops_local_health, \
+	.exited = armops_local_exited, \
+	.lost = armops_local_lost, \
+	.exit_desc = armops_local_exit_desc, \
+	.stderr_hint = armops_local_stderr_hint, \
+	.url = armops_local_url, \
+	.port = armops_local_port, \
+	.netns = armops_local_netns, \
+	.cpus = armops_local_cpus, \
+	.cpus_method = armops_local_cpus_method, \
+	.argv_text = armops_local_argv_text, \
+	.facts = armops_local_facts, \
+	.stats = armops_local_stats, \
+	.limits = armops_local_limits, \
+	.footprint = armops_local_footprint, \
+	.acct_begin = armops_local_acct_begin, \
+	.freeze = armops_local_freeze, \
+	.cpu_begin = armops_local_cpu_begin, \
+	.cpu_end = armops_local_cpu_end
 
 #endif
