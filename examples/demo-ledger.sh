@@ -6,43 +6,13 @@
 # dependencies' headroom and versions. Under 5 minutes on 2 cores.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-H=bin/harness
-RUNS=${HARNESS_RUNS_DIR:-runs}
+. examples/demo_lib.sh
 t0=$(date +%s)
 
-# --allow-dirty: a demo should run from a modified checkout too; the run is
-# then stamped exploratory (and says so) only if the spec itself is dirty.
-out=$("$H" run examples/ledger/spec.yaml --runs-dir "$RUNS" --allow-dirty)
-rc=$?
-id=$(printf '%s\n' "$out" | head -n 1)
-if [ -z "$id" ] || [ ! -f "$RUNS/$id/run.db" ]; then
-	echo "demo-ledger: the run did not start (exit $rc)" >&2
-	exit "$rc"
-fi
-dir=$("$H" report "$id" --runs-dir "$RUNS") || exit $?
+demo_run demo-ledger examples/ledger/spec.yaml
 t1=$(date +%s)
 
 echo
 echo "run $id finished in $((t1 - t0)) s (exit $rc)"
-jq -r '
-  "knee per implementation (p\(.slo.percentile // 99) <= \(.slo.threshold_ms) ms):",
-  (.impls[] | "  \(.name): " +
-     (if .knee == null then "no accepted ladder window"
-      elif .knee.crossed then "\(.knee.knee_rps | floor) req/s"
-      else ">= \(.knee.highest_rung_rps | floor) req/s (never crossed)" end) +
-     "  (\(.windows.accepted)/\(.windows.total) windows accepted)"),
-  "cost per request (CPU µs, kernel-accounted) and p99 per rung:",
-  (.rungs | map(select(.stage == "ladder")) | group_by(.rate_rps)[] |
-     "  \(.[0].rate_rps | floor | tostring | (" " * (6 - length)) + .) req/s  " +
-     (map("\(.impl) " +
-          (if .cpu_us_per_request == null then "-" else "\(.cpu_us_per_request | round) µs" end) +
-          " (p99 \(if .p99_ms.value == null then "-" else (.p99_ms.value * 10 | round / 10 | tostring) end) ms)")
-      | join("   ")))
-' "$dir/report.json" 2>/dev/null || echo "(summary: see $dir/report.md)"
-# The report's own tables: headroom per rung and the versions.
-echo "dependencies' headroom (CPU of their pinned cores, per rung):"
-sed -n '/^## Dependencies/,/^## /{/^|/p}' "$dir/report.md" | sed 's/^/  /'
-echo "versions:"
-sed -n '/^| component | version/,/^$/{/^| \(dependency\|implementation\) /p}' "$dir/report.md" |
-	sed 's/^| \(.*\) | \(.*\) |$/  \1: \2/'
+demo_costs '/^| component | version/,/^$/{/^| \(dependency\|implementation\) /p}'
 echo "report: $dir/report.html"
