@@ -25,7 +25,8 @@ static int check_arm(const struct spec *s, const struct spec_impl *im, const cha
 	struct ctr_create cc;
 	struct stat st;
 	char **argv = NULL, *text = NULL, *image, *path = NULL;
-	char *exists[] = { NULL, "image", "exists", NULL, NULL };
+	/* image inspect, not podman's image exists: docker has no such verb */
+	char *exists[] = { NULL, "image", "inspect", "--format", "{{.Id}}", NULL, NULL };
 	int ret = EXIT_OK;
 
 	if (ctr_engine_open(im->ctr.engine, &e))
@@ -59,7 +60,7 @@ static int check_arm(const struct spec *s, const struct spec_impl *im, const cha
 		free(text);
 	} else {
 		exists[0] = e.path;
-		exists[3] = image;
+		exists[5] = image;
 		if (ctr_exec(exists, 30, NULL, NULL) != 0) {
 			error("%s: %s.container.image: %s is not in %s's local images (no registry is "
 			      "used: build or import it)", s->path, at, image, ctr_engine_name(e.kind));

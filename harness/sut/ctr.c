@@ -253,6 +253,24 @@ int ctr_image_info(const struct ctr_engine *e, const char *image, char **id, cha
 	return 0;
 }
 
+int ctr_userns(const struct ctr_engine *e)
+{
+	char *argv[] = { e->path, "info", "--format", "{{json .SecurityOptions}}", NULL };
+	struct sbuf out = SBUF_INIT, err = SBUF_INIT;
+	int rc, ret = -1;
+
+	if (e->kind != CTR_DOCKER)
+		return 1;
+	rc = ctr_exec(argv, 30, &out, &err);
+	if (rc > 0)
+		error("%s info: exit %d: %s", e->path, rc, last_line(&err));
+	else if (!rc)
+		ret = out.len && strstr(out.buf, "name=userns") != NULL;
+	sbuf_release(&out);
+	sbuf_release(&err);
+	return ret;
+}
+
 int ctr_provenance(const struct ctr_engine *e, const struct spec_impl *im, const char *workdir,
 		   char **version, char **full)
 {

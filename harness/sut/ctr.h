@@ -134,6 +134,10 @@ int ctr_inspect_pid(const struct ctr_engine *e, const char *name, pid_t *pid);
  * docker: "" for a local build). 0, or -1 after error()
  * (names the image: not there). */
 int ctr_image_info(const struct ctr_engine *e, const char *image, char **id, char **digest);
+/* docker: whether its daemon runs every container in a user namespace of
+ * its own (dockerd --userns-remap; `info` SecurityOptions name=userns):
+ * 1 yes, 0 no, -1 after error() (no daemon). podman: 1 (--uidmap). */
+int ctr_userns(const struct ctr_engine *e);
 
 /* Where an arm's image came from, two lines for the run's record
  * (malloc'd): *version, what the report's version columns show, "container

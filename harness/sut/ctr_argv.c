@@ -156,15 +156,19 @@ static void push_env(struct strv *a, const struct kv *kv, size_t n, int port)
 }
 
 /* No capability, no write to its root, no privilege gained by exec, and
- * its uid 0 is an unprivileged uid of the host (its own user namespace);
+ * its uid 0 is an unprivileged uid of the host (its own user namespace:
+ * podman's --uidmap; docker has no such flag, its daemon remaps every
+ * container when started with --userns-remap, which sut_ctr.c requires);
  * no host path is ever mounted into any container. */
-static void push_untrusted(struct strv *a)
+static void push_untrusted(struct strv *a, int kind)
 {
 	push(a, "--cap-drop=all");
 	push(a, "--read-only");
 	push(a, "--security-opt=no-new-privileges");
-	push(a, "--uidmap=0:200000:65536");
-	push(a, "--gidmap=0:200000:65536");
+	if (kind == CTR_PODMAN) {
+		push(a, "--uidmap=0:200000:65536");
+		push(a, "--gidmap=0:200000:65536");
+	}
 }
 
 char **ctr_argv_create(const struct ctr_engine *e, const struct ctr_create *c)
@@ -185,7 +189,7 @@ char **ctr_argv_create(const struct ctr_engine *e, const struct ctr_create *c)
 	push(&a, "--no-healthcheck");
 	push_limits(&a, &c->lim, 1);
 	if (c->untrusted)
-		push_untrusted(&a);
+		push_untrusted(&a, e->kind);
 	push_env(&a, im->env, im->nenv, c->port);
 	push_env(&a, im->ctr.env, im->ctr.nenv, c->port);
 	push(&a, c->image);

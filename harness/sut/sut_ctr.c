@@ -128,6 +128,14 @@ static int create(struct sut_ctr *c, const struct sut_config *cfg, const char *w
 	fill_create(&cc, cfg, port, host_network);
 	cc.name = c->name;
 	cc.image = image;
+	/* untrusted: its own user namespace, or it does not run (fail closed) */
+	if (cc.untrusted && (rc = ctr_userns(&c->e)) != 1) {
+		if (!rc)
+			error("%s: an untrusted container needs a user namespace of its own: docker "
+			      "gives one only when dockerd runs with --userns-remap (podman: per "
+			      "container)", c->what);
+		return -1;
+	}
 	argv = ctr_argv_create(&c->e, &cc);
 	up->argv_text = jail_argv_text(argv);
 	ctr_mark(c->name);

@@ -136,6 +136,18 @@ TEST(create_argv_has_limits_ulimits_and_lifecycle_off)
 	CHECK(has(v, "--security-opt=no-new-privileges"));
 	CHECK(has(v, "--uidmap=0:200000:65536"));
 	strv_free(v);
+	/* docker has no --uidmap (its daemon's --userns-remap: sut_ctr.c
+	 * refuses an untrusted container without it) */
+	e.kind = CTR_DOCKER;
+	e.path = "/usr/bin/docker";
+	e.runtime = NULL;
+	v = ctr_argv_create(&e, &c);
+	CHECK_STR(v[1], "create");
+	CHECK(has(v, "--cap-drop=all"));
+	CHECK(has(v, "--read-only"));
+	CHECK(!has(v, "--uidmap=0:200000:65536"));
+	CHECK(!has(v, "--gidmap=0:200000:65536"));
+	strv_free(v);
 	spec_free(s);
 	sbuf_release(&errs);
 }
