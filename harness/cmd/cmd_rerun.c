@@ -300,7 +300,7 @@ static int fetch_arm(struct arm_set *s, const struct spec *spec, const char *run
 		s->src_dirs[s->n] = sbuf_detach(&dir, NULL);
 		/* its own disk (sandbox.disk_mb) before a byte of it arrives;
 		 * none to be had is the host's failure (3), not the ref's */
-		if (quota_make(s->src_dirs[s->n], spec->sandbox.disk_max_bytes)) {
+		if (quota_make(s->src_dirs[s->n], spec->sandbox.disk_max_bytes, "the runs filesystem")) {
 			s->env_error = 1;
 			return -1;
 		}

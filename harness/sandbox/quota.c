@@ -98,23 +98,31 @@ static int mount_image(const char *img, const char *dir)
 	return 0;
 }
 
-/* The image file of bytes, every block allocated now. */
-static int make_image(const char *img, uint64_t bytes)
+/* The image file of bytes, every block allocated now; no room on the
+ * filesystem it is made on (fs: which one, in words) says so, with the
+ * room there is. */
+static int make_image(const char *img, uint64_t bytes, const char *fs)
 {
 	int fd = open(img, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600), err;
+	struct statvfs v;
+	uint64_t avail;
 
 	if (fd < 0)
 		return error("%s: cannot create: %s", img, strerror(errno));
 	err = posix_fallocate(fd, 0, (off_t)bytes);
+	avail = !fstatvfs(fd, &v) ? (uint64_t)v.f_bavail * v.f_frsize : 0;
 	close(fd);
 	if (!err)
 		return 0;
 	unlink(img);
+	if (err == ENOSPC)
+		return error("%s: no room for the arm's disk quota (sandbox.disk_mb %" PRIu64
+			     ") on %s: %" PRIu64 " MiB free there", img, bytes >> 20, fs, avail >> 20);
 	return error("%s: cannot allocate the arm's disk quota (sandbox.disk_mb %" PRIu64 "): %s",
-		     img, bytes >> 20, err == ENOSPC ? "the runs filesystem is full" : strerror(err));
+		     img, bytes >> 20, strerror(err));
 }
 
-int quota_make(const char *dir, uint64_t bytes)
+int quota_make(const char *dir, uint64_t bytes, const char *fs)
 {
 	char *mkfs[] = { "mkfs.ext4", "-q", "-F", "-m", "0", "-O", "^has_journal",
 			 "-E", "root_owner=0:0", NULL, NULL };
@@ -122,7 +130,7 @@ int quota_make(const char *dir, uint64_t bytes)
 	int ret = -1;
 
 	image_path(dir, &img);
-	if (make_image(img.buf, bytes))
+	if (make_image(img.buf, bytes, fs))
 		goto out;
 	mkfs[9] = img.buf;
 	if (run_tool(mkfs) || mount_image(img.buf, dir)) {

@@ -34,11 +34,12 @@
 
 /*
  * Make DIR (which must not exist) the mount point of a new filesystem of
- * bytes. 0; or -1 after one error() line (the runs filesystem without
- * room for the image says so), nothing left behind: the host's failure,
- * never the arm's.
+ * bytes. 0; or -1 after one error() line, nothing left behind: the
+ * host's failure, never the arm's. No room for the image says so, naming
+ * the filesystem as fs tells ("the runs filesystem", "this agent's
+ * filesystem"), the quota (sandbox.disk_mb) and the room there is.
  */
-int quota_make(const char *dir, uint64_t bytes);
+int quota_make(const char *dir, uint64_t bytes, const char *fs);
 
 /* DIR's image mounted on it again, when it has one and it is not
  * mounted: 0 (nothing to do included), -1 after one error() line. */

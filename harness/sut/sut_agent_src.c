@@ -75,7 +75,7 @@ void agent_src_fetch(struct agent_src *s, struct dec *d, struct sbuf *reply)
 	/* its own disk (sandbox.disk_mb), as a local rerun's checkout, before
 	 * a byte of it arrives; its image beside it, hidden from its jail
 	 * (the directory is shown empty there); no room is this host's failure */
-	if (f.disk_max_bytes && quota_make(path.buf, f.disk_max_bytes)) {
+	if (f.disk_max_bytes && quota_make(path.buf, f.disk_max_bytes, "this agent's filesystem")) {
 		sbuf_addf(&why, "no disk quota of sandbox.disk_mb %llu there (the agent's message is above)",
 			  (unsigned long long)(f.disk_max_bytes >> 20));
 		goto out;

@@ -237,4 +237,19 @@ check "its build log there cut at sandbox.log_mb 1 (the end that came back: $(ta
 check "nothing of it left there: no checkout, image or mount ($(ls -A "$T/tmp_s") $(grep -c " $T/tmp_s" "/proc/${SPID:-0}/mounts"))" \
 	test -z "$(ls -A "$T/tmp_s")$(ns_others s)" -a "$(grep -c " $T/tmp_s" "/proc/${SPID:-0}/mounts")" = 0 -a -n "$SPID"
 
+# --- no room there for the arm's disk quota (that host's $TMPDIR a 4 MiB
+# tmpfs for one rerun, in its sshd's mount namespace): that host's
+# failure (3), told as the agent's filesystem and the quota asked, not
+# the runs filesystem (there is none there)
+if [ -n "$SPID" ] && nsenter -t "$SPID" -m mount -t tmpfs -o size=4m,mode=755 small "$T/tmp_s"; then
+	expect_exit "rerun with no room for its disk quota on that host: the host's failure" 3 \
+		ip netns exec "${NSP}c" "$HARNESS" rerun base --runs-dir "$RUNS" --run-id noroom --impl "a=$REPO#feature"
+	check "... its message names the quota and that host's filesystem: $(grep -m1 'disk quota' "$T/err")" \
+		grep -q "no room for the arm's disk quota (sandbox.disk_mb 16) on this agent's filesystem: [0-4] MiB free there" "$T/err"
+	check "... and never the runs filesystem" eval '! grep -q "runs filesystem" "$T/err"'
+	nsenter -t "$SPID" -m umount "$T/tmp_s"
+else
+	fail "a small filesystem for that host's \$TMPDIR (sshd pid ${SPID:-none})"
+fi
+
 echo "# agent_rerun: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
