@@ -162,6 +162,10 @@ struct gate_input {
 	 * handling the request (load_stats.sched_lag). Waiting for a free
 	 * connection is the server's backpressure and is not in it. */
 	double lateness_p99_ms;
+	/* Due requests the host held back (load.h host_void_ms: a real-time
+	 * generator thread not run while it waited for them): void, their
+	 * lag not in lateness_p99_ms, their latency in no histogram. */
+	uint64_t host_void;
 	/* A window's median latency (from intended send, its merged
 	 * histogram: the stored p50_ms); NaN in a warm-up or when unknown. */
 	double latency_p50_ms;
@@ -260,6 +264,12 @@ const struct gate_def *gate_find(const char *name);
  * (an unknown gate or missing required parameters are not_evaluable). */
 void gate_eval(const struct gate_params *cfg, const char *name,
 	       const struct gate_input *in, struct gate_result *out);
+
+/* The generator gate's lateness limit, ms (gates/generator.c: its
+ * lateness_p99_ms, by default a tenth of slo_ms, at least 1): the engine
+ * voids requests the host held back longer than this (load.h
+ * host_void_ms). */
+double gate_generator_lateness_ms(const struct gate_params *cfg, double slo_ms);
 
 /* Helpers for gate files. */
 void gate_resultf(struct gate_result *r, enum gate_status st, const char *stat_name,

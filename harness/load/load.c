@@ -100,7 +100,13 @@ static void make_due(struct load_thread *th, uint64_t intended, uint64_t now)
 		d.inst = 0;
 		d.req = load_pick(th->sh, &th->rng);
 	}
-	hist_record(&s->sched_lag, now > intended ? now - intended : 0);
+	/* A request the host held back is void: its lag is the host's, not
+	 * the generator's (load_hold.c). */
+	d.host_void = load_hold_void(th, intended, now);
+	if (d.host_void)
+		s->host_void++;
+	else
+		hist_record(&s->sched_lag, now > intended ? now - intended : 0);
 	s->counts.due++;
 	s->req_counts[d.req].due++;
 	if (!th->bl_len && !th->sh->tr->dispatch(th, &d, now))
@@ -209,6 +215,7 @@ static void *worker(void *arg)
 		stall_at = sh->start_ns + (sh->end_ns - sh->start_ns) / 2;
 	for (;;) {
 		now = now_ns();
+		load_hold_check(th, now);
 		load_tick(th, now);
 		if (now >= stall_at) {
 			stall_at = UINT64_MAX;
@@ -269,6 +276,7 @@ static void *worker(void *arg)
 		deadline = min_u64(deadline, now + 50000000ull);
 		/* Requests waiting for a connection: wake for each response,
 		 * or each connection would carry only one request per tick. */
+		load_hold_mark(th);
 		if (!sh->batch_ns || th->bl_len) {
 			tr->poll(th, deadline);
 			continue;

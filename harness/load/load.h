@@ -141,6 +141,14 @@ struct load_stats {
 	struct hist *req_latency;        /* [nreq] */
 	double cpu_s;                    /* generator CPU spent on this second:
 					    worker thread clocks + the merge */
+	uint64_t host_void;              /* due requests the host held back
+					    (load_config.host_void_ms): due,
+					    sent and counted as ever, their
+					    schedule lag, latency and service
+					    time in no histogram; counted in the
+					    second they were due in. Local
+					    engine only (not on the agent wire:
+					    an agent's are 0) */
 	size_t nsamples;                 /* the first unexpected responses */
 	struct load_sample samples[LOAD_SAMPLES];
 };
@@ -208,6 +216,18 @@ struct load_config {
 	 * in the future. 0: 20 ms after load_run is called. */
 	uint64_t start_ns;
 	int insecure;               /* curl: do not verify certificates */
+	/*
+	 * > 0: a request a real-time worker (base/rtsched.h) handled more
+	 * than this many ms after it was due, through time the thread spent
+	 * neither running nor blocked on its own account while it waited for
+	 * that very moment (the kernel or the hypervisor did not run it: a
+	 * stall of the host), is void: load_stats.host_void. The thread's
+	 * own work (CPU since it began to wait), a major page fault, a wait
+	 * for the coordinator, a SCHED_OTHER thread and the first wait of a
+	 * run never make a request void. 0: none is (agents, `harness
+	 * load`). docs/DESIGN.md "Host stalls".
+	 */
+	double host_void_ms;
 	/* TEST-ONLY (> 0): every generator thread stops scheduling for this
 	 * many ms once, when half the schedule has passed, as a starved
 	 * generator would: what falls due meanwhile is handled late, and its

@@ -256,8 +256,7 @@ static void harvest(struct load_thread *th, uint64_t woke)
 			long status = 0;
 
 			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
-			load_on_done(th, x->due.req, x->due.intended, x->sent, now, (int)status,
-				     &x->check);
+			load_on_done(th, &x->due, x->sent, now, (int)status, &x->check);
 		} else {
 			load_on_error(th, x->due.req, map_error(rc), now);
 		}

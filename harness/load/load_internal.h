@@ -134,6 +134,7 @@ struct load_due {
 	uint64_t intended;
 	uint32_t req;
 	uint32_t inst;
+	int host_void;              /* the host held it back (load.h host_void_ms) */
 };
 
 struct load_thread;
@@ -227,6 +228,12 @@ struct load_thread {
 	int scheduling;
 	uint64_t sched_end;         /* when scheduling stopped */
 	int rt;                     /* runs SCHED_FIFO (rtsched_enter took) */
+	/* Host stalls (load.h host_void_ms; load.c hold_mark, hold_check):
+	 * when the thread began its last wait (wall, its own CPU, its major
+	 * faults), and what the wake-up found: held_ok 1 when nothing of
+	 * its own held it (own_ns its CPU since the mark). */
+	int hold_armed, held_ok;
+	uint64_t hold_wall, hold_cpu, hold_majflt, own_ns;
 
 	/* Backlog: a ring of due requests waiting for a connection. */
 	struct load_due *bl;
@@ -250,8 +257,22 @@ struct load_thread {
 void load_tick(struct load_thread *th, uint64_t now);
 void load_on_sent(struct load_thread *th, const struct load_due *d, uint64_t now);
 /* k: what was seen of the response (NULL: nothing but the status). */
-void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
+/* d: the request as made due (its kind, intended send, host_void: a
+ * void request is counted, its latency and service time not recorded). */
+void load_on_done(struct load_thread *th, const struct load_due *d,
 		  uint64_t sent, uint64_t now, int status, const struct load_check *k);
+
+/* Host stalls (load_hold.c; load.h host_void_ms). load_hold_mark: the
+ * thread is about to wait (a real-time worker with host_void_ms only;
+ * else nothing). load_hold_check: it woke at now, before anything else
+ * of the iteration. load_hold_void: whether a request due at intended,
+ * handled at now (the same now) is void. load_hold_spoil: the thread
+ * waited on its own account (the coordinator): nothing until the next
+ * mark is void. */
+void load_hold_mark(struct load_thread *th);
+void load_hold_check(struct load_thread *th, uint64_t now);
+int load_hold_void(const struct load_thread *th, uint64_t intended, uint64_t now);
+void load_hold_spoil(struct load_thread *th);
 void load_on_error(struct load_thread *th, uint32_t req, enum load_error_kind k,
 		   uint64_t now);
 

@@ -335,8 +335,7 @@ static void conn_done(struct native *nt, struct nconn *c, uint64_t now, int extr
 
 	c->check.proto = c->parser.http_major == 1 && c->parser.http_minor == 0 ?
 			 LPROTO_HTTP10 : LPROTO_HTTP11;
-	load_on_done(c->th, c->due.req, c->due.intended, c->sent, now,
-		     c->parser.status_code, &c->check);
+	load_on_done(c->th, &c->due, c->sent, now, c->parser.status_code, &c->check);
 	if (!keep) {
 		conn_close(nt, c);
 		return;
@@ -430,8 +429,8 @@ static void conn_readable(struct native *nt, struct nconn *c)
 			 * middle of the body: an answer, truncated, and not the
 			 * one expected (load.h). */
 			c->check.truncated = 1;
-			load_on_done(c->th, c->due.req, c->due.intended, c->sent, now_ns(),
-				     c->parser.status_code, &c->check);
+			load_on_done(c->th, &c->due, c->sent, now_ns(), c->parser.status_code,
+				     &c->check);
 			conn_close(nt, c);
 			return;
 		}

@@ -130,6 +130,7 @@ void load_stats_reset(struct load_stats *s)
 	memset(&s->counts, 0, sizeof(s->counts));
 	memset(s->req_counts, 0, s->nreq * sizeof(*s->req_counts));
 	s->cpu_s = 0;
+	s->host_void = 0;
 	s->nsamples = 0;
 	hist_reset(&s->latency);
 	hist_reset(&s->service);
@@ -145,6 +146,7 @@ void load_stats_merge(struct load_stats *d, const struct load_stats *s)
 
 	load_counts_add(&d->counts, &s->counts);
 	d->cpu_s += s->cpu_s;
+	d->host_void += s->host_void;
 	for (i = 0; i < s->nsamples && d->nsamples < LOAD_SAMPLES; i++)
 		d->samples[d->nsamples++] = s->samples[i];
 	hist_merge(&d->latency, &s->latency);
@@ -172,6 +174,7 @@ static void wait_slot(struct load_thread *th)
 		struct timespec ts = { 0, 200000 };
 
 		nanosleep(&ts, NULL);
+		load_hold_spoil(th);
 	}
 	th->cur = &th->slot[th->sec % LOAD_NSLOT];
 }
@@ -269,11 +272,12 @@ static const char *expect_why(const struct load_shared *sh, uint32_t req, int st
 	return ret;
 }
 
-void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
+void load_on_done(struct load_thread *th, const struct load_due *d,
 		  uint64_t sent, uint64_t now, int status, const struct load_check *k)
 {
 	struct load_stats *s;
-	uint64_t lat = now > intended ? now - intended : 0;
+	uint32_t req = d->req;
+	uint64_t lat = now > d->intended ? now - d->intended : 0;
 	char why[96];
 
 	load_tick(th, now);
@@ -293,6 +297,8 @@ void load_on_done(struct load_thread *th, uint32_t req, uint64_t intended,
 	}
 	if (expect_why(th->sh, req, status, k, why, sizeof(why)))
 		record_unexpected(s, req, status, k, why);
+	if (d->host_void)
+		return;
 	hist_record(&s->latency, lat);
 	hist_record(&s->req_latency[req], lat);
 	hist_record(&s->service, now > sent ? now - sent : 0);

@@ -247,6 +247,7 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->status_other = e->status_other;
 	in->unexpected = e->unexpected;
 	in->lateness_p99_ms = e->lateness_p99_ms;
+	in->host_void = e->host_void;
 	in->latency_p50_ms = e->latency_p50_ms;
 	in->generator_cpu_pct = e->duration_s > 0 ? 100.0 * e->generator_cpu_s / e->duration_s : NAN;
 	in->nreq = e->nreq;

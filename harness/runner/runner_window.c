@@ -216,6 +216,7 @@ static void evidence_totals(struct evidence *e, const struct load_stats *t,
 		e->status[i] = t->counts.status[i];
 	e->status_other = t->counts.status_other;
 	e->unexpected = t->counts.unexpected;
+	e->host_void = t->host_void;
 	for (i = 0; i < spec->workload.nrequests && i < t->nreq; i++) {
 		names[i] = spec->workload.requests[i].name;
 		sent[i] = t->req_counts[i].sent;
@@ -327,12 +328,28 @@ static void meas_on_drain(void *ctx, const struct load_stats *drain)
 
 /* -------------------------------------------------------- load config */
 
+/* Requests a real-time generator thread was held back from by the host
+ * longer than the generator gate's lateness limit are void (load.h
+ * host_void_ms); only where that gate judges the windows, which counts
+ * them (0 otherwise: none is void). */
+static double host_void_ms(const struct spec *spec)
+{
+	size_t g;
+
+	for (g = 0; g < spec->nwindow_gates; g++)
+		if (!strcmp(spec->window_gates[g], "generator"))
+			return gate_generator_lateness_ms(spec_gate_find(spec, "generator"),
+							  spec_slo_tightest_ms(spec));
+	return 0;
+}
+
 static void load_config_for(struct window_ctx *w, struct load_config *cfg, double rate,
 			    double duration_s, uint64_t stream)
 {
 	bind_load(cfg, w->spec, runner_gens_url(w->rc, runner_arm_url(w->arm), &w->url), rate,
 		  duration_s, bind_window_seed(w->spec, w->wp->id, stream));
 	cfg->stop = &runner_stop;
+	cfg->host_void_ms = host_void_ms(w->spec);
 	if (!w->reqs)
 		w->reqs = spec_impl_requests(w->spec, &w->arm->impl);
 	if (w->reqs)

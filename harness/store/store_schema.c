@@ -382,5 +382,8 @@ const char *const store_migrations[] = {
 	");"
 	"ALTER TABLE window_deps ADD COLUMN demand_rps REAL;"
 	"ALTER TABLE window_deps ADD COLUMN ceiling_rps REAL;",
+	/* version 16: requests the host held back (harness/load/load_hold.c):
+	 * void, counted per window; the generator gate judges their share. */
+	"ALTER TABLE windows ADD COLUMN host_void INTEGER;",
 	NULL,
 };

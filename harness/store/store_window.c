@@ -75,6 +75,7 @@ static const struct store_coldef window_cols[] = {
 	W(lateness_max_ms, SC_REAL, R),
 	W(sched_lag_p99_ms, SC_REAL, R),
 	W(sched_lag_max_ms, SC_REAL, R),
+	W(host_void, SC_I64, R),
 	W(latency_hist, SC_BLOB, R | WC_HIST),
 	W(service_hist, SC_BLOB, R | WC_HIST),
 	W(lateness_hist, SC_BLOB, R | WC_HIST),

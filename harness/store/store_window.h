@@ -52,6 +52,7 @@ struct window_row {
 	double service_p50_ms, service_p99_ms;
 	double lateness_p50_ms, lateness_p99_ms, lateness_max_ms;
 	double sched_lag_p99_ms, sched_lag_max_ms;
+	int64_t host_void;           /* due requests the host held back (void) */
 	struct store_blob latency_hist, service_hist, lateness_hist; /* hist_serialize() */
 	double gen_cpu_s;
 	char *acct_backend;          /* NULL: not accounted */

@@ -484,6 +484,33 @@ TEST(generator)
 	CHECK(eval("generator") == GATE_PASS);
 }
 
+/* Requests the host held back (void) are noise while few: 40 of 800 due
+ * (5%) pass, 41 fail on their share; the lateness judged is without
+ * them; a late generator fails on its lateness whatever the share. */
+TEST(generator_host_void)
+{
+	reset("generator");
+	in.slo_ms = 50;
+	in.generator_cpu_pct = 5;
+	in.lateness_p99_ms = 0.3;
+	in.due = 800;
+	in.host_void = 40;
+	CHECK(eval("generator") == GATE_PASS);
+	CHECK(strstr(res.evidence, "40 requests held back by the host (void, 5.00%)") != NULL);
+	in.host_void = 41;
+	CHECK(eval("generator") == GATE_FAIL);
+	CHECK_STR(res.stat_name, "host_void_pct");
+	NEAR(res.statistic, 5.125, 1e-9, "41 of 800");
+	NEAR(res.threshold, 5, 0, "host_void_max_pct default");
+	num("host_void_max_pct", 10);
+	CHECK(eval("generator") == GATE_PASS);
+	in.lateness_p99_ms = 6;
+	CHECK(eval("generator") == GATE_FAIL);
+	CHECK_STR(res.stat_name, "lateness_p99_ms");
+	NEAR(gate_generator_lateness_ms(NULL, 50), 5, 1e-12, "the limit the engine voids by");
+	NEAR(gate_generator_lateness_ms(NULL, NAN), 1, 0, "no SLO: 1 ms");
+}
+
 TEST(sut_alive)
 {
 	reset("sut_alive");
@@ -707,6 +734,7 @@ int main(void)
 	RUN(achieved_vs_offered);
 	RUN(achieved_vs_offered_in_flight);
 	RUN(generator);
+	RUN(generator_host_void);
 	RUN(signal_range);
 	RUN(sut_alive);
 	RUN(dependency_headroom);

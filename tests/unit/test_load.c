@@ -581,6 +581,88 @@ TEST(closed_loop)
 	load_result_release(&res);
 }
 
+/* The thread's own CPU, ns. */
+static uint64_t own_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * load_hold (load.h host_void_ms): a request is void only when the thread
+ * was waiting for it and was not run for longer than the limit beyond its
+ * own CPU. A sleep stands for the stall here (the thread does not run);
+ * a CPU spin for the generator's own work; a wait for the coordinator
+ * spoils the wake-up; a SCHED_OTHER thread and no limit never void.
+ */
+TEST(host_hold)
+{
+	struct load_config cfg;
+	struct load_shared sh;
+	struct load_thread th;
+	uint64_t now, c0;
+
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&sh, 0, sizeof(sh));
+	memset(&th, 0, sizeof(th));
+	cfg.host_void_ms = 5;
+	sh.cfg = &cfg;
+	th.sh = &sh;
+	th.rt = 1;
+
+	/* not run for 20 ms while waiting for a request due 1 ms in */
+	load_hold_mark(&th);
+	CHECK(th.hold_armed);
+	sleep_until_ns(th.hold_wall + 20000000ull);
+	now = now_ns();
+	load_hold_check(&th, now);
+	CHECK(th.held_ok);
+	CHECK(th.own_ns < 2000000ull);
+	CHECK(load_hold_void(&th, th.hold_wall + 1000000ull, now));
+	CHECK(!load_hold_void(&th, now - 4000000ull, now));      /* 4 ms late: under 5 */
+	CHECK(!load_hold_void(&th, th.hold_wall - 1, now));      /* due before the wait */
+	load_hold_check(&th, now_ns());                          /* one check per mark */
+	CHECK(!th.held_ok);
+	CHECK(!load_hold_void(&th, th.hold_wall + 1000000ull, now));
+
+	/* its own work: 20 ms of CPU, then 10 ms not run */
+	load_hold_mark(&th);
+	c0 = own_cpu_ns();
+	while (own_cpu_ns() < c0 + 20000000ull)
+		;
+	sleep_until_ns(now_ns() + 10000000ull);
+	now = now_ns();
+	load_hold_check(&th, now);
+	CHECK(th.held_ok);
+	CHECK(th.own_ns >= 20000000ull);
+	/* late by its CPU + 4 ms: the host's part is under the limit */
+	CHECK(!load_hold_void(&th, now - th.own_ns - 4000000ull, now));
+	/* late by its CPU + 6 ms (and after the wait began): void */
+	CHECK(now - th.own_ns - 6000000ull > th.hold_wall);
+	CHECK(load_hold_void(&th, now - th.own_ns - 6000000ull, now));
+
+	/* a wait for the coordinator after the wake-up: nothing void */
+	load_hold_mark(&th);
+	sleep_until_ns(th.hold_wall + 20000000ull);
+	now = now_ns();
+	load_hold_check(&th, now);
+	load_hold_spoil(&th);
+	CHECK(!load_hold_void(&th, th.hold_wall + 1000000ull, now));
+
+	/* SCHED_OTHER, or no limit: never marks */
+	th.rt = 0;
+	load_hold_mark(&th);
+	CHECK(!th.hold_armed);
+	th.rt = 1;
+	cfg.host_void_ms = 0;
+	load_hold_mark(&th);
+	CHECK(!th.hold_armed);
+	load_hold_check(&th, now_ns());
+	CHECK(!th.held_ok);
+}
+
 int main(void)
 {
 	port = start_server();
@@ -597,5 +679,6 @@ int main(void)
 	RUN(curl_server_closes_kept_alive);
 	RUN(setup_errors);
 	RUN(closed_loop);
+	RUN(host_hold);
 	return t_done();
 }
