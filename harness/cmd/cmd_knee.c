@@ -174,8 +174,6 @@ static void print_text(struct sbuf *sb, const struct kfit *fits, size_t n,
 		sbuf_addf(sb, "%s: ", f->impl);
 		if (k->kind == KNEE_NONE)
 			sbuf_adds(sb, "no valid window: no knee");
-		else if (k->kind == KNEE_POINT && !k->at_first_rung)
-			sbuf_addf(sb, "knee %.0f req/s", k->knee_rps);
 		else if (k->kind == KNEE_FLOOR)
 			sbuf_addf(sb, "knee >= %.0f req/s (highest rung; held the SLO at every valid"
 				      " rung, the fit never reached %g ms)", k->highest_rung_rps,

@@ -397,6 +397,11 @@ void knee_describe(const struct knee_result *r, struct sbuf *out)
 				  r->knee_rps);
 		else
 			sbuf_addf(out, "knee %.0f req/s", r->knee_rps);
+		/* without an interval the interpolation is a guess between
+		 * two rungs, however far apart: say which (as the report) */
+		if (!r->at_first_rung && !r->has_ci)
+			sbuf_addf(out, ", interpolated between %.0f and %.0f (no interval)",
+				  r->lo_rps, r->hi_rps);
 		break;
 	case KNEE_BRACKET:
 		if (isnan(r->lo_rps))

@@ -135,7 +135,8 @@ int knee_fit(const struct knee_window *w, size_t n, const struct knee_params *p,
 	     struct knee_result *out);
 void knee_result_release(struct knee_result *r);
 
-/* One phrase: "knee 1180 req/s", "knee <= 500 req/s (over the SLO at the
+/* One phrase: "knee 1180 req/s" (", interpolated between 1000 and 1500
+ * (no interval)" when it has none), "knee <= 500 req/s (over the SLO at the
  * first rung)", "knee in (1350, 2025] req/s: at 2025 req/s ...",
  * "knee >= 1493 req/s (held the SLO at every valid rung)", "no knee: no
  * valid window". */

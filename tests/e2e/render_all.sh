@@ -11,8 +11,10 @@
 # (tests/fixtures/runs/, regen.sh rewrites them): one arm with confirm,
 # failed windows (walls), every window rejected, a run that failed to
 # build, a rerun with its parent (sandboxed arms), a sandboxed arm, a
-# dependency, a load agent, replacement windows. RENDER_KEEP=DIR keeps
-# the outputs.
+# dependency, a load agent, replacement windows; and a `make demo` run
+# kept as it came (tests/fixtures/runs/demo: threads' knee a point between
+# two rungs with no interval, its upper rung one valid window). RENDER_KEEP=DIR
+# keeps the outputs.
 . "$(dirname "$0")/../lib.sh"
 
 R=$T/runs O=$T/out
@@ -85,6 +87,13 @@ check "a failed build's headline says why" test "$(jq -r .headline "$O/rep-run_f
 	"Run failed before any window was measured: fast failed to build"
 check "two knees meeting at one rung: no ratio" test "$(jq -r .headline "$O/rep-run_fail-failing/report.json")" = \
 	"fast holds p99 <= 20 ms to at least 200 req/s, slow to at most 200 req/s (fast >= 200 req/s, slow <= 200 req/s)"
+# A point knee without an interval says what it rests on, in every output
+# that names it (the demo: threads between the rungs 3375 and 5062).
+D=demo-20261204T123339-vm
+for f in "rep-$D/report.md" "rep-$D/report.html" "knee-$D.txt"; do
+	check "demo: threads' knee reads 'interpolated ... (no interval)' in $f" grep -qE \
+		'3402 req/s, interpolated between 3375 and 5062 \(no interval\)' "$O/$f"
+done
 check "provenance: a ladder-only spec's stages" grep -qF \
 	'| stages | ladder (asked: ladder,confirm,soak; the others are not in this spec) |' \
 	"$O/rep-run_fail-failing/report.md"
