@@ -80,15 +80,7 @@ check "... naming the key" grep -q "dependencies\[0\].health.command: not suppor
 
 # --- the coordinator SIGKILLed mid-window
 spec 4 1 >"$T/spec2.yaml"
-ip netns exec "${NSP}c" "$HARNESS" run "$T/spec2.yaml" --allow-dirty --runs-dir "$T/runs2" \
-	--stages ladder >"$T/out2" 2>"$T/err2" &
-hp=$!
-_pids+=("$hp")
-for i in $(seq 1 400); do
-	db=$(ls -d "$T"/runs2/*/run.db 2>/dev/null | head -1)
-	[ -n "$db" ] && [ "$(q "SELECT COUNT(*) FROM events WHERE kind = 'sut_start'" 2>/dev/null)" -ge 1 ] && break
-	sleep 0.05
-done
+ns_run_started "$T/spec2.yaml" "$T/runs2" "$T/out2" "$T/err2"
 sleep 2
 rid=$(basename "$(dirname "$db")")
 check "before the kill: its cgroup exists there" test -n "$(cgroups "$rid")"

@@ -114,17 +114,8 @@ else fail "left after the run: $left $(cgroups "$rid1")"; fi
 
 # --- the coordinator SIGKILLed mid-window
 spec 4 2 >"$T/spec2.yaml"
-# ip netns exec execs harness: $! is the coordinator itself.
-ip netns exec "${NSP}c" "$HARNESS" run "$T/spec2.yaml" --allow-dirty --runs-dir "$T/runs2" \
-	--stages ladder >"$T/out2" 2>"$T/err2" &
-hp=$!
-_pids+=("$hp")
 # its implementation up there, its cgroup made, its window begun
-for i in $(seq 1 400); do
-	db=$(ls -d "$T"/runs2/*/run.db 2>/dev/null | head -1)
-	[ -n "$db" ] && [ "$(q "SELECT COUNT(*) FROM events WHERE kind = 'sut_start'" 2>/dev/null)" -ge 1 ] && break
-	sleep 0.05
-done
+ns_run_started "$T/spec2.yaml" "$T/runs2" "$T/out2" "$T/err2"
 sleep 2
 rid2=$(basename "$(dirname "$db")")
 srv=$(ns_exec s pgrep -f "$T/srv --host 0.0.0.0" | tr '\n' ' ')
@@ -152,15 +143,7 @@ check "every agent so far removed its log directory there (\$TMPDIR of that host
 # connection): the watchdog there takes the implementation and its cgroup;
 # the window is void (agent_lost, validity), replaced, and the run finishes
 spec 2 1 1 >"$T/spec3.yaml"
-ip netns exec "${NSP}c" "$HARNESS" run "$T/spec3.yaml" --allow-dirty --runs-dir "$T/runs3" \
-	--stages ladder >"$T/out3" 2>"$T/err3" &
-hp=$!
-_pids+=("$hp")
-for i in $(seq 1 400); do
-	db=$(ls -d "$T"/runs3/*/run.db 2>/dev/null | head -1)
-	[ -n "$db" ] && [ "$(q "SELECT COUNT(*) FROM events WHERE kind = 'sut_start'" 2>/dev/null)" -ge 1 ] && break
-	sleep 0.05
-done
+ns_run_started "$T/spec3.yaml" "$T/runs3" "$T/out3" "$T/err3"
 sleep 1.5
 # the agent is the oldest `agent --sut` there (its watchdog is its fork)
 ag=$(for p in $(ns_others s); do ps -o args= -p "$p" | grep -q "agent --sut$" && echo "$p"; done | sort -n | head -1)
