@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# timing-free: counts and states of a run that goes right (the slow arm, 4 connections x 8 ms = 500 req/s at most, crosses its 20 ms p99 by 450 req/s on any host: a busier one crosses sooner)
+# timing-free: counts and states of a run that goes right (the slow arm, 4 connections x 8 ms = 500 req/s at most, crosses its 20 ms p99 by 450 req/s on any host: a busier one crosses sooner, and with stop.rungs_past_knee 2 the ladder runs its 3 rungs wherever it crosses)
 # release-only: under make asan agent_run.sh, deps_headroom.sh and recheck_rules.sh reach its code but 14 lines (evidence_load.c 10, runner_stages.c 3, report_ratio.c 1), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # End-to-end: `harness run` / `status` / `audit` against two testsrv
 # implementations on 127.0.0.1 (issue 5's acceptance list): every planned
@@ -11,7 +11,7 @@
 . "$(dirname "$0")/run_common.inc"
 
 # ---------------------------------------------------------------- main run
-write_spec "$T/main.yaml" e2e-main '--delay-ms, "8"' \
+STOP_PAST=2 write_spec "$T/main.yaml" e2e-main '--delay-ms, "8"' \
 	'start_rps: 200, step: 1.5, max_rps: 450, reps: 1' \
 	'  confirm: { reps: 2, window_s: 2, discard_s: 1 }'
 "$HARNESS" run "$T/main.yaml" --allow-dirty --runs-dir "$RUNS" >"$T/run.out" 2>"$T/run.err"
