@@ -15,6 +15,9 @@
 # verdicts come from failures and error counts, which a late generator
 # does not fake, and a busy host must not turn them into "no answer".
 CB_WINDOW_GATES="[error_rate, achieved_vs_offered, sut_alive]"
+# The baseline measures nothing (its 6 blocks are each rerun's, against
+# a@base there): --stages confirm of a ladder-only spec.
+CB_BASE_STAGES=confirm
 . "$(dirname "$0")/compare_repo.inc"
 
 rerun crash crash 1

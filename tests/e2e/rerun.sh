@@ -15,8 +15,8 @@
 # new commit with its @base inside the rerun, so nothing reads the
 # baseline's windows and it measures none: --stages confirm of a
 # ladder-only spec (its builds, sandbox and pre-flight still run), and the
-# rerun asks for the ladder. compare_fail.sh and agent_rerun.sh rerun the
-# stages their baseline ran (rerun's default).
+# rerun asks for the ladder (compare_fail.sh's baseline too). agent_rerun.sh
+# and rerun_fail.sh rerun the stages their baseline ran (rerun's default).
 BASE_STAGES=confirm run_base 6
 [ "$(q "$BASEDB" "SELECT COUNT(*) FROM windows")" = 0 ] && ok "the baseline measured no window" ||
 	fail "baseline windows: $(q "$BASEDB" "SELECT COUNT(*) FROM windows")"
