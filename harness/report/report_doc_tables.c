@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "base/rate.h"
 #include "base/util.h"
 
 void rdoc_knees(const struct report *r, struct rdoc *d)
@@ -214,16 +215,101 @@ void rdoc_ratios(const struct report *r, struct rdoc *d)
 	sbuf_release(&c);
 }
 
+/* The verdicts without an interval (too few pairs: not tested), one
+ * paragraph: how many, where, with how many pairs, and what would test
+ * them; every figure stays in report.json's "verdicts". */
+static void rdoc_untested(const struct report *r, struct rdoc *d, size_t ntested)
+{
+	struct sbuf c = SBUF_INIT;
+	size_t i, k, n = 0, need = 0, groups = 0;
+	int hl = 1;
+
+	for (i = 0; i < r->nverdicts; i++)
+		if (isnan(r->verdicts[i].p)) {
+			n++;
+			hl &= r->verdicts[i].method == STAT_HL;
+		}
+	if (!n)
+		return;
+	if (hl)
+		need = stat_strat_floor((1 - r->level) / 2);
+	sbuf_addf(&c, "%s%zu of %zu verdicts not tested (too few pairs for a %.0f%% interval)",
+		  ntested ? "" : "No verdict could be tested: ", n, r->nverdicts, r->level * 100);
+	/* by stage and pair of implementations, each rate once with its
+	 * pairs (the larger count of its metrics) */
+	for (i = 0; i < r->nverdicts; i++) {
+		const struct report_verdict *v = &r->verdicts[i];
+		size_t pairs = 0, first = 1;
+
+		if (!isnan(v->p))
+			continue;
+		for (k = 0; k < i; k++) {
+			const struct report_verdict *u = &r->verdicts[k];
+
+			if (isnan(u->p) && !strcmp(u->stage, v->stage) && u->a == v->a && u->b == v->b)
+				break;
+		}
+		if (k < i)   /* its group was written */
+			continue;
+		sbuf_addf(&c, "%s %s, %s / %s at ", groups++ ? ";" : ":", v->stage, r->impls[v->a].name,
+			  r->impls[v->b].name);
+		for (k = i; k < r->nverdicts; k++) {
+			const struct report_verdict *u = &r->verdicts[k];
+			size_t j;
+
+			if (!isnan(u->p) || strcmp(u->stage, v->stage) || u->a != v->a || u->b != v->b)
+				continue;
+			for (j = i; j < k; j++)   /* this rate written: the other metric */
+				if (isnan(r->verdicts[j].p) && !strcmp(r->verdicts[j].stage, v->stage) &&
+				    r->verdicts[j].a == v->a && r->verdicts[j].b == v->b &&
+				    rate_same(r->verdicts[j].rate, u->rate))
+					break;
+			if (j < k)
+				continue;
+			pairs = u->ci.n;
+			for (j = k + 1; j < r->nverdicts; j++)
+				if (isnan(r->verdicts[j].p) && !strcmp(r->verdicts[j].stage, v->stage) &&
+				    r->verdicts[j].a == v->a && r->verdicts[j].b == v->b &&
+				    rate_same(r->verdicts[j].rate, u->rate) && r->verdicts[j].ci.n > pairs)
+					pairs = r->verdicts[j].ci.n;
+			sbuf_adds(&c, first ? "" : ", ");
+			report_fmt_rate(&c, u->rate);
+			sbuf_addf(&c, "%s (%zu pair%s)", first ? " req/s" : "", pairs,
+				  pairs == 1 ? "" : "s");
+			first = 0;
+		}
+	}
+	sbuf_adds(&c, ". A pair is a block with both windows accepted; ");
+	if (need)
+		sbuf_addf(&c, "the signed-rank test needs at least %zu at a rate to reach %.0f%% "
+			  "(more where Holm divides alpha): that many blocks (stages.ladder.reps, "
+			  "or a confirm stage's reps) with few rejected windows would test them.",
+			  need, r->level * 100);
+	else
+		sbuf_adds(&c, "more blocks at a rate (stages.ladder.reps, or a confirm stage's "
+			  "reps) with few rejected windows would test them.");
+	sbuf_adds(&c, " Every verdict's figures, these too: report.json, \"verdicts\".");
+	rdoc_addf(d, RDOC_P, "%s", c.buf);
+	sbuf_release(&c);
+}
+
 void rdoc_verdicts(const struct report *r, struct rdoc *d)
 {
 	struct sbuf c = SBUF_INIT;
 	struct rdoc_block *t;
 	char buf[128];
-	size_t i;
+	size_t i, ntested = 0;
 
 	if (!r->nverdicts)
 		return;
+	for (i = 0; i < r->nverdicts; i++)
+		ntested += !isnan(r->verdicts[i].p);
 	rdoc_add(d, RDOC_H2, "Paired verdicts");
+	if (!ntested) {   /* the one line, without the method of no test */
+		rdoc_untested(r, d, ntested);
+		sbuf_release(&c);
+		return;
+	}
 	rdoc_addf(d, RDOC_P, "Over blocks: a block pairs only when both implementations' windows were "
 	     "accepted. Difference = A - B by the method named (HL: Hodges-Lehmann shift with its "
 	     "Wilcoxon signed-rank interval; t: mean with a paired t interval; CS: mean with "
@@ -238,13 +324,19 @@ void rdoc_verdicts(const struct report *r, struct rdoc *d)
 	if (r->nverdicts)
 		rdoc_addf(d, RDOC_P, "Correction: %s over %zu verdicts tested.",
 		     r->correction == CMP_CORRECT_HOLM ? "Holm" : "none", r->verdicts[0].family);
+	/* the tested verdicts: decided ones first, then those with an
+	 * interval too wide to decide (their MDE says what would) */
 	t = rdoc_table(d, "verdicts", 13, "stage", "rate (req/s)", "A", "B", "metric", "pairs/blocks",
 		  "mean A", "mean B", "A - B [CI]", "method", "p (adjusted)", "MDE", "verdict");
-	for (i = 0; i < r->nverdicts; i++) {
-		const struct report_verdict *v = &r->verdicts[i];
+	for (i = 0; i < 2 * r->nverdicts; i++) {
+		const struct report_verdict *v = &r->verdicts[i % r->nverdicts];
 		/* verdicts hold the metric's own unit, ms for CPU (report.json) */
 		int cpu = strcmp(v->metric, "p99_ms") != 0;
 		double k = cpu ? REPORT_CPU_US(1.0) : 1.0;
+
+		if (isnan(v->p) ||
+		    (i < r->nverdicts) != (v->ci.verdict != VERDICT_INCONCLUSIVE))
+			continue;
 
 		rdoc_cellf(t, "%s", v->stage);
 		report_fmt_rate(&c, v->rate);
@@ -283,6 +375,7 @@ void rdoc_verdicts(const struct report *r, struct rdoc *d)
 		rdoc_cellf(t, "%s%s", v->ci.verdict == VERDICT_INCONCLUSIVE ? "" : RDOC_STRONG,
 		      report_verdict_text(r, v, buf, sizeof(buf)));
 	}
+	rdoc_untested(r, d, ntested);
 	sbuf_release(&c);
 }
 

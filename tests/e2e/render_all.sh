@@ -94,6 +94,12 @@ for f in "rep-$D/report.md" "rep-$D/report.html" "knee-$D.txt"; do
 	check "demo: threads' knee reads 'interpolated ... (no interval)' in $f" grep -qE \
 		'3402 req/s, interpolated between 3375 and 5062 \(no interval\)' "$O/$f"
 done
+# The demo's paired verdicts: none tested (0 or 1 pair a rate), one line
+# saying where and what would test them, not 14 rows of "inconclusive".
+check "demo: untested paired verdicts in one line" grep -qF \
+	'No verdict could be tested: 14 of 14 verdicts not tested (too few pairs for a 95% interval): ladder, evloop / threads at 1000 req/s (1 pair), 1500 (0 pairs)' \
+	"$O/rep-$D/report.md"
+cmp_num "demo: no paired verdict rows" "$(grep -c '| HL | not tested |' "$O/rep-$D/report.md")" "==" 0
 check "provenance: a ladder-only spec's stages" grep -qF \
 	'| stages | ladder (asked: ladder,confirm,soak; the others are not in this spec) |' \
 	"$O/rep-run_fail-failing/report.md"

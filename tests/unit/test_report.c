@@ -314,6 +314,36 @@ TEST(fixture_knees_promise_verdicts)
 		CHECK(v->ci.verdict == VERDICT_A_LOWER);
 	}
 	CHECK(found == 1);
+	/* The table (issue 29): tested verdicts only, the decided ones first;
+	 * the untested (one pair: no t interval) in one line below it. */
+	{
+		struct sbuf md = SBUF_INIT;
+		const char *tab, *end, *row;
+		size_t decided = 0, undecided = 0, untested = 0, disorder = 0;
+
+		for (i = 0; i < r.nverdicts; i++)
+			untested += isnan(r.verdicts[i].p);
+		report_md(&r, &md);
+		tab = strstr(md.buf, "| stage | rate (req/s) | A | B | metric | pairs/blocks");
+		CHECK(tab != NULL);
+		end = tab ? strstr(tab, "\n\n") : NULL;
+		for (row = tab ? strstr(tab, "\n| ") : NULL; row && row < end;
+		     row = strstr(row + 1, "\n| ")) {
+			const char *eol = strchr(row + 1, '\n');
+			int dec = !memmem(row, (size_t)(eol - row), "| inconclusive |", 16);
+
+			CHECK(!memmem(row, (size_t)(eol - row), "not tested", 10));
+			disorder += dec && undecided;
+			decided += dec;
+			undecided += !dec;
+		}
+		CHECK(decided >= 1 && disorder == 0);
+		CHECK(decided + undecided + untested == r.nverdicts);
+		CHECK(untested >= 1);
+		CHECK(strstr(md.buf, "verdicts not tested (too few pairs for a 95% interval): ladder, "
+				     "evloop / threads at ") != NULL);
+		sbuf_release(&md);
+	}
 	report_release(&r);
 	store_close(&st);
 }
