@@ -19,14 +19,18 @@
  * in_flight: requests still in flight at the window's end are not
  * under-delivery. A window measured as a load of its own starts with none
  * in flight (no head answered in it makes up for its tail), so a server
- * answering in L ms leaves those due in its last L ms unanswered at the
- * end: in_flight = due / duration x L (at most due - answered), L the
- * window's median latency from the intended send. Without it a healthy
+ * that holds each request S ms leaves about answered / duration x S of
+ * them unanswered at the end (Little's law): in_flight = that, at most
+ * due - answered, S the window's median service time (actual send ->
+ * answer). Not the latency from the intended send: a request waiting in
+ * the generator's backlog for a free connection is not in flight, it is
+ * not yet delivered, and an overloaded server's latency is mostly that
+ * wait (capacity 250 asked 300: a median latency of 338 ms was allowed
+ * 103 of 130 short, 4.4% short, where its 32 connections hold at most 32;
+ * tests/slow/achieved_poisson.sh, Dec 4). Without an allowance a healthy
  * server whose latency is 2% of the window (20 ms in a 1 s window: a
- * shared host's stalls) failed. A server that cannot keep up falls
- * further behind than its median covers: 250 req/s asked 300 over 2 s
- * (median ~170 ms) is allowed 51 of its 100 short, and fails at 8.2%.
- * The warm-up has no median here (NaN): no allowance.
+ * shared host's stalls) failed. The warm-up has no median here (NaN): no
+ * allowance.
  */
 #include <math.h>
 #include <stdio.h>
@@ -61,11 +65,11 @@ static void eval(const struct gate_params *cfg, const struct gate_input *in,
 			     in->duration_s);
 		return;
 	}
-	if (isfinite(in->latency_p50_ms) && in->latency_p50_ms > 0 && due > ans)
-		fly = fmin(due / in->duration_s * in->latency_p50_ms / 1000.0, due - ans);
+	if (isfinite(in->service_p50_ms) && in->service_p50_ms > 0 && due > ans)
+		fly = fmin(ans / in->duration_s * in->service_p50_ms / 1000.0, due - ans);
 	short_pct = (due - ans - fly) / due * 100.0;
-	snprintf(inflight, sizeof(inflight), ", %.0f in flight at the end (median latency %.3g ms)",
-		 fly, in->latency_p50_ms);
+	snprintf(inflight, sizeof(inflight), ", %.0f in flight at the end (median service time %.3g ms)",
+		 fly, in->service_p50_ms);
 	gate_resultf(out, short_pct <= tol ? GATE_PASS : GATE_FAIL, "shortfall_pct", short_pct, tol,
 		     "answered %llu of %llu requests due (%.*f of %.*f req/s; offered %.*f)%s: "
 		     "%.2f%% short (tolerance %g%%)",

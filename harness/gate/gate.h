@@ -166,9 +166,10 @@ struct gate_input {
 	 * generator thread not run while it waited for them): void, their
 	 * lag not in lateness_p99_ms, their latency in no histogram. */
 	uint64_t host_void;
-	/* A window's median latency (from intended send, its merged
-	 * histogram: the stored p50_ms); NaN in a warm-up or when unknown. */
-	double latency_p50_ms;
+	/* A window's median service time (actual send -> answer, its merged
+	 * histogram: the stored service_p50_ms); NaN in a warm-up or when
+	 * unknown. */
+	double service_p50_ms;
 	double generator_cpu_pct; /* generator CPU / wall time, % of one core */
 
 	/* Requests sent per workload request name (same order as the spec). */

@@ -13,7 +13,7 @@ void evidence_init(struct evidence *e, enum gate_phase phase)
 	memset(e, 0, sizeof(*e));
 	e->phase = phase;
 	e->lateness_p99_ms = NAN;
-	e->latency_p50_ms = NAN;
+	e->service_p50_ms = NAN;
 }
 
 void evidence_release_stats(struct evidence *e)
@@ -248,7 +248,7 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->unexpected = e->unexpected;
 	in->lateness_p99_ms = e->lateness_p99_ms;
 	in->host_void = e->host_void;
-	in->latency_p50_ms = e->latency_p50_ms;
+	in->service_p50_ms = e->service_p50_ms;
 	in->generator_cpu_pct = e->duration_s > 0 ? 100.0 * e->generator_cpu_s / e->duration_s : NAN;
 	in->nreq = e->nreq;
 	in->req_names = (const char *const *)e->req_names;

@@ -47,7 +47,7 @@ struct evidence {
 	uint64_t unexpected;      /* completed, not what the request expects */
 	double lateness_p99_ms;   /* the generator's schedule lag p99 (gate.h) */
 	uint64_t host_void;       /* due requests the host held back (gate.h) */
-	double latency_p50_ms;    /* the window's median latency (gate.h); NAN: none */
+	double service_p50_ms;    /* the window's median service time (gate.h); NAN: none */
 	double generator_cpu_s;
 
 	size_t nreq;

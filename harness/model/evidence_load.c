@@ -40,7 +40,7 @@ static const struct ev_map measured_map[] = {
 	/* The generator gate judges the generator's own schedule lag. */
 	M(lateness_p99_ms, sched_lag_p99_ms, EV_REAL),
 	M(host_void, host_void, EV_U64),
-	M(latency_p50_ms, p50_ms, EV_REAL),
+	M(service_p50_ms, service_p50_ms, EV_REAL),
 	M(generator_cpu_s, gen_cpu_s, EV_REAL),
 	M(acct_backend, acct_backend, EV_TEXT),
 	M(has_throttle, has_throttle, EV_INT),

@@ -599,8 +599,8 @@ static void meas_evidence(struct window_ctx *w)
 	/* The generator gate judges the generator's own delay, not the wait
 	 * for a free connection (that is the server pushing back). */
 	e->lateness_p99_ms = ms_or_nan(&w->meas_total.sched_lag, 99);
-	/* the stored p50_ms (runner_store.c), so audit --recheck agrees */
-	e->latency_p50_ms = ms_or_nan(&w->meas_total.latency, 50);
+	/* the stored service_p50_ms (runner_store.c), so audit --recheck agrees */
+	e->service_p50_ms = ms_or_nan(&w->meas_total.service, 50);
 	e->sut_exited = w->sut_exited;
 	if (w->have_acct) {
 		e->acct_backend = xstrdup(a->backend);
