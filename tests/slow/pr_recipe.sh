@@ -22,7 +22,14 @@
 # other sessions), 0 of 10, every rerun inconclusive (exit 3): the
 # generator gate voided 19-28 of each rerun's 26-32 windows (the host
 # left the generator 7-28 ms late at p99, median per rerun, against its
-# 5 ms limit), leaving 0-3 valid pairs at a rate.
+# 5 ms limit), leaving 0-3 valid pairs at a rate. Dec 4 12:07, quiet (load
+# 0.1-0.4): 3 of 3, 51 s a rerun. Dec 4 12:38, the generator SCHED_FIFO,
+# load 1.9-5.5: 8 of 10 (0-1 window rejected a rerun; the 2 inconclusive
+# had a base window a VM stall inflated to p99 9-12 ms). Dec 4 12:55,
+# requests the host held back void too, load 4.3-9.2: 6 of 10, 54 s a
+# rerun; each inconclusive one had a window whose implementation was slow
+# with the generator on time (service p99 50-146 ms against ~3): one pair
+# against leaves p >= 0.09 (docs/STATISTICS.md "Pooled evidence").
 . "$(dirname "$0")/../lib.sh"
 
 N=${PR_RUNS:-10}
@@ -100,10 +107,17 @@ for i in $(seq 1 "$N"); do
 	echo "#   pooled: $(jq -c '[.impls[] | select(.name=="a") | .pooled[]? |
 		{metric, verdict, pairs, shift_pct: (.shift_pct|floor), p_rise, p_rise_adjusted}]' \
 		"$T/slow$i.json" 2>/dev/null)"
-	echo "#   windows: $(sqlite3 "$RUNS/slow$i/run.db" "SELECT count(*) || ' windows, ' || sum(status = 'accepted') ||
-		' accepted, ' || sum(reasons LIKE '%generator%') || ' rejected by the generator gate (lateness p99 median ' ||
-		(SELECT round(lateness_p99_ms, 1) FROM windows ORDER BY lateness_p99_ms LIMIT 1 OFFSET
-		(SELECT count(*) / 2 FROM windows)) || ' ms)' FROM windows" 2>/dev/null)"
+	# (reasons is NULL on an accepted window: coalesce, or the sum and
+	# with it the whole line is NULL)
+	echo "#   windows: $(sqlite3 "$RUNS/slow$i/run.db" "SELECT count(*) || ' windows, ' ||
+		coalesce(sum(status = 'accepted'), 0) || ' accepted, ' ||
+		coalesce(sum(coalesce(reasons, '') LIKE '%generator%'), 0) ||
+		' rejected by the generator gate (schedule lag p99 median ' ||
+		coalesce((SELECT round(sched_lag_p99_ms, 2) FROM windows WHERE state = 'done'
+			ORDER BY sched_lag_p99_ms LIMIT 1 OFFSET
+			(SELECT count(*) / 2 FROM windows WHERE state = 'done')), '-') ||
+		' ms, max ' || coalesce(round(max(sched_lag_p99_ms), 2), '-') || ' ms)'
+		FROM windows WHERE state = 'done'")"
 done
 echo "# +5 ms a request: $reg of $N regressions, $(( ($(date +%s) - t0) / N )) s per rerun + compare"
 [ "$reg" -eq "$N" ] && ok "+5 ms a request is a regression in $reg of $N runs" ||
