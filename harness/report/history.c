@@ -183,22 +183,6 @@ static int hist_window(const struct view_window *w, const char *impl)
 	return w->accepted && !strcmp(w->impl, impl) && !strcmp(w->stage, "ladder");
 }
 
-/* A window's SLO percentile as history reads it: the stored column of
- * that percentile (p50, p90, p99, p99.9; NAN for another), not the
- * histogram (view.h pslo_ms). */
-static double stored_pct(const struct view_window *w, double pct)
-{
-	if (fabs(pct - 50) < 1e-9)
-		return w->p50_ms;
-	if (fabs(pct - 90) < 1e-9)
-		return w->p90_ms;
-	if (fabs(pct - 99) < 1e-9)
-		return w->p99_ms;
-	if (fabs(pct - 99.9) < 1e-9)
-		return w->p999_ms;
-	return NAN;
-}
-
 static int impl_index(struct history *h, const char *name, int add)
 {
 	size_t i;
@@ -337,7 +321,7 @@ static void values_at(const struct view *x, const char *impl, double rate, struc
 	for (i = 0; i < x->nwindows; i++) {
 		const struct view_window *w = &x->windows[i];
 
-		double pct = stored_pct(w, x->slo_pct);
+		double pct = w->pslo_ms;   /* the view's one rule (view.h) */
 
 		if (!hist_window(w, impl) || !rate_same(w->rate, rate))
 			continue;

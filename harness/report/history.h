@@ -16,16 +16,17 @@
  *            factor: never below zero);
  *   memory   at each ladder rate: the mean of the accepted windows'
  *            anonymous-memory medians (anon_p50, MiB), same interval;
- *   latency  the SLO percentile (the run's slo.percentile, read from each
- *            window's stored column of it: p50, p90, p99 or p99.9, none
- *            for another), request-weighted mean over the accepted ladder
- *            windows at each ladder rate, same interval; and at the knee:
+ *   latency  the SLO percentile (the run's slo.percentile) of each
+ *            accepted ladder window by the view's one rule (view.h
+ *            pslo_ms: its latency histogram's percentile, as the knee and
+ *            the report read a window), request-weighted mean over the
+ *            windows at each ladder rate (the reference rates: every rate
+ *            each listed run measured), same interval; and at the knee:
  *            over the accepted ladder windows of the highest rung the knee
  *            holds at (a point's or a bracket's lower rung, a floor's
- *            highest). (Not the merged histogram's percentile, view.h
- *            pslo_ms, nor refine's and confirm's windows: what d98a6b0
- *            computed, kept byte for byte; switching changes 10 of the
- *            1530 outputs tests/same_outputs.sh --runs renders.)
+ *            highest). Until issue 29's last step it read each window's
+ *            stored column of the percentile (p50, p90, p99, p99.9 only:
+ *            no latency at all for an SLO at p95 or p99.5).
  * The fixed rates are the ladder rates every listed run measured for the
  * implementation (all of them when no rate is common to every run).
  *
