@@ -94,6 +94,8 @@ static int known_name(const struct parser *ps, const char *name)
 {
 	size_t i;
 
+	if (!ps->known)       /* any name: a dependency's counters (sigexpr.h) */
+		return 1;
 	for (i = 0; i < ps->nknown; i++)
 		if (!strcmp(ps->known[i], name))
 			return 1;
@@ -319,6 +321,21 @@ int sigexpr_parse(const char *text, const char *const *known, size_t nknown,
 enum sigexpr_kind sigexpr_kind(const struct sigexpr *x)
 {
 	return x->kind;
+}
+
+static int uses(const struct node *n, enum agg_fn fn)
+{
+	return n && ((n->op == N_AGG && n->fn == fn) || uses(n->l, fn) || uses(n->r, fn));
+}
+
+int sigexpr_uses(const struct sigexpr *x, const char *fn)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fns); i++)
+		if (!strcmp(fns[i].name, fn))
+			return uses(x->root, fns[i].fn);
+	return 0;
 }
 
 void sigexpr_free(struct sigexpr *x)

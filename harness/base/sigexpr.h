@@ -42,11 +42,15 @@ enum sigexpr_kind { SIGEXPR_POLL, SIGEXPR_WINDOW };
 struct sigexpr;
 
 /* Parse text (without its leading '='); every name must be one of
- * known[0..nknown). 0, or -1 with *err (malloc'd: "column N: ..."). */
+ * known[0..nknown), or any name when known is NULL (a dependency's
+ * counters: whatever its stats command prints, unknown before the run).
+ * 0, or -1 with *err (malloc'd: "column N: ..."). */
 int sigexpr_parse(const char *text, const char *const *known, size_t nknown,
 		  struct sigexpr **out, char **err);
 enum sigexpr_kind sigexpr_kind(const struct sigexpr *x);
 void sigexpr_free(struct sigexpr *x);
+/* 1 when x calls the window function fn ("rate", "delta", ...). */
+int sigexpr_uses(const struct sigexpr *x, const char *fn);
 
 /* One stored reading (table rtstats): a signal's value, or one of its
  * series (key), at one poll. Rows are ordered by t; the rows of one poll

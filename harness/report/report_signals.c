@@ -1,12 +1,17 @@
 /*
- * report_signals: derived signals (stats.signals "= EXPR", sigexpr.h) per
- * implementation per rung. Each valid window's value (accepted or failed:
- * a failed window is a valid measurement over the SLO; a rejected one is
- * void) is computed from the polls stored for its measured part (table
- * rtstats), the same rows and the same code the gates used
- * (evidence_derived.c); a rung gives the mean and the range (lowest,
- * highest) across its valid windows,
- * with how many of them had a value and, when one had none, why.
+ * report_signals: derived signals per implementation per rung. Each valid
+ * window's value (accepted or failed: a failed window is a valid
+ * measurement over the SLO; a rejected one is void) is computed by
+ * sigexpr.h from
+ *   - an implementation's stats.signals "= EXPR": the polls stored for
+ *     its measured part (table rtstats), the same rows and the same code
+ *     the gates used (evidence_derived.c);
+ *   - a dependency's stats.signals "= EXPR" (named DEP.SIGNAL): its stats
+ *     command's two readings around the window's load (table
+ *     window_dep_stats), for the implementation the window measured (the
+ *     others were frozen or idle), e.g. Redis's own hit rate;
+ * a rung gives the mean and the range (lowest, highest) across its valid
+ * windows, with how many of them had a value and, when one had none, why.
  */
 #include "report/report_study.h"
 
@@ -19,6 +24,7 @@
 #include "report/report_doc.h"
 #include "base/sigexpr.h"
 #include "store/store.h"
+#include "store/store_dep.h"
 #include "store/store_window.h"
 #include "base/util.h"
 
@@ -72,8 +78,50 @@ static void add_value(struct report_sigrung *g, double v, const char *why)
 	g->computed++;
 }
 
-/* One window: each of its implementation's derived signals. */
-static int window_signals(struct report *r, struct store *st, const struct view_window *w)
+/* Dependency dep's readings around window wid's load as sigexpr rows:
+ * every counter before it (t 0), then after it (t 1). x holds 2 * ds->n. */
+static size_t dep_rows(const struct window_dep_stat_rows *ds, int64_t wid, const char *dep,
+		       struct sigexpr_row *x)
+{
+	size_t i, n = 0;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < ds->n; i++) {
+			const struct window_dep_stat_row *g = &ds->v[i];
+
+			if (g->window_id != wid || strcmp(g->name, dep))
+				continue;
+			x[n].t = pass;
+			x[n].signal = g->key;
+			x[n].key = NULL;
+			x[n++].value = pass ? g->last : g->first;
+		}
+	return n;
+}
+
+static void one_signal(struct report_study *s, const struct view_window *w,
+		       const struct report_sigdef *d, const struct sigexpr_row *x, size_t n)
+{
+	struct sigexpr *e;
+	const char *why = NULL;
+	char *err = NULL;
+	double v = NAN;
+
+	if (sigexpr_parse(d->expr, d->dep ? NULL : (const char *const *)d->polled, d->npolled,
+			  &e, &err))
+		why = "not a valid expression";
+	else
+		v = sigexpr_window(e, x, n, &why);
+	add_value(rung_for(s, w->impl_idx, w->stage, w->rate, d->name), v, why);
+	sigexpr_free(e);
+	free(err);
+}
+
+/* One window: each of its implementation's derived signals, then each
+ * dependency's (ds: every window's dependency readings). */
+static int window_signals(struct report *r, struct store *st, const struct view_window *w,
+			  const struct window_dep_stat_rows *ds)
 {
 	struct report_study *s = r->study;
 	struct rtstat_rows rows;
@@ -82,7 +130,7 @@ static int window_signals(struct report *r, struct store *st, const struct view_
 
 	if (store_rtstats_load(st, w->id, "measured", &rows))
 		return -1;
-	x = xcalloc(rows.n + 1, sizeof(*x));
+	x = xcalloc(rows.n + 2 * ds->n + 1, sizeof(*x));
 	for (i = 0; i < rows.n; i++) {
 		if (!rows.v[i].signal || !*rows.v[i].signal)
 			continue;
@@ -93,20 +141,11 @@ static int window_signals(struct report *r, struct store *st, const struct view_
 	}
 	for (i = 0; i < s->nsigdefs; i++) {
 		const struct report_sigdef *d = &s->sigdefs[i];
-		struct sigexpr *e;
-		const char *why = NULL;
-		char *err = NULL;
-		double v = NAN;
 
-		if (strcmp(d->impl, w->impl))
-			continue;
-		if (sigexpr_parse(d->expr, (const char *const *)d->polled, d->npolled, &e, &err))
-			why = "not a valid expression";
-		else
-			v = sigexpr_window(e, x, n, &why);
-		add_value(rung_for(s, w->impl_idx, w->stage, w->rate, d->name), v, why);
-		sigexpr_free(e);
-		free(err);
+		if (d->impl && !strcmp(d->impl, w->impl))
+			one_signal(s, w, d, x, n);
+		else if (d->dep)    /* after the polls: x[n..] is the dependency's */
+			one_signal(s, w, d, x + n, dep_rows(ds, w->id, d->dep, x + n));
 	}
 	free(x);
 	rtstat_rows_release(&rows);
@@ -139,14 +178,23 @@ static int rung_cmp(const void *pa, const void *pb)
 int report_signals_load(struct report *r, struct store *st)
 {
 	struct report_study *s = r->study;
+	struct window_dep_stat_rows ds = { NULL, 0 };
 	size_t i;
+	int has_dep = 0;
 
 	if (!s->nsigdefs)
 		return 0;
+	for (i = 0; i < s->nsigdefs; i++)
+		has_dep |= !!s->sigdefs[i].dep;
+	if (has_dep && store_window_dep_stats_load(st, r->run_id, &ds))
+		return -1;
 	for (i = 0; i < r->nwindows; i++)
 		if (r->windows[i].valid && r->windows[i].impl_idx >= 0 &&
-		    window_signals(r, st, &r->windows[i]))
+		    window_signals(r, st, &r->windows[i], &ds)) {
+			window_dep_stat_rows_release(&ds);
 			return -1;
+		}
+	window_dep_stat_rows_release(&ds);
 	for (i = 0; i < s->nsigrungs; i++)
 		if (s->sigrungs[i].computed)
 			s->sigrungs[i].mean /= (double)s->sigrungs[i].computed;
@@ -166,12 +214,21 @@ void rdoc_signals(const struct report *r, struct rdoc *d)
 	if (!s || !s->nsigdefs)
 		return;
 	rdoc_add(d, RDOC_H2, "Signals");
-	sbuf_adds(&c, "Derived from the runtime statistics each implementation serves, per valid "
-		      "window (accepted or failed) over its measured part, then across the rung's valid "
-		      "windows: the mean and the range (lowest - highest). Declared as:");
-	for (i = 0; i < s->nsigdefs; i++)
-		sbuf_addf(&c, "%s %s.%s = %s", i ? ";" : "", s->sigdefs[i].impl, s->sigdefs[i].name,
-			  s->sigdefs[i].expr);
+	sbuf_adds(&c, "Derived from the runtime statistics each implementation serves (over a "
+		      "window's measured part) and from each dependency's own statistics (DEP.SIGNAL: "
+		      "its stats command read before and after the window's load, for the "
+		      "implementation that window measured), per valid window (accepted or failed), "
+		      "then across the rung's valid windows: the mean and the range (lowest - "
+		      "highest). Declared as:");
+	for (i = 0; i < s->nsigdefs; i++) {
+		const struct report_sigdef *g = &s->sigdefs[i];
+
+		if (g->dep)
+			sbuf_addf(&c, "%s %s = %s (dependency %s)", i ? ";" : "", g->name, g->expr,
+				  g->dep);
+		else
+			sbuf_addf(&c, "%s %s.%s = %s", i ? ";" : "", g->impl, g->name, g->expr);
+	}
 	sbuf_adds(&c, ".");
 	if (!s->nsigrungs)
 		sbuf_adds(&c, " No valid window: no value to show.");
@@ -213,7 +270,8 @@ static json_t *jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* {"<signal>": {"expr": ..., "impls": {"<impl>": [rungs]}}} */
+/* {"<signal>": {"expr": ..., "dependency": DEP or null, "impls": {"<impl>":
+ * [rungs]}}}; a dependency's signal is named "DEP.SIGNAL". */
 json_t *report_signals_json(const struct report *r)
 {
 	const struct report_study *s = r->study;
@@ -225,11 +283,16 @@ json_t *report_signals_json(const struct report *r)
 		json_t *sig = json_object_get(o, d->name), *impls;
 
 		if (!sig) {
-			sig = json_pack("{s:s, s:{}}", "expr", d->expr, "impls");
+			sig = json_pack("{s:s, s:o, s:{}}", "expr", d->expr, "dependency",
+					d->dep ? json_string(d->dep) : json_null(), "impls");
 			json_object_set_new(o, d->name, sig);
 		}
 		impls = json_object_get(sig, "impls");
-		json_object_set_new(impls, d->impl, json_array());
+		if (d->impl)
+			json_object_set_new(impls, d->impl, json_array());
+		else              /* a dependency's: every implementation's windows */
+			for (size_t k = 0; k < r->nimpls; k++)
+				json_object_set_new(impls, r->impls[k].name, json_array());
 	}
 	for (i = 0; s && i < s->nsigrungs; i++) {
 		const struct report_sigrung *g = &s->sigrungs[i];

@@ -15,6 +15,7 @@
 struct report_study *report_study_new(const struct spec *sp)
 {
 	struct report_study *s = xcalloc(1, sizeof(*s));
+	struct sbuf nm = SBUF_INIT;
 	size_t i, k;
 
 	s->receipts.preflight_cases = s->receipts.preflight_passed = -1;
@@ -25,6 +26,7 @@ struct report_study *report_study_new(const struct spec *sp)
 
 			s->sigdefs = xrealloc(s->sigdefs, (s->nsigdefs + 1) * sizeof(*s->sigdefs));
 			d = &s->sigdefs[s->nsigdefs++];
+			memset(d, 0, sizeof(*d));
 			d->impl = xstrdup(sp->impls[i].name);
 			d->name = xstrdup(sp->impls[i].derived[k].name);
 			d->expr = xstrdup(sp->impls[i].derived[k].expr);
@@ -32,6 +34,21 @@ struct report_study *report_study_new(const struct spec *sp)
 			d->polled = xcalloc(d->npolled + 1, sizeof(*d->polled));
 			for (size_t j = 0; j < d->npolled; j++)
 				d->polled[j] = xstrdup(sp->impls[i].signals[j].name);
+		}
+	for (i = 0; sp && i < sp->ndeps; i++)
+		for (k = 0; k < sp->deps[i].nstats_signals; k++) {
+			const struct spec_signal *g = &sp->deps[i].stats_signals[k];
+			struct report_sigdef *d;
+
+			if (g->pointer[0] != '=')
+				continue;
+			s->sigdefs = xrealloc(s->sigdefs, (s->nsigdefs + 1) * sizeof(*s->sigdefs));
+			d = &s->sigdefs[s->nsigdefs++];
+			memset(d, 0, sizeof(*d));
+			d->dep = xstrdup(sp->deps[i].impl.name);
+			sbuf_addf(&nm, "%s.%s", sp->deps[i].impl.name, g->name);
+			d->name = sbuf_detach(&nm, NULL);
+			d->expr = xstrdup(g->pointer + 1 + strspn(g->pointer + 1, " \t"));
 		}
 	return s;
 }
@@ -52,6 +69,7 @@ void report_study_free(struct report_study *s)
 		return;
 	for (i = 0; i < s->nsigdefs; i++) {
 		free(s->sigdefs[i].impl);
+		free(s->sigdefs[i].dep);
 		free(s->sigdefs[i].name);
 		free(s->sigdefs[i].expr);
 		strv_free(s->sigdefs[i].polled);

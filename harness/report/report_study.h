@@ -33,10 +33,15 @@ struct sbuf;
 struct spec;
 struct store;
 
-/* A derived signal as declared (copied from the stored spec). */
+/* A derived signal as declared (copied from the stored spec): an
+ * implementation's (impl set: over its polls, table rtstats) or a
+ * dependency's (dep set, impl NULL; name "DEP.SIGNAL": over its stats
+ * command's two readings around each window's load, table
+ * window_dep_stats, for every implementation's windows). */
 struct report_sigdef {
-	char *impl, *name, *expr;
-	char **polled;               /* its implementation's polled signals' names */
+	char *impl, *dep, *name, *expr;
+	char **polled;               /* its implementation's polled signals' names;
+					NULL for a dependency's (any counter) */
 	size_t npolled;
 };
 

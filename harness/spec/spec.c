@@ -51,6 +51,17 @@ static void free_kv(struct kv *kv, size_t n)
 	free(kv);
 }
 
+static void free_signals(struct spec_signal *sig, size_t n)
+{
+	size_t i;
+
+	for (i = 0; sig && i < n; i++) {
+		free(sig[i].name);
+		free(sig[i].pointer);
+	}
+	free(sig);
+}
+
 void spec_free(struct spec *s)
 {
 	size_t i, j;
@@ -70,11 +81,7 @@ void spec_free(struct spec *s)
 		free_kv(im->paths, im->npaths);
 		free(im->artifact);
 		free(im->stats_url);
-		for (j = 0; j < im->nsignals; j++) {
-			free(im->signals[j].name);
-			free(im->signals[j].pointer);
-		}
-		free(im->signals);
+		free_signals(im->signals, im->nsignals);
 		for (j = 0; j < im->nderived; j++) {
 			free(im->derived[j].name);
 			free(im->derived[j].expr);
@@ -104,6 +111,7 @@ void spec_free(struct spec *s)
 		free_ctr(&d->impl.ctr);
 		free_argv(d->stats_cmd);
 		free(d->stats_demand);
+		free_signals(d->stats_signals, d->nstats_signals);
 		free_argv(d->ladder_cmd);
 		free(d->ladder_throughput);
 		free_argv(d->health_cmd);

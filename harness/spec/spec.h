@@ -155,6 +155,11 @@ struct spec_dep {
 	 * is the dependency's demand (dependency_headroom). */
 	char **stats_cmd;    /* argv, or NULL */
 	char *stats_demand;  /* a counter of its output, or NULL */
+	/* stats.signals: name -> "= EXPR" over its counters, per window
+	 * (window functions but rate: the readings' span is not kept),
+	 * reported per implementation per rung (report_signals.c) */
+	struct spec_signal *stats_signals;
+	size_t nstats_signals;
 	double stats_timeout_s;         /* default 10 */
 	/* dependencies[].ladder (runner_depladder.c): a command-driven load
 	 * before the first window, rung by rung ({rate} and {duration} in

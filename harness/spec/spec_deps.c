@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "spec/spec_internal.h"
+#include "base/sigexpr.h"
 #include "base/util.h"
 
 int spec_dep_index(const struct spec *s, const char *name, size_t len)
@@ -191,6 +192,42 @@ static void check_dep_study(struct vctx *v, size_t i, const struct spec_dep *d, 
 	}
 }
 
+/* dependencies[].stats.signals: each "= EXPR" over its counters, one
+ * value per window from the two readings around its load (sigexpr.h with
+ * any name: the counters are what its command prints). rate() is refused:
+ * the readings' span is not stored, so a rate would be a guess. */
+static void check_dep_signals(struct vctx *v, const struct spec_dep *d, const char *p)
+{
+	char q[160];
+	size_t k;
+
+	for (k = 0; k < d->nstats_signals; k++) {
+		const char *e = d->stats_signals[k].pointer;
+		struct sigexpr *x = NULL;
+		char *err = NULL;
+
+		snprintf(q, sizeof(q), "%s.stats.signals.%s", p, d->stats_signals[k].name);
+		if (e[0] != '=') {
+			spec_err_at(v, q, "a dependency's signal is derived from its stats command's"
+				    " counters: \"= delta(keyspace_hits) / (delta(keyspace_hits) +"
+				    " delta(keyspace_misses))\", got \"%.60s\"", e);
+			continue;
+		}
+		e += 1 + strspn(e + 1, " \t");
+		if (sigexpr_parse(e, NULL, 0, &x, &err))
+			spec_err_at(v, q, "%s (in \"%.60s\")", err, e);
+		else if (sigexpr_kind(x) != SIGEXPR_WINDOW)
+			spec_err_at(v, q, "its counters are read twice a window (before and after its"
+				    " load): write each inside delta(), last(), min(), max() or mean(),"
+				    " got \"%.60s\"", e);
+		else if (sigexpr_uses(x, "rate"))
+			spec_err_at(v, q, "rate() is not available over a dependency's counters (the"
+				    " readings' span is not stored): use delta(), got \"%.60s\"", e);
+		sigexpr_free(x);
+		free(err);
+	}
+}
+
 static void check_dep(struct vctx *v, size_t i)
 {
 	struct spec_dep *d = &v->s->deps[i];
@@ -221,6 +258,7 @@ static void check_dep(struct vctx *v, size_t i)
 	snprintf(q, sizeof(q), "%s.setup", p);
 	check_argv(v, q, d->setup, i, self);
 	check_dep_study(v, i, d, p);
+	check_dep_signals(v, d, p);
 }
 
 void spec_check_deps(struct vctx *v)

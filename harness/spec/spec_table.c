@@ -138,6 +138,8 @@ static const struct field dep_stats_fields[] = {
 	  "argv run in repo before and after every window's load (discard and drain included), e.g. [redis-cli, -p, \"{port}\", INFO] or psql reading pg_stat_statements; each output line \"NAME<sep>NUMBER\" (sep the last ':', '|', tab or space) is a counter NAME; lines \"time:STATEMENT|MS\" and \"calls:STATEMENT|N\" attribute the database's time per statement" },
 	{ "demand", FT_STR, 0, D(stats_demand), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "the counter whose increase per second over a window is the dependency's demand (e.g. total_commands_processed), judged against its measured ceiling by dependency_headroom" },
+	{ "signals", FT_SIGNALS, 0, D(stats_signals), D(nstats_signals), 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+	  "signal name -> a derived signal \"= EXPR\" over its counters, one value per window from the two readings (delta, last, min, max, mean; not rate), e.g. hit_rate: \"= delta(keyspace_hits) / (delta(keyspace_hits) + delta(keyspace_misses))\"; reported as NAME.SIGNAL per implementation per rung beside the implementations' signals (specs/README.md, Derived signals)" },
 	{ "timeout_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, D(stats_timeout_s), 0, 0, 600, 10, NULL, NULL, NULL, 0, 0, 0,
 	  "seconds the command may run before it is killed (its reading is then missing)" },
 	FIELD_END

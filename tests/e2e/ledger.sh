@@ -47,6 +47,9 @@ check "gets and lists draw Zipf-hot ids from a seeded pool (issue 13)" \
 # checks below.
 bg python3 "$ROOT/tests/helpers/procmem.py" "$T/procmem" "$T/procmem.stop" \
 	"go=go/ledger-go --port" "node=node/server.js --port"
+# ... and of Redis's own counters: INFO all every 10 ms over the test's
+# own connection (tests/helpers/redisinfo.py), for its hit rate below.
+bg python3 "$ROOT/tests/helpers/redisinfo.py" "$T/redisinfo" "$T/procmem.stop" "$L"
 t0=$(date +%s)
 TMPDIR=$T/tmp expect_exit "run the ledger with PostgreSQL and Redis" 0 \
 	"$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$T/runs" --stages ladder --run-id l
@@ -129,6 +132,66 @@ for impl in go node; do
 	done <"$T/hr.$impl"
 done
 check "report: the hit rate per rung" grep -q '^| hit_rate | [a-z]* | ladder | 150 | ' "$md"
+# Redis's own hit rate per rung (cache.hit_rate: dependencies[].stats.signals
+# over INFO's keyspace_hits and keyspace_misses, read by the harness before
+# and after each window's load) against the test's own INFO every 10 ms
+# (redisinfo.py). Each of the harness's INFO calls shows in Redis's
+# count of INFO commands as a step of two between two of the test's
+# readings, which bracket it: its counters lie between theirs (checked
+# against window_dep_stats, exactly), so each window's hits and misses lie
+# between the brackets' differences, and its hit rate between the lowest
+# and highest those allow; the report's mean per rung lies between the
+# means of those bounds (no tolerance beyond the 10 ms brackets).
+q "SELECT w.id, w.impl, w.rate, w.started_at, w.ended_at,
+	MAX(CASE WHEN s.key = 'keyspace_hits' THEN s.first END), MAX(CASE WHEN s.key = 'keyspace_hits' THEN s.last END),
+	MAX(CASE WHEN s.key = 'keyspace_misses' THEN s.first END), MAX(CASE WHEN s.key = 'keyspace_misses' THEN s.last END)
+	FROM windows w JOIN window_dep_stats s ON s.window_id = w.id AND s.name = 'cache'
+	WHERE w.stage = 'ladder' AND w.status IN ('accepted', 'failed') GROUP BY w.id" >"$T/cachewin"
+python3 - "$T/redisinfo" "$T/cachewin" >"$T/cachebounds" <<'EOF'
+import sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 5]
+# brackets: (row before, row after) around another client's INFO
+br = [(rows[i], rows[i + 1]) for i in range(len(rows) - 1) if rows[i + 1][4] - rows[i][4] >= 2]
+rungs = {}
+inside = 0
+for l in open(sys.argv[2]):
+    wid, impl, rate, t_s, t_e, h0, h1, m0, m1 = l.strip().split("|")
+    t_s = float(t_s)
+    # its first reading: the last INFO before its measured part (the load
+    # starts discard_s before it); its second: the next INFO after that
+    # (ended_at is stored after the second reading, so no bound)
+    k = [j for j, x in enumerate(br) if x[1][1] < t_s]
+    if not k or k[-1] + 1 >= len(br) or br[k[-1] + 1][0][0] < t_s:
+        print("nobracket", impl, rate)
+        continue
+    a, b = br[k[-1]], br[k[-1] + 1]
+    # the harness's readings lie within the brackets (exact)
+    inside += (a[0][2] <= float(h0) <= a[1][2] and a[0][3] <= float(m0) <= a[1][3] and
+               b[0][2] <= float(h1) <= b[1][2] and b[0][3] <= float(m1) <= b[1][3])
+    dh = (b[0][2] - a[1][2], b[1][2] - a[0][2])
+    dm = (b[0][3] - a[1][3], b[1][3] - a[0][3])
+    lo = dh[0] / (dh[0] + dm[1]) if dh[0] + dm[1] > 0 else 0.0
+    hi = dh[1] / (dh[1] + dm[0]) if dh[1] + dm[0] > 0 else 1.0
+    g = rungs.setdefault((impl, rate), [0, 0.0, 0.0])
+    g[0] += 1; g[1] += lo; g[2] += hi
+print("inside", inside)
+for (impl, rate), (n, lo, hi) in sorted(rungs.items()):
+    print("rung", impl, rate, n, "%.12f" % (lo / n), "%.12f" % (hi / n))
+EOF
+sed -n 's/^nobracket /# no bracket for a reading of the window at: /p' "$T/cachebounds"
+nwin=$(wc -l <"$T/cachewin")
+cmp_num "cache: each valid window's INFO readings (harness) bracketed by the test's own INFO" \
+	"$(awk '$1 == "inside" { print $2 }' "$T/cachebounds")" == "$nwin"
+cmp_num "cache: rungs with Redis's hit rate bounded by the test's readings" "$(grep -c '^rung ' "$T/cachebounds")" == 4
+while read -r _ impl rate n lo hi; do
+	rr=$(jq -r ".signals[\"cache.hit_rate\"].impls.$impl[] | select(.stage == \"ladder\" and .rate_rps == $rate) | \"\\(.mean) \\(.computed)\"" "$J")
+	cmp_num "$impl at $rate req/s: cache.hit_rate rests on its $n valid windows" "${rr#* }" == "$n"
+	check "$impl at $rate req/s: Redis's hit rate in the report (${rr% *}) within the test's INFO's [$lo, $hi]" \
+		awk -v v="${rr% *}" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(v != "null" && v + 0 >= lo - 1e-9 && v + 0 <= hi + 1e-9) }'
+done < <(grep '^rung ' "$T/cachebounds")
+check "report: Redis's own hit rate per implementation per rung (md)" \
+	grep -Eq '^\| cache\.hit_rate \| go \| ladder \| 150 \| [01]\.[0-9]+ \|' "$md"
+check "report: ... and in html" grep -q '<td>cache.hit_rate</td>' "$T/runs/l/report/report.html"
 # PostgreSQL's statements per implementation: every create inserts one
 # invoice, so INSERT INTO invoices' calls over an implementation's windows
 # (pg_stat_statements' increase, read before and after each window's load)

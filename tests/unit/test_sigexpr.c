@@ -180,6 +180,37 @@ TEST(parse_errors_name_the_column)
 	free(e);
 }
 
+/* A dependency's counters (known NULL: any name its command prints),
+ * read before (t 0) and after (t 1) a window's load; sigexpr_uses finds
+ * rate(), which spec_deps.c refuses there. */
+TEST(any_name_and_the_functions_used)
+{
+	static const struct sigexpr_row two[] = {
+		{ 0, "keyspace_hits", NULL, 300 }, { 0, "keyspace_misses", NULL, 100 },
+		{ 1, "keyspace_hits", NULL, 390 }, { 1, "keyspace_misses", NULL, 110 },
+	};
+	struct sigexpr *x = NULL;
+	const char *why = "x";
+	char *err = NULL;
+
+	CHECK(!sigexpr_parse("delta(keyspace_hits) / (delta(keyspace_hits) +"
+			     " delta(keyspace_misses))", NULL, 0, &x, &err));
+	if (!x)
+		return;
+	NEAR(sigexpr_window(x, two, 4, &why), 0.9, 1e-12, "90 / 100");
+	CHECK(why == NULL);
+	CHECK(sigexpr_uses(x, "delta") && !sigexpr_uses(x, "rate") && !sigexpr_uses(x, "nope"));
+	sigexpr_free(x);
+	CHECK(!sigexpr_parse("last(used_memory) / 2 + rate(total_commands_processed)", NULL, 0,
+			     &x, &err));
+	CHECK(x && sigexpr_uses(x, "rate") && sigexpr_uses(x, "last"));
+	sigexpr_free(x);
+	x = NULL;
+	CHECK(sigexpr_parse("delta(keyspace_hits)", known, 5, &x, &err));   /* known: refused */
+	CHECK(err && strstr(err, "'keyspace_hits' is not a polled signal"));
+	free(err);
+}
+
 int main(void)
 {
 	RUN(hit_rate_over_the_window);
@@ -188,5 +219,6 @@ int main(void)
 	RUN(histogram_quantile_interpolates);
 	RUN(not_computable_is_nan_with_a_reason);
 	RUN(parse_errors_name_the_column);
+	RUN(any_name_and_the_functions_used);
 	return t_done();
 }
