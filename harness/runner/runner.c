@@ -426,12 +426,7 @@ static int build_and_run(struct run_ctx *rc)
 	}
 	runner_set_status(rc, "finished", code == EXIT_NEGATIVE ? "a stage measured nothing usable" : NULL,
 		       code == EXIT_NEGATIVE ? "nothing_measured" : NULL);
-	/* rerun --until-decided answers: 0 no change or improvement, 1
-	 * regression, 3 inconclusive (the budget ended), also when a
-	 * pre-registered stage measured nothing usable (every window void:
-	 * the sequential blocks measured on, and compare reads the rule) */
-	if ((code == EXIT_OK || code == EXIT_NEGATIVE) && rc->until_exit >= 0)
-		code = rc->until_exit;
+	code = runner_finished_exit(rc, code);
 	fprintf(stderr, "harness: %s finished: %zu windows, %zu accepted, %zu failed, %zu rejected\n",
 		rc->run_id, rc->done, rc->accepted, rc->failed, rc->rejected);
 	/* The morning's reading, written before anyone asks for it. */

@@ -156,6 +156,11 @@ struct run_ctx {
 	 * 3), -1 when the run has no stopping rule (runner_until.c) */
 	int until_exit;
 
+	/* a stage ended with an arm without one valid window (every one
+	 * void: runner_stages); answer: a stage's own negative answer
+	 * (confirm or soak not held) */
+	int unmeasured, answer_negative;
+
 	/* fatal: an environment error (exit 3) stopped the run */
 	int fatal;
 	/* why the run failed, for runs.failure_kind / failure_impl (NULL:
@@ -356,6 +361,15 @@ int runner_set_status(struct run_ctx *rc, const char *status, const char *failur
  * test? Then the failure is that commit's answer (exit 1), not the
  * host's (exit 3; also for `run`, whose implementations are the user's). */
 int runner_candidate_failed(const struct run_ctx *rc);
+
+/* Does the run hold a rerun's commit under test (an arm candidate)? */
+int runner_is_rerun(const struct run_ctx *rc);
+
+/* The exit code of a run that finished with code (runner_stages'):
+ * rerun --until-decided's answer where it has one; a rerun whose stage
+ * left an arm without a valid window (rc->unmeasured), no stage's own
+ * negative answer: 3, no answer (as compare reads it); else code. */
+int runner_finished_exit(const struct run_ctx *rc, int code);
 /*
  * A run that failed by an arm's own doing, wherever it happened (build,
  * start, health wait, pre-flight, window): it never came up healthy, or

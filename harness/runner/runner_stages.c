@@ -553,7 +553,7 @@ int runner_stages(struct run_ctx *rc)
 		if (ret)
 			goto out;
 		if (!stage_measured(rc, "ladder"))
-			negative = 1;
+			negative = rc->unmeasured = 1;
 		store_knees(rc);
 		if (rc->spec->refine.present) {
 			ret = refine(rc);
@@ -567,16 +567,20 @@ int runner_stages(struct run_ctx *rc)
 		ret = confirm(rc);
 		if (ret < 0 || (ret == 1 && runner_stop))
 			goto out;
-		if (ret == 1 || !stage_measured(rc, "confirm"))
-			negative = 1;
+		if (ret == 1)
+			negative = rc->answer_negative = 1;
+		else if (!stage_measured(rc, "confirm"))
+			negative = rc->unmeasured = 1;
 		ret = 0;
 	}
 	if ((rc->stages & STAGE_SOAK) && rc->spec->soak.present) {
 		ret = soak(rc);
 		if (ret < 0 || (ret == 1 && runner_stop))
 			goto out;
-		if (ret == 1 || !stage_measured(rc, "soak"))
-			negative = 1;
+		if (ret == 1)
+			negative = rc->answer_negative = 1;
+		else if (!stage_measured(rc, "soak"))
+			negative = rc->unmeasured = 1;
 		ret = 0;
 	}
 out:

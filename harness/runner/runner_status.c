@@ -53,6 +53,33 @@ int runner_candidate_failed(const struct run_ctx *rc)
 	return 0;
 }
 
+int runner_is_rerun(const struct run_ctx *rc)
+{
+	size_t i;
+
+	for (i = 0; i < rc->narms; i++)
+		if (rc->arms[i].candidate)
+			return 1;
+	return 0;
+}
+
+int runner_finished_exit(const struct run_ctx *rc, int code)
+{
+	/* rerun --until-decided answers: 0 no change or improvement, 1
+	 * regression, 3 inconclusive (the budget ended), also when a
+	 * pre-registered stage measured nothing usable (every window void:
+	 * the sequential blocks measured on, and compare reads the rule) */
+	if ((code == EXIT_OK || code == EXIT_NEGATIVE) && rc->until_exit >= 0)
+		return rc->until_exit;
+	/* a rerun whose stage measured nothing usable (every window of an
+	 * arm void: the host's noise, no fault of the commit) has no answer
+	 * about the commit: 3, as compare reads the same run (DESIGN.md,
+	 * Exit codes); a stage's own negative answer stays 1 */
+	if (code == EXIT_NEGATIVE && rc->unmeasured && !rc->answer_negative && runner_is_rerun(rc))
+		return EXIT_ENV;
+	return code;
+}
+
 int runner_arm_fault(struct run_ctx *rc)
 {
 	struct sbuf why = SBUF_INIT;

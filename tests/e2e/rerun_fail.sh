@@ -1,8 +1,9 @@
 #!/bin/bash
-# timing-free: refusals, exit codes, stored states and files of reruns that fetch nothing, answer wrong or do not build (no window runs)
+# timing-free: refusals, exit codes, stored states and files of reruns that fetch nothing, answer wrong, do not build or whose every window a test hook voids
 # rerun end to end, the reruns that end before any window (issue 7's and
 # issue 25's acceptance): refs and repositories that cannot be fetched, a
-# commit that answers its pre-flight differently from its @base, and an
+# commit that answers its pre-flight differently from its @base, one
+# whose every window is void (a test hook stalls the generator), and an
 # untrusted build that fails after trying to write every database and
 # checkout it can reach, fetched over http from a URL with a password.
 # rerun.sh has the reruns that measure (rerun_repo.inc: the service).
@@ -67,6 +68,21 @@ jq -r '.impls[0].why' "$T/out" | grep -qF "answered its pre-flight wrong" &&
 "$HARNESS" report upper --runs-dir "$RUNS" --format md >/dev/null 2>&1
 grep -qF "$diff" "$RUNS/upper/report/report.md" && ok "the report shows the difference" ||
 	fail "report: $(grep -i pre-flight "$RUNS/upper/report/report.md")"
+
+# ------------------------------------------------------------ every window void
+# A rerun whose commit's every window is void (the generator stalls in
+# each: the generator gate, a validity gate, rejects it; no fault of the
+# commit) has no answer about the commit: rerun 3, as compare reads the
+# same run (DESIGN.md, Exit codes: 3, no answer), never 1, a regression.
+HARNESS_TEST_STALL_GENERATOR="ladder:a:*:all" \
+	expect_exit "a rerun whose every window of a is void: no answer" 3 "$HARNESS" rerun base \
+	--runs-dir "$RUNS" --run-id void --stages ladder --impl "a=file://$REPO#comment"
+[ "$(q "$RUNS/void/run.db" "SELECT COUNT(*) FROM windows WHERE impl = 'a' AND status <> 'rejected'")" = 0 ] &&
+	[ "$(q "$RUNS/void/run.db" "SELECT COUNT(*) FROM windows WHERE impl = 'a'")" -ge 1 ] &&
+	ok "... a's windows all rejected ($(q "$RUNS/void/run.db" "SELECT COUNT(*) FROM windows WHERE impl = 'a'"))" ||
+	fail "void windows: $(q "$RUNS/void/run.db" "SELECT impl, status, reasons FROM windows" | tr '\n' ' ')"
+grep -q "no valid ladder window for a" "$T/err" && ok "... said on stderr" || fail "void stderr: $(tail -n 3 "$T/err")"
+expect_exit "compare base void --impl a: the same answer" 3 "$HARNESS" compare base void --runs-dir "$RUNS" --impl a
 
 # ------------------------------------------------------------ untrusted build
 # The commit under test does not build: its own negative answer (exit 1),
