@@ -72,6 +72,7 @@ int report_memory_load(struct report *r)
 		m->stage = g->stage;
 		m->rate = g->rate;
 		m->windows = g->accepted;
+		m->failed = g->failed;
 		m->steady = g->accepted ? g->anon_p99 : NAN;
 		m->peak = rung_peak(r, g, &m->peak_scope);
 		s->has_peak |= isfinite(m->peak);
@@ -113,14 +114,16 @@ void rdoc_memory(const struct report *r, struct rdoc *d)
 		      "process holds while serving). Peak: the highest high-water mark the kernel kept "
 		      "for its cgroup in those windows (anonymous, page cache and kernel memory: what a "
 		      "container limit must cover), over the implementation's lifetime or the window as "
-		      "the scope says. Ratios are to %s at the same rate.",
+		      "the scope says. Ratios are to %s at the same rate. Failed windows (valid, over "
+		      "the SLO) are left out of both figures, as of every latency figure, and counted "
+		      "in the last column; the signals' table counts them in.",
 		  r->nimpls ? r->impls[0].name : "the first implementation");
 	if (!s->has_peak)
 		sbuf_adds(&c, " No window has a peak: the accounting backend keeps none (procfs).");
 	rdoc_add(d, RDOC_P, c.buf);
 	sbuf_reset(&c);
-	t = rdoc_table(d, "memory", 8, "implementation", "stage", "rate", "steady (MiB)",
-		       "steady ratio", "peak (MiB)", "peak ratio", "peak scope");
+	t = rdoc_table(d, "memory", 9, "implementation", "stage", "rate", "steady (MiB)",
+		       "steady ratio", "peak (MiB)", "peak ratio", "peak scope", "windows");
 	for (i = 0; i < s->nmemrungs; i++) {
 		const struct report_memrung *m = &s->memrungs[i];
 
@@ -135,6 +138,7 @@ void rdoc_memory(const struct report *r, struct rdoc *d)
 		rdoc_cell(t, &c);
 		ratio_cell(t, &c, m->peak_ratio, m->impl == 0);
 		rdoc_cellf(t, "%s", m->peak_scope ? m->peak_scope : "-");
+		rdoc_cellf(t, "%zu accepted (%zu failed left out)", m->windows, m->failed);
 	}
 	sbuf_release(&c);
 }
@@ -155,9 +159,9 @@ json_t *report_memory_json(const struct report *r)
 	for (i = 0; s && i < s->nmemrungs; i++) {
 		const struct report_memrung *m = &s->memrungs[i];
 
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:o, s:I, s:{s:o, s:o}, s:{s:o, s:o, s:o}}",
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:o, s:I, s:I, s:{s:o, s:o}, s:{s:o, s:o, s:o}}",
 			"impl", r->impls[m->impl].name, "stage", m->stage, "rate_rps", jnum(m->rate),
-			"windows", (json_int_t)m->windows,
+			"windows", (json_int_t)m->windows, "failed_left_out", (json_int_t)m->failed,
 			"steady", "bytes", jnum(m->steady), "ratio", jnum(m->steady_ratio),
 			"peak", "bytes", jnum(m->peak), "ratio", jnum(m->peak_ratio),
 			"scope", m->peak_scope ? json_string(m->peak_scope) : json_null()));

@@ -62,9 +62,12 @@ static struct report_sigrung *rung_for(struct report_study *s, int impl, const c
 	return g;
 }
 
-static void add_value(struct report_sigrung *g, double v, const char *why)
+static void add_value(struct report_sigrung *g, const struct view_window *w, double v,
+		      const char *why)
 {
 	g->windows++;
+	g->accepted += !!w->accepted;
+	g->failed += !!w->failed;
 	if (!isfinite(v)) {
 		if (!g->why && why)
 			g->why = xstrdup(why);
@@ -113,7 +116,7 @@ static void one_signal(struct report_study *s, const struct view_window *w,
 		why = "not a valid expression";
 	else
 		v = sigexpr_window(e, x, n, &why);
-	add_value(rung_for(s, w->impl_idx, w->stage, w->rate, d->name), v, why);
+	add_value(rung_for(s, w->impl_idx, w->stage, w->rate, d->name), w, v, why);
 	sigexpr_free(e);
 	free(err);
 }
@@ -217,9 +220,10 @@ void rdoc_signals(const struct report *r, struct rdoc *d)
 	sbuf_adds(&c, "Derived from the runtime statistics each implementation serves (over a "
 		      "window's measured part) and from each dependency's own statistics (DEP.SIGNAL: "
 		      "its stats command read before and after the window's load, for the "
-		      "implementation that window measured), per valid window (accepted or failed), "
+		      "implementation that window measured), per valid window (accepted or failed: "
+		      "a failed window is a valid measurement over the SLO; a rejected one is void), "
 		      "then across the rung's valid windows: the mean and the range (lowest - "
-		      "highest). Declared as:");
+		      "highest), over the windows the last column counts. Declared as:");
 	for (i = 0; i < s->nsigdefs; i++) {
 		const struct report_sigdef *g = &s->sigdefs[i];
 
@@ -257,7 +261,8 @@ void rdoc_signals(const struct report *r, struct rdoc *d)
 		} else
 			sbuf_adds(&c, "-");
 		rdoc_cell(t, &c);
-		sbuf_addf(&c, "%zu of %zu", g->computed, g->windows);
+		sbuf_addf(&c, "%zu of %zu valid (%zu accepted, %zu failed)", g->computed, g->windows,
+			  g->accepted, g->failed);
 		if (g->why)
 			sbuf_addf(&c, " (%s)", g->why);
 		rdoc_cell(t, &c);
@@ -300,9 +305,10 @@ json_t *report_signals_json(const struct report *r)
 					      r->impls[g->impl].name);
 
 		if (arr)
-			json_array_append_new(arr, json_pack("{s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:o}",
+			json_array_append_new(arr, json_pack("{s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:o}",
 				"stage", g->stage, "rate_rps", jnum(g->rate), "mean", jnum(g->mean),
 				"min", jnum(g->lo), "max", jnum(g->hi), "windows", (json_int_t)g->windows,
+				"accepted", (json_int_t)g->accepted, "failed", (json_int_t)g->failed,
 				"computed", (json_int_t)g->computed,
 				"why", g->why ? json_string(g->why) : json_null()));
 	}

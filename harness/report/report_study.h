@@ -53,6 +53,7 @@ struct report_sigrung {
 	const char *name;            /* borrowed from sigdefs */
 	int ord;                     /* its first declaration's index: the table's order */
 	size_t windows;              /* valid windows (accepted or failed) */
+	size_t accepted, failed;     /* of windows */
 	size_t computed;             /* of them with a value */
 	double mean, lo, hi;         /* over those; NAN none */
 	char *why;                   /* the first reason a window had none, or NULL */
@@ -63,7 +64,8 @@ struct report_memrung {
 	int impl;
 	const char *stage;
 	double rate;
-	size_t windows;              /* accepted windows */
+	size_t windows;              /* accepted windows: what both figures rest on */
+	size_t failed;               /* failed windows of the rung, left out */
 	double steady;               /* bytes: anon p99 of the rung (report_rung.anon_p99) */
 	double peak;                 /* bytes: the highest cgroup peak of the rung's windows */
 	const char *peak_scope;      /* "window" | "lifetime" | NULL (static) */

@@ -230,7 +230,17 @@ check "json: threads' at 2000: the failed window (block 5) counts" \
 	test "$(sig threads ladder 2000)" = "[0.605,0.6,0.61,2]"
 check "json: the declaration with it" \
 	test "$(jq -r .signals.hit_rate.expr "$J")" = "delta(hits) / (delta(hits) + delta(misses))"
-check "md: the signals table" grep -q '^| hit_rate | evloop | ladder | 500 | 0.805 | 0.8 - 0.81 | 2 of 2 |$' "$R/report.md"
+check "md: the signals table" grep -q '^| hit_rate | evloop | ladder | 500 | 0.805 | 0.8 - 0.81 | 2 of 2 valid (2 accepted, 0 failed) |$' "$R/report.md"
+# how many windows each figure rests on, the failed ones counted in, as
+# the memory table counts them out (threads ladder 2000: block 5 failed)
+check "md: a signal's windows, accepted and failed apart" \
+	grep -q '^| hit_rate | threads | ladder | 2000 | 0.605 | 0.6 - 0.61 | 2 of 2 valid (1 accepted, 1 failed) |$' "$R/report.md"
+check "json: ... and its counts" test "$(jq -c '.signals.hit_rate.impls.threads[] |
+	select(.stage == "ladder" and .rate_rps == 2000) | [.windows, .accepted, .failed, .computed]' "$J")" = "[2,1,1,2]"
+check "md: memory at the same rung rests on the accepted one, the failed one left out" \
+	grep -q '^| threads | ladder | 2000 | [0-9.]* | [0-9.]*x | [0-9.]* | [0-9.]*x | lifetime | 1 accepted (1 failed left out) |$' "$R/report.md"
+check "json: ... and its counts" test "$(jq -c '.memory.rungs[] |
+	select(.impl == "threads" and .stage == "ladder" and .rate_rps == 2000) | [.windows, .failed_left_out]' "$J")" = "[1,1]"
 check "csv: study.csv has the hit rate" grep -q '^signal,evloop,ladder,500,hit_rate,0.805,0.8,0.81,2,$' "$R/study.csv"
 # memory: steady = anon p99 (base + rate/100 + 9 MiB), peak = base + rate/100 + 20
 mem() { jq -c ".memory.rungs[] | select(.impl==\"$1\" and .stage==\"ladder\" and .rate_rps==$2) |
@@ -240,7 +250,7 @@ check "json: threads' at 500" test "$(mem threads 500)" = '[94,105,"lifetime"]'
 near "json: threads/evloop peak ratio at 500 (105/55)" \
 	"$(jq '.memory.rungs[] | select(.impl=="threads" and .stage=="ladder" and .rate_rps==500) | .peak.ratio' "$J")" 1.90909 0.0001
 check "md: memory steady and peak side by side with ratios" \
-	grep -q '^| threads | ladder | 500 | 94.0 | 2.14x | 105 | 1.91x | lifetime |$' "$R/report.md"
+	grep -q '^| threads | ladder | 500 | 94.0 | 2.14x | 105 | 1.91x | lifetime | 2 accepted (0 failed left out) |$' "$R/report.md"
 # receipts: 40 windows, 430000 due, 50 5xx (confirm block 6 evloop), one
 # throttled window, pre-flight 8 of 8
 check "json: receipts" jq -e '.receipts.due == 430000 and .receipts.answered == 430000 and
