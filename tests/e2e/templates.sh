@@ -191,6 +191,11 @@ for t in quick pull-request overnight; do
 		"$HARNESS" check -q "$ROOT/specs/templates/$t.yaml"
 	"$HARNESS" check "$ROOT/specs/templates/$t.yaml" --json >"$T/$t.plan.json" 2>/dev/null
 done
+# "A fresh clone, README only" (issue 29): the commands the README tells a
+# newcomer to type exist as written (harness flags in each command's
+# --help, make targets, the template paths; tests/helpers/readme_commands.py).
+check "README's commands are real: $(python3 "$ROOT/tests/helpers/readme_commands.py" "$ROOT" "$HARNESS" 2>&1 | head -3 | tr '\n' ' ')" \
+	python3 "$ROOT/tests/helpers/readme_commands.py" "$ROOT" "$HARNESS"
 cmp_num "quick: its pre-registered windows take at most 3 minutes (warm-ups at min_s, one arm)" \
 	"$(jq .estimated_seconds "$T/quick.plan.json")" "<=" 180
 cmp_num "pull-request: a rerun --with-baseline's windows (twice the plan's) at most 3 minutes" \
