@@ -289,37 +289,41 @@ void sbuf_add_xml(struct sbuf *sb, const char *s)
 
 /* ------------------------------------------------------------------ files */
 
-int read_file(const char *path, struct sbuf *sb, size_t max)
+int read_fd(int fd, struct sbuf *sb, size_t max)
 {
 	char buf[65536];
 	size_t total = 0;
-	int fd, ret = -1;
 	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		sbuf_add(sb, buf, (size_t)n);
+		total += (size_t)n;
+		if (max && total > max)
+			return 1;
+	}
+}
+
+int read_file(const char *path, struct sbuf *sb, size_t max)
+{
+	int fd, r;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return error("%s: cannot read: %s", path, strerror(errno));
-	for (;;) {
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			error("%s: read error: %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		total += (size_t)n;
-		if (max && total > max) {
-			error("%s: file too large (over %zu bytes)", path, max);
-			goto out;
-		}
-		sbuf_add(sb, buf, (size_t)n);
-	}
-	ret = 0;
-out:
+	r = read_fd(fd, sb, max);
+	if (r < 0)
+		error("%s: read error: %s", path, strerror(errno));
+	else if (r > 0)
+		error("%s: file too large (over %zu bytes)", path, max);
 	close(fd);
-	return ret;
+	return r ? -1 : 0;
 }
 
 int write_file(const char *path, const void *data, size_t n)

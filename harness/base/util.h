@@ -80,6 +80,12 @@ char *sbuf_detach(struct sbuf *sb, size_t *len);
  * path when it cannot be read or is larger than max bytes (0: no limit).
  */
 int read_file(const char *path, struct sbuf *sb, size_t max);
+/*
+ * Append what fd holds to sb, to its end: 0; 1 once the bytes read pass
+ * max (0: no limit; the chunk that passed it is in sb); -1 on a read error
+ * (errno says which). Retries EINTR; the caller words the error.
+ */
+int read_fd(int fd, struct sbuf *sb, size_t max);
 /* Write data to path atomically (temp file + rename). */
 int write_file(const char *path, const void *data, size_t n);
 /* mkdir -p; 0 on success or when it exists. */

@@ -302,9 +302,7 @@ struct spec *spec_load_diag(const char *path, struct sbuf *errs)
 	struct sbuf sb = SBUF_INIT;
 	struct spec *s = NULL;
 	struct stat st;
-	char buf[65536];
-	ssize_t n;
-	int fd;
+	int fd, r;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
@@ -321,37 +319,30 @@ struct spec *spec_load_diag(const char *path, struct sbuf *errs)
 			error("%s: is a directory, not a spec file", path);
 		goto out;
 	}
-	for (;;) {
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			if (errs)
-				sbuf_addf(errs, "harness: %s: read error: %s\n", path, strerror(errno));
-			else
-				error("%s: read error: %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		sbuf_add(&sb, buf, (size_t)n);
-		if (sb.len > SPEC_MAX_BYTES) {
-			/* say how big it is without reading all of it */
-			size_t size = S_ISREG(st.st_mode) && (size_t)st.st_size > sb.len ?
-				(size_t)st.st_size : sb.len;
-			struct spec_diags d = { 0 };
-			struct sbuf o = SBUF_INIT;
-			spec_diag_add(&d, 1, 1, "yaml", "the file is %zu bytes; a spec may be at most 1 MiB",
-				      size);
-			spec_diags_format(&d, path, &o);
-			if (errs)
-				sbuf_add(errs, o.buf, o.len);
-			else
-				fputs(o.buf, stderr);
-			sbuf_release(&o);
-			spec_diags_release(&d);
-			goto out;
-		}
+	r = read_fd(fd, &sb, SPEC_MAX_BYTES);
+	if (r < 0) {
+		if (errs)
+			sbuf_addf(errs, "harness: %s: read error: %s\n", path, strerror(errno));
+		else
+			error("%s: read error: %s", path, strerror(errno));
+		goto out;
+	}
+	if (r > 0) {
+		/* say how big it is without reading all of it */
+		size_t size = S_ISREG(st.st_mode) && (size_t)st.st_size > sb.len ?
+			(size_t)st.st_size : sb.len;
+		struct spec_diags d = { 0 };
+		struct sbuf o = SBUF_INIT;
+		spec_diag_add(&d, 1, 1, "yaml", "the file is %zu bytes; a spec may be at most 1 MiB",
+			      size);
+		spec_diags_format(&d, path, &o);
+		if (errs)
+			sbuf_add(errs, o.buf, o.len);
+		else
+			fputs(o.buf, stderr);
+		sbuf_release(&o);
+		spec_diags_release(&d);
+		goto out;
 	}
 	s = spec_parse_diag(sb.buf, sb.len, path, NULL, errs);
 out:

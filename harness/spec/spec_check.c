@@ -310,10 +310,7 @@ static void check_signals(struct vctx *v)
 int spec_read_ref_file(struct vctx *v, const char *abs, struct sbuf *sb, size_t max,
 			 const char *path, const char *as_written)
 {
-	char buf[65536];
-	int fd, ret = -1;
-	ssize_t n;
-
+	int fd, r, ret = -1;
 	struct stat st;
 
 	/* O_NONBLOCK: a FIFO must not hang `harness check` */
@@ -326,21 +323,14 @@ int spec_read_ref_file(struct vctx *v, const char *abs, struct sbuf *sb, size_t 
 		spec_err_at(v, path, "\"%s\" is not a regular file", as_written);
 		goto out;
 	}
-	for (;;) {
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			spec_err_at(v, path, "cannot read \"%s\": %s", as_written, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		if (sb->len + (size_t)n > max) {
-			spec_err_at(v, path, "\"%s\" is larger than %zu MiB", as_written, max >> 20);
-			goto out;
-		}
-		sbuf_add(sb, buf, (size_t)n);
+	r = read_fd(fd, sb, max);
+	if (r < 0) {
+		spec_err_at(v, path, "cannot read \"%s\": %s", as_written, strerror(errno));
+		goto out;
+	}
+	if (r > 0) {
+		spec_err_at(v, path, "\"%s\" is larger than %zu MiB", as_written, max >> 20);
+		goto out;
 	}
 	ret = 0;
 out:
