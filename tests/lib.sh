@@ -26,6 +26,51 @@ _cleanup() {
 }
 trap _cleanup EXIT
 
+# testsrv_impl NAME [ARGS]: a spec's implementation entry (YAML, indented
+# for implementations:) of the testsrv helper on {port}, ARGS appended to
+# its start list as they stand in YAML (', --delay-ms, "2"'), health at
+# /healthz, restart never.
+testsrv_impl() {
+	cat <<YAML
+  - name: $1
+    start: [$HELPERS/testsrv, --port, "{port}"${2:-}]
+    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
+    restart: never
+YAML
+}
+
+# quick_ladder REPS RETRIES: a spec's stages and what they gate (YAML) for
+# scripts about what a run does, not what it measures: one rung at 50
+# req/s, REPS blocks of one 1 s window, retries.max_per_cell RETRIES,
+# a warm-up of at most 1 s, sut_alive the one window gate.
+quick_ladder() {
+	cat <<YAML
+stages:
+  ladder: { start_rps: 50, step: 2, max_rps: 50, reps: $1, window_s: 1, discard_s: 0 }
+retries: { max_per_cell: $2 }
+warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 1, trailing_s: 0.5, gates: [] }
+window_gates: [sut_alive]
+YAML
+}
+
+# front_of DEP: a spec's implementations, workload, warm-up and window
+# gates (YAML) for scripts about a dependency: one implementation, front
+# (testsrv), that calls DEP on every request ({dep.DEP.port}), a 1-2 s
+# warm-up, error_rate, sut_alive and dependency_headroom judging windows.
+front_of() {
+	cat <<YAML
+implementations:
+  - name: front
+    start: [$HELPERS/testsrv, --port, "{port}", --forward-port, "{dep.$1.port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz" }
+    restart: never
+workload:
+  requests: [ { name: root, path: / } ]
+warmup: { min_s: 1, max_s: 2, trailing_s: 1, gates: [] }
+window_gates: [error_rate, sut_alive, dependency_headroom]
+YAML
+}
+
 # tiny_spec NAME WINDOW_GATES: a one-implementation spec (testsrv "solo",
 # two rungs of one 1 s window, a 1 s warm-up) for scripts about what a
 # run stores, not what it measures (corrupt.sh, recheck_rules.sh).
@@ -36,10 +81,7 @@ name: $1
 seed: 5
 slo: { percentile: 99, threshold_ms: 50, error_rate_max: 0.01 }
 implementations:
-  - name: solo
-    start: [$HELPERS/testsrv, --port, "{port}"]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
+$(testsrv_impl solo)
 workload:
   connections: 4
   timeout_ms: 2000

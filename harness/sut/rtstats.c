@@ -351,6 +351,19 @@ static void *poller_main(void *arg)
 	return NULL;
 }
 
+/* r's copy of the n signals to read (names and pointers duplicated). */
+static void take_signals(struct rtstats *r, const struct spec_signal *signals, size_t n)
+{
+	size_t i;
+
+	r->nsignals = n;
+	r->signals = xcalloc(n ? n : 1, sizeof(*r->signals));
+	for (i = 0; i < n; i++) {
+		r->signals[i].name = xstrdup(signals[i].name);
+		r->signals[i].pointer = xstrdup(signals[i].pointer);
+	}
+}
+
 static struct rtstats *start(const char *url, double hz, const struct spec_signal *signals,
 			     size_t n, enum stats_format format, int timeout_ms, int netns_fd,
 			     const char *ca_file, int insecure)
@@ -386,12 +399,7 @@ static struct rtstats *start(const char *url, double hz, const struct spec_signa
 			timeout_ms = 5000;
 	}
 	r->timeout_ms = timeout_ms;
-	r->nsignals = n;
-	r->signals = xcalloc(n ? n : 1, sizeof(*r->signals));
-	for (i = 0; i < n; i++) {
-		r->signals[i].name = xstrdup(signals[i].name);
-		r->signals[i].pointer = xstrdup(signals[i].pointer);
-	}
+	take_signals(r, signals, n);
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -410,14 +418,8 @@ static struct rtstats *start(const char *url, double hz, const struct spec_signa
 struct rtstats *rtstats_fed(const struct spec_signal *signals, size_t n)
 {
 	struct rtstats *r = xcalloc(1, sizeof(*r));
-	size_t i;
 
-	r->nsignals = n;
-	r->signals = xcalloc(n ? n : 1, sizeof(*r->signals));
-	for (i = 0; i < n; i++) {
-		r->signals[i].name = xstrdup(signals[i].name);
-		r->signals[i].pointer = xstrdup(signals[i].pointer);
-	}
+	take_signals(r, signals, n);
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
 	return r;

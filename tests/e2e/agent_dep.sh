@@ -37,13 +37,7 @@ implementations:
     restart: never
 workload:
   requests: [ { name: root, path: / } ]
-  generator_options:
-    ssh_options: $SSH_YAML
-  preflight: { sends: 0 }
-warmup: { min_s: 1, max_s: 1, trailing_s: 1, gates: [] }
-window_gates: [error_rate, sut_alive]
-stages:
-  ladder: { start_rps: 200, step: 2, max_rps: 200, window_s: $1, reps: $2 }
+$(ns_spec_tail 200 $1 $2)
 EOF2
 }
 q() { sqlite3 "$db" "$1"; }

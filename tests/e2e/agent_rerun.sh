@@ -102,13 +102,7 @@ sandbox: { pids: 40, log_mb: 1, disk_mb: 16 }
 workload:
   connections: 8
   requests: [ { name: root, path: / } ]
-  generator_options:
-    ssh_options: $SSH_YAML
-  preflight: { sends: 0 }
-warmup: { min_s: 1, max_s: 1, trailing_s: 1, gates: [] }
-window_gates: [error_rate, sut_alive]
-stages:
-  ladder: { start_rps: 200, step: 2, max_rps: 200, window_s: 1, reps: 1 }
+$(ns_spec_tail 200 1 1)
 EOF2
 q() { sqlite3 "$1" "$2"; }
 # uid of the implementation's process there (srv, jailed: in a network

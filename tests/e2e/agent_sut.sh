@@ -44,13 +44,7 @@ implementations:
     restart: never
 workload:
   requests: [ { name: root, path: / } ]
-  generator_options:
-    ssh_options: $SSH_YAML
-  preflight: { sends: 0 }
-warmup: { min_s: 1, max_s: 1, trailing_s: 1, gates: [] }
-window_gates: [error_rate, sut_alive]
-stages:
-  ladder: { start_rps: 400, step: 2, max_rps: 400, window_s: $1, reps: $2 }
+$(ns_spec_tail 400 $1 $2)
 retries: { max_per_cell: ${3:-0} }
 EOF2
 }

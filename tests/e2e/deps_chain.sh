@@ -20,15 +20,7 @@ dependencies:
     start: [$HELPERS/testsrv, --port, "{port}", --burn-us, "3000"]
     health: { url: "http://127.0.0.1:{port}/healthz" }
     version: [$HELPERS/burn, --cpu, "0"]
-implementations:
-  - name: front
-    start: [$HELPERS/testsrv, --port, "{port}", --forward-port, "{dep.be.port}"]
-    health: { url: "http://127.0.0.1:{port}/healthz" }
-    restart: never
-workload:
-  requests: [ { name: root, path: / } ]
-warmup: { min_s: 1, max_s: 2, trailing_s: 1, gates: [] }
-window_gates: [error_rate, sut_alive, dependency_headroom]
+$(front_of be)
 stages:
   ladder: { start_rps: 100, step: 2, max_rps: 100, window_s: 3, reps: 2 }
 retries: { max_per_cell: 1 }

@@ -22,15 +22,7 @@ dependencies:
     start: [$HELPERS/testsrv, --port, "{port}"]
     health: { url: "http://127.0.0.1:{port}/healthz" }
     setup: [sh, -c, "echo x >> $T/fresh.setups"]
-implementations:
-  - name: front
-    start: [$HELPERS/testsrv, --port, "{port}", --forward-port, "{dep.fresh.port}"]
-    health: { url: "http://127.0.0.1:{port}/healthz" }
-    restart: never
-workload:
-  requests: [ { name: root, path: / } ]
-warmup: { min_s: 1, max_s: 2, trailing_s: 1, gates: [] }
-window_gates: [error_rate, sut_alive, dependency_headroom]
+$(front_of fresh)
 stages:
   ladder: { start_rps: 50, step: 2, max_rps: 100, window_s: 2, reps: 2 }
 retries: { max_per_cell: 0 }

@@ -71,10 +71,7 @@ version: 1
 name: e2e-expect
 slo: { percentile: 99, threshold_ms: 50, error_rate_max: 0.01 }
 implementations:
-  - name: a
-    start: [$HELPERS/testsrv, --port, "{port}", --mode, wrong-status]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
+$(testsrv_impl a ', --mode, wrong-status')
 workload:
   connections: 4
   timeout_ms: 2000

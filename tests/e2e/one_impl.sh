@@ -16,10 +16,7 @@ name: e2e-one
 seed: 11
 slo: { percentile: 99, threshold_ms: 50, error_rate_max: 0.01 }
 implementations:
-  - name: solo
-    start: [$HELPERS/testsrv, --port, "{port}", --delay-ms, "1"]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
+$(testsrv_impl solo ', --delay-ms, "1"')
 workload:
   connections: 8
   timeout_ms: 2000

@@ -26,24 +26,14 @@ version: 1
 name: e2e-$1
 slo: { percentile: 99, threshold_ms: 50 }
 implementations:
-  - name: a
-    start: [$HELPERS/testsrv, --port, "{port}"$2]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
-  - name: b
-    start: [$HELPERS/testsrv, --port, "{port}"$3]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
+$(testsrv_impl a "$2")
+$(testsrv_impl b "$3")
 workload:
   connections: 4
   preflight: $4
   requests:
     - { name: get_invoice, path: /invoces/42 }
-stages:
-  ladder: { start_rps: 50, step: 2, max_rps: 50, reps: 1, window_s: 1, discard_s: 0 }
-retries: { max_per_cell: 0 }
-warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 1, trailing_s: 0.5, gates: [] }
-window_gates: [sut_alive]
+$(quick_ladder 1 0)
 YAML
 }
 
@@ -141,10 +131,7 @@ name: e2e-$1
 seed: 7
 slo: { percentile: 99, threshold_ms: 50 }
 implementations:
-  - name: a
-    start: [$HELPERS/testsrv, --port, "{port}"]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
+$(testsrv_impl a)
 workload:
   connections: 4
   pool: 4
@@ -153,11 +140,7 @@ workload:
   requests:
     - { name: a, weight: 1, method: POST, path: /a, body: '{"id":{n}}', expect: { body_contains: '"id":1' } }
     - { name: b, weight: $2, method: POST, path: /b, body: '{"id":{n}}', expect: { body_contains: '"id":1' } }
-stages:
-  ladder: { start_rps: 50, step: 2, max_rps: 50, reps: 1, window_s: 1, discard_s: 0 }
-retries: { max_per_cell: 0 }
-warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 1, trailing_s: 0.5, gates: [] }
-window_gates: [sut_alive]
+$(quick_ladder 1 0)
 YAML
 }
 tspec small 1 >"$T/small.yaml"
@@ -183,21 +166,14 @@ name: e2e-$1
 seed: 7
 slo: { percentile: 99, threshold_ms: 50 }
 implementations:
-  - name: a
-    start: [$HELPERS/testsrv, --port, "{port}"$2]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
+$(testsrv_impl a "$2")
 workload:
   connections: 4
   preflight: { sends: 3 }
   vars: { n: { sequence: { start: 10 } } }
   requests:
     - { name: echo, method: POST, path: /e, body: '{"id":{n}}', expect: { json: { /id: "{n}" } } }
-stages:
-  ladder: { start_rps: 50, step: 2, max_rps: 50, reps: 1, window_s: 1, discard_s: 0 }
-retries: { max_per_cell: 0 }
-warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 1, trailing_s: 0.5, gates: [] }
-window_gates: [sut_alive]
+$(quick_ladder 1 0)
 YAML
 }
 xspec xok '' >"$T/xok.yaml"

@@ -26,14 +26,8 @@ name: e2e-replace
 seed: 12
 slo: { percentile: 99, threshold_ms: 200, error_rate_max: 0.5 }
 implementations:
-  - name: a
-    start: [$HELPERS/testsrv, --port, "{port}", --delay-ms, "2"]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
-  - name: b
-    start: [$HELPERS/testsrv, --port, "{port}", --delay-ms, "2"]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
+$(testsrv_impl a ', --delay-ms, "2"')
+$(testsrv_impl b ', --delay-ms, "2"')
 workload:
   connections: 4
   timeout_ms: 2000

@@ -18,10 +18,7 @@ name: e2e-requests
 seed: 3
 slo: { percentile: 99, threshold_ms: 500 }
 implementations:
-  - name: a
-    start: [$HELPERS/testsrv, --port, "{port}"]
-    health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
-    restart: never
+$(testsrv_impl a)
 workload:
   connections: 16
   requests:

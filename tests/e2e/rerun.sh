@@ -129,12 +129,7 @@ grep -q "^harness: pre-flight: 1 of 1 cases passed (4 implementations; each comm
 	ok "pre-flight: each commit under test answered as its @base" ||
 	fail "pre-flight summary: $(grep pre-flight "$T/pr.err")"
 
-[ -n "${KEEP:-}" ] && cp -r "$RUNS" "$KEEP"
-[ "$(dump)" = "$BASESUM" ] && ok "baseline database intact" || fail "baseline database changed"
-for db in "$RUNS"/*/run.db; do
-	[ "$(q "$db" "PRAGMA integrity_check")" = ok ] || fail "$db: integrity check failed"
-done
-ok "every run database passes integrity_check"
+databases_intact
 
 # ------------------------------------------------------------ --until-decided
 # The options (the sequential rerun itself, a verdict over real windows,

@@ -130,16 +130,10 @@ grep -q "build" "$T/err" && ok "build failure said on stderr" || fail "build fai
 E_UID=$(uid_of "$RUNS/evil/run.db" a)
 [ -n "$E_UID" ] && grep -qx "BUILD_UID $E_UID" "$RUNS/evil/logs/build-a.log" && [ "$E_UID" != "$A_UID" ] &&
 	ok "evil build ran as its own uid, not another run's" || fail "evil build uid"
-# KEEP=DIR keeps a copy of the runs for a look after the test.
 [ "$(others)" = "$OTHERS" ] && ! grep -q "wrote" "$RUNS/evil/logs/build-a.log" &&
 	ok "evil build could not modify another run's checkouts ($(printf "%s" "$OTHERS" | grep -c .) delay files on disk)" ||
 	fail "another run's checkout changed: $(others | tr '\n' ' ') / $(grep wrote "$RUNS/evil/logs/build-a.log" | tr '\n' ' ')"
-[ -n "${KEEP:-}" ] && cp -r "$RUNS" "$KEEP"
-[ "$(dump)" = "$BASESUM" ] && ok "baseline database intact" || fail "baseline database changed"
-for db in "$RUNS"/*/run.db; do
-	[ "$(q "$db" "PRAGMA integrity_check")" = ok ] || fail "$db: integrity check failed"
-done
-ok "every run database passes integrity_check"
+databases_intact
 [ ! -e "$RUNS/pwned" ] && ok "nothing written into the runs directory" || fail "runs/pwned exists"
 grep -rl pwned "$RUNS"/*/run.db >/dev/null 2>&1 && fail "a database holds the evil bytes" ||
 	ok "no database holds the evil bytes"

@@ -48,11 +48,7 @@ workload:
   connections: 4
   requests:
     - { name: root, path: / }
-stages:
-  ladder: { start_rps: 50, step: 2, max_rps: 50, reps: 2, window_s: 1, discard_s: 0 }
-retries: { max_per_cell: 1 }
-warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 1, trailing_s: 0.5, gates: [] }
-window_gates: [sut_alive]
+$(quick_ladder 2 1)
 YAML
 expect_exit "check accepts reset and reset_every" 0 "$HARNESS" check "$T/spec.yaml"
 sed 's|reset_every: block|reset_every: hourly|' "$T/spec.yaml" >"$T/bad.yaml"
@@ -103,11 +99,7 @@ workload:
   connections: 4
   requests:
     - { name: root, path: / }
-stages:
-  ladder: { start_rps: 50, step: 2, max_rps: 50, reps: 1, window_s: 1, discard_s: 0 }
-retries: { max_per_cell: 0 }
-warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 1, trailing_s: 0.5, gates: [] }
-window_gates: [sut_alive]
+$(quick_ladder 1 0)
 YAML
 check "reset_timeout_s defaults to 300 s (the schema)" \
 	jq -e '.properties.implementations.items.properties.reset_timeout_s.default == 300 and .properties.dependencies.items.properties.reset_timeout_s.default == 300' <("$HARNESS" schema)
