@@ -156,10 +156,10 @@ static void fmt_eta(char *buf, size_t n, double s)
 }
 
 /* "window 15 of 16 planned (+4 replacements at most)", and once
- * replacements ran "window 19 of 16 planned + 3 replacements (+1 more at
- * most)": the planned count is the pre-registered windows done and left,
- * so it shrinks when a ladder stops past its knees; k counts every
- * window. */
+ * replacements ran "window 19 of 19 (16 planned + 3 replacements; +1 more
+ * at most)" (it read "19 of 16 planned + 3 ...": k above its n): the
+ * planned count is the pre-registered windows done and left, so it
+ * shrinks when a ladder stops past its knees; k counts every window. */
 static void fmt_count(const struct run_ctx *rc, size_t k, char *buf, size_t n)
 {
 	size_t planned = pre_done(rc) + pre_left(rc);
@@ -168,8 +168,9 @@ static void fmt_count(const struct run_ctx *rc, size_t k, char *buf, size_t n)
 	if (planned + rc->done_extra < k)
 		planned = k - rc->done_extra;
 	if (rc->done_extra)
-		snprintf(buf, n, "window %zu of %zu planned + %zu replacement%s (+%zu more at most)", k,
-			 planned, rc->done_extra, rc->done_extra == 1 ? "" : "s", extra);
+		snprintf(buf, n, "window %zu of %zu (%zu planned + %zu replacement%s; +%zu more at "
+			 "most)", k, planned + rc->done_extra, planned, rc->done_extra,
+			 rc->done_extra == 1 ? "" : "s", extra);
 	else if (extra)
 		snprintf(buf, n, "window %zu of %zu planned (+%zu replacement%s at most)", k, planned,
 			 extra, extra == 1 ? "" : "s");

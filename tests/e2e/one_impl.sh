@@ -68,11 +68,16 @@ fi
 # with N <= M, the ETA in seconds or minutes and seconds. Issue 29: "of M
 # planned (+R replacements at most)" (M the pre-registered windows, never
 # the worst case with replacements), an ETA that never rises.
-grep -E '^harness: [0-9-]{10}T[0-9:]{8}Z (ladder|confirm|refine) rung -?[0-9]+ \([0-9]+ req/s\) solo: window [0-9]+ of [0-9]+ planned( \+ [0-9]+ replacements?)?( \(\+[0-9]+ (replacements? |more )?at most\))?: ' \
+# Once replacements ran: "window N of M (P planned + R replacements; +X
+# more at most)", M = P + R.
+grep -E '^harness: [0-9-]{10}T[0-9:]{8}Z (ladder|confirm|refine) rung -?[0-9]+ \([0-9]+ req/s\) solo: window [0-9]+ of [0-9]+ (planned( \(\+[0-9]+ replacements? at most\))?|\([0-9]+ planned \+ [0-9]+ replacements?; \+[0-9]+ more at most\)): ' \
 	"$T/run.err" >"$T/progress"
 cmp_num "a progress line per finished window" "$(wc -l <"$T/progress")" "==" "$nw"
-bad=$(sed -E 's/.*window ([0-9]+) of ([0-9]+) planned( \+ ([0-9]+))?.*/\1 \2 \4/' "$T/progress" | awk '$1 > $2 + $3' | wc -l)
-cmp_num "never window N of M planned (+ R replacements run) with N > M + R" "$bad" "==" 0
+bad=$(sed -E 's/.*window ([0-9]+) of ([0-9]+) .*/\1 \2/' "$T/progress" | awk '$1 > $2' | wc -l)
+cmp_num "never window N of M with N > M" "$bad" "==" 0
+bad=$(grep -E 'of [0-9]+ \([0-9]+ planned \+ ' "$T/progress" |
+	sed -E 's/.*window [0-9]+ of ([0-9]+) \(([0-9]+) planned \+ ([0-9]+) .*/\1 \2 \3/' | awk '$1 != $2 + $3' | wc -l)
+cmp_num "M = P planned + R replacements run" "$bad" "==" 0
 check "ETA in seconds or minutes and seconds, never whole minutes" \
 	grep -qE 'ETA ([0-9]+ s|[0-9]+m [0-9]{2}s|[0-9]+h [0-9]{2}m)\)$' "$T/progress"
 rises=$(sed -E 's/.*ETA (([0-9]+)h )?(([0-9]+)m )?([0-9]+) ?s?\)$/\2 \4 \5/; s/.*ETA ([0-9]+)h ([0-9]+)m\)$/\1 \2 0/' "$T/progress" |

@@ -93,6 +93,10 @@ cmp_num "b@100: 2 of them are replacements" "$(cell b 100 "AND replaces IS NOT N
 cmp_num "a replacement event per replacement (none twice after resume)" "$(q "SELECT COUNT(*) FROM events WHERE kind='replacement'")" "==" 3
 cmp_num "the interrupted replacement window ran again, as planned" "$(q "SELECT COUNT(*) FROM events WHERE kind='window_interrupted'")" "==" 1
 cmp_num "each (block, impl) once" "$(q "SELECT COUNT(DISTINCT block || '/' || impl) FROM windows")" "==" "$(q "SELECT COUNT(*) FROM windows")"
+# progress once replacements ran (issue 29): k of k-or-more, never "11 of 8
+# planned + 3"; the last line of the resumed run counts all 11
+check "progress: 'window N of M (P planned + R replacements; ...)' with M = P + R" \
+	grep -qE 'window 11 of 11 \(8 planned \+ 3 replacements; \+[0-9]+ more at most\)' "$T/run.err"
 check "run quality counts the replacements and names the short cell" \
 	grep -q "run quality: 11 windows: .*, 3 replacements; 1 cell short: ladder 100 req/s b 0/2 valid;" "$T/run.err"
 cmp_num "the 5 stalled windows (1 of a@50, 4 of b@100) rejected by the generator gate, no other" \
