@@ -181,6 +181,54 @@ static void rejection_table(const struct audit_data *d, json_t *j, struct sbuf *
 	free(v);
 }
 
+/* Each dependency's failed stats readings (events dep_stats_failed,
+ * detail "NAME: ..."): how many, and in which windows (its demand,
+ * statement cost and signals are missing there). */
+static void dep_stats_failures(const struct audit_data *d, json_t *j, struct sbuf *out)
+{
+	const struct event_rows *ev = &d->v.events;
+	json_t *arr = j ? json_array() : NULL;
+	size_t k, i;
+
+	for (k = 0; k < ev->n; k++) {
+		const struct event_row *e = &ev->v[k];
+		const char *c = e->detail ? strstr(e->detail, ": ") : NULL;
+		size_t len = c ? (size_t)(c - e->detail) : 0, n = 0, first = 1;
+		struct sbuf wins = SBUF_INIT;
+
+		if (!c || !e->kind || strcmp(e->kind, "dep_stats_failed"))
+			continue;
+		for (i = 0; i < ev->n; i++) {   /* the first of its dependency's: list them all */
+			const struct event_row *x = &ev->v[i];
+
+			if (!x->kind || strcmp(x->kind, "dep_stats_failed") || !x->detail ||
+			    strncmp(x->detail, e->detail, len + 2))
+				continue;
+			if (i < k)
+				break;
+			n++;
+			if (x->has_window)
+				sbuf_addf(&wins, "%s%lld", first ? "" : " ", (long long)x->window_id);
+			first = 0;
+		}
+		if (i < ev->n && i < k) {
+			sbuf_release(&wins);
+			continue;
+		}
+		if (j)
+			json_array_append_new(arr, json_pack("{s:s%, s:I, s:s}", "dependency", e->detail,
+							     len, "readings", (json_int_t)n,
+							     "windows", wins.buf ? wins.buf : ""));
+		else
+			sbuf_addf(out, "dependency %.*s: its stats command failed in %zu reading%s"
+				  " (windows %s): no demand, statement cost or signal from it there\n",
+				  (int)len, e->detail, n, n == 1 ? "" : "s", wins.buf ? wins.buf : "-");
+		sbuf_release(&wins);
+	}
+	if (j)
+		json_object_set_new(j, "dep_stats_failures", arr);
+}
+
 /* --------------------------------------------------------- the windows */
 
 /* Gate rows of one window, phase descending (window first), then gate. */
@@ -611,12 +659,14 @@ static int cmd_audit(struct cmd_ctx *c)
 		json_object_set_new(top, "run", jout_str(run_id));
 		json_object_set_new(top, "generator_sched", jout_str(generator_sched(&d)));
 		rejection_table(&d, top, &out);
+		dep_stats_failures(&d, top, &out);
 	} else {
 		sbuf_addf(&out, "run %s\n", run_id);
 		if (generator_sched(&d))
 			sbuf_addf(&out, "generator threads: %s\n", !strcmp(generator_sched(&d), "fifo") ?
 				  "SCHED_FIFO (real-time)" : "SCHED_OTHER (real-time not permitted)");
 		rejection_table(&d, NULL, &out);
+		dep_stats_failures(&d, NULL, &out);
 		sbuf_adds(&out, "\n");
 	}
 	if (list_windows(st, &d, &o, top, &out) < 0)

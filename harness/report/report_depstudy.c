@@ -202,6 +202,47 @@ static void load_stats(struct report *r, const struct window_dep_stat_rows *rows
 	}
 }
 
+/* Each dependency's failed stats readings: events dep_stats_failed, whose
+ * detail starts "NAME: " (runner_depstats.c). */
+static void load_failures(struct report *r)
+{
+	const struct event_rows *ev = &r->view.events;
+	struct report_study *s = r->study;
+	size_t k, i;
+
+	for (k = 0; k < ev->n; k++) {
+		const struct event_row *e = &ev->v[k];
+		const char *colon = e->detail ? strstr(e->detail, ": ") : NULL;
+		struct report_depfail *f = NULL;
+		const char *dep;
+		char *name;
+		int seen = 0;
+
+		if (!e->kind || strcmp(e->kind, "dep_stats_failed") || !colon)
+			continue;
+		name = xstrndup(e->detail, (size_t)(colon - e->detail));
+		dep = dep_name(s, name);
+		free(name);
+		for (i = 0; i < s->ndepfail && !f; i++)
+			if (s->depfail[i].dep == dep)
+				f = &s->depfail[i];
+		if (!f) {
+			s->depfail = xrealloc(s->depfail, (s->ndepfail + 1) * sizeof(*s->depfail));
+			f = &s->depfail[s->ndepfail++];
+			memset(f, 0, sizeof(*f));
+			f->dep = dep;
+		}
+		/* a window's two readings may both fail: count it once */
+		for (i = 0; i < k && !seen; i++)
+			seen = ev->v[i].has_window && e->has_window &&
+			       ev->v[i].window_id == e->window_id && ev->v[i].kind &&
+			       !strcmp(ev->v[i].kind, "dep_stats_failed") && ev->v[i].detail &&
+			       !strncmp(ev->v[i].detail, e->detail, (size_t)(colon - e->detail) + 2);
+		f->failures++;
+		f->windows += !seen;
+	}
+}
+
 /* By dependency, implementation, then time, highest first. */
 static int stmt_cmp(const void *pa, const void *pb)
 {
@@ -227,6 +268,7 @@ int report_depstudy_load(struct report *r, struct store *st)
 	load_ceilings(r, &ceil);
 	load_demand(r);
 	load_stats(r, &stats);
+	load_failures(r);
 	if (r->study->ndepstmt)     /* qsort's array may not be NULL, even empty */
 		qsort(r->study->depstmt, r->study->ndepstmt, sizeof(*r->study->depstmt), stmt_cmp);
 	dep_ceiling_rows_release(&ceil);
@@ -247,6 +289,7 @@ void report_depstudy_free(struct report_study *s)
 	for (i = 0; i < s->ndepctr; i++)
 		free(s->depctr[i].key);
 	free(s->depctr);
+	free(s->depfail);
 	for (i = 0; i < s->ndepnames; i++)
 		free(s->depnames[i]);
 	free(s->depnames);

@@ -1,7 +1,8 @@
 /*
  * report_depstudy_out: a dependency's ceiling and costs (report_depstudy.c)
  * in every format: the report's blocks (md, html), report.json's
- * dependencies[].ceiling / .statements / .counters, study.csv.
+ * dependencies[].ceiling / .statements / .counters / .stats_failures,
+ * study.csv.
  */
 #include "report/report_study.h"
 
@@ -123,10 +124,18 @@ static void counters(const struct report *r, struct rdoc *d)
 void rdoc_depstudy(const struct report *r, struct rdoc *d)
 {
 	const struct report_study *s = r->study;
+	size_t i;
 
-	if (!s || !(s->ndepceil + s->ndepstmt + s->ndepctr))
+	if (!s || !(s->ndepceil + s->ndepstmt + s->ndepctr + s->ndepfail))
 		return;
 	rdoc_add(d, RDOC_H2, "Dependencies: ceiling and costs");
+	for (i = 0; i < s->ndepfail; i++)
+		rdoc_addf(d, RDOC_P, "Dependency %s: its stats command failed in %zu reading%s, in %zu "
+			  "window%s (events dep_stats_failed; the output of the last kept in "
+			  "logs/dep-%s.stats.out.failed): those windows have no demand, statement cost "
+			  "or signal from it.", s->depfail[i].dep, s->depfail[i].failures,
+			  s->depfail[i].failures == 1 ? "" : "s", s->depfail[i].windows,
+			  s->depfail[i].windows == 1 ? "" : "s", s->depfail[i].dep);
 	if (s->ndepceil) {
 		rdoc_add(d, RDOC_P, "Each dependency's ceiling, measured before the first window by "
 			 "its own load (dependencies[].ladder: the most it achieved), beside the "
@@ -185,7 +194,13 @@ void report_depstudy_json(const struct report *r, json_t *deps)
 		json_object_set_new(o, "ceiling", json_null());
 		json_object_set_new(o, "statements", json_array());
 		json_object_set_new(o, "counters", json_array());
+		json_object_set_new(o, "stats_failures", json_pack("{s:i, s:i}", "readings", 0,
+								   "windows", 0));
 	}
+	for (i = 0; i < s->ndepfail; i++)
+		json_object_set_new(dep_obj(deps, s->depfail[i].dep), "stats_failures",
+				    json_pack("{s:I, s:I}", "readings", (json_int_t)s->depfail[i].failures,
+					      "windows", (json_int_t)s->depfail[i].windows));
 	for (i = 0; i < s->ndepceil; i++)
 		json_object_set_new(dep_obj(deps, s->depceil[i].dep), "ceiling",
 				    ceiling_obj(r, &s->depceil[i]));
@@ -235,6 +250,10 @@ void report_depstudy_csv(const struct report *r, struct sbuf *out)
 		report_study_csv_row(out, "dep_statement", r->impls[m->impl].name, NULL, NAN, m->dep,
 				     m->ms, NAN, NAN, (long long)m->windows, m->stmt);
 	}
+	for (i = 0; s && i < s->ndepfail; i++)
+		report_study_csv_row(out, "dep_stats_failed", NULL, NULL, NAN, s->depfail[i].dep,
+				     (double)s->depfail[i].failures, NAN, NAN,
+				     (long long)s->depfail[i].windows, NULL);
 	for (i = 0; s && i < s->ndepctr; i++) {
 		const struct report_depcounter *x = &s->depctr[i];
 

@@ -128,6 +128,15 @@ struct report_depcounter {
 	size_t windows;
 };
 
+/* A dependency whose stats command failed in windows (events
+ * dep_stats_failed, runner_depstats.c): those windows have no demand,
+ * statement cost or signal from it. */
+struct report_depfail {
+	const char *dep;             /* borrowed from depnames */
+	size_t failures;             /* failed readings */
+	size_t windows;              /* distinct windows they were in */
+};
+
 struct report_study {
 	struct report_sigdef *sigdefs;
 	size_t nsigdefs;
@@ -143,7 +152,9 @@ struct report_study {
 	size_t ndepstmt;
 	struct report_depcounter *depctr;
 	size_t ndepctr;
-	char **depnames;             /* owned: the names depstmt and depctr borrow */
+	struct report_depfail *depfail;
+	size_t ndepfail;
+	char **depnames;             /* owned: the names depstmt, depctr and depfail borrow */
 	size_t ndepnames;
 };
 

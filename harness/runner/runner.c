@@ -170,8 +170,8 @@ static void run_ctx_release(struct run_ctx *rc)
 	size_t i;
 
 	runner_stop_all(rc);
+	runner_depstats_release(rc);     /* its count names the dependencies */
 	runner_deps_release(rc);
-	runner_depstats_release(rc);
 	free(rc->dep_resets);
 	for (i = 0; i < rc->narms; i++) {
 		free(rc->arms[i].name);

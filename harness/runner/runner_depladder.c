@@ -90,7 +90,7 @@ static int run_rung(struct run_ctx *rc, size_t i, struct dep_ceiling_row *row)
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	demand = demand && !runner_depstats_read(rc, i, &a, &ta);
+	demand = demand && !runner_depstats_read(rc, i, -1, &a, &ta);
 	sbuf_addf(&log, "%s/%s.ladder.%d.log", rc->logs_dir, d->sut_name, row->idx);
 	unlink(log.buf);
 	t0 = now_wall();
@@ -101,7 +101,7 @@ static int run_rung(struct run_ctx *rc, size_t i, struct dep_ceiling_row *row)
 		secs = sd->ladder_duration_s;
 	if (rc_cmd < 0)
 		goto out;
-	demand = demand && !runner_depstats_read(rc, i, &b, &tb);
+	demand = demand && !runner_depstats_read(rc, i, -1, &b, &tb);
 	row->exit_code = rc_cmd ? 1 : 0;
 	if (read_file(log.buf, &text, LADDER_OUT_MAX))
 		goto out;

@@ -33,6 +33,7 @@ struct dep_study {
 	struct depstats first, last;
 	double t_first, t_last;      /* wall seconds of the readings */
 	int have_first, have_last;
+	size_t readings, failures;   /* a window's, by its stats command */
 };
 
 static struct dep_study *study(struct run_ctx *rc)
@@ -47,12 +48,36 @@ static struct dep_study *study(struct run_ctx *rc)
 	return rc->dep_study;
 }
 
-int runner_depstats_read(struct run_ctx *rc, size_t i, struct depstats *out, double *t)
+/* Window wid's reading of dependency i failed: one line the first time
+ * (the count at the run's end), an event each time (dep_stats_failed: the
+ * report and audit count them), the command's output kept beside. */
+static void read_failed(struct run_ctx *rc, size_t i, int64_t wid, const char *log, int code)
+{
+	const struct spec_dep *sd = rc->deps[i].spec;
+	struct sbuf kept = SBUF_INIT;
+
+	sbuf_addf(&kept, "%s.failed", log);
+	if (rename(log, kept.buf))
+		sbuf_reset(&kept), sbuf_adds(&kept, log);
+	if (study(rc) && !rc->dep_study[i].failures++)
+		warning("dependency %s: stats command (%s) %s at window %lld: its counters for that"
+			" window are missing, no demand, statement cost or signal from it (output: %s;"
+			" every failure is counted: events dep_stats_failed)", sd->impl.name,
+			sd->stats_cmd[0], code < 0 ? "did not finish" : "failed (non-zero exit)",
+			(long long)wid, kept.buf);
+	store_event(&rc->st, rc->run_id, wid, "dep_stats_failed", "%s: %s %s (output: %s)",
+		    sd->impl.name, sd->stats_cmd[0], code < 0 ? "did not finish" : "non-zero exit",
+		    kept.buf);
+	sbuf_release(&kept);
+}
+
+int runner_depstats_read(struct run_ctx *rc, size_t i, int64_t wid, struct depstats *out,
+			 double *t)
 {
 	struct dep_run *d = &rc->deps[i];
 	const struct spec_dep *sd = d->spec;
 	struct sbuf log = SBUF_INIT, text = SBUF_INIT;
-	int ret = -1;
+	int ret = -1, code;
 
 	memset(out, 0, sizeof(*out));
 	if (!sd->stats_cmd || !d->inst)
@@ -60,9 +85,15 @@ int runner_depstats_read(struct run_ctx *rc, size_t i, struct depstats *out, dou
 	sbuf_addf(&log, "%s/%s.stats.out", rc->logs_dir, d->sut_name);
 	unlink(log.buf);
 	*t = now_wall();
-	if (runner_dep_command(rc, d, sd->stats_cmd, "stats",
-			       sd->stats_timeout_s > 0 ? sd->stats_timeout_s : 10, 1, log.buf))
+	if (wid >= 0 && study(rc))
+		rc->dep_study[i].readings++;
+	code = runner_dep_command(rc, d, sd->stats_cmd, "stats",
+				  sd->stats_timeout_s > 0 ? sd->stats_timeout_s : 10, 1, log.buf);
+	if (code) {
+		if (wid >= 0 && !runner_stop)
+			read_failed(rc, i, wid, log.buf, code);
 		goto out;
+	}
 	*t = (*t + now_wall()) / 2;      /* the middle of the reading */
 	if (read_file(log.buf, &text, STATS_OUT_MAX))
 		goto out;
@@ -80,7 +111,7 @@ void runner_depstats_set_ceiling(struct run_ctx *rc, size_t i, double ceiling)
 		rc->dep_study[i].ceiling = ceiling;
 }
 
-void runner_depstats_begin(struct run_ctx *rc)
+void runner_depstats_begin(struct run_ctx *rc, int64_t wid)
 {
 	size_t i;
 
@@ -93,11 +124,11 @@ void runner_depstats_begin(struct run_ctx *rc)
 		depstats_release(&s->last);
 		s->have_last = 0;
 		s->have_first = rc->deps[i].spec->stats_cmd &&
-				!runner_depstats_read(rc, i, &s->first, &s->t_first);
+				!runner_depstats_read(rc, i, wid, &s->first, &s->t_first);
 	}
 }
 
-static void dep_end(struct run_ctx *rc, size_t i, struct gate_dep *g)
+static void dep_end(struct run_ctx *rc, size_t i, int64_t wid, struct gate_dep *g)
 {
 	struct dep_study *s = study(rc) ? &rc->dep_study[i] : NULL;
 	const char *demand = rc->deps[i].spec->stats_demand;
@@ -107,7 +138,7 @@ static void dep_end(struct run_ctx *rc, size_t i, struct gate_dep *g)
 	if (!s)
 		return;
 	g->ceiling_rps = s->ceiling;
-	s->have_last = s->have_first && !runner_depstats_read(rc, i, &s->last, &s->t_last);
+	s->have_last = s->have_first && !runner_depstats_read(rc, i, wid, &s->last, &s->t_last);
 	if (!s->have_last || !demand || !(s->t_last > s->t_first))
 		return;
 	a = depstats_get(&s->first, demand);
@@ -116,12 +147,12 @@ static void dep_end(struct run_ctx *rc, size_t i, struct gate_dep *g)
 		g->demand_rps = (b - a) / (s->t_last - s->t_first);
 }
 
-void runner_depstats_end(struct run_ctx *rc, struct evidence *e)
+void runner_depstats_end(struct run_ctx *rc, int64_t wid, struct evidence *e)
 {
 	size_t i;
 
 	for (i = 0; i < e->ndeps && i < rc->ndeps; i++)
-		dep_end(rc, i, &e->deps[i]);
+		dep_end(rc, i, wid, &e->deps[i]);
 }
 
 int runner_depstats_store(struct run_ctx *rc, int64_t wid)
@@ -153,6 +184,11 @@ void runner_depstats_release(struct run_ctx *rc)
 	size_t i;
 
 	for (i = 0; rc->dep_study && i < rc->ndeps; i++) {
+		if (rc->dep_study[i].failures > 1)
+			warning("dependency %s: stats command (%s) failed %zu of %zu readings (events"
+				" dep_stats_failed)", rc->deps[i].spec->impl.name,
+				rc->deps[i].spec->stats_cmd[0], rc->dep_study[i].failures,
+				rc->dep_study[i].readings);
 		depstats_release(&rc->dep_study[i].first);
 		depstats_release(&rc->dep_study[i].last);
 	}

@@ -490,16 +490,20 @@ int runner_dep_command(struct run_ctx *rc, struct dep_run *d, char **argv, const
  * the ceiling kept for the windows. -1 after an error() (a command that
  * cannot run: the run stops, exit 3). */
 int runner_dep_ladders(struct run_ctx *rc);
-/* runner_depstats.c: dependencies[].stats read at the measured part's
+/* runner_depstats.c: dependencies[].stats read at window wid's load's
  * start (begin) and end (end: each dependency's demand and ceiling into
  * e's, after runner_deps_window_end);
  * _store writes the readings (window_dep_stats) in the window's
- * transaction. _read: one reading now (0, or -1: none). */
+ * transaction. _read: one reading now (0, or -1: none); a window's (wid
+ * >= 0) failed command is a warning (the first), an event
+ * dep_stats_failed (each) and a count at _release; a ladder's (wid -1)
+ * is its caller's to report. */
 struct depstats;
-void runner_depstats_begin(struct run_ctx *rc);
-void runner_depstats_end(struct run_ctx *rc, struct evidence *e);
+void runner_depstats_begin(struct run_ctx *rc, int64_t wid);
+void runner_depstats_end(struct run_ctx *rc, int64_t wid, struct evidence *e);
 int runner_depstats_store(struct run_ctx *rc, int64_t wid);
-int runner_depstats_read(struct run_ctx *rc, size_t i, struct depstats *out, double *t);
+int runner_depstats_read(struct run_ctx *rc, size_t i, int64_t wid, struct depstats *out,
+			 double *t);
 void runner_depstats_set_ceiling(struct run_ctx *rc, size_t i, double ceiling);
 void runner_depstats_release(struct run_ctx *rc);
 /* Stop them all (reverse order); _release also frees. */

@@ -552,7 +552,7 @@ static int window_measure(struct window_ctx *w)
 	cfg.ctx = w;
 	/* the dependencies' own statistics, read before the window's load
 	 * (a command may take longer than its discard seconds) */
-	runner_depstats_begin(w->rc);
+	runner_depstats_begin(w->rc, w->wp->id);
 	if (w->discard == 0)
 		meas_begin(w);
 	if (run_load(w, "window", &cfg, &res))
@@ -560,7 +560,7 @@ static int window_measure(struct window_ctx *w)
 	load_result_release(&res);
 	if (w->meas_started) {
 		runner_deps_window_end(w->rc, &w->meas);
-		runner_depstats_end(w->rc, &w->meas);
+		runner_depstats_end(w->rc, w->wp->id, &w->meas);
 	}
 	runner_idle_meas_end(w->idle, &w->meas);
 	runner_idle_end(w->idle);
