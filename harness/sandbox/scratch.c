@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,12 +54,72 @@ void scratch_rmdir(const char *dir)
 	rmdir(dir);
 }
 
+/* A mountinfo field with its octal escapes (\040 a space, \011, \012,
+ * \134) decoded, in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else
+			*o++ = *s;
+	}
+	*o = 0;
+}
+
+/* The deepest mount point strictly under dir in this mount namespace,
+ * into buf; 0 when there is none. */
+static int deepest_mount_under(const char *dir, char *buf, size_t n)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	size_t dl = strlen(dir), best = 0;
+	char line[8192], mp[4096];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... */
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+			continue;
+		unescape(mp);
+		if (strncmp(mp, dir, dl) || mp[dl] != '/' || strlen(mp) <= best ||
+		    strlen(mp) >= n)
+			continue;
+		best = strlen(mp);
+		memcpy(buf, mp, best + 1);
+	}
+	fclose(f);
+	return best != 0;
+}
+
+void scratch_unmount_under(const char *dir)
+{
+	char mp[4096];
+	int i;
+
+	/* deepest first; each detached at once (MNT_DETACH: a process that
+	 * still holds it, none of which should be left, frees it when it
+	 * goes; a loop device set up by mount -o loop goes with it) */
+	for (i = 0; i < 64 && deepest_mount_under(dir, mp, sizeof(mp)); i++)
+		if (umount2(mp, MNT_DETACH))
+			break;
+}
+
 /* The janitor: nothing but the pipe's read end open; its end of file is
- * the owner gone. A 'q' first means the owner removed the directory. */
+ * the owner gone. A 'q' first means the owner removed the directory.
+ * Mounts under it (an arm's disk quota on an agent's host, quota.h)
+ * first: else the owner killed with SIGKILL leaves them mounted, their
+ * images' space held, and the directory's removal stops at them. */
 static _Noreturn void janitor(int rd, const char *dir)
 {
-	if (watch_owner(rd) != 'q')
+	if (watch_owner(rd) != 'q') {
+		scratch_unmount_under(dir);
 		scratch_rmdir(dir);
+	}
 	_exit(0);
 }
 

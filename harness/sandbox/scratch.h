@@ -6,8 +6,9 @@
  * a janitor: a process that holds the read end of a pipe whose only
  * writer is the owner (close-on-exec, so no implementation or command the
  * owner execs holds it), blocks reading it, and at its end of file (the
- * owner exited, whatever way) removes the directory and everything in it,
- * then exits. The janitor ignores SIGINT, SIGTERM, SIGHUP and
+ * owner exited, whatever way) unmounts whatever is mounted under it (an
+ * arm's disk quota, quota.h), removes the directory and everything in
+ * it, then exits. The janitor ignores SIGINT, SIGTERM, SIGHUP and
  * SIGQUIT so a signal to the owner's process group does not take it
  * first. It holds nothing else open and does no other work.
  *
@@ -51,5 +52,12 @@ void scratch_remove(struct scratch *s);
 /* Remove every entry of dir, recursively (symlinks never followed), then
  * dir itself. Used by the janitor. */
 void scratch_rmdir(const char *dir);
+
+/* Unmount (detach) every mount point strictly under dir in this mount
+ * namespace, deepest first: the janitor's first step, so an owner killed
+ * with SIGKILL leaves no mount of its own (an agent's arm disk quotas,
+ * quota.h). Only paths under dir, a directory this owner made with
+ * mkdtemp: nothing of anyone else's. Root only (nothing done else). */
+void scratch_unmount_under(const char *dir);
 
 #endif

@@ -189,6 +189,30 @@ check "coordinator SIGKILLed: within 5 s its checkout there is removed and nothi
 expect_exit "resume of that rerun: refused" 2 "$HARNESS" resume killed --runs-dir "$RUNS"
 check "... saying why (its checkout there was removed)" grep -q "was fetched on root@10.218.18.2 for this rerun" "$T/err"
 
+# --- the agent itself SIGKILLed mid-rerun (nothing of it runs its
+# cleanup): its janitor (scratch.h) unmounts the checkout's disk quota
+# there before removing the directory; without that the loop mount and
+# its image's space stay until that host reboots
+ip netns exec "${NSP}c" "$HARNESS" rerun base --runs-dir "$RUNS" --run-id agentkilled \
+	--impl "a=$REPO#feature" >"$T/ak.out" 2>"$T/ak.err" &
+hp=$!
+_pids+=("$hp")
+u=$(wait_srv)
+mounted() { grep -c " $T/tmp_s/" "/proc/${SPID:-0}/mounts"; }
+check "before the kill: the rerun's commit runs there on its disk quota (mounts: $(mounted))" \
+	test -n "$u" -a "$(mounted)" = 1
+# the agents there: a `harness agent` that sshd started (its janitors
+# and watchdogs are forks of it, with the same command line: spared)
+for p in $(ns_others s); do
+	ps -o args= -p "$p" 2>/dev/null | grep -q "harness agent" || continue
+	ps -o args= -p "$(ps -o ppid= -p "$p" | tr -d ' ')" 2>/dev/null | grep -q "^sshd" || continue
+	kill -9 "$p"
+done
+wait "$hp" 2>/dev/null
+for i in $(seq 1 100); do left="$(ls -A "$T/tmp_s")$(ns_others s)"; [ -z "$left" ] && [ "$(mounted)" = 0 ] && break; sleep 0.05; done
+check "agent SIGKILLed: within 5 s no mount, checkout, image or process of it is left there ($left; mounts $(mounted))" \
+	test -z "$left" -a "$(mounted)" = 0 -a -n "$SPID"
+
 # --- a branch that fails to build, with its baseline fetched there too
 # (built first, then frozen: root's): the commit's own negative answer
 expect_exit "rerun of a branch that fails to build there" 1 \
