@@ -13,7 +13,10 @@
  * not. The ceiling is the most it achieved on any rung (in demand units
  * when the demand was read at every rung, else as the command reported
  * it). A command without {rate} runs once, closed loop. Every rung is
- * stored (dep_ceiling); a resumed run reads them back.
+ * stored (dep_ceiling); a resumed run reads them back when the ladder
+ * they hold is complete (ladder_complete), and measures it again from its
+ * first rung when it is not (interrupted between rungs): never a ceiling
+ * from a partial ladder.
  */
 #include <math.h>
 #include <stdio.h>
@@ -159,6 +162,26 @@ static double ceiling_of(const struct dep_ceiling_row *v, size_t n)
 	return all_demand ? best_demand : best;
 }
 
+/* 1 when the stored rungs v[0..n) are a whole ladder of sd: a closed
+ * loop's one run, or rungs 0.. in order up to the one that did not keep
+ * up, the last rate under max_rate or LADDER_MAX_RUNGS (the loop below
+ * stops at the same three). */
+static int ladder_complete(const struct spec_dep *sd, const struct dep_ceiling_row *v, size_t n)
+{
+	const struct dep_ceiling_row *last = n ? &v[n - 1] : NULL;
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (v[k].idx != (int)k)
+			return 0;
+	if (!last)
+		return 0;
+	if (!has_rate(sd->ladder_cmd))
+		return n == 1;
+	return !last->kept_up || n >= LADDER_MAX_RUNGS ||
+	       last->rate * sd->ladder_step > sd->ladder_max;
+}
+
 static int ladder_one(struct run_ctx *rc, size_t i)
 {
 	const struct spec_dep *sd = rc->deps[i].spec;
@@ -170,11 +193,22 @@ static int ladder_one(struct run_ctx *rc, size_t i)
 
 	if (store_dep_ceilings_load(&rc->st, rc->run_id, sd->impl.name, &have))
 		goto out;
-	if (have.n) {            /* measured before: a resumed run */
+	if (have.n && ladder_complete(sd, have.v, have.n)) {   /* a resumed run */
 		runner_depstats_set_ceiling(rc, i, ceiling_of(have.v, have.n));
 		dep_ceiling_rows_release(&have);
 		ret = 0;
 		goto out;
+	}
+	if (have.n) {            /* interrupted: its rungs so far are no ceiling */
+		fprintf(stderr, "harness: dependency %s's ladder was interrupted after %zu rung%s:"
+			" measuring it again from its first\n", sd->impl.name, have.n,
+			have.n == 1 ? "" : "s");
+		store_event(&rc->st, rc->run_id, -1, "dep_ladder_rerun", "%s: %zu rung%s of an"
+			    " interrupted ladder dropped", sd->impl.name, have.n, have.n == 1 ? "" : "s");
+		if (store_dep_ceilings_delete(&rc->st, rc->run_id, sd->impl.name)) {
+			dep_ceiling_rows_release(&have);
+			goto out;
+		}
 	}
 	dep_ceiling_rows_release(&have);
 	fprintf(stderr, "harness: measuring dependency %s's ceiling (%s)\n", sd->impl.name,
@@ -201,10 +235,12 @@ static int ladder_one(struct run_ctx *rc, size_t i)
 			break;
 		rate *= sd->ladder_step;
 	}
+	if (runner_stop)         /* between rungs: a partial ladder, no ceiling */
+		goto out;
 	runner_depstats_set_ceiling(rc, i, ceiling_of(rows, n));
 	store_event(&rc->st, rc->run_id, -1, "dep_ceiling", "%s: %.0f ops/s over %zu rung%s",
 		    sd->impl.name, ceiling_of(rows, n), n, n == 1 ? "" : "s");
-	ret = runner_stop ? -1 : 0;
+	ret = 0;
 out:
 	free(rows);
 	return ret;

@@ -75,6 +75,16 @@ int store_dep_ceilings_load(struct store *st, const char *run_id, const char *na
 	return ret;
 }
 
+int store_dep_ceilings_delete(struct store *st, const char *run_id, const char *name)
+{
+	struct store_row p;
+
+	store_row_init(&p, NULL);
+	store_row_text(&p, "run_id", run_id);
+	store_row_text(&p, "name", name);
+	return store_run_sql(st, "DELETE FROM dep_ceiling WHERE run_id = ? AND name = ?", &p);
+}
+
 int store_window_dep_stats_load(struct store *st, const char *run_id,
 				struct window_dep_stat_rows *out)
 {

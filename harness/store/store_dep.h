@@ -43,6 +43,9 @@ int store_dep_ceiling_insert(struct store *st, const struct dep_ceiling_row *r);
 int store_dep_ceilings_load(struct store *st, const char *run_id, const char *name,
 			    struct dep_ceiling_rows *out);
 void dep_ceiling_rows_release(struct dep_ceiling_rows *r);
+/* Every rung of one dependency of run_id (a partial ladder, measured
+ * again on resume). */
+int store_dep_ceilings_delete(struct store *st, const char *run_id, const char *name);
 
 int store_window_dep_stat_insert(struct store *st, const struct window_dep_stat_row *r);
 /* Every window's counters of run_id, by window, dependency, key. */
