@@ -380,6 +380,9 @@ check "the cut marked in the log" grep -aq "^=== harness: log cut at 16 MiB (san
 check "a was not blocked by its full pipe (its line after the 1 GiB came)" grep -q "^SBX spam: 1G written" "$LOGS/a.stderr.log"
 [ "$(q sbx "SELECT COUNT(*) FROM events WHERE kind = 'sandbox_limit' AND detail LIKE 'a %'")" = 0 ] &&
 	ok "no limit charged to a for its log" || fail "a charged: $(q sbx "SELECT detail FROM events WHERE kind = 'sandbox_limit'")"
+[ "$(q sbx "SELECT status || '|' || (err_connect + err_reset + err_timeout + err_parse + err_other) FROM windows WHERE impl = 'a'")" = "accepted|0" ] &&
+	ok "a's window accepted, no request error: what its verdict reads is unchanged by the spam" ||
+	fail "a's window: $(q sbx "SELECT status, reasons, err_connect, err_reset, err_timeout FROM windows WHERE impl = 'a'")"
 nf=$(r b forks | awk '{ print $1 }')
 cmp_num "b: forks that succeeded of 500 (pids limit 100)" "${nf:-999}" "<" 100
 cmp_num "b: ... and it did fork up to near the limit" "${nf:-0}" ">=" 80
