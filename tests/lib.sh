@@ -39,6 +39,50 @@ testsrv_impl() {
 YAML
 }
 
+# root_workload CONNECTIONS: a spec's workload (YAML): GET / over
+# CONNECTIONS connections, a 2 s timeout.
+root_workload() {
+	cat <<YAML
+workload:
+  connections: $1
+  timeout_ms: 2000
+  requests:
+    - { name: root, path: / }
+YAML
+}
+
+# warmup_at RATE MAX_S [GATES]: a spec's warm-up (YAML) at RATE req/s for
+# 1 to MAX_S seconds, GATES (a YAML list's items, none by default) judging
+# its last second.
+warmup_at() {
+	cat <<YAML
+warmup:
+  rate: { fixed_rps: $1 }
+  min_s: 1
+  max_s: $2
+  trailing_s: 1
+  gates: [${3:-}]
+YAML
+}
+
+# work_ladder: the workload and ladder (YAML, the stages: key and its
+# ladder) capacity.sh and refine.sh find their servers' knees with: GET
+# /work at a constant rate over 32 connections, 324 x 1.45^k req/s up to
+# 1500, one 3 s window a rung, stopping at the rung that crosses.
+work_ladder() {
+	cat <<YAML
+workload:
+  arrival: constant
+  connections: 32
+  timeout_ms: 2000
+  requests:
+    - { name: work, method: GET, path: /work }
+stages:
+  ladder: { start_rps: 324, step: 1.45, max_rps: 1500, reps: 1, window_s: 3, discard_s: 0,
+            stop: { rungs_past_knee: 0 } }
+YAML
+}
+
 # quick_ladder REPS RETRIES: a spec's stages and what they gate (YAML) for
 # scripts about what a run does, not what it measures: one rung at 50
 # req/s, REPS blocks of one 1 s window, retries.max_per_cell RETRIES,
@@ -82,19 +126,10 @@ seed: 5
 slo: { percentile: 99, threshold_ms: 50, error_rate_max: 0.01 }
 implementations:
 $(testsrv_impl solo)
-workload:
-  connections: 4
-  timeout_ms: 2000
-  requests:
-    - { name: root, path: / }
+$(root_workload 4)
 stages:
   ladder: { start_rps: 100, step: 2, max_rps: 200, reps: 1, window_s: 1, discard_s: 0 }
-warmup:
-  rate: { fixed_rps: 50 }
-  min_s: 1
-  max_s: 1
-  trailing_s: 1
-  gates: [hot_set_touched]
+$(warmup_at 50 1 'hot_set_touched')
 window_gates: [$2]
 YAML
 }

@@ -91,15 +91,7 @@ check "the clock_offset event says why" \
 # --- the coordinator SIGKILLed mid-run: nothing left on the agents' hosts,
 # and resume finishes the run through new agents
 spec 2 2 5 0 >"$T/spec4.yaml"
-# ip netns exec execs harness: $! is the coordinator itself.
-ip netns exec "${NSP}c" "$HARNESS" run "$T/spec4.yaml" --allow-dirty --runs-dir "$T/runs4" \
-	--stages ladder >"$T/out4" 2>"$T/err4" &
-hp=$!
-for i in $(seq 1 400); do
-	db=$(ls -d "$T"/runs4/*/run.db 2>/dev/null | head -1)
-	[ -n "$db" ] && [ "$(q "SELECT COUNT(*) FROM events WHERE kind = 'agent_clock'" 2>/dev/null)" -ge 2 ] && break
-	sleep 0.05
-done
+ns_run_started "$T/spec4.yaml" "$T/runs4" "$T/out4" "$T/err4" agent_clock 2
 sleep 0.5
 kill -9 "$hp"; wait "$hp" 2>/dev/null
 left=x

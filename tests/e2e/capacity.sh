@@ -65,21 +65,8 @@ implementations:
     start: [$SRV, --port, "{port}", --rate-limit, "390", --delay-ms, "1"]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
     restart: never
-workload:
-  arrival: constant
-  connections: 32
-  timeout_ms: 2000
-  requests:
-    - { name: work, method: GET, path: /work }
-stages:
-  ladder: { start_rps: 324, step: 1.45, max_rps: 1500, reps: 1, window_s: 3, discard_s: 0,
-            stop: { rungs_past_knee: 0 } }
-warmup:
-  rate: { fixed_rps: 100 }
-  min_s: 1
-  max_s: 2
-  trailing_s: 1
-  gates: []
+$(work_ladder)
+$(warmup_at 100 2)
 # Defaults everywhere, except: stationarity judges the 3 seconds it has, and
 # the generator may lag 25 ms at p99 (this 2-core VM, shared with the three
 # servers and other jobs, stalls 10-30 ms every few seconds: at 1 ms a third

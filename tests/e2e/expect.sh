@@ -80,12 +80,7 @@ workload:
     - { name: page, path: /page, expect: { max_bytes: 4 } }
 stages:
   ladder: { start_rps: 100, step: 2, max_rps: 100, reps: 1, window_s: 2, discard_s: 1 }
-warmup:
-  rate: { fixed_rps: 100 }
-  min_s: 1
-  max_s: 2
-  trailing_s: 1
-  gates: [hot_set_touched]
+$(warmup_at 100 2 'hot_set_touched')
 window_gates: [error_rate, sut_alive]
 YAML
 expect_exit "check accepts expect" 0 "$HARNESS" check "$T/spec.yaml"

@@ -42,12 +42,7 @@ workload:
 stages:
   ladder: { start_rps: 150, step: 2, max_rps: 150, reps: 1, window_s: 5, discard_s: 4 }
 retries: { max_per_cell: 0 }
-warmup:
-  rate: { fixed_rps: 50 }
-  min_s: 1
-  max_s: 1
-  trailing_s: 1
-  gates: []
+$(warmup_at 50 1)
   head_enforce: $1
 gates:
   p99_flat: { min_points: 4, min_slope_ms_per_min: 600 }

@@ -17,20 +17,11 @@ seed: 11
 slo: { percentile: 99, threshold_ms: 50, error_rate_max: 0.01 }
 implementations:
 $(testsrv_impl solo ', --delay-ms, "1"')
-workload:
-  connections: 8
-  timeout_ms: 2000
-  requests:
-    - { name: root, path: / }
+$(root_workload 8)
 stages:
   ladder: { start_rps: 100, step: 2, max_rps: 400, reps: 2, window_s: 1, discard_s: 0 }
   confirm: { reps: 2, window_s: 1, discard_s: 0 }
-warmup:
-  rate: { fixed_rps: 100 }
-  min_s: 1
-  max_s: 3
-  trailing_s: 1
-  gates: [hot_set_touched]
+$(warmup_at 100 3 'hot_set_touched')
 gates:
   achieved_vs_offered: { tolerance_pct: 25 }
 window_gates: [error_rate, achieved_vs_offered, sut_alive]

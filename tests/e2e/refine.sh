@@ -38,24 +38,11 @@ implementations:
     start: [$SRV, --port, "{port}", --workers, "7", --delay-ms, "8"]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
     restart: never
-workload:
-  arrival: constant
-  connections: 32
-  timeout_ms: 2000
-  requests:
-    - { name: work, method: GET, path: /work }
-stages:
-  ladder: { start_rps: 324, step: 1.45, max_rps: 1500, reps: 1, window_s: 3, discard_s: 0,
-            stop: { rungs_past_knee: 0 } }
+$(work_ladder)
   refine: { reps: 2, resolution_pct: 5, max_steps: 4 }
   confirm: { reps: 1 }
 retries: { max_per_cell: 1 }
-warmup:
-  rate: { fixed_rps: 100 }
-  min_s: 1
-  max_s: 2
-  trailing_s: 1
-  gates: []
+$(warmup_at 100 2)
 gates:
   stationarity: { min_points: 3 }
   generator: { lateness_p99_ms: 25 }

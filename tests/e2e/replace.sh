@@ -28,22 +28,13 @@ slo: { percentile: 99, threshold_ms: 200, error_rate_max: 0.5 }
 implementations:
 $(testsrv_impl a ', --delay-ms, "2"')
 $(testsrv_impl b ', --delay-ms, "2"')
-workload:
-  connections: 4
-  timeout_ms: 2000
-  requests:
-    - { name: root, path: / }
+$(root_workload 4)
 stages:
   ladder: { start_rps: 50, step: 2, max_rps: 100, reps: 2, window_s: 2, discard_s: 1 }
 # the count alone (extra_time_pct 0): the time budget beyond it is
 # run_fail.sh's void run
 retries: { max_per_cell: 2, extra_time_pct: 0 }
-warmup:
-  rate: { fixed_rps: 50 }
-  min_s: 1
-  max_s: 2
-  trailing_s: 1
-  gates: []
+$(warmup_at 50 2)
 gates:
   achieved_vs_offered: { tolerance_pct: 50 }
   generator: { lateness_p99_ms: 250 }

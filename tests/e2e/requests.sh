@@ -26,12 +26,7 @@ workload:
     - { name: slow, weight: 1, path: /delay/$2, slo_ms: 60 }
 stages:
   ladder: { start_rps: 400, step: 2, max_rps: 400, reps: 3, window_s: 2, discard_s: 1 }
-warmup:
-  rate: { fixed_rps: 200 }
-  min_s: 1
-  max_s: 2
-  trailing_s: 1
-  gates: [hot_set_touched]
+$(warmup_at 200 2 'hot_set_touched')
 window_gates: [error_rate, sut_alive]
 # 3 windows a side: a Mann-Whitney p is 0.05 at best, so no correction
 compare: { alpha: 0.1, min_pairs: 3, correction: none, metric: [p99] }

@@ -47,12 +47,7 @@ workload:
     - { name: slow, method: GET, path: /delay/2500 }
 stages:
   ladder: { start_rps: 40, step: 2, max_rps: 40, reps: 1, window_s: 1, discard_s: 0 }
-warmup:
-  rate: { fixed_rps: 20 }
-  min_s: 1
-  max_s: 1
-  trailing_s: 1
-  gates: []
+$(warmup_at 20 1)
 window_gates: [sut_alive]
 YAML
 "$HARNESS" run "$T/mute.yaml" --allow-dirty --runs-dir "$RUNS" --run-id mute >/dev/null 2>"$T/m.err"
@@ -96,12 +91,7 @@ workload:
     - { name: hang, weight: 9, method: GET, path: /delay/2500 }
 stages:
   ladder: { start_rps: 40, step: 2, max_rps: 40, reps: 1, window_s: 1, discard_s: 0 }
-warmup:
-  rate: { fixed_rps: 10 }
-  min_s: 1
-  max_s: 1
-  trailing_s: 1
-  gates: []
+$(warmup_at 10 1)
 window_gates: [error_rate, sut_alive]
 YAML
 sed 's/^  connections: 64$/  connections: 64\n  generators: [{ host: local }]/' "$T/tenth.yaml" >"$T/tenth-agent.yaml"

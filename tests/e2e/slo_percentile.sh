@@ -43,12 +43,7 @@ stages:
   ladder: { start_rps: 200, step: 2, max_rps: 1600, reps: 1, window_s: 2, discard_s: 0,
             stop: { rungs_past_knee: 1 } }
   confirm: { reps: 1, window_s: 2, discard_s: 0 }
-warmup:
-  rate: { fixed_rps: 100 }
-  min_s: 1
-  max_s: 2
-  trailing_s: 1
-  gates: []
+$(warmup_at 100 2)
 gates:
   achieved_vs_offered: { tolerance_pct: 25 }
 window_gates: [error_rate, achieved_vs_offered, sut_alive]
