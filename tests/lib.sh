@@ -83,6 +83,22 @@ stages:
 YAML
 }
 
+# echo_other_tail SERVER: the end of a spec (YAML) that harness probe and
+# check read, never run: a second implementation, "other" (SERVER on
+# {port}), a workload that POSTs {"id":1} to /echo, and a ladder.
+echo_other_tail() {
+	cat <<YAML
+  - name: other
+    start: [$1, --port, "{port}"]
+    health: { url: "http://127.0.0.1:{port}/healthz" }
+workload:
+  requests:
+    - { name: echo, method: POST, path: /echo, body: '{"id":1}' }
+stages:
+  ladder: { start_rps: 100, step: 2, max_rps: 400, window_s: 10 }
+YAML
+}
+
 # quick_ladder REPS RETRIES: a spec's stages and what they gate (YAML) for
 # scripts about what a run does, not what it measures: one rung at 50
 # req/s, REPS blocks of one 1 s window, retries.max_per_cell RETRIES,

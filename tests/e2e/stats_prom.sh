@@ -22,14 +22,7 @@ implementations:
       poll_hz: 4
       signals:
 $(sed 's/^/        /' "$T/$3")
-  - name: other
-    start: [$S, --port, "{port}"]
-    health: { url: "http://127.0.0.1:{port}/healthz" }
-workload:
-  requests:
-    - { name: echo, method: POST, path: /echo, body: '{"id":1}' }
-stages:
-  ladder: { start_rps: 100, step: 2, max_rps: 400, window_s: 10 }
+$(echo_other_tail "$S")
 EOF
 }
 
