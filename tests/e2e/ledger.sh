@@ -50,6 +50,9 @@ bg python3 "$ROOT/tests/helpers/procmem.py" "$T/procmem" "$T/procmem.stop" \
 # ... and of Redis's own counters: INFO all every 10 ms over the test's
 # own connection (tests/helpers/redisinfo.py), for its hit rate below.
 bg python3 "$ROOT/tests/helpers/redisinfo.py" "$T/redisinfo" "$T/procmem.stop" "$L"
+# ... and of PostgreSQL's pg_stat_statements: psql every 100 ms
+# (tests/helpers/pgstatements.py), for its statements per implementation.
+bg python3 "$ROOT/tests/helpers/pgstatements.py" "$T/pgstatements" "$T/procmem.stop" "$T/runs"
 t0=$(date +%s)
 TMPDIR=$T/tmp expect_exit "run the ledger with PostgreSQL and Redis" 0 \
 	"$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "$T/runs" --stages ladder --run-id l
@@ -211,6 +214,54 @@ for impl in go node; do
 done
 check "report: the database's top statements by time per implementation" \
 	grep -q '^| db | go | SELECT ' "$md"
+# ... and against the test's own pg_stat_statements reading (psql every
+# 100 ms, pgstatements.py): each harness reading (pgstats.sql's
+# xact_commit query, one call a reading) falls between two of the test's,
+# which bracket its counters; per implementation, the report's INSERT INTO
+# invoices calls and time (the sum of its windows' increases) lie between
+# the sums of the brackets' bounds.
+q "SELECT w.id, w.impl, w.started_at, SUM(CASE WHEN s.key LIKE 'calls:%' THEN s.first END),
+	SUM(CASE WHEN s.key LIKE 'calls:%' THEN s.last END), SUM(CASE WHEN s.key LIKE 'time:%' THEN s.first END),
+	SUM(CASE WHEN s.key LIKE 'time:%' THEN s.last END)
+	FROM windows w JOIN window_dep_stats s ON s.window_id = w.id AND s.name = 'db'
+	WHERE w.state = 'done' AND (s.key LIKE 'calls:INSERT INTO invoices%' OR s.key LIKE 'time:INSERT INTO invoices%')
+	GROUP BY w.id" >"$T/dbwin"
+python3 - "$T/pgstatements" "$T/dbwin" >"$T/dbbounds" <<'EOF'
+import sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 5]
+br = [(rows[i], rows[i + 1]) for i in range(len(rows) - 1) if rows[i + 1][4] > rows[i][4]]
+impls = {}
+inside = 0
+for l in open(sys.argv[2]):
+    wid, impl, t_s, c0, c1, m0, m1 = l.strip().split("|")
+    t_s = float(t_s)
+    k = [j for j, x in enumerate(br) if x[1][1] < t_s]
+    if not k or k[-1] + 1 >= len(br) or br[k[-1] + 1][0][0] < t_s:
+        print("nobracket", impl, wid)
+        continue
+    a, b = br[k[-1]], br[k[-1] + 1]
+    inside += (a[0][2] <= float(c0) <= a[1][2] and b[0][2] <= float(c1) <= b[1][2] and
+               a[0][3] - 0.001 <= float(m0) <= a[1][3] + 0.001 and b[0][3] - 0.001 <= float(m1) <= b[1][3] + 0.001)
+    g = impls.setdefault(impl, [0.0] * 4)
+    g[0] += b[0][2] - a[1][2]; g[1] += b[1][2] - a[0][2]
+    g[2] += b[0][3] - a[1][3]; g[3] += b[1][3] - a[0][3]
+print("inside", inside)
+for impl, g in sorted(impls.items()):
+    print("impl", impl, " ".join("%.3f" % x for x in g))
+EOF
+sed -n 's/^nobracket /# no bracket for a reading of the window: /p' "$T/dbbounds"
+cmp_num "db: each done window's pg_stat_statements readings (harness) bracketed by the test's own" \
+	"$(awk '$1 == "inside" { print $2 }' "$T/dbbounds")" == "$(wc -l <"$T/dbwin")"
+cmp_num "db: both implementations bounded" "$(grep -c '^impl ' "$T/dbbounds")" == 2
+while read -r _ impl clo chi mlo mhi; do
+	read -r calls ms < <(jq -r "[.dependencies[] | select(.name == \"db\") | .statements[] |
+		select(.impl == \"$impl\" and (.statement | startswith(\"INSERT INTO invoices\")))] |
+		\"\\(map(.calls) | add) \\(map(.time_ms) | add)\"" "$J")
+	check "$impl: INSERT INTO invoices calls in the report ($calls) within the test's pg_stat_statements [$clo, $chi]" \
+		awk -v v="$calls" -v lo="$clo" -v hi="$chi" 'BEGIN { exit !(v + 0 >= lo - 1e-9 && v + 0 <= hi + 1e-9) }'
+	check "$impl: ... and their time, ms ($ms) within [$mlo, $mhi]" \
+		awk -v v="$ms" -v lo="$mlo" -v hi="$mhi" 'BEGIN { exit !(v + 0 >= lo - 0.01 && v + 0 <= hi + 0.01) }'
+done < <(grep '^impl ' "$T/dbbounds")
 # The ceilings: pgbench's tps against pg_stat_statements' calls over the
 # same rung (the demand unit: one statement a pgbench transaction), and
 # redis-benchmark's GETs a second against INFO's commands processed a second.
