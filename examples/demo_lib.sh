@@ -22,13 +22,25 @@ demo_run() {
 	dir=$("$H" report "$id" --runs-dir "$RUNS") || exit $?
 }
 
-# jq over report.json: each implementation's knee and its accepted windows.
+# jq over report.json: the headline (what the evidence supports, the
+# report's first line), then each implementation's knee as the report
+# words it (an interval when it has one; a point without one says it was
+# interpolated between two rungs) and its accepted windows.
+# (rates rounded half to even, as the report's %.0f: 5062.5 -> 5062)
 DEMO_KNEES='
+  def r: if . - floor == 0.5 then (if floor % 2 == 0 then floor else ceil end) else round end;
+  .headline,
   "knee per implementation (p\(.slo.percentile // 99) <= \(.slo.threshold_ms) ms):",
-  (.impls[] | "  \(.name): " +
-     (if .knee == null then "no accepted ladder window"
-      elif .knee.crossed then "\(.knee.knee_rps | floor) req/s"
-      else ">= \(.knee.highest_rung_rps | floor) req/s (never crossed)" end) +
+  (.impls[] | .knee as $k | "  \(.name): " +
+     (if $k == null then "no accepted ladder window"
+      elif $k.kind == "floor" then ">= \($k.highest_rung_rps | r) req/s (never crossed)"
+      elif $k.kind == "bracket" then
+        (if $k.lo_rps == null then "<= \($k.hi_rps | r) req/s"
+         else "in (\($k.lo_rps | r), \($k.hi_rps | r)] req/s" end)
+      elif $k.at_first_rung then "<= \($k.knee_rps | r) req/s (over the SLO at the first rung)"
+      elif $k.interval_rps == null then
+        "\($k.knee_rps | r) req/s, interpolated between \($k.lo_rps | r) and \($k.hi_rps | r) (no interval)"
+      else "\($k.knee_rps | r) req/s [\($k.interval_rps[0] | r), \($k.interval_rps[1] | r)]" end) +
      "  (\(.windows.accepted)/\(.windows.total) windows accepted)")'
 
 # demo_costs VERSIONS_SED: the knees, then each ladder rung's CPU cost per

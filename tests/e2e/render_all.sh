@@ -94,6 +94,12 @@ for f in "rep-$D/report.md" "rep-$D/report.html" "knee-$D.txt"; do
 	check "demo: threads' knee reads 'interpolated ... (no interval)' in $f" grep -qE \
 		'3402 req/s, interpolated between 3375 and 5062 \(no interval\)' "$O/$f"
 done
+# make demo's terminal summary (examples/demo_lib.sh DEMO_KNEES over
+# report.json): the headline first, the knees as the report words them.
+(. "$ROOT/examples/demo_lib.sh" && jq -r "$DEMO_KNEES" "$O/rep-$D/report.json") >"$T/demo.sum" 2>&1
+check "demo summary: the headline first" test "$(head -n 1 "$T/demo.sum")" = "$(jq -r .headline "$O/rep-$D/report.json")"
+check "demo summary: threads' knee interpolated, no interval" grep -qxF \
+	'  threads: 3402 req/s, interpolated between 3375 and 5062 (no interval)  (5/11 windows accepted)' "$T/demo.sum"
 # The demo's paired verdicts: none tested (0 or 1 pair a rate), one line
 # saying where and what would test them, not 14 rows of "inconclusive".
 check "demo: untested paired verdicts in one line" grep -qF \
