@@ -119,6 +119,7 @@ const struct bind_sandbox *runner_arm_sandbox(const struct run_ctx *rc, const st
 	 * env, reset, health, stats or the requests name them), nothing else */
 	sb->forward_ports = a->impl.dep_forward;
 	sb->nforward = a->impl.ndep_forward;
+	sb->quota_dir = a->quota ? a->workdir : NULL;
 	/* each backend takes what applies where it runs (armops_agent.c:
 	 * the uid and read-only, the limits; not this host's group, runs
 	 * directory or relays) */

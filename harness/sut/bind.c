@@ -80,6 +80,7 @@ void bind_sut(struct sut_config *cfg, const struct spec *spec, const struct spec
 		cfg->cpu_max = spec->sandbox.cpu_max;
 		cfg->relay_max = (unsigned)spec->sandbox.relay_connections;
 		cfg->log_max_bytes = spec->sandbox.log_max_bytes;
+		cfg->quota_dir = sandbox->quota_dir;
 	}
 }
 
@@ -101,6 +102,7 @@ void bind_build(struct sut_build_config *cfg, const struct spec *spec,
 		cfg->pids_max = spec->sandbox.pids_max;
 		cfg->cpu_max = spec->sandbox.cpu_max;
 		cfg->log_max_bytes = spec->sandbox.log_max_bytes;
+		cfg->quota_dir = sandbox->quota_dir;
 	}
 }
 

@@ -47,6 +47,10 @@ struct bind_sandbox {
 	struct jail jail;       /* bwrap's view (jail.h) */
 	const int *forward_ports;       /* relayed into its namespace (sut.h) */
 	size_t nforward;
+	/* its working directory is its disk quota's mount point (quota.h: a
+	 * local rerun's checkout), detached by its commands' watchdogs if
+	 * the harness dies (sut.h quota_dir); NULL: none */
+	const char *quota_dir;
 };
 
 /*

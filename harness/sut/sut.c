@@ -316,9 +316,9 @@ static int jail_release(struct sut *s, const struct sut_config *cfg, struct jail
 }
 
 /* The watchdog that outlives a killed harness, and where its CPUs are. */
-static void sut_watch(struct sut *s, const struct spec_impl *impl)
+static void sut_watch(struct sut *s, const struct spec_impl *impl, const char *quota_dir)
 {
-	s->watchdog = spawn_watchdog(s->pid, s->acct, &s->wd_fd);
+	s->watchdog = spawn_watchdog(s->pid, s->acct, quota_dir, &s->wd_fd);
 	if (s->watchdog < 0)
 		warning("impl %s: no watchdog process (%s): a killed harness may leave it running",
 			impl->name, strerror(errno));
@@ -348,7 +348,7 @@ static int sut_start_ext(struct sut *s, const struct sut_config *cfg, const char
 	s->netns_fd = p.netns_fd;
 	s->fwd = p.fwd;
 	s->argv_text = p.argv_text;
-	s->watchdog = spawn_watchdog(s->pid, s->acct, &s->wd_fd);
+	s->watchdog = spawn_watchdog(s->pid, s->acct, cfg->quota_dir, &s->wd_fd);
 	if (s->watchdog < 0)
 		warning("impl %s: no watchdog process (%s): a killed harness may leave it running",
 			s->name, strerror(errno));
@@ -408,7 +408,7 @@ struct sut *sut_start(const struct sut_config *cfg)
 	account_attach(s->acct, s->pid);
 	if (cfg->jail && jail_release(s, cfg, &j))
 		goto fail;
-	sut_watch(s, impl);
+	sut_watch(s, impl, cfg->quota_dir);
 	goto out;
 fail:
 	if (s)

@@ -90,6 +90,12 @@ struct sut_config {
 	/* jailed only: each log file (stdout, stderr) at most this many
 	 * bytes (0: none), cut with a marker line (spawn_relay) */
 	uint64_t log_max_bytes;
+	/* jailed only, non-NULL: the working directory is the arm's disk
+	 * quota (quota.h), mounted there; the harness killed (SIGKILL), the
+	 * watchdog detaches that mount once the process is dead, so the run
+	 * is left as an interrupted one is (its image kept, unmounted:
+	 * resume mounts it again) */
+	const char *quota_dir;
 	/* Non-NULL: started by starter->start instead of spawning
 	 * impl->start (see struct sut_starter) */
 	const struct sut_starter *starter;
@@ -230,6 +236,8 @@ struct sut_build_config {
 	int quiet;
 	/* Non-NULL: run under bwrap, as for sut_config.jail. */
 	const struct jail *jail;
+	/* as sut_config.quota_dir */
+	const char *quota_dir;
 	/* Non-NULL: receives the exact argv executed, as one line
 	 * (jail_argv_text; malloc'd, the caller frees), once spawned. */
 	char **argv_text;

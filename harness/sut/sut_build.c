@@ -181,7 +181,7 @@ static int build_run(const struct sut_build_config *cfg)
 	relay_w = -1;
 	if (pid < 0)
 		goto out;
-	wdog = spawn_watchdog(pid, acct, &wd_fd);
+	wdog = spawn_watchdog(pid, acct, cfg->quota_dir, &wd_fd);
 	if (build_wait(cfg, pid, acct, t0, &st, &end))
 		goto out;
 	pid = -1;

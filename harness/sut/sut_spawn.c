@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -491,7 +492,7 @@ static void wd_write(const char *path, const char *text)
 
 static _Noreturn void watchdog(int rd, pid_t pgid, const char *procs, const char *killf,
 			       const char *thawf, const char *thaw,
-			       const char *const *dirs, size_t ndirs)
+			       const char *const *dirs, size_t ndirs, const char *umount_dir)
 {
 	int i;
 	size_t d;
@@ -511,10 +512,16 @@ static _Noreturn void watchdog(int rd, pid_t pgid, const char *procs, const char
 	for (d = 0; d < ndirs; d++)
 		for (i = 0; i < 100 && rmdir(dirs[d]) && errno == EBUSY; i++)
 			wd_sleep_ms(10);
+	/* the arm's disk quota: left as an interrupted run leaves it (the
+	 * image kept, unmounted; resume mounts it again), not mounted with
+	 * no one to unmount it (EINVAL: not mounted, another watchdog of
+	 * the arm was first) */
+	if (umount_dir)
+		umount2(umount_dir, MNT_DETACH);
 	_exit(0);
 }
 
-pid_t spawn_watchdog(pid_t pgid, const struct account *acct, int *fd)
+pid_t spawn_watchdog(pid_t pgid, const struct account *acct, const char *umount_dir, int *fd)
 {
 	int p[2];
 	pid_t pid;
@@ -535,7 +542,7 @@ pid_t spawn_watchdog(pid_t pgid, const struct account *acct, int *fd)
 		return -1;
 	}
 	if (!pid)
-		watchdog(p[0], pgid, procs, killf, thawf, thaw, dirs, ndirs);
+		watchdog(p[0], pgid, procs, killf, thawf, thaw, dirs, ndirs, umount_dir);
 	close(p[0]);
 	*fd = p[1];
 	return pid;

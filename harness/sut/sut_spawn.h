@@ -60,8 +60,12 @@ pid_t spawn_relay(int out_file, int err_file, uint64_t cap, const struct account
 void spawn_relay_wait(pid_t relay, double timeout_s);
 
 /* Fork the watchdog for a process group and an account; returns its pid
- * and the pipe's write end in *fd (close-on-exec). */
-pid_t spawn_watchdog(pid_t pgid, const struct account *acct, int *fd);
+ * and the pipe's write end in *fd (close-on-exec). The owner gone
+ * without a word (SIGKILL), it kills the group and the cgroup and, with
+ * umount_dir non-NULL (an arm's disk quota, sut.h quota_dir), then
+ * detaches the mount on umount_dir (MNT_DETACH: that one path, the
+ * caller's to name). */
+pid_t spawn_watchdog(pid_t pgid, const struct account *acct, const char *umount_dir, int *fd);
 /* Tell the watchdog all is cleaned up, and reap it. */
 void spawn_watchdog_release(pid_t wd, int fd);
 

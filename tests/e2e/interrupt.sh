@@ -12,8 +12,10 @@
 # by SIGTERM, SIGINT, SIGHUP (a dropped ssh session) or kill -9: the first
 # three mark it interrupted; kill -9 leaves it stored running, and
 # `status` and `runs` read it abandoned (nothing holds its .lock) while a
-# live run reads running. `resume` then finishes it, unforced: every
-# window done, `audit --recheck` clean.
+# live run reads running. Each leaves its checkout's disk quota
+# unmounted, its image kept (kill -9 too: its commands' watchdogs detach
+# it). `resume` then finishes it, unforced: every window done, `audit
+# --recheck` clean, the disk gone.
 . "$(dirname "$0")/../lib.sh"
 
 # spec NAME BUILD_LINE START HEALTH_URL
@@ -138,6 +140,17 @@ jq -r .failure "$T/st.json" | grep -q "nothing holds $T/runs/rKILL/.lock" &&
 	fail "runs --json: $(jq -c '.[] | select(.id == "rKILL")' "$T/runs.json")"
 "$HARNESS" runs --runs-dir "$T/runs" 2>/dev/null | grep -q "^rKILL .* abandoned[ ,].*\[its process is gone" &&
 	ok "rerun, kill -9: runs reads abandoned" || fail "runs: $("$HARNESS" runs --runs-dir "$T/runs" 2>&1 | grep "^rKILL")"
+# each rerun's checkout is on its disk quota (quota.h): stopped by a
+# signal, the run leaves it unmounted with its image kept for resume;
+# killed with -9 (no cleanup of its own), the watchdogs of its commands
+# detach it once its processes are dead (sut.h quota_dir), within 5 s
+mounts() { grep -c " $T/runs/r$1/src/" /proc/self/mounts; }
+for sig in TERM INT HUP KILL; do
+	for i in $(seq 1 100); do [ "$(mounts $sig)" = 0 ] && break; sleep 0.05; done
+	[ "$(mounts $sig)" = 0 ] && [ -f "$T/runs/r$sig/src/a.img" ] &&
+		ok "rerun, SIG$sig: its disk quota unmounted, its image kept for resume" ||
+		fail "rerun, SIG$sig: mounts $(mounts $sig), image $(ls "$T/runs/r$sig/src" 2>&1 | tr '\n' ' ')"
+done
 for sig in TERM INT HUP KILL; do
 	"$HARNESS" resume r$sig --runs-dir "$T/runs" >"$T/out.$sig" 2>"$T/err.$sig" &
 	hp[$sig]=$!
@@ -153,5 +166,8 @@ for sig in TERM INT HUP KILL; do
 	[ "$(rq $id "SELECT forced FROM runs")" = 0 ] && ! grep -q force "$T/err.$sig" &&
 		ok "rerun, SIG$sig: resumed without --force" || fail "rerun, SIG$sig: forced: $(cat "$T/err.$sig")"
 	expect_exit "rerun, SIG$sig: audit --recheck clean" 0 "$HARNESS" audit $id --runs-dir "$T/runs" --recheck
+	[ "$(mounts $sig)" = 0 ] && [ ! -e "$T/runs/r$sig/src/a.img" ] &&
+		ok "rerun, SIG$sig: finished, its disk quota gone (no mount, no image)" ||
+		fail "rerun, SIG$sig after resume: mounts $(mounts $sig), $(ls "$T/runs/r$sig/src" 2>&1 | tr '\n' ' ')"
 done
 exit 0
