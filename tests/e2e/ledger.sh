@@ -50,8 +50,9 @@ bg python3 "$ROOT/tests/helpers/procmem.py" "$T/procmem" "$T/procmem.stop" \
 # ... and of Redis's own counters: INFO all every 10 ms over the test's
 # own connection (tests/helpers/redisinfo.py), for its hit rate below.
 bg python3 "$ROOT/tests/helpers/redisinfo.py" "$T/redisinfo" "$T/procmem.stop" "$L"
-# ... and of PostgreSQL's pg_stat_statements: psql every 100 ms
-# (tests/helpers/pgstatements.py), for its statements per implementation.
+# ... and of PostgreSQL's pg_stat_statements: a query every 10 ms through
+# the test's own psql (tests/helpers/pgstatements.py), for its statements
+# per implementation and its demand.
 bg python3 "$ROOT/tests/helpers/pgstatements.py" "$T/pgstatements" "$T/procmem.stop" "$T/runs"
 t0=$(date +%s)
 TMPDIR=$T/tmp expect_exit "run the ledger with PostgreSQL and Redis" 0 \
@@ -214,26 +215,39 @@ for impl in go node; do
 done
 check "report: the database's top statements by time per implementation" \
 	grep -q '^| db | go | SELECT ' "$md"
-# ... and against the test's own pg_stat_statements reading (psql every
-# 100 ms, pgstatements.py): each harness reading (pgstats.sql's
+# ... and against the test's own pg_stat_statements reading (every 10 ms,
+# pgstatements.py): each harness reading (pgstats.sql's
 # xact_commit query, one call a reading) falls between two of the test's,
 # which bracket its counters; per implementation, the report's INSERT INTO
 # invoices calls and time (the sum of its windows' increases) lie between
 # the sums of the brackets' bounds.
+# Its demand too (the statements counter's rate between the harness's two
+# readings, window_deps.demand_rps, whose highest is the report's peak
+# beside the ceiling): the counter's two readings lie in their brackets
+# (exact); its seconds are the span between the brackets give or take half
+# a psql's run on either side (the harness stamps a reading with the
+# middle of its command, which holds the snapshot: 0.5 s each, a psql run
+# of pgstats.sql takes tens of ms here). A coarse bound (about x2 over a
+# 2 s load): it catches a wrong counter or unit, not a 10% error.
 q "SELECT w.id, w.impl, w.started_at, SUM(CASE WHEN s.key LIKE 'calls:%' THEN s.first END),
 	SUM(CASE WHEN s.key LIKE 'calls:%' THEN s.last END), SUM(CASE WHEN s.key LIKE 'time:%' THEN s.first END),
-	SUM(CASE WHEN s.key LIKE 'time:%' THEN s.last END)
+	SUM(CASE WHEN s.key LIKE 'time:%' THEN s.last END),
+	SUM(CASE WHEN s.key = 'statements' THEN s.first END), SUM(CASE WHEN s.key = 'statements' THEN s.last END),
+	(SELECT d.demand_rps FROM window_deps d WHERE d.window_id = w.id AND d.name = 'db')
 	FROM windows w JOIN window_dep_stats s ON s.window_id = w.id AND s.name = 'db'
-	WHERE w.state = 'done' AND (s.key LIKE 'calls:INSERT INTO invoices%' OR s.key LIKE 'time:INSERT INTO invoices%')
+	WHERE w.state = 'done' AND (s.key LIKE 'calls:INSERT INTO invoices%' OR s.key LIKE 'time:INSERT INTO invoices%'
+		OR s.key = 'statements')
 	GROUP BY w.id" >"$T/dbwin"
 python3 - "$T/pgstatements" "$T/dbwin" >"$T/dbbounds" <<'EOF'
 import sys
-rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 5]
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 6]
+SLACK_S = 0.5
+demand_ok, dlo, dhi = 0, 0.0, 0.0
 br = [(rows[i], rows[i + 1]) for i in range(len(rows) - 1) if rows[i + 1][4] > rows[i][4]]
 impls = {}
 inside = 0
 for l in open(sys.argv[2]):
-    wid, impl, t_s, c0, c1, m0, m1 = l.strip().split("|")
+    wid, impl, t_s, c0, c1, m0, m1, s0, s1, dem = l.strip().split("|")
     t_s = float(t_s)
     k = [j for j, x in enumerate(br) if x[1][1] < t_s]
     if not k or k[-1] + 1 >= len(br) or br[k[-1] + 1][0][0] < t_s:
@@ -242,10 +256,17 @@ for l in open(sys.argv[2]):
     a, b = br[k[-1]], br[k[-1] + 1]
     inside += (a[0][2] <= float(c0) <= a[1][2] and b[0][2] <= float(c1) <= b[1][2] and
                a[0][3] - 0.001 <= float(m0) <= a[1][3] + 0.001 and b[0][3] - 0.001 <= float(m1) <= b[1][3] + 0.001)
+    n_lo, n_hi = b[0][5] - a[1][5], b[1][5] - a[0][5]
+    t_lo, t_hi = b[0][0] - a[1][1] - 2 * SLACK_S, b[1][1] - a[0][0] + 2 * SLACK_S
+    lo, hi = n_lo / t_hi, n_hi / t_lo if t_lo > 0 else float("inf")
+    demand_ok += (dem != "" and lo <= float(dem) <= hi and a[0][5] <= float(s0) <= a[1][5] and
+                  b[0][5] <= float(s1) <= b[1][5])
+    dlo, dhi = max(dlo, lo), max(dhi, hi)
     g = impls.setdefault(impl, [0.0] * 4)
     g[0] += b[0][2] - a[1][2]; g[1] += b[1][2] - a[0][2]
     g[2] += b[0][3] - a[1][3]; g[3] += b[1][3] - a[0][3]
 print("inside", inside)
+print("demand", demand_ok, "%.3f" % dlo, "%.3f" % dhi)
 for impl, g in sorted(impls.items()):
     print("impl", impl, " ".join("%.3f" % x for x in g))
 EOF
@@ -253,6 +274,12 @@ sed -n 's/^nobracket /# no bracket for a reading of the window: /p' "$T/dbbounds
 cmp_num "db: each done window's pg_stat_statements readings (harness) bracketed by the test's own" \
 	"$(awk '$1 == "inside" { print $2 }' "$T/dbbounds")" == "$(wc -l <"$T/dbwin")"
 cmp_num "db: both implementations bounded" "$(grep -c '^impl ' "$T/dbbounds")" == 2
+read -r _ dok dlo dhi < <(grep '^demand ' "$T/dbbounds")
+cmp_num "db: each done window's demand (statements/s) within the test's pg_stat_statements bounds" \
+	"$dok" == "$(wc -l <"$T/dbwin")"
+pk=$(jq '.dependencies[] | select(.name == "db") | .ceiling.peak_demand' "$J")
+check "db: the report's peak demand ($pk/s) within the highest window's bounds [$dlo, $dhi]" \
+	awk -v v="$pk" -v lo="$dlo" -v hi="$dhi" 'BEGIN { exit !(v + 0 >= lo - 1e-6 && v + 0 <= hi + 1e-6) }'
 while read -r _ impl clo chi mlo mhi; do
 	read -r calls ms < <(jq -r "[.dependencies[] | select(.name == \"db\") | .statements[] |
 		select(.impl == \"$impl\" and (.statement | startswith(\"INSERT INTO invoices\")))] |
