@@ -100,7 +100,8 @@ void cmp_seq_judge(const struct compare *c, struct cmp_impl *ci)
 	obs = xcalloc(r->nw + 1, sizeof(*obs));
 	for (cpu = 0; cpu < 2; cpu++) {
 		struct decide_rule dr = { s->rule->alpha, s->rule->t_star, s->rule->margin_pct,
-					  cpu ? s->rule->margin_cpu_us : s->rule->margin_ms };
+					  cpu ? s->rule->margin_cpu_us : s->rule->margin_ms,
+					  DECIDE_MEAN_CS, NULL, NULL };
 		size_t n;
 
 		if (!s->on[cpu])

@@ -137,7 +137,8 @@ void until_judge(struct run_ctx *rc, struct pair *p, const struct window_rows *w
 
 	for (cpu = 0; cpu < 2; cpu++) {
 		struct decide_rule r = { p->rule->alpha, p->rule->t_star, p->rule->margin_pct,
-					 cpu ? p->rule->margin_cpu_us : p->rule->margin_ms };
+					 cpu ? p->rule->margin_cpu_us : p->rule->margin_ms,
+					 DECIDE_MEAN_CS, NULL, NULL };
 		size_t n;
 
 		if (!p->on[cpu])

@@ -22,6 +22,22 @@ const char *decide_verdict_name(enum decide_verdict v)
 	return "?";
 }
 
+const char *decide_method_name(enum decide_method m)
+{
+	return m == DECIDE_MEDIAN_CS ? "median_cs" : "mean_cs";
+}
+
+int decide_method_parse(const char *s, enum decide_method *out)
+{
+	if (s && !strcmp(s, "mean_cs"))
+		*out = DECIDE_MEAN_CS;
+	else if (s && !strcmp(s, "median_cs"))
+		*out = DECIDE_MEDIAN_CS;
+	else
+		return -1;
+	return 0;
+}
+
 double decide_pct(double x)
 {
 	return (exp(x) - 1) * 100;
@@ -96,10 +112,113 @@ static enum decide_verdict verdict_of(const struct decide_metric *o)
 	return DECIDE_UNDECIDED;
 }
 
+/* ------------------------------------------------------------ median_cs */
+
+/* The guard (decide.h struct decide_rule): 1 when every rate's pooled
+ * log ratio is inside its log margin mj[j]; o->guard_worst the largest
+ * excess. */
+static int guard_of(const struct decide_rule *r, const double *mj, size_t nrates,
+		    struct decide_metric *o)
+{
+	size_t j;
+	int ok = nrates > 0 && r->guard_new && r->guard_base;
+
+	for (j = 0; ok && j < nrates; j++) {
+		double n = r->guard_new[j], b = r->guard_base[j], x;
+
+		if (!(isfinite(n) && isfinite(b) && n > 0 && b > 0)) {
+			ok = 0;
+			break;
+		}
+		x = fabs(log(n / b)) - mj[j];
+		if (!(o->guard_worst >= x))
+			o->guard_worst = x;
+		if (!(x < 0))
+			ok = 0;
+	}
+	if (!ok && !(r->guard_new && r->guard_base))
+		o->guard_worst = NAN;
+	return ok;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* 1.4826 x the median absolute deviation of y about m. */
+static double mad_of(const double *y, size_t n, double m)
+{
+	double *d = xcalloc(n + 1, sizeof(*d)), r;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d[i] = fabs(y[i] - m);
+	qsort(d, n, sizeof(*d), cmp_dbl);
+	r = n ? 1.4826 * (n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2) : NAN;
+	free(d);
+	return r;
+}
+
+/* The share of y[0..n) with y > x (above) or y < x (below). */
+static double share(const double *y, size_t n, double x, int above)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += above ? y[i] > x : y[i] < x;
+	return n ? (double)k / (double)n : NAN;
+}
+
+/* Rounds a median_cs decision needs: the nearest decision's wrong-side
+ * share q of the rounds (regression: y <= m; improvement: y >= -m; no
+ * change: the larger of y >= m and y <= -m) held at the rounds' rate,
+ * the first n whose sequence puts that share outside (stat.h
+ * stat_median_cs_rounds). */
+static size_t median_rounds_needed(const struct decide_rule *r, const double *y,
+				   const struct decide_metric *o)
+{
+	double m = o->margin, q;
+	size_t n;
+
+	if (o->verdict != DECIDE_UNDECIDED)
+		return 0;
+	if (o->rounds < DECIDE_MIN_ROUNDS || !isfinite(m))
+		return DECIDE_NEVER;
+	if (o->est > m)
+		q = 1 - share(y, o->rounds, m, 1);
+	else if (o->est < -m)
+		q = 1 - share(y, o->rounds, -m, 0);
+	else if (!o->guard && isfinite(o->lo) && o->lo > -m && o->hi < m)
+		return DECIDE_NEVER;   /* the guard holds it back, not the rounds */
+	else
+		q = fmax(1 - share(y, o->rounds, m, 0), 1 - share(y, o->rounds, -m, 1));
+	n = stat_median_cs_rounds(q, r->alpha, o->rounds + 1);
+	return n ? n : DECIDE_NEVER;
+}
+
+static enum decide_verdict verdict_of(const struct decide_metric *o);
+
+static void median_of(const struct decide_rule *r, const double *y, size_t rounds,
+		      const double *mj, size_t nrates, struct decide_metric *out)
+{
+	stat_median_cs(y, rounds, r->alpha, &out->est, &out->lo, &out->hi);
+	out->sd = mad_of(y, rounds, out->est);
+	out->half = isfinite(out->lo) && isfinite(out->hi) ? (out->hi - out->lo) / 2 : INFINITY;
+	out->mde = out->margin + out->half;
+	out->guard = guard_of(r, mj, nrates, out);
+	out->verdict = verdict_of(out);
+	if (out->verdict == DECIDE_NO_CHANGE && !out->guard)
+		out->verdict = DECIDE_UNDECIDED;
+	out->rounds_needed = median_rounds_needed(r, y, out);
+}
+
 /* The round statistics y[0..rounds) and the log margin from the pairs
  * per rate (by[j] the pairs at rates[j], n[j] of them). */
 static void rounds_of(const struct decide_rule *r, const struct decide_obs *const *const *by,
-		      size_t nrates, size_t rounds, double *y, struct decide_metric *o)
+		      size_t nrates, size_t rounds, double *y, double *mj, struct decide_metric *o)
 {
 	double *b = xcalloc(rounds + 1, sizeof(*b));
 	size_t j, k;
@@ -116,7 +235,8 @@ static void rounds_of(const struct decide_rule *r, const struct decide_obs *cons
 		}
 		med = stat_median(b, rounds);
 		m = fmax(r->margin_pct / 100 * med, r->floor);
-		o->margin += log1p(m / med) / (double)nrates;
+		mj[j] = log1p(m / med);
+		o->margin += mj[j] / (double)nrates;
 		o->base += med / (double)nrates;
 	}
 	free(b);
@@ -126,7 +246,7 @@ int decide_metric(const struct decide_rule *r, const double *rates, size_t nrate
 		  const struct decide_obs *obs, size_t nobs, struct decide_metric *out)
 {
 	const struct decide_obs ***by = xcalloc(nrates + 1, sizeof(*by));
-	double *y = NULL, var = 0;
+	double *y = NULL, *mj = NULL, var = 0;
 	size_t j, rounds = nrates ? (size_t)-1 : 0;
 	int ret = -1;
 
@@ -135,6 +255,8 @@ int decide_metric(const struct decide_rule *r, const double *rates, size_t nrate
 	out->sd = out->half = out->mde = NAN;
 	out->verdict = DECIDE_UNDECIDED;
 	out->rounds_needed = DECIDE_NEVER;
+	out->method = r->method;
+	out->guard_worst = NAN;
 	if (!(r->alpha > 0 && r->alpha < 1) || !(r->t_star > 0))
 		goto out;
 	for (j = 0; j < nrates; j++) {
@@ -150,7 +272,12 @@ int decide_metric(const struct decide_rule *r, const double *rates, size_t nrate
 	if (!rounds)
 		goto out;
 	y = xcalloc(rounds, sizeof(*y));
-	rounds_of(r, (const struct decide_obs *const *const *)by, nrates, rounds, y, out);
+	mj = xcalloc(nrates + 1, sizeof(*mj));
+	rounds_of(r, (const struct decide_obs *const *const *)by, nrates, rounds, y, mj, out);
+	if (r->method == DECIDE_MEDIAN_CS) {
+		median_of(r, y, rounds, mj, nrates, out);
+		goto out;
+	}
 	stat_mean_var(y, rounds, &out->est, &var);
 	if (rounds >= 2) {
 		out->sd = sqrt(var);
@@ -167,6 +294,7 @@ out:
 		free(by[j]);
 	free(by);
 	free(y);
+	free(mj);
 	return ret;
 }
 

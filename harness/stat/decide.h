@@ -24,6 +24,10 @@
  *     no change    -m < lo and hi < m        undecided otherwise,
  * and never before DECIDE_MIN_ROUNDS rounds.
  *
+ * With method median_cs the same rule holds for the median of the y_k
+ * and its sign-count confidence sequence (stat.h stat_median_cs), and
+ * "no change" needs the guard besides (struct decide_rule).
+ *
  * Ownership: the caller's arrays are only read.
  */
 #ifndef HARNESS_DECIDE_H
@@ -51,11 +55,30 @@ struct decide_obs {
 	double new_, base;
 };
 
+/* How the rounds are summarised (docs/STATISTICS.md "Sequential rerun"). */
+enum decide_method {
+	DECIDE_MEAN_CS,    /* "mean_cs": the mean, Robbins' normal mixture */
+	DECIDE_MEDIAN_CS,  /* "median_cs": the median, sign counts (stat.h
+			      stat_median_cs); exact, robust to wild rounds */
+};
+/* "mean_cs", "median_cs"; decide_method_parse: -1 when s is neither. */
+const char *decide_method_name(enum decide_method m);
+int decide_method_parse(const char *s, enum decide_method *out);
+
 struct decide_rule {
 	double alpha;          /* the sequence's level: 1 - alpha, per metric */
 	double t_star;         /* DECIDE_T_STAR unless stored otherwise */
 	double margin_pct;     /* relative margin, % of base */
 	double floor;          /* absolute margin, unit of the values */
+	enum decide_method method;  /* DECIDE_MEAN_CS (0) unless chosen */
+	/* median_cs's guard on "no change": per judged rate (rates[j]), a
+	 * pooled value of NEW and of BASE over every round (the SLO
+	 * percentile of the merged histograms; CPU: total CPU / total
+	 * requests). "No change" also needs |log(new_j / base_j)| < the
+	 * rate's log margin at every rate, else undecided: a sporadic tail
+	 * the median ignores must not read "no change". NULL or a value not
+	 * finite and > 0: no evidence, so never "no change" (fail closed). */
+	const double *guard_new, *guard_base;
 };
 
 struct decide_metric {
@@ -69,6 +92,14 @@ struct decide_metric {
 				  80 % power at this n: m + half + z_0.8 sd/sqrt n */
 	size_t rounds_needed;  /* rounds a decision needs at this estimate and
 				  sd: 0 decided, DECIDE_NEVER none within 10^6 */
+	enum decide_method method;  /* the rule's; median_cs: est the median,
+				  lo/hi its sequence (+-inf while too few
+				  rounds), sd 1.4826 MAD, half (hi - lo) / 2
+				  (INFINITY when unbounded), mde m + half */
+	int guard;             /* median_cs: 1 the guard held at every rate,
+				  0 it did not or had no evidence */
+	double guard_worst;    /* the largest |log(new_j / base_j)| - margin_j
+				  of the guard (NAN without evidence) */
 };
 
 /*

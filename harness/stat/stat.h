@@ -239,6 +239,28 @@ int stat_cs_paired(const double *a, const double *b, size_t n, double alpha,
  * lo > 0. */
 double stat_cs_p(const double *a, const double *b, size_t n, double alpha, double t_star);
 
+/*
+ * A confidence sequence for the median of x[0..n) (stat_quant.c, after
+ * Howard and Ramdas, Bernoulli 2022): with the beta-binomial mixture of
+ * parameter STAT_MEDIAN_CS_A, the median is in [lo, hi] at every n at
+ * once with probability >= 1 - alpha (Ville's inequality; exact, no
+ * variance, no normal approximation; continuous laws, else the bounds of
+ * a jittered copy). lo = -inf or hi = +inf while too few values (the first
+ * finite pair at 8 values for alpha 0.05, 9 for 0.025). med the sample
+ * median. Non-finite values are skipped. -1 (all NAN) with no values or
+ * alpha not in (0, 1).
+ */
+#define STAT_MEDIAN_CS_A 1.0   /* Beta(1, 1): the uniform mixture */
+int stat_median_cs(const double *x, size_t n, double alpha, double *med, double *lo, double *hi);
+/* The counts k of values <= q that the sequence keeps at t:
+ * [kmin, kmax] = [kmin, t - kmin]. -1 when t is 0 or alpha unusable. */
+int stat_median_cs_counts(size_t t, double alpha, size_t *kmin, size_t *kmax);
+/* The first t >= from at which a fraction q < 1/2 of t falls under the
+ * sequence's kmin (a threshold with q of the values beyond it is then
+ * outside): how many values a decision needs at that rate; 0 when none
+ * within 10^6 (q >= 1/2). */
+size_t stat_median_cs_rounds(double q, double alpha, size_t from);
+
 /* The signed-rank statistic's null distribution: P(T+ = t) for n pairs,
  * t = 0..n(n+1)/2 (stat_rank.c; the caller frees). */
 double *stat_signed_rank_pmf(size_t n);
