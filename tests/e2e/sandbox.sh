@@ -454,6 +454,8 @@ expect_exit "rerun of a branch whose build fills its disk quota: exit 1" 1 \
 	ok "diskfill: failed, failure_kind limit, failure_impl a" || fail "diskfill: $(q diskfill "SELECT status, failure, failure_kind, failure_impl FROM runs")"
 check "diskfill: its full quota in a sandbox_limit event" \
 	grep -q "a hit its sandbox limits: its disk quota full at sandbox.disk_mb 64 (" <(q diskfill "SELECT detail FROM events WHERE kind = 'sandbox_limit'")
+check "diskfill: its 100 MiB write stopped by its own disk (ENOSPC in its build log), never the runs filesystem's room" \
+	grep -q "No space left on device" "$RUNS/diskfill/logs/build-a.log"
 left=$(ls "$RUNS/diskfill/src" 2>/dev/null; grep -c " $RUNS/" /proc/mounts)
 [ "$left" = 0 ] && ok "diskfill: no checkout, image or mount left" || fail "diskfill left: $left"
 [ "$(q base "SELECT status FROM runs")" = finished ] && ok "the other runs' databases read as before" ||
