@@ -71,6 +71,9 @@ struct account_limits {
 	double cpu_max;                 /* CPU bandwidth in cores (CFS quota over a
 					   100 ms period: cpu.max in v2,
 					   cpu.cfs_quota_us in v1); 0: none */
+	int cpu_weight_raise;           /* 1: a measured arm: its CPU weight raised
+					   at every level of its cgroup path
+					   (account_weight.c) */
 };
 
 struct account;
@@ -174,6 +177,14 @@ const char *account_freezer(const struct account *a);
 /* For the watchdog (async-signal-safe use after fork): the file that
  * thaws the cgroup when `text` is written to it; NULL without a freezer. */
 const char *account_thaw_path(const struct account *a, const char **text);
+/*
+ * The CPU weight a measured arm's cgroup was given (account_weight.c), as
+ * provenance: "cgroup1 cpu.shares 10240 at harness/ and its cgroup",
+ * "cgroup2 cpu.weight 1000 at harness/ and its cgroup", or why none
+ * ("not raised: ..."); NULL when not asked (cpu_weight_raise 0) or procfs.
+ */
+const char *account_cpu_weight(const struct account *a);
+
 /* The cgroup's (procfs: the tree's) cumulative CPU seconds now, outside
  * any window (the idle arms' CPU, runner_freeze.c). 0, or -1 when the
  * counters cannot be read. */

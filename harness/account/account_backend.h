@@ -58,6 +58,7 @@ struct account {
 	int freeze_v1;
 	int frozen;                     /* frozen by account_freeze */
 	int has_cpuset;
+	char *cpu_weight;               /* what account_weight.c applied, or NULL */
 	pid_t root;
 	void *priv;
 
@@ -123,6 +124,17 @@ int acct_reap_parent(const char *parent, const char *kill_file, const char *what
 /* Mount point of a cgroup hierarchy: fstype "cgroup2" (opt NULL) or
  * "cgroup" with controller opt among its super options. malloc'd or NULL. */
 char *acct_find_mount(const char *fstype, const char *opt);
+
+/*
+ * Raise a measured arm's CPU weight (account_weight.c): write the raised
+ * value to `file` ("cpu.shares" v1, "cpu.weight" v2) of the arm's own
+ * directory dir and of its parent (<mount>/harness, shared); dir NULL:
+ * no cpu controller, and say what
+ * was done in a->cpu_weight. Never fails: a value that cannot be written
+ * is said there ("not raised: ...") and warned about once.
+ */
+void acct_raise_cpu_weight(struct account *a, const char *backend, const char *dir,
+			   const char *file);
 
 /* Backends. */
 int acct_cgroup2_usable(void);

@@ -209,6 +209,7 @@ void account_free(struct account *a)
 	free(a->procs_path);
 	free(a->kill_path);
 	free(a->freeze_path);
+	free(a->cpu_weight);
 	free(a->samples);
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->cv);

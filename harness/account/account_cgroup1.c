@@ -278,6 +278,8 @@ struct account *acct_cgroup1_create(const char *label, const struct account_limi
 	}
 	if (cpuset && !acct_write(cpuset, "cpuset.cpus", lim->cpus))
 		a->has_cpuset = 1;
+	if (lim->cpu_weight_raise)
+		acct_raise_cpu_weight(a, "cgroup1", cpu, "cpu.shares");
 	{
 		struct account *w = cg1_wrap(cpuacct, memory, cpu, sample_ms);
 		/* move the wrap's backend state into a (which owns the dirs) */

@@ -284,6 +284,8 @@ struct account *acct_cgroup2_create(const char *label, const struct account_limi
 	}
 	if (lim->cpus && !acct_write(dir, "cpuset.cpus", lim->cpus))
 		a->has_cpuset = 1;
+	if (lim->cpu_weight_raise)
+		acct_raise_cpu_weight(a, "cgroup2", dir, "cpu.weight");
 	{
 		char path[4096];
 		int fd;

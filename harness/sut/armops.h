@@ -180,7 +180,8 @@ struct armops {
 	 * " through an agent on HOST" (owned by i or static). */
 	const char *(*via)(struct armops_inst *i);
 	/* The facts of the host it runs on, beside this host's (host_facts
-	 * "<scope>.<arm>.<key>"): put called once per fact; none here. */
+	 * "<scope>.<arm>.<key>"): put called once per fact (a local arm:
+	 * arm.<name>.cpu_weight, account_cpu_weight). */
 	void (*facts)(struct armops_inst *i,
 		      void (*put)(void *ctx, const char *scope, const char *key, const char *value),
 		      void *ctx);

@@ -214,9 +214,11 @@ void armops_local_facts(struct armops_inst *i,
 			void (*put)(void *ctx, const char *scope, const char *key, const char *value),
 			void *ctx)
 {
-	(void)i;
-	(void)put;
-	(void)ctx;                   /* this host's facts are the run's own */
+	const char *w = account_cpu_weight(sut_account(local(i)->sut));
+
+	/* this host's facts are the run's own; the arm's CPU weight is its */
+	if (w)
+		put(ctx, "arm", "cpu_weight", w);
 }
 
 struct rtstats *armops_local_stats(struct armops_inst *i)

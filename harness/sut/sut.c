@@ -262,6 +262,7 @@ static int sut_open_account(struct sut *s, const struct sut_config *cfg)
 	lim.pids_max = cfg->pids_max ? cfg->pids_max : impl->pids_max;
 	lim.cpus = impl->cpus;
 	lim.cpu_max = cfg->cpu_max;
+	lim.cpu_weight_raise = 1;       /* a measured arm (account_weight.c) */
 	s->acct = account_create(cfg->backend, cfg->cgroup_name ? cfg->cgroup_name : impl->name,
 				 &lim, cfg->sample_ms);
 	if (s->acct && cfg->jail && account_backend(s->acct) == ACCT_PROCFS)

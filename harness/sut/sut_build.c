@@ -99,7 +99,8 @@ static int build_jail(const struct sut_build_config *cfg, const char *wd, char *
 /* The build's own cgroup (none with procfs accounting); -1 after error(). */
 static int build_account(const struct sut_build_config *cfg, struct account **acct)
 {
-	struct account_limits lim = { cfg->memory_max_bytes, cfg->pids_max, NULL, cfg->cpu_max };
+	/* a build is not measured: its CPU weight stays the default */
+	struct account_limits lim = { cfg->memory_max_bytes, cfg->pids_max, NULL, cfg->cpu_max, 0 };
 	struct sbuf label = SBUF_INIT;
 
 	*acct = NULL;

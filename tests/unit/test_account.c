@@ -166,10 +166,11 @@ TEST(cgroup2_fake_create)
 {
 	char *root = fake_dir("cg2root"), *name = acct_owned_name("fake impl");
 	char parent[512], dir[1024];
-	struct account_limits lim = { 64ull << 20, 100, "1", 0.5 };
+	struct account_limits lim = { 64ull << 20, 100, "1", 0.5, 1 };
 	struct account *a;
 	static const char *files[] = { "memory.max", "memory.swap.max", "pids.max",
-				       "cgroup.procs", "cpuset.cpus", "cgroup.kill", "cpu.max" };
+				       "cgroup.procs", "cpuset.cpus", "cgroup.kill", "cpu.max",
+				       "cpu.weight" };
 	size_t i;
 
 	put(root, "cgroup.controllers", "cpuset cpu io memory pids\n");
@@ -178,6 +179,7 @@ TEST(cgroup2_fake_create)
 	mkdir(parent, 0755);
 	put(parent, "cgroup.controllers", "cpuset cpu io memory pids\n");
 	put(parent, "cgroup.subtree_control", "");
+	put(parent, "cpu.weight", "100\n");
 	snprintf(dir, sizeof(dir), "%s/%s", parent, name);
 	mkdir(dir, 0755);
 	for (i = 0; i < ARRAY_SIZE(files); i++)
@@ -196,6 +198,11 @@ TEST(cgroup2_fake_create)
 		CHECK(file_is(dir, "pids.max", "100"));
 		CHECK(file_is(dir, "cpu.max", "50000 100000"));   /* half a core */
 		CHECK(file_is(dir, "cpuset.cpus", "1"));
+		/* a measured arm: ten times the default weight at both levels */
+		CHECK(file_is(dir, "cpu.weight", "1000"));
+		CHECK(file_is(parent, "cpu.weight", "1000"));
+		CHECK(account_cpu_weight(a) &&
+		      !strcmp(account_cpu_weight(a), "cgroup2 cpu.weight 1000 at harness/ and its cgroup"));
 		/* each controller enabled in turn (a regular file keeps the last) */
 		CHECK(file_is(root, "cgroup.subtree_control", "+cpuset"));
 		CHECK(file_is(parent, "cgroup.subtree_control", "+cpuset"));
@@ -529,6 +536,44 @@ static void real_freeze(enum acct_backend b)
 	account_free(a);
 }
 
+/* A measured arm's CPU weight, read back from the kernel's files: ten
+ * times the default in its cgroup and in harness/ (cgroup1 cpu.shares,
+ * cgroup2 cpu.weight); a build's (cpu_weight_raise 0) untouched. */
+static void real_weight(enum acct_backend b)
+{
+	struct account_limits lim = { 0, 0, NULL, 0, 1 };
+	const char *file = b == ACCT_CGROUP1 ? "cpu.shares" : "cpu.weight";
+	const char *want = b == ACCT_CGROUP1 ? "10240\n" : "1000\n";
+	struct account *a = account_create(b, "test-weight", &lim, 50), *plain;
+	const char *const *dirs;
+	char path[4096], *slash;
+	size_t n, i, seen = 0;
+
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	printf("# %s: %s\n", account_backend_name(b), account_cpu_weight(a));
+	dirs = account_dirs(a, &n);
+	for (i = 0; i < n; i++) {
+		if (acct_read(dirs[i], file, path, sizeof(path)) < 0)
+			continue;       /* not the cpu hierarchy */
+		seen++;
+		CHECK(!strcmp(path, want));
+		snprintf(path, sizeof(path), "%s", dirs[i]);
+		slash = strrchr(path, '/');
+		if (slash)
+			*slash = '\0';
+		CHECK(file_is(path, file, want));
+	}
+	if (account_cpu_weight(a) && !strstr(account_cpu_weight(a), "not raised"))
+		CHECK(seen == 1);
+	lim.cpu_weight_raise = 0;
+	plain = account_create(b, "test-weight-build", &lim, 50);
+	CHECK(plain != NULL && account_cpu_weight(plain) == NULL);
+	account_free(plain);
+	account_free(a);
+}
+
 TEST(real_backends)
 {
 	enum acct_backend all[] = { ACCT_CGROUP2, ACCT_CGROUP1, ACCT_PROCFS };
@@ -539,6 +584,8 @@ TEST(real_backends)
 			printf("# %s: not available here, skipped\n", account_backend_name(all[i]));
 			continue;
 		}
+		if (all[i] != ACCT_PROCFS)
+			real_weight(all[i]);
 		real_burn(all[i]);
 		real_alloc(all[i]);
 		real_forker(all[i], 0);
