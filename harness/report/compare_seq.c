@@ -74,10 +74,58 @@ static size_t pairs(const struct cmp_run *r, const struct cmp_seq *s, const char
 	return n;
 }
 
+/* median_cs's guard (decide.h struct decide_rule): per judged rate, the
+ * SLO percentile of NEW's and of BASE's histograms merged over the pairs
+ * pairs() forms there with both windows accepted and histogrammed (NAN
+ * when none), as the runner computes it (runner_until_pairs.c). */
+static void guard_values(const struct cmp_run *r, const struct cmp_seq *s, const char *impl,
+			 const char *base, double *gn, double *gb)
+{
+	struct hist *hn = xcalloc(s->nrates + 1, sizeof(*hn));
+	struct hist *hb = xcalloc(s->nrates + 1, sizeof(*hb));
+	size_t i, j, k;
+
+	for (k = 0; k < s->nrates; k++) {
+		hist_init(&hn[k]);
+		hist_init(&hb[k]);
+	}
+	for (i = 0; i < r->nw; i++) {
+		const struct view_window *x = r->w[i];
+
+		if (strcmp(x->impl, impl) || !x->accepted || !x->has_hist)
+			continue;
+		for (k = 0; k < s->nrates && !rate_same(s->rates[k], x->rate); k++)
+			;
+		if (k == s->nrates)
+			continue;
+		for (j = 0; j < r->nw; j++) {
+			const struct view_window *y = r->w[j];
+
+			if (strcmp(y->impl, base) || strcmp(y->stage, x->stage) ||
+			    y->block != x->block || !rate_same(y->rate, x->rate))
+				continue;
+			if (y->accepted && y->has_hist) {
+				hist_merge(&hn[k], &x->lat);
+				hist_merge(&hb[k], &y->lat);
+			}
+			break;
+		}
+	}
+	for (k = 0; k < s->nrates; k++) {
+		gn[k] = hn[k].total ? hist_percentile_ms(&hn[k], r->slo_pct) : NAN;
+		gb[k] = hb[k].total ? hist_percentile_ms(&hb[k], r->slo_pct) : NAN;
+		hist_release(&hn[k]);
+		hist_release(&hb[k]);
+	}
+	free(hn);
+	free(hb);
+}
+
 void cmp_seq_judge(const struct compare *c, struct cmp_impl *ci)
 {
 	const struct cmp_run *r = &c->new_;
 	struct decide_obs *obs;
+	double *gn, *gb;
 	struct sbuf base = SBUF_INIT;
 	struct cmp_seq *s;
 	enum decide_verdict v[2];
@@ -98,6 +146,8 @@ void cmp_seq_judge(const struct compare *c, struct cmp_impl *ci)
 	s->on[1] = !!(r->metrics & CMP_CPU_PER_REQUEST);
 	sbuf_addf(&base, "%s@base", ci->name);
 	obs = xcalloc(r->nw + 1, sizeof(*obs));
+	gn = xcalloc(s->nrates + 1, sizeof(*gn));
+	gb = xcalloc(s->nrates + 1, sizeof(*gb));
 	for (cpu = 0; cpu < 2; cpu++) {
 		struct decide_rule dr = { s->rule->alpha, s->rule->t_star, s->rule->margin_pct,
 					  cpu ? s->rule->margin_cpu_us : s->rule->margin_ms,
@@ -106,12 +156,22 @@ void cmp_seq_judge(const struct compare *c, struct cmp_impl *ci)
 
 		if (!s->on[cpu])
 			continue;
+		/* the stored method is latency's; NULL (before schema 17) or
+		 * unknown: mean_cs, the only one there was */
+		if (!cpu && s->rule->method && !decide_method_parse(s->rule->method, &dr.method) &&
+		    dr.method == DECIDE_MEDIAN_CS) {
+			guard_values(r, s, ci->name, base.buf, gn, gb);
+			dr.guard_new = gn;
+			dr.guard_base = gb;
+		}
 		n = pairs(r, s, ci->name, base.buf, cpu, obs);
 		decide_metric(&dr, s->rates, s->nrates, obs, n, &s->m[cpu]);
 		v[k++] = s->m[cpu].verdict;
 	}
 	s->answer = decide_overall(v, k);
 	free(obs);
+	free(gn);
+	free(gb);
 	sbuf_release(&base);
 }
 
@@ -128,6 +188,7 @@ static void metric_text(const struct cmp_seq *s, int cpu, struct sbuf *o)
 	if (isfinite(m->margin))
 		sbuf_addf(o, " margin +-%.1f%%", decide_pct(m->margin));
 	sbuf_addf(o, ": %s", decide_verdict_name(m->verdict));
+	decide_note(m, o);
 }
 
 void cmp_seq_verdict(struct cmp_impl *ci, struct sbuf *why)
@@ -172,10 +233,15 @@ void cmp_seq_md(const struct cmp_seq *s, struct sbuf *o)
 		     "over the judged rates (");
 	for (j = 0; j < s->nrates; j++)
 		sbuf_addf(o, "%s%g", j ? ", " : "", s->rates[j]);
-	sbuf_addf(o, " req/s) of log(new / base); Robbins' normal-mixture confidence sequence "
-		     "at %g%% per metric, valid at the stopping time; stopped: %s after %d "
+	sbuf_addf(o, " req/s) of log(new / base); %s at %g%% per metric, valid at the stopping "
+		     "time; stopped: %s after %d "
 		     "sequential blocks (budget %g min, %d blocks). The per-rate cells below "
 		     "are detail: a fixed-n test after optional stopping does not decide.\n\n",
+		  s->on[0] && s->m[0].method == DECIDE_MEDIAN_CS
+			  ? "latency: the median's sign-count confidence sequence (median_cs, "
+			    "Howard & Ramdas 2022) with the merged-histogram guard on no change; "
+			    "CPU: Robbins' normal-mixture confidence sequence (mean_cs)"
+			  : "Robbins' normal-mixture confidence sequence",
 		  (1 - s->rule->alpha) * 100, s->rule->stop ? s->rule->stop : "not yet",
 		  s->rule->blocks, s->rule->max_minutes, s->rule->max_blocks);
 	sbuf_adds(o, "| metric | rounds | shift | confidence sequence | margin | MDE | verdict |\n"
@@ -185,10 +251,12 @@ void cmp_seq_md(const struct cmp_seq *s, struct sbuf *o)
 
 		if (!s->on[cpu])
 			continue;
-		sbuf_addf(o, "| %s | %zu | %+.1f%% | [%+.1f%%, %+.1f%%] | ±%.1f%% | %+.1f%% | %s |\n",
+		sbuf_addf(o, "| %s | %zu | %+.1f%% | [%+.1f%%, %+.1f%%] | ±%.1f%% | %+.1f%% | %s",
 			  metric_names[cpu], m->rounds, decide_pct(m->est), decide_pct(m->lo),
 			  decide_pct(m->hi), decide_pct(m->margin), decide_pct(m->mde),
 			  decide_verdict_name(m->verdict));
+		decide_note(m, o);
+		sbuf_adds(o, " |\n");
 	}
 	sbuf_adds(o, "\n");
 }
@@ -221,6 +289,12 @@ json_t *cmp_seq_json(const struct cmp_seq *s)
 			continue;
 		x = json_object();
 		json_object_set_new(x, "verdict", jout_str(decide_verdict_name(m->verdict)));
+		json_object_set_new(x, "method", jout_str(decide_method_name(m->method)));
+		if (m->method == DECIDE_MEDIAN_CS) {
+			json_object_set_new(x, "guard", json_boolean(m->guard));
+			json_object_set_new(x, "guard_held", json_boolean(m->guard_held));
+			json_object_set_new(x, "guard_pct", jout_num(decide_pct(m->guard_log)));
+		}
 		json_object_set_new(x, "rounds", json_integer((json_int_t)m->rounds));
 		json_object_set_new(x, "shift_pct", jout_num(decide_pct(m->est)));
 		json_object_set_new(x, "lo_pct", jout_num(decide_pct(m->lo)));

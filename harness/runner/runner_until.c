@@ -72,6 +72,7 @@ int runner_until_register(struct run_ctx *rc, const struct run_opts *o)
 		r.margin_cpu_us = sc->margin_cpu_us;
 		r.max_minutes = o->max_minutes > 0 ? o->max_minutes : sc->sequential.max_minutes;
 		r.max_blocks = sc->sequential.max_blocks;
+		r.method = (char *)decide_method_name((enum decide_method)sc->sequential.method);
 		r.started_at = runner_now(rc);
 		r.elapsed_s = NAN;
 		ret = store_seq_rule_put(&rc->st, &r);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "stat/decide.h"
+#include "base/hist.h"
 #include "base/rate.h"
 #include "runner/runner_internal.h"
 #include "runner/runner_until.h"
@@ -127,10 +128,61 @@ static size_t pairs_of(const struct pair *p, const struct window_rows *w,
 	return n;
 }
 
+/* median_cs's guard (decide.h struct decide_rule): per judged rate, the
+ * SLO percentile of NEW's and of BASE's histograms merged over the pairs
+ * pairs_of() forms there with both accepted and histogrammed (NAN when
+ * none); compare computes the same (compare_seq.c guard_values). */
+static void guard_values(const struct pair *p, const struct window_rows *w,
+			 const struct spec *s, double *gn, double *gb)
+{
+	struct hist *hn = xcalloc(p->nrates + 1, sizeof(*hn));
+	struct hist *hb = xcalloc(p->nrates + 1, sizeof(*hb));
+	struct hist hx, hy;
+	size_t i, j;
+
+	for (j = 0; j < p->nrates; j++) {
+		hist_init(&hn[j]);
+		hist_init(&hb[j]);
+	}
+	hist_init(&hx);
+	hist_init(&hy);
+	for (i = 0; i < w->n; i++) {
+		const struct window_row *x = &w->v[i], *y;
+
+		if (!x->impl || strcmp(x->impl, p->arm->name) || x->state != WINDOW_DONE ||
+		    x->status != WINDOW_ACCEPTED || !x->latency_hist.p)
+			continue;
+		for (j = 0; j < p->nrates && !rate_same(p->rates[j], x->rate); j++)
+			;
+		if (j == p->nrates || !(y = until_partner(w, x, p->base->name)) ||
+		    y->status != WINDOW_ACCEPTED || !y->latency_hist.p)
+			continue;
+		hist_reset(&hx);
+		hist_reset(&hy);
+		if (hist_deserialize(&hx, x->latency_hist.p, x->latency_hist.len) ||
+		    hist_deserialize(&hy, y->latency_hist.p, y->latency_hist.len))
+			continue;
+		hist_merge(&hn[j], &hx);
+		hist_merge(&hb[j], &hy);
+	}
+	for (j = 0; j < p->nrates; j++) {
+		gn[j] = hn[j].total ? hist_percentile_ms(&hn[j], s->slo.percentile) : NAN;
+		gb[j] = hb[j].total ? hist_percentile_ms(&hb[j], s->slo.percentile) : NAN;
+		hist_release(&hn[j]);
+		hist_release(&hb[j]);
+	}
+	hist_release(&hx);
+	hist_release(&hy);
+	free(hn);
+	free(hb);
+}
+
 /* Judge p again from the stored windows w. */
 void until_judge(struct run_ctx *rc, struct pair *p, const struct window_rows *w)
 {
 	struct decide_obs *obs = xcalloc(w->n + 1, sizeof(*obs));
+	double *gn = xcalloc(p->nrates + 1, sizeof(*gn));
+	double *gb = xcalloc(p->nrates + 1, sizeof(*gb));
 	enum decide_verdict v[2];
 	size_t k = 0;
 	int cpu;
@@ -143,12 +195,21 @@ void until_judge(struct run_ctx *rc, struct pair *p, const struct window_rows *w
 
 		if (!p->on[cpu])
 			continue;
+		/* the stored method is latency's (NULL: mean_cs) */
+		if (!cpu && p->rule->method && !decide_method_parse(p->rule->method, &r.method) &&
+		    r.method == DECIDE_MEDIAN_CS) {
+			guard_values(p, w, rc->spec, gn, gb);
+			r.guard_new = gn;
+			r.guard_base = gb;
+		}
 		n = pairs_of(p, w, rc->spec, cpu, obs);
 		decide_metric(&r, p->rates, p->nrates, obs, n, &p->m[cpu]);
 		v[k++] = p->m[cpu].verdict;
 	}
 	p->answer = decide_overall(v, k);
 	free(obs);
+	free(gn);
+	free(gb);
 }
 
 /* ------------------------------------------------------------ failed windows */

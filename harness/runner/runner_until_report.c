@@ -73,6 +73,7 @@ static void describe(const struct pair *p, struct sbuf *out)
 		if (isfinite(m->margin))
 			sbuf_addf(out, " margin +-%.1f%%", decide_pct(m->margin));
 		sbuf_addf(out, ": %s", decide_verdict_name(m->verdict));
+		decide_note(m, out);
 	}
 }
 
@@ -118,7 +119,9 @@ void until_finish(struct run_ctx *rc, const struct until *u, struct pair *p, con
 		fprintf(stderr, "harness: sequential %s: %s undecided: MDE %+.1f%% (the smallest "
 				"shift called with 80%% power at %zu rounds); ", r->impl,
 			until_metric_names[cpu], decide_pct(m->mde), m->rounds);
-		if (isfinite(need))
+		if (m->guard_held)
+			fprintf(stderr, "the guard holds back 'no change' (above)\n");
+		else if (isfinite(need))
 			fprintf(stderr, "a decision would need about %zu rounds more, ~%.0f min\n",
 				m->rounds_needed - m->rounds, need / 60);
 		else

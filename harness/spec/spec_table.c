@@ -21,6 +21,8 @@ static const char *const backend_names[] = { "auto", "cgroup2", "cgroup1", "proc
 static const char *const reset_every_names[] = { "window", "block", "run", NULL };
 static const char *const engine_names[] = { "podman", "docker", NULL };
 static const char *const lifecycle_names[] = { "run", "block", NULL };
+/* decide.h enum decide_method, in its order */
+static const char *const seq_method_names[] = { "mean_cs", "median_cs", NULL };
 static const char *const equivalence_names[] = { "off", "strict", NULL };
 static const char *const at_names[] = { "knee_bracket", NULL };
 /* bit i of spec_compare.metrics = 1 << i; CMP_P99 = 1, CMP_CPU_PER_REQUEST = 2 */
@@ -529,6 +531,8 @@ static const struct field sequential_fields[] = {
 	  "harness rerun --until-decided: wall minutes of the whole rerun after which no more sequential blocks start (then inconclusive); --max-minutes overrides" },
 	{ "max_blocks", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_sequential, max_blocks), 0, 1, 100000, 200, NULL, NULL, NULL, 0, 0, 0,
 	  "harness rerun --until-decided: most sequential blocks (one rate, each arm once) added after the pre-registered ones" },
+	{ "method", FT_ENUM, F_DEF, O(struct spec_sequential, method), 0, 0, 0, 0, NULL, seq_method_names, NULL, 0, 0, 0,
+	  "harness rerun --until-decided: how latency's rounds are judged: mean_cs (the mean log ratio, normal-mixture confidence sequence) or median_cs (their median, a sign-count confidence sequence: exact and robust to rounds a busy host held back; 'no change' also needs the merged-histogram SLO percentile within the margin); CPU per request always mean_cs (docs/STATISTICS.md)" },
 	FIELD_END
 };
 

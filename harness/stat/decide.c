@@ -38,6 +38,21 @@ int decide_method_parse(const char *s, enum decide_method *out)
 	return 0;
 }
 
+void decide_note(const struct decide_metric *m, struct sbuf *out)
+{
+	if (m->method != DECIDE_MEDIAN_CS)
+		return;
+	sbuf_addf(out, " [%s]", decide_method_name(m->method));
+	if (!m->guard_held)
+		return;
+	if (isfinite(m->guard_worst))
+		sbuf_addf(out, "; the guard held it: the merged histograms' SLO percentile "
+			  "%+.1f%%, margin +-%.1f%%", decide_pct(m->guard_log),
+			  decide_pct(m->guard_margin));
+	else
+		sbuf_adds(out, "; the guard held it: no merged histograms");
+}
+
 double decide_pct(double x)
 {
 	return (exp(x) - 1) * 100;
@@ -131,8 +146,11 @@ static int guard_of(const struct decide_rule *r, const double *mj, size_t nrates
 			break;
 		}
 		x = fabs(log(n / b)) - mj[j];
-		if (!(o->guard_worst >= x))
+		if (!(o->guard_worst >= x)) {
 			o->guard_worst = x;
+			o->guard_log = log(n / b);
+			o->guard_margin = mj[j];
+		}
 		if (!(x < 0))
 			ok = 0;
 	}
@@ -191,7 +209,7 @@ static size_t median_rounds_needed(const struct decide_rule *r, const double *y,
 		q = 1 - share(y, o->rounds, m, 1);
 	else if (o->est < -m)
 		q = 1 - share(y, o->rounds, -m, 0);
-	else if (!o->guard && isfinite(o->lo) && o->lo > -m && o->hi < m)
+	else if (o->guard_held)
 		return DECIDE_NEVER;   /* the guard holds it back, not the rounds */
 	else
 		q = fmax(1 - share(y, o->rounds, m, 0), 1 - share(y, o->rounds, -m, 1));
@@ -210,8 +228,10 @@ static void median_of(const struct decide_rule *r, const double *y, size_t round
 	out->mde = out->margin + out->half;
 	out->guard = guard_of(r, mj, nrates, out);
 	out->verdict = verdict_of(out);
-	if (out->verdict == DECIDE_NO_CHANGE && !out->guard)
+	if (out->verdict == DECIDE_NO_CHANGE && !out->guard) {
 		out->verdict = DECIDE_UNDECIDED;
+		out->guard_held = 1;
+	}
 	out->rounds_needed = median_rounds_needed(r, y, out);
 }
 
@@ -256,7 +276,7 @@ int decide_metric(const struct decide_rule *r, const double *rates, size_t nrate
 	out->verdict = DECIDE_UNDECIDED;
 	out->rounds_needed = DECIDE_NEVER;
 	out->method = r->method;
-	out->guard_worst = NAN;
+	out->guard_worst = out->guard_log = out->guard_margin = NAN;
 	if (!(r->alpha > 0 && r->alpha < 1) || !(r->t_star > 0))
 		goto out;
 	for (j = 0; j < nrates; j++) {

@@ -100,6 +100,10 @@ struct decide_metric {
 				  0 it did not or had no evidence */
 	double guard_worst;    /* the largest |log(new_j / base_j)| - margin_j
 				  of the guard (NAN without evidence) */
+	double guard_log, guard_margin;  /* at that rate: log(new_j / base_j)
+				  and margin_j */
+	int guard_held;        /* median_cs: the sequence was inside the
+				  margin, the guard alone kept it undecided */
 };
 
 /*
@@ -109,6 +113,14 @@ struct decide_metric {
  */
 int decide_metric(const struct decide_rule *r, const double *rates, size_t nrates,
 		  const struct decide_obs *obs, size_t nobs, struct decide_metric *out);
+
+struct sbuf;
+/* What a median_cs metric adds to its one-line text (nothing for
+ * mean_cs): " [median_cs]", and when the guard held back "no change",
+ * why: "; the guard held it: the merged histograms' SLO percentile
+ * +12.0%, margin +-5.0%" or
+ * "; the guard held it: no merged histograms". */
+void decide_note(const struct decide_metric *m, struct sbuf *out);
 
 /* A log shift in percent: (exp(x) - 1) x 100. */
 double decide_pct(double x);

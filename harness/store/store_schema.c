@@ -385,5 +385,8 @@ const char *const store_migrations[] = {
 	/* version 16: requests the host held back (harness/load/load_hold.c):
 	 * void, counted per window; the generator gate judges their share. */
 	"ALTER TABLE windows ADD COLUMN host_void INTEGER;",
+	/* version 17: how a sequential rule judged latency (decide.h
+	 * decide_method_name; NULL in older runs: mean_cs). */
+	"ALTER TABLE sequential ADD COLUMN method TEXT;",
 	NULL,
 };

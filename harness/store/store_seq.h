@@ -1,6 +1,7 @@
 /*
  * store_seq: the stopping rule of `harness rerun --until-decided` and its
- * outcome (tables sequential and sequential_metrics, schema 12; the rule
+ * outcome (tables sequential and sequential_metrics, schema 12, method
+ * 17; the rule
  * is decide.h's, docs/STATISTICS.md "Sequential rerun").
  *
  * One seq_rule per judged implementation: written when the rerun starts
@@ -36,6 +37,8 @@ struct seq_rule {
 	char *stop;             /* decided|max_minutes|max_blocks|no_rates, or NULL */
 	int blocks, rounds;     /* sequential blocks run; rounds judged */
 	double elapsed_s;       /* wall seconds of the whole rerun at the stop */
+	char *method;           /* latency's (decide_method_name); NULL: mean_cs
+				   (runs before schema 17) */
 };
 
 struct seq_metric {

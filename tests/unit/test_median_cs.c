@@ -6,6 +6,7 @@
  * "no change". */
 #include "stat/decide.h"
 #include "stat/stat.h"
+#include "base/util.h"
 #include "t.h"
 
 #include <stdint.h>
@@ -253,7 +254,15 @@ TEST(guard_fails_closed)
 	judge(y, 20, DECIDE_MEDIAN_CS, 5, far, &d);     /* +10% pooled: a tail */
 	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard == 0);
 	NEAR(d.guard_worst, log(1.1) - log(1.05), 1e-12, "pooled log ratio less margin");
-	CHECK(d.rounds_needed == DECIDE_NEVER);
+	CHECK(d.rounds_needed == DECIDE_NEVER && d.guard_held);
+	{
+		struct sbuf s = SBUF_INIT;
+
+		decide_note(&d, &s);
+		CHECK_STR(s.buf, " [median_cs]; the guard held it: the merged histograms' SLO "
+				 "percentile +10.0%, margin +-5.0%");
+		sbuf_release(&s);
+	}
 	judge(y, 20, DECIDE_MEDIAN_CS, 5, NULL, &d);    /* no evidence */
 	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard == 0 && isnan(d.guard_worst));
 	judge(y, 20, DECIDE_MEDIAN_CS, 5, bad, &d);

@@ -35,6 +35,8 @@
 #include <unistd.h>
 
 #include "fake_arm.h"
+#include "report/compare.h"
+#include "report/compare_seq.h"
 #include "runner/runner.h"
 #include "store/store.h"
 #include "store/store_run.h"
@@ -406,7 +408,8 @@ TEST(freezes_the_arms_not_measured)
  * would end past it: inconclusive, stop max_minutes, never a guess
  * (docs/STATISTICS.md "Sequential rerun"); its elapsed time is the
  * runner's clock's. */
-static void until_decided(double max_minutes, const char *stop, const char *outcome, int exit)
+static void until_decided(double max_minutes, const char *method, const char *stop,
+			  const char *outcome, int exit)
 {
 	struct fake_world w;
 	struct store st;
@@ -424,7 +427,8 @@ static void until_decided(double max_minutes, const char *stop, const char *outc
 	fake_arm_add(&w, "a@base", 300);
 	t0 = w.now;
 	snprintf(extra, sizeof(extra),
-		 "compare: { metric: [p99], sequential: { max_minutes: %g } }\n", max_minutes);
+		 "compare: { metric: [p99], sequential: { max_minutes: %g, method: %s } }\n",
+		 max_minutes, method ? method : "mean_cs");
 	code = run_arms(&w, write_spec("until",
 				       "  ladder: { start_rps: 100, step: 2, max_rps: 200, reps: 1,"
 				       " window_s: 2, discard_s: 0 }\n", extra),
@@ -436,8 +440,39 @@ static void until_decided(double max_minutes, const char *stop, const char *outc
 	if (n == 1) {
 		CHECK_STR(rules[0].stop, stop);
 		CHECK_STR(rules[0].outcome, outcome);
+		CHECK_STR(rules[0].method, method ? method : "mean_cs");
+		if (method)
+			printf("# %s: %s after %d rounds, %.0f s of the fake clock\n", method,
+			       rules[0].outcome, rules[0].rounds, rules[0].elapsed_s);
 		CHECK(rules[0].elapsed_s <= max_minutes * 60);
 		NEAR(rules[0].elapsed_s, w.now - t0, 1e-6, "the fake clock's seconds");
+	}
+	if (method) {
+		/* compare recomputes it from the stored run, by the stored method */
+		struct compare_opts o = { "a", 0, -1, -1 };
+		struct cmp_run rb, rn;
+		struct compare c;
+		struct sbuf runs = SBUF_INIT, js = SBUF_INIT;
+
+		memset(&c, 0, sizeof(c));
+		sbuf_addf(&runs, "%s/runs", tmp);
+		CHECK(cmp_run_load(&rb, runs.buf, id) == 0);
+		CHECK(cmp_run_load(&rn, runs.buf, id) == 0);
+		CHECK(compare_runs(&c, &rb, &rn, &o) == 0);
+		CHECK(c.nimpls == 1 && c.impls[0].seq);
+		if (c.nimpls == 1 && c.impls[0].seq) {
+			CHECK(c.impls[0].seq->m[0].method == DECIDE_MEDIAN_CS);
+			CHECK(c.impls[0].seq->answer == DECIDE_NO_CHANGE);
+			CHECK(c.impls[0].seq->m[0].guard == 1);
+			CHECK(strstr(c.impls[0].why, "[median_cs]") != NULL);
+			compare_json(&c, &js);
+			CHECK(strstr(js.buf, "median_cs") != NULL);
+			if (!strstr(js.buf, "median_cs"))
+				printf("%.2000s\n", js.buf);
+		}
+		compare_release(&c);
+		sbuf_release(&js);
+		sbuf_release(&runs);
 	}
 	seq_rules_free(rules, n);
 	store_close(&st);
@@ -447,8 +482,12 @@ static void until_decided(double max_minutes, const char *stop, const char *outc
 
 TEST(until_decided_stops_when_decided_or_out_of_time)
 {
-	until_decided(60, "decided", "no change", 0);
-	until_decided(0.5, "max_minutes", "inconclusive", 3);
+	until_decided(60, NULL, "decided", "no change", 0);
+	until_decided(0.5, NULL, "max_minutes", "inconclusive", 3);
+	/* median_cs: no change needs 8 rounds (alpha 0.05, one metric) and
+	 * the merged histograms within the margin; stored, so compare
+	 * recomputes it */
+	until_decided(60, "median_cs", "decided", "no change", 0);
 }
 
 /* rerun --until-decided where one arm answers 500 to everything from its
