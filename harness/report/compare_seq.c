@@ -185,8 +185,10 @@ static void metric_text(const struct cmp_seq *s, int cpu, struct sbuf *o)
 			  decide_pct(m->hi));
 	else
 		sbuf_adds(o, "(no interval)");
+	/* The margin is symmetric in log ratio: -16.7% and +20% are one
+	 * margin; say both edges, as the verdict reads them (decide.c). */
 	if (isfinite(m->margin))
-		sbuf_addf(o, " margin +-%.1f%%", decide_pct(m->margin));
+		sbuf_addf(o, " margin %+.1f%%/%+.1f%%", decide_pct(-m->margin), decide_pct(m->margin));
 	sbuf_addf(o, ": %s", decide_verdict_name(m->verdict));
 	decide_note(m, o);
 }

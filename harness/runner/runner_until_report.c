@@ -70,8 +70,10 @@ static void describe(const struct pair *p, struct sbuf *out)
 				  decide_pct(m->lo), decide_pct(m->hi));
 		else
 			sbuf_adds(out, "(no interval yet)");
+		/* both edges, as the verdict reads them (compare_seq.c) */
 		if (isfinite(m->margin))
-			sbuf_addf(out, " margin +-%.1f%%", decide_pct(m->margin));
+			sbuf_addf(out, " margin %+.1f%%/%+.1f%%", decide_pct(-m->margin),
+				  decide_pct(m->margin));
 		sbuf_addf(out, ": %s", decide_verdict_name(m->verdict));
 		decide_note(m, out);
 	}
