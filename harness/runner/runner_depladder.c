@@ -88,12 +88,12 @@ static int run_rung(struct run_ctx *rc, size_t i, struct dep_ceiling_row *row)
 	struct depstats a, b;
 	struct sbuf log = SBUF_INIT, text = SBUF_INIT;
 	char **argv = subst(sd->ladder_cmd, row->rate, sd->ladder_duration_s);
-	double ta = 0, tb = 0, t0, secs;
+	double ta[2] = { 0, 0 }, tb[2] = { 0, 0 }, t0, secs;
 	int want_demand = sd->stats_cmd && sd->stats_demand, demand = want_demand, rc_cmd, ret = -1;
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	demand = demand && !runner_depstats_read(rc, i, -1, &a, &ta);
+	demand = demand && !runner_depstats_read(rc, i, -1, &a, ta);
 	sbuf_addf(&log, "%s/%s.ladder.%d.log", rc->logs_dir, d->sut_name, row->idx);
 	unlink(log.buf);
 	t0 = now_wall();
@@ -104,7 +104,7 @@ static int run_rung(struct run_ctx *rc, size_t i, struct dep_ceiling_row *row)
 		secs = sd->ladder_duration_s;
 	if (rc_cmd < 0)
 		goto out;
-	demand = demand && !runner_depstats_read(rc, i, -1, &b, &tb);
+	demand = demand && !runner_depstats_read(rc, i, -1, &b, tb);
 	row->exit_code = rc_cmd ? 1 : 0;
 	if (read_file(log.buf, &text, LADDER_OUT_MAX))
 		goto out;

@@ -437,6 +437,7 @@ void runner_deps_window_end(struct run_ctx *rc, struct evidence *e)
 		d->acct_open = 0;
 		g.exited = !dep_up(d) || dep_exited(d);
 		g.demand_rps = g.ceiling_rps = NAN;    /* runner_depstats_end's */
+		d->stats_t[0] = d->stats_t[1] = d->stats_t[2] = d->stats_t[3] = NAN;
 		evidence_add_dep(e, &g);
 	}
 }
@@ -466,6 +467,10 @@ int runner_deps_store(struct run_ctx *rc, int64_t wid, const struct evidence *e)
 		r.exited = g->exited;
 		r.demand_rps = g->demand_rps;
 		r.ceiling_rps = g->ceiling_rps;
+		r.stats_first_start = d->stats_t[0];
+		r.stats_first_end = d->stats_t[1];
+		r.stats_last_start = d->stats_t[2];
+		r.stats_last_end = d->stats_t[3];
 		if (store_window_dep_insert(&rc->st, &r))
 			return -1;
 	}

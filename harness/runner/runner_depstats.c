@@ -31,7 +31,7 @@
 struct dep_study {
 	double ceiling;              /* NAN: none measured */
 	struct depstats first, last;
-	double t_first, t_last;      /* wall seconds of the readings */
+	double t_first[2], t_last[2];  /* wall seconds: each reading's command start, end */
 	int have_first, have_last;
 	size_t readings, failures;   /* a window's, by its stats command */
 };
@@ -72,7 +72,7 @@ static void read_failed(struct run_ctx *rc, size_t i, int64_t wid, const char *l
 }
 
 int runner_depstats_read(struct run_ctx *rc, size_t i, int64_t wid, struct depstats *out,
-			 double *t)
+			 double t[2])
 {
 	struct dep_run *d = &rc->deps[i];
 	const struct spec_dep *sd = d->spec;
@@ -84,7 +84,7 @@ int runner_depstats_read(struct run_ctx *rc, size_t i, int64_t wid, struct depst
 		goto out;
 	sbuf_addf(&log, "%s/%s.stats.out", rc->logs_dir, d->sut_name);
 	unlink(log.buf);
-	*t = now_wall();
+	t[0] = t[1] = now_wall();
 	if (wid >= 0 && study(rc))
 		rc->dep_study[i].readings++;
 	code = runner_dep_command(rc, d, sd->stats_cmd, "stats",
@@ -94,7 +94,7 @@ int runner_depstats_read(struct run_ctx *rc, size_t i, int64_t wid, struct depst
 			read_failed(rc, i, wid, log.buf, code);
 		goto out;
 	}
-	*t = (*t + now_wall()) / 2;      /* the middle of the reading */
+	t[1] = now_wall();           /* the snapshot lies in [t[0], t[1]] */
 	if (read_file(log.buf, &text, STATS_OUT_MAX))
 		goto out;
 	depstats_parse(text.buf, text.len, out);
@@ -124,7 +124,7 @@ void runner_depstats_begin(struct run_ctx *rc, int64_t wid)
 		depstats_release(&s->last);
 		s->have_last = 0;
 		s->have_first = rc->deps[i].spec->stats_cmd &&
-				!runner_depstats_read(rc, i, wid, &s->first, &s->t_first);
+				!runner_depstats_read(rc, i, wid, &s->first, s->t_first);
 	}
 }
 
@@ -132,19 +132,31 @@ static void dep_end(struct run_ctx *rc, size_t i, int64_t wid, struct gate_dep *
 {
 	struct dep_study *s = study(rc) ? &rc->dep_study[i] : NULL;
 	const char *demand = rc->deps[i].spec->stats_demand;
-	double a, b;
+	double a, b, span, *t = rc->deps[i].stats_t;
 
 	g->demand_rps = g->ceiling_rps = NAN;
+	t[0] = t[1] = t[2] = t[3] = NAN;
 	if (!s)
 		return;
 	g->ceiling_rps = s->ceiling;
-	s->have_last = s->have_first && !runner_depstats_read(rc, i, wid, &s->last, &s->t_last);
-	if (!s->have_last || !demand || !(s->t_last > s->t_first))
+	s->have_last = s->have_first && !runner_depstats_read(rc, i, wid, &s->last, s->t_last);
+	if (s->have_first) {
+		t[0] = s->t_first[0];
+		t[1] = s->t_first[1];
+	}
+	if (s->have_last) {
+		t[2] = s->t_last[0];
+		t[3] = s->t_last[1];
+	}
+	/* the two snapshots' times, each known within its command's run:
+	 * their middles (the bounds are stored, runner_depstats_times) */
+	span = (s->t_last[0] + s->t_last[1]) / 2 - (s->t_first[0] + s->t_first[1]) / 2;
+	if (!s->have_last || !demand || !(span > 0))
 		return;
 	a = depstats_get(&s->first, demand);
 	b = depstats_get(&s->last, demand);
 	if (isfinite(a) && isfinite(b) && b >= a)
-		g->demand_rps = (b - a) / (s->t_last - s->t_first);
+		g->demand_rps = (b - a) / span;
 }
 
 void runner_depstats_end(struct run_ctx *rc, int64_t wid, struct evidence *e)

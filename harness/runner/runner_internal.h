@@ -88,6 +88,9 @@ struct dep_run {
 	uint64_t throttled_usec, oom_kill;
 	int has_oom;
 	double anon_max;
+	/* its stats readings' command start and end, before the load and
+	 * after the drain (wall seconds; NAN none): runner_depstats.c's */
+	double stats_t[4];
 	/* lifecycle block: the stage and block its instance serves */
 	struct reset_state life;
 };
@@ -494,16 +497,17 @@ int runner_dep_ladders(struct run_ctx *rc);
  * start (begin) and end (end: each dependency's demand and ceiling into
  * e's, after runner_deps_window_end);
  * _store writes the readings (window_dep_stats) in the window's
- * transaction. _read: one reading now (0, or -1: none); a window's (wid
+ * transaction. _read: one reading now (0, or -1: none), t its command's
+ * start and end (wall seconds; the snapshot lies between); a window's (wid
  * >= 0) failed command is a warning (the first), an event
  * dep_stats_failed (each) and a count at _release; a ladder's (wid -1)
- * is its caller's to report. */
+ * is its caller's to report. _end also sets each dep_run's stats_t. */
 struct depstats;
 void runner_depstats_begin(struct run_ctx *rc, int64_t wid);
 void runner_depstats_end(struct run_ctx *rc, int64_t wid, struct evidence *e);
 int runner_depstats_store(struct run_ctx *rc, int64_t wid);
 int runner_depstats_read(struct run_ctx *rc, size_t i, int64_t wid, struct depstats *out,
-			 double *t);
+			 double t[2]);
 void runner_depstats_set_ceiling(struct run_ctx *rc, size_t i, double ceiling);
 void runner_depstats_release(struct run_ctx *rc);
 /* Stop them all (reverse order); _release also frees. */

@@ -388,5 +388,13 @@ const char *const store_migrations[] = {
 	/* version 17: how a sequential rule judged latency (decide.h
 	 * decide_method_name; NULL in older runs: mean_cs). */
 	"ALTER TABLE sequential ADD COLUMN method TEXT;",
+	/* version 18: when each dependencies[].stats reading was taken (unix
+	 * seconds: its command's start and end, before the window's load and
+	 * after its drain); demand_rps is the demand counter's increase over
+	 * the span between the two readings' middles. NULL: no reading. */
+	"ALTER TABLE window_deps ADD COLUMN stats_first_start REAL;"
+	"ALTER TABLE window_deps ADD COLUMN stats_first_end REAL;"
+	"ALTER TABLE window_deps ADD COLUMN stats_last_start REAL;"
+	"ALTER TABLE window_deps ADD COLUMN stats_last_end REAL;",
 	NULL,
 };

@@ -351,6 +351,10 @@ static const struct store_coldef dep_cols[] = {
 	C(window_dep_row, exited, SC_INT),
 	C(window_dep_row, demand_rps, SC_REAL),
 	C(window_dep_row, ceiling_rps, SC_REAL),
+	C(window_dep_row, stats_first_start, SC_REAL),
+	C(window_dep_row, stats_first_end, SC_REAL),
+	C(window_dep_row, stats_last_start, SC_REAL),
+	C(window_dep_row, stats_last_end, SC_REAL),
 };
 #undef CO
 static const struct store_table deps_t = {

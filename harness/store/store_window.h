@@ -180,6 +180,10 @@ struct window_dep_row {
 	int exited;
 	double demand_rps;           /* stats.demand's rate (schema 14); NAN none */
 	double ceiling_rps;          /* its measured ceiling, same unit; NAN none */
+	/* schema 18: its stats command's start and end (unix seconds) for
+	 * the reading before the load (first) and after the drain (last);
+	 * NAN none. demand_rps spans the two readings' middles. */
+	double stats_first_start, stats_first_end, stats_last_start, stats_last_end;
 };
 
 /* window_idle: an arm, or a dependency the window's implementation does

@@ -224,16 +224,20 @@ check "report: the database's top statements by time per implementation" \
 # Its demand too (the statements counter's rate between the harness's two
 # readings, window_deps.demand_rps, whose highest is the report's peak
 # beside the ceiling): the counter's two readings lie in their brackets
-# (exact); its seconds are the span between the brackets give or take half
-# a psql's run on either side (the harness stamps a reading with the
-# middle of its command, which holds the snapshot: 0.5 s each, a psql run
-# of pgstats.sql takes tens of ms here). A coarse bound (about x2 over a
-# 2 s load): it catches a wrong counter or unit, not a 10% error.
+# (exact), and each reading's psql run is stored (window_deps
+# stats_first_start .. stats_last_end, schema 18): the demand is the
+# counter's increase over the span between the two runs' middles, so it
+# lies between the brackets' least and greatest increase over that span
+# (no tolerance: the brackets' 10 ms and the harness's own statements
+# between them); each stored run overlaps the test's bracket of its
+# reading (the snapshot lies in both: wall times, not a unit or a clock
+# off).
 q "SELECT w.id, w.impl, w.started_at, SUM(CASE WHEN s.key LIKE 'calls:%' THEN s.first END),
 	SUM(CASE WHEN s.key LIKE 'calls:%' THEN s.last END), SUM(CASE WHEN s.key LIKE 'time:%' THEN s.first END),
 	SUM(CASE WHEN s.key LIKE 'time:%' THEN s.last END),
 	SUM(CASE WHEN s.key = 'statements' THEN s.first END), SUM(CASE WHEN s.key = 'statements' THEN s.last END),
-	(SELECT d.demand_rps FROM window_deps d WHERE d.window_id = w.id AND d.name = 'db')
+	(SELECT printf('%.17g|%.17g|%.17g|%.17g|%.17g', d.demand_rps, d.stats_first_start, d.stats_first_end,
+		d.stats_last_start, d.stats_last_end) FROM window_deps d WHERE d.window_id = w.id AND d.name = 'db')
 	FROM windows w JOIN window_dep_stats s ON s.window_id = w.id AND s.name = 'db'
 	WHERE w.state = 'done' AND (s.key LIKE 'calls:INSERT INTO invoices%' OR s.key LIKE 'time:INSERT INTO invoices%'
 		OR s.key = 'statements')
@@ -241,13 +245,12 @@ q "SELECT w.id, w.impl, w.started_at, SUM(CASE WHEN s.key LIKE 'calls:%' THEN s.
 python3 - "$T/pgstatements" "$T/dbwin" >"$T/dbbounds" <<'EOF'
 import sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 6]
-SLACK_S = 0.5
-demand_ok, dlo, dhi = 0, 0.0, 0.0
+demand_ok, overlap, width, best, peak = 0, 0, 0.0, -1.0, None
 br = [(rows[i], rows[i + 1]) for i in range(len(rows) - 1) if rows[i + 1][4] > rows[i][4]]
 impls = {}
 inside = 0
 for l in open(sys.argv[2]):
-    wid, impl, t_s, c0, c1, m0, m1, s0, s1, dem = l.strip().split("|")
+    wid, impl, t_s, c0, c1, m0, m1, s0, s1, dem, fs, fe, ls, le = l.strip().split("|")
     t_s = float(t_s)
     k = [j for j, x in enumerate(br) if x[1][1] < t_s]
     if not k or k[-1] + 1 >= len(br) or br[k[-1] + 1][0][0] < t_s:
@@ -256,17 +259,35 @@ for l in open(sys.argv[2]):
     a, b = br[k[-1]], br[k[-1] + 1]
     inside += (a[0][2] <= float(c0) <= a[1][2] and b[0][2] <= float(c1) <= b[1][2] and
                a[0][3] - 0.001 <= float(m0) <= a[1][3] + 0.001 and b[0][3] - 0.001 <= float(m1) <= b[1][3] + 0.001)
+    fs, fe, ls, le = float(fs), float(fe), float(ls), float(le)
+    # the snapshot lies in the harness's psql run and in the test's bracket
+    overlap += fs <= a[1][1] and a[0][0] <= fe and ls <= b[1][1] and b[0][0] <= le
+    span = (ls + le) / 2 - (fs + fe) / 2
     n_lo, n_hi = b[0][5] - a[1][5], b[1][5] - a[0][5]
-    t_lo, t_hi = b[0][0] - a[1][1] - 2 * SLACK_S, b[1][1] - a[0][0] + 2 * SLACK_S
-    lo, hi = n_lo / t_hi, n_hi / t_lo if t_lo > 0 else float("inf")
-    demand_ok += (dem != "" and lo <= float(dem) <= hi and a[0][5] <= float(s0) <= a[1][5] and
-                  b[0][5] <= float(s1) <= b[1][5])
-    dlo, dhi = max(dlo, lo), max(dhi, hi)
+    # the demand over the stored span (sqlite3 prints 16 digits: a unix
+    # time to the microsecond, 1e-6 relative covers it) is the counter's
+    # increase, which lies between the brackets'; and, each snapshot
+    # within its command's run, the rate over the true interval between
+    # the snapshots lies in [n_lo / (le - fs), n_hi / (ls - fe)]: the
+    # bound on the midpoint's error, checked too
+    lo, hi = n_lo / span, n_hi / span
+    tlo, thi = n_lo / (le - fs), n_hi / (ls - fe)
+    d = float(dem) if dem != "" else float("nan")
+    demand_ok += (lo * (1 - 1e-6) <= d <= hi * (1 + 1e-6) and tlo <= d <= thi and
+                  a[0][5] <= float(s0) <= a[1][5] and b[0][5] <= float(s1) <= b[1][5] and
+                  abs(d - (float(s1) - float(s0)) / span) <= 1e-6 * d)
+    # the true rate, each snapshot in its run and its bracket (for the log)
+    g0, g1 = max(fs, a[0][0]), min(fe, a[1][1])
+    h0, h1 = max(ls, b[0][0]), min(le, b[1][1])
+    true_lo, true_hi = n_lo / (h1 - g0), n_hi / (h0 - g1)
+    if d > best:
+        best, peak = d, (lo, hi, tlo, thi, true_lo, true_hi, fe - fs, le - ls)
+    width = max(width, (thi - tlo) / thi if thi > 0 else 0)
     g = impls.setdefault(impl, [0.0] * 4)
     g[0] += b[0][2] - a[1][2]; g[1] += b[1][2] - a[0][2]
     g[2] += b[0][3] - a[1][3]; g[3] += b[1][3] - a[0][3]
 print("inside", inside)
-print("demand", demand_ok, "%.3f" % dlo, "%.3f" % dhi)
+print("demand", demand_ok, overlap, "%.4f" % width, " ".join("%.9f" % x for x in peak) if peak else "none")
 for impl, g in sorted(impls.items()):
     print("impl", impl, " ".join("%.3f" % x for x in g))
 EOF
@@ -274,12 +295,17 @@ sed -n 's/^nobracket /# no bracket for a reading of the window: /p' "$T/dbbounds
 cmp_num "db: each done window's pg_stat_statements readings (harness) bracketed by the test's own" \
 	"$(awk '$1 == "inside" { print $2 }' "$T/dbbounds")" == "$(wc -l <"$T/dbwin")"
 cmp_num "db: both implementations bounded" "$(grep -c '^impl ' "$T/dbbounds")" == 2
-read -r _ dok dlo dhi < <(grep '^demand ' "$T/dbbounds")
-cmp_num "db: each done window's demand (statements/s) within the test's pg_stat_statements bounds" \
+read -r _ dok dover dwidth plo phi ptlo pthi ptrlo ptrhi prun0 prun1 < <(grep '^demand ' "$T/dbbounds")
+cmp_num "db: each done window's stored psql runs overlap the test's brackets of its readings" \
+	"$dover" == "$(wc -l <"$T/dbwin")"
+cmp_num "db: each done window's demand (statements/s) = its increase over its stored span, within the test's pg_stat_statements bounds" \
 	"$dok" == "$(wc -l <"$T/dbwin")"
 pk=$(jq '.dependencies[] | select(.name == "db") | .ceiling.peak_demand' "$J")
-check "db: the report's peak demand ($pk/s) within the highest window's bounds [$dlo, $dhi]" \
-	awk -v v="$pk" -v lo="$dlo" -v hi="$dhi" 'BEGIN { exit !(v + 0 >= lo - 1e-6 && v + 0 <= hi + 1e-6) }'
+check "db: the report's peak demand ($pk/s) = the test's counters over the stored span [$plo, $phi] (1e-6)" \
+	awk -v v="$pk" -v lo="$plo" -v hi="$phi" 'BEGIN { exit !(v + 0 >= lo * (1 - 1e-6) && v + 0 <= hi * (1 + 1e-6)) }'
+check "db: ... and within the snapshots' runs' bound [$ptlo, $pthi]" \
+	awk -v v="$pk" -v lo="$ptlo" -v hi="$pthi" 'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'
+echo "# db peak demand $pk/s: the true rate (snapshots in the runs and the test's brackets) in [$ptrlo, $ptrhi]; psql runs $prun0 s, $prun1 s; widest window's bound $dwidth of its top"
 while read -r _ impl clo chi mlo mhi; do
 	read -r calls ms < <(jq -r "[.dependencies[] | select(.name == \"db\") | .statements[] |
 		select(.impl == \"$impl\" and (.statement | startswith(\"INSERT INTO invoices\")))] |
