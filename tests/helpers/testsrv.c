@@ -32,6 +32,16 @@
  *                                          memory under load
  *           [--stats-mode ok|malformed|500|hang]
  *           [--port-file F]                write the bound port to F
+ *           [--count-file F]               its own count of what it served,
+ *                                          current after every request and
+ *                                          readable after it exits: three
+ *                                          unsigned 64-bit words (native
+ *                                          order; od -An -t u8): the
+ *                                          requests other than /healthz and
+ *                                          /runtime-stats received (the
+ *                                          --error-pct sequence), of them
+ *                                          answered 500 by --error-pct, and
+ *                                          /healthz requests
  *           [--workers W]                  at most W requests in their delay
  *                                          and burn at once (the rest wait):
  *                                          capacity W / delay
@@ -127,6 +137,7 @@ static struct {
 	const char *forward_host;	/* NULL: 127.0.0.1 */
 	enum stats_mode stats_mode;
 	const char *port_file;
+	const char *count_file;
 	long workers;
 	double rate_limit;
 	double tail_above;
@@ -142,6 +153,10 @@ static _Atomic uint64_t *spin_last_ns;	/* --spin-idle: shared with the spinners 
 static atomic_ulong n_requests;	/* every request except /runtime-stats */
 static atomic_ulong n_work;	/* the --error-pct sequence */
 static atomic_ulong n_echo, n_healthz, n_other;
+/* --count-file: work requests, their injected 500s, /healthz (a shared
+ * mapping of the file: it outlives the process) */
+static _Atomic uint64_t no_counts[3];
+static _Atomic uint64_t *counts = no_counts;
 static sem_t worker_slots;		/* --workers */
 static pthread_mutex_t bucket_mu = PTHREAD_MUTEX_INITIALIZER;	/* --rate-limit, --tail-above */
 static double bucket_rate;
@@ -283,6 +298,8 @@ static void parse_args(int argc, char **argv)
 			else die("--stats-mode: want ok|malformed|500|hang, got '%s'", v);
 		} else if (!strcmp(a, "--port-file"))
 			opt.port_file = v;
+		else if (!strcmp(a, "--count-file"))
+			opt.count_file = v;
 		else if (!strcmp(a, "--workers"))
 			opt.workers = arg_long(a, v, 1);
 		else if (!strcmp(a, "--reply"))
@@ -516,8 +533,10 @@ static int handle(int fd, const char *method, const char *path, const char *body
 	atomic_fetch_add(&n_requests, 1);
 	if (spin_last_ns && strcmp(path, "/healthz"))
 		atomic_store(spin_last_ns, mono_ns());
-	if (is_health)
+	if (is_health) {
 		atomic_fetch_add(&n_healthz, 1);
+		atomic_fetch_add(&counts[2], 1);
+	}
 	else if (!strcmp(method, "POST") && !strcmp(path, "/echo"))
 		atomic_fetch_add(&n_echo, 1);
 	else
@@ -525,6 +544,8 @@ static int handle(int fd, const char *method, const char *path, const char *body
 
 	if (!is_health) {
 		uint64_t n = atomic_fetch_add(&n_work, 1) + 1;
+
+		atomic_fetch_add(&counts[0], 1);
 		uint64_t x = opt.error_milli_pct;
 
 		if (x && (n * x) / 100000 != ((n - 1) * x) / 100000)
@@ -594,8 +615,10 @@ static int handle(int fd, const char *method, const char *path, const char *body
 	if (!is_health && opt.mode == MODE_EMPTY)
 		return respond(fd, 200, "text/plain", "", 0, keep) ? 0 : keep;
 
-	if (status == 500)
+	if (status == 500) {
+		atomic_fetch_add(&counts[1], 1);
 		return respond(fd, 500, "text/plain", "injected error\n", 15, keep) ? 0 : keep;
+	}
 	if (!is_health && opt.reply)
 		return respond(fd, 200, "application/json", opt.reply, strlen(opt.reply), keep)
 			? 0 : keep;
@@ -784,6 +807,20 @@ static void write_port_file(const char *path, int port)
 		die("--port-file %s: %s", path, strerror(errno));
 }
 
+static void map_count_file(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	void *m;
+
+	if (fd < 0 || ftruncate(fd, sizeof(no_counts)))
+		die("--count-file %s: %s", path, strerror(errno));
+	m = mmap(NULL, sizeof(no_counts), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		die("--count-file %s: mmap: %s", path, strerror(errno));
+	close(fd);
+	counts = m;
+}
+
 /* --spin-idle: children that burn a core each whenever the server had no
  * request in the last 200 ms, and outlive it (their own session: only
  * what signals the whole cgroup or tree reaches them). */
@@ -863,6 +900,8 @@ int main(int argc, char **argv)
 		die("getsockname: %s", strerror(errno));
 	if (opt.port_file)
 		write_port_file(opt.port_file, ntohs(addr.sin_port));
+	if (opt.count_file)
+		map_count_file(opt.count_file);
 
 	if (crash) {
 		pthread_t t;
