@@ -34,6 +34,14 @@
 # wrong, rerun's exit = compare's (3) in each (docs/STATISTICS.md
 # "Sequential rerun"). Earlier (Dec 3, SLO p90, 2 s windows, generator
 # lateness 5 ms, load 1.3-6.3): 16 of 16 decided as expected.
+# Dec 4 13:07-13:59, the generator SCHED_FIFO and host-held requests void
+# (03efb23), UD_RUNS=2 UD_SAME=1, load 5-18: +25% CPU a regression in 2
+# of 2 (53, 54 s, 3 rounds); comment only 2, half 2, identical 1 all
+# inconclusive at 10 minutes (30-33 rounds; CPU "no change" in each;
+# latency undecided, MDE 47-78%; half 2 at -29.5% [-39.7, -17.6] against
+# an edge of -20.6%); none wrong; the generator gate rejected 1-6 of
+# 134-142 windows a run. What holds p99 now is the implementation's own
+# stalls on the loaded host (window p99 2-726 ms for a ~3 ms service).
 . "$(dirname "$0")/../lib.sh"
 
 NICE="nice -n -10"
