@@ -58,6 +58,15 @@ cmp_num "status of a finished run exits 0" "$s" "==" 0
 check "window p99 from intended send recorded" test -n "$(q "$id" "SELECT p99_ms FROM windows WHERE p99_ms > 0 LIMIT 1")"
 check "cpu accounted by the kernel per window" test -n "$(q "$id" "SELECT cpu_s FROM windows WHERE acct_backend IS NOT NULL AND cpu_s > 0 LIMIT 1")"
 check "host facts recorded" test "$(q "$id" "SELECT COUNT(*) FROM host_facts")" -ge 5
+# each arm's cgroup weight raised and in the provenance (docs/DESIGN.md,
+# "An arm's CPU weight"); procfs accounting has no cgroup and no fact
+case $(q "$id" "SELECT acct_backend FROM windows WHERE acct_backend IS NOT NULL LIMIT 1") in
+cgroup1 | cgroup2)
+	cmp_num "each arm's CPU weight raised, recorded as a host fact" "$(q "$id" "SELECT COUNT(*) FROM host_facts
+		WHERE key IN ('arm.fast.cpu_weight', 'arm.slow.cpu_weight') AND value IN
+		('cgroup1 cpu.shares 10240 at harness/ and its cgroup',
+		 'cgroup2 cpu.weight 1000 at harness/ and its cgroup')")" "==" 2 ;;
+esac
 "$HARNESS" audit "$id" --runs-dir "$RUNS" --window 1 >"$T/w1.out" 2>&1
 check "audit --window shows the Mann-Kendall figures" grep -q "Mann-Kendall" "$T/w1.out"
 cmp_num "no implementation left running" "$(pgrep -f "$SRV" | wc -l)" "==" 0
