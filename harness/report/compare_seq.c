@@ -175,20 +175,44 @@ void cmp_seq_judge(const struct compare *c, struct cmp_impl *ci)
 	sbuf_release(&base);
 }
 
+/* The sequence's interval as a reader takes it: "[lo, hi]"; a side the
+ * sequence has not bounded yet (a median's sign counts bound nothing
+ * before 8 rounds: stat_quant.c) is said in words, never "-100%" or
+ * "+inf%". */
+static void interval_text(const struct decide_metric *m, struct sbuf *o)
+{
+	if (isfinite(m->lo) && isfinite(m->hi))
+		sbuf_addf(o, "[%+.1f%%, %+.1f%%]", decide_pct(m->lo), decide_pct(m->hi));
+	else if (isfinite(m->lo))
+		sbuf_addf(o, "[%+.1f%%, not bounded yet]", decide_pct(m->lo));
+	else if (isfinite(m->hi))
+		sbuf_addf(o, "[not bounded yet, %+.1f%%]", decide_pct(m->hi));
+	else
+		sbuf_adds(o, "not bounded yet");
+}
+
+/* The margin is symmetric in log ratio: -16.7% and +20% are one margin;
+ * say both edges, as the verdict reads them (decide.c). */
+static void margin_text(const struct decide_metric *m, struct sbuf *o)
+{
+	sbuf_addf(o, "%+.1f%%/%+.1f%%", decide_pct(-m->margin), decide_pct(m->margin));
+}
+
 static void metric_text(const struct cmp_seq *s, int cpu, struct sbuf *o)
 {
 	const struct decide_metric *m = &s->m[cpu];
 
 	sbuf_addf(o, "%s ", metric_names[cpu]);
-	if (isfinite(m->lo))
-		sbuf_addf(o, "%+.1f%% [%+.1f%%, %+.1f%%]", decide_pct(m->est), decide_pct(m->lo),
-			  decide_pct(m->hi));
-	else
+	if (isfinite(m->lo) || isfinite(m->hi)) {
+		sbuf_addf(o, "%+.1f%% ", decide_pct(m->est));
+		interval_text(m, o);
+	} else {
 		sbuf_adds(o, "(no interval)");
-	/* The margin is symmetric in log ratio: -16.7% and +20% are one
-	 * margin; say both edges, as the verdict reads them (decide.c). */
-	if (isfinite(m->margin))
-		sbuf_addf(o, " margin %+.1f%%/%+.1f%%", decide_pct(-m->margin), decide_pct(m->margin));
+	}
+	if (isfinite(m->margin)) {
+		sbuf_adds(o, " margin ");
+		margin_text(m, o);
+	}
 	sbuf_addf(o, ": %s", decide_verdict_name(m->verdict));
 	decide_note(m, o);
 }
@@ -253,10 +277,22 @@ void cmp_seq_md(const struct cmp_seq *s, struct sbuf *o)
 
 		if (!s->on[cpu])
 			continue;
-		sbuf_addf(o, "| %s | %zu | %+.1f%% | [%+.1f%%, %+.1f%%] | ±%.1f%% | %+.1f%% | %s",
-			  metric_names[cpu], m->rounds, decide_pct(m->est), decide_pct(m->lo),
-			  decide_pct(m->hi), decide_pct(m->margin), decide_pct(m->mde),
-			  decide_verdict_name(m->verdict));
+		sbuf_addf(o, "| %s | %zu | ", metric_names[cpu], m->rounds);
+		if (isfinite(m->est))
+			sbuf_addf(o, "%+.1f%%", decide_pct(m->est));
+		else
+			sbuf_adds(o, "-");
+		sbuf_adds(o, " | ");
+		interval_text(m, o);
+		sbuf_adds(o, " | ");
+		if (isfinite(m->margin))
+			margin_text(m, o);
+		else
+			sbuf_adds(o, "-");
+		if (isfinite(m->mde))
+			sbuf_addf(o, " | %+.1f%% | %s", decide_pct(m->mde), decide_verdict_name(m->verdict));
+		else
+			sbuf_addf(o, " | - | %s", decide_verdict_name(m->verdict));
 		decide_note(m, o);
 		sbuf_adds(o, " |\n");
 	}

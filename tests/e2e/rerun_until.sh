@@ -32,7 +32,7 @@ for try in 1 2; do
 done
 [ $rc = 1 ] && ok "rerun --until-decided of +5 ms: regression (exit 1)" ||
 	fail "rerun --until-decided: exit $rc: $(grep sequential "$T/seq.err" | tail -n 3)"
-grep -Eq "sequential a: block [0-9]+, [0-9]+ rounds over 1 rates: latency [-+][0-9.]+% \[[-+][0-9.]+%, [-+][0-9.]+%\] margin \+-60.0%" "$T/seq.err" &&
+grep -Eq "sequential a: block [0-9]+, [0-9]+ rounds over 1 rates: latency [-+][0-9.]+% \[[-+][0-9.]+%, [-+][0-9.]+%\] margin -37.5%/\+60.0%" "$T/seq.err" &&
 	ok "progress: estimate, interval and margin after each block" ||
 	fail "progress: $(grep sequential "$T/seq.err" | head -n 2)"
 [ "$(q "$SDB" "SELECT outcome, stop, rates, t_star FROM sequential WHERE impl = 'a'")" = "regression|decided|1000|10.0" ] &&
