@@ -230,7 +230,8 @@ TEST(sut_trusted_and_sandboxed)
 {
 	struct spec *s = spec_load("tests/specs/valid/full.yaml");
 	static const int fwd[] = { 5432 };
-	struct bind_sandbox sb = { 1234, 4321, { "/runs", 0 }, fwd, 1 };
+	struct bind_sandbox sb = { .uid = 1234, .gid = 4321, .jail = { "/runs", 0 },
+				   .forward_ports = fwd, .nforward = 1 };
 	struct sut_config c;
 	const struct spec_impl *go, *dn;
 
@@ -270,7 +271,8 @@ TEST(build_trusted_and_sandboxed)
 {
 	struct spec *s = spec_load("tests/specs/valid/full.yaml");
 	static const int fwd[] = { 5432 };
-	struct bind_sandbox sb = { 1234, 4321, { "/runs", 0 }, fwd, 1 };
+	struct bind_sandbox sb = { .uid = 1234, .gid = 4321, .jail = { "/runs", 0 },
+				   .forward_ports = fwd, .nforward = 1 };
 	struct sut_build_config c;
 	const struct spec_impl *go;
 
