@@ -43,33 +43,46 @@ static double value(const struct view_window *w, int cpu)
 
 /* The pairs (NEW, @base: one stage, block and rate) at the judged rates,
  * as the runner formed them (runner_until.c). */
+/* The @base window paired with NEW's window x: the same stage, block and
+ * rate; NULL when x is not NEW's, its rate is not judged, or it has no
+ * partner. *k: the judged rate's index. */
+static const struct view_window *partner(const struct cmp_run *r, const struct cmp_seq *s,
+					 const char *impl, const char *base,
+					 const struct view_window *x, size_t *k)
+{
+	size_t j;
+
+	if (strcmp(x->impl, impl))
+		return NULL;
+	for (*k = 0; *k < s->nrates && !rate_same(s->rates[*k], x->rate); (*k)++)
+		;
+	if (*k == s->nrates)
+		return NULL;
+	for (j = 0; j < r->nw; j++) {
+		const struct view_window *y = r->w[j];
+
+		if (!strcmp(y->impl, base) && !strcmp(y->stage, x->stage) &&
+		    y->block == x->block && rate_same(y->rate, x->rate))
+			return y;
+	}
+	return NULL;
+}
+
 static size_t pairs(const struct cmp_run *r, const struct cmp_seq *s, const char *impl,
 		    const char *base, int cpu, struct decide_obs *obs)
 {
-	size_t i, j, k, n = 0;
+	size_t i, k, n = 0;
 
 	for (i = 0; i < r->nw; i++) {
-		const struct view_window *x = r->w[i];
+		const struct view_window *x = r->w[i], *y = partner(r, s, impl, base, x, &k);
 
-		if (strcmp(x->impl, impl))
+		if (!y)
 			continue;
-		for (k = 0; k < s->nrates && !rate_same(s->rates[k], x->rate); k++)
-			;
-		if (k == s->nrates)
-			continue;
-		for (j = 0; j < r->nw; j++) {
-			const struct view_window *y = r->w[j];
-
-			if (strcmp(y->impl, base) || strcmp(y->stage, x->stage) ||
-			    y->block != x->block || !rate_same(y->rate, x->rate))
-				continue;
-			obs[n].rate = x->rate;
-			obs[n].order = x->id > y->id ? x->id : y->id;
-			obs[n].new_ = value(x, cpu);
-			obs[n].base = value(y, cpu);
-			n++;
-			break;
-		}
+		obs[n].rate = x->rate;
+		obs[n].order = x->id > y->id ? x->id : y->id;
+		obs[n].new_ = value(x, cpu);
+		obs[n].base = value(y, cpu);
+		n++;
 	}
 	return n;
 }
@@ -83,32 +96,20 @@ static void guard_values(const struct cmp_run *r, const struct cmp_seq *s, const
 {
 	struct hist *hn = xcalloc(s->nrates + 1, sizeof(*hn));
 	struct hist *hb = xcalloc(s->nrates + 1, sizeof(*hb));
-	size_t i, j, k;
+	size_t i, k;
 
 	for (k = 0; k < s->nrates; k++) {
 		hist_init(&hn[k]);
 		hist_init(&hb[k]);
 	}
 	for (i = 0; i < r->nw; i++) {
-		const struct view_window *x = r->w[i];
+		const struct view_window *x = r->w[i], *y;
 
-		if (strcmp(x->impl, impl) || !x->accepted || !x->has_hist)
+		if (!x->accepted || !x->has_hist || !(y = partner(r, s, impl, base, x, &k)))
 			continue;
-		for (k = 0; k < s->nrates && !rate_same(s->rates[k], x->rate); k++)
-			;
-		if (k == s->nrates)
-			continue;
-		for (j = 0; j < r->nw; j++) {
-			const struct view_window *y = r->w[j];
-
-			if (strcmp(y->impl, base) || strcmp(y->stage, x->stage) ||
-			    y->block != x->block || !rate_same(y->rate, x->rate))
-				continue;
-			if (y->accepted && y->has_hist) {
-				hist_merge(&hn[k], &x->lat);
-				hist_merge(&hb[k], &y->lat);
-			}
-			break;
+		if (y->accepted && y->has_hist) {
+			hist_merge(&hn[k], &x->lat);
+			hist_merge(&hb[k], &y->lat);
 		}
 	}
 	for (k = 0; k < s->nrates; k++) {

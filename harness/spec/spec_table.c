@@ -67,7 +67,7 @@ static const struct field limits_fields[] = {
 
 static const struct field container_fields[] = {
 	{ "image", FT_STR, 0, C(image), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
-	  "a local image to run as it is (no registry is contacted); with containerfile, the tag its build gets (default: localhost/harness-NAME:HASH of the repo path)" },
+	  "a local image to run as it is (no registry is contacted); with containerfile, the tag given to its build (default: localhost/harness-NAME:HASH of the repo path)" },
 	{ "containerfile", FT_STR, 0, C(containerfile), 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
 	  "Containerfile built (with --network=none, the arm's limits) before the arm starts, relative to repo; its SHA-256 is part of the spec hash; a build failure is the commit's (a rerun exits 1 \"failed to build\")" },
 	{ "context", FT_STR, F_DEF, C(context), 0, 0, 0, 0, ".", NULL, NULL, 0, 0, 0,
