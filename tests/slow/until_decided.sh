@@ -14,7 +14,7 @@
 # compare`'s (which judges a sequential run by its sequence, method
 # confidence_sequence); the median time to a decision is printed per
 # branch. UD_BRANCHES picks the branches (default all: comment cpu25 half
-# same).
+# same). UD_METHOD (unset: the default) sets compare.sequential.method.
 #
 # Sizing: the README's recipe exactly as tests/slow/pr_recipe.sh runs it
 # (one implementation, testsrv.c in a git repository made here, ladder
@@ -75,6 +75,8 @@ g checkout -q -b cpu25 && echo "--delay-ms 2 --burn-us 260" >"$REPO/flags" &&
 g checkout -q -b half && echo "--delay-ms 1 --burn-us 200" >"$REPO/flags" &&
 	g commit -qam "half the service time" && g checkout -q main
 
+METHOD_LINE=
+[ -n "${UD_METHOD:-}" ] && METHOD_LINE="compare: { sequential: { method: $UD_METHOD } }"
 cat >"$T/spec.yaml" <<YAML
 version: 1
 name: until-decided
@@ -99,6 +101,7 @@ warmup:
   trailing_s: 1
   gates: []
   head_gates: []
+$METHOD_LINE
 YAML
 "$HARNESS" check -q "$T/spec.yaml" || { fail "check refuses the spec"; exit 0; }
 # The baseline: a host so loaded that every window is void (the generator
