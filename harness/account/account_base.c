@@ -444,16 +444,22 @@ void account_window_release(struct account_window *w)
 
 /* ------------------------------------------------------------ file helpers */
 
+/* dir/file, or file alone when dir is NULL. */
+static void acct_path(char *path, size_t size, const char *dir, const char *file)
+{
+	if (dir)
+		snprintf(path, size, "%s/%s", dir, file);
+	else
+		snprintf(path, size, "%s", file);
+}
+
 ssize_t acct_read(const char *dir, const char *file, char *buf, size_t size)
 {
 	char path[4096];
 	ssize_t n, got = 0;
 	int fd;
 
-	if (dir)
-		snprintf(path, sizeof(path), "%s/%s", dir, file);
-	else
-		snprintf(path, sizeof(path), "%s", file);
+	acct_path(path, sizeof(path), dir, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -476,10 +482,7 @@ int acct_write(const char *dir, const char *file, const char *s)
 	size_t len = strlen(s);
 	int fd, ret = 0;
 
-	if (dir)
-		snprintf(path, sizeof(path), "%s/%s", dir, file);
-	else
-		snprintf(path, sizeof(path), "%s", file);
+	acct_path(path, sizeof(path), dir, file);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -132,9 +132,26 @@ void hist_merge(struct hist *dst, const struct hist *src)
 	dst->sum += src->sum;
 }
 
+/* The bucket holding rank (at least 1) in ascending order; *seen: the
+ * samples up to and including it. HIST_BUCKETS when rank > total. */
+static size_t rank_bucket(const struct hist *h, uint64_t rank, uint64_t *seen)
+{
+	size_t i;
+
+	if (rank < 1)
+		rank = 1;
+	*seen = 0;
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		*seen += h->counts[i];
+		if (*seen >= rank)
+			break;
+	}
+	return i;
+}
+
 uint64_t hist_percentile(const struct hist *h, double p)
 {
-	uint64_t rank, seen = 0, v;
+	uint64_t rank, seen, v;
 	size_t i;
 
 	if (!h->total)
@@ -147,13 +164,7 @@ uint64_t hist_percentile(const struct hist *h, double p)
 	rank = (uint64_t)((p / 100.0) * (double)h->total);
 	if ((double)rank < (p / 100.0) * (double)h->total)
 		rank++;
-	if (rank < 1)
-		rank = 1;
-	for (i = 0; i < HIST_BUCKETS; i++) {
-		seen += h->counts[i];
-		if (seen >= rank)
-			break;
-	}
+	i = rank_bucket(h, rank, &seen);
 	if (i >= HIST_BUCKETS - 1)
 		return h->max;
 	v = hist_bucket_value(i);
@@ -311,18 +322,11 @@ void hist_hgrm(const struct hist *h, double unit_ns, int ticks, struct sbuf *out
 	sbuf_addf(out, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount",
 		  "1/(1-Percentile)");
 	while (h->total) {
-		uint64_t rank, seen = 0;
+		uint64_t seen;
 		double reporting;
 
 		/* the bucket holding this level's rank, as hist_percentile */
-		rank = (uint64_t)ceil(level / 100.0 * (double)h->total - 1e-9);
-		if (rank < 1)
-			rank = 1;
-		for (i = 0; i < HIST_BUCKETS; i++) {
-			seen += h->counts[i];
-			if (seen >= rank)
-				break;
-		}
+		rank_bucket(h, (uint64_t)ceil(level / 100.0 * (double)h->total - 1e-9), &seen);
 		if (seen >= h->total && level > 0)
 			break;   /* the last bucket: the 100% line says it */
 		sbuf_addf(out, "%12.3f %2.12f %10llu %14.2f\n",

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <strings.h>
 
@@ -333,6 +334,28 @@ bad:
 	return -1;
 }
 
+/*
+ * The end of a parse: c's reason released; ret. When ret is not 0, *err:
+ * the place (fmt...) and ": " and why c failed (dflt when it did not say).
+ */
+static int cur_end(struct cur *c, int ret, char **err, const char *dflt, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int cur_end(struct cur *c, int ret, char **err, const char *dflt, const char *fmt, ...)
+{
+	struct sbuf e = SBUF_INIT;
+	va_list ap;
+
+	if (ret) {
+		va_start(ap, fmt);
+		sbuf_vaddf(&e, fmt, ap);
+		va_end(ap);
+		sbuf_addf(&e, ": %s", c->why.len ? c->why.buf : dflt);
+		*err = sbuf_detach(&e, NULL);
+	}
+	sbuf_release(&c->why);
+	return ret;
+}
+
 int promtext_parse(const char *text, size_t len, struct promtext *p, char **err)
 {
 	const char *line = text, *end = text + len, *nl;
@@ -366,15 +389,9 @@ int promtext_parse(const char *text, size_t len, struct promtext *p, char **err)
 		if (ret)
 			break;
 	}
-	if (ret) {
-		struct sbuf e = SBUF_INIT;
-
-		sbuf_addf(&e, "line %zu: %s", lineno, c.why.len ? c.why.buf : "malformed");
-		*err = sbuf_detach(&e, NULL);
+	if (ret)
 		promtext_release(p);
-	}
-	sbuf_release(&c.why);
-	return ret;
+	return cur_end(&c, ret, err, "malformed", "line %zu", lineno);
 }
 
 void promtext_release(struct promtext *p)
@@ -441,15 +458,9 @@ int prom_selector_parse(const char *s, struct prom_selector *sel, char **err)
 	else
 		ret = 0;
 out:
-	if (ret) {
-		struct sbuf e = SBUF_INIT;
-
-		sbuf_addf(&e, "'%s': %s", s, c.why.len ? c.why.buf : "not a selector");
-		*err = sbuf_detach(&e, NULL);
+	if (ret)
 		prom_selector_release(sel);
-	}
-	sbuf_release(&c.why);
-	return ret;
+	return cur_end(&c, ret, err, "not a selector", "'%s'", s);
 }
 
 void prom_selector_release(struct prom_selector *sel)

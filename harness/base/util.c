@@ -236,25 +236,49 @@ char *sbuf_detach(struct sbuf *sb, size_t *len)
 	return p;
 }
 
-void sbuf_add_json_str(struct sbuf *sb, const char *s)
+/* A character and what it is written as. */
+struct esc {
+	char c;
+	const char *as;
+};
+
+static const struct esc json_esc[] = {
+	{ '"', "\\\"" }, { '\\', "\\\\" }, { '\n', "\\n" }, { '\r', "\\r" },
+	{ '\t', "\\t" }, { 0, NULL },
+};
+
+static const struct esc xml_esc[] = {
+	{ '&', "&amp;" }, { '<', "&lt;" }, { '>', "&gt;" }, { '"', "&quot;" },
+	{ '\'', "&#39;" }, { 0, NULL },
+};
+
+/*
+ * One escaper for both: each character of s in the table is written as it
+ * says; any other control character (below 0x20) as \u00XX when json, else
+ * dropped (XML 1.0 cannot carry it) but for a newline or a tab; the rest
+ * as it is.
+ */
+static void sbuf_add_escaped(struct sbuf *sb, const char *s, const struct esc *t, int json)
 {
 	const unsigned char *p;
+	const struct esc *e;
 
-	sbuf_add(sb, "\"", 1);
 	for (p = (const unsigned char *)s; p && *p; p++) {
-		switch (*p) {
-		case '"': sbuf_adds(sb, "\\\""); break;
-		case '\\': sbuf_adds(sb, "\\\\"); break;
-		case '\n': sbuf_adds(sb, "\\n"); break;
-		case '\r': sbuf_adds(sb, "\\r"); break;
-		case '\t': sbuf_adds(sb, "\\t"); break;
-		default:
-			if (*p < 0x20)
-				sbuf_addf(sb, "\\u%04x", *p);
-			else
-				sbuf_add(sb, p, 1);
-		}
+		for (e = t; e->as && (unsigned char)e->c != *p; e++)
+			;
+		if (e->as)
+			sbuf_adds(sb, e->as);
+		else if (*p >= 0x20 || (!json && (*p == '\n' || *p == '\t')))
+			sbuf_add(sb, p, 1);
+		else if (json)
+			sbuf_addf(sb, "\\u%04x", *p);
 	}
+}
+
+void sbuf_add_json_str(struct sbuf *sb, const char *s)
+{
+	sbuf_add(sb, "\"", 1);
+	sbuf_add_escaped(sb, s, json_esc, 1);
 	sbuf_add(sb, "\"", 1);
 }
 
@@ -273,18 +297,7 @@ void sbuf_add_utc(struct sbuf *sb, double unix_s, const char *fmt)
 
 void sbuf_add_xml(struct sbuf *sb, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': sbuf_adds(sb, "&amp;"); break;
-		case '<': sbuf_adds(sb, "&lt;"); break;
-		case '>': sbuf_adds(sb, "&gt;"); break;
-		case '"': sbuf_adds(sb, "&quot;"); break;
-		case '\'': sbuf_adds(sb, "&#39;"); break;
-		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-				sbuf_add(sb, s, 1);
-		}
-	}
+	sbuf_add_escaped(sb, s, xml_esc, 0);
 }
 
 /* ------------------------------------------------------------------ files */
@@ -387,30 +400,30 @@ out:
 	return ret;
 }
 
-int parse_double(const char *s, double *out)
+/* One parser for both: strtod into *d, or strtol (base 10) into *l; 0 when
+ * the whole of a non-empty s was the number and it did not overflow. */
+static int parse_num(const char *s, double *d, long *l)
 {
 	char *end;
 
 	if (!s || !*s)
 		return -1;
 	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || *end || end == s)
-		return -1;
-	return 0;
+	if (d)
+		*d = strtod(s, &end);
+	else
+		*l = strtol(s, &end, 10);
+	return errno || *end || end == s ? -1 : 0;
+}
+
+int parse_double(const char *s, double *out)
+{
+	return parse_num(s, out, NULL);
 }
 
 int parse_long(const char *s, long *out)
 {
-	char *end;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	if (errno || *end || end == s)
-		return -1;
-	return 0;
+	return parse_num(s, NULL, out);
 }
 
 int stderr_is_tty(void)

@@ -372,13 +372,7 @@ void report_chart_latency(const struct report *r, const char *title, struct sbuf
 		      : (r->slo_pct == 99 ? "p99 (ms)" : "SLO percentile (ms)"));
 
 	draw_knee_intervals(r, &p, out);
-	if (svg_in_axis(&p.y, r->slo_ms)) {
-		double y = svg_amap(&p.y, r->slo_ms);
-
-		sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-			  "stroke-width=\"2\" stroke-dasharray=\"6,4\"><title>SLO %s %g ms</title></line>\n",
-			  p.x.p0, y, p.x.p1, y, SVG_SLO_COLOR, r->slo_label, r->slo_ms);
-	}
+	svg_slo_line(out, &p, r, "2");
 	draw_fits(r, &p, out);
 	draw_windows(r, &p, out);
 	legend(out, r, &p);

@@ -139,13 +139,7 @@ void report_chart_spectrum(const struct report *r, const char *title, struct sbu
 		  p.y.log ? "latency (ms, log scale)" : "latency (ms)");
 	if (!(hi > 0))
 		svg_note(out, &p, "no accepted ladder window with a histogram");
-	if (isfinite(r->slo_ms) && svg_in_axis(&p.y, r->slo_ms)) {
-		double y = svg_amap(&p.y, r->slo_ms);
-
-		sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-			  "stroke-width=\"2\" stroke-dasharray=\"6,4\"><title>SLO %s %g ms</title></line>\n",
-			  p.x.p0, y, p.x.p1, y, SVG_SLO_COLOR, r->slo_label, r->slo_ms);
-	}
+	svg_slo_line(out, &p, r, "2");
 	if (r->slo_pct > 0 && r->slo_pct < 100) {
 		double x = svg_amap(&p.x, 1 / (1 - r->slo_pct / 100));
 

@@ -263,13 +263,7 @@ void report_chart_timeline(const struct report *r, const char *title, struct sbu
 	time_ticks(&m, &top, &bot, out);
 	if (!m.n || !(rmax > 0))
 		svg_note(out, &top, "no measured window");
-	if (isfinite(r->slo_ms) && svg_in_axis(&bot.y, r->slo_ms)) {
-		double y = svg_amap(&bot.y, r->slo_ms);
-
-		sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-			  "stroke-width=\"1.5\" stroke-dasharray=\"6,4\"><title>SLO %s %g ms</title></line>\n",
-			  bot.x.p0, y, bot.x.p1, y, SVG_SLO_COLOR, r->slo_label, r->slo_ms);
-	}
+	svg_slo_line(out, &bot, r, "1.5");
 	for (i = 0; i < r->nwindows; i++)
 		if (drawn(&r->windows[i]))
 			draw_window(r, &r->windows[i], &top, &bot, &m, out);

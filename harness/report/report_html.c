@@ -101,9 +101,7 @@ void report_html(const struct report *r, struct sbuf *out)
 			html_elem(out, "h1", NULL, b->text, 0);
 			break;
 		case RDOC_HEADLINE:
-			sbuf_adds(out, "<p class=\"headline\">");
-			sbuf_add_xml(out, b->text);
-			sbuf_adds(out, "</p>\n");
+			html_elem(out, "p", "class=\"headline\"", b->text, 0);
 			break;
 		case RDOC_STAMP:
 			html_elem(out, "div", "class=\"stamp\"", b->text, 0);

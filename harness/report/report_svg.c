@@ -248,6 +248,19 @@ void svg_note(struct sbuf *out, const struct plot *p, const char *text)
 	sbuf_adds(out, "</text>\n");
 }
 
+void svg_slo_line(struct sbuf *out, const struct plot *p, const struct report *r,
+		  const char *width)
+{
+	double y;
+
+	if (!svg_in_axis(&p->y, r->slo_ms))
+		return;
+	y = svg_amap(&p->y, r->slo_ms);
+	sbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+		  "stroke-width=\"%s\" stroke-dasharray=\"6,4\"><title>SLO %s %g ms</title></line>\n",
+		  p->x.p0, y, p->x.p1, y, SVG_SLO_COLOR, width, r->slo_label, r->slo_ms);
+}
+
 /* ------------------------------------------------------------ marks */
 
 const char *const svg_wstatus_names[] = { "accepted", "failed", "rejected" };

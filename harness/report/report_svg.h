@@ -58,6 +58,10 @@ void svg_open(struct sbuf *out, const char *name, const char *title, double w, d
 void svg_frame(struct sbuf *out, const struct plot *p, const char *xlabel, const char *ylabel);
 /* A grey centred note inside the plot area ("no accounting data"). */
 void svg_note(struct sbuf *out, const struct plot *p, const char *text);
+/* The SLO's dashed horizontal line across p at r->slo_ms (stroke width
+ * `width`, as written), when the y axis holds it. */
+void svg_slo_line(struct sbuf *out, const struct plot *p, const struct report *r,
+		  const char *width);
 
 /* The offered-rate x axis over every rung's rate (log when they span > 3x). */
 void svg_rate_axis(const struct report *r, struct axis *a, double w);

@@ -214,10 +214,24 @@ static double kth_slope(const double *t, const double *y, size_t n, double k, do
  */
 #define THEIL_SEN_PAIRS_MAX 2048
 
+/* The median slope by bisection (t increasing, n >= 2): the middle one of
+ * the n(n-1)/2 pair slopes, or the mean of the two middle ones. */
+static double theil_sen_bisect(const double *t, const double *y, size_t n)
+{
+	double *z = xmalloc(n * sizeof(*z)), npairs = (double)n * (n - 1) / 2, r;
+
+	if (fmod(npairs, 2) == 1)
+		r = kth_slope(t, y, n, (npairs + 1) / 2, z);
+	else
+		r = (kth_slope(t, y, n, npairs / 2, z) + kth_slope(t, y, n, npairs / 2 + 1, z)) / 2;
+	free(z);
+	return r;
+}
+
 double stat_theil_sen(const double *t, const double *y, size_t n)
 {
 	double *tt = xmalloc((n ? n : 1) * sizeof(*tt));
-	double *yy = xmalloc((n ? n : 1) * sizeof(*yy)), *z = NULL, npairs, r = NAN;
+	double *yy = xmalloc((n ? n : 1) * sizeof(*yy)), r = NAN;
 	size_t i, m = 0;
 	int increasing = 1;
 
@@ -231,18 +245,11 @@ double stat_theil_sen(const double *t, const double *y, size_t n)
 	}
 	if (m < 2)
 		goto out;
-	if (m <= THEIL_SEN_PAIRS_MAX || !increasing) {
+	if (m <= THEIL_SEN_PAIRS_MAX || !increasing)
 		r = theil_sen_pairs(tt, yy, m);
-		goto out;
-	}
-	z = xmalloc(m * sizeof(*z));
-	npairs = (double)m * (m - 1) / 2;
-	if (fmod(npairs, 2) == 1)
-		r = kth_slope(tt, yy, m, (npairs + 1) / 2, z);
 	else
-		r = (kth_slope(tt, yy, m, npairs / 2, z) + kth_slope(tt, yy, m, npairs / 2 + 1, z)) / 2;
+		r = theil_sen_bisect(tt, yy, m);
 out:
-	free(z);
 	free(tt);
 	free(yy);
 	return r;
@@ -250,18 +257,7 @@ out:
 
 double stat_theil_sen_method(const double *t, const double *y, size_t n, int method)
 {
-	double *z, npairs, r;
-
-	if (!method)
-		return theil_sen_pairs(t, y, n);
-	z = xmalloc(n * sizeof(*z));
-	npairs = (double)n * (n - 1) / 2;
-	if (fmod(npairs, 2) == 1)
-		r = kth_slope(t, y, n, (npairs + 1) / 2, z);
-	else
-		r = (kth_slope(t, y, n, npairs / 2, z) + kth_slope(t, y, n, npairs / 2 + 1, z)) / 2;
-	free(z);
-	return r;
+	return method ? theil_sen_bisect(t, y, n) : theil_sen_pairs(t, y, n);
 }
 
 /* ---- distributions ---- */
@@ -306,6 +302,22 @@ double stat_norm_quantile(double p)
 	return x - u / (1 + x * u / 2);
 }
 
+/* One step of the modified Lentz method: the new D and C for the term aa;
+ * returns the factor D * C that the fraction is multiplied by. */
+static double lentz_step(double aa, double *d, double *c)
+{
+	const double tiny = 1e-300;
+
+	*d = 1 + aa * *d;
+	if (fabs(*d) < tiny)
+		*d = tiny;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < tiny)
+		*c = tiny;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /* Continued fraction of the regularized incomplete beta (modified Lentz). */
 static double betacf(double a, double b, double x)
 {
@@ -321,23 +333,9 @@ static double betacf(double a, double b, double x)
 	for (m = 1; m <= 10000; m++) {
 		m2 = 2 * m;
 		aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
+		h *= lentz_step(aa, &d, &c);
 		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		del = lentz_step(aa, &d, &c);
 		h *= del;
 		if (fabs(del - 1) < 1e-15)
 			break;

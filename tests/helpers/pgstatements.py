@@ -17,11 +17,9 @@ after 900 s whatever happens.
 """
 import os
 import subprocess
-import sys
-import time
 
-LIMIT_S = 900
-POLL_S = 0.01
+import pollfile
+
 QUERY = ("SELECT coalesce(sum(calls) FILTER (WHERE query LIKE 'INSERT INTO invoices%'), 0),"
          " coalesce(sum(total_exec_time) FILTER (WHERE query LIKE 'INSERT INTO invoices%'), 0),"
          " coalesce(sum(calls) FILTER (WHERE query LIKE '%xact_commit FROM pg_stat_database%'), 0),"
@@ -46,43 +44,40 @@ def find(d):
     return None
 
 
+def connect(d):
+    port = find(d)
+    if port is None:
+        return None
+    # ON_ERROR_STOP: a query that fails (before the harness's setup made
+    # pg_stat_statements) ends psql: EOF, not a wait
+    return subprocess.Popen(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-F", " ",
+                             "-h", "127.0.0.1",
+                             "-p", port, "-U", "ledger", "-d", "postgres"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, bufsize=1)
+
+
+def read(psql):
+    try:
+        psql.stdin.write(QUERY + ";\n")
+        psql.stdin.flush()
+        return psql.stdout.readline().split()
+    except OSError:
+        return []
+
+
+def parse(v):
+    # not 4 values: gone (stopped), or not ready yet: a new psql
+    return " ".join(v) if len(v) == 4 else None
+
+
+def close(psql):
+    psql.kill()
+    psql.wait()
+
+
 def main():
-    out, stop, d = sys.argv[1], sys.argv[2], os.path.realpath(sys.argv[3])
-    t_end = time.time() + LIMIT_S
-    psql = None
-    with open(out, "w", buffering=1) as f:
-        while time.time() < t_end and not os.path.exists(stop):
-            if psql is None:
-                port = find(d)
-                if port is None:
-                    time.sleep(0.2)
-                    continue
-                # ON_ERROR_STOP: a query that fails (before the harness's
-                # setup made pg_stat_statements) ends psql: EOF, not a wait
-                psql = subprocess.Popen(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-F", " ",
-                                         "-h", "127.0.0.1",
-                                         "-p", port, "-U", "ledger", "-d", "postgres"],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
-            t0 = time.time()
-            try:
-                psql.stdin.write(QUERY + ";\n")
-                psql.stdin.flush()
-                v = psql.stdout.readline().split()
-            except OSError:
-                v = []
-            t1 = time.time()
-            if len(v) != 4:     # gone (stopped), or not ready yet: a new psql
-                psql.kill()
-                psql.wait()
-                psql = None
-                time.sleep(0.2)
-                continue
-            f.write("%.4f %.4f %s %s %s %s\n" % (t0, t1, v[0], v[1], v[2], v[3]))
-            time.sleep(POLL_S)
-    if psql is not None:
-        psql.kill()
-        psql.wait()
+    pollfile.run(connect, read, parse, close, 0.2, 0.2)
 
 
 if __name__ == "__main__":

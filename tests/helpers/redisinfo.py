@@ -16,11 +16,9 @@ exits when STOPFILE exists, or after 900 s whatever happens.
 import os
 import re
 import socket
-import sys
-import time
 
-LIMIT_S = 900
-POLL_S = 0.01
+import pollfile
+
 REQ = b"*2\r\n$4\r\nINFO\r\n$3\r\nall\r\n"
 
 
@@ -62,42 +60,39 @@ def info(s, buf):
     return rest[:n].decode("utf-8", "replace")
 
 
+def connect(d):
+    port = find(d)
+    if port is None:
+        return None
+    try:
+        return (socket.create_connection(("127.0.0.1", port), timeout=5), [b""])
+    except OSError:
+        return None
+
+
+def read(conn):
+    try:
+        return info(*conn)
+    except (OSError, ValueError):
+        return None
+
+
+def parse(text):
+    h = text and re.search(r"^keyspace_hits:(\d+)", text, re.M)
+    m = text and re.search(r"^keyspace_misses:(\d+)", text, re.M)
+    if not (h and m):
+        return None    # gone (stopped, or another instance next)
+    # no cmdstat_info line before Redis's first INFO has completed
+    c = re.search(r"^cmdstat_info:calls=(\d+)", text, re.M)
+    return "%s %s %s" % (h.group(1), m.group(1), c.group(1) if c else "0")
+
+
+def close(conn):
+    conn[0].close()
+
+
 def main():
-    out, stop, d = sys.argv[1], sys.argv[2], os.path.realpath(sys.argv[3])
-    t_end = time.time() + LIMIT_S
-    s = None
-    buf = [b""]
-    with open(out, "w", buffering=1) as f:
-        while time.time() < t_end and not os.path.exists(stop):
-            if s is None:
-                port = find(d)
-                if port is None:
-                    time.sleep(0.1)
-                    continue
-                try:
-                    s = socket.create_connection(("127.0.0.1", port), timeout=5)
-                except OSError:
-                    time.sleep(0.1)
-                    continue
-                buf = [b""]
-            t0 = time.time()
-            try:
-                text = info(s, buf)
-            except (OSError, ValueError):
-                text = None
-            t1 = time.time()
-            h = text and re.search(r"^keyspace_hits:(\d+)", text, re.M)
-            m = text and re.search(r"^keyspace_misses:(\d+)", text, re.M)
-            if not (h and m):
-                s.close()
-                s = None       # gone (stopped, or another instance next)
-                continue
-            # no cmdstat_info line before Redis's first INFO has completed
-            c = re.search(r"^cmdstat_info:calls=(\d+)", text, re.M)
-            f.write("%.4f %.4f %s %s %s\n" % (t0, t1, h.group(1), m.group(1), c.group(1) if c else "0"))
-            time.sleep(POLL_S)
-    if s is not None:
-        s.close()
+    pollfile.run(connect, read, parse, close, 0.1, 0)
 
 
 if __name__ == "__main__":
