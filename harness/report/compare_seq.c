@@ -87,39 +87,24 @@ static size_t pairs(const struct cmp_run *r, const struct cmp_seq *s, const char
 	return n;
 }
 
-/* median_cs's guard (decide.h struct decide_rule): per judged rate, the
- * SLO percentile of NEW's and of BASE's histograms merged over the pairs
- * pairs() forms there with both windows accepted and histogrammed (NAN
- * when none), as the runner computes it (runner_until_pairs.c). */
+/* median_cs's guard values (decide.h struct decide_guard) over the pairs
+ * pairs() forms, by the rule the runner used (runner_until_pairs.c). */
 static void guard_values(const struct cmp_run *r, const struct cmp_seq *s, const char *impl,
 			 const char *base, double *gn, double *gb)
 {
-	struct hist *hn = xcalloc(s->nrates + 1, sizeof(*hn));
-	struct hist *hb = xcalloc(s->nrates + 1, sizeof(*hb));
+	struct decide_guard g;
 	size_t i, k;
 
-	for (k = 0; k < s->nrates; k++) {
-		hist_init(&hn[k]);
-		hist_init(&hb[k]);
-	}
+	decide_guard_init(&g, s->nrates);
 	for (i = 0; i < r->nw; i++) {
-		const struct view_window *x = r->w[i], *y;
+		const struct view_window *x = r->w[i], *y = partner(r, s, impl, base, x, &k);
 
-		if (!x->accepted || !x->has_hist || !(y = partner(r, s, impl, base, x, &k)))
-			continue;
-		if (y->accepted && y->has_hist) {
-			hist_merge(&hn[k], &x->lat);
-			hist_merge(&hb[k], &y->lat);
-		}
+		if (y)
+			decide_guard_add(&g, k, x->accepted && x->has_hist ? &x->lat : NULL,
+					 y->accepted && y->has_hist ? &y->lat : NULL);
 	}
-	for (k = 0; k < s->nrates; k++) {
-		gn[k] = hn[k].total ? hist_percentile_ms(&hn[k], r->slo_pct) : NAN;
-		gb[k] = hb[k].total ? hist_percentile_ms(&hb[k], r->slo_pct) : NAN;
-		hist_release(&hn[k]);
-		hist_release(&hb[k]);
-	}
-	free(hn);
-	free(hb);
+	decide_guard_values(&g, r->slo_pct, gn, gb);
+	decide_guard_release(&g);
 }
 
 void cmp_seq_judge(const struct compare *c, struct cmp_impl *ci)
@@ -152,15 +137,12 @@ void cmp_seq_judge(const struct compare *c, struct cmp_impl *ci)
 	for (cpu = 0; cpu < 2; cpu++) {
 		struct decide_rule dr = { s->rule->alpha, s->rule->t_star, s->rule->margin_pct,
 					  cpu ? s->rule->margin_cpu_us : s->rule->margin_ms,
-					  DECIDE_MEAN_CS, NULL, NULL };
+					  decide_method_stored(s->rule->method, cpu), NULL, NULL };
 		size_t n;
 
 		if (!s->on[cpu])
 			continue;
-		/* the stored method is latency's; NULL (before schema 17) or
-		 * unknown: mean_cs, the only one there was */
-		if (!cpu && s->rule->method && !decide_method_parse(s->rule->method, &dr.method) &&
-		    dr.method == DECIDE_MEDIAN_CS) {
+		if (dr.method == DECIDE_MEDIAN_CS) {
 			guard_values(r, s, ci->name, base.buf, gn, gb);
 			dr.guard_new = gn;
 			dr.guard_base = gb;

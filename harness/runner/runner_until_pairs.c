@@ -128,53 +128,40 @@ static size_t pairs_of(const struct pair *p, const struct window_rows *w,
 	return n;
 }
 
-/* median_cs's guard (decide.h struct decide_rule): per judged rate, the
- * SLO percentile of NEW's and of BASE's histograms merged over the pairs
- * pairs_of() forms there with both accepted and histogrammed (NAN when
- * none); compare computes the same (compare_seq.c guard_values). */
+/* median_cs's guard values (decide.h struct decide_guard) over the pairs
+ * pairs_of() forms at p's judged rates; compare hands its own rows to the
+ * same rule (compare_seq.c). */
 static void guard_values(const struct pair *p, const struct window_rows *w,
 			 const struct spec *s, double *gn, double *gb)
 {
-	struct hist *hn = xcalloc(p->nrates + 1, sizeof(*hn));
-	struct hist *hb = xcalloc(p->nrates + 1, sizeof(*hb));
+	struct decide_guard g;
 	struct hist hx, hy;
 	size_t i, j;
 
-	for (j = 0; j < p->nrates; j++) {
-		hist_init(&hn[j]);
-		hist_init(&hb[j]);
-	}
+	decide_guard_init(&g, p->nrates);
 	hist_init(&hx);
 	hist_init(&hy);
 	for (i = 0; i < w->n; i++) {
 		const struct window_row *x = &w->v[i], *y;
+		int okx, oky;
 
-		if (!x->impl || strcmp(x->impl, p->arm->name) || x->state != WINDOW_DONE ||
-		    x->status != WINDOW_ACCEPTED || !x->latency_hist.p)
+		if (!x->impl || strcmp(x->impl, p->arm->name) || x->state != WINDOW_DONE)
 			continue;
 		for (j = 0; j < p->nrates && !rate_same(p->rates[j], x->rate); j++)
 			;
-		if (j == p->nrates || !(y = until_partner(w, x, p->base->name)) ||
-		    y->status != WINDOW_ACCEPTED || !y->latency_hist.p)
+		if (j == p->nrates || !(y = until_partner(w, x, p->base->name)))
 			continue;
-		hist_reset(&hx);
-		hist_reset(&hy);
-		if (hist_deserialize(&hx, x->latency_hist.p, x->latency_hist.len) ||
-		    hist_deserialize(&hy, y->latency_hist.p, y->latency_hist.len))
-			continue;
-		hist_merge(&hn[j], &hx);
-		hist_merge(&hb[j], &hy);
+		/* a window counts when accepted and its histogram reads */
+		okx = x->status == WINDOW_ACCEPTED && x->latency_hist.p &&
+		      !hist_deserialize(&hx, x->latency_hist.p, x->latency_hist.len);
+		oky = y->status == WINDOW_ACCEPTED && y->latency_hist.p &&
+		      !hist_deserialize(&hy, y->latency_hist.p, y->latency_hist.len);
+		decide_guard_add(&g, j, okx ? &hx : NULL, oky ? &hy : NULL);
 	}
-	for (j = 0; j < p->nrates; j++) {
-		gn[j] = hn[j].total ? hist_percentile_ms(&hn[j], s->slo.percentile) : NAN;
-		gb[j] = hb[j].total ? hist_percentile_ms(&hb[j], s->slo.percentile) : NAN;
-		hist_release(&hn[j]);
-		hist_release(&hb[j]);
-	}
+	decide_guard_values(&g, s->slo.percentile, gn, gb);
+	decide_guard_release(&g);
 	hist_release(&hx);
 	hist_release(&hy);
-	free(hn);
-	free(hb);
 }
 
 /* Judge p again from the stored windows w. */
@@ -190,14 +177,12 @@ void until_judge(struct run_ctx *rc, struct pair *p, const struct window_rows *w
 	for (cpu = 0; cpu < 2; cpu++) {
 		struct decide_rule r = { p->rule->alpha, p->rule->t_star, p->rule->margin_pct,
 					 cpu ? p->rule->margin_cpu_us : p->rule->margin_ms,
-					 DECIDE_MEAN_CS, NULL, NULL };
+					 decide_method_stored(p->rule->method, cpu), NULL, NULL };
 		size_t n;
 
 		if (!p->on[cpu])
 			continue;
-		/* the stored method is latency's (NULL: mean_cs) */
-		if (!cpu && p->rule->method && !decide_method_parse(p->rule->method, &r.method) &&
-		    r.method == DECIDE_MEDIAN_CS) {
+		if (r.method == DECIDE_MEDIAN_CS) {
 			guard_values(p, w, rc->spec, gn, gb);
 			r.guard_new = gn;
 			r.guard_base = gb;

@@ -81,6 +81,41 @@ struct decide_rule {
 	const double *guard_new, *guard_base;
 };
 
+/*
+ * median_cs's guard values (struct decide_rule guard_new, guard_base),
+ * one rule for the runner and compare: per judged rate, NEW's and BASE's
+ * histograms merged over the pairs there whose windows are both accepted
+ * and histogrammed, and the SLO percentile of each merged histogram.
+ *
+ *     decide_guard_init(&g, nrates);
+ *     for each pair at judged rate j: decide_guard_add(&g, j, hn, hb);
+ *     decide_guard_values(&g, slo_pct, gn, gb);   (gn, gb: [nrates])
+ *     decide_guard_release(&g);
+ *
+ * The histograms added are only read (merged into g's own).
+ */
+struct hist;
+struct decide_guard {
+	size_t nrates;
+	struct hist *new_, *base;   /* [nrates], merged so far */
+};
+void decide_guard_init(struct decide_guard *g, size_t nrates);
+/* One pair at judged rate j: its NEW and BASE window's histogram, NULL
+ * when that window is not accepted or has none; the pair counts only
+ * with both (a pair merges into both sides or neither). */
+void decide_guard_add(struct decide_guard *g, size_t j, const struct hist *new_,
+		      const struct hist *base);
+/* gn[j], gb[j]: percentile pct (ms) of the merged histograms at rate j;
+ * NAN where no pair counted (no evidence: the guard fails closed). */
+void decide_guard_values(const struct decide_guard *g, double pct, double *gn, double *gb);
+void decide_guard_release(struct decide_guard *g);
+
+/* The method a stored rule judges a metric by: CPU per request always
+ * mean_cs; latency the stored name, and mean_cs for a rule stored
+ * without one (runs before schema 17: there was only the mean) or with
+ * a name this binary does not know. */
+enum decide_method decide_method_stored(const char *stored, int cpu);
+
 struct decide_metric {
 	enum decide_verdict verdict;
 	size_t rounds;         /* rounds used */

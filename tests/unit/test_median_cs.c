@@ -6,6 +6,7 @@
  * "no change". */
 #include "stat/decide.h"
 #include "stat/stat.h"
+#include "base/hist.h"
 #include "base/util.h"
 #include "t.h"
 
@@ -274,6 +275,55 @@ TEST(guard_fails_closed)
 	CHECK(d.verdict == DECIDE_REGRESSION);
 }
 
+/* The guard's evidence (decide_guard.c), the one rule the runner and
+ * compare both use: per judged rate, the pairs with both histograms
+ * merged side by side (a pair with one side missing adds to neither), the
+ * SLO percentile of each; NAN at a rate no pair reached. */
+TEST(guard_values_merge_pairs_with_both_sides)
+{
+	struct hist a, b, c;
+	struct decide_guard g;
+	double gn[3], gb[3];
+	int i;
+
+	hist_init(&a);
+	hist_init(&b);
+	hist_init(&c);
+	for (i = 1; i <= 100; i++) {
+		hist_record(&a, (uint64_t)i * 1000000);     /* 1..100 ms */
+		hist_record(&b, (uint64_t)i * 2000000);     /* 2..200 ms */
+	}
+	hist_record(&c, 900000000);                     /* one 900 ms request */
+	decide_guard_init(&g, 3);
+	decide_guard_add(&g, 0, &a, &b);
+	decide_guard_add(&g, 0, &c, NULL);   /* BASE not accepted: neither side */
+	decide_guard_add(&g, 1, &b, &a);
+	decide_guard_add(&g, 1, &b, &a);
+	decide_guard_add(&g, 1, NULL, &c);   /* NEW without a histogram */
+	decide_guard_add(&g, 7, &a, &a);     /* not a judged rate: ignored */
+	decide_guard_values(&g, 99, gn, gb);
+	/* rate 0: a alone (the 900 ms never merged) against b: 99 vs 198 ms
+	 * within the histogram's 1 % */
+	NEAR(gn[0], 99, 1, "NEW's p99 at rate 0: a's");
+	NEAR(gb[0], 198, 2, "BASE's p99 at rate 0: b's");
+	/* rate 1: b twice against a twice: the same percentiles swapped */
+	NEAR(gn[1], 198, 2, "NEW's p99 at rate 1");
+	NEAR(gb[1], 99, 1, "BASE's p99 at rate 1");
+	CHECK(isnan(gn[2]) && isnan(gb[2]));
+	decide_guard_release(&g);
+	CHECK(g.nrates == 0 && !g.new_ && !g.base);
+	hist_release(&a);
+	hist_release(&b);
+	hist_release(&c);
+	/* the stored method: CPU always the mean; a rule stored before
+	 * schema 17 (NULL) or with an unknown name too */
+	CHECK(decide_method_stored("median_cs", 0) == DECIDE_MEDIAN_CS);
+	CHECK(decide_method_stored("median_cs", 1) == DECIDE_MEAN_CS);
+	CHECK(decide_method_stored("mean_cs", 0) == DECIDE_MEAN_CS);
+	CHECK(decide_method_stored(NULL, 0) == DECIDE_MEAN_CS);
+	CHECK(decide_method_stored("trimmed_cs", 0) == DECIDE_MEAN_CS);
+}
+
 TEST(names_and_rounds_needed)
 {
 	enum decide_method m;
@@ -305,6 +355,7 @@ int main(void)
 	RUN(power_on_a_shift);
 	RUN(one_wild_round_counts_once);
 	RUN(guard_fails_closed);
+	RUN(guard_values_merge_pairs_with_both_sides);
 	RUN(names_and_rounds_needed);
 	return t_done();
 }
