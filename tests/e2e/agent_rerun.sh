@@ -116,8 +116,18 @@ srv_uid() {
 		esac
 	done
 }
-# wait (10 s at most) for the srv there; prints its uid
-wait_srv() { local i u; for i in $(seq 1 200); do u=$(srv_uid); [ -n "$u" ] && { echo "$u"; return; }; sleep 0.05; done; }
+# wait_srv PID: wait for the srv there while the run PID lives (it
+# fetches and builds there first: on a loaded host that once took longer
+# than the 10 s this waited at most, and the check read no uid), 120 s at
+# most; prints its uid (nothing when the run ended without it)
+wait_srv() {
+	local i u
+	for i in $(seq 1 2400); do
+		u=$(srv_uid); [ -n "$u" ] && { echo "$u"; return; }
+		kill -0 "$1" 2>/dev/null || return
+		sleep 0.05
+	done
+}
 
 # --- sandbox: always with host: jailed there
 check "check accepts sandbox: always with host" "$HARNESS" check "$T/spec.yaml"
@@ -125,7 +135,7 @@ ip netns exec "${NSP}c" "$HARNESS" run "$T/spec.yaml" --allow-dirty --runs-dir "
 	--run-id base >"$T/base.out" 2>"$T/base.err" &
 hp=$!
 _pids+=("$hp")
-u=$(wait_srv)
+u=$(wait_srv "$hp")
 cmp_num "sandbox: always on that host: its process there runs as a sandbox uid" "${u:-0}" ">=" 1000000000
 wait "$hp"; rc=$?
 cmp_num "the run finished (exit)" "$rc" == 0
@@ -144,7 +154,7 @@ ip netns exec "${NSP}c" "$HARNESS" rerun base --runs-dir "$RUNS" --run-id pr \
 	--impl "a=$REPO#feature" >"$T/pr.out" 2>"$T/pr.err" &
 hp=$!
 _pids+=("$hp")
-u=$(wait_srv)
+u=$(wait_srv "$hp")
 co=$(ls -d "$T"/tmp_s/harness-agent-src.*/a 2>/dev/null | head -1)
 # that host's sshd has a mount namespace of its own (netns.inc): the
 # checkout's disk (quota.h) is mounted there, read through it
@@ -181,7 +191,7 @@ ip netns exec "${NSP}c" "$HARNESS" rerun base --runs-dir "$RUNS" --run-id killed
 	--impl "a=$REPO#feature" >"$T/k.out" 2>"$T/k.err" &
 hp=$!
 _pids+=("$hp")
-u=$(wait_srv)
+u=$(wait_srv "$hp")
 check "before the kill: the rerun's commit runs there (uid $u)" test -n "$u"
 kill -9 "$hp"; wait "$hp" 2>/dev/null
 for i in $(seq 1 100); do left="$(ls -A "$T/tmp_s")$(ns_others s)"; [ -z "$left" ] && break; sleep 0.05; done
@@ -197,7 +207,7 @@ ip netns exec "${NSP}c" "$HARNESS" rerun base --runs-dir "$RUNS" --run-id agentk
 	--impl "a=$REPO#feature" >"$T/ak.out" 2>"$T/ak.err" &
 hp=$!
 _pids+=("$hp")
-u=$(wait_srv)
+u=$(wait_srv "$hp")
 mounted() { grep -c " $T/tmp_s/" "/proc/${SPID:-0}/mounts"; }
 check "before the kill: the rerun's commit runs there on its disk quota (mounts: $(mounted))" \
 	test -n "$u" -a "$(mounted)" = 1
