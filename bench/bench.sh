@@ -8,22 +8,9 @@
 # Knobs: BENCH_SECONDS (per measurement, default 4), BENCH_CONNS (8),
 # BENCH_RATES ("5000 10000 20000"), HARNESS (default bin/harness),
 # BENCH_PERF=0 to skip the perf profile.
-set -u
-cd "$(dirname "$0")/.."
-ROOT=$(pwd)
-HARNESS=${HARNESS:-$ROOT/bin/harness}
-SECS=${BENCH_SECONDS:-5}
-CONNS=${BENCH_CONNS:-8}
+. "$(dirname "$0")/lib.sh"
 RATES=${BENCH_RATES:-5000 10000 20000}
 OUT=$ROOT/bench/results.txt
-W=$(mktemp -d /tmp/harness-bench.XXXXXX)
-NGINX_PID=
-
-cleanup() {
-	[ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "bench: $1 not found (apt-get install $2)" >&2; exit 3; }; }
 need nginx nginx; need wrk wrk; need httperf httperf; need jq jq
@@ -31,13 +18,7 @@ need nginx nginx; need wrk wrk; need httperf httperf; need jq jq
 [ -x "$HARNESS" ] || { echo "bench: $HARNESS not built (make)" >&2; exit 3; }
 
 # ---- nginx on a free loopback port, config from bench/nginx.conf ----
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-mkdir -p "$W/nginx/tmp" "$W/nginx/logs"
-sed "s/127\.0\.0\.1:18980/127.0.0.1:$PORT/" bench/nginx.conf >"$W/nginx/nginx.conf"
-nginx -p "$W/nginx" -c "$W/nginx/nginx.conf" -g "pid $W/nginx/nginx.pid;" 2>"$W/nginx/err" &
-NGINX_PID=$!
-for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/"$PORT") 2>/dev/null && break; sleep 0.05; done
-URL=http://127.0.0.1:$PORT/
+bench_nginx
 curl -sf "$URL" >/dev/null || { echo "bench: nginx did not start: $(cat "$W/nginx/err")" >&2; exit 3; }
 
 : >"$OUT"

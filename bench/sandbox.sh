@@ -15,10 +15,7 @@
 # `bash bench/sandbox.sh` after `make`. Knobs: SANDBOX_BENCH_RATE (2000),
 # SANDBOX_BENCH_WINDOW_S (5), SANDBOX_BENCH_REPS (4). Needs root (the
 # sandbox's uid and the setns).
-set -u
-cd "$(dirname "$0")/.."
-ROOT=$(pwd)
-HARNESS=${HARNESS:-$ROOT/bin/harness}
+. "$(dirname "$0")/lib.sh"
 RATE=${SANDBOX_BENCH_RATE:-2000}
 WIN=${SANDBOX_BENCH_WINDOW_S:-5}
 REPS=${SANDBOX_BENCH_REPS:-4}
@@ -26,8 +23,6 @@ OUT=${BENCH_OUT:-build/bench/sandbox.txt}
 mkdir -p "$(dirname "$OUT")"
 command -v nginx >/dev/null || { echo "sandbox bench: nginx not found" >&2; exit 3; }
 [ -x /usr/bin/bwrap ] || { echo "sandbox bench: bwrap not found (apt-get install bubblewrap)" >&2; exit 3; }
-W=$(mktemp -d /tmp/harness-bench-sandbox.XXXXXX)
-trap 'rm -rf "$W"' EXIT
 chmod 755 "$W"   # the sandbox's uid reaches the repo below it
 mkdir -p "$W/repo" "$W/plain"
 cp bench/nginx.conf "$W/repo/nginx.conf"

@@ -6,29 +6,9 @@
 # the ratio templated / fixed (issue 13: within 10%). Called by bench.sh
 # with URL set; alone it starts nginx itself. Knobs: BENCH_SECONDS (5),
 # BENCH_CONNS (8), TEMPLATE_RATE (10000), HARNESS.
-set -u
-cd "$(dirname "$0")/.."
-ROOT=$(pwd)
-HARNESS=${HARNESS:-$ROOT/bin/harness}
-SECS=${BENCH_SECONDS:-5}
-CONNS=${BENCH_CONNS:-8}
+. "$(dirname "$0")/lib.sh"
 RATE=${TEMPLATE_RATE:-10000}
-W=$(mktemp -d /tmp/harness-bench-tmpl.XXXXXX)
-NGINX_PID=
-cleanup() {
-	[ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-if [ -z "${URL:-}" ]; then
-	PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-	mkdir -p "$W/nginx/tmp"
-	sed "s/127\.0\.0\.1:18980/127.0.0.1:$PORT/" bench/nginx.conf >"$W/nginx/nginx.conf"
-	nginx -p "$W/nginx" -c "$W/nginx/nginx.conf" -g "pid $W/nginx/nginx.pid;" 2>"$W/nginx/err" &
-	NGINX_PID=$!
-	for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/"$PORT") 2>/dev/null && break; sleep 0.05; done
-	URL=http://127.0.0.1:$PORT/
-fi
+[ -n "${URL:-}" ] || bench_nginx
 printf 'id,user\n' >"$W/users.csv"
 for i in $(seq 1 1000); do printf '%d,user%d@example.com\n' "$i" "$i"; done >>"$W/users.csv"
 spec() { # spec FILE PATH HEADER [VARS]

@@ -232,23 +232,7 @@ static void on_timer(void)
 
 static void on_readable(struct conn *c)
 {
-	for (;;) {
-		ssize_t r;
-
-		if (c->cap - c->len < 2048) {
-			c->cap *= 2;
-			if (!(c->buf = realloc(c->buf, c->cap)))
-				abort();
-		}
-		r = read(c->fd, c->buf + c->len, c->cap - c->len);
-		if (r > 0) {
-			c->len += (size_t)r;
-			continue;
-		}
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && errno == EAGAIN)
-			break;
+	if (!http_read_avail(c->fd, &c->buf, &c->len, &c->cap)) {
 		conn_close(c);	/* EOF or error */
 		return;
 	}
@@ -273,42 +257,14 @@ static void on_accept(int lfd)
 	}
 }
 
-static void on_term(int sig)
-{
-	_exit(0);
-}
-
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_term };
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct epoll_event ev = { .events = EPOLLIN };
-	const char *e;
-	long port = -1;
-	int lfd, one = 1;
+	long port;
+	int lfd;
 
-	for (int i = 1; i + 1 < argc; i += 2)
-		if (!strcmp(argv[i], "--port"))
-			port = atol(argv[i + 1]);
-	if (port <= 0 || port > 65535 || argc != 3) {
-		fprintf(stderr, "usage: evloop --port P   (env WAIT_US)\n");
-		return 2;
-	}
-	if ((e = getenv("WAIT_US")) && (wait_us = atol(e)) < 0) {
-		fprintf(stderr, "evloop: WAIT_US must be >= 0, got '%s'\n", e);
-		return 2;
-	}
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
-	a.sin_port = htons((uint16_t)port);
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) || listen(lfd, 1024)) {
-		fprintf(stderr, "evloop: 127.0.0.1:%ld: %s\n", port, strerror(errno));
-		return 3;
-	}
+	if ((lfd = http_start(argc, argv, "evloop", "WAIT_US", &port, &wait_us)) < 0)
+		return -lfd;
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	ev.data.ptr = &listen_marker;

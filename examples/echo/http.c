@@ -4,12 +4,16 @@
 #include "http.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 /* Value of header `name` in [p, end), or NULL; *vlen is its length. */
 static const char *header(const char *p, const char *end, const char *name, size_t *vlen)
@@ -156,4 +160,76 @@ int http_write_all(int fd, const char *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+int http_read_avail(int fd, char **buf, size_t *len, size_t *cap)
+{
+	for (;;) {
+		ssize_t r;
+
+		if (*cap - *len < 2048) {
+			*cap *= 2;
+			if (!(*buf = realloc(*buf, *cap)))
+				abort();
+		}
+		r = read(fd, *buf + *len, *cap - *len);
+		if (r > 0) {
+			*len += (size_t)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		return r < 0 && errno == EAGAIN;
+	}
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	_exit(0);
+}
+
+static int listen_on(long port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 1024)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int http_start(int argc, char **argv, const char *name, const char *env, long *port,
+	       long *wait_us)
+{
+	struct sigaction sa = { .sa_handler = on_term };
+	const char *e;
+	int fd;
+
+	*port = -1;
+	for (int i = 1; i + 1 < argc; i += 2)
+		if (!strcmp(argv[i], "--port"))
+			*port = atol(argv[i + 1]);
+	if (*port <= 0 || *port > 65535 || argc != 3) {
+		fprintf(stderr, "usage: %s --port P   (env %s)\n", name, env);
+		return -2;
+	}
+	if ((e = getenv("WAIT_US")) && (*wait_us = atol(e)) < 0) {
+		fprintf(stderr, "%s: WAIT_US must be >= 0, got '%s'\n", name, e);
+		return -2;
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if ((fd = listen_on(*port)) < 0) {
+		fprintf(stderr, "%s: 127.0.0.1:%ld: %s\n", name, *port, strerror(errno));
+		return -3;
+	}
+	return fd;
 }

@@ -42,4 +42,20 @@ size_t http_response(char *out, int status, const char *ctype, const char *body,
  * and full. Returns 0, or -1 when the peer is gone. */
 int http_write_all(int fd, const char *p, size_t n);
 
+/* Read all fd has now onto buf[0..*len) (grown by doubling to keep 2 KiB
+ * free; it must hold at least 4096 bytes). Returns 1 when the socket would
+ * block (everything read), 0 on EOF or an error (close it). */
+int http_read_avail(int fd, char **buf, size_t *len, size_t *cap);
+
+/*
+ * A server's start, the same for both: the one argument --port P (else a
+ * usage line "usage: NAME --port P   (env ENV)"), the wait from the
+ * environment's WAIT_US (>= 0) into *wait_us, SIGTERM and SIGINT exit at
+ * once, SIGPIPE ignored, and a non-blocking listening socket on
+ * 127.0.0.1:P. Returns that socket, or minus the exit code (2 usage, 3 the
+ * port) after one line on stderr.
+ */
+int http_start(int argc, char **argv, const char *name, const char *env, long *port,
+	       long *wait_us);
+
 #endif

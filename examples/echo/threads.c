@@ -199,56 +199,18 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void on_term(int sig)
-{
-	_exit(0);
-}
-
-static int listen_on(long port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 1024)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_term };
 	struct epoll_event ev = { .events = EPOLLIN };
 	const char *e;
-	long port = -1;
+	long port;
 	int lfd;
 
-	for (int i = 1; i + 1 < argc; i += 2)
-		if (!strcmp(argv[i], "--port"))
-			port = atol(argv[i + 1]);
-	if (port <= 0 || port > 65535 || argc != 3) {
-		fprintf(stderr, "usage: threads --port P   (env WORKERS, WAIT_US)\n");
-		return 2;
-	}
+	if ((lfd = http_start(argc, argv, "threads", "WORKERS, WAIT_US", &port, &wait_us)) < 0)
+		return -lfd;
 	if ((e = getenv("WORKERS")) && (nworkers = atoi(e)) < 1) {
 		fprintf(stderr, "threads: WORKERS must be >= 1, got '%s'\n", e);
 		return 2;
-	}
-	if ((e = getenv("WAIT_US")) && (wait_us = atol(e)) < 0) {
-		fprintf(stderr, "threads: WAIT_US must be >= 0, got '%s'\n", e);
-		return 2;
-	}
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if ((lfd = listen_on(port)) < 0) {
-		fprintf(stderr, "threads: 127.0.0.1:%ld: %s\n", port, strerror(errno));
-		return 3;
 	}
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	ev.data.ptr = NULL;	/* NULL marks the listening socket */
@@ -288,28 +250,10 @@ int main(int argc, char **argv)
 				}
 				continue;
 			}
-			for (;;) {
-				ssize_t r;
-
-				if (c->cap - c->len < 2048) {
-					c->cap *= 2;
-					if (!(c->buf = realloc(c->buf, c->cap)))
-						abort();
-				}
-				r = read(c->fd, c->buf + c->len, c->cap - c->len);
-				if (r > 0) {
-					c->len += (size_t)r;
-					continue;
-				}
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (r < 0 && errno == EAGAIN) {
-					dispatch(c);
-				} else {
-					conn_free(c);
-				}
-				break;
-			}
+			if (http_read_avail(c->fd, &c->buf, &c->len, &c->cap))
+				dispatch(c);
+			else
+				conn_free(c);
 		}
 	}
 }

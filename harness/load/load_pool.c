@@ -304,73 +304,81 @@ void load_pool_values(const struct load_pool *p, uint64_t k, const char **val, s
 
 /* ------------------------------------------------------------ expansion */
 
-/* s[0..len) with entry values substituted, into out. */
-static void subst(struct sbuf *out, const char *s, size_t len, const struct load_var *vars,
-		  size_t nvars, const unsigned char *uses, const char *const *val,
-		  const size_t *vlen)
+/* Entry k's values and what its request uses: what subst() reads. */
+struct entry {
+	const char *val[LOAD_MAX_VARS];
+	size_t vlen[LOAD_MAX_VARS];
+	const unsigned char *uses;
+	const struct load_var *vars;
+	size_t nvars;
+};
+
+static void entry_of(const struct load_pool *p, uint64_t k, const struct load_var *vars,
+		     struct entry *e)
 {
+	e->uses = p->uses + (size_t)p->req[k] * p->nvars;
+	e->vars = vars;
+	e->nvars = p->nvars;
+	load_pool_values(p, k, e->val, e->vlen);
+}
+
+/* s[0..len) with the entry's values substituted: a new string (its length
+ * into *n when n is not NULL). */
+static char *subst(const struct entry *e, const char *s, size_t len, size_t *n)
+{
+	struct sbuf out = SBUF_INIT;
 	size_t pos = 0, last = 0, at, nl;
 	const char *nm;
 	int v;
 
 	while (load_tmpl_next(s, len, &pos, &at, &nm, &nl)) {
-		v = load_var_find(vars, nvars, nm, nl);
-		if (v < 0 || !uses[v])
+		v = load_var_find(e->vars, e->nvars, nm, nl);
+		if (v < 0 || !e->uses[v])
 			continue;
-		sbuf_add(out, s + last, at - last);
-		sbuf_add(out, val[v], vlen[v]);
+		sbuf_add(&out, s + last, at - last);
+		sbuf_add(&out, e->val[v], e->vlen[v]);
 		last = pos;
 	}
-	sbuf_add(out, s + last, len - last);
+	sbuf_add(&out, s + last, len - last);
+	return sbuf_detach(&out, n);
 }
 
 void load_pool_expand(const struct load_pool *p, uint64_t k, const struct load_request *r,
 		      const struct load_var *vars, struct load_request *out)
 {
-	const char *val[LOAD_MAX_VARS];
-	size_t vlen[LOAD_MAX_VARS], h;
-	const unsigned char *uses = p->uses + (size_t)p->req[k] * p->nvars;
-	struct sbuf sb = SBUF_INIT;
+	struct entry e;
+	size_t h;
 
 	*out = *r;
-	load_pool_values(p, k, val, vlen);
-	if (r->path) {
-		subst(&sb, r->path, strlen(r->path), vars, p->nvars, uses, val, vlen);
-		out->path = sbuf_detach(&sb, NULL);
-	}
+	entry_of(p, k, vars, &e);
+	if (r->path)
+		out->path = subst(&e, r->path, strlen(r->path), NULL);
 	out->headers = xcalloc(r->nheaders + 1, sizeof(*out->headers));
 	for (h = 0; h < r->nheaders; h++) {
 		out->headers[h].key = xstrdup(r->headers[h].key);
-		subst(&sb, r->headers[h].value, strlen(r->headers[h].value), vars, p->nvars, uses,
-		      val, vlen);
-		out->headers[h].value = sbuf_detach(&sb, NULL);
+		out->headers[h].value = subst(&e, r->headers[h].value,
+					      strlen(r->headers[h].value), NULL);
 	}
-	if (r->body) {
-		subst(&sb, r->body, r->body_len, vars, p->nvars, uses, val, vlen);
-		out->body = sbuf_detach(&sb, &out->body_len);
-	}
+	if (r->body)
+		out->body = subst(&e, r->body, r->body_len, &out->body_len);
 	load_pool_expand_expect(p, k, &r->expect, vars, &out->expect);
 }
 
 void load_pool_expand_expect(const struct load_pool *p, uint64_t k, const struct load_expect *e,
 			     const struct load_var *vars, struct load_expect *out)
 {
-	const char *val[LOAD_MAX_VARS];
-	size_t vlen[LOAD_MAX_VARS], i;
-	const unsigned char *uses = p->uses + (size_t)p->req[k] * p->nvars;
-	struct sbuf sb = SBUF_INIT;
+	struct entry en;
+	size_t i;
 
 	*out = *e;
 	out->json = NULL;
 	if (!e->njson)
 		return;
-	load_pool_values(p, k, val, vlen);
+	entry_of(p, k, vars, &en);
 	out->json = xcalloc(e->njson, sizeof(*out->json));
 	for (i = 0; i < e->njson; i++) {
 		out->json[i].key = xstrdup(e->json[i].key);
-		subst(&sb, e->json[i].value, strlen(e->json[i].value), vars, p->nvars, uses, val,
-		      vlen);
-		out->json[i].value = sbuf_detach(&sb, NULL);
+		out->json[i].value = subst(&en, e->json[i].value, strlen(e->json[i].value), NULL);
 	}
 }
 

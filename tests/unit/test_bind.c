@@ -10,25 +10,9 @@
 
 #include "sut/bind.h"
 #include "spec/spec.h"
+#include "spec_minimal.h"
 #include "t.h"
 #include "base/util.h"
-
-static const char minimal[] =
-	"version: 1\n"
-	"name: minimal\n"
-	"slo: { threshold_ms: 20 }\n"
-	"implementations:\n"
-	"  - name: a\n"
-	"    start: [./server-a, --port, \"{port}\"]\n"
-	"    health: { url: \"http://127.0.0.1:{port}/\" }\n"
-	"  - name: b\n"
-	"    start: [./server-b, --port, \"{port}\"]\n"
-	"    health: { url: \"http://127.0.0.1:{port}/\" }\n"
-	"workload:\n"
-	"  requests:\n"
-	"    - { name: root, path: / }\n"
-	"stages:\n"
-	"  ladder: { start_rps: 500, step: 1.2, max_rps: 2000, window_s: 60 }\n";
 
 TEST(load_from_every_workload_key)
 {

@@ -12,27 +12,11 @@
 #include "gate/gate.h"
 #include "spec/spec.h"
 #include "spec/spec_internal.h"
+#include "spec_minimal.h"
 #include "t.h"
 #include "base/util.h"
 
 #define VALID "tests/specs/valid/"
-
-static const char minimal[] =
-	"version: 1\n"
-	"name: minimal\n"
-	"slo: { threshold_ms: 20 }\n"
-	"implementations:\n"
-	"  - name: a\n"
-	"    start: [./server-a, --port, \"{port}\"]\n"
-	"    health: { url: \"http://127.0.0.1:{port}/healthz\" }\n"
-	"  - name: b\n"
-	"    start: [./server-b, --port, \"{port}\"]\n"
-	"    health: { url: \"http://127.0.0.1:{port}/healthz\" }\n"
-	"workload:\n"
-	"  requests:\n"
-	"    - { name: root, path: / }\n"
-	"stages:\n"
-	"  ladder: { start_rps: 500, step: 1.2, max_rps: 2000, window_s: 60 }\n";
 
 /* Parse text with extra YAML appended; errors into errs. */
 static struct spec *parse_with(const char *extra, struct sbuf *errs)
