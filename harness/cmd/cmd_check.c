@@ -551,6 +551,8 @@ static int compare_plan(struct cmd_ctx *c, const struct spec *s, struct cmp_plan
 		cmp_plan_release(cp);
 		return -1;
 	}
+	if (cmp_plan_seq_warning(cp, s->path ? s->path : "<stdin>", line, sizeof(line)))
+		fputs(line, stderr);
 	return 0;
 }
 
@@ -690,6 +692,11 @@ const struct cmd_desc cmd_check_desc = {
 	"compare: section whose plan gives a metric fewer pairs than its pooled\n"
 	"test needs, and whose unpaired cells cannot reach their level either, can\n"
 	"never decide: refused (one line with the numbers, exit 2).\n"
+	"And what a rerun --until-decided needs at the least: the round each\n"
+	"metric's sequence can first decide at (latency by median_cs: 9 at the\n"
+	"default alpha and two metrics; CPU by mean_cs: 3) and the time those\n"
+	"rounds take (a round: 2 windows x (warm-up min_s + ladder window_s) per\n"
+	"judged rate); a warning when compare.sequential.max_minutes is below it.\n"
 	"\n"
 	"Arms that run as containers: the engine, its version, the ulimits each\n"
 	"container gets and the exact build and create argv; a missing engine\n"

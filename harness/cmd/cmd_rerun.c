@@ -422,10 +422,18 @@ static int rerun_plan(struct cmd_ctx *c, const struct parent *par, const struct 
 	cp.base_id = par->rec.id;
 	cp.compare_setup = 1;
 	cp.sequential |= a.until_decided;
+	if (a.max_minutes > 0) {
+		cp.seq.budget_min = a.max_minutes;
+		cp.seq.budget_name = "--max-minutes";
+	}
 	if (cmp_plan_refusal(&cp, par->rec.id, line, sizeof(line))) {
 		fputs(line, stderr);
 		ret = EXIT_USAGE;
-	} else if (c->json) {
+		goto out;
+	}
+	if (cmp_plan_seq_warning(&cp, par->rec.id, line, sizeof(line)))
+		fputs(line, stderr);
+	if (c->json) {
 		json_t *o = cmp_plan_json(&cp);
 
 		json_object_set_new(o, "sequential", json_boolean(cp.sequential));
@@ -433,6 +441,7 @@ static int rerun_plan(struct cmd_ctx *c, const struct parent *par, const struct 
 	} else {
 		cmp_plan_print(&cp, s);
 	}
+out:
 	cmp_plan_release(&cp);
 	return ret;
 }
@@ -615,8 +624,11 @@ const struct cmd_desc cmd_rerun_desc = {
 	"--plan: nothing is fetched or run; prints what `harness compare RUN NEW`\n"
 	"could decide from such a rerun (as `harness check SPEC --base RUN`): per\n"
 	"metric the pairs of RUN's plan, the pairs its pooled test needs and the\n"
-	"smallest shift it could call from RUN's spread (--json: the same as\n"
-	"check's \"compare\" object). Exit 0, or 2 when the plan can never decide\n"
+	"smallest shift it could call from RUN's spread, and the rounds and the\n"
+	"least time a sequential decision needs (at the rates where RUN's windows\n"
+	"held; a warning when --max-minutes or compare.sequential.max_minutes is\n"
+	"below it and the rerun is sequential) (--json: the same as check's\n"
+	"\"compare\" object). Exit 0, or 2 when the plan can never decide\n"
 	"and the rerun is not sequential (--until-decided, compare.sequential).\n",
 	.opts = options,
 	.flags = CMD_RUN | CMD_JSON,

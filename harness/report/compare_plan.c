@@ -159,6 +159,7 @@ void cmp_plan_init(struct cmp_plan *p, const struct spec *s, const struct cmp_ru
 		if (base)
 			metric_spreads(p, m, s, base, m->req);
 	}
+	cmp_plan_seq_init(p, s, base);
 }
 
 void cmp_plan_release(struct cmp_plan *p)
@@ -233,6 +234,7 @@ void cmp_plan_print(const struct cmp_plan *p, const struct spec *s)
 	if (!p->base_id)
 		printf("  smallest shift compare could call: needs a base run's spread "
 		       "(harness check %s --base RUN)\n", s->path ? s->path : "SPEC");
+	cmp_plan_seq_print(p);
 }
 
 json_t *cmp_plan_json(const struct cmp_plan *p)
@@ -263,5 +265,6 @@ json_t *cmp_plan_json(const struct cmp_plan *p)
 		json_array_append_new(a, m);
 	}
 	json_object_set_new(o, "metrics", a);
+	json_object_set_new(o, "sequential_plan", cmp_plan_seq_json(p));
 	return o;
 }

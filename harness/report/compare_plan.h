@@ -36,6 +36,26 @@ struct cmp_plan_metric {
 	size_t nspread;
 };
 
+/* What a rerun --until-decided of the plan needs at the least
+ * (compare_plan_seq.c; docs/STATISTICS.md "Plans that can decide"). */
+struct cmp_plan_seq {
+	int method;          /* latency's: decide.h enum decide_method */
+	double level;        /* each metric's sequence: alpha / the metrics */
+	size_t rounds_lat;   /* latency's first possible decision (0: not judged) */
+	size_t rounds_cpu;   /* CPU per request's (0: not judged) */
+	size_t rounds;       /* the larger: no answer before it but a regression */
+	size_t rates;        /* judged rates: the ladder's rungs, or with a base
+				run the fewest where an implementation held */
+	int rates_from_base;
+	double warmup_s, window_s;  /* a window's least wall: warmup.min_s +
+				ladder.window_s (sequential blocks are ladder-sized) */
+	double round_s;      /* rates x 2 windows x (warmup_s + window_s) */
+	double min_s;        /* rounds x round_s */
+	double budget_min;   /* the spec's compare.sequential.max_minutes; the
+				caller may put --max-minutes here */
+	const char *budget_name;  /* static: "compare.sequential.max_minutes" */
+};
+
 struct cmp_plan {
 	size_t rates, reps;  /* the ladder's rungs, blocks per rung */
 	size_t confirm;      /* confirm pairs at most (confirm.reps x 2 rates) */
@@ -52,6 +72,7 @@ struct cmp_plan {
 				decide */
 	double alpha;
 	const char *base_id; /* borrowed from the caller; NULL: no base run */
+	struct cmp_plan_seq seq;
 };
 
 /* The plan of s, with spreads from base (NULL: none). p owns its arrays;
@@ -67,5 +88,15 @@ int cmp_plan_refusal(const struct cmp_plan *p, const char *path, char *buf, size
 /* Text for `check` (a section), and the same as JSON (new reference). */
 void cmp_plan_print(const struct cmp_plan *p, const struct spec *s);
 json_t *cmp_plan_json(const struct cmp_plan *p);
+
+/* The sequential part (compare_plan_seq.c): cmp_plan_init fills p->seq;
+ * its lines of cmp_plan_print, its JSON object ("sequential_plan" of
+ * cmp_plan_json). cmp_plan_seq_warning: a one-line warning ending in
+ * "\n" into buf (naming where) when the plan is sequential and its
+ * budget is below the least time a decision needs; 0 otherwise. */
+void cmp_plan_seq_init(struct cmp_plan *p, const struct spec *s, const struct cmp_run *base);
+void cmp_plan_seq_print(const struct cmp_plan *p);
+json_t *cmp_plan_seq_json(const struct cmp_plan *p);
+int cmp_plan_seq_warning(const struct cmp_plan *p, const char *where, char *buf, size_t len);
 
 #endif

@@ -318,6 +318,22 @@ out:
 	return ret;
 }
 
+size_t decide_first_round(enum decide_method m, double alpha)
+{
+	size_t n, kmin, kmax;
+
+	if (!(alpha > 0 && alpha < 1))
+		return DECIDE_NEVER;
+	if (m != DECIDE_MEDIAN_CS)
+		return DECIDE_MIN_ROUNDS;
+	/* kmin rises with n to n/2 (stat_quant.c); at alpha 1e-9 it is 1
+	 * by n = 36, so the bound only guards a broken sequence */
+	for (n = 1; n < 100000; n++)
+		if (!stat_median_cs_counts(n, alpha, &kmin, &kmax) && kmin >= 1)
+			return n < DECIDE_MIN_ROUNDS ? DECIDE_MIN_ROUNDS : n;
+	return DECIDE_NEVER;
+}
+
 enum decide_verdict decide_overall(const enum decide_verdict *v, size_t n)
 {
 	size_t i, improved = 0;

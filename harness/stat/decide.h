@@ -160,6 +160,13 @@ void decide_note(const struct decide_metric *m, struct sbuf *out);
 /* A log shift in percent: (exp(x) - 1) x 100. */
 double decide_pct(double x);
 
+/* The first round at which method can decide anything at level alpha
+ * (its sequence at 1 - alpha): DECIDE_MIN_ROUNDS for mean_cs; for
+ * median_cs the first n whose sign counts exclude one (8 at 0.05, 9 at
+ * 0.025, the default two metrics' share of 0.05). DECIDE_NEVER for an
+ * alpha not in (0, 1). */
+size_t decide_first_round(enum decide_method m, double alpha);
+
 /* The run's answer from its metrics' verdicts: regression if any is one;
  * else, when all are decided, improvement if any is one, else no change;
  * else undecided. */

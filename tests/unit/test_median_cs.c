@@ -344,6 +344,14 @@ TEST(names_and_rounds_needed)
 	CHECK(d.verdict == DECIDE_REGRESSION && d.rounds_needed == 0);
 	NEAR(d.est, log(1.5) + 0.0035, 1e-12, "median of 8 rounds");
 	CHECK(stat_median_cs_rounds(0.5, 0.05, 1) == 0);
+	/* the first round a decision can come (check and rerun --plan
+	 * print it): 8 at 0.05 (above), 9 at 0.025, the default two
+	 * metrics' share; mean_cs's floor is 3 */
+	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0.05) == 8);
+	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0.025) == 9);
+	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0.1) == 7);
+	CHECK(decide_first_round(DECIDE_MEAN_CS, 0.025) == DECIDE_MIN_ROUNDS);
+	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0) == DECIDE_NEVER);
 }
 
 int main(void)
