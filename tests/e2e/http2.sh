@@ -11,12 +11,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/load_common.inc"
 
-if ! command -v nginx >/dev/null || ! command -v openssl >/dev/null; then
-	fail "nginx and openssl are needed for the http2 test"
-	exit 0
-fi
-openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
-	-addext "subjectAltName=IP:127.0.0.1" -keyout "$T/key.pem" -out "$T/cert.pem" 2>/dev/null
+tls_cert http2
 # nginx.conf for PORT (TLS + HTTP/2) and PORT2 (h2c), logging into LOG.
 conf() { # conf FILE PORT PORT2 LOG
 	cat >"$1" <<CONF

@@ -13,31 +13,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 int main(int argc, char **argv)
 {
-	long mb = 100, delay_ms = 0, page = sysconf(_SC_PAGESIZE);
-	int linger = 0, i;
+	long mb, page = sysconf(_SC_PAGESIZE);
+	const char *mbs = NULL;
+	int linger = 0;
 	size_t n, off;
 	volatile char *p;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--mb") && i + 1 < argc)
-			mb = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--delay-ms") && i + 1 < argc)
-			delay_ms = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--linger"))
-			linger = 1;
-		else {
-			fprintf(stderr, "usage: alloc [--mb M] [--delay-ms D] [--linger]\n");
-			return 2;
-		}
-	}
-	/* start-up (dynamic loading, sanitizer set-up) is over: a test opens
-	 * its window after this line, before the delay ends */
-	printf("ready\n");
-	fflush(stdout);
-	if (delay_ms > 0)
-		usleep((useconds_t)delay_ms * 1000);
+	if (workload_start(argc, argv, "--mb", &mbs, &linger,
+			   "usage: alloc [--mb M] [--delay-ms D] [--linger]"))
+		return 2;
+	mb = mbs ? atol(mbs) : 100;
 	n = (size_t)mb << 20;
 	p = malloc(n);
 	if (!p) {
@@ -47,9 +36,7 @@ int main(int argc, char **argv)
 	for (off = 0; off < n; off += (size_t)page)
 		p[off] = 1;
 	printf("done bytes=%zu\n", n);
-	fflush(stdout);
-	while (linger)
-		pause();
+	workload_done(linger);
 	free((void *)p);
 	return 0;
 }

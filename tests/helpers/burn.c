@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static double cpu_now(void)
 {
 	struct timespec ts;
@@ -26,36 +28,20 @@ static double cpu_now(void)
 
 int main(int argc, char **argv)
 {
-	double cpu = 0.5, t0;
-	long delay_ms = 0;
+	double cpu, t0;
+	const char *cpus = NULL;
 	int linger = 0, i;
 	volatile unsigned long x = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
-			cpu = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--delay-ms") && i + 1 < argc)
-			delay_ms = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--linger"))
-			linger = 1;
-		else {
-			fprintf(stderr, "usage: burn [--cpu S] [--delay-ms D] [--linger]\n");
-			return 2;
-		}
-	}
-	/* start-up (dynamic loading, sanitizer set-up) is over: a test opens
-	 * its window after this line, before the delay ends */
-	printf("ready\n");
-	fflush(stdout);
-	if (delay_ms > 0)
-		usleep((useconds_t)delay_ms * 1000);
+	if (workload_start(argc, argv, "--cpu", &cpus, &linger,
+			   "usage: burn [--cpu S] [--delay-ms D] [--linger]"))
+		return 2;
+	cpu = cpus ? atof(cpus) : 0.5;
 	t0 = cpu_now();
 	while (cpu_now() - t0 < cpu)
 		for (i = 0; i < 10000; i++)
 			x += (unsigned long)i * 7;
 	printf("done cpu=%.6f\n", cpu_now() - t0);
-	fflush(stdout);
-	while (linger)
-		pause();
+	workload_done(linger);
 	return 0;
 }

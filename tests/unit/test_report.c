@@ -112,16 +112,7 @@ TEST(merged_p99_not_mean_of_p99s)
 	CHECK(!mkdir_p(path.buf, 0755));
 	sbuf_adds(&path, "/run.db");
 	CHECK(!store_open(&st, path.buf, 1));
-	sha256_hex(fx_spec, strlen(fx_spec), hash);
-	store_row_init(&row, "runs");
-	store_row_text(&row, "id", "two");
-	store_row_text(&row, "spec_name", "two");
-	store_row_text(&row, "spec_path", "two.yaml");
-	store_row_blob(&row, "spec_text", fx_spec, strlen(fx_spec));
-	store_row_text(&row, "spec_hash", hash);
-	store_row_int(&row, "seed", 1);
-	store_row_text(&row, "stages", "ladder");
-	store_row_real(&row, "created_at", 1);
+	fx_run_row(&row, "two", "two", "two.yaml", 1, "ladder", 1, hash);
 	store_row_text(&row, "status", "finished");
 	store_row_text(&row, "harness_version", "t");
 	CHECK(!store_row_insert(&st, &row, NULL));

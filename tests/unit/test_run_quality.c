@@ -11,10 +11,19 @@
 #include "t.h"
 #include "base/util.h"
 
+/* run_quality_format(q) reads want. */
+static void check_format(const struct run_quality *q, const char *want)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	run_quality_format(q, &sb);
+	CHECK_STR(sb.buf, want);
+	sbuf_release(&sb);
+}
+
 TEST(counts_top_and_load)
 {
 	struct run_quality q;
-	struct sbuf sb = SBUF_INIT;
 	size_t n;
 
 	run_quality_init(&q);
@@ -31,17 +40,14 @@ TEST(counts_top_and_load)
 	CHECK(q.not_done == 1);
 	CHECK_STR(run_quality_top(&q, &n), "generator");
 	CHECK(n == 2);
-	run_quality_format(&q, &sb);
-	CHECK_STR(sb.buf, "6 windows: 2 accepted, 1 failed, 3 rejected (top: generator 2),"
-			  " 1 not run; load 1.9 -> 2.3");
+	check_format(&q, "6 windows: 2 accepted, 1 failed, 3 rejected (top: generator 2),"
+			 " 1 not run; load 1.9 -> 2.3");
 	run_quality_release(&q);
-	sbuf_release(&sb);
 }
 
 TEST(ties_and_unknowns)
 {
 	struct run_quality q;
-	struct sbuf sb = SBUF_INIT;
 	size_t n;
 
 	run_quality_init(&q);
@@ -51,17 +57,13 @@ TEST(ties_and_unknowns)
 	q.load_start = run_quality_parse_load("unknown");
 	CHECK(isnan(q.load_start) && isnan(run_quality_parse_load(NULL)));
 	CHECK(isnan(run_quality_parse_load("1.5x")));
-	run_quality_format(&q, &sb);
-	CHECK_STR(sb.buf, "2 windows: 0 accepted, 0 failed, 2 rejected (top: generator 1); load ? -> ?");
+	check_format(&q, "2 windows: 0 accepted, 0 failed, 2 rejected (top: generator 1); load ? -> ?");
 	run_quality_release(&q);
 	run_quality_init(&q);
-	sbuf_reset(&sb);
 	run_quality_add(&q, "accepted", "");
-	run_quality_format(&q, &sb);
-	CHECK_STR(sb.buf, "1 window: 1 accepted, 0 failed, 0 rejected; load ? -> ?");
+	check_format(&q, "1 window: 1 accepted, 0 failed, 0 rejected; load ? -> ?");
 	CHECK(run_quality_top(&q, &n) == NULL && n == 0);
 	run_quality_release(&q);
-	sbuf_release(&sb);
 }
 
 int main(void)
