@@ -36,9 +36,13 @@
 # measurement windows, not computing: the machine is idle most of a run.
 # The first lane runs the timed scripts (those not marked timing-free),
 # one at a time; the second lane runs the unit programs and the cases,
-# then takes timing-free scripts from a shared queue (the longest files
-# first). Once its timed scripts are done the first lane takes from the
-# same queue too, and so does a third lane: what is left is timing-free.
+# then takes timing-free scripts from a shared queue, the longest first
+# (by the seconds tests/e2e/seconds lists; one it does not list goes
+# first): the last scripts taken are then short and the lanes end
+# together (ordered by file length, run.sh's 43 s and compare_fail.sh's
+# 31 s were among the last, the lanes ending 14 s apart). Once its timed
+# scripts are done the first lane takes from the same queue too, and so
+# does a third lane: what is left is timing-free.
 # So a timed script runs beside at most one other program (a unit program,
 # the cases or a timing-free script), never beside another timed one.
 # E2E_LANES=1 runs everything in one lane, the unit programs first.
@@ -151,8 +155,13 @@ if [ "${E2E:-}" != none ]; then
 		fi
 	done
 fi
-# the longest files first: the queue's tail is then short scripts
-for s in "${free[@]}"; do echo "$(wc -l <"$s") $s"; done | sort -rn | cut -d' ' -f2 >"$queue"
+# the longest first (tests/e2e/seconds; unlisted: first), so that the
+# queue's tail is short scripts
+secs=tests/e2e/seconds
+[ -f "$secs" ] || secs=/dev/null
+for s in "${free[@]}"; do
+	echo "$(awk -v n="$(basename "$s")" '$2 == n { print $1; f = 1 } END { if (!f) print 100000 }' "$secs") $s"
+done | sort -k1,1nr -k2 | cut -d' ' -f2 >"$queue"
 echo 0 >"$taken"
 t_lanes=$SECONDS
 if [ "${E2E_LANES:-2}" != 1 ]; then

@@ -118,11 +118,14 @@ done
 
 # ------------------------------- a validity gate that always fails
 # The generator's lateness can never be <= 0 ms: every window of every arm
-# is void (rejected), so the stage measured nothing usable: exit 1.
+# is void (rejected), so the stage measured nothing usable: exit 1. Its
+# 10 windows measure 1 s each, no head (what is counted here is windows,
+# replacements and events: 31 s of the script with 2 s windows).
 write_spec "$T/void.yaml" e2e-void '--delay-ms, "1"' \
 	'start_rps: 200, step: 2, max_rps: 200, reps: 1' ''
 sed -i 's/^window_gates: \[error_rate, achieved_vs_offered, sut_alive\]$/window_gates: [error_rate, achieved_vs_offered, sut_alive, generator]/;
-	s/^gates:$/gates:\n  generator: { lateness_p99_ms: 0 }/' "$T/void.yaml"
+	s/^gates:$/gates:\n  generator: { lateness_p99_ms: 0 }/;
+	s/window_s: 2, discard_s: 1,/window_s: 1, discard_s: 0,/' "$T/void.yaml"
 "$HARNESS" run "$T/void.yaml" --allow-dirty --runs-dir "$RUNS" --run-id void >/dev/null 2>"$T/v.err"
 rc=$?
 cmp_num "run with nothing usable for its arms exits 1" "$rc" "==" 1
