@@ -218,6 +218,12 @@ struct account_window {
 	int has_majfault;
 	uint64_t pgmajfault;
 	double sampler_cpu_s;           /* the sampler thread's own CPU */
+	int has_wait;                   /* wait_s known (threads read at both ends) */
+	double wait_s;                  /* the threads' run-queue wait over the
+					   window: seconds runnable, not running
+					   (schedstat run_delay, summed; a lower
+					   bound: threads that exited take theirs
+					   along; account_wait.c); NAN unknown */
 };
 
 /*

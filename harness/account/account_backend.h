@@ -26,6 +26,17 @@ struct acct_counters {
 
 enum acct_peak { ACCT_PEAK_NONE, ACCT_PEAK_LIFETIME, ACCT_PEAK_WINDOW };
 
+/* The run-queue wait of an arm's threads at one instant (account_wait.c):
+ * per thread, schedstat's run_delay in ns, sorted by tid. */
+struct acct_thread_wait {
+	pid_t tid;
+	uint64_t ns;
+};
+struct acct_wait {
+	struct acct_thread_wait *v;
+	size_t n, alloc;
+};
+
 struct account_ops {
 	enum acct_backend backend;
 	/* All quiet (no messages): -1 when the counters cannot be read. */
@@ -38,6 +49,9 @@ struct account_ops {
 	int (*nprocs)(struct account *a);
 	int (*kill_all)(struct account *a, double timeout_s);
 	int (*signal_all)(struct account *a, int sig);  /* count signalled */
+	/* The processes now, *out malloc'd; NULL op: those listed in
+	 * procs_path (the cgroup backends). */
+	size_t (*pids)(struct account *a, pid_t **out);
 	void (*release)(struct account *a);   /* frees priv only */
 };
 
@@ -75,6 +89,8 @@ struct account {
 	struct account_sample *samples;
 	size_t nsamples, alloc;
 	double sampler_cpu_s;
+	struct acct_wait wait0;         /* the threads' run_delay at the start */
+	int has_wait0;
 	/* A cgroup another manager removes when its last process exits (a
 	 * container's: account_open_pid): each sample also reads the
 	 * counters and the peak, and a window whose cgroup went before its
@@ -111,6 +127,18 @@ char *acct_owned_name(const char *label);
 char *acct_mkdir(const char *parent, const char *name);
 /* Start time (clock ticks since boot) of pid, 0 when it does not exist. */
 uint64_t acct_pid_starttime(pid_t pid);
+/* The pids listed in the cgroup.procs at path (NULL: none), *out
+ * malloc'd (NULL when none); the count. */
+size_t acct_read_pids(const char *path, pid_t **out);
+
+/* account_wait.c: the run_delay of the threads of processes pids[0..n)
+ * now into w (reused; its count reset): 0, or -1 when no thread could be
+ * read. The seconds the threads of end waited since begin: per thread
+ * alive at end, its increase (all of it when new). */
+int acct_wait_read(const pid_t *pids, size_t n, struct acct_wait *w);
+double acct_wait_delta(const struct acct_wait *begin, const struct acct_wait *end);
+void acct_wait_release(struct acct_wait *w);
+
 /* SIGKILL every pid listed in the cgroup.procs at path until it is empty
  * or timeout_s passed: 0 when empty. */
 int acct_kill_procs(const char *procs_path, double timeout_s);

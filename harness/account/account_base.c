@@ -211,6 +211,7 @@ void account_free(struct account *a)
 	free(a->freeze_path);
 	free(a->cpu_weight);
 	free(a->samples);
+	acct_wait_release(&a->wait0);
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->cv);
 	free(a);
@@ -299,6 +300,33 @@ static void *sampler_main(void *arg)
 	return NULL;
 }
 
+/* The run_delay of the arm's threads now (account_wait.c): its processes
+ * from the backend (procfs: the tree) or the cgroup's cgroup.procs. */
+static int wait_now(struct account *a, struct acct_wait *w)
+{
+	pid_t *pids = NULL;
+	size_t n = a->ops->pids ? a->ops->pids(a, &pids) : acct_read_pids(a->procs_path, &pids);
+	int ret = acct_wait_read(pids, n, w);
+
+	free(pids);
+	return ret;
+}
+
+/* The threads' run-queue wait over the window (account_wait.c): known
+ * when both ends read threads (none at the end: the arm is gone). */
+static void window_wait(struct account *a, struct account_window *out)
+{
+	struct acct_wait end;
+
+	memset(&end, 0, sizeof(end));
+	out->wait_s = NAN;
+	if (a->has_wait0 && !wait_now(a, &end)) {
+		out->has_wait = 1;
+		out->wait_s = acct_wait_delta(&a->wait0, &end);
+	}
+	acct_wait_release(&end);
+}
+
 int account_window_begin(struct account *a)
 {
 	uint64_t anon;
@@ -311,6 +339,7 @@ int account_window_begin(struct account *a)
 		return error("account (%s): cannot read the counters",
 			     account_backend_name(a->ops->backend));
 	a->peak = a->ops->peak_begin(a);
+	a->has_wait0 = !wait_now(a, &a->wait0);
 	a->has_last = a->has_last_peak = 0;
 	a->nsamples = 0;
 	a->sampler_cpu_s = 0;
@@ -415,6 +444,7 @@ int account_window_end(struct account *a, struct account_window *out)
 		out->has_majfault = end.has_majfault && a->begin.has_majfault;
 		out->pgmajfault = delta(end.pgmajfault, a->begin.pgmajfault);
 	}
+	window_wait(a, out);
 	got = a->peak != ACCT_PEAK_NONE && !a->ops->peak_read(a, &out->mem_peak);
 	if (!got && a->peak != ACCT_PEAK_NONE && a->has_last_peak) {
 		out->mem_peak = a->last_peak;
@@ -591,6 +621,21 @@ static int parse_pids(const char *text, pid_t *pids, int max)
 			p++;
 	}
 	return n;
+}
+
+size_t acct_read_pids(const char *path, pid_t **out)
+{
+	size_t size = 65536;
+	char *buf = xmalloc(size);
+	int n = 0;
+
+	*out = NULL;
+	if (path && acct_read(NULL, path, buf, size) >= 0) {
+		*out = xmalloc(4096 * sizeof(**out));
+		n = parse_pids(buf, *out, 4096);
+	}
+	free(buf);
+	return (size_t)n;
 }
 
 int acct_count_procs(const char *procs_path)

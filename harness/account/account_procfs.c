@@ -283,6 +283,20 @@ static int pfs_signal_all(struct account *a, int sig)
 	return n;
 }
 
+static size_t pfs_pids(struct account *a, pid_t **out)
+{
+	struct pfs *p = a->priv;
+	size_t n;
+
+	pthread_mutex_lock(&p->mu);
+	rescan(a);
+	n = p->n;
+	*out = xcalloc(n + 1, sizeof(**out));
+	memcpy(*out, p->pids, n * sizeof(**out));
+	pthread_mutex_unlock(&p->mu);
+	return n;
+}
+
 static void pfs_release(struct account *a)
 {
 	struct pfs *p = a->priv;
@@ -303,6 +317,7 @@ static const struct account_ops pfs_ops = {
 	.nprocs = pfs_nprocs,
 	.kill_all = pfs_kill_all,
 	.signal_all = pfs_signal_all,
+	.pids = pfs_pids,
 	.release = pfs_release,
 };
 

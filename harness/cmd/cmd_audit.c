@@ -502,7 +502,24 @@ static json_t *window_json(const struct view_window *w)
 	json_object_set_new(o, "rate", jout_num(w->rate));
 	json_object_set_new(o, "status", jout_str(w->status));
 	json_object_set_new(o, "reasons", jout_str(w->reasons));
+	/* evidence beside the verdict: the arm's CPU and its wait for one */
+	json_object_set_new(o, "cpu_s", jout_num(w->cpu_s));
+	json_object_set_new(o, "cpu_wait_s", jout_num(w->cpu_wait_s));
 	return o;
+}
+
+/* "  CPU 45 ms used, 69 ms waiting for one (...)" when the wait is known:
+ * evidence only, no gate reads it (docs/DESIGN.md "An arm's CPU
+ * weight"). */
+static void wait_text(const struct view_window *w, struct sbuf *out)
+{
+	if (!isfinite(w->cpu_wait_s))
+		return;
+	sbuf_adds(out, "  CPU ");
+	if (isfinite(w->cpu_s))
+		sbuf_addf(out, "%.0f ms used, ", w->cpu_s * 1000);
+	sbuf_addf(out, "%.0f ms waiting for one (its threads' run-queue delay)\n",
+		  w->cpu_wait_s * 1000);
 }
 
 /* The listed windows: into top's "windows" (JSON) or out (text). */
@@ -549,6 +566,7 @@ static int list_windows(struct store *st, const struct audit_data *d, const stru
 			sbuf_addf(out, " slot %d  %s at %.0f req/s: %s%s%s%s\n", w->slot,
 				  w->impl, w->rate, w->status, *w->reasons ? " (" : "", w->reasons,
 				  *w->reasons ? ")" : "");
+			wait_text(w, out);
 			gate_lines(d, w->id, o->window >= 0, NULL, out);
 			if (window_resets(st, w->id, o->window >= 0, NULL, out))
 				return -1;

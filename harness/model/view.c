@@ -201,6 +201,7 @@ static int read_window_row(struct view *v, struct store *st, const struct window
 	w->lateness_p99_ms = row->lateness_p99_ms;
 	w->gen_cpu_s = row->gen_cpu_s;
 	w->cpu_s = row->cpu_s;
+	w->cpu_wait_s = row->cpu_wait_s;
 	w->anon_p50 = row->anon_p50;
 	w->anon_p99 = row->anon_p99;
 	w->sut_exited = row->sut_exited;

@@ -98,6 +98,8 @@ struct view_window {
 	double lateness_p99_ms, gen_cpu_s;
 	double cpu_s, anon_p50, anon_p99;   /* NAN when not accounted */
 	double cpu_ms_per_req;       /* cpu_s * 1000 / completed; NAN without */
+	double cpu_wait_s;           /* the arm's threads' run-queue wait over the
+					window (store_window.h); NAN not known */
 	int has_hist;
 	struct hist lat;             /* latency_hist (initialised only when has_hist) */
 	double *anon;                /* acct_samples.anon_bytes (accepted windows) */

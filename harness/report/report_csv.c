@@ -72,7 +72,8 @@ void report_csv(const struct report *r, struct sbuf *out)
 		  "window_id,rung,slot,status,reasons,recorded_fails,attempts,"
 		  "measured_offered_rps,duration_s,started_at,due,sent,completed,dropped,"
 		  "p50_ms,p90_ms,p999_ms,max_ms,%s_ms_from_hist,lateness_p99_ms,gen_cpu_s,"
-		  "cpu_s,cpu_ms_per_req,cpu_us_per_request,anon_p99_bytes,sut_exited,not_ok,"
+		  "cpu_s,cpu_ms_per_req,cpu_us_per_request,cpu_wait_s,anon_p99_bytes,sut_exited,"
+		  "not_ok,"
 		  "unexpected,protocol,bytes_sent,bytes_received,knee_ms,"
 		  "run_id,spec_hash,impl_commit,impl_dirty,harness_version,exploratory,forced\n",
 		  r->slo_label);
@@ -117,6 +118,7 @@ void report_csv(const struct report *r, struct sbuf *out)
 		report_csv_num(out, w->cpu_s);
 		report_csv_num(out, w->cpu_ms_per_req);
 		report_csv_num(out, w->cpu_ms_per_req * 1000);   /* µs, as every other output */
+		report_csv_num(out, w->cpu_wait_s);
 		report_csv_num(out, w->anon_p99);
 		inum(out, w->sut_exited);
 		report_csv_num(out, knee_window_bad(!strcmp(w->status, "failed"), (double)w->due,

@@ -52,6 +52,7 @@ static void row_acct(struct window_row *row, const struct account_window *a)
 	row->mem_peak = (int64_t)a->mem_peak;
 	row->mem_peak_scope = a->has_peak && a->peak_scope ? xstrdup(a->peak_scope) : NULL;
 	row->sampler_cpu_s = a->sampler_cpu_s;
+	row->cpu_wait_s = a->has_wait ? a->wait_s : NAN;
 }
 
 /* The windows row of a judged window: every result column. */

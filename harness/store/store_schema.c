@@ -396,5 +396,10 @@ const char *const store_migrations[] = {
 	"ALTER TABLE window_deps ADD COLUMN stats_first_end REAL;"
 	"ALTER TABLE window_deps ADD COLUMN stats_last_start REAL;"
 	"ALTER TABLE window_deps ADD COLUMN stats_last_end REAL;",
+	/* version 19: the arm's CPU wait over each window (seconds its
+	 * threads were runnable but not running: schedstat run_delay summed,
+	 * harness/account/account_wait.c); evidence, no gate reads it. NULL:
+	 * not known (older runs, an arm behind an agent, no thread read). */
+	"ALTER TABLE windows ADD COLUMN cpu_wait_s REAL;",
 	NULL,
 };

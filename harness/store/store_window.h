@@ -68,6 +68,9 @@ struct window_row {
 	int has_majfault;
 	int64_t pgmajfault;
 	double sampler_cpu_s;
+	double cpu_wait_s;           /* the arm's threads' run-queue wait over
+					the window (account.h wait_s; schema
+					19); NAN: not known */
 	int sut_exited;
 	int has_replaces;            /* a replacement window (schema 7) */
 	int64_t replaces;            /* the rejected window it replaces */

@@ -89,3 +89,15 @@ check "report.json: one implementation with its knee" \
 check "report.json: no ratios between arms" jq -e '(.ratios // []) | length == 0' "$R/report.json"
 check "report.md names the implementation's knee" grep -q "solo" "$R/report.md"
 expect_exit "audit --recheck of the one-arm run" 0 "$HARNESS" audit one --runs-dir "$RUNS" --recheck
+# The arm's CPU wait per window (schema 19, account_wait.c; evidence, no
+# gate): read for every done window, in windows.csv and in audit.
+cmp_num "every done window has the arm's CPU wait (cpu_wait_s >= 0)" \
+	"$(q "SELECT COUNT(*) FROM windows WHERE state = 'done' AND NOT (cpu_wait_s >= 0)")" "==" 0
+check "windows.csv: the cpu_wait_s column" grep -q ",cpu_us_per_request,cpu_wait_s,anon_p99_bytes," "$R/windows.csv"
+wid=$(q "SELECT MIN(id) FROM windows WHERE state = 'done'")
+"$HARNESS" audit one --runs-dir "$RUNS" --window "$wid" >"$T/audit.txt" 2>&1
+check "audit --window: the CPU used and the wait for one" \
+	grep -qE '^  CPU [0-9]+ ms used, [0-9]+ ms waiting for one \(its threads. run-queue delay\)$' "$T/audit.txt"
+check "audit --json: cpu_wait_s of the window" \
+	jq -e "(.windows[0].cpu_wait_s - $(q "SELECT cpu_wait_s FROM windows WHERE id = $wid") | fabs) < 1e-9" \
+	<("$HARNESS" audit one --runs-dir "$RUNS" --window "$wid" --json)

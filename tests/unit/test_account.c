@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -435,6 +436,101 @@ static void real_burn(enum acct_backend b)
 	finish(a, pid, fd);
 }
 
+/* Read until the helpers' output holds `what` n times (at most 20 s). */
+static int wait_count(int fd, const char *what, int n)
+{
+	char buf[512];
+	size_t got = 0, k = strlen(what);
+	ssize_t r;
+	int seen = 0;
+	uint64_t deadline = now_ns() + 20000000000ull;
+
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (now_ns() < deadline) {
+		r = read(fd, buf + got, sizeof(buf) - 1 - got);
+		if (r > 0) {
+			char *p, *q;
+
+			got += (size_t)r;
+			buf[got] = '\0';
+			for (p = buf; (q = strstr(p, what)); p = q + k)
+				seen++;
+			if (seen >= n)
+				return 0;
+			/* keep what may be the start of a split word */
+			if (got > k) {
+				memmove(buf, buf + got - (k - 1), k - 1);
+				got = k - 1;
+			}
+		} else if (r == 0) {
+			return -1;
+		}
+		usleep(10000);
+	}
+	return -1;
+}
+
+/*
+ * The threads' CPU wait (account_wait.c): three burners pinned to one CPU
+ * take turns on it, so at any instant at most one runs. Each burns 0.3 s
+ * of its own CPU clock; however the scheduler orders them, the second to
+ * finish waited at least 0.3 s and the third 0.6 s: 0.9 s in all (1.8 s
+ * when the CPU is shared fairly, more when other work takes it), less
+ * the spread of their start times (each starts 500 ms after its "ready",
+ * and the three readys come within milliseconds). They sleep before and
+ * after, so no wait is in flight at either edge of the window.
+ */
+static void real_wait(enum acct_backend b)
+{
+	struct account *a = account_create(b, "test-wait", NULL, 50);
+	struct account_window w;
+	char path[1200], *argv[] = { path, "--cpu", "0.3", "--delay-ms", "500", "--linger", NULL };
+	cpu_set_t allowed, one;
+	int p[2], cpu, i;
+	pid_t pid;
+
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	snprintf(path, sizeof(path), "%s/burn", helpers);
+	CHECK(sched_getaffinity(0, sizeof(allowed), &allowed) == 0);
+	for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &allowed); cpu++)
+		;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	CHECK(pipe(p) == 0);
+	pid = fork();
+	if (!pid) {
+		/* the root and its two children: burners on one CPU */
+		if (account_child_place(a) || sched_setaffinity(0, sizeof(one), &one))
+			_exit(126);
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		for (i = 0; i < 2; i++)
+			if (!fork()) {
+				execv(path, argv);
+				_exit(127);
+			}
+		execv(path, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	account_attach(a, pid);
+	CHECK(wait_count(p[0], "ready", 3) == 0);
+	CHECK(account_window_begin(a) == 0);
+	CHECK(wait_count(p[0], "done", 3) == 0);
+	usleep(20000);
+	CHECK(account_window_end(a, &w) == 0);
+	printf("# %s: 3 burners x 0.3 s on cpu %d: cpu_s %.3f, waited %.3f s over %.2f s\n",
+	       w.backend, cpu, w.cpu_s, w.wait_s, w.duration_s);
+	CHECK(w.has_wait);
+	CHECK(w.wait_s >= 0.6);
+	NEAR(w.cpu_s, 0.9, 0.9 * CPU_TOL, "the three burns");
+	account_window_release(&w);
+	finish(a, pid, p[0]);
+}
+
 static void real_alloc(enum acct_backend b)
 {
 	char *args[] = { "--mb", "100", "--delay-ms", "200", "--linger", NULL };
@@ -587,6 +683,7 @@ TEST(real_backends)
 		if (all[i] != ACCT_PROCFS)
 			real_weight(all[i]);
 		real_burn(all[i]);
+		real_wait(all[i]);
 		real_alloc(all[i]);
 		real_forker(all[i], 0);
 		real_forker(all[i], 1);
