@@ -14,7 +14,9 @@
 # compare`'s (which judges a sequential run by its sequence, method
 # confidence_sequence); the median time to a decision is printed per
 # branch. UD_BRANCHES picks the branches (default all: comment cpu25 half
-# same). UD_METHOD (unset: the default) sets compare.sequential.method.
+# same). UD_METHOD and UD_MARGIN_MS (unset: the defaults) set
+# compare.sequential.method and compare.margin_ms; UD_LOG, a file each
+# rerun's line is appended to as it ends (the runs are in $T until the end).
 #
 # Sizing: the README's recipe exactly as tests/slow/pr_recipe.sh runs it
 # (one implementation, testsrv.c in a git repository made here, ladder
@@ -76,7 +78,10 @@ g checkout -q -b half && echo "--delay-ms 1 --burn-us 200" >"$REPO/flags" &&
 	g commit -qam "half the service time" && g checkout -q main
 
 METHOD_LINE=
-[ -n "${UD_METHOD:-}" ] && METHOD_LINE="compare: { sequential: { method: $UD_METHOD } }"
+COMPARE=
+[ -n "${UD_METHOD:-}" ] && COMPARE="sequential: { method: $UD_METHOD }"
+[ -n "${UD_MARGIN_MS:-}" ] && COMPARE="$COMPARE${COMPARE:+, }margin_ms: $UD_MARGIN_MS"
+[ -n "$COMPARE" ] && METHOD_LINE="compare: { $COMPARE }"
 cat >"$T/spec.yaml" <<YAML
 version: 1
 name: until-decided
@@ -130,6 +135,7 @@ one() {
 	crc=$?
 	v=$(jq -r '.impls[] | select(.name=="a") | .verdict' "$T/$1.json" 2>/dev/null)
 	echo "# $1: rerun exit $rc, compare exit $crc ($v), ${t} s, load $(cut -d' ' -f1-3 /proc/loadavg): $(grep 'sequential a: [a-z]' "$T/$1.err" | tail -n 1 | cut -c1-400)"
+	[ -n "${UD_LOG:-}" ] && echo "$(date -u +%T) $1: $v rerun $rc compare $crc ${t} s load $(cut -d' ' -f1-3 /proc/loadavg): $(grep 'sequential a: [a-z]' "$T/$1.err" | tail -n 1 | cut -c1-400)" >>"$UD_LOG"
 	[ "$rc" = "$crc" ] || fail "$1: rerun exit $rc but compare exit $crc ($v)"
 	echo "$v $crc $t" >>"$T/tally.$2"
 }
