@@ -191,7 +191,7 @@ const struct cmd_desc cmd_compare_desc = {
 	"Beside every verdict: n, the method, the correction and the minimum\n"
 	"detectable effect (MDE: the shift found with 80% power at the test's\n"
 	"first step in the correction, given n and the spread).\n"
-	"The rule is NEW's stored spec `compare: { margin_pct: 5, margin_ms: 1,\n"
+	"The rule is NEW's stored spec `compare: { margin_pct: 5, margin_ms: 0.75,\n"
 	"margin_cpu_us: 2, metric: [p99, cpu_per_request], alpha: 0.05, min_pairs:\n"
 	"3, interval: hodges_lehmann, correction: holm }` (the defaults); `harness\n"
 	"check SPEC --base RUN` says what a plan can decide.\n"

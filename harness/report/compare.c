@@ -32,7 +32,7 @@ static int rule_from_spec(struct cmp_run *r)
 	r->slo_ms = NAN;
 	r->min_reps = 3;
 	r->margin_pct = 5;
-	r->margin_ms = 1;
+	r->margin_ms = 0.75;
 	r->margin_cpu_us = 2;
 	r->alpha = 0.05;
 	r->min_pairs = 3;

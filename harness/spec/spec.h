@@ -329,7 +329,7 @@ struct spec_sequential {
 
 struct spec_compare {
 	double margin_pct;              /* default 5 */
-	double margin_ms;               /* latency floor, default 1 (ms) */
+	double margin_ms;               /* latency floor, default 0.75 (ms) */
 	double margin_cpu_us;           /* CPU per request floor, default 2 (us) */
 	unsigned metrics;               /* bit set of compare_metric; default both */
 	double alpha;                   /* default 0.05 (95% intervals) */

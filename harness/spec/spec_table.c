@@ -539,8 +539,8 @@ static const struct field sequential_fields[] = {
 static const struct field compare_fields[] = {
 	{ "margin_pct", FT_NUM, F_DEF | F_MIN | F_MAX | F_MAXX, O(struct spec_compare, margin_pct), 0, 0, 100, 5, NULL, NULL, NULL, 0, 0, 0,
 	  "a change smaller than this percentage of the base value is not a regression (nor an improvement); the margin in a metric's units is the larger of this and the metric's absolute floor (margin_ms, margin_cpu_us)" },
-	{ "margin_ms", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct spec_compare, margin_ms), 0, 0, 60000, 1, NULL, NULL, NULL, 0, 0, 0,
-	  "absolute floor of the latency margin (ms): a latency shift is beyond the margin only when beyond both margin_pct of the base and this; 1 ms is about what one host stall moves a p99 by on a shared runner" },
+	{ "margin_ms", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct spec_compare, margin_ms), 0, 0, 60000, 0.75, NULL, NULL, NULL, 0, 0, 0,
+	  "absolute floor of the latency margin (ms): a latency shift is beyond the margin only when beyond both margin_pct of the base and this; 0.75 ms lets a pull-request check on a shared runner resolve both \"no change\" and a 1 ms change of a ~3 ms p99 within 10 minutes" },
 	{ "margin_cpu_us", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct spec_compare, margin_cpu_us), 0, 0, 1000000, 2, NULL, NULL, NULL, 0, 0, 0,
 	  "absolute floor of the CPU-per-request margin (us): a CPU shift is beyond the margin only when beyond both margin_pct of the base and this; 2 us is about one extra system call round trip per request" },
 	{ "metric", FT_ENUMSET, F_DEF, O(struct spec_compare, metrics), 0, 0, 0, CMP_P99 | CMP_CPU_PER_REQUEST, NULL, metric_names, NULL, 0, 1, 0,
