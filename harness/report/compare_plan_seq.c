@@ -67,11 +67,6 @@ void cmp_plan_seq_init(struct cmp_plan *p, const struct spec *s, const struct cm
 	/* Bonferroni over the metrics, as the runner stores it
 	 * (runner_until.c runner_until_register) */
 	q->level = s->compare.alpha / (double)(k ? k : 1);
-	if (s->compare.metrics & CMP_P99)
-		q->rounds_lat = decide_first_round((enum decide_method)q->method, q->level);
-	if (s->compare.metrics & CMP_CPU_PER_REQUEST)
-		q->rounds_cpu = decide_first_round(DECIDE_MEAN_CS, q->level);
-	q->rounds = q->rounds_lat > q->rounds_cpu ? q->rounds_lat : q->rounds_cpu;
 	q->rates = p->rates;
 	for (i = 0; base && i < base->nimpls; i++) {
 		size_t n;
@@ -84,6 +79,12 @@ void cmp_plan_seq_init(struct cmp_plan *p, const struct spec *s, const struct cm
 			q->rates_from_base = 1;
 		}
 	}
+	/* median_cs counts every judged rate's pair (decide.h) */
+	if (s->compare.metrics & CMP_P99)
+		q->rounds_lat = decide_first_round((enum decide_method)q->method, q->level, q->rates);
+	if (s->compare.metrics & CMP_CPU_PER_REQUEST)
+		q->rounds_cpu = decide_first_round(DECIDE_MEAN_CS, q->level, q->rates);
+	q->rounds = q->rounds_lat > q->rounds_cpu ? q->rounds_lat : q->rounds_cpu;
 	q->warmup_s = s->warmup.min_s;
 	q->window_s = s->ladder.window_s;
 	q->round_s = (double)q->rates * 2 * (q->warmup_s + q->window_s);

@@ -191,12 +191,12 @@ static double share(const double *y, size_t n, double x, int above)
 }
 
 /* Rounds a median_cs decision needs: the nearest decision's wrong-side
- * share q of the rounds (regression: y <= m; improvement: y >= -m; no
- * change: the larger of y >= m and y <= -m) held at the rounds' rate,
- * the first n whose sequence puts that share outside (stat.h
- * stat_median_cs_rounds). */
-static size_t median_rounds_needed(const struct decide_rule *r, const double *y,
-				   const struct decide_metric *o)
+ * share q of the pairs y[0..np) (regression: y <= m; improvement:
+ * y >= -m; no change: the larger of y >= m and y <= -m) held at the
+ * pairs' rate, the first n pairs whose sequence puts that share outside
+ * (stat.h stat_median_cs_rounds), in rounds of nrates pairs. */
+static size_t median_rounds_needed(const struct decide_rule *r, const double *y, size_t np,
+				   size_t nrates, const struct decide_metric *o)
 {
 	double m = o->margin, q;
 	size_t n;
@@ -206,24 +206,28 @@ static size_t median_rounds_needed(const struct decide_rule *r, const double *y,
 	if (o->rounds < DECIDE_MIN_ROUNDS || !isfinite(m))
 		return DECIDE_NEVER;
 	if (o->est > m)
-		q = 1 - share(y, o->rounds, m, 1);
+		q = 1 - share(y, np, m, 1);
 	else if (o->est < -m)
-		q = 1 - share(y, o->rounds, -m, 0);
+		q = 1 - share(y, np, -m, 0);
 	else if (o->guard_held)
 		return DECIDE_NEVER;   /* the guard holds it back, not the rounds */
 	else
-		q = fmax(1 - share(y, o->rounds, m, 0), 1 - share(y, o->rounds, -m, 1));
-	n = stat_median_cs_rounds(q, r->alpha, o->rounds + 1);
-	return n ? n : DECIDE_NEVER;
+		q = fmax(1 - share(y, np, m, 0), 1 - share(y, np, -m, 1));
+	n = stat_median_cs_rounds(q, r->alpha, np + nrates);
+	return n ? (n + nrates - 1) / nrates : DECIDE_NEVER;
 }
 
 static enum decide_verdict verdict_of(const struct decide_metric *o);
 
-static void median_of(const struct decide_rule *r, const double *y, size_t rounds,
+/* median_cs over the pairs y[0..np), every judged rate's pair of every
+ * round its own observation (decide.h): the sign counts need no round
+ * mean, and a window a host stall held back spoils one pair, not the
+ * round of every rate. */
+static void median_of(const struct decide_rule *r, const double *y, size_t np,
 		      const double *mj, size_t nrates, struct decide_metric *out)
 {
-	stat_median_cs(y, rounds, r->alpha, &out->est, &out->lo, &out->hi);
-	out->sd = mad_of(y, rounds, out->est);
+	stat_median_cs(y, np, r->alpha, &out->est, &out->lo, &out->hi);
+	out->sd = mad_of(y, np, out->est);
 	out->half = isfinite(out->lo) && isfinite(out->hi) ? (out->hi - out->lo) / 2 : INFINITY;
 	out->mde = out->margin + out->half;
 	out->guard = guard_of(r, mj, nrates, out);
@@ -232,7 +236,7 @@ static void median_of(const struct decide_rule *r, const double *y, size_t round
 		out->verdict = DECIDE_UNDECIDED;
 		out->guard_held = 1;
 	}
-	out->rounds_needed = median_rounds_needed(r, y, out);
+	out->rounds_needed = median_rounds_needed(r, y, np, nrates, out);
 }
 
 /* The round statistics y[0..rounds) and the log margin from the pairs
@@ -295,7 +299,14 @@ int decide_metric(const struct decide_rule *r, const double *rates, size_t nrate
 	mj = xcalloc(nrates + 1, sizeof(*mj));
 	rounds_of(r, (const struct decide_obs *const *const *)by, nrates, rounds, y, mj, out);
 	if (r->method == DECIDE_MEDIAN_CS) {
-		median_of(r, y, rounds, mj, nrates, out);
+		size_t k;
+
+		free(y);
+		y = xcalloc(rounds * nrates, sizeof(*y));
+		for (k = 0; k < rounds; k++)
+			for (j = 0; j < nrates; j++)
+				y[k * nrates + j] = log(by[j][k]->new_ / by[j][k]->base);
+		median_of(r, y, rounds * nrates, mj, nrates, out);
 		goto out;
 	}
 	stat_mean_var(y, rounds, &out->est, &var);
@@ -318,7 +329,7 @@ out:
 	return ret;
 }
 
-size_t decide_first_round(enum decide_method m, double alpha)
+size_t decide_first_round(enum decide_method m, double alpha, size_t nrates)
 {
 	size_t n, kmin, kmax;
 
@@ -329,8 +340,10 @@ size_t decide_first_round(enum decide_method m, double alpha)
 	/* kmin rises with n to n/2 (stat_quant.c); at alpha 1e-9 it is 1
 	 * by n = 36, so the bound only guards a broken sequence */
 	for (n = 1; n < 100000; n++)
-		if (!stat_median_cs_counts(n, alpha, &kmin, &kmax) && kmin >= 1)
+		if (!stat_median_cs_counts(n, alpha, &kmin, &kmax) && kmin >= 1) {
+			n = (n + (nrates ? nrates : 1) - 1) / (nrates ? nrates : 1);
 			return n < DECIDE_MIN_ROUNDS ? DECIDE_MIN_ROUNDS : n;
+		}
 	return DECIDE_NEVER;
 }
 

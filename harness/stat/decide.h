@@ -24,9 +24,12 @@
  *     no change    -m < lo and hi < m        undecided otherwise,
  * and never before DECIDE_MIN_ROUNDS rounds.
  *
- * With method median_cs the same rule holds for the median of the y_k
- * and its sign-count confidence sequence (stat.h stat_median_cs), and
- * "no change" needs the guard besides (struct decide_rule).
+ * With method median_cs the same rule holds for the median of the
+ * pairs' log ratios, every judged rate's pair of every round one
+ * observation (rounds x rates of them: a host stall that holds back one
+ * window spoils one observation, not a round), with its sign-count
+ * confidence sequence (stat.h stat_median_cs); "no change" needs the
+ * guard besides (struct decide_rule), which judges every rate.
  *
  * Ownership: the caller's arrays are only read.
  */
@@ -162,10 +165,11 @@ double decide_pct(double x);
 
 /* The first round at which method can decide anything at level alpha
  * (its sequence at 1 - alpha): DECIDE_MIN_ROUNDS for mean_cs; for
- * median_cs the first n whose sign counts exclude one (8 at 0.05, 9 at
- * 0.025, the default two metrics' share of 0.05). DECIDE_NEVER for an
- * alpha not in (0, 1). */
-size_t decide_first_round(enum decide_method m, double alpha);
+ * median_cs the first n pairs whose sign counts exclude one (8 at 0.05,
+ * 9 at 0.025, the default two metrics' share of 0.05) in rounds of
+ * nrates pairs (0 read as 1), and never before DECIDE_MIN_ROUNDS.
+ * DECIDE_NEVER for an alpha not in (0, 1). */
+size_t decide_first_round(enum decide_method m, double alpha, size_t nrates);
 
 /* The run's answer from its metrics' verdicts: regression if any is one;
  * else, when all are decided, improvement if any is one, else no change;

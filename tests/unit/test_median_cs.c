@@ -240,6 +240,70 @@ TEST(one_wild_round_counts_once)
 	CHECK(d.verdict == DECIDE_UNDECIDED);
 }
 
+/* Two judged rates: every rate's pair is its own observation. +50 % at
+ * both rates over 10 rounds; in 4 rounds one window at one rate was
+ * held back 20x (@base at 200 req/s in 2 rounds: -3; NEW at 400 in 2:
+ * +3). As round means (the rule before Dec 4) 4 of 10 rounds sit far
+ * off on both sides and 10 rounds of sign counts cannot say where the
+ * median is; as 20 pairs, 4 are off and 16 agree: a regression, and
+ * no decision before decide_first_round's 5 rounds of 2 pairs. */
+TEST(every_rate_pair_counts_once)
+{
+	static const double rates2[] = { 200, 400 };
+	struct decide_rule r = { 0.025, DECIDE_T_STAR, 5, 0, DECIDE_MEDIAN_CS, NULL, NULL };
+	struct decide_metric d;
+	double ymean[10];
+	size_t k, j, n = 0;
+
+	for (k = 0; k < 10; k++) {
+		double sum = 0;
+
+		for (j = 0; j < 2; j++) {
+			double y = log(1.5) + (k % 2 ? 0.02 : -0.02);
+
+			if (j == 0 && (k == 1 || k == 6))
+				y = -3;
+			if (j == 1 && (k == 3 || k == 8))
+				y = 3;
+			obs[n].rate = rates2[j];
+			obs[n].order = (int64_t)n;
+			obs[n].base = 3.0;
+			obs[n].new_ = 3.0 * exp(y);
+			sum += y;
+			n++;
+		}
+		ymean[k] = sum / 2;
+	}
+	decide_metric(&r, rates2, 2, obs, n, &d);
+	CHECK(d.verdict == DECIDE_REGRESSION);
+	CHECK(d.rounds == 10);
+	NEAR(d.est, log(1.5), 0.03, "the median pair");
+	/* the same pairs as round means, one rate: undecided */
+	for (k = 0; k < 10; k++) {
+		obs[k].rate = 300;
+		obs[k].order = (int64_t)k;
+		obs[k].base = 3.0;
+		obs[k].new_ = 3.0 * exp(ymean[k]);
+	}
+	decide_metric(&r, rate, 1, obs, 10, &d);
+	CHECK(d.verdict == DECIDE_UNDECIDED);
+	/* 4 rounds of 2 clean pairs: 8 pairs, below the 9 the level needs */
+	for (n = 0; n < 8; n++) {
+		obs[n].rate = rates2[n % 2];
+		obs[n].order = (int64_t)n;
+		obs[n].base = 3.0;
+		obs[n].new_ = 4.5;
+	}
+	decide_metric(&r, rates2, 2, obs, 8, &d);
+	CHECK(d.verdict == DECIDE_UNDECIDED && d.rounds == 4);
+	obs[8] = obs[0];
+	obs[8].order = 8;
+	obs[9] = obs[1];
+	obs[9].order = 9;
+	decide_metric(&r, rates2, 2, obs, 10, &d);
+	CHECK(d.verdict == DECIDE_REGRESSION && d.rounds == 5);
+}
+
 /* ------------------------------------------------------------ the guard */
 
 TEST(guard_fails_closed)
@@ -347,11 +411,13 @@ TEST(names_and_rounds_needed)
 	/* the first round a decision can come (check and rerun --plan
 	 * print it): 8 at 0.05 (above), 9 at 0.025, the default two
 	 * metrics' share; mean_cs's floor is 3 */
-	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0.05) == 8);
-	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0.025) == 9);
-	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0.1) == 7);
-	CHECK(decide_first_round(DECIDE_MEAN_CS, 0.025) == DECIDE_MIN_ROUNDS);
-	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0) == DECIDE_NEVER);
+	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0.05, 1) == 8);
+	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0.025, 1) == 9);
+	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0.025, 2) == 5);   /* 9 pairs over 2 rates */
+	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0.025, 4) == 3);   /* 3 rounds at the least */
+	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0.1, 1) == 7);
+	CHECK(decide_first_round(DECIDE_MEAN_CS, 0.025, 1) == DECIDE_MIN_ROUNDS);
+	CHECK(decide_first_round(DECIDE_MEDIAN_CS, 0, 1) == DECIDE_NEVER);
 }
 
 int main(void)
@@ -362,6 +428,7 @@ int main(void)
 	RUN(false_decisions_under_a_heavy_tailed_null);
 	RUN(power_on_a_shift);
 	RUN(one_wild_round_counts_once);
+	RUN(every_rate_pair_counts_once);
 	RUN(guard_fails_closed);
 	RUN(guard_values_merge_pairs_with_both_sides);
 	RUN(names_and_rounds_needed);
