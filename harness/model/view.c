@@ -19,9 +19,9 @@
 
 /* ------------------------------------------------------------ the spec */
 
-/* The stored spec, parsed against its original directory; the SLO from
- * it, else specs/README.md's defaults. */
-static void read_spec(struct view *v, unsigned flags)
+/* The stored spec, parsed against its original directory (or the
+ * caller's, borrowed); the SLO from it, else specs/README.md's defaults. */
+static void read_spec(struct view *v, unsigned flags, const struct spec *borrowed)
 {
 	struct sbuf errs = SBUF_INIT;
 	const char *path = v->rec.spec_path ? v->rec.spec_path : "spec.yaml";
@@ -32,10 +32,14 @@ static void read_spec(struct view *v, unsigned flags)
 	v->slo_pct = 99;
 	v->slo_ms = NAN;
 	v->error_rate_max = NAN;
-	/* An empty stored spec is as unreadable as a missing one. */
-	if (v->rec.spec_text.p && v->rec.spec_text.len)
+	if (borrowed) {
+		v->spec = (struct spec *)borrowed;
+		v->spec_borrowed = 1;
+	} else if (v->rec.spec_text.p && v->rec.spec_text.len) {
+		/* An empty stored spec is as unreadable as a missing one. */
 		v->spec = spec_parse_diag((const char *)v->rec.spec_text.p, v->rec.spec_text.len,
 					  path, base, flags & VIEW_QUIET_SPEC ? &errs : NULL);
+	}
 	v->spec_errors = errs.len ? sbuf_detach(&errs, NULL) : NULL;
 	sbuf_release(&errs);
 	free(pathcopy);
@@ -270,8 +274,9 @@ static int read_wreq(struct view *v, struct store *st, const struct view_window 
 }
 
 /* Each done window's per-request results (measured phase) and its
- * per-request promise (knee_run.h: the same rule). */
-static int read_requests(struct view *v, struct store *st)
+ * per-request promise (knee_run.h: the same rule). VIEW_DECIDE without a
+ * request's own slo_ms: none read (they leave knee_ms at pslo_ms). */
+static int read_requests(struct view *v, struct store *st, unsigned flags)
 {
 	struct window_requests reqs;
 	size_t i, k;
@@ -281,7 +286,7 @@ static int read_requests(struct view *v, struct store *st)
 		struct view_window *w = &v->windows[i];
 
 		w->knee_ms = w->pslo_ms;
-		if (!w->done)
+		if (!w->done || ((flags & VIEW_DECIDE) && !v->any_req_slo))
 			continue;
 		if (store_requests_load(st, w->id, "measured", &reqs))
 			return -1;
@@ -409,23 +414,48 @@ int view_knee_stage(const char *stage)
 /* Implementation k's knee (knee.h) over its valid ladder, refine and
  * confirm windows; without an SLO (a spec this binary cannot read) the
  * isotonic fit alone, for the drawn curve. */
+size_t view_knee_windows(const struct view *v, size_t k, int max_ladder_rung,
+			 struct knee_window *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < v->nwindows; i++) {
+		const struct view_window *w = &v->windows[i];
+
+		if (w->impl_idx != (int)k || !w->valid || !view_knee_stage(w->stage) ||
+		    (max_ladder_rung >= 0 && !strcmp(w->stage, "ladder") &&
+		     w->rung > max_ladder_rung))
+			continue;
+		out[n++] = (struct knee_window){
+			w->rate, w->failed, w->knee_ms, (double)w->due,
+			knee_window_bad(w->failed, (double)w->due, (double)w->errors, (double)w->ok)
+		};
+	}
+	return n;
+}
+
+void view_knee_fit(const struct view *v, const char *impl, int max_ladder_rung, size_t nboot,
+		   struct knee_result *out)
+{
+	const struct view_impl *im = view_impl(v, impl);
+	struct knee_window *kw = xcalloc(v->nwindows + 1, sizeof(*kw));
+	struct knee_params p;
+	size_t n = im ? view_knee_windows(v, (size_t)(im - v->impls), max_ladder_rung, kw) : 0;
+
+	memset(out, 0, sizeof(*out));
+	knee_params_from_spec(&p, v->spec);
+	p.nboot = nboot;
+	knee_fit(kw, n, &p, out);
+	free(kw);
+}
+
 static void fit_knee(struct view *v, size_t k)
 {
 	struct view_impl *im = &v->impls[k];
 	struct knee_window *kw = xcalloc(v->nwindows + 1, sizeof(*kw));
 	struct knee_params p;
-	size_t i;
 
-	for (i = 0; i < v->nwindows; i++) {
-		const struct view_window *w = &v->windows[i];
-
-		if (w->impl_idx != (int)k || !w->valid || !view_knee_stage(w->stage))
-			continue;
-		kw[im->nknee++] = (struct knee_window){
-			w->rate, w->failed, w->knee_ms, (double)w->due,
-			knee_window_bad(w->failed, (double)w->due, (double)w->errors, (double)w->ok)
-		};
-	}
+	im->nknee = view_knee_windows(v, k, -1, kw);
 	if (v->spec) {
 		knee_params_from_spec(&p, v->spec);
 		knee_fit(kw, im->nknee, &p, &im->knee);
@@ -475,28 +505,45 @@ static void show_abandoned(struct view *v, const struct store *st)
 
 int view_load(struct view *v, struct store *st, const char *run_id)
 {
-	return view_load_flags(v, st, run_id, 0);
+	return view_load_spec(v, st, run_id, NULL, 0);
 }
 
 int view_load_flags(struct view *v, struct store *st, const char *run_id, unsigned flags)
 {
-	size_t ialloc = 0, k;
+	return view_load_spec(v, st, run_id, NULL, flags);
+}
+
+/* The rest of a full view: what VIEW_DECIDE leaves out. */
+static int read_all(struct view *v, struct store *st, unsigned flags)
+{
+	size_t k;
+
+	if (read_events(v, st) || store_window_deps_load(st, v->rec.id, -1, &v->deps) ||
+	    (!(flags & VIEW_LEAN) && (read_seconds(v, st) || read_samples(v, st))) ||
+	    read_recorded(v, st) || store_seq_rules_load(st, v->rec.id, &v->seq, &v->nseq))
+		return -1;
+	for (k = 0; k < v->nimpls; k++)
+		fit_knee(v, k);
+	return 0;
+}
+
+int view_load_spec(struct view *v, struct store *st, const char *run_id,
+		   const struct spec *spec, unsigned flags)
+{
+	size_t ialloc = 0;
 
 	memset(v, 0, sizeof(*v));
 	run_record_init(&v->rec);
 	if (run_record_load(st, run_id, &v->rec))
 		goto fail;
-	show_abandoned(v, st);
-	read_spec(v, flags);
+	if (!(flags & VIEW_DECIDE))
+		show_abandoned(v, st);
+	read_spec(v, flags, spec);
 	read_impls(v, &ialloc);
-	if (read_events(v, st) || store_window_deps_load(st, v->rec.id, -1, &v->deps) ||
-	    read_windows(v, st, &ialloc) || read_requests(v, st) ||
-	    (!(flags & VIEW_LEAN) && (read_seconds(v, st) || read_samples(v, st))) ||
-	    read_recorded(v, st) || store_seq_rules_load(st, v->rec.id, &v->seq, &v->nseq))
+	if (read_windows(v, st, &ialloc) || read_requests(v, st, flags) ||
+	    (!(flags & VIEW_DECIDE) && read_all(v, st, flags)))
 		goto fail;
-	for (k = 0; k < v->nimpls; k++)
-		fit_knee(v, k);
-	if (flags & VIEW_LEAN)
+	if (flags & (VIEW_LEAN | VIEW_DECIDE))
 		drop_hists(v);
 	return 0;
 fail:
@@ -551,7 +598,7 @@ void view_release(struct view *v)
 	event_rows_release(&v->events);
 	window_dep_rows_release(&v->deps);
 	seq_rules_free(v->seq, v->nseq);
-	if (v->spec)
+	if (v->spec && !v->spec_borrowed)
 		spec_free(v->spec);
 	run_record_release(&v->rec);
 	memset(v, 0, sizeof(*v));

@@ -156,6 +156,7 @@ struct view {
 	struct window_dep_rows deps; /* per dependency and window */
 	struct seq_rule *seq;        /* rerun --until-decided's rules (store_seq.h) */
 	size_t nseq;
+	int spec_borrowed;           /* spec is the caller's (view_load_spec) */
 };
 
 /* Load run_id from st (store_open_run's). 0, or -1 after an error()
@@ -173,10 +174,34 @@ int view_load(struct view *v, struct store *st, const char *run_id);
  * the spec prints them: audit --recheck). */
 #define VIEW_QUIET_SPEC 2
 int view_load_flags(struct view *v, struct store *st, const char *run_id, unsigned flags);
+/* VIEW_DECIDE: what the runner's decisions read while the run goes on
+ * (runner_stages.c): every window with its knee value (knee_ms), the
+ * cells and implementations; no knee fitted, no per-second series, memory
+ * samples, events, dependency rows, recorded gates or stopping rules; the
+ * per-request rows only when some request has its own slo_ms (they move
+ * knee_ms then); the histograms freed once read. */
+#define VIEW_DECIDE 4
+/* view_load_flags with the caller's spec (borrowed: it must outlive the
+ * view) in place of parsing the stored one: the runner, whose spec is
+ * the stored text, parsed against the spec's own directory. */
+int view_load_spec(struct view *v, struct store *st, const char *run_id,
+		   const struct spec *spec, unsigned flags);
 void view_release(struct view *v);
 
 /* 1 for a stage whose windows feed the knee: ladder, refine, confirm. */
 int view_knee_stage(const char *stage);
+/* The knee input (knee.h) of implementation k (an index into v->impls):
+ * its valid windows of the knee's stages in id order, ladder ones only at
+ * rungs <= max_ladder_rung when that is >= 0, each with its knee_ms, due
+ * and knee_window_bad(). out holds v->nwindows entries; returns how many. */
+size_t view_knee_windows(const struct view *v, size_t k, int max_ladder_rung,
+			 struct knee_window *out);
+/* The knee of implementation `impl` (none of its windows: an empty fit)
+ * over view_knee_windows(), with the spec's SLO, seed and confirm.reps
+ * (knee_params_from_spec) and nboot resamples (0: no interval). The view
+ * must have a spec. out: knee_result_release() it. */
+void view_knee_fit(const struct view *v, const char *impl, int max_ladder_rung, size_t nboot,
+		   struct knee_result *out);
 /* The window of that id, or NULL (binary search: windows are by id). */
 const struct view_window *view_window_by_id(const struct view *v, int64_t id);
 /* The implementation of that name, or NULL. */

@@ -241,10 +241,6 @@ void runner_progress_window_done(struct run_ctx *rc, const struct window_plan *w
 /* runner_stages.c: plan and run every requested stage. Returns an exit
  * code: 0, 1 (a stage measured nothing usable / interrupted), 3 (env). */
 int runner_stages(struct run_ctx *rc);
-/* The knee of an arm (knee.h, the spec's SLO percentile) from its valid
- * windows: ladder rungs <= max_rung, and every refine and confirm window.
- * k's rung table is released (scalars only). -1 after one error line. */
-int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_result *k);
 /* runner_blocks.c: the blocks the stages are made of; stage ids seed each
  * block's counterbalanced order. */
 enum { STAGE_ID_LADDER = 1, STAGE_ID_CONFIRM = 2, STAGE_ID_SOAK = 3, STAGE_ID_REFINE = 4,

@@ -5,14 +5,17 @@
  * Every decision here (how far the ladder climbs, where confirm runs, the
  * soak rates) is derived from the valid windows in the database through
  * the knee (knee.h, at the spec's SLO percentile), so a resumed run makes
- * the same decisions and runs only what is missing.
+ * the same decisions and runs only what is missing. Each reads the run
+ * view (model/view.h, VIEW_DECIDE), rebuilt from the database when it is
+ * made: the windows and their knee values as report, compare and status
+ * read them.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/cells.h"
-#include "model/knee_run.h"
+#include "model/view.h"
 #include "runner/plan.h"
 #include "base/rate.h"
 #include "runner/runner_internal.h"
@@ -22,13 +25,22 @@
 
 /* ------------------------------------------------------------- knees */
 
-int runner_arm_knee(struct run_ctx *rc, struct arm *a, int max_rung, struct knee_result *k)
+/* The run as it stands, for one decision (view.h VIEW_DECIDE, with the
+ * run's own spec). 0, or -1 after an error line. */
+static int decide_view(struct run_ctx *rc, struct view *v)
 {
-	/* No bootstrap: the runner needs the fit, not its interval. */
-	int ret = knee_for_impl(&rc->st, rc->run_id, a->name, rc->spec, max_rung, 0, k);
+	return view_load_spec(v, &rc->st, rc->run_id, rc->spec, VIEW_DECIDE);
+}
 
+/* The knee of an arm (knee.h, the spec's SLO percentile) from its valid
+ * windows in v: ladder rungs <= max_rung, and every refine and confirm
+ * window. No bootstrap: the runner needs the fit, not its interval; k's
+ * rung table is released (scalars only). */
+static void arm_knee(const struct view *v, const struct arm *a, int max_rung,
+		     struct knee_result *k)
+{
+	view_knee_fit(v, a->name, max_rung, 0, k);
 	knee_result_release(k);
-	return ret;
 }
 
 /* --------------------------------------------------------------- stages */
@@ -44,6 +56,7 @@ static int ladder(struct run_ctx *rc)
 	for (r = 0; r < (int)rc->nrungs; r++) {
 		struct block_spec b = { "ladder", STAGE_ID_LADDER, r, 0, rc->rungs[r], arms,
 					rc->narms, NULL, NULL };
+		struct view v;
 		int all_crossed = 1;
 
 		rc->cur_rung = r;
@@ -56,14 +69,17 @@ static int ladder(struct run_ctx *rc)
 		ret = runner_replace_rejected(rc, &b, r);
 		if (ret)
 			goto out;
-		for (i = 0; i < rc->narms; i++) {
+		if (decide_view(rc, &v))
+			all_crossed = 0;
+		for (i = 0; i < rc->narms && all_crossed; i++) {
 			struct knee_result k;
 
 			/* A failed window (a wall, errors, death) is a crossing
 			 * when the rung's pooled evidence says so (knee.h). */
-			if (runner_arm_knee(rc, &rc->arms[i], r, &k) || !k.crossed)
-				all_crossed = 0;
+			arm_knee(&v, &rc->arms[i], r, &k);
+			all_crossed = k.crossed;
 		}
+		view_release(&v);
 		if (all_crossed && ++past >= L->rungs_past_knee)
 			break;
 	}
@@ -79,57 +95,69 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The highest ladder rung that has any window (the ladder may have
- * stopped early). */
-static int ladder_top_rung(struct run_ctx *rc)
+/* The highest ladder rung that has a done window in v (the ladder may
+ * have stopped early); -1 when none. */
+static int view_top_rung(const struct view *v)
 {
-	struct window_query q = { .stage = "ladder", .done_only = 1 };
-	struct window_rows wins;
 	size_t i;
 	int top = -1;
 
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
+	for (i = 0; i < v->nwindows; i++)
+		if (v->windows[i].done && !strcmp(v->windows[i].stage, "ladder") &&
+		    v->windows[i].rung > top)
+			top = v->windows[i].rung;
+	return top;
+}
+
+/* The same from the database: -1 when none, or it cannot be read. */
+static int ladder_top_rung(struct run_ctx *rc)
+{
+	struct view v;
+	int top;
+
+	if (decide_view(rc, &v))
 		return -1;
-	for (i = 0; i < wins.n; i++)
-		if (wins.v[i].rung > top)
-			top = wins.v[i].rung;
-	window_rows_release(&wins);
+	top = view_top_rung(&v);
+	view_release(&v);
 	return top;
 }
 
 static void store_knees(struct run_ctx *rc)
 {
+	struct view v;
 	size_t i;
-	int top = ladder_top_rung(rc);
+	int top = -1, have = !decide_view(rc, &v);
 
+	if (have)
+		top = view_top_rung(&v);
 	for (i = 0; i < rc->narms; i++) {
 		struct arm *a = &rc->arms[i];
 
 		memset(&a->knee, 0, sizeof(a->knee));
-		a->knee_known = top >= 0 && !runner_arm_knee(rc, a, top, &a->knee);
+		a->knee_known = top >= 0;
 		if (!a->knee_known)
 			continue;
+		arm_knee(&v, a, top, &a->knee);
 		store_impl_set_knee(&rc->st, rc->run_id, a->name,
 				    a->knee.crossed ? a->knee.knee_rps : NAN, a->knee.crossed,
 				    knee_kind_name(a->knee.kind), a->knee.lo_rps, a->knee.hi_rps,
 				    a->knee.reason[0] ? a->knee.reason : NULL);
 	}
+	if (have)
+		view_release(&v);
 }
 
 /* ---------------------------------------------------------------- refine */
 
-/* Is there any window of this stage (planned or done)? */
-static int stage_started(struct run_ctx *rc, const char *stage)
+/* Is there any window of this stage (planned or done) in v? */
+static int stage_started(const struct view *v, const char *stage)
 {
-	struct window_query q = { .stage = stage };
-	struct window_rows wins;
-	int any;
+	size_t i;
 
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
-		return -1;
-	any = wins.n > 0;
-	window_rows_release(&wins);
-	return any;
+	for (i = 0; i < v->nwindows; i++)
+		if (!strcmp(v->windows[i].stage, stage))
+			return 1;
+	return 0;
 }
 
 /* The points of refine step `step`: as stored when its first block is
@@ -140,32 +168,31 @@ static int refine_points(struct run_ctx *rc, int top, int step, struct arm **arm
 			 double *rates)
 {
 	const struct spec_refine *R = &rc->spec->refine;
-	struct window_query q = { .stage = "refine", .by_block = 1, .block = step * R->reps };
-	struct window_rows wins;
+	struct view v;
 	size_t i, k;
-	int m = 0, started;
+	int m = 0, stored;
 
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
+	if (decide_view(rc, &v))
 		return -1;
-	for (i = 0; i < rc->narms && wins.n; i++)
-		for (k = 0; k < wins.n; k++)
-			if (wins.v[k].impl && !strcmp(wins.v[k].impl, rc->arms[i].name)) {
+	for (i = 0; i < rc->narms; i++)
+		for (k = 0; k < v.nwindows; k++) {
+			const struct view_window *w = &v.windows[k];
+
+			if (!strcmp(w->stage, "refine") && w->block == step * R->reps &&
+			    !strcmp(w->impl, rc->arms[i].name)) {
 				arms[m] = &rc->arms[i];
-				rates[m++] = wins.v[k].rate;
+				rates[m++] = w->rate;
 			}
-	window_rows_release(&wins);
-	if (m)
-		return m;
+		}
+	stored = m;
 	/* A refine step is planned only from a finished ladder and refine:
 	 * once confirm started, its windows would move the brackets. */
-	if ((started = stage_started(rc, "confirm")) != 0)
-		return started < 0 ? -1 : 0;
-	for (i = 0; i < rc->narms; i++) {
+	for (i = 0; !stored && !stage_started(&v, "confirm") && i < rc->narms; i++) {
 		struct knee_result k;
 		double mid;
 
-		if (runner_arm_knee(rc, &rc->arms[i], top, &k) || !k.crossed ||
-		    !isfinite(k.lo_rps) || !isfinite(k.hi_rps) || k.lo_rps <= 0 ||
+		arm_knee(&v, &rc->arms[i], top, &k);
+		if (!k.crossed || !isfinite(k.lo_rps) || !isfinite(k.hi_rps) || k.lo_rps <= 0 ||
 		    k.hi_rps <= k.lo_rps * (1 + R->resolution_pct / 100))
 			continue;
 		mid = sqrt(k.lo_rps * k.hi_rps);
@@ -174,6 +201,7 @@ static int refine_points(struct run_ctx *rc, int top, int step, struct arm **arm
 		arms[m] = &rc->arms[i];
 		rates[m++] = mid;
 	}
+	view_release(&v);
 	return m;
 }
 
@@ -293,27 +321,28 @@ out:
  * the run made, not one refitted from confirm's own windows). */
 static int confirm_stored_rates(struct run_ctx *rc, struct rate_list *l)
 {
-	struct window_query q = { .stage = "confirm" };
-	struct window_rows wins;
+	struct view v;
 	size_t i, idx;
 	int ret = 0;
 
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
+	if (decide_view(rc, &v))
 		return -1;
-	for (i = 0; i < wins.n; i++) {
-		if (wins.v[i].block < 0 || wins.v[i].block >= CELLS_SEQ_BLOCK_BASE)
+	for (i = 0; i < v.nwindows; i++) {
+		const struct view_window *w = &v.windows[i];
+
+		if (strcmp(w->stage, "confirm") || w->block < 0 || w->block >= CELLS_SEQ_BLOCK_BASE)
 			continue;
-		idx = (size_t)wins.v[i].block / (size_t)rc->spec->confirm.reps;
+		idx = (size_t)w->block / (size_t)rc->spec->confirm.reps;
 		XGROW(l->v, l->alloc, idx + 1);
 		while (l->n <= idx)
 			l->v[l->n++] = NAN;
-		l->v[idx] = wins.v[i].rate;
+		l->v[idx] = w->rate;
 	}
 	for (i = 0; i < l->n && !ret; i++)
 		if (isnan(l->v[i]))
 			ret = error("%s: confirm rate %zu of run %s has no block; the database is "
 				    "inconsistent", rc->st.path, i, rc->run_id);
-	window_rows_release(&wins);
+	view_release(&v);
 	return ret;
 }
 
@@ -517,25 +546,23 @@ static int soak(struct run_ctx *rc)
  * this stage? A failed window is a measurement: above the SLO. */
 static int stage_measured(struct run_ctx *rc, const char *stage)
 {
+	struct view v;
 	size_t i, k, valid;
 	int ok = 1;
 
+	if (decide_view(rc, &v))
+		return 0;
 	for (i = 0; i < rc->narms; i++) {
-		struct window_query q = { .stage = stage, .impl = rc->arms[i].name };
-		struct window_rows wins;
-
-		if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
-			return 0;
-		for (k = 0, valid = 0; k < wins.n; k++)
-			valid += wins.v[k].status == WINDOW_ACCEPTED ||
-				 wins.v[k].status == WINDOW_FAILED;
-		window_rows_release(&wins);
+		for (k = 0, valid = 0; k < v.nwindows; k++)
+			valid += v.windows[k].valid && !strcmp(v.windows[k].stage, stage) &&
+				 !strcmp(v.windows[k].impl, rc->arms[i].name);
 		if (!valid) {
 			warning("%s: no valid %s window for %s (see harness audit)",
 				rc->run_id, stage, rc->arms[i].name);
 			ok = 0;
 		}
 	}
+	view_release(&v);
 	return ok;
 }
 

@@ -1,13 +1,14 @@
 /* test_knee: the knee rule of harness/model/knee.h on synthetic windows (every
  * kind, failed windows, pooled evidence, the interval and its label) and
- * knee_run.h on a run database (the SLO percentile read from each window's
- * histogram). */
+ * the run view's knee input on a run database (view.h VIEW_DECIDE, as the
+ * runner reads it: the SLO percentile from each window's histogram). */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "base/hist.h"
 #include "model/knee.h"
 #include "model/knee_run.h"
+#include "model/view.h"
 #include "runner/plan.h"
 #include "base/rng.h"
 #include "spec/spec.h"
@@ -429,8 +430,9 @@ TEST(run_db_uses_the_slo_percentile)
 	char path[] = "/tmp/test_knee_XXXXXX";
 	struct store st;
 	struct spec spec;
+	struct view v;
 	struct knee_result k;
-	struct knee_window *w;
+	struct knee_window w[20];
 	const double rates[] = { 100, 200, 300, 400 };
 	size_t n, br[2];
 	int fd = mkstemp(path), id = 0, b;
@@ -463,29 +465,38 @@ TEST(run_db_uses_the_slo_percentile)
 	spec.slo.threshold_ms = 20;
 	spec.slo.error_rate_max = 0.001;
 	spec.seed = 1;
-	CHECK(knee_run_windows(&st, "r", "a", &spec, -1, &w, &n) == 0);
+	CHECK(view_load_spec(&v, &st, "r", &spec, VIEW_DECIDE) == 0);
+	CHECK(v.nwindows == 15 && v.nimpls == 1);
+	n = view_knee_windows(&v, 0, -1, w);
 	CHECK(n == 13); /* 12 ladder + the failed confirm window */
 	NEAR(w[0].pct_ms, 10, 0.1, "p99.9 from the histogram (1% buckets)");
-	free(w);
-	CHECK(knee_run_windows(&st, "r", "a", &spec, 1, &w, &n) == 0);
-	CHECK(n == 7); /* ladder rungs 0, 1 and the confirm window */
-	free(w);
+	CHECK(view_knee_windows(&v, 0, 1, w) == 7); /* ladder rungs 0, 1 and the confirm window */
+	CHECK(!v.windows[0].has_hist); /* VIEW_DECIDE: read, then freed */
 
 	/* The runner's confirm stage runs at plan_bracket() of this fit
-	 * (runner_stages.c confirm(), through runner_arm_knee ->
-	 * knee_for_impl): with slo.percentile 99.9 the p99.9 knee between
-	 * 200 and 300 puts confirm at those two rungs... */
-	CHECK(knee_for_impl(&st, "r", "a", &spec, -1, 0, &k) == 0);
+	 * (runner_stages.c confirm(), through arm_knee -> view_knee_fit):
+	 * with slo.percentile 99.9 the p99.9 knee between 200 and 300 puts
+	 * confirm at those two rungs... */
+	view_knee_fit(&v, "a", -1, 0, &k);
 	CHECK(k.kind == KNEE_POINT);
 	CHECK(k.knee_rps > 200 && k.knee_rps < 300);
 	CHECK(plan_bracket(rates, 4, k.crossed, k.knee_rps, br) == 2 && br[0] == 1 && br[1] == 2);
 	knee_result_release(&k);
+	view_release(&v);
 	/* ... while the p99 fit never crosses: the two highest rungs. */
 	spec.slo.percentile = 99;
-	CHECK(knee_for_impl(&st, "r", "a", &spec, -1, 0, &k) == 0);
+	CHECK(view_load_spec(&v, &st, "r", &spec, VIEW_DECIDE) == 0);
+	view_knee_fit(&v, "a", -1, 0, &k);
 	CHECK(k.kind == KNEE_FLOOR); /* p99 is 5 ms at every rung */
 	CHECK(plan_bracket(rates, 4, k.crossed, k.knee_rps, br) == 2 && br[0] == 2 && br[1] == 3);
 	knee_result_release(&k);
+	view_release(&v);
+	/* an implementation without windows: an empty fit */
+	CHECK(view_load_spec(&v, &st, "r", &spec, VIEW_DECIDE) == 0);
+	view_knee_fit(&v, "none", -1, 0, &k);
+	CHECK(k.kind == KNEE_NONE);
+	knee_result_release(&k);
+	view_release(&v);
 	store_close(&st);
 	unlink(path);
 }
