@@ -677,6 +677,7 @@ static int cmd_audit(struct cmd_ctx *c)
 		json_object_set_new(top, "run", jout_str(run_id));
 		json_object_set_new(top, "generator_sched", jout_str(generator_sched(&d)));
 		rejection_table(&d, top, &out);
+		audit_cpu_wait(&d.v, top, &out);
 		dep_stats_failures(&d, top, &out);
 	} else {
 		sbuf_addf(&out, "run %s\n", run_id);
@@ -684,6 +685,7 @@ static int cmd_audit(struct cmd_ctx *c)
 			sbuf_addf(&out, "generator threads: %s\n", !strcmp(generator_sched(&d), "fifo") ?
 				  "SCHED_FIFO (real-time)" : "SCHED_OTHER (real-time not permitted)");
 		rejection_table(&d, NULL, &out);
+		audit_cpu_wait(&d.v, NULL, &out);
 		dep_stats_failures(&d, NULL, &out);
 		sbuf_adds(&out, "\n");
 	}

@@ -34,4 +34,12 @@ int audit_recheck(struct store *st, const char *run_id, const struct spec *spec,
 		  int64_t window_id, json_t *details, struct sbuf *report,
 		  struct recheck_count *count);
 
+/* The arms' CPU wait per window (windows.cpu_wait_s, evidence; docs/
+ * DESIGN.md "An arm's CPU weight"), per implementation over its done
+ * windows where it was read: how many, median and max, accepted windows
+ * and the rest apart (audit_wait.c). Into j's "cpu_wait" (an array), or
+ * as lines into out; nothing when no window has it (older runs). */
+struct view;
+void audit_cpu_wait(const struct view *v, json_t *j, struct sbuf *out);
+
 #endif

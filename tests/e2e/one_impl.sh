@@ -101,3 +101,6 @@ check "audit --window: the CPU used and the wait for one" \
 check "audit --json: cpu_wait_s of the window" \
 	jq -e "(.windows[0].cpu_wait_s - $(q "SELECT cpu_wait_s FROM windows WHERE id = $wid") | fabs) < 1e-9" \
 	<("$HARNESS" audit one --runs-dir "$RUNS" --window "$wid" --json)
+"$HARNESS" audit one --runs-dir "$RUNS" >"$T/audit_all.txt" 2>&1
+check "audit: the CPU wait per implementation (median, max)" \
+	grep -qE "^  solo +accepted +$na windows: median [0-9]+ ms, max [0-9]+ ms$" "$T/audit_all.txt"
