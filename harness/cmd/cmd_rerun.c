@@ -300,7 +300,8 @@ static int fetch_arm(struct arm_set *s, const struct spec *spec, const char *run
 		s->src_dirs[s->n] = sbuf_detach(&dir, NULL);
 		/* its own disk (sandbox.disk_mb) before a byte of it arrives;
 		 * none to be had is the host's failure (3), not the ref's */
-		if (quota_make(s->src_dirs[s->n], spec->sandbox.disk_max_bytes, "the runs filesystem")) {
+		if (quota_own_namespace() ||
+		    quota_make(s->src_dirs[s->n], spec->sandbox.disk_max_bytes, "the runs filesystem")) {
 			s->env_error = 1;
 			return -1;
 		}
@@ -348,9 +349,11 @@ static int fetch_arms(struct arm_set *s, const struct spec *spec, const char *ru
 	for (i = 0; i < a->nimpls; i++) {
 		const struct impl_arg *ia = &a->impls[i];
 
-		if (fetch_arm(s, spec, run_dir, ia->name, ia->repo, ia->ref, NULL))
+		/* no fetch more once a signal asked to stop */
+		if (runner_stop_asked() || fetch_arm(s, spec, run_dir, ia->name, ia->repo, ia->ref, NULL))
 			return -1;
-		if (a->with_baseline && fetch_baseline(s, spec, run_dir, par, ia->name))
+		if (a->with_baseline && (runner_stop_asked() ||
+					 fetch_baseline(s, spec, run_dir, par, ia->name)))
 			return -1;
 	}
 	return 0;
@@ -497,6 +500,10 @@ static int cmd_rerun(struct cmd_ctx *c)
 		ret = EXIT_ENV;
 		goto out;
 	}
+	/* a signal from here on (the fetches): stop as a run does (exit 1),
+	 * with nothing of it left (its disks unmounted and removed, its
+	 * directory) */
+	runner_catch_stop();
 	run_id = a.run_id_opt ? xstrdup(a.run_id_opt) : runner_new_run_id(a.runs_dir, "rerun");
 	ret = make_run_dir(a.runs_dir, run_id, &run_dir);
 	if (ret)
@@ -504,9 +511,14 @@ static int cmd_rerun(struct cmd_ctx *c)
 	ret = EXIT_USAGE;
 	created = 1;
 	arm_set_init(&arms, a.nimpls * (a.with_baseline ? 2 : 1));
-	if (fetch_arms(&arms, spec, run_dir.buf, &a, &par)) {
-		if (arms.env_error)
+	if (fetch_arms(&arms, spec, run_dir.buf, &a, &par) || runner_stop_asked()) {
+		if (runner_stop_asked()) {
+			error("rerun: %s: interrupted while fetching its implementations: nothing"
+			      " ran, nothing of it kept", run_id);
+			ret = EXIT_NEGATIVE;
+		} else if (arms.env_error) {
 			ret = EXIT_ENV;
+		}
 		goto out;
 	}
 	/* every fetch is done: no credential outlives it in this process */

@@ -602,9 +602,10 @@ static int resume_arms(struct run_ctx *rc, const struct run_record *rec, int for
 			a->jailed = 1, a->ro = 0;
 		rc->narms++;
 		memset(&pr, 0, sizeof(pr));
-		/* its disk, unmounted when it stopped (quota.h) */
+		/* its disk, unmounted when it stopped, mounted again in a
+		 * mount namespace of the harness's own (quota.h) */
 		a->quota = a->untrusted;
-		if (a->quota && quota_attach(a->workdir))
+		if (a->quota && (quota_own_namespace() || quota_attach(a->workdir)))
 			return -1;
 		prov_repo_read(a->workdir, &pr);
 		if (im->commit_id && (!pr.commit || strcmp(pr.commit, im->commit_id))) {

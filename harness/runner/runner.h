@@ -102,6 +102,12 @@ int runner_check_run_id(const char *cmd, const char *id);
  * Returns an exit code (enum exit_code). */
 int runner_run(const struct run_opts *o);
 
+/* SIGINT, SIGTERM and SIGHUP ask the run to stop from now on (runner_run
+ * and runner_resume catch them themselves): for what comes before it, a
+ * rerun's fetches. runner_stop_asked: has one come. */
+void runner_catch_stop(void);
+int runner_stop_asked(void);
+
 /* Continue the run in dir (resume). force: accept a changed spec hash or
  * commit, stamping the run. Returns an exit code. */
 int runner_resume(const char *run_dir, int force);

@@ -40,6 +40,16 @@ void runner_install_signals(void)
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
+void runner_catch_stop(void)
+{
+	runner_install_signals();
+}
+
+int runner_stop_asked(void)
+{
+	return runner_stop != 0;
+}
+
 /* ------------------------------------------------------------ progress */
 
 _Static_assert((int)STAGE_LADDER == (int)PLAN_STAGE_LADDER &&

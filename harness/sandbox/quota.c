@@ -1,8 +1,10 @@
 /*
  * quota: a size-limited filesystem per untrusted checkout (see quota.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +81,43 @@ static int mounted(const char *dir)
 	ret = !stat(dir, &a) && !stat(parent.buf, &b) && a.st_dev != b.st_dev;
 	sbuf_release(&parent);
 	return ret;
+}
+
+/* How many threads this process runs (0: cannot tell). */
+static int threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+int quota_own_namespace(void)
+{
+	static int done;
+
+	if (done)
+		return 0;
+	/* unshare moves only the calling thread: every other would stay
+	 * behind, seeing none of the quotas */
+	if (threads() != 1)
+		return error("sandbox.disk_mb: cannot give the arms' disk quotas a mount namespace"
+			     " of their own: the harness already runs %d threads", threads());
+	if (unshare(CLONE_NEWNS))
+		return error("sandbox.disk_mb: cannot make a mount namespace for the arms' disk"
+			     " quotas (unshare): %s", strerror(errno));
+	/* the host's mounts still seen here, ours never propagated there */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
+		return error("sandbox.disk_mb: cannot keep the arms' disk quotas from the host's"
+			     " mount namespace: %s", strerror(errno));
+	done = 1;
+	return 0;
 }
 
 /* Mount img on dir (made when missing); lost+found removed, so the

@@ -17,6 +17,20 @@
  * gigabytes. The jail's private /tmp stays a tmpfs, within the arm's
  * memory limit (jail.h).
  *
+ * Where it is mounted: in a mount namespace of the harness's own
+ * (quota_own_namespace, before the first quota_make or quota_attach of
+ * a run), a slave of the host's: the host's mounts are seen there, the
+ * quotas' never propagate to the host. The namespace is the harness's
+ * and its children's (the arms' jails are made from it, its watchdogs
+ * live in it), so when the last of them is gone, however they ended
+ * (SIGTERM before the harness handles it, SIGKILL to the harness alone
+ * or to its process group, pkill -f), the kernel unmounts the quotas
+ * and their loop devices (autoclear, as mount -o loop sets) go with
+ * them: nothing is left mounted on the host, and the runs directory can
+ * be removed. The price: on the host, src/ARM reads as an empty
+ * directory while the run lasts (`nsenter -t PID -m` shows the
+ * checkout).
+ *
  * The image lives in the run's directory (invisible to the jail, whose
  * view of the runs directory is its checkout only) until the run ends:
  * quota_remove then unmounts it and removes both. A run that may be
@@ -31,6 +45,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * Put this process in a mount namespace of its own, a slave of the
+ * host's (once; later calls do nothing): 0, or -1 after one error()
+ * line. Call it while the process runs one thread (unshare moves only
+ * the calling thread; -1 else). An agent's quotas (this agent's
+ * filesystem) stay in its namespace instead: its directory's janitor
+ * (scratch.h) unmounts them.
+ */
+int quota_own_namespace(void);
 
 /*
  * Make DIR (which must not exist) the mount point of a new filesystem of

@@ -92,15 +92,23 @@ check "health wait: no window left running" bash -c \
 chmod 755 "$T"   # the sandbox's uid reaches its checkout below it
 REPO=$T/impl
 mkdir -p "$REPO" && cp "$HELPERS/testsrv" "$REPO/srv"
-git init -q -b main "$REPO" && git -C "$REPO" add -A &&
-	git -C "$REPO" -c user.name=t -c user.email=t@example.invalid commit -qm main
+printf '#!/bin/sh\nexit 0\n' >"$REPO/build.sh"
+gr() { git -C "$REPO" -c user.name=t -c user.email=t@example.invalid "$@" >/dev/null; }
+git init -q -b main "$REPO" && gr add -A && gr commit -qm main
+# slowbuild: a build that sleeps (section 4 signals the rerun in it)
+gr checkout -q -b slowbuild && printf '#!/bin/sh\nexec sleep 33.%s\n' $$ >"$REPO/build.sh" &&
+	gr commit -qam "a slow build" && gr checkout -q main
 cat >"$T/rr.yaml" <<EOF
 version: 1
 name: rerun-interrupt
-slo: { threshold_ms: 50 }
+# error_rate_max 5 % (not 0.1 %): at load 13 a window of 100 requests
+# failed by one timeout or drop ended section 4's --until-decided reruns
+# before their sequential blocks; no check here reads an error rate
+slo: { threshold_ms: 50, error_rate_max: 0.05 }
 implementations:
   - name: a
     repo: $REPO
+    build: [/bin/sh, build.sh]
     start: [./srv, --port, "{port}"]
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
 workload:
@@ -151,6 +159,40 @@ for sig in TERM INT HUP KILL; do
 		ok "rerun, SIG$sig: its disk quota unmounted, its image kept for resume" ||
 		fail "rerun, SIG$sig: mounts $(mounts $sig), image $(ls "$T/runs/r$sig/src" 2>&1 | tr '\n' ' ')"
 done
+# 4. The pull-request recipe's rerun, --with-baseline --until-decided: two
+# disk quotas (src/a, src/a@base), stopped the way a cancelled CI job is:
+# SIGTERM to the harness, its process group (setsid: the harness's own)
+# and its arms' bwrap at once, during the fetch (a repository URL that
+# never answers: testsrv --mode hang), during a's build (a@base's built)
+# and during a window of a sequential block; and kill -9 to the harness
+# alone during the build and during a sequential block. Each leaves on
+# the host no mount and no loop device of the run, no process of it
+# (jail, watchdog, relay) and no cgroup, and `rm -rf` of its directory
+# works. Before the quotas had a mount namespace of the harness's own
+# (quota.h), each kill -9 left the arm not running at that moment (not
+# watched by a watchdog) mounted, its loop device bound, and rm -rf
+# failed "Device or resource busy"; so did the SIGTERM during the fetch,
+# which killed the harness before it caught any signal (exit 143, not a
+# word). The quotas are seen mounted in the harness's namespace first.
+# Started here, so they fetch, build and measure while section 3's
+# reruns resume (each waits at its point: the fetch hangs, the build
+# sleeps 33 s, --until-decided runs blocks for up to 2 minutes).
+hport=$(free_port)
+bg "$HELPERS/testsrv" --port "$hport" --mode hang
+wait_port "$hport"
+declare -A how impl
+for id in wTfetch wTbuild wTseq wKbuild wKseq; do
+	case $id in wT*) how[$id]=TERM ;; *) how[$id]=KILL ;; esac
+	case $id in
+	*fetch) impl[$id]="a=http://127.0.0.1:$hport/repo#main" ;;
+	*build) impl[$id]="a=file://$REPO#slowbuild" ;;
+	*) impl[$id]="a=file://$REPO#main" ;;
+	esac
+	setsid "$HARNESS" rerun rbase --runs-dir "$T/runs" --run-id $id --with-baseline --until-decided \
+		--max-minutes 2 --impl "${impl[$id]}" >"$T/out.$id" 2>"$T/err.$id" &
+	hp[$id]=$!
+	_pids+=("${hp[$id]}")
+done
 for sig in TERM INT HUP KILL; do
 	"$HARNESS" resume r$sig --runs-dir "$T/runs" >"$T/out.$sig" 2>"$T/err.$sig" &
 	hp[$sig]=$!
@@ -170,4 +212,50 @@ for sig in TERM INT HUP KILL; do
 		ok "rerun, SIG$sig: finished, its disk quota gone (no mount, no image)" ||
 		fail "rerun, SIG$sig after resume: mounts $(mounts $sig), $(ls "$T/runs/r$sig/src" 2>&1 | tr '\n' ' ')"
 done
+
+# 4 (started above): each signalled at its point.
+# in the harness's mount namespace (the host's before the fix)
+nsmounts() { grep -c " $T/runs/$1/src/" "/proc/${hp[$1]}/mounts" 2>/dev/null; }
+ready() {
+	case $1 in
+	*fetch) [ "$(nsmounts $1)" = 1 ] ;;
+	*build) [ "$(nsmounts $1)" = 2 ] && grep -qx "harness: building a" "$T/err.$1" &&
+		pgrep -f "sleep 33.$$" >/dev/null ;;
+	*) [ "$(rq $1 "SELECT COUNT(*) FROM windows WHERE stage = 'sequential' AND state = 'running'")" = 1 ] ;;
+	esac
+}
+for id in wTfetch wTbuild wTseq wKbuild wKseq; do
+	for i in $(seq 1 400); do ready $id && break; sleep 0.05; done
+	ready $id && ok "$id: ${id:2} reached, its disk quotas mounted in its namespace ($(nsmounts $id))" ||
+		fail "$id: never reached its point: $(tail -n 2 "$T/err.$id" | tr '\n' ' ') windows: $(rq $id "SELECT impl, stage, state, status, reasons FROM windows" | tr '\n' ' ')"
+	if [ ${how[$id]} = TERM ]; then
+		kill -TERM -- -"${hp[$id]}" $(pgrep -f -- "--chdir $T/runs/$id/src/")
+	else
+		kill -KILL "${hp[$id]}"
+	fi
+done
+left() { # ID: what of it is left on the host, empty when nothing
+	grep " $T/runs/$1/" /proc/self/mounts | cut -d' ' -f1,2
+	grep -l "$T/runs/$1/" /sys/block/loop*/loop/backing_file 2>/dev/null
+	pgrep -af -- "$T/runs/$1/|--run-id $1( |\$)"
+	ls -d /sys/fs/cgroup/harness/h${hp[$1]}_* /sys/fs/cgroup/*/harness/h${hp[$1]}_* 2>/dev/null
+}
+for id in wTfetch wTbuild wTseq wKbuild wKseq; do
+	wait "${hp[$id]}"
+	rc[$id]=$?
+	[ ${how[$id]} = TERM ] && want=1 || want=137
+	cmp_num "$id: exit ${rc[$id]}" "${rc[$id]}" == $want
+	for i in $(seq 1 100); do [ -z "$(left $id)" ] && break; sleep 0.05; done
+	l=$(left $id)
+	[ -z "$l" ] && ok "$id: no mount, loop device, process or cgroup of it left" ||
+		fail "$id: left: $(echo "$l" | tr '\n' ' ')"
+	[ $id = wTfetch ] && { [ -e "$T/runs/$id" ] && fail "$id: its directory kept: $(ls -R "$T/runs/$id" | head -c 300)" ||
+		ok "$id: nothing of it kept (no runs directory)"; }
+	rm -rf "$T/runs/$id" 2>"$T/rm.err" && ok "$id: its runs directory removed" ||
+		fail "$id: rm -rf: $(head -n 2 "$T/rm.err" | tr '\n' ' ')"
+done
+grep -q "rerun: wTfetch: interrupted while fetching its implementations: nothing ran" "$T/err.wTfetch" &&
+	ok "wTfetch: says it was interrupted while fetching" || fail "wTfetch: $(tail -n 2 "$T/err.wTfetch" | tr '\n' ' ')"
+grep -q "wTseq: interrupted; continue with: harness resume wTseq" "$T/err.wTseq" &&
+	ok "wTseq: says it was interrupted, resumable" || fail "wTseq: $(tail -n 2 "$T/err.wTseq" | tr '\n' ' ')"
 exit 0
