@@ -168,6 +168,8 @@ static int read_window_row(struct view *v, struct store *st, const struct window
 	w->achieved_rps = row->achieved_rps;
 	w->duration_s = row->duration_s;
 	w->started_at = row->started_at;
+	w->warmup_s = row->warmup_s;
+	w->ended_at = row->ended_at;
 	w->due = row->due;
 	w->sent = row->sent;
 	w->completed = row->completed;

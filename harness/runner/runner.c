@@ -25,6 +25,7 @@
 #include "model/run_quality.h"
 #include "sut/rsut_fetch.h"
 #include "base/runlock.h"
+#include "model/view.h"
 #include "runner/runner_internal.h"
 #include "sandbox/jail.h"
 #include "sandbox/sandbox.h"
@@ -622,17 +623,17 @@ static int resume_arms(struct run_ctx *rc, const struct run_record *rec, int for
 /* Windows that were in flight when the harness died run again. */
 static int resume_windows(struct run_ctx *rc)
 {
-	struct window_rows wins;
+	struct view v;
 	size_t i;
 
-	if (store_windows_load(&rc->st, rc->run_id, NULL, &wins))
+	if (runner_view(rc, &v))
 		return -1;
-	for (i = 0; i < wins.n; i++)
-		if (wins.v[i].state == WINDOW_RUNNING)
-			store_event(&rc->st, rc->run_id, wins.v[i].id, "window_retry",
+	for (i = 0; i < v.nwindows; i++)
+		if (v.windows[i].running)
+			store_event(&rc->st, rc->run_id, v.windows[i].id, "window_retry",
 				    "%s: in flight when the harness stopped; discarded and run again",
-				    wins.v[i].impl);
-	window_rows_release(&wins);
+				    v.windows[i].impl);
+	view_release(&v);
 	return store_windows_unrun(&rc->st, rc->run_id);
 }
 

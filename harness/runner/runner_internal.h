@@ -241,6 +241,11 @@ void runner_progress_window_done(struct run_ctx *rc, const struct window_plan *w
 /* runner_stages.c: plan and run every requested stage. Returns an exit
  * code: 0, 1 (a stage measured nothing usable / interrupted), 3 (env). */
 int runner_stages(struct run_ctx *rc);
+struct view;
+/* The run as it stands, for one decision: the run view (model/view.h,
+ * VIEW_DECIDE, with the run's own spec), built from the database each
+ * call. 0, or -1 after an error line. */
+int runner_view(struct run_ctx *rc, struct view *v);
 /* runner_blocks.c: the blocks the stages are made of; stage ids seed each
  * block's counterbalanced order. */
 enum { STAGE_ID_LADDER = 1, STAGE_ID_CONFIRM = 2, STAGE_ID_SOAK = 3, STAGE_ID_REFINE = 4,

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "model/cells.h"
+#include "model/view.h"
 #include "runner/runner_internal.h"
 #include "base/util.h"
 #include "store/store_window.h"
@@ -64,23 +65,25 @@ static int is_extra(int block)
 
 int runner_progress_init(struct run_ctx *rc)
 {
-	struct window_query q = { .done_only = 1 };
-	struct window_rows wins;
+	struct view v;
 	double cost = 0;
 	size_t i, n = 0;
 
 	rc->plan_extra = plan_run_windows(rc->spec, rc->nrungs, rc->narms, rc->stages, rc->plan_pre);
 	rc->eta_shown = -1;
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
+	if (runner_view(rc, &v))
 		return -1;
-	rc->done = wins.n;
-	for (i = 0; i < wins.n; i++) {
-		const struct window_row *w = &wins.v[i];
+	rc->done = 0;
+	for (i = 0; i < v.nwindows; i++) {
+		const struct view_window *w = &v.windows[i];
 		int k = plan_stage_index(w->stage);
 
-		rc->accepted += w->status == WINDOW_ACCEPTED;
-		rc->failed += w->status == WINDOW_FAILED;
-		rc->rejected += w->status == WINDOW_REJECTED;
+		if (!w->done)
+			continue;
+		rc->done++;
+		rc->accepted += w->wstatus == WINDOW_ACCEPTED;
+		rc->failed += w->wstatus == WINDOW_FAILED;
+		rc->rejected += w->wstatus == WINDOW_REJECTED;
 		if (is_extra(w->block))
 			rc->done_extra++;
 		else if (k >= 0)
@@ -92,7 +95,7 @@ int runner_progress_init(struct run_ctx *rc)
 		}
 	}
 	rc->stored_cost_s = n ? cost / (double)n : 0;
-	window_rows_release(&wins);
+	view_release(&v);
 	return 0;
 }
 

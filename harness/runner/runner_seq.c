@@ -11,8 +11,9 @@
  * so looking after each block and stopping when narrow keeps its error
  * rate; a fixed-n interval would not.
  *
- * Everything is read from the stored windows, so a resumed run takes the
- * same decisions.
+ * Everything is read from the stored windows through the run view
+ * (view.h, runner_view), so a resumed run takes the same decisions: a
+ * window's latency is its pslo_ms, its CPU its cpu_ms_per_req.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #include "base/hist.h"
 #include "base/rate.h"
+#include "model/view.h"
 #include "runner/runner_internal.h"
 #include "stat/stat.h"
 #include "store/store_window.h"
@@ -45,24 +47,40 @@ double runner_seq_value(const struct window_row *w, const struct spec *s, int cp
 	return v;
 }
 
-/* The pairs of arms a and b at rate: values of the same block, both
- * accepted. Returns their count; xa/xb sized by the caller (wins->n). */
-static size_t pair_values(const struct window_rows *wins, const char *a, const char *b,
-			  double rate, const struct spec *s, int cpu, double *xa, double *xb)
+/* A done confirm window of the view: what the sequence reads. */
+static int confirm_done(const struct view_window *w)
+{
+	return w->done && !strcmp(w->stage, "confirm");
+}
+
+/* An accepted window's value: its SLO percentile, or its CPU per request
+ * (ms); NAN for any other window. */
+static double seq_value(const struct view_window *w, int cpu)
+{
+	if (!w->accepted)
+		return NAN;
+	return cpu ? w->cpu_ms_per_req : w->pslo_ms;
+}
+
+/* The pairs of arms a and b at rate: values of the same confirm block,
+ * both accepted. Returns their count; xa/xb sized by the caller
+ * (v->nwindows). */
+static size_t pair_values(const struct view *v, const char *a, const char *b, double rate,
+			  int cpu, double *xa, double *xb)
 {
 	size_t i, j, n = 0;
 
-	for (i = 0; i < wins->n; i++) {
-		const struct window_row *w = &wins->v[i];
-		if (!w->impl || strcmp(w->impl, a) || !rate_same(w->rate, rate))
+	for (i = 0; i < v->nwindows; i++) {
+		const struct view_window *w = &v->windows[i];
+		if (!confirm_done(w) || strcmp(w->impl, a) || !rate_same(w->rate, rate))
 			continue;
-		for (j = 0; j < wins->n; j++) {
-			const struct window_row *x = &wins->v[j];
-			if (!x->impl || strcmp(x->impl, b) || x->block != w->block ||
+		for (j = 0; j < v->nwindows; j++) {
+			const struct view_window *x = &v->windows[j];
+			if (!confirm_done(x) || strcmp(x->impl, b) || x->block != w->block ||
 			    !rate_same(x->rate, rate))
 				continue;
-			xa[n] = runner_seq_value(w, s, cpu);
-			xb[n] = runner_seq_value(x, s, cpu);
+			xa[n] = seq_value(w, cpu);
+			xb[n] = seq_value(x, cpu);
 			if (isfinite(xa[n]) && isfinite(xb[n]))
 				n++;
 			break;
@@ -74,16 +92,15 @@ static size_t pair_values(const struct window_rows *wins, const char *a, const c
 int runner_seq_narrow(struct run_ctx *rc, double rate, struct sbuf *why)
 {
 	const struct spec *s = rc->spec;
-	struct window_query q = { .stage = "confirm", .done_only = 1, .with_hists = 1 };
-	struct window_rows wins = { NULL, 0 };
+	struct view v;
 	double *xa = NULL, *xb = NULL, worst = -1;
 	size_t a, b;
 	int cpu, narrow = 1;
 
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
+	if (runner_view(rc, &v))
 		return -1;
-	xa = xcalloc(wins.n + 1, sizeof(*xa));
-	xb = xcalloc(wins.n + 1, sizeof(*xb));
+	xa = xcalloc(v.nwindows + 1, sizeof(*xa));
+	xb = xcalloc(v.nwindows + 1, sizeof(*xb));
 	for (a = 0; a < rc->narms; a++)
 		for (b = a + 1; b < rc->narms; b++)
 			for (cpu = 0; cpu < 2; cpu++) {
@@ -92,8 +109,8 @@ int runner_seq_narrow(struct run_ctx *rc, double rate, struct sbuf *why)
 
 				if (!(s->compare.metrics & (cpu ? CMP_CPU_PER_REQUEST : CMP_P99)))
 					continue;
-				n = pair_values(&wins, rc->arms[a].name, rc->arms[b].name, rate, s,
-						cpu, xa, xb);
+				n = pair_values(&v, rc->arms[a].name, rc->arms[b].name, rate, cpu,
+						xa, xb);
 				for (i = 0; i < n; i++) {
 					sa += xa[i];
 					sb += xb[i];
@@ -124,6 +141,6 @@ int runner_seq_narrow(struct run_ctx *rc, double rate, struct sbuf *why)
 			}
 	free(xa);
 	free(xb);
-	window_rows_release(&wins);
+	view_release(&v);
 	return narrow;
 }

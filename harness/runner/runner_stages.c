@@ -25,9 +25,7 @@
 
 /* ------------------------------------------------------------- knees */
 
-/* The run as it stands, for one decision (view.h VIEW_DECIDE, with the
- * run's own spec). 0, or -1 after an error line. */
-static int decide_view(struct run_ctx *rc, struct view *v)
+int runner_view(struct run_ctx *rc, struct view *v)
 {
 	return view_load_spec(v, &rc->st, rc->run_id, rc->spec, VIEW_DECIDE);
 }
@@ -69,7 +67,7 @@ static int ladder(struct run_ctx *rc)
 		ret = runner_replace_rejected(rc, &b, r);
 		if (ret)
 			goto out;
-		if (decide_view(rc, &v))
+		if (runner_view(rc, &v))
 			all_crossed = 0;
 		for (i = 0; i < rc->narms && all_crossed; i++) {
 			struct knee_result k;
@@ -115,7 +113,7 @@ static int ladder_top_rung(struct run_ctx *rc)
 	struct view v;
 	int top;
 
-	if (decide_view(rc, &v))
+	if (runner_view(rc, &v))
 		return -1;
 	top = view_top_rung(&v);
 	view_release(&v);
@@ -126,7 +124,7 @@ static void store_knees(struct run_ctx *rc)
 {
 	struct view v;
 	size_t i;
-	int top = -1, have = !decide_view(rc, &v);
+	int top = -1, have = !runner_view(rc, &v);
 
 	if (have)
 		top = view_top_rung(&v);
@@ -152,12 +150,11 @@ static void store_knees(struct run_ctx *rc)
 /* Is there any window of this stage (planned or done) in v? */
 static int stage_started(const struct view *v, const char *stage)
 {
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < v->nwindows; i++)
-		if (!strcmp(v->windows[i].stage, stage))
-			return 1;
-	return 0;
+	while (i < v->nwindows && strcmp(v->windows[i].stage, stage))
+		i++;
+	return i < v->nwindows;
 }
 
 /* The points of refine step `step`: as stored when its first block is
@@ -172,7 +169,7 @@ static int refine_points(struct run_ctx *rc, int top, int step, struct arm **arm
 	size_t i, k;
 	int m = 0, stored;
 
-	if (decide_view(rc, &v))
+	if (runner_view(rc, &v))
 		return -1;
 	for (i = 0; i < rc->narms; i++)
 		for (k = 0; k < v.nwindows; k++) {
@@ -325,7 +322,7 @@ static int confirm_stored_rates(struct run_ctx *rc, struct rate_list *l)
 	size_t i, idx;
 	int ret = 0;
 
-	if (decide_view(rc, &v))
+	if (runner_view(rc, &v))
 		return -1;
 	for (i = 0; i < v.nwindows; i++) {
 		const struct view_window *w = &v.windows[i];
@@ -550,7 +547,7 @@ static int stage_measured(struct run_ctx *rc, const char *stage)
 	size_t i, k, valid;
 	int ok = 1;
 
-	if (decide_view(rc, &v))
+	if (runner_view(rc, &v))
 		return 0;
 	for (i = 0; i < rc->narms; i++) {
 		for (k = 0, valid = 0; k < v.nwindows; k++)
