@@ -200,8 +200,10 @@ cmp_num "quick: its pre-registered windows take at most 3 minutes (warm-ups at m
 	"$(jq .estimated_seconds "$T/quick.plan.json")" "<=" 180
 cmp_num "pull-request: a rerun --with-baseline's windows (twice the plan's) at most 3 minutes" \
 	"$(jq '.estimated_seconds * 2' "$T/pull-request.plan.json")" "<=" 180
-check "pull-request: its sequential budget ends the rerun within 10 minutes" \
-	grep -q "sequential: { max_minutes: [1-9] }" "$ROOT/specs/templates/pull-request.yaml"
+cmp_num "pull-request: its sequential budget ends the rerun within 10 minutes" \
+	"$(jq '.compare.sequential_plan.budget_minutes' "$T/pull-request.plan.json")" "<" 10
+check "pull-request: that budget holds the rounds a latency decision needs" \
+	test "$(jq '.compare.sequential_plan.budget_short' "$T/pull-request.plan.json")" = false
 check "pull-request: check says the pooled test can decide" \
 	bash -c "'$HARNESS' check '$ROOT/specs/templates/pull-request.yaml' 2>/dev/null | grep -q 'latency: .*: can decide'"
 cmp_num "overnight: an overnight budget (more than 8 hours at min_s)" \

@@ -7,6 +7,28 @@
 # (exit 0 no change, or 1) within 10 minutes, never inconclusive. Both
 # wall times are printed (the README quotes none: they are this host's).
 # tests/e2e/templates.sh checks and runs all three cut to seconds.
+# The PR branch's server: testsrv at --delay-ms 2 --burn-us 200, 2 ms of
+# waiting and ~250 us of CPU a request (as tests/slow/until_decided.sh).
+# Without --burn-us its ~45 us a request, nearly all kernel time in the
+# socket calls, varied 7-9 % per pair of windows (5 s and 10 s windows
+# alike, 400-1600 req/s), so CPU per request's 5 % margin was never
+# decided in 10 minutes; with it ~2 %.
+# Measured Dec 4 beside the lead's until_decided series (load = uptime's
+# 1-minute average at start and end of the rerun):
+#  - 15:21, old template (2 rates x 3, mean_cs, max_minutes 8), no burn:
+#    rerun + compare 475 s, inconclusive, 19 rounds, CPU undecided (+2.8 %,
+#    MDE +12.2 %); latency "no change"; load 6.6 -> 8.9
+#  - 15:44, 2 rates, median_cs, max_minutes 9, burn: 534 s inconclusive,
+#    21 rounds: CPU "no change" at round 5, then one @base window whose
+#    CPU accounting covered 1.23 s of its 4 s (the coordinator held back:
+#    84 us a request against 257) widened CPU's mean sequence to +-20 %;
+#    latency [-28.2 %, +22.4 %] against -18.8 %/+23.1 %; load 5.4 -> 15
+#  - 15:57, the same: 529 s inconclusive, 21 rounds, CPU "no change",
+#    latency undecided (MDE +61 %); quick 86 s; load 12.2 -> 6.1
+#  - 16:08, the shipped template (1 rate x 6, median_cs, max_minutes 9):
+#    quick 86 s (12/12 accepted), baseline 37 s, rerun + compare 422 s:
+#    "no change" (exit 0) after 33 rounds, latency +7.2 % [-13.9, +20.7]
+#    margin -18.4 %/+22.6 %, CPU +1.3 % [-1.9, +4.6]; load 13 -> 15
 . "$(dirname "$0")/../lib.sh"
 
 NICE="nice -n -10"
@@ -34,7 +56,7 @@ cmp_num "quick.yaml: run to report in under 5 minutes ($tq s)" "$tq" "<" 300
 mkdir -p "$REPO"
 cp "$ROOT/tests/helpers/testsrv.c" "$REPO/srv.c"
 printf '#!/bin/sh\nexec cc -std=gnu11 -D_GNU_SOURCE -O1 -pthread -o srv srv.c\n' >"$REPO/build.sh"
-printf '#!/bin/sh\nexec ./srv --port "$1" --delay-ms 2\n' >"$REPO/run.sh"
+printf '#!/bin/sh\nexec ./srv --port "$1" --delay-ms 2 --burn-us 200\n' >"$REPO/run.sh"
 git init -q -b main "$REPO"
 g add -A && g commit -qm main
 g checkout -q -b comment && sed -i '1s|^|/* a comment-only change */\n|' "$REPO/srv.c" &&
