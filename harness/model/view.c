@@ -170,6 +170,8 @@ static int read_window_row(struct view *v, struct store *st, const struct window
 	w->started_at = row->started_at;
 	w->warmup_s = row->warmup_s;
 	w->ended_at = row->ended_at;
+	w->has_replaces = row->has_replaces;
+	w->replaces = row->replaces;
 	w->due = row->due;
 	w->sent = row->sent;
 	w->completed = row->completed;

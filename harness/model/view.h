@@ -82,6 +82,8 @@ struct view_window {
 	double rate;                 /* offered (planned) req/s: its rung */
 	double offered_rps, achieved_rps, duration_s, started_at;
 	double warmup_s, ended_at;   /* its warm-up's length; when it ended */
+	int has_replaces;            /* a replacement window, of window `replaces` */
+	int64_t replaces;
 	int64_t due, sent, completed, dropped, errors;
 	int64_t ok;                  /* completed - unexpected */
 	int64_t unexpected;          /* completed, not what the request expects */

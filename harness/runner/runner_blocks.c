@@ -12,6 +12,7 @@
 #include "base/rate.h"
 #include "model/cells.h"
 #include "runner/plan.h"
+#include "model/view.h"
 #include "runner/runner_internal.h"
 #include "store/store_run.h"
 #include "store/store_window.h"
@@ -179,11 +180,11 @@ enum { REPL_BLOCK_BASE = CELLS_REPL_BLOCK_BASE, REPL_ROUNDS = 64 };
 enum { REPL_CELL_MAX = 50 };
 
 /* A done window's wall time as stored: its warm-up and measured part. */
-static double window_cost_s(const struct window_row *w)
+static double window_cost_s(const struct view_window *w)
 {
 	double t = 0;
 
-	if (w->state != WINDOW_DONE)
+	if (!w->done)
 		return 0;
 	if (isfinite(w->warmup_s) && w->warmup_s > 0)
 		t += w->warmup_s;
@@ -193,14 +194,13 @@ static double window_cost_s(const struct window_row *w)
 }
 
 /* Replacement windows before index i of the same cell as w[i]. */
-static size_t repl_index(const struct window_row *w, size_t i)
+static size_t repl_index(const struct view_window *w, size_t i)
 {
 	size_t j, n = 0;
 
 	for (j = 0; j < i; j++)
 		n += w[j].has_replaces && rate_same(w[j].rate, w[i].rate) &&
-		     !strcmp(w[j].stage ? w[j].stage : "", w[i].stage ? w[i].stage : "") &&
-		     !strcmp(w[j].impl ? w[j].impl : "", w[i].impl ? w[i].impl : "");
+		     !strcmp(w[j].stage, w[i].stage) && !strcmp(w[j].impl, w[i].impl);
 	return n;
 }
 
@@ -213,23 +213,24 @@ static size_t repl_index(const struct window_row *w, size_t i)
  */
 static int repl_extra_time(struct run_ctx *rc, double *budget_s, double *spent_s)
 {
-	struct window_query q = { .stage = NULL };
-	struct window_rows wins;
+	struct view v;
 	size_t i;
 
 	*budget_s = *spent_s = 0;
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
+	if (runner_view(rc, &v))
 		return -1;
-	for (i = 0; i < wins.n; i++) {
-		if (wins.v[i].block >= REPL_BLOCK_BASE && !wins.v[i].has_replaces)
+	for (i = 0; i < v.nwindows; i++) {
+		const struct view_window *w = &v.windows[i];
+
+		if (w->block >= REPL_BLOCK_BASE && !w->has_replaces)
 			;   /* a replacement's partner (repl_add_partners) */
-		else if (!wins.v[i].has_replaces)
-			*budget_s += window_cost_s(&wins.v[i]);
-		else if (repl_index(wins.v, i) >= (size_t)rc->spec->retries.max_per_cell)
-			*spent_s += window_cost_s(&wins.v[i]);
+		else if (!w->has_replaces)
+			*budget_s += window_cost_s(w);
+		else if (repl_index(v.windows, i) >= (size_t)rc->spec->retries.max_per_cell)
+			*spent_s += window_cost_s(w);
 	}
 	*budget_s *= rc->spec->retries.extra_time_pct / 100;
-	window_rows_release(&wins);
+	view_release(&v);
 	return 0;
 }
 
@@ -303,29 +304,30 @@ static size_t repl_add_partners(const struct block_spec *b, size_t m, struct arm
 static int repl_round(struct run_ctx *rc, const struct block_spec *b, int block,
 		      struct arm **arms, double *rates, int64_t *repl)
 {
-	struct window_query q = { .stage = b->stage, .by_block = 1, .block = block };
-	struct window_rows wins;
-	struct cells cells;
+	struct view v;
 	double acct[2] = { -1, 0 };
 	size_t i, k, m = 0;
 	int ok = 0;
 
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
+	if (runner_view(rc, &v))
 		return -1;
-	for (i = 0; i < b->n && wins.n; i++)
-		for (k = 0; k < wins.n; k++)
-			if (wins.v[k].impl && !strcmp(wins.v[k].impl, b->arms[i]->name)) {
+	for (i = 0; i < b->n; i++)
+		for (k = 0; k < v.nwindows; k++) {
+			const struct view_window *w = &v.windows[k];
+
+			if (w->block == block && !strcmp(w->stage, b->stage) &&
+			    !strcmp(w->impl, b->arms[i]->name)) {
 				arms[m] = b->arms[i];
-				rates[m] = wins.v[k].rate;
+				rates[m] = w->rate;
 				repl[m++] = 0;
 			}
-	window_rows_release(&wins);
-	if (m)
+		}
+	if (m) {
+		view_release(&v);
 		return (int)m;
-	if (cells_load(&rc->st, rc->run_id, b->stage, NULL, &cells))
-		return -1;
+	}
 	for (i = 0; i < b->n; i++) {
-		const struct cell *c = cells_find(&cells, b->stage, b->arms[i]->name,
+		const struct cell *c = cells_find(&v.cells, b->stage, b->arms[i]->name,
 						  block_rate(b, i));
 
 		if (!c || !c->unreplaced || c->valid >= c->planned)
@@ -353,7 +355,7 @@ static int repl_round(struct run_ctx *rc, const struct block_spec *b, int block,
 		rates[m] = block_rate(b, i);
 		repl[m++] = c->unreplaced;
 	}
-	cells_release(&cells);
+	view_release(&v);
 	if (ok < 0)
 		return -1;
 	return (int)repl_add_partners(b, m, arms, rates, repl);
