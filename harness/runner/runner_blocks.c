@@ -89,21 +89,27 @@ out:
 /* Load the block's order from the database, or plan it (orders and
  * windows inserted in one transaction). order receives indices into
  * b->arms. */
+/* Is w a window of block b? */
+static int of_block(const struct view_window *w, const struct block_spec *b)
+{
+	return w->block == b->block && !strcmp(w->stage, b->stage);
+}
+
 int runner_block_order(struct run_ctx *rc, const struct block_spec *b, int *order)
 {
-	struct window_query q = { .stage = b->stage, .by_block = 1, .block = b->block };
-	struct window_rows wins = { NULL, 0 };
+	struct view v;
 	size_t i, k;
 	int ret = -1, found = 0;
 
-	if (store_windows_load(&rc->st, rc->run_id, &q, &wins))
-		goto out;
-	for (k = 0; k < wins.n; k++) {
-		const char *impl = wins.v[k].impl ? wins.v[k].impl : "";
-		int slot = wins.v[k].slot;
-		for (i = 0; i < b->n; i++)
-			if (!strcmp(b->arms[i]->name, impl) && slot >= 0 && (size_t)slot < b->n) {
-				order[slot] = (int)i;
+	if (runner_view(rc, &v))
+		return -1;
+	for (k = 0; k < v.nwindows; k++) {
+		const struct view_window *w = &v.windows[k];
+
+		for (i = 0; i < b->n && of_block(w, b); i++)
+			if (!strcmp(b->arms[i]->name, w->impl) && w->slot >= 0 &&
+			    (size_t)w->slot < b->n) {
+				order[w->slot] = (int)i;
 				found++;
 			}
 	}
@@ -119,7 +125,7 @@ int runner_block_order(struct run_ctx *rc, const struct block_spec *b, int *orde
 	plan_block_order(b->n, rc->spec->seed, b->stage_id, (unsigned)b->block, order);
 	ret = block_insert(rc, b, order);
 out:
-	window_rows_release(&wins);
+	view_release(&v);
 	return ret;
 }
 
@@ -127,27 +133,27 @@ out:
  * stored rate). Returns 0, 1 (interrupted) or -1 (fatal). */
 int runner_run_block(struct run_ctx *rc, const struct block_spec *b)
 {
-	struct window_query q = { .stage = b->stage, .by_block = 1, .block = b->block };
-	struct window_rows wins = { NULL, 0 };
+	struct view v = { 0 };
 	int *order = xcalloc(b->n, sizeof(*order));
 	size_t k, i;
 	int ret = -1;
 
-	if (runner_block_order(rc, b, order) || store_windows_load(&rc->st, rc->run_id, &q, &wins))
+	if (runner_block_order(rc, b, order) || runner_view(rc, &v))
 		goto out;
 	for (k = 0; k < b->n; k++) {
 		struct window_plan wp = { 0 };
-		const struct window_row *row = NULL;
+		const struct view_window *row = NULL;
 
-		for (i = 0; i < wins.n && !row; i++)
-			if (wins.v[i].impl && !strcmp(wins.v[i].impl, b->arms[order[k]]->name))
-				row = &wins.v[i];
+		for (i = 0; i < v.nwindows && !row; i++)
+			if (of_block(&v.windows[i], b) &&
+			    !strcmp(v.windows[i].impl, b->arms[order[k]]->name))
+				row = &v.windows[i];
 		if (!row) {
 			error("%s: window %s/%d/%s vanished", rc->st.path, b->stage, b->block,
 			      b->arms[order[k]]->name);
 			goto out;
 		}
-		if (row->state == WINDOW_DONE)
+		if (row->done)
 			continue;
 		wp.id = row->id;
 		wp.stage = b->stage;
@@ -162,7 +168,7 @@ int runner_run_block(struct run_ctx *rc, const struct block_spec *b)
 	}
 	ret = 0;
 out:
-	window_rows_release(&wins);
+	view_release(&v);
 	free(order);
 	return ret;
 }
