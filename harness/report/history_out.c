@@ -352,10 +352,9 @@ void history_html(const struct history *h, struct sbuf *out)
 		sbuf_adds(out, "<ul>\n");
 		for (j = 0; j < im->nsteps; j++) {
 			sbuf_reset(&md);
+			sbuf_adds(&md, "step ");
 			step_text(h, im, &im->steps[j], &md);
-			sbuf_adds(out, "<li class=\"step\">step ");
-			sbuf_add_xml(out, md.buf);
-			sbuf_adds(out, "</li>\n");
+			html_elem(out, "li", "class=\"step\"", md.buf, 0);
 		}
 		if (!im->nsteps)
 			sbuf_adds(out, "<li>no step</li>\n");
@@ -375,29 +374,23 @@ void history_html(const struct history *h, struct sbuf *out)
 
 			if (!p->present)
 				continue;
-			sbuf_adds(out, "<tr><td>");
-			sbuf_add_xml(out, h->runs[r].id);
-			sbuf_addf(out, "</td><td>%.12s</td><td>", h->runs[r].commits[k] ?
+			sbuf_adds(out, "<tr>");
+			html_elem(out, "td", NULL, h->runs[r].id, HTML_INLINE);
+			sbuf_addf(out, "<td>%.12s</td>", h->runs[r].commits[k] ?
 				  h->runs[r].commits[k] : "-");
-			sbuf_reset(&md);
-			fmt_knee(&md, p);
-			sbuf_add_xml(out, md.buf);
-			sbuf_adds(out, "</td><td>");
-			sbuf_reset(&md);
-			fmt_knee_lat(&md, p);
-			sbuf_add_xml(out, md.buf);
-			sbuf_adds(out, "</td>");
-			for (j = 0; j < 3 * im->nrates; j++) {
+			for (j = 0; j < 2 + 3 * im->nrates; j++) {
 				sbuf_reset(&md);
-				if (j < im->nrates)
-					fmt_hval(&md, &p->cost[j], HM_COST);
-				else if (j < 2 * im->nrates)
-					fmt_hval(&md, &p->mem[j - im->nrates], HM_MEMORY);
+				if (j == 0)
+					fmt_knee(&md, p);
+				else if (j == 1)
+					fmt_knee_lat(&md, p);
+				else if (j - 2 < im->nrates)
+					fmt_hval(&md, &p->cost[j - 2], HM_COST);
+				else if (j - 2 < 2 * im->nrates)
+					fmt_hval(&md, &p->mem[j - 2 - im->nrates], HM_MEMORY);
 				else
-					fmt_hval(&md, &p->lat[j - 2 * im->nrates], HM_LATENCY);
-				sbuf_adds(out, "<td>");
-				sbuf_add_xml(out, md.buf);
-				sbuf_adds(out, "</td>");
+					fmt_hval(&md, &p->lat[j - 2 - 2 * im->nrates], HM_LATENCY);
+				html_elem(out, "td", NULL, md.buf, HTML_INLINE);
 			}
 			sbuf_adds(out, "</tr>\n");
 		}
