@@ -30,6 +30,20 @@
 # rerun; each inconclusive one had a window whose implementation was slow
 # with the generator on time (service p99 50-146 ms against ~3): one pair
 # against leaves p >= 0.09 (docs/STATISTICS.md "Pooled evidence").
+# Dec 4 16:07-16:18 (binary 98e89fc; beside a `make test` of a clean
+# clone, nice 10, and the lead's four until_decided series; load after
+# each run 7.5, 8.1, 9.8, 10.9, 10.6, 14.2, 12.4, 7.2, 5.4, 15.6): 8 of
+# 10, 57 s a rerun + compare; every rerun exit 0 (it measures, compare
+# judges), compare 1, 1, 3, 1, 1, 3, 1, 1, 1, 1; latency +93..+204 %
+# where called, p 0.016 -> 0.031 (all 6 pairs up). 0 of 120 windows
+# rejected (schedule lag p99 median 0.03-0.46 ms a rerun). Both misses
+# are a base window the host slowed with the generator on time, all 12
+# windows accepted: run 3 a@base p99 19.0 ms against a's 12.0 at 200 req/s
+# (p 0.094 -> 0.19), run 6 a@base 67.6 ms (service p99 67.6 ms, its
+# threads' CPU wait 45 ms in the 3 s) against 8.5 at 400 (p 0.19 -> 0.38).
+# Six pairs leave no room for one contrary pair at Holm's first 0.02
+# (2/64 = 0.031 even at the smallest rank); the acceptance's 10 of 10
+# beside other work is not met.
 . "$(dirname "$0")/../lib.sh"
 
 N=${PR_RUNS:-10}
