@@ -321,7 +321,7 @@ struct spec_sequential {
 	double max_minutes;             /* default 30: of the whole rerun */
 	int max_blocks;                 /* default 200: sequential blocks added */
 	int method;                     /* latency's: decide.h enum decide_method
-					   (mean_cs, the default; median_cs) */
+					   (median_cs, the default; mean_cs) */
 	int present;                    /* compare.sequential was given: the
 					   spec's reruns run --until-decided
 					   (harness check's plan refusal) */

@@ -9,6 +9,7 @@
 #include "gate/gate.h"
 #include "spec/spec_internal.h"
 #include "base/hosttune.h"
+#include "stat/decide.h"
 
 #define O(type, member) offsetof(type, member)
 
@@ -531,8 +532,8 @@ static const struct field sequential_fields[] = {
 	  "harness rerun --until-decided: wall minutes of the whole rerun after which no more sequential blocks start (then inconclusive); --max-minutes overrides" },
 	{ "max_blocks", FT_INT, F_DEF | F_MIN | F_MAX, O(struct spec_sequential, max_blocks), 0, 1, 100000, 200, NULL, NULL, NULL, 0, 0, 0,
 	  "harness rerun --until-decided: most sequential blocks (one rate, each arm once) added after the pre-registered ones" },
-	{ "method", FT_ENUM, F_DEF, O(struct spec_sequential, method), 0, 0, 0, 0, NULL, seq_method_names, NULL, 0, 0, 0,
-	  "harness rerun --until-decided: how latency's rounds are judged: mean_cs (the mean log ratio, normal-mixture confidence sequence) or median_cs (their median, a sign-count confidence sequence: exact and robust to rounds a busy host held back; 'no change' also needs the merged-histogram SLO percentile within the margin); CPU per request always mean_cs (docs/STATISTICS.md)" },
+	{ "method", FT_ENUM, F_DEF, O(struct spec_sequential, method), 0, 0, 0, DECIDE_MEDIAN_CS, NULL, seq_method_names, NULL, 0, 0, 0,
+	  "harness rerun --until-decided: how latency is judged: median_cs (the median of the pairs' log ratios, every judged rate's pair one observation: a sign-count confidence sequence, exact, and a window a busy host held back counts once; no decision before 8-9 pairs; 'no change' also needs the merged-histogram SLO percentile within the margin) or mean_cs (the mean log ratio, normal-mixture confidence sequence: can decide from 3 rounds, but one stalled round widens it for every round after); CPU per request always mean_cs (docs/STATISTICS.md)" },
 	FIELD_END
 };
 

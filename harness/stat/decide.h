@@ -58,7 +58,12 @@ struct decide_obs {
 	double new_, base;
 };
 
-/* How the rounds are summarised (docs/STATISTICS.md "Sequential rerun"). */
+/* How the rounds are summarised (docs/STATISTICS.md "Sequential rerun").
+ * Latency's default in a spec (compare.sequential.method) is median_cs;
+ * CPU per request is always mean_cs, and so is latency in a stored rule
+ * without a method (runs before schema 17), so they are judged as they
+ * were. The names are stored: never reorder (spec_table.c lists them in
+ * this order). */
 enum decide_method {
 	DECIDE_MEAN_CS,    /* "mean_cs": the mean, Robbins' normal mixture */
 	DECIDE_MEDIAN_CS,  /* "median_cs": the median, sign counts (stat.h
@@ -73,7 +78,8 @@ struct decide_rule {
 	double t_star;         /* DECIDE_T_STAR unless stored otherwise */
 	double margin_pct;     /* relative margin, % of base */
 	double floor;          /* absolute margin, unit of the values */
-	enum decide_method method;  /* DECIDE_MEAN_CS (0) unless chosen */
+	enum decide_method method;  /* DECIDE_MEAN_CS (0) unless chosen: CPU,
+				       and a stored rule without a method */
 	/* median_cs's guard on "no change": per judged rate (rates[j]), a
 	 * pooled value of NEW and of BASE over every round (the SLO
 	 * percentile of the merged histograms; CPU: total CPU / total

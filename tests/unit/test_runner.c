@@ -408,8 +408,30 @@ TEST(freezes_the_arms_not_measured)
  * would end past it: inconclusive, stop max_minutes, never a guess
  * (docs/STATISTICS.md "Sequential rerun"); its elapsed time is the
  * runner's clock's. */
-static void until_decided(double max_minutes, const char *method, const char *stop,
-			  const char *outcome, int exit)
+/* compare of run id against itself (its paired arm a), into c. */
+static int until_compare(const char *id, struct compare *c)
+{
+	struct compare_opts o = { "a", 0, -1, -1 };
+	struct cmp_run rb, rn;
+	struct sbuf runs = SBUF_INIT;
+	int ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	sbuf_addf(&runs, "%s/runs", tmp);
+	if (cmp_run_load(&rb, runs.buf, id))
+		goto out;
+	if (cmp_run_load(&rn, runs.buf, id)) {
+		cmp_run_release(&rb);
+		goto out;
+	}
+	ret = compare_runs(c, &rb, &rn, &o);
+out:
+	sbuf_release(&runs);
+	return ret;
+}
+
+static void until_decided(double max_minutes, const char *method, const char *want,
+			  const char *stop, const char *outcome, int exit)
 {
 	struct fake_world w;
 	struct store st;
@@ -427,8 +449,8 @@ static void until_decided(double max_minutes, const char *method, const char *st
 	fake_arm_add(&w, "a@base", 300);
 	t0 = w.now;
 	snprintf(extra, sizeof(extra),
-		 "compare: { metric: [p99], sequential: { max_minutes: %g, method: %s } }\n",
-		 max_minutes, method ? method : "mean_cs");
+		 "compare: { metric: [p99], sequential: { max_minutes: %g%s%s } }\n",
+		 max_minutes, method ? ", method: " : "", method ? method : "");
 	code = run_arms(&w, write_spec("until",
 				       "  ladder: { start_rps: 100, step: 2, max_rps: 200, reps: 1,"
 				       " window_s: 2, discard_s: 0 }\n", extra),
@@ -440,25 +462,19 @@ static void until_decided(double max_minutes, const char *method, const char *st
 	if (n == 1) {
 		CHECK_STR(rules[0].stop, stop);
 		CHECK_STR(rules[0].outcome, outcome);
-		CHECK_STR(rules[0].method, method ? method : "mean_cs");
-		if (method)
-			printf("# %s: %s after %d rounds, %.0f s of the fake clock\n", method,
-			       rules[0].outcome, rules[0].rounds, rules[0].elapsed_s);
+		CHECK_STR(rules[0].method, want);
+		printf("# %s%s: %s after %d rounds, %.0f s of the fake clock\n", want,
+		       method ? "" : " (the default)",
+		       rules[0].outcome, rules[0].rounds, rules[0].elapsed_s);
 		CHECK(rules[0].elapsed_s <= max_minutes * 60);
 		NEAR(rules[0].elapsed_s, w.now - t0, 1e-6, "the fake clock's seconds");
 	}
-	if (method) {
+	if (!strcmp(want, "median_cs")) {
 		/* compare recomputes it from the stored run, by the stored method */
-		struct compare_opts o = { "a", 0, -1, -1 };
-		struct cmp_run rb, rn;
 		struct compare c;
-		struct sbuf runs = SBUF_INIT, js = SBUF_INIT;
+		struct sbuf js = SBUF_INIT;
 
-		memset(&c, 0, sizeof(c));
-		sbuf_addf(&runs, "%s/runs", tmp);
-		CHECK(cmp_run_load(&rb, runs.buf, id) == 0);
-		CHECK(cmp_run_load(&rn, runs.buf, id) == 0);
-		CHECK(compare_runs(&c, &rb, &rn, &o) == 0);
+		CHECK(until_compare(id, &c) == 0);
 		CHECK(c.nimpls == 1 && c.impls[0].seq);
 		if (c.nimpls == 1 && c.impls[0].seq) {
 			CHECK(c.impls[0].seq->m[0].method == DECIDE_MEDIAN_CS);
@@ -472,7 +488,32 @@ static void until_decided(double max_minutes, const char *method, const char *st
 		}
 		compare_release(&c);
 		sbuf_release(&js);
-		sbuf_release(&runs);
+	} else if (n == 1) {
+		/* a rule stored without a method (a run before schema 17) is
+		 * judged by mean_cs, whatever latency's default is now: the
+		 * same verdict, the same bytes as the stored mean_cs */
+		struct compare c;
+		struct sbuf js = SBUF_INIT, js0 = SBUF_INIT, md = SBUF_INIT, md0 = SBUF_INIT;
+
+		CHECK(until_compare(id, &c) == 0);
+		compare_json(&c, &js);
+		compare_md(&c, &md);
+		compare_release(&c);
+		free(rules[0].method);
+		rules[0].method = NULL;
+		CHECK(store_seq_rule_put(&st, &rules[0]) == 0);
+		CHECK(until_compare(id, &c) == 0);
+		CHECK(c.nimpls == 1 && c.impls[0].seq &&
+		      c.impls[0].seq->m[0].method == DECIDE_MEAN_CS);
+		compare_json(&c, &js0);
+		compare_md(&c, &md0);
+		compare_release(&c);
+		CHECK_STR(js0.buf, js.buf);
+		CHECK_STR(md0.buf, md.buf);
+		sbuf_release(&js);
+		sbuf_release(&js0);
+		sbuf_release(&md);
+		sbuf_release(&md0);
 	}
 	seq_rules_free(rules, n);
 	store_close(&st);
@@ -482,12 +523,13 @@ static void until_decided(double max_minutes, const char *method, const char *st
 
 TEST(until_decided_stops_when_decided_or_out_of_time)
 {
-	until_decided(60, NULL, "decided", "no change", 0);
-	until_decided(0.5, NULL, "max_minutes", "inconclusive", 3);
-	/* median_cs: no change needs 8 rounds (alpha 0.05, one metric) and
-	 * the merged histograms within the margin; stored, so compare
+	until_decided(60, "mean_cs", "mean_cs", "decided", "no change", 0);
+	until_decided(0.5, "mean_cs", "mean_cs", "max_minutes", "inconclusive", 3);
+	/* median_cs, latency's default (no method in the spec): no change
+	 * needs 8 pairs (alpha 0.05, one metric: 4 rounds of the 2 rates)
+	 * and the merged histograms within the margin; stored, so compare
 	 * recomputes it */
-	until_decided(60, "median_cs", "decided", "no change", 0);
+	until_decided(60, NULL, "median_cs", "decided", "no change", 0);
 }
 
 /* rerun --until-decided where one arm answers 500 to everything from its
