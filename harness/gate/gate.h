@@ -180,6 +180,8 @@ struct gate_input {
 	/* Kernel accounting over the phase; has_* = 0 when the backend does
 	 * not provide that figure. */
 	const char *acct_backend;    /* "cgroup2" | "cgroup1" | "procfs" | NULL */
+	double acct_span_s;          /* the span the CPU accounting covered
+					(account.h duration_s); NAN: not known */
 	int has_throttle, has_oom, has_majfault;
 	uint64_t nr_throttled, throttled_usec;
 	uint64_t oom_events, oom_kills;

@@ -14,6 +14,7 @@ void evidence_init(struct evidence *e, enum gate_phase phase)
 	e->phase = phase;
 	e->lateness_p99_ms = NAN;
 	e->service_p50_ms = NAN;
+	e->acct_span_s = NAN;
 }
 
 void evidence_release_stats(struct evidence *e)
@@ -254,6 +255,7 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->req_names = (const char *const *)e->req_names;
 	in->req_sent = e->req_sent;
 	in->acct_backend = e->acct_backend;
+	in->acct_span_s = e->acct_span_s;
 	in->has_throttle = e->has_throttle;
 	in->has_oom = e->has_oom;
 	in->has_majfault = e->has_majfault;

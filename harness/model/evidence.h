@@ -55,6 +55,10 @@ struct evidence {
 	uint64_t *req_sent;
 
 	char *acct_backend;
+	/* the span the arm's CPU accounting covered (account.h duration_s):
+	 * the measured seconds and the drain when the accounting began on
+	 * time; NAN: not known (no accounting, older runs) */
+	double acct_span_s;
 	int has_throttle, has_oom, has_majfault;
 	uint64_t nr_throttled, throttled_usec, oom_events, oom_kills, major_faults;
 	int sut_exited;

@@ -43,6 +43,7 @@ static const struct ev_map measured_map[] = {
 	M(service_p50_ms, service_p50_ms, EV_REAL),
 	M(generator_cpu_s, gen_cpu_s, EV_REAL),
 	M(acct_backend, acct_backend, EV_TEXT),
+	M(acct_span_s, acct_span_s, EV_REAL),
 	M(has_throttle, has_throttle, EV_INT),
 	M(nr_throttled, nr_throttled, EV_U64),
 	M(throttled_usec, throttled_usec, EV_U64),
@@ -101,6 +102,7 @@ void evidence_from_window_row(struct evidence *e, const struct window_row *w)
 		map_copy(warmup_map, ARRAY_SIZE(warmup_map), e, 1, w);
 		e->lateness_p99_ms = NAN;
 		e->generator_cpu_s = NAN;
+		e->acct_span_s = NAN;
 		return;
 	}
 	map_copy(measured_map, ARRAY_SIZE(measured_map), e, 1, w);

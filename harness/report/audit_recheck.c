@@ -36,12 +36,25 @@ static int rule_changed(const char *gate)
 	return !strcmp(gate, "error_rate");
 }
 
+/* Whether the run stored a window-phase verdict of gate for this window. */
+static int stored_window_gate(const struct gate_rows *stored, const char *gate)
+{
+	size_t k;
+
+	for (k = 0; k < stored->n; k++)
+		if (stored->v[k].phase && !strcmp(stored->v[k].phase, "window") &&
+		    stored->v[k].gate && !strcmp(stored->v[k].gate, gate))
+			return 1;
+	return 0;
+}
+
 /* The window's stored status and reasons against harness/gate/judge.h applied
  * to the window gates recomputed on `in` (in the spec's order, as the
  * runner judged them). 0 agree, 1 mismatch (described), -1 error. */
 static int recheck_status(struct store *st, const struct spec *spec, const struct window_row *w,
 			  const struct gate_input *in, int no_answer, const struct judge_gate *head,
-			  size_t nhead, json_t *details, int legacy, struct sbuf *report)
+			  size_t nhead, const struct gate_rows *stored, json_t *details, int legacy,
+			  struct sbuf *report)
 {
 	struct window_reset_rows resets;
 	int reset_failed = 0;
@@ -51,17 +64,24 @@ static int recheck_status(struct store *st, const struct spec *spec, const struc
 	struct window_verdict v;
 	const char *status, *reasons;
 	int64_t wid = w->id;
-	size_t g;
+	size_t g, n = 0;
 	int ret;
 
 	for (g = 0; g < spec->nwindow_gates; g++) {
 		const struct gate_params *cfg = spec_gate_find(spec, spec->window_gates[g]);
 		struct gate_result r;
 
+		/* A gate the run stored no verdict of for this window was not
+		 * judged then (added to the defaults since: acct_span, schema
+		 * 20): it does not decide the recomputed status either. */
+		if (!stored_window_gate(stored, spec->window_gates[g]))
+			continue;
+
 		gate_eval(spec_gate_find(spec, spec->window_gates[g]), spec->window_gates[g], in, &r);
-		jg[g].name = spec->window_gates[g];
-		jg[g].status = r.status;
-		jg[g].enforced = cfg ? cfg->enforce : 1;
+		jg[n].name = spec->window_gates[g];
+		jg[n].status = r.status;
+		jg[n].enforced = cfg ? cfg->enforce : 1;
+		n++;
 	}
 	ji.warmup_gates = spec->warmup.ngates > 0;
 	ji.warm_passed = w->warm > 0;
@@ -83,7 +103,7 @@ static int recheck_status(struct store *st, const struct spec *spec, const struc
 	window_reset_rows_release(&resets);
 	ji.reset_failed = reset_failed;
 	ji.no_answer = no_answer;
-	ji.ngates = spec->nwindow_gates;
+	ji.ngates = n;
 	ji.gates = jg;
 	ji.nhead = nhead;
 	ji.head = head;
@@ -248,7 +268,7 @@ static int recheck_phase(struct store *st, const struct spec *spec, const struct
 			goto out;
 		}
 		mismatches += m;
-		m = recheck_status(st, spec, w, &in, evidence_no_answer(&e), hg, nh, details,
+		m = recheck_status(st, spec, w, &in, evidence_no_answer(&e), hg, nh, &gates, details,
 				   count->legacy, report);
 		free(hg);
 

@@ -604,6 +604,7 @@ static void meas_evidence(struct window_ctx *w)
 	e->sut_exited = w->sut_exited;
 	if (w->have_acct) {
 		e->acct_backend = xstrdup(a->backend);
+		e->acct_span_s = a->duration_s;
 		e->has_throttle = a->has_throttle;
 		e->nr_throttled = a->nr_throttled;
 		e->throttled_usec = a->throttled_usec;

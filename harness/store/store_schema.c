@@ -401,5 +401,11 @@ const char *const store_migrations[] = {
 	 * harness/account/account_wait.c); evidence, no gate reads it. NULL:
 	 * not known (older runs, an arm behind an agent, no thread read). */
 	"ALTER TABLE windows ADD COLUMN cpu_wait_s REAL;",
+	/* version 20: the span the arm's CPU accounting covered in each
+	 * window (account.h duration_s: from the end of the discard seconds,
+	 * as the load's coordinator saw it, to after the drain): the
+	 * acct_span gate's evidence. NULL: not known (older runs, no
+	 * accounting): not judged. */
+	"ALTER TABLE windows ADD COLUMN acct_span_s REAL;",
 	NULL,
 };

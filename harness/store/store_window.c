@@ -96,6 +96,7 @@ static const struct store_coldef window_cols[] = {
 	WH(pgmajfault, has_majfault, R),
 	W(sampler_cpu_s, SC_REAL, R),
 	W(cpu_wait_s, SC_REAL, R),
+	W(acct_span_s, SC_REAL, R),
 	W(sut_exited, SC_INT, R),
 	WH(replaces, has_replaces, WC_PLAN),
 };

@@ -71,6 +71,9 @@ struct window_row {
 	double cpu_wait_s;           /* the arm's threads' run-queue wait over
 					the window (account.h wait_s; schema
 					19); NAN: not known */
+	double acct_span_s;          /* the span the CPU accounting covered
+					(account.h duration_s; schema 20);
+					NAN: not known */
 	int sut_exited;
 	int has_replaces;            /* a replacement window (schema 7) */
 	int64_t replaces;            /* the rejected window it replaces */

@@ -33,6 +33,11 @@ for st in ladder confirm; do
 	d=$((a - b)); d=${d#-}
 	check "$st orders counterbalanced (fast first $a, slow first $b)" test "$d" -le 1
 done
+# The CPU accounting's span is stored per window (schema 20, the
+# acct_span gate's evidence): the measured seconds and the drain.
+cmp_num "every done window stores its accounting span" \
+	"$(q "$id" "SELECT COUNT(*) FROM windows WHERE state = 'done' AND acct_span_s IS NULL")" "==" 0
+echo "# accounting span / measured seconds: $(q "$id" "SELECT printf('%.3f..%.3f', MIN(acct_span_s / duration_s), MAX(acct_span_s / duration_s)) FROM windows WHERE state = 'done'")"
 ng=$(q "$id" "SELECT COUNT(*) FROM gate_results WHERE phase='window'")
 # the spec's 3 window gates and idle_arms_quiet (always judged)
 cmp_num "every window gate result stored" "$ng" "==" $((n * 4))

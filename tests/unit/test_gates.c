@@ -55,7 +55,7 @@ TEST(registry_complete)
 	static const char *names[] = { "p99_flat", "p999_flat", "gc_steady", "pools_warm",
 		"min_calls", "hot_set_touched", "major_faults_equal", "error_rate",
 		"achieved_vs_offered", "stationarity", "throttled", "oom", "generator",
-		"sut_alive", "dependency_headroom", "idle_arms_quiet", "signal_range" };
+		"sut_alive", "dependency_headroom", "idle_arms_quiet", "signal_range", "acct_span" };
 	size_t i;
 	const struct gate_param *p;
 
@@ -302,6 +302,26 @@ TEST(major_faults_throttled_oom)
 	NEAR(res.statistic, 2, 0, "periods");
 	num("max_periods", 2);
 	CHECK(eval("throttled") == GATE_PASS);
+
+	/* The accounting began late (the coordinator held back on a loaded
+	 * host): 1.23 s of a 4 s window is void; 3.95 s is the window. */
+	reset("acct_span");
+	in.phase = GATE_PHASE_WINDOW;
+	in.duration_s = 4;
+	in.acct_span_s = NAN;
+	CHECK(eval("acct_span") == GATE_NOT_EVALUABLE);
+	in.acct_span_s = 1.23;
+	CHECK(eval("acct_span") == GATE_FAIL);
+	NEAR(res.statistic, 1.23 / 4, 1e-9, "fraction");
+	CHECK(gate_find("acct_span")->class == GATE_VALIDITY);
+	in.acct_span_s = 3.95;
+	CHECK(eval("acct_span") == GATE_PASS);
+	in.acct_span_s = 4.3;           /* the measured seconds and the drain */
+	CHECK(eval("acct_span") == GATE_PASS);
+	in.acct_span_s = 3.5;
+	CHECK(eval("acct_span") == GATE_FAIL);
+	num("min_fraction", 0.8);
+	CHECK(eval("acct_span") == GATE_PASS);
 
 	reset("oom");
 	CHECK(eval("oom") == GATE_NOT_EVALUABLE);
