@@ -25,11 +25,6 @@
 
 /* ------------------------------------------------------------- knees */
 
-int runner_view(struct run_ctx *rc, struct view *v)
-{
-	return view_load_spec(v, &rc->st, rc->run_id, rc->spec, VIEW_DECIDE);
-}
-
 /* The knee of an arm (knee.h, the spec's SLO percentile) from its valid
  * windows in v: ladder rungs <= max_rung, and every refine and confirm
  * window. No bootstrap: the runner needs the fit, not its interval; k's
