@@ -644,7 +644,8 @@ static const struct opt options[] = {
 		     "responses (request, status, why, body)"),
 	OPT_BOOL(0, "recheck", &o.recheck,
 		 "recompute every stored gate verdict and window status\n"
-		 "from the stored raw series; exit 1 if any differs"),
+		 "from the stored raw series; exit 1 if any differs or a\n"
+		 "window lacks a verdict the run stored for other windows"),
 	OPT_END(),
 };
 

@@ -29,7 +29,11 @@ struct recheck_count {
  * gates (harness/gate/judge.h); describe each mismatch: one line each in
  * `report`, or, when details is not NULL, one object each appended to that
  * JSON array instead. count->checked counts gate verdicts plus one status
- * per window. Returns the number of mismatches, -1 on error. */
+ * per window. A window or head gate the run stored for some windows and
+ * not for one of them is a mismatch there (the verdict was lost: fail
+ * closed); one the run stored for no window (newer than the run) is not
+ * rechecked and does not decide a recomputed status. Returns the number
+ * of mismatches, -1 on error. */
 int audit_recheck(struct store *st, const char *run_id, const struct spec *spec,
 		  int64_t window_id, json_t *details, struct sbuf *report,
 		  struct recheck_count *count);

@@ -36,16 +36,125 @@ static int rule_changed(const char *gate)
 	return !strcmp(gate, "error_rate");
 }
 
-/* Whether the run stored a window-phase verdict of gate for this window. */
-static int stored_window_gate(const struct gate_rows *stored, const char *gate)
+/* Whether rows hold a verdict of gate in phase. */
+static int stored_gate(const struct gate_rows *rows, const char *phase, const char *gate)
 {
 	size_t k;
 
-	for (k = 0; k < stored->n; k++)
-		if (stored->v[k].phase && !strcmp(stored->v[k].phase, "window") &&
-		    stored->v[k].gate && !strcmp(stored->v[k].gate, gate))
+	for (k = 0; k < rows->n; k++)
+		if (rows->v[k].phase && !strcmp(rows->v[k].phase, phase) &&
+		    rows->v[k].gate && !strcmp(rows->v[k].gate, gate))
 			return 1;
 	return 0;
+}
+
+/* The window and head gates the run stored a verdict of for at least one
+ * window (names point into rows). Every done window stores one of each
+ * (runner_store.c), so a window without one lost it: a mismatch. A gate
+ * stored for no window is newer than the run (acct_span before schema
+ * 20) or absent from its schema: not judged then, skipped. */
+struct run_gates {
+	struct gate_rows rows;
+	const char **window, **head;
+	size_t nwindow, nhead;
+};
+
+static void run_gates_add(const char ***names, size_t *n, const char *gate)
+{
+	size_t i;
+
+	for (i = 0; i < *n && strcmp((*names)[i], gate); i++)
+		;
+	if (i == *n) {
+		*names = xrealloc(*names, (*n + 1) * sizeof(**names));
+		(*names)[(*n)++] = gate;
+	}
+}
+
+static int run_gates_load(struct store *st, const char *run_id, struct run_gates *rg)
+{
+	size_t k;
+
+	memset(rg, 0, sizeof(*rg));
+	if (store_gates_load(st, run_id, -1, &rg->rows))
+		return -1;
+	for (k = 0; k < rg->rows.n; k++) {
+		const struct gate_row *g = &rg->rows.v[k];
+
+		if (!g->phase || !g->gate)
+			continue;
+		if (!strcmp(g->phase, "window"))
+			run_gates_add(&rg->window, &rg->nwindow, g->gate);
+		else if (!strcmp(g->phase, "head"))
+			run_gates_add(&rg->head, &rg->nhead, g->gate);
+	}
+	return 0;
+}
+
+static void run_gates_release(struct run_gates *rg)
+{
+	gate_rows_release(&rg->rows);
+	free(rg->window);
+	free(rg->head);
+}
+
+static int run_gates_has(const char *const *names, size_t n, const char *gate)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], gate))
+			return 1;
+	return 0;
+}
+
+/* A verdict the run stored for other windows and not for this one: one
+ * mismatch, described with what the stored series give now. */
+static void missing_verdict(int64_t wid, const char *phase, const char *gate,
+			    const char *recomputed, const struct gate_result *r,
+			    json_t *details, struct sbuf *report)
+{
+	if (details) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "window", json_integer(wid));
+		json_object_set_new(o, "phase", json_string(phase));
+		json_object_set_new(o, "gate", jout_str(gate));
+		json_object_set_new(o, "stored", json_null());
+		json_object_set_new(o, "recomputed", jout_str(recomputed));
+		json_object_set_new(o, "rule_changed", json_boolean(0));
+		json_array_append_new(details, o);
+	} else if (r) {
+		sbuf_addf(report, "window %lld %s %s: stored nothing (the run stored it for"
+			  " other windows), recomputed %s (%g): %s\n",
+			  (long long)wid, phase, gate, recomputed, r->statistic, r->evidence);
+	} else {
+		sbuf_addf(report, "window %lld %s %s: stored nothing (the run stored it for"
+			  " other windows), recomputed %s\n", (long long)wid, phase, gate, recomputed);
+	}
+}
+
+/* The window gates the run stored for other windows and not for this one,
+ * evaluated on `in`. Returns the mismatches. */
+static int recheck_missing(const struct spec *spec, int64_t wid, const struct gate_input *in,
+			   const struct gate_rows *gates, const struct run_gates *rg,
+			   json_t *details, struct sbuf *report, struct recheck_count *count)
+{
+	size_t i;
+	int mismatches = 0;
+
+	for (i = 0; i < rg->nwindow; i++) {
+		struct gate_result r;
+
+		if (stored_gate(gates, "window", rg->window[i]))
+			continue;
+		gate_eval(spec_gate_find(spec, rg->window[i]), rg->window[i], in, &r);
+		count->checked++;
+		mismatches++;
+		missing_verdict(wid, "window", rg->window[i], gate_status_name(r.status), &r,
+				details, report);
+	}
+	return mismatches;
 }
 
 /* The window's stored status and reasons against harness/gate/judge.h applied
@@ -53,7 +162,7 @@ static int stored_window_gate(const struct gate_rows *stored, const char *gate)
  * runner judged them). 0 agree, 1 mismatch (described), -1 error. */
 static int recheck_status(struct store *st, const struct spec *spec, const struct window_row *w,
 			  const struct gate_input *in, int no_answer, const struct judge_gate *head,
-			  size_t nhead, const struct gate_rows *stored, json_t *details, int legacy,
+			  size_t nhead, const struct run_gates *rg, json_t *details, int legacy,
 			  struct sbuf *report)
 {
 	struct window_reset_rows resets;
@@ -71,10 +180,11 @@ static int recheck_status(struct store *st, const struct spec *spec, const struc
 		const struct gate_params *cfg = spec_gate_find(spec, spec->window_gates[g]);
 		struct gate_result r;
 
-		/* A gate the run stored no verdict of for this window was not
-		 * judged then (added to the defaults since: acct_span, schema
-		 * 20): it does not decide the recomputed status either. */
-		if (!stored_window_gate(stored, spec->window_gates[g]))
+		/* A gate the run stored for no window was not judged then
+		 * (added to the defaults since: acct_span, schema 20): it does
+		 * not decide the recomputed status either. One stored for
+		 * other windows does, lost here or not (recheck_missing). */
+		if (!run_gates_has(rg->window, rg->nwindow, spec->window_gates[g]))
 			continue;
 
 		gate_eval(spec_gate_find(spec, spec->window_gates[g]), spec->window_gates[g], in, &r);
@@ -136,8 +246,9 @@ static int recheck_status(struct store *st, const struct spec *spec, const struc
  * into hg for the judge, each against its stored "head" row when there is
  * one (runs before head gates have none). Returns the mismatches, -1. */
 static int recheck_head(struct store *st, const struct spec *spec, const struct spec_impl *impl,
-			int64_t wid, const struct gate_rows *gates, struct judge_gate *hg,
-			json_t *details, struct sbuf *report, struct recheck_count *count)
+			int64_t wid, const struct gate_rows *gates, const struct run_gates *rg,
+			struct judge_gate *hg, json_t *details, struct sbuf *report,
+			struct recheck_count *count)
 {
 	size_t nh = spec->warmup.nhead_gates, i, k;
 	struct gate_result *hr = xcalloc(nh + 1, sizeof(*hr));
@@ -180,13 +291,24 @@ static int recheck_head(struct store *st, const struct spec *spec, const struct 
 				  i < nh ? gate_status_name(hr[i].status) : "(not in the spec)");
 		}
 	}
+	for (k = 0; k < rg->nhead; k++) {
+		if (stored_gate(gates, "head", rg->head[k]))
+			continue;
+		for (i = 0; i < nh && strcmp(spec->warmup.head_gates[i], rg->head[k]); i++)
+			;
+		count->checked++;
+		mismatches++;
+		missing_verdict(wid, "head", rg->head[k],
+				i < nh ? gate_status_name(hr[i].status) : "(not in the spec)", NULL,
+				details, report);
+	}
 	free(hr);
 	return mismatches;
 }
 
 static int recheck_phase(struct store *st, const struct spec *spec, const struct window_row *w,
-			 enum gate_phase phase, json_t *details, struct sbuf *report,
-			 struct recheck_count *count)
+			 enum gate_phase phase, const struct run_gates *rg, json_t *details,
+			 struct sbuf *report, struct recheck_count *count)
 {
 	const char *impl_name = w->impl ? w->impl : "";
 	int64_t wid = w->id;
@@ -260,15 +382,15 @@ static int recheck_phase(struct store *st, const struct spec *spec, const struct
 	if (phase == GATE_PHASE_WINDOW && mismatches >= 0) {
 		size_t nh = spec->warmup.nhead_gates;
 		struct judge_gate *hg = xcalloc(nh + 1, sizeof(*hg));
-		int m = recheck_head(st, spec, impl, wid, &gates, hg, details, report, count);
+		int m = recheck_head(st, spec, impl, wid, &gates, rg, hg, details, report, count);
 
 		if (m < 0) {
 			free(hg);
 			mismatches = -1;
 			goto out;
 		}
-		mismatches += m;
-		m = recheck_status(st, spec, w, &in, evidence_no_answer(&e), hg, nh, &gates, details,
+		mismatches += m + recheck_missing(spec, wid, &in, &gates, rg, details, report, count);
+		m = recheck_status(st, spec, w, &in, evidence_no_answer(&e), hg, nh, rg, details,
 				   count->legacy, report);
 		free(hg);
 
@@ -295,22 +417,28 @@ int audit_recheck(struct store *st, const char *run_id, const struct spec *spec,
 {
 	struct window_query q = { .done_only = 1 };
 	struct window_rows wins;
+	struct run_gates rg;
 	int total = 0, m;
 	size_t i;
 
 	count->checked = 0;
 	count->rule_changes = 0;
-	if (store_windows_load(st, run_id, &q, &wins))
+	if (run_gates_load(st, run_id, &rg))
 		return -1;
+	if (store_windows_load(st, run_id, &q, &wins)) {
+		run_gates_release(&rg);
+		return -1;
+	}
 	for (i = 0; i < wins.n; i++) {
 		const struct window_row *w = &wins.v[i];
 
 		if (window_id >= 0 && w->id != window_id)
 			continue;
-		m = recheck_phase(st, spec, w, GATE_PHASE_WARMUP, details, report, count);
+		m = recheck_phase(st, spec, w, GATE_PHASE_WARMUP, &rg, details, report, count);
 		if (m >= 0)
 			total += m;
-		m = m < 0 ? m : recheck_phase(st, spec, w, GATE_PHASE_WINDOW, details, report, count);
+		m = m < 0 ? m : recheck_phase(st, spec, w, GATE_PHASE_WINDOW, &rg, details, report,
+					     count);
 		if (m < 0) {
 			total = -1;
 			break;
@@ -318,5 +446,6 @@ int audit_recheck(struct store *st, const char *run_id, const struct spec *spec,
 		total += m;
 	}
 	window_rows_release(&wins);
+	run_gates_release(&rg);
 	return total;
 }

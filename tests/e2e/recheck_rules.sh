@@ -25,6 +25,25 @@ recheck() { # expected exit, label
 recheck 0 "untouched run"
 cmp_num "untouched run: no mismatch" "$(jq '.recheck.mismatches' "$T/a.json")" "==" 0
 
+# A window missing a verdict the run stored for its other windows is a
+# mismatch (fail closed): the row was lost, not judged. A gate the run
+# stored for no window (newer than the run, as acct_span for a run before
+# schema 20) is skipped. On copies of the untouched run.
+cp -r "$RUNS/r" "$RUNS/gap" && cp -r "$RUNS/r" "$RUNS/none"
+sqlite3 "$RUNS/gap/run.db" "DELETE FROM gate_results WHERE window_id = 2 AND gate = 'sut_alive' AND phase = 'window'"
+"$HARNESS" audit "$RUNS/gap" --recheck --json >"$T/gap.json" 2>"$T/gap.err"
+cmp_num "one window's sut_alive row deleted: exit 1" "$?" "==" 1
+check "the mismatch names window 2, sut_alive, nothing stored" jq -e \
+	'.recheck.mismatches == 1 and ([.recheck.details[] | select(.window == 2 and .gate == "sut_alive" and .stored == null)] | length == 1)' \
+	"$T/gap.json"
+"$HARNESS" audit "$RUNS/gap" --recheck >"$T/gap.txt" 2>&1
+cmp_num "one window's row deleted, text: exit 1" "$?" "==" 1
+check "the text says the verdict is missing" grep -q "window 2 window sut_alive: stored nothing" "$T/gap.txt"
+sqlite3 "$RUNS/none/run.db" "DELETE FROM gate_results WHERE gate = 'sut_alive' AND phase = 'window'"
+"$HARNESS" audit "$RUNS/none" --recheck --json >"$T/none.json" 2>&1
+cmp_num "a gate stored for no window is skipped: exit 0" "$?" "==" 0
+rm -rf "$RUNS/gap" "$RUNS/none"
+
 # The stored error_rate statistic of window 1 as an older rule would have
 # left it: 0.5 where today's rule computes 0 (the verdict flips too).
 q "UPDATE gate_results SET statistic = 0.5, status = 'fail' WHERE window_id = 1 AND gate = 'error_rate' AND phase = 'window';
