@@ -200,26 +200,35 @@ free_port() {
 
 # wrk_capacity CONNECTIONS ARGS...: start testsrv with ARGS, measure its
 # /work closed-loop over CONNECTIONS connections (one outstanding request
-# each) with wrk, print req/s: the higher of two 1 s readings. A host
-# stall only takes requests away from a reading (a server of W workers
-# holding each request D ms answers at most W / D whatever the host
-# does), so the higher one is the nearer to the server's capacity: one
-# 2 s reading, beside a second suite at load 4-11, read 773 of 875 and
-# 514 of 583.
+# each) with wrk, print req/s: the highest of 1 s readings. A host stall
+# only takes requests away from a reading (a server of W workers holding
+# each request D ms answers at most W / D whatever the host does), so the
+# highest is the nearest to the server's capacity: one 2 s reading, beside
+# a second suite at load 4-11, read 773 of 875 and 514 of 583. wrk runs
+# as the harness's generator threads do, SCHED_FIFO at priority 1 where
+# permitted (base/rtsched.h): niced and SCHED_OTHER beside other suites'
+# real-time generators it once read 105 of 875 while the harness's own
+# run, real-time, measured the server at 859-900. Readings go on until the
+# two highest agree within 3% (the capacity, twice), at most 6.
 wrk_capacity() {
-	local c=$1 port pid r best=0
+	local c=$1 port pid r n best=0 second=0 rt= all=
 	shift
+	chrt -f 1 true 2>/dev/null && rt="chrt -f 1"
 	port=$(free_port)
 	"$HELPERS/testsrv" --port "$port" "$@" 2>/dev/null &
 	pid=$!
 	wait_port "$port"
-	for r in 1 2; do
-		r=$(wrk -t1 -c"$c" -d1s "http://127.0.0.1:$port/work" 2>/dev/null |
+	for n in 1 2 3 4 5 6; do
+		r=$($rt wrk -t1 -c"$c" -d1s "http://127.0.0.1:$port/work" 2>/dev/null |
 			awk '/^Requests\/sec:/ { print $2 }')
-		best=$(awk -v a="$best" -v b="${r:-0}" 'BEGIN { print (b > a ? b : a) }')
+		all+=" ${r:-none}"
+		read -r best second < <(awk -v a="$best" -v b="$second" -v r="${r:-0}" \
+			'BEGIN { if (r > a) { b = a; a = r } else if (r > b) b = r; print a, b }')
+		[ "$n" -ge 2 ] && awk -v a="$best" -v b="$second" 'BEGIN { exit !(b > 0 && b >= a * 0.97) }' && break
 	done
 	kill "$pid"
 	wait "$pid" 2>/dev/null
+	echo "# wrk ${rt:+(SCHED_FIFO) }readings (req/s):$all" >&2
 	[ "$best" != 0 ] && echo "$best"
 }
 

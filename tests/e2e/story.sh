@@ -59,15 +59,62 @@ cmp_num "footprint rows: one per start (sut_start events)" \
 	"$(q story "SELECT COUNT(*) FROM footprint")" == "$(q story "SELECT COUNT(*) FROM events WHERE kind = 'sut_start'")"
 
 # wrk's closed loop on the same sync server: the pool bounds both, so the
-# two agree within what a shared 2-core box moves a 2 s run by
+# two agree within what a shared 2-core box moves a 2 s run by. wrk runs
+# SCHED_FIFO at priority 1 where permitted, as the harness's generator
+# threads do. Beside other suites' real-time generators a closed loop can
+# be starved (the story's read async 195 and sync 53 req/s, wrk 3440 right
+# after), and a stall only takes requests away (the pool bounds each
+# reading from above): when the two disagree, the harness's closed loop on
+# sync alone (a spec of it, --stages saturation) and wrk are measured
+# again, back to back, at most 3 times more, and each tool's highest
+# reading is compared. A harness that miscounts its closed loop disagrees
+# every time; its highest reading stays under the pool's bound (above).
 P=$(free_port)
 bg env WORKERS=4 WAIT_US=1000 ECHO_PATH=/sleep-sync taskset -c 1 "$E/threads" --port "$P" 2>/dev/null
 wait_port "$P"
 printf 'wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\n' \
 	"'{\"id\":42,\"name\":\"meridian\"}'" >"$T/post.lua"
-w=$(taskset -c 0 wrk -t1 -c16 -d2s -s "$T/post.lua" "http://127.0.0.1:$P/sleep-sync" | awk '/Requests\/sec/ { print $2 }')
-check "harness's closed loop agrees with wrk's on sync ($sat_sync vs $w req/s, within x1.6)" \
-	awk -v a="$sat_sync" -v b="$w" 'BEGIN { exit !(b > 0 && a / b < 1.6 && b / a < 1.6) }'
+rt=; chrt -f 1 true 2>/dev/null && rt="chrt -f 1"
+wrk_sync() {
+	$rt taskset -c 0 wrk -t1 -c16 -d2s -s "$T/post.lua" "http://127.0.0.1:$P/sleep-sync" | awk '/Requests\/sec/ { print $2 }'
+}
+agree() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > 0 && b > 0 && a / b < 1.6 && b / a < 1.6) }'; }
+cat >"$T/sync.yaml" <<YAML
+version: 1
+name: e2e-sync-closed
+slo: { threshold_ms: 20 }
+implementations:
+  - name: sync
+    start: [$E/threads, --port, "{port}"]
+    env: { WORKERS: "4", WAIT_US: "1000", ECHO_PATH: /sleep-sync }
+    health: { tcp: true, timeout_s: 10 }
+    cpus: "1"
+workload:
+  cpus: "0"
+  transport: native
+  requests:
+    - { name: sleep, method: POST, path: /sleep-sync, headers: { Content-Type: application/json },
+        body: '{"id":42,"name":"meridian"}' }
+stages:
+  saturation: { connections: 16, duration_s: 2, reps: 1, warmup_s: 1 }
+  ladder: { start_rps: 50, step: 2, max_rps: 50, reps: 1, window_s: 1 }
+warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 1, trailing_s: 0.5, gates: [] }
+window_gates: [sut_alive]
+YAML
+w=$(wrk_sync)
+hi_h=$sat_sync hi_w=${w:-0} again=0
+hi() { awk -v a="$1" -v b="${2:-0}" 'BEGIN { print (b > a ? b : a) }'; }
+while ! agree "$hi_h" "$hi_w" && [ $again -lt 3 ]; do
+	again=$((again + 1))
+	echo "# harness $hi_h vs wrk $hi_w req/s at best on sync (load $(cut -d' ' -f1 /proc/loadavg)): both again ($again)"
+	"$HARNESS" run "$T/sync.yaml" --stages saturation --allow-dirty --runs-dir "$RUNS" \
+		--run-id sync$again >/dev/null 2>"$T/sync.err"
+	hi_h=$(hi "$hi_h" "$(q sync$again "SELECT throughput_rps FROM saturation WHERE impl = 'sync'")")
+	hi_w=$(hi "$hi_w" "$(wrk_sync)")
+done
+check "harness's closed loop agrees with wrk's on sync ($hi_h vs $hi_w req/s, within x1.6$([ $again = 0 ] || echo ", the highest of $((again + 1)) readings each"))" \
+	agree "$hi_h" "$hi_w"
+cmp_num "sync's highest closed-loop reading within its pool's bound, 4 / 1 ms (req/s)" "$hi_h" "<=" 4000
 
 # ---- a fixed port, and a closed loop bounded by a count
 P=$(free_port)
