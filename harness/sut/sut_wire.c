@@ -2,6 +2,7 @@
  * sut_wire: the --sut frames' payloads, field by field in the order
  * docs/AGENT_PROTOCOL.md lists them.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +249,8 @@ void sut_wire_enc_window(struct sbuf *sb, const struct account_window *w)
 	enc_u64(sb, (uint64_t)w->has_majfault);
 	enc_u64(sb, w->pgmajfault);
 	enc_f64(sb, w->sampler_cpu_s);
+	enc_u64(sb, (uint64_t)w->has_wait);     /* since protocol 9 */
+	enc_f64(sb, w->wait_s);
 }
 
 /* The static name of a backend or peak scope sent as a string. */
@@ -292,6 +295,10 @@ int sut_wire_dec_window(struct dec *d, struct account_window *w, uint64_t *nsamp
 	w->has_majfault = (int)dec_u64(d);
 	w->pgmajfault = dec_u64(d);
 	w->sampler_cpu_s = dec_f64(d);
+	w->has_wait = (int)dec_u64(d);
+	w->wait_s = dec_f64(d);
+	if (!w->has_wait)
+		w->wait_s = NAN;
 	if (d->bad || !w->backend) {
 		account_window_release(w);
 		return -1;

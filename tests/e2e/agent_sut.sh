@@ -79,6 +79,11 @@ backend=$(q "SELECT acct_backend FROM windows WHERE status = 'accepted'")
 check "the window's accounting backend is the host's ($backend)" test -n "$backend"
 cmp_num "memory sampled there (anon_max, bytes)" \
 	"$(q "SELECT anon_max FROM windows WHERE status = 'accepted'")" ">" 0
+# its threads' run-queue wait, read there and carried back in ACCT
+# (protocol 9): stored as a local arm's, not NULL (>= 0: an idle host's
+# wait may be 0)
+check "its CPU wait read there (cpu_wait_s stored, not NULL)" \
+	test "$(q "SELECT COUNT(*) FROM windows WHERE state = 'done' AND cpu_wait_s IS NULL"):$(q "SELECT COUNT(*) FROM windows WHERE state = 'done' AND cpu_wait_s >= 0")" = 0:1
 # its runtime stats: polled on its host (127.0.0.1 there, which the
 # coordinator's namespace cannot reach; it listens on 0.0.0.0), streamed
 # back poll by poll, timed on the coordinator's clock: stored as a local

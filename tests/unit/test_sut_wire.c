@@ -166,6 +166,8 @@ TEST(window_and_facts_round_trip)
 	w.has_oom = 1;
 	w.oom_kill = 2;
 	w.sampler_cpu_s = 0.001;
+	w.has_wait = 1;
+	w.wait_s = 0.069;
 	hostfacts_set(&h, "kernel", "Linux 6");
 	hostfacts_set(&h, "cpus_online", "2");
 	sut_wire_enc_window(&sb, &w);
@@ -179,6 +181,8 @@ TEST(window_and_facts_round_trip)
 	CHECK(n == 3 && got.nsamples == 0 && !got.samples);
 	CHECK(got.has_peak && got.mem_peak == 4096 && got.has_oom && got.oom_kill == 2);
 	CHECK(got.sampler_cpu_s == 0.001 && !got.has_majfault);
+	/* since protocol 9: the threads' run-queue wait there */
+	CHECK(got.has_wait && got.wait_s == 0.069);
 	CHECK(sut_wire_dec_facts(&d, &hg) == 0 && !d.bad && d.p == d.end);
 	CHECK(hg.n == 2 && !strcmp(hostfacts_get(&hg, "kernel"), "Linux 6"));
 	account_window_release(&got);
