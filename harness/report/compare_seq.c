@@ -95,15 +95,15 @@ static void guard_values(const struct cmp_run *r, const struct cmp_seq *s, const
 	struct decide_guard g;
 	size_t i, k;
 
-	decide_guard_init(&g, s->nrates);
+	decide_guard_init(&g, s->nrates, decide_guard_rule_stored(s->rule->guard), r->slo_pct);
 	for (i = 0; i < r->nw; i++) {
 		const struct view_window *x = r->w[i], *y = partner(r, s, impl, base, x, &k);
 
 		if (y)
-			decide_guard_add(&g, k, x->accepted && x->has_hist ? &x->lat : NULL,
-					 y->accepted && y->has_hist ? &y->lat : NULL);
+			decide_guard_add(&g, k, x->accepted && x->has_hist ? &x->lat : NULL, x->id,
+					 y->accepted && y->has_hist ? &y->lat : NULL, y->id);
 	}
-	decide_guard_values(&g, r->slo_pct, gn, gb);
+	decide_guard_values(&g, gn, gb);
 	decide_guard_release(&g);
 }
 
@@ -137,7 +137,8 @@ void cmp_seq_judge(const struct compare *c, struct cmp_impl *ci)
 	for (cpu = 0; cpu < 2; cpu++) {
 		struct decide_rule dr = { s->rule->alpha, s->rule->t_star, s->rule->margin_pct,
 					  cpu ? s->rule->margin_cpu_us : s->rule->margin_ms,
-					  decide_method_stored(s->rule->method, cpu), NULL, NULL };
+					  decide_method_stored(s->rule->method, cpu), NULL, NULL,
+					  decide_guard_rule_stored(s->rule->guard) };
 		size_t n;
 
 		if (!s->on[cpu])
@@ -242,15 +243,20 @@ void cmp_seq_md(const struct cmp_seq *s, struct sbuf *o)
 		     "over the judged rates (");
 	for (j = 0; j < s->nrates; j++)
 		sbuf_addf(o, "%s%g", j ? ", " : "", s->rates[j]);
-	sbuf_addf(o, " req/s) of log(new / base); %s at %g%% per metric, valid at the stopping "
+	if (s->on[0] && s->m[0].method == DECIDE_MEDIAN_CS)
+		sbuf_addf(o, " req/s) of log(new / base); latency: the median's sign-count "
+			     "confidence sequence (median_cs, Howard & Ramdas 2022) with the "
+			     "merged-histogram guard on no change%s; CPU: Robbins' normal-mixture "
+			     "confidence sequence (mean_cs)",
+			  s->m[0].guard_rule == DECIDE_GUARD_DROP_WORST
+				  ? " (each arm's worst window at a rate set aside)" : "");
+	else
+		sbuf_adds(o, " req/s) of log(new / base); Robbins' normal-mixture confidence "
+			     "sequence");
+	sbuf_addf(o, " at %g%% per metric, valid at the stopping "
 		     "time; stopped: %s after %d "
 		     "sequential blocks (budget %g min, %d blocks). The per-rate cells below "
 		     "are detail: a fixed-n test after optional stopping does not decide.\n\n",
-		  s->on[0] && s->m[0].method == DECIDE_MEDIAN_CS
-			  ? "latency: the median's sign-count confidence sequence (median_cs, "
-			    "Howard & Ramdas 2022) with the merged-histogram guard on no change; "
-			    "CPU: Robbins' normal-mixture confidence sequence (mean_cs)"
-			  : "Robbins' normal-mixture confidence sequence",
 		  (1 - s->rule->alpha) * 100, s->rule->stop ? s->rule->stop : "not yet",
 		  s->rule->blocks, s->rule->max_minutes, s->rule->max_blocks);
 	sbuf_adds(o, "| metric | rounds | shift | confidence sequence | margin | MDE | verdict |\n"

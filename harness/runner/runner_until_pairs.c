@@ -138,7 +138,8 @@ static void guard_values(const struct pair *p, const struct window_rows *w,
 	struct hist hx, hy;
 	size_t i, j;
 
-	decide_guard_init(&g, p->nrates);
+	decide_guard_init(&g, p->nrates, decide_guard_rule_stored(p->rule->guard),
+			  s->slo.percentile);
 	hist_init(&hx);
 	hist_init(&hy);
 	for (i = 0; i < w->n; i++) {
@@ -156,9 +157,9 @@ static void guard_values(const struct pair *p, const struct window_rows *w,
 		      !hist_deserialize(&hx, x->latency_hist.p, x->latency_hist.len);
 		oky = y->status == WINDOW_ACCEPTED && y->latency_hist.p &&
 		      !hist_deserialize(&hy, y->latency_hist.p, y->latency_hist.len);
-		decide_guard_add(&g, j, okx ? &hx : NULL, oky ? &hy : NULL);
+		decide_guard_add(&g, j, okx ? &hx : NULL, x->id, oky ? &hy : NULL, y->id);
 	}
-	decide_guard_values(&g, s->slo.percentile, gn, gb);
+	decide_guard_values(&g, gn, gb);
 	decide_guard_release(&g);
 	hist_release(&hx);
 	hist_release(&hy);
@@ -177,7 +178,8 @@ void until_judge(struct run_ctx *rc, struct pair *p, const struct window_rows *w
 	for (cpu = 0; cpu < 2; cpu++) {
 		struct decide_rule r = { p->rule->alpha, p->rule->t_star, p->rule->margin_pct,
 					 cpu ? p->rule->margin_cpu_us : p->rule->margin_ms,
-					 decide_method_stored(p->rule->method, cpu), NULL, NULL };
+					 decide_method_stored(p->rule->method, cpu), NULL, NULL,
+					 decide_guard_rule_stored(p->rule->guard) };
 		size_t n;
 
 		if (!p->on[cpu])

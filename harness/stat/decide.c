@@ -46,9 +46,13 @@ void decide_note(const struct decide_metric *m, struct sbuf *out)
 	if (!m->guard_held)
 		return;
 	if (isfinite(m->guard_worst))
-		sbuf_addf(out, "; the guard held it: the merged histograms' SLO percentile "
-			  "%+.1f%%, margin +-%.1f%%", decide_pct(m->guard_log),
-			  decide_pct(m->guard_margin));
+		sbuf_addf(out, "; the guard held it: the merged histograms' %sSLO percentile "
+			  "%+.1f%%, margin +-%.1f%%",
+			  m->guard_rule == DECIDE_GUARD_DROP_WORST
+				  ? "(each arm's worst window set aside) " : "",
+			  decide_pct(m->guard_log), decide_pct(m->guard_margin));
+	else if (m->guard_rule == DECIDE_GUARD_DROP_WORST)
+		sbuf_adds(out, "; the guard held it: fewer than 2 histograms of an arm at a rate");
 	else
 		sbuf_adds(out, "; the guard held it: no merged histograms");
 }
@@ -143,6 +147,10 @@ static int guard_of(const struct decide_rule *r, const double *mj, size_t nrates
 
 		if (!(isfinite(n) && isfinite(b) && n > 0 && b > 0)) {
 			ok = 0;
+			/* drop_worst says which: no evidence at a rate (the
+			 * merged rule's text named the last rate judged) */
+			if (r->guard_rule == DECIDE_GUARD_DROP_WORST)
+				o->guard_worst = o->guard_log = o->guard_margin = NAN;
 			break;
 		}
 		x = fabs(log(n / b)) - mj[j];
@@ -239,8 +247,11 @@ static void median_of(const struct decide_rule *r, const double *y, size_t np,
 	out->rounds_needed = median_rounds_needed(r, y, np, nrates, out);
 }
 
-/* The round statistics y[0..rounds) and the log margin from the pairs
- * per rate (by[j] the pairs at rates[j], n[j] of them). */
+/* What method judges, from the pairs per rate (by[j] the pairs at
+ * rates[j], n[j] of them), and the log margin (mj, o->margin, o->base):
+ * mean_cs the round statistics y[0..rounds) (each round's mean over the
+ * rates); median_cs every pair's log ratio, y[k * nrates + j] (decide.h;
+ * y holds rounds x nrates of them). */
 static void rounds_of(const struct decide_rule *r, const struct decide_obs *const *const *by,
 		      size_t nrates, size_t rounds, double *y, double *mj, struct decide_metric *o)
 {
@@ -248,13 +259,18 @@ static void rounds_of(const struct decide_rule *r, const struct decide_obs *cons
 	size_t j, k;
 
 	o->margin = o->base = 0;
-	for (k = 0; k < rounds; k++)
+	for (k = 0; r->method != DECIDE_MEDIAN_CS && k < rounds; k++)
 		y[k] = 0;
 	for (j = 0; j < nrates; j++) {
 		double med, m;
 
 		for (k = 0; k < rounds; k++) {
-			y[k] += log(by[j][k]->new_ / by[j][k]->base) / (double)nrates;
+			double x = log(by[j][k]->new_ / by[j][k]->base);
+
+			if (r->method == DECIDE_MEDIAN_CS)
+				y[k * nrates + j] = x;
+			else
+				y[k] += x / (double)nrates;
 			b[k] = by[j][k]->base;
 		}
 		med = stat_median(b, rounds);
@@ -280,6 +296,7 @@ int decide_metric(const struct decide_rule *r, const double *rates, size_t nrate
 	out->verdict = DECIDE_UNDECIDED;
 	out->rounds_needed = DECIDE_NEVER;
 	out->method = r->method;
+	out->guard_rule = r->guard_rule;
 	out->guard_worst = out->guard_log = out->guard_margin = NAN;
 	if (!(r->alpha > 0 && r->alpha < 1) || !(r->t_star > 0))
 		goto out;
@@ -295,17 +312,10 @@ int decide_metric(const struct decide_rule *r, const double *rates, size_t nrate
 	out->rounds = rounds;
 	if (!rounds)
 		goto out;
-	y = xcalloc(rounds, sizeof(*y));
+	y = xcalloc(r->method == DECIDE_MEDIAN_CS ? rounds * nrates : rounds, sizeof(*y));
 	mj = xcalloc(nrates + 1, sizeof(*mj));
 	rounds_of(r, (const struct decide_obs *const *const *)by, nrates, rounds, y, mj, out);
 	if (r->method == DECIDE_MEDIAN_CS) {
-		size_t k;
-
-		free(y);
-		y = xcalloc(rounds * nrates, sizeof(*y));
-		for (k = 0; k < rounds; k++)
-			for (j = 0; j < nrates; j++)
-				y[k * nrates + j] = log(by[j][k]->new_ / by[j][k]->base);
 		median_of(r, y, rounds * nrates, mj, nrates, out);
 		goto out;
 	}

@@ -73,6 +73,18 @@ enum decide_method {
 const char *decide_method_name(enum decide_method m);
 int decide_method_parse(const char *s, enum decide_method *out);
 
+/* median_cs's guard rule (struct decide_guard below says what each
+ * merges; stored names, never change them). */
+enum decide_guard_rule {
+	DECIDE_GUARD_MERGED,
+	DECIDE_GUARD_DROP_WORST,
+};
+/* "merged", "drop_worst" */
+const char *decide_guard_rule_name(enum decide_guard_rule g);
+/* The rule a stored name judges by: DECIDE_GUARD_MERGED for NULL (runs
+ * before schema 21) or an unknown name. */
+enum decide_guard_rule decide_guard_rule_stored(const char *stored);
+
 struct decide_rule {
 	double alpha;          /* the sequence's level: 1 - alpha, per metric */
 	double t_star;         /* DECIDE_T_STAR unless stored otherwise */
@@ -88,6 +100,8 @@ struct decide_rule {
 	 * the median ignores must not read "no change". NULL or a value not
 	 * finite and > 0: no evidence, so never "no change" (fail closed). */
 	const double *guard_new, *guard_base;
+	enum decide_guard_rule guard_rule;  /* how they were merged: the
+				       text says it (decide_note) */
 };
 
 /*
@@ -95,28 +109,48 @@ struct decide_rule {
  * one rule for the runner and compare: per judged rate, NEW's and BASE's
  * histograms merged over the pairs there whose windows are both accepted
  * and histogrammed, and the SLO percentile of each merged histogram.
+ * Which windows merge is the run's stored guard rule:
  *
- *     decide_guard_init(&g, nrates);
- *     for each pair at judged rate j: decide_guard_add(&g, j, hn, hb);
- *     decide_guard_values(&g, slo_pct, gn, gb);   (gn, gb: [nrates])
+ *   DECIDE_GUARD_MERGED ("merged"): every window. The rule of runs before
+ *     schema 21 (a rule stored without a guard, or with a name this
+ *     binary does not know: the stricter rule).
+ *   DECIDE_GUARD_DROP_WORST ("drop_worst"): each arm's one worst window at
+ *     the rate (the highest SLO percentile of its own histogram; equal
+ *     ones: the larger window id) is set aside, the rest merged; fewer
+ *     than 2 windows of an arm at a rate: no value (docs/STATISTICS.md
+ *     "The guard on no change": one window a host stalled cannot hold
+ *     "no change", a tail in two windows still does).
+ *
+ * The names are stored: never change them.
+ *
+ *     decide_guard_init(&g, nrates, rule, slo_pct);
+ *     for each pair at judged rate j: decide_guard_add(&g, j, hn, idn, hb, idb);
+ *     decide_guard_values(&g, gn, gb);   (gn, gb: [nrates])
  *     decide_guard_release(&g);
  *
- * The histograms added are only read (merged into g's own).
+ * O(1) histograms per rate and arm (the merged rest and the one set
+ * aside). The histograms added are only read (merged into g's own).
  */
 struct hist;
+struct decide_guard_arm;
 struct decide_guard {
 	size_t nrates;
-	struct hist *new_, *base;   /* [nrates], merged so far */
+	enum decide_guard_rule rule;
+	double pct;                        /* the SLO percentile */
+	struct decide_guard_arm *new_, *base;  /* [nrates] */
 };
-void decide_guard_init(struct decide_guard *g, size_t nrates);
-/* One pair at judged rate j: its NEW and BASE window's histogram, NULL
- * when that window is not accepted or has none; the pair counts only
- * with both (a pair merges into both sides or neither). */
-void decide_guard_add(struct decide_guard *g, size_t j, const struct hist *new_,
-		      const struct hist *base);
-/* gn[j], gb[j]: percentile pct (ms) of the merged histograms at rate j;
- * NAN where no pair counted (no evidence: the guard fails closed). */
-void decide_guard_values(const struct decide_guard *g, double pct, double *gn, double *gb);
+void decide_guard_init(struct decide_guard *g, size_t nrates, enum decide_guard_rule rule,
+		       double pct);
+/* One pair at judged rate j: its NEW and BASE window's histogram and
+ * window id, a histogram NULL when that window is not accepted or has
+ * none; the pair counts only with both (a pair merges into both sides or
+ * neither). */
+void decide_guard_add(struct decide_guard *g, size_t j, const struct hist *new_, int64_t idn,
+		      const struct hist *base, int64_t idb);
+/* gn[j], gb[j]: the percentile (ms) of the merged histograms at rate j;
+ * NAN where the rule has no evidence (no pair; drop_worst: fewer than 2),
+ * and the guard fails closed. */
+void decide_guard_values(const struct decide_guard *g, double *gn, double *gb);
 void decide_guard_release(struct decide_guard *g);
 
 /* The method a stored rule judges a metric by: CPU per request always
@@ -148,6 +182,7 @@ struct decide_metric {
 				  and margin_j */
 	int guard_held;        /* median_cs: the sequence was inside the
 				  margin, the guard alone kept it undecided */
+	enum decide_guard_rule guard_rule;  /* the rule's */
 };
 
 /*
@@ -163,7 +198,9 @@ struct sbuf;
  * mean_cs): " [median_cs]", and when the guard held back "no change",
  * why: "; the guard held it: the merged histograms' SLO percentile
  * +12.0%, margin +-5.0%" or
- * "; the guard held it: no merged histograms". */
+ * "; the guard held it: no merged histograms"; under drop_worst
+ * "merged histograms' (each arm's worst window set aside)" and "fewer
+ * than 2 histograms of an arm at a rate". */
 void decide_note(const struct decide_metric *m, struct sbuf *out);
 
 /* A log shift in percent: (exp(x) - 1) x 100. */

@@ -3,7 +3,7 @@
  * struct decide_guard), and the method a stored rule names. The runner
  * (runner_until_pairs.c) and compare (compare_seq.c) find the pairs each
  * in their own rows and hand the histograms here, so both judge by one
- * rule.
+ * rule. The guard's rule (merged, drop_worst) is the run's stored one.
  */
 #include "stat/decide.h"
 #include "base/hist.h"
@@ -11,36 +11,96 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-void decide_guard_init(struct decide_guard *g, size_t nrates)
+/* One arm at one rate: the windows merged so far (rest) and, under
+ * drop_worst, the worst one set aside (worst, its percentile and id). */
+struct decide_guard_arm {
+	struct hist rest, worst;
+	double worst_p;
+	int64_t worst_id;
+	size_t n;              /* windows added */
+};
+
+static const char *const guard_rule_names[] = { "merged", "drop_worst" };
+
+const char *decide_guard_rule_name(enum decide_guard_rule g)
+{
+	return g == DECIDE_GUARD_DROP_WORST ? guard_rule_names[1] : guard_rule_names[0];
+}
+
+enum decide_guard_rule decide_guard_rule_stored(const char *stored)
+{
+	return stored && !strcmp(stored, guard_rule_names[1]) ? DECIDE_GUARD_DROP_WORST
+							       : DECIDE_GUARD_MERGED;
+}
+
+void decide_guard_init(struct decide_guard *g, size_t nrates, enum decide_guard_rule rule,
+		       double pct)
 {
 	size_t j;
 
 	g->nrates = nrates;
+	g->rule = rule;
+	g->pct = pct;
 	g->new_ = xcalloc(nrates + 1, sizeof(*g->new_));
 	g->base = xcalloc(nrates + 1, sizeof(*g->base));
 	for (j = 0; j < nrates; j++) {
-		hist_init(&g->new_[j]);
-		hist_init(&g->base[j]);
+		hist_init(&g->new_[j].rest);
+		hist_init(&g->new_[j].worst);
+		hist_init(&g->base[j].rest);
+		hist_init(&g->base[j].worst);
 	}
 }
 
-void decide_guard_add(struct decide_guard *g, size_t j, const struct hist *new_,
-		      const struct hist *base)
+/* Add window h (id) to arm a: merged into the rest, or under drop_worst
+ * set aside when it is worse than the one set aside so far (which then
+ * joins the rest). */
+static void arm_add(const struct decide_guard *g, struct decide_guard_arm *a,
+		    const struct hist *h, int64_t id)
+{
+	double p;
+
+	a->n++;
+	if (g->rule != DECIDE_GUARD_DROP_WORST) {
+		hist_merge(&a->rest, h);
+		return;
+	}
+	p = hist_percentile_ms(h, g->pct);
+	if (a->n > 1 && !(p > a->worst_p || (p == a->worst_p && id > a->worst_id))) {
+		hist_merge(&a->rest, h);
+		return;
+	}
+	hist_merge(&a->rest, &a->worst);
+	hist_reset(&a->worst);
+	hist_merge(&a->worst, h);
+	a->worst_p = p;
+	a->worst_id = id;
+}
+
+void decide_guard_add(struct decide_guard *g, size_t j, const struct hist *new_, int64_t idn,
+		      const struct hist *base, int64_t idb)
 {
 	if (j >= g->nrates || !new_ || !base)
 		return;
-	hist_merge(&g->new_[j], new_);
-	hist_merge(&g->base[j], base);
+	arm_add(g, &g->new_[j], new_, idn);
+	arm_add(g, &g->base[j], base, idb);
 }
 
-void decide_guard_values(const struct decide_guard *g, double pct, double *gn, double *gb)
+static double arm_value(const struct decide_guard *g, const struct decide_guard_arm *a)
+{
+	if (g->rule == DECIDE_GUARD_DROP_WORST && a->n < 2)
+		return NAN;
+	return a->rest.total ? hist_percentile_ms(&a->rest, g->pct) : NAN;
+}
+
+void decide_guard_values(const struct decide_guard *g, double *gn, double *gb)
 {
 	size_t j;
 
 	for (j = 0; j < g->nrates; j++) {
-		gn[j] = g->new_[j].total ? hist_percentile_ms(&g->new_[j], pct) : NAN;
-		gb[j] = g->base[j].total ? hist_percentile_ms(&g->base[j], pct) : NAN;
+		gn[j] = arm_value(g, &g->new_[j]);
+		gb[j] = arm_value(g, &g->base[j]);
 	}
 }
 
@@ -49,8 +109,10 @@ void decide_guard_release(struct decide_guard *g)
 	size_t j;
 
 	for (j = 0; j < g->nrates; j++) {
-		hist_release(&g->new_[j]);
-		hist_release(&g->base[j]);
+		hist_release(&g->new_[j].rest);
+		hist_release(&g->new_[j].worst);
+		hist_release(&g->base[j].rest);
+		hist_release(&g->base[j].worst);
 	}
 	free(g->new_);
 	free(g->base);

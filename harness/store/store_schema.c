@@ -407,5 +407,9 @@ const char *const store_migrations[] = {
 	 * acct_span gate's evidence. NULL: not known (older runs, no
 	 * accounting): not judged. */
 	"ALTER TABLE windows ADD COLUMN acct_span_s REAL;",
+	/* version 21: median_cs's guard rule of a sequential rule (decide.h
+	 * decide_guard_rule_name: "drop_worst" sets each arm's worst window
+	 * at a rate aside). NULL in older runs: "merged", every window. */
+	"ALTER TABLE sequential ADD COLUMN guard TEXT;",
 	NULL,
 };

@@ -1,7 +1,7 @@
 /*
  * store_seq: the stopping rule of `harness rerun --until-decided` and its
  * outcome (tables sequential and sequential_metrics, schema 12, method
- * 17; the rule
+ * 17, guard 21; the rule
  * is decide.h's, docs/STATISTICS.md "Sequential rerun").
  *
  * One seq_rule per judged implementation: written when the rerun starts
@@ -39,6 +39,8 @@ struct seq_rule {
 	double elapsed_s;       /* wall seconds of the whole rerun at the stop */
 	char *method;           /* latency's (decide_method_name); NULL: mean_cs
 				   (runs before schema 17) */
+	char *guard;            /* median_cs's guard (decide_guard_rule_name);
+				   NULL: merged (runs before schema 21) */
 };
 
 struct seq_metric {

@@ -18,7 +18,8 @@ static void add(double rate, int64_t order, double new_, double base)
 	nobs++;
 }
 
-static const struct decide_rule rule = { 0.025, DECIDE_T_STAR, 5, 0, DECIDE_MEAN_CS, NULL, NULL };
+static const struct decide_rule rule = { 0.025, DECIDE_T_STAR, 5, 0, DECIDE_MEAN_CS, NULL, NULL,
+					 DECIDE_GUARD_MERGED };
 
 /* n rounds at two rates: base 10 and 20, new = base x f x (1 +- jitter) */
 static void fixture(size_t n, double f, double jitter)

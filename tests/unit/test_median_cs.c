@@ -48,7 +48,7 @@ static const double rate[] = { 300 };
 static void judge(const double *y, size_t n, enum decide_method m, double pct, const double *g,
 		  struct decide_metric *out)
 {
-	struct decide_rule r = { 0.05, DECIDE_T_STAR, pct, 0, m, NULL, NULL };
+	struct decide_rule r = { 0.05, DECIDE_T_STAR, pct, 0, m, NULL, NULL, DECIDE_GUARD_MERGED };
 	size_t k;
 
 	if (g) {
@@ -250,7 +250,8 @@ TEST(one_wild_round_counts_once)
 TEST(every_rate_pair_counts_once)
 {
 	static const double rates2[] = { 200, 400 };
-	struct decide_rule r = { 0.025, DECIDE_T_STAR, 5, 0, DECIDE_MEDIAN_CS, NULL, NULL };
+	struct decide_rule r = { 0.025, DECIDE_T_STAR, 5, 0, DECIDE_MEDIAN_CS, NULL, NULL,
+				 DECIDE_GUARD_MERGED };
 	struct decide_metric d;
 	double ymean[10];
 	size_t k, j, n = 0;
@@ -343,7 +344,7 @@ TEST(guard_fails_closed)
  * compare both use: per judged rate, the pairs with both histograms
  * merged side by side (a pair with one side missing adds to neither), the
  * SLO percentile of each; NAN at a rate no pair reached. */
-TEST(guard_values_merge_pairs_with_both_sides)
+TEST(guard_values_merge_pairs_with_both_sides)   /* the merged rule */
 {
 	struct hist a, b, c;
 	struct decide_guard g;
@@ -358,14 +359,14 @@ TEST(guard_values_merge_pairs_with_both_sides)
 		hist_record(&b, (uint64_t)i * 2000000);     /* 2..200 ms */
 	}
 	hist_record(&c, 900000000);                     /* one 900 ms request */
-	decide_guard_init(&g, 3);
-	decide_guard_add(&g, 0, &a, &b);
-	decide_guard_add(&g, 0, &c, NULL);   /* BASE not accepted: neither side */
-	decide_guard_add(&g, 1, &b, &a);
-	decide_guard_add(&g, 1, &b, &a);
-	decide_guard_add(&g, 1, NULL, &c);   /* NEW without a histogram */
-	decide_guard_add(&g, 7, &a, &a);     /* not a judged rate: ignored */
-	decide_guard_values(&g, 99, gn, gb);
+	decide_guard_init(&g, 3, DECIDE_GUARD_MERGED, 99);
+	decide_guard_add(&g, 0, &a, 1, &b, 2);
+	decide_guard_add(&g, 0, &c, 3, NULL, 4);   /* BASE not accepted: neither side */
+	decide_guard_add(&g, 1, &b, 5, &a, 6);
+	decide_guard_add(&g, 1, &b, 7, &a, 8);
+	decide_guard_add(&g, 1, NULL, 9, &c, 10);  /* NEW without a histogram */
+	decide_guard_add(&g, 7, &a, 11, &a, 12);   /* not a judged rate: ignored */
+	decide_guard_values(&g, gn, gb);
 	/* rate 0: a alone (the 900 ms never merged) against b: 99 vs 198 ms
 	 * within the histogram's 1 % */
 	NEAR(gn[0], 99, 1, "NEW's p99 at rate 0: a's");
