@@ -1,10 +1,12 @@
-/* history_out: `harness history` as markdown, JSON and HTML (history.h). */
+/* history_out: `harness history` as markdown (a document, report_doc.h), JSON and
+ * HTML (history.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "report/history.h"
+#include "report/report_doc.h"
 #include "base/jout.h"
 #include "base/util.h"
 #include "report/html.h"
@@ -91,80 +93,95 @@ static void fmt_knee_lat(struct sbuf *o, const struct hist_point *p)
 
 /* ------------------------------------------------------------- markdown */
 
-void history_md(const struct history *h, struct sbuf *out)
+/* One implementation's rows: run (strong where a step lands), date,
+ * commit, status, knee, the latency at it, then cost, memory and latency
+ * at each fixed rate. */
+static void md_rows(const struct history *h, size_t k, struct rdoc_block *t, struct sbuf *c)
 {
-	size_t k, r, j;
+	const struct hist_impl *im = &h->impls[k];
+	size_t r, s, j;
 
-	sbuf_addf(out, "# History of `%s`: %zu run%s under %s\n\n", h->spec, h->nruns,
-		  h->nruns == 1 ? "" : "s", h->runs_dir);
-	sbuf_addf(out, "Per implementation and run: the knee with its interval, cost per request"
-		       " (µs), memory (MiB) and the p%g latency (ms) at the ladder's fixed rates with"
-		       " their 95%% intervals, and the p%g latency at the highest rate the knee holds"
-		       " at. A step is a change between consecutive runs whose intervals do not"
-		       " overlap, larger than the margin (%g%%), that the next run keeps"
-		       " (docs/history.md).\n",
-		  h->percentile, h->percentile, h->margin_pct);
-	for (k = 0; k < h->nimpls; k++) {
-		const struct hist_impl *im = &h->impls[k];
+	for (r = 0; r < h->nruns; r++) {
+		const struct hist_point *p = &im->points[r];
+		int stepped = 0;
 
-		sbuf_addf(out, "\n## `%s`\n\n", im->name);
-		if (!im->nsteps)
-			sbuf_adds(out, "No step.\n\n");
-		for (j = 0; j < im->nsteps; j++) {
-			sbuf_adds(out, "- **step** ");
-			step_text(h, im, &im->steps[j], out);
-			sbuf_adds(out, "\n");
-		}
-		if (im->nsteps)
-			sbuf_adds(out, "\n");
-		sbuf_addf(out, "| run | date (UTC) | commit | status | knee (req/s) | p%g ms @ knee |",
-			  h->percentile);
-		for (j = 0; j < im->nrates; j++)
-			sbuf_addf(out, " µs/request @ %.0f |", im->rates[j]);
-		for (j = 0; j < im->nrates; j++)
-			sbuf_addf(out, " MiB @ %.0f |", im->rates[j]);
-		for (j = 0; j < im->nrates; j++)
-			sbuf_addf(out, " p%g ms @ %.0f |", h->percentile, im->rates[j]);
-		sbuf_adds(out, "\n|---|---|---|---|---|---|");
-		for (j = 0; j < 3 * im->nrates; j++)
-			sbuf_adds(out, "---|");
-		sbuf_adds(out, "\n");
-		for (r = 0; r < h->nruns; r++) {
-			const struct hist_point *p = &im->points[r];
-			size_t s;
-			int stepped = 0;
+		if (!p->present)
+			continue;
+		for (s = 0; s < im->nsteps; s++)
+			stepped |= im->steps[s].run == r;
+		rdoc_cellf(t, "%s%s", stepped ? RDOC_STRONG : "", h->runs[r].id);
+		sbuf_add_utc(c, h->runs[r].created_at, "%Y-%m-%d %H:%M");
+		rdoc_cell(t, c);
+		rdoc_cellf(t, "%.12s", h->runs[r].commits[k] ? h->runs[r].commits[k] : "-");
+		rdoc_cellf(t, "%s", h->runs[r].status);
+		fmt_knee(c, p);
+		rdoc_cell(t, c);
+		fmt_knee_lat(c, p);
+		rdoc_cell(t, c);
+		for (j = 0; j < 3 * im->nrates; j++) {
+			const struct hval *v = j < im->nrates ? &p->cost[j] :
+					       j < 2 * im->nrates ? &p->mem[j - im->nrates] :
+					       &p->lat[j - 2 * im->nrates];
 
-			if (!p->present)
-				continue;
-			for (s = 0; s < im->nsteps; s++)
-				stepped |= im->steps[s].run == r;
-			sbuf_addf(out, "| %s%s%s | ", stepped ? "**" : "", h->runs[r].id,
-				  stepped ? "**" : "");
-			sbuf_add_utc(out, h->runs[r].created_at, "%Y-%m-%d %H:%M");
-			sbuf_addf(out, " | %.12s | %s | ", h->runs[r].commits[k] ? h->runs[r].commits[k] : "-",
-				  h->runs[r].status);
-			fmt_knee(out, p);
-			sbuf_adds(out, " | ");
-			fmt_knee_lat(out, p);
-			sbuf_adds(out, " |");
-			for (j = 0; j < im->nrates; j++) {
-				sbuf_adds(out, " ");
-				fmt_hval(out, &p->cost[j], HM_COST);
-				sbuf_adds(out, " |");
-			}
-			for (j = 0; j < im->nrates; j++) {
-				sbuf_adds(out, " ");
-				fmt_hval(out, &p->mem[j], HM_MEMORY);
-				sbuf_adds(out, " |");
-			}
-			for (j = 0; j < im->nrates; j++) {
-				sbuf_adds(out, " ");
-				fmt_hval(out, &p->lat[j], HM_LATENCY);
-				sbuf_adds(out, " |");
-			}
-			sbuf_adds(out, "\n");
+			fmt_hval(c, v, j < im->nrates ? HM_COST : j < 2 * im->nrates ? HM_MEMORY :
+				 HM_LATENCY);
+			rdoc_cell(t, c);
 		}
 	}
+}
+
+static void md_impl(const struct history *h, size_t k, struct rdoc *d, struct sbuf *c)
+{
+	const struct hist_impl *im = &h->impls[k];
+	struct rdoc_block *t;
+	size_t j;
+
+	rdoc_addf(d, RDOC_H2, "`%s`", im->name);
+	if (!im->nsteps)
+		rdoc_add(d, RDOC_P, "No step.");
+	t = im->nsteps ? rdoc_list(d) : NULL;
+	for (j = 0; j < im->nsteps; j++) {
+		sbuf_adds(c, "**step** ");
+		step_text(h, im, &im->steps[j], c);
+		rdoc_cell(t, c);
+	}
+	sbuf_addf(c, "p%g ms @ knee", h->percentile);
+	t = rdoc_table(d, "history", 6, "run", "date (UTC)", "commit", "status", "knee (req/s)",
+		       c->buf);
+	sbuf_reset(c);
+	t->ncols += 3 * im->nrates;
+	for (j = 0; j < 3 * im->nrates; j++) {
+		if (j < im->nrates)
+			sbuf_addf(c, "µs/request @ %.0f", im->rates[j]);
+		else if (j < 2 * im->nrates)
+			sbuf_addf(c, "MiB @ %.0f", im->rates[j - im->nrates]);
+		else
+			sbuf_addf(c, "p%g ms @ %.0f", h->percentile, im->rates[j - 2 * im->nrates]);
+		rdoc_cell(t, c);
+	}
+	md_rows(h, k, t, c);
+}
+
+void history_md(const struct history *h, struct sbuf *out)
+{
+	struct sbuf c = SBUF_INIT;
+	struct rdoc d;
+	size_t k;
+
+	memset(&d, 0, sizeof(d));
+	rdoc_addf(&d, RDOC_TITLE, "History of `%s`: %zu run%s under %s", h->spec, h->nruns,
+		  h->nruns == 1 ? "" : "s", h->runs_dir);
+	rdoc_addf(&d, RDOC_P, "Per implementation and run: the knee with its interval, cost per"
+		  " request (µs), memory (MiB) and the p%g latency (ms) at the ladder's fixed rates"
+		  " with their 95%% intervals, and the p%g latency at the highest rate the knee holds"
+		  " at. A step is a change between consecutive runs whose intervals do not overlap,"
+		  " larger than the margin (%g%%), that the next run keeps (docs/history.md).",
+		  h->percentile, h->percentile, h->margin_pct);
+	for (k = 0; k < h->nimpls; k++)
+		md_impl(h, k, &d, &c);
+	rdoc_md(&d, RDOC_MD_TIGHT, out);
+	rdoc_release(&d);
+	sbuf_release(&c);
 }
 
 /* ----------------------------------------------------------------- JSON */

@@ -1,7 +1,10 @@
 /*
- * report_doc: the report's text as a list of blocks (headings, paragraphs,
- * tables, chart slots), built once by report_doc_build() and rendered by
- * report_md() and report_html(), so the two formats cannot disagree.
+ * report_doc: the document layer. A document is a list of blocks
+ * (headings, paragraphs, lists, tables, chart slots): the report's is
+ * built once by report_doc_build() and rendered by report_md() and
+ * report_html(), so the two formats cannot disagree; `history`'s Markdown
+ * is built as one too (history_out.c). rdoc_md() is the one Markdown
+ * writer of them (report_doc_md.c).
  *
  * Cells and texts are plain UTF-8; a cell whose text starts with
  * RDOC_STRONG (a warning) or RDOC_BEST (the best) is shown emphasised
@@ -21,13 +24,15 @@ struct sbuf;
  * emphasised as RDOC_STRONG, in html green where RDOC_STRONG is red. */
 #define RDOC_BEST "\x02"
 
-enum rdoc_kind { RDOC_TITLE, RDOC_HEADLINE, RDOC_STAMP, RDOC_H2, RDOC_P, RDOC_TABLE, RDOC_CHART };
+enum rdoc_kind { RDOC_TITLE, RDOC_HEADLINE, RDOC_STAMP, RDOC_H2, RDOC_P, RDOC_TABLE, RDOC_CHART,
+		 RDOC_LIST };
 
 struct rdoc_block {
 	enum rdoc_kind kind;
 	char *text;          /* title, stamp, heading, paragraph; table caption id */
 	size_t ncols;        /* table */
-	char **cells;        /* row-major; the first ncols are the header */
+	char **cells;        /* table: row-major, the first ncols are the header;
+				list: its items, each a line of Markdown text */
 	size_t ncells;
 	size_t chart;        /* RDOC_CHART: index for report_chart() */
 };
@@ -40,6 +45,17 @@ struct rdoc {
 void report_doc_build(const struct report *r, struct rdoc *d);
 void rdoc_release(struct rdoc *d);
 
+/* The document as Markdown, appended to out: "# " title, "**headline**",
+ * "> **stamp**", "## " headings, paragraphs and lists as given, tables
+ * ("| a | b |", the "|---|" rule under the header; '|' and newlines in a
+ * cell escaped), a chart slot as a line naming report.html; a blank line
+ * after each block. RDOC_MD_TOC: a list of the "## " headings (GitHub's
+ * anchors) before the first; RDOC_MD_TIGHT: the document ends with one
+ * newline, not a blank line. */
+#define RDOC_MD_TOC 1
+#define RDOC_MD_TIGHT 2
+void rdoc_md(const struct rdoc *d, unsigned flags, struct sbuf *out);
+
 /* ---- for the sections (report_doc_*.c) ---- */
 struct report_pct;
 struct report_reason;
@@ -50,6 +66,8 @@ struct rdoc_block *rdoc_add(struct rdoc *d, enum rdoc_kind kind, const char *tex
 void rdoc_addf(struct rdoc *d, enum rdoc_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 struct rdoc_block *rdoc_table(struct rdoc *d, const char *id, size_t ncols, ...);
+/* An empty list; its items pushed as cells (rdoc_push_cell, rdoc_cell). */
+struct rdoc_block *rdoc_list(struct rdoc *d);
 void rdoc_push_cell(struct rdoc_block *t, const char *s);
 void rdoc_cell(struct rdoc_block *t, struct sbuf *c);
 void rdoc_cellf(struct rdoc_block *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -64,6 +64,11 @@ void rdoc_cellf(struct rdoc_block *t, const char *fmt, ...)
 	sbuf_release(&sb);
 }
 
+struct rdoc_block *rdoc_list(struct rdoc *d)
+{
+	return rdoc_add(d, RDOC_LIST, NULL);
+}
+
 struct rdoc_block *rdoc_table(struct rdoc *d, const char *id, size_t ncols, ...)
 {
 	struct rdoc_block *t = rdoc_add(d, RDOC_TABLE, id);

@@ -134,6 +134,12 @@ void report_html(const struct report *r, struct sbuf *out)
 			}
 			sbuf_adds(out, "</table>\n");
 			break;
+		case RDOC_LIST:
+			sbuf_adds(out, "<ul>\n");
+			for (k = 0; k < b->ncells; k++)
+				html_elem(out, "li", NULL, b->cells[k], 0);
+			sbuf_adds(out, "</ul>\n");
+			break;
 		case RDOC_CHART:
 			sbuf_addf(out, "<figure class=\"chart\" id=\"chart-%s\">\n",
 				  report_chart_name(b->chart));

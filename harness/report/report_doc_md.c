@@ -1,6 +1,7 @@
 /*
- * report_md: report.md, the report document (report_doc.c) as Markdown.
- * Charts are not drawn here; their place names report.html.
+ * report_doc_md: a document (report_doc.h) as Markdown: report.md
+ * (report_md) and `history --format md`. Charts are not drawn here; their
+ * place names report.html.
  */
 #include "report/report.h"
 
@@ -85,15 +86,13 @@ static void toc(const struct rdoc *d, struct sbuf *out)
 	sbuf_adds(out, "\n\n");
 }
 
-void report_md(const struct report *r, struct sbuf *out)
+void rdoc_md(const struct rdoc *d, unsigned flags, struct sbuf *out)
 {
-	struct rdoc d;
-	size_t i;
-	int toc_done = 0;
+	size_t i, k;
+	int toc_done = !(flags & RDOC_MD_TOC);
 
-	report_doc_build(r, &d);
-	for (i = 0; i < d.n; i++) {
-		const struct rdoc_block *b = &d.b[i];
+	for (i = 0; i < d->n; i++) {
+		const struct rdoc_block *b = &d->b[i];
 
 		switch (b->kind) {
 		case RDOC_TITLE:
@@ -107,13 +106,18 @@ void report_md(const struct report *r, struct sbuf *out)
 			break;
 		case RDOC_H2:
 			if (!toc_done) {
-				toc(&d, out);
+				toc(d, out);
 				toc_done = 1;
 			}
 			sbuf_addf(out, "## %s\n\n", b->text);
 			break;
 		case RDOC_P:
 			sbuf_addf(out, "%s\n\n", b->text);
+			break;
+		case RDOC_LIST:
+			for (k = 0; k < b->ncells; k++)
+				sbuf_addf(out, "- %s\n", b->cells[k]);
+			sbuf_adds(out, "\n");
 			break;
 		case RDOC_TABLE:
 			table(out, b);
@@ -123,5 +127,15 @@ void report_md(const struct report *r, struct sbuf *out)
 			break;
 		}
 	}
+	if ((flags & RDOC_MD_TIGHT) && out->len >= 2 && !strcmp(out->buf + out->len - 2, "\n\n"))
+		out->buf[--out->len] = 0;
+}
+
+void report_md(const struct report *r, struct sbuf *out)
+{
+	struct rdoc d;
+
+	report_doc_build(r, &d);
+	rdoc_md(&d, RDOC_MD_TOC, out);
 	rdoc_release(&d);
 }
