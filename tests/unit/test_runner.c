@@ -463,6 +463,7 @@ static void until_decided(double max_minutes, const char *method, const char *wa
 		CHECK_STR(rules[0].stop, stop);
 		CHECK_STR(rules[0].outcome, outcome);
 		CHECK_STR(rules[0].method, want);
+		CHECK_STR(rules[0].guard, "drop_worst");   /* schema 21: every new rule */
 		printf("# %s%s: %s after %d rounds, %.0f s of the fake clock\n", want,
 		       method ? "" : " (the default)",
 		       rules[0].outcome, rules[0].rounds, rules[0].elapsed_s);
@@ -480,6 +481,7 @@ static void until_decided(double max_minutes, const char *method, const char *wa
 			CHECK(c.impls[0].seq->m[0].method == DECIDE_MEDIAN_CS);
 			CHECK(c.impls[0].seq->answer == DECIDE_NO_CHANGE);
 			CHECK(c.impls[0].seq->m[0].guard == 1);
+			CHECK(c.impls[0].seq->m[0].guard_rule == DECIDE_GUARD_DROP_WORST);
 			CHECK(strstr(c.impls[0].why, "[median_cs]") != NULL);
 			compare_json(&c, &js);
 			CHECK(strstr(js.buf, "median_cs") != NULL);
@@ -488,6 +490,18 @@ static void until_decided(double max_minutes, const char *method, const char *wa
 		}
 		compare_release(&c);
 		sbuf_release(&js);
+		/* a rule stored without a guard (a run before schema 21) is
+		 * judged by the merged guard, every window */
+		if (n == 1) {
+			free(rules[0].guard);
+			rules[0].guard = NULL;
+			CHECK(store_seq_rule_put(&st, &rules[0]) == 0);
+			CHECK(until_compare(id, &c) == 0);
+			CHECK(c.nimpls == 1 && c.impls[0].seq &&
+			      c.impls[0].seq->m[0].guard_rule == DECIDE_GUARD_MERGED &&
+			      c.impls[0].seq->answer == DECIDE_NO_CHANGE);
+			compare_release(&c);
+		}
 	} else if (n == 1) {
 		/* a rule stored without a method (a run before schema 17) is
 		 * judged by mean_cs, whatever latency's default is now: the
