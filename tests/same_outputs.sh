@@ -37,7 +37,13 @@
 # each run with itself and with the next run of its runs directory
 # (--judge-unpaired), and of each rerun with its parent; history of each
 # runs directory. They are written by the build that harvested them, so
-# both builds must read its schema (a newer build migrates its copy).
+# both builds must read its schema (a newer build migrates its copy), and
+# their reports' "harness (run)" row differs when one build is the
+# harvester (its version string becomes VERSION on one side only): harvest
+# with a third build, or read those rows as the only difference. No
+# harvested script makes a `rerun --until-decided` with its parent, so
+# compare's sequential section (compare_seq.c) is checked only with a
+# --runs directory that holds one (a parent run and its rerun).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FIX=$ROOT/build/release/helpers/compare_fixture

@@ -1,11 +1,12 @@
 /*
- * compare_out: the compare result as Markdown (a pull-request comment),
- * JSON and JUnit XML.
+ * compare_out: the compare result as Markdown (a pull-request comment:
+ * a document, report_doc.h), JSON and JUnit XML.
  */
 #include "report/compare.h"
 #include "report/compare_pooled.h"
 #include "report/compare_seq.h"
 #include "report/headline.h"
+#include "report/report_doc.h"
 #include "base/jout.h"
 #include "base/util.h"
 
@@ -152,61 +153,97 @@ static void run_status(struct sbuf *o, const char *role, const struct cmp_run *r
 		sbuf_addf(o, " (%s)", r->failure);
 }
 
-static void md_evidence(struct sbuf *o, const struct cmp_impl *im)
+/* The scratch buffer as a paragraph (its trailing newlines dropped), then
+ * emptied. */
+static void para(struct rdoc *d, struct sbuf *t)
 {
-	size_t j;
-
-	sbuf_adds(o, "| rate (req/s) | base: valid (failed) | new: valid (failed) | valid pairs "
-		  "| outcome |\n|---:|---:|---:|---:|---|\n");
-	for (j = 0; j < im->nrates; j++) {
-		const struct cmp_rate *r = &im->rates[j];
-		sbuf_addf(o, "| %.0f | %zu (%zu) | %zu (%zu) | %zu | %s |\n", r->rate, r->vbase,
-			  r->fbase, r->vnew, r->fnew, r->vpairs,
-			  r->outcome_regression ? "**new fails where base held**"
-			  : r->fnew && r->fbase ? "failed windows on both sides"
-			  : r->fnew ? "new has failed windows" : r->fbase ? "base has failed windows"
-			  : "both hold");
-	}
-	sbuf_adds(o, "\n");
+	while (t->len && t->buf[t->len - 1] == '\n')
+		t->buf[--t->len] = 0;
+	rdoc_add(d, RDOC_P, t->buf);
+	sbuf_reset(t);
 }
 
-static void md_cell(struct sbuf *o, const struct cmp_rate *r, const char *label,
-		    const struct cmp_metric *m, int prec, const char *unit, int paired, int corr)
+static void md_evidence(struct rdoc *d, const struct cmp_impl *im)
 {
-	sbuf_addf(o, "| %.0f | %s | ", r->rate, label);
-	num(o, m->base, prec);
-	sbuf_adds(o, " | ");
-	num(o, m->new_, prec);
-	sbuf_adds(o, " | ");
-	/* the shift the interval is for and the chart plots (not new - base) */
-	snum(o, m->ci.mean, prec);
-	sbuf_addf(o, "%s | ", unit);
-	snum(o, m->base > 0 ? 100 * m->ci.mean / m->base : NAN, 1);
-	sbuf_adds(o, m->base > 0 && isfinite(m->ci.mean) ? "% | " : " | ");
-	if (isfinite(m->ci.lo)) {
-		sbuf_adds(o, "[");
-		snum(o, m->ci.lo, prec);
-		sbuf_adds(o, ", ");
-		snum(o, m->ci.hi, prec);
-		sbuf_addf(o, "]%s", unit);
-	} else {
-		sbuf_adds(o, "-");
+	struct rdoc_block *t = rdoc_table(d, "evidence", 5, "rate (req/s)", "base: valid (failed)",
+					  "new: valid (failed)", "valid pairs", "outcome");
+	size_t j;
+
+	rdoc_align(t, "rrrrl");
+	for (j = 0; j < im->nrates; j++) {
+		const struct cmp_rate *r = &im->rates[j];
+
+		rdoc_cellf(t, "%.0f", r->rate);
+		rdoc_cellf(t, "%zu (%zu)", r->vbase, r->fbase);
+		rdoc_cellf(t, "%zu (%zu)", r->vnew, r->fnew);
+		rdoc_cellf(t, "%zu", r->vpairs);
+		rdoc_push_cell(t, r->outcome_regression ? RDOC_STRONG "new fails where base held"
+			       : r->fnew && r->fbase ? "failed windows on both sides"
+			       : r->fnew ? "new has failed windows" : r->fbase ? "base has failed windows"
+			       : "both hold");
 	}
+}
+
+/* A rate x metric cell's row: rate, label, base, new, the shift (the one
+ * the interval is for and the chart plots, not new - base), in % of base,
+ * its interval, n, method, p, MDE, verdict. */
+static void md_cell(struct rdoc_block *t, const struct cmp_rate *r, const char *label,
+		    const struct cmp_metric *m, int prec, int paired, int corr)
+{
+	struct sbuf c = SBUF_INIT;
+
+	rdoc_cellf(t, "%.0f", r->rate);
+	rdoc_push_cell(t, label);
+	num(&c, m->base, prec);
+	rdoc_cell(t, &c);
+	num(&c, m->new_, prec);
+	rdoc_cell(t, &c);
+	snum(&c, m->ci.mean, prec);
+	rdoc_cell(t, &c);
+	snum(&c, m->base > 0 ? 100 * m->ci.mean / m->base : NAN, 1);
+	if (m->base > 0 && isfinite(m->ci.mean))
+		sbuf_adds(&c, "%");
+	rdoc_cell(t, &c);
+	if (isfinite(m->ci.lo)) {
+		sbuf_adds(&c, "[");
+		snum(&c, m->ci.lo, prec);
+		sbuf_adds(&c, ", ");
+		snum(&c, m->ci.hi, prec);
+		sbuf_adds(&c, "]");
+	} else {
+		sbuf_adds(&c, "-");
+	}
+	rdoc_cell(t, &c);
 	if (paired)
-		sbuf_addf(o, " | %zu pairs", m->nnew);
+		rdoc_cellf(t, "%zu pairs", m->nnew);
 	else
-		sbuf_addf(o, " | %zu / %zu", m->nbase, m->nnew);
-	sbuf_addf(o, " | %s | ", method_short(m->method));
-	p_text(o, m, corr);
-	sbuf_adds(o, " | ");
-	mde_text(o, m, prec);
-	sbuf_addf(o, " | %s%s%s |\n", m->verdict == CMP_REGRESSION ? "**" : "",
-		  cmp_verdict_name(m->verdict), m->verdict == CMP_REGRESSION ? "**" : "");
+		rdoc_cellf(t, "%zu / %zu", m->nbase, m->nnew);
+	rdoc_push_cell(t, method_short(m->method));
+	p_text(&c, m, corr);
+	rdoc_cell(t, &c);
+	mde_text(&c, m, prec);
+	rdoc_cell(t, &c);
+	rdoc_cellf(t, "%s%s", m->verdict == CMP_REGRESSION ? RDOC_STRONG : "",
+		   cmp_verdict_name(m->verdict));
+	sbuf_release(&c);
+}
+
+/* The cells table's header, its first column's title `what`. */
+static struct rdoc_block *cells_table(struct rdoc *d, const struct compare *c, const char *what)
+{
+	struct rdoc_block *t = rdoc_table(d, "cells", 12, "rate (req/s)", what, "base", "new",
+					  "shift", "shift %", "interval of the shift", "n",
+					  "method", c->correction == CMP_CORRECT_HOLM ? "p → Holm"
+					  : "p", "MDE", "verdict");
+
+	rdoc_align(t, "rlrrrrlrllrl");
+	return t;
 }
 
 /* Per request name: its own latency cell at each rate (compare.h). */
-static void md_requests(struct sbuf *o, const struct compare *c, const struct cmp_impl *im)
+static void md_requests(struct rdoc *d, const struct compare *c, const struct cmp_impl *im)
 {
+	struct rdoc_block *tb;
 	struct sbuf t = SBUF_INIT;
 	size_t j, k, any = 0;
 
@@ -215,13 +252,10 @@ static void md_requests(struct sbuf *o, const struct compare *c, const struct cm
 			any += im->rates[j].has_cells && im->rates[j].req[k].verdict != CMP_NA;
 	if (!any)
 		return;
-	sbuf_addf(o, "Per request (p%g of its own responses, ms; judged with the cells above: "
-		  "those with their own slo_ms; the others advisory, unadjusted):\n\n",
+	rdoc_addf(d, RDOC_P, "Per request (p%g of its own responses, ms; judged with the cells "
+		  "above: those with their own slo_ms; the others advisory, unadjusted):",
 		  c->new_.slo_pct);
-	sbuf_addf(o, "| rate (req/s) | request | base | new | shift | shift %% | interval "
-		  "of the shift | n | method | p%s | MDE | verdict |\n",
-		  c->correction == CMP_CORRECT_HOLM ? " → Holm" : "");
-	sbuf_adds(o, "|---:|---|---:|---:|---:|---:|---|---:|---|---|---:|---|\n");
+	tb = cells_table(d, c, "request");
 	for (j = 0; j < im->nrates; j++) {
 		const struct cmp_rate *r = &im->rates[j];
 
@@ -231,119 +265,140 @@ static void md_requests(struct sbuf *o, const struct compare *c, const struct cm
 			sbuf_reset(&t);
 			sbuf_addf(&t, "%s%s", c->new_.reqs[k],
 				  c->new_.req_slo_ms[k] > 0 ? " (judged)" : "");
-			md_cell(o, r, t.buf, &r->req[k], 3, "", im->paired,
+			md_cell(tb, r, t.buf, &r->req[k], 3, im->paired,
 				c->new_.req_slo_ms[k] > 0 ? c->correction : CMP_CORRECT_NONE);
 		}
 	}
-	sbuf_adds(o, "\n");
 	sbuf_release(&t);
 }
 
-void compare_md(const struct compare *c, struct sbuf *o)
+/* The run-level paragraphs: both runs' states, the warnings, the rule. */
+static void md_preamble(struct rdoc *d, const struct compare *c, struct sbuf *t)
 {
-	struct sbuf t = SBUF_INIT;
-	char b1[13], b2[13];
-	size_t i, j;
 	double lvl = (1 - 2 * c->alpha) * 100;
 
-	sbuf_addf(o, "## harness compare: `%s` → `%s`\n\n**", c->base.id, c->new_.id);
-	compare_headline(c, o);
-	sbuf_adds(o, "**\n\n");
-	run_status(o, "Base", &c->base);
-	run_status(o, "; new", &c->new_);
-	sbuf_adds(o, ".\n\n");
+	run_status(t, "Base", &c->base);
+	run_status(t, "; new", &c->new_);
+	sbuf_adds(t, ".");
+	para(d, t);
 	if (c->same_run)
-		sbuf_adds(o, "**BASE and NEW are the same run**: only its paired arms "
-			  "(`<impl>@base`) are compared.\n\n");
+		rdoc_add(d, RDOC_P, "**BASE and NEW are the same run**: only its paired arms "
+			 "(`<impl>@base`) are compared.");
 	if (!c->judged)
-		sbuf_adds(o, "**No implementation is judged**: none is paired with an `@base` "
-			  "control; unpaired comparisons are advisory (`--impl NAME` or "
-			  "`--judge-unpaired` judges them).\n\n");
+		rdoc_add(d, RDOC_P, "**No implementation is judged**: none is paired with an `@base` "
+			 "control; unpaired comparisons are advisory (`--impl NAME` or "
+			 "`--judge-unpaired` judges them).");
 	if (c->base.exploratory || c->new_.exploratory)
-		sbuf_adds(o, "**EXPLORATORY**: a run was made from a dirty spec (--allow-dirty).\n\n");
-	sbuf_addf(o, "Spec `%s`, stored hash `%.12s`%s. ", c->new_.spec_name, c->new_.spec_hash,
+		rdoc_add(d, RDOC_P, "**EXPLORATORY**: a run was made from a dirty spec (--allow-dirty).");
+	sbuf_addf(t, "Spec `%s`, stored hash `%.12s`%s. ", c->new_.spec_name, c->new_.spec_hash,
 		  c->same_spec ? " (identical in both runs)" : "; **the runs' stored specs differ**");
 	if (c->version_diffs)
-		sbuf_addf(o, "**Versions differ between the runs** (the difference may be theirs): %s. ",
+		sbuf_addf(t, "**Versions differ between the runs** (the difference may be theirs): %s. ",
 			  c->version_diffs);
-	sbuf_addf(o, "Rule: margin %g%% (floors %g ms, %g us/request), min_pairs %zu, metrics",
+	sbuf_addf(t, "Rule: margin %g%% (floors %g ms, %g us/request), min_pairs %zu, metrics",
 		  c->margin_pct, c->margin_ms, c->margin_cpu_us, c->min_pairs);
 	if (c->metrics & CMP_P99)
-		sbuf_addf(o, " p%g", c->new_.slo_pct);
+		sbuf_addf(t, " p%g", c->new_.slo_pct);
 	if (c->metrics & CMP_CPU_PER_REQUEST)
-		sbuf_adds(o, (c->metrics & CMP_P99) ? ", cpu_per_request" : " cpu_per_request");
-	sbuf_addf(o, "; shifts by %s paired, %s unpaired; intervals at %g%%%s, one-sided "
+		sbuf_adds(t, (c->metrics & CMP_P99) ? ", cpu_per_request" : " cpu_per_request");
+	sbuf_addf(t, "; shifts by %s paired, %s unpaired; intervals at %g%%%s, one-sided "
 		  "tests at %g%%; correction %s across each implementation's pooled metrics and rate x metric "
-		  "cells; over accepted windows; merged values from merged histograms.\n\n",
+		  "cells; over accepted windows; merged values from merged histograms.",
 		  stat_method_name(c->method_paired), stat_method_name(c->method_unpaired), lvl,
 		  c->method_paired == STAT_CS ? " (the confidence sequence's at 1 - alpha)" : "",
 		  c->alpha * 100, correction_name(c->correction));
+	para(d, t);
+}
 
-	for (i = 0; i < c->nimpls; i++) {
-		const struct cmp_impl *im = &c->impls[i];
-		double d;
+static void md_impl(struct rdoc *d, const struct compare *c, const struct cmp_impl *im,
+		    struct sbuf *t)
+{
+	struct sbuf p = SBUF_INIT;
+	char b1[13], b2[13];
+	size_t j;
+	double dk;
 
-		if (im->judged)
-			sbuf_addf(o, "### `%s`: **%s**\n\n", im->name, cmp_verdict_name(im->verdict));
-		else
-			sbuf_addf(o, "### `%s` (advisory, not judged): %s\n\n", im->name,
-				  cmp_verdict_name(im->verdict));
-		sbuf_adds(o, "Why: ");
-		sbuf_adds(o, im->why);
-		sbuf_adds(o, ".\n\n");
-		if (im->decided_by)
-			sbuf_addf(o, "Decided by: %s.\n\n", im->decided_by);
-		sbuf_addf(o, "Commit `%s` → `%s`", short_commit(im->base_commit, b1),
-			  short_commit(im->new_commit, b2));
-		if (im->new_ref)
-			sbuf_addf(o, " (ref `%s`)", im->new_ref);
-		sbuf_addf(o, "; %s.\n\n", pair_text(c, im, &t));
-		if (im->seq)
-			cmp_seq_md(im->seq, o);
-		method_line(o, c, im);
-		if (!im->nrates) {
-			sbuf_adds(o, "No rate has valid windows on both sides.\n\n");
-		} else {
-			md_evidence(o, im);
-			cmp_pooled_md(c, im, o);
-			sbuf_reset(&t);
-			sbuf_addf(&t, "p%g (ms)", c->new_.slo_pct);
-			sbuf_addf(o, "| rate (req/s) | metric | base | new | shift | shift %% | interval "
-				  "of the shift | n | method | p%s | MDE | verdict |\n",
-				  c->correction == CMP_CORRECT_HOLM ? " → Holm" : "");
-			sbuf_adds(o, "|---:|---|---:|---:|---:|---:|---|---:|---|---|---:|---|\n");
-			for (j = 0; j < im->nrates; j++) {
-				const struct cmp_rate *r = &im->rates[j];
-				if (!r->has_cells)
-					continue;
-				if (c->metrics & CMP_P99)
-					md_cell(o, r, t.buf, &r->p99, 3, "", im->paired,
-						c->correction);
-				if (c->metrics & CMP_CPU_PER_REQUEST)
-					md_cell(o, r, "CPU/request (µs)", &r->cpu, 1, "", im->paired,
-						c->correction);
-			}
-			sbuf_adds(o, "\n");
-			md_requests(o, c, im);
-		}
-		sbuf_adds(o, "Knees: base: ");
-		knee_text(o, im->kbase);
-		sbuf_adds(o, "; new: ");
-		knee_text(o, im->knew);
-		if (knee_shift(im, &d))
-			sbuf_addf(o, "; shift %+.0f req/s", d);
-		sbuf_adds(o, ".\n\n");
+	if (im->judged)
+		rdoc_addf(d, RDOC_H3, "`%s`: **%s**", im->name, cmp_verdict_name(im->verdict));
+	else
+		rdoc_addf(d, RDOC_H3, "`%s` (advisory, not judged): %s", im->name,
+			  cmp_verdict_name(im->verdict));
+	rdoc_addf(d, RDOC_P, "Why: %s.", im->why);
+	if (im->decided_by)
+		rdoc_addf(d, RDOC_P, "Decided by: %s.", im->decided_by);
+	sbuf_addf(t, "Commit `%s` → `%s`", short_commit(im->base_commit, b1),
+		  short_commit(im->new_commit, b2));
+	if (im->new_ref)
+		sbuf_addf(t, " (ref `%s`)", im->new_ref);
+	sbuf_addf(t, "; %s.", pair_text(c, im, &p));
+	para(d, t);
+	if (im->seq) {
+		cmp_seq_md(im->seq, t);
+		rdoc_add(d, RDOC_MD, t->buf);
+		sbuf_reset(t);
 	}
-	sbuf_addf(o, "base and new are the merged values; shift is the estimate of new - base from "
-		  "the per-window (paired: per-block) values by the method named (HL: Hodges-Lehmann, "
-		  "t: mean with a t interval, CS: mean with a confidence sequence), in %% of base in "
-		  "shift %%, the figure the chart plots, with its interval; p is the "
-		  "one-sided p-value of the shift's direction%s; MDE the minimum detectable "
-		  "effect.\n\n", c->correction == CMP_CORRECT_HOLM ? ", then Holm-adjusted" : "");
-	sbuf_addf(o, "**Result: %s** (exit %d): %d judged, %d regressed, %d inconclusive.\n",
+	method_line(t, c, im);
+	para(d, t);
+	if (!im->nrates) {
+		rdoc_add(d, RDOC_P, "No rate has valid windows on both sides.");
+	} else {
+		struct rdoc_block *tb;
+
+		md_evidence(d, im);
+		cmp_pooled_md(c, im, d);
+		sbuf_reset(&p);
+		sbuf_addf(&p, "p%g (ms)", c->new_.slo_pct);
+		tb = cells_table(d, c, "metric");
+		for (j = 0; j < im->nrates; j++) {
+			const struct cmp_rate *r = &im->rates[j];
+			if (!r->has_cells)
+				continue;
+			if (c->metrics & CMP_P99)
+				md_cell(tb, r, p.buf, &r->p99, 3, im->paired, c->correction);
+			if (c->metrics & CMP_CPU_PER_REQUEST)
+				md_cell(tb, r, "CPU/request (µs)", &r->cpu, 1, im->paired,
+					c->correction);
+		}
+		md_requests(d, c, im);
+	}
+	sbuf_adds(t, "Knees: base: ");
+	knee_text(t, im->kbase);
+	sbuf_adds(t, "; new: ");
+	knee_text(t, im->knew);
+	if (knee_shift(im, &dk))
+		sbuf_addf(t, "; shift %+.0f req/s", dk);
+	sbuf_adds(t, ".");
+	para(d, t);
+	sbuf_release(&p);
+}
+
+/* The comparison as a document (report_doc.h), written as Markdown. */
+void compare_md(const struct compare *c, struct sbuf *o)
+{
+	struct sbuf t = SBUF_INIT;
+	struct rdoc d;
+	size_t i;
+
+	memset(&d, 0, sizeof(d));
+	rdoc_addf(&d, RDOC_H2, "harness compare: `%s` → `%s`", c->base.id, c->new_.id);
+	compare_headline(c, &t);
+	rdoc_add(&d, RDOC_HEADLINE, t.buf);
+	sbuf_reset(&t);
+	md_preamble(&d, c, &t);
+	for (i = 0; i < c->nimpls; i++)
+		md_impl(&d, c, &c->impls[i], &t);
+	rdoc_addf(&d, RDOC_P, "base and new are the merged values; shift is the estimate of new - "
+		  "base from the per-window (paired: per-block) values by the method named (HL: "
+		  "Hodges-Lehmann, t: mean with a t interval, CS: mean with a confidence sequence), "
+		  "in %% of base in shift %%, the figure the chart plots, with its interval; p is the "
+		  "one-sided p-value of the shift's direction%s; MDE the minimum detectable effect.",
+		  c->correction == CMP_CORRECT_HOLM ? ", then Holm-adjusted" : "");
+	rdoc_addf(&d, RDOC_P, "**Result: %s** (exit %d): %d judged, %d regressed, %d inconclusive.",
 		  c->exit_code == 1 ? "regression" : c->exit_code == 3 ? "inconclusive"
 								     : "no regression",
 		  c->exit_code, c->judged, c->regressions, c->inconclusive);
+	rdoc_md(&d, RDOC_MD_TIGHT, o);
+	rdoc_release(&d);
 	sbuf_release(&t);
 }
 

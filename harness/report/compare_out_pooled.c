@@ -1,6 +1,6 @@
 /*
  * compare_out_pooled: the pooled tests (struct cmp_pooled) in compare's
- * formats: a Markdown table above the cells, a JSON array, one line of
+ * formats: a table above the cells in its document (report_doc.h), a JSON array, one line of
  * detail for a JUnit testcase. compare_out.c places them.
  */
 #include <math.h>
@@ -8,6 +8,7 @@
 
 #include "report/compare.h"
 #include "report/compare_pooled.h"
+#include "report/report_doc.h"
 #include "base/jout.h"
 #include "base/util.h"
 
@@ -39,45 +40,49 @@ static void mde_text(struct sbuf *o, const struct cmp_pooled *pm)
 		sbuf_adds(o, "-");
 }
 
-void cmp_pooled_md(const struct compare *c, const struct cmp_impl *im, struct sbuf *o)
+void cmp_pooled_md(const struct compare *c, const struct cmp_impl *im, struct rdoc *d)
 {
+	struct sbuf cell = SBUF_INIT;
+	struct rdoc_block *t;
 	char nm[160];
 	size_t i;
 
 	if (!im->npooled)
 		return;
-	sbuf_addf(o, "Pooled over the rates (%s): per metric, one stratified signed-rank test "
-		  "of the per-block log ratios new / base (strata = rates, van Elteren's "
+	rdoc_addf(d, RDOC_P, "Pooled over the rates (%s): per metric, one stratified signed-rank "
+		  "test of the per-block log ratios new / base (strata = rates, van Elteren's "
 		  "weights), its Hodges-Lehmann shift in %% of base and %g%% interval; the "
-		  "margin is the larger of %g%% and the metric's floor.\n\n",
+		  "margin is the larger of %g%% and the metric's floor.",
 		  im->judged ? "these decide the metrics' verdict" : "advisory",
 		  (1 - 2 * c->alpha) * 100, c->margin_pct);
-	sbuf_addf(o, "| metric | base (geo. mean) | shift | interval of the shift | margin | "
-		  "n | p%s | MDE | verdict |\n", c->correction == CMP_CORRECT_HOLM ? " → Holm" : "");
-	sbuf_adds(o, "|---|---:|---:|---|---:|---:|---|---:|---|\n");
+	t = rdoc_table(d, "pooled", 9, "metric", "base (geo. mean)", "shift",
+		       "interval of the shift", "margin", "n",
+		       c->correction == CMP_CORRECT_HOLM ? "p → Holm" : "p", "MDE", "verdict");
+	rdoc_align(t, "lrrlrrlrl");
 	for (i = 0; i < im->npooled; i++) {
 		const struct cmp_pooled *pm = &im->pooled[i];
 		const char *u = cmp_pooled_unit(pm);
 
 		if (pm->verdict == CMP_NA)
 			continue;
-		sbuf_addf(o, "| %s | %.4g %s | %+.1f%% (%+.3g %s) | ",
-			  cmp_pooled_name(c, pm, nm, sizeof(nm)), pm->base_ref, u, pm->est_pct,
-			  pm->shift, u);
+		rdoc_push_cell(t, cmp_pooled_name(c, pm, nm, sizeof(nm)));
+		rdoc_cellf(t, "%.4g %s", pm->base_ref, u);
+		rdoc_cellf(t, "%+.1f%% (%+.3g %s)", pm->est_pct, pm->shift, u);
 		if (isfinite(pm->lo_pct))
-			sbuf_addf(o, "[%+.1f%%, %+.1f%%]", pm->lo_pct, pm->hi_pct);
+			rdoc_cellf(t, "[%+.1f%%, %+.1f%%]", pm->lo_pct, pm->hi_pct);
 		else
-			sbuf_adds(o, "-");
-		sbuf_addf(o, " | ±%.3g %s (%.1f%%) | %zu pairs, %zu rate%s | ", pm->margin, u,
-			  pm->margin / pm->base_ref * 100, pm->npairs, pm->nrates,
-			  pm->nrates == 1 ? "" : "s");
-		p_text(o, c, pm);
-		sbuf_adds(o, " | ");
-		mde_text(o, pm);
-		sbuf_addf(o, " | %s%s%s |\n", pm->verdict == CMP_REGRESSION ? "**" : "",
-			  cmp_verdict_name(pm->verdict), pm->verdict == CMP_REGRESSION ? "**" : "");
+			rdoc_push_cell(t, "-");
+		rdoc_cellf(t, "±%.3g %s (%.1f%%)", pm->margin, u, pm->margin / pm->base_ref * 100);
+		rdoc_cellf(t, "%zu pairs, %zu rate%s", pm->npairs, pm->nrates,
+			   pm->nrates == 1 ? "" : "s");
+		p_text(&cell, c, pm);
+		rdoc_cell(t, &cell);
+		mde_text(&cell, pm);
+		rdoc_cell(t, &cell);
+		rdoc_cellf(t, "%s%s", pm->verdict == CMP_REGRESSION ? RDOC_STRONG : "",
+			   cmp_verdict_name(pm->verdict));
 	}
-	sbuf_adds(o, "\n");
+	sbuf_release(&cell);
 }
 
 json_t *cmp_pooled_json(const struct compare *c, const struct cmp_impl *im)

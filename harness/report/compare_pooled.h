@@ -29,8 +29,10 @@ const char *cmp_pooled_name(const struct compare *c, const struct cmp_pooled *pm
 
 /* Writers (compare_out_pooled.c). The unit of pm's metric ("ms", "µs"). */
 const char *cmp_pooled_unit(const struct cmp_pooled *pm);
-/* The implementation's pooled table (Markdown), nothing when none. */
-void cmp_pooled_md(const struct compare *c, const struct cmp_impl *im, struct sbuf *o);
+/* The implementation's pooled paragraph and table, appended to its
+ * document (report_doc.h); nothing when none. */
+struct rdoc;
+void cmp_pooled_md(const struct compare *c, const struct cmp_impl *im, struct rdoc *d);
 /* A JSON array of the implementation's pooled tests (new reference). */
 json_t *cmp_pooled_json(const struct compare *c, const struct cmp_impl *im);
 /* One line of detail of pm (d is reset first). */

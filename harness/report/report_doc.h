@@ -2,9 +2,10 @@
  * report_doc: the document layer. A document is a list of blocks
  * (headings, paragraphs, lists, tables, chart slots): the report's is
  * built once by report_doc_build() and rendered by report_md() and
- * report_html(), so the two formats cannot disagree; `history`'s Markdown
- * is built as one too (history_out.c). rdoc_md() is the one Markdown
- * writer of them (report_doc_md.c).
+ * report_html(), so the two formats cannot disagree; `history`'s and
+ * `compare`'s Markdown are built as ones too (history_out.c,
+ * compare_out.c; compare's HTML is made from its Markdown, html.h).
+ * rdoc_md() is the one Markdown writer of them (report_doc_md.c).
  *
  * Cells and texts are plain UTF-8; a cell whose text starts with
  * RDOC_STRONG (a warning) or RDOC_BEST (the best) is shown emphasised
@@ -24,8 +25,11 @@ struct sbuf;
  * emphasised as RDOC_STRONG, in html green where RDOC_STRONG is red. */
 #define RDOC_BEST "\x02"
 
-enum rdoc_kind { RDOC_TITLE, RDOC_HEADLINE, RDOC_STAMP, RDOC_H2, RDOC_P, RDOC_TABLE, RDOC_CHART,
-		 RDOC_LIST };
+/* RDOC_MD: a fragment already in Markdown, its blank lines its own
+ * (compare's sequential section, compare_seq.c, until it is built as
+ * blocks too). */
+enum rdoc_kind { RDOC_TITLE, RDOC_HEADLINE, RDOC_STAMP, RDOC_H2, RDOC_H3, RDOC_P, RDOC_TABLE,
+		 RDOC_CHART, RDOC_LIST, RDOC_MD };
 
 struct rdoc_block {
 	enum rdoc_kind kind;
@@ -34,6 +38,8 @@ struct rdoc_block {
 	char **cells;        /* table: row-major, the first ncols are the header;
 				list: its items, each a line of Markdown text */
 	size_t ncells;
+	char *align;         /* table: per column, 'r' right-aligned, else as
+				the reader's default; NULL: every column so */
 	size_t chart;        /* RDOC_CHART: index for report_chart() */
 };
 
@@ -46,10 +52,11 @@ void report_doc_build(const struct report *r, struct rdoc *d);
 void rdoc_release(struct rdoc *d);
 
 /* The document as Markdown, appended to out: "# " title, "**headline**",
- * "> **stamp**", "## " headings, paragraphs and lists as given, tables
- * ("| a | b |", the "|---|" rule under the header; '|' and newlines in a
- * cell escaped), a chart slot as a line naming report.html; a blank line
- * after each block. RDOC_MD_TOC: a list of the "## " headings (GitHub's
+ * "> **stamp**", "## " and "### " headings, paragraphs and lists as
+ * given, tables ("| a | b |", the "|---|" rule under the header, "|---:|"
+ * for a right-aligned column; '|' and newlines in a cell escaped), a
+ * chart slot as a line naming report.html; a blank line after each block
+ * (an RDOC_MD fragment verbatim). RDOC_MD_TOC: a list of the "## " headings (GitHub's
  * anchors) before the first; RDOC_MD_TIGHT: the document ends with one
  * newline, not a blank line. */
 #define RDOC_MD_TOC 1
@@ -68,6 +75,8 @@ void rdoc_addf(struct rdoc *d, enum rdoc_kind kind, const char *fmt, ...)
 struct rdoc_block *rdoc_table(struct rdoc *d, const char *id, size_t ncols, ...);
 /* An empty list; its items pushed as cells (rdoc_push_cell, rdoc_cell). */
 struct rdoc_block *rdoc_list(struct rdoc *d);
+/* The table's columns' alignment: one letter a column, 'r' right. */
+void rdoc_align(struct rdoc_block *t, const char *align);
 void rdoc_push_cell(struct rdoc_block *t, const char *s);
 void rdoc_cell(struct rdoc_block *t, struct sbuf *c);
 void rdoc_cellf(struct rdoc_block *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -69,6 +69,12 @@ struct rdoc_block *rdoc_list(struct rdoc *d)
 	return rdoc_add(d, RDOC_LIST, NULL);
 }
 
+void rdoc_align(struct rdoc_block *t, const char *align)
+{
+	free(t->align);
+	t->align = xstrdup(align);
+}
+
 struct rdoc_block *rdoc_table(struct rdoc *d, const char *id, size_t ncols, ...)
 {
 	struct rdoc_block *t = rdoc_add(d, RDOC_TABLE, id);
@@ -92,6 +98,7 @@ void rdoc_release(struct rdoc *d)
 		for (k = 0; k < d->b[i].ncells; k++)
 			free(d->b[i].cells[k]);
 		free(d->b[i].cells);
+		free(d->b[i].align);
 	}
 	free(d->b);
 	memset(d, 0, sizeof(*d));

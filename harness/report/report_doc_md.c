@@ -46,7 +46,8 @@ static void table(struct sbuf *out, const struct rdoc_block *b)
 
 				sbuf_adds(out, "|");
 				for (k = 0; k < b->ncols; k++)
-					sbuf_adds(out, "---|");
+					sbuf_adds(out, b->align && k < strlen(b->align) &&
+						  b->align[k] == 'r' ? "---:|" : "---|");
 				sbuf_adds(out, "\n");
 			}
 		}
@@ -110,6 +111,12 @@ void rdoc_md(const struct rdoc *d, unsigned flags, struct sbuf *out)
 				toc_done = 1;
 			}
 			sbuf_addf(out, "## %s\n\n", b->text);
+			break;
+		case RDOC_H3:
+			sbuf_addf(out, "### %s\n\n", b->text);
+			break;
+		case RDOC_MD:
+			sbuf_adds(out, b->text);
 			break;
 		case RDOC_P:
 			sbuf_addf(out, "%s\n\n", b->text);

@@ -114,8 +114,14 @@ void report_html(const struct report *r, struct sbuf *out)
 			snprintf(id, sizeof(id), "id=\"s-%zu\"", i);
 			html_elem(out, "h2", id, b->text, 0);
 			break;
+		case RDOC_H3:
+			html_elem(out, "h3", NULL, b->text, 0);
+			break;
 		case RDOC_P:
 			html_elem(out, "p", NULL, b->text, 0);
+			break;
+		case RDOC_MD:
+			html_from_md(out, b->text);
 			break;
 		case RDOC_TABLE:
 			sbuf_adds(out, "<table id=\"t-");
