@@ -19,8 +19,9 @@
 # _same), --pr (compare_pr, compare_pr_same), --history (nightly_1..5) and
 # --noise (a 10-rate paired run). The outputs (about 80 files): report
 # in md, html, json and csv; audit and its --json; knee RUN --json; status
-# --json; compare in md, json, html and junit for nine pairs; history in
-# md, json and html. Each output keeps its exit code and standard error.
+# --json; compare in md, json, html and junit for nine pairs (and md with
+# --chart for one); history in md, json and html. Each output keeps its
+# exit code and standard error.
 # The two builds' version strings (`harness --version`) are replaced by
 # VERSION before the diff (so a build's version must not be a word the
 # outputs hold otherwise, such as "unknown"). Exit 0 when every file is the same, 1 with the
@@ -168,6 +169,9 @@ render() {
 				--format "$f" --junit "compare-$tag-$f.xml" "${@:4}"
 		done
 	done
+	# compare --chart: the md with the chart's image under its headline
+	one "compare-chart-md" "$h" compare compare_base compare_slow --runs-dir "$R/cmp" \
+		--judge-unpaired --chart compare-chart.svg
 	for f in md json html; do
 		one "history-$f" "$h" history --runs-dir "$R/hist" --format "$f"
 	done

@@ -347,6 +347,10 @@ int compare_runs(struct compare *c, struct cmp_run *base, struct cmp_run *new_,
 		 const struct compare_opts *opts);
 void compare_release(struct compare *c);
 
+/* The comparison as a document (report_doc.h; the caller's, rdoc_release):
+ * its heading, its headline, then the rest (compare_out.c). */
+struct rdoc;
+void compare_doc(const struct compare *c, struct rdoc *d);
 /* Writers (compare_out.c): append one whole document to out. */
 void compare_md(const struct compare *c, struct sbuf *out);
 void compare_json(const struct compare *c, struct sbuf *out);

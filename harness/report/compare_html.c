@@ -1,7 +1,8 @@
 /*
  * compare_html: `harness compare --format html`, one self-contained page
- * for a pull request or a CI artifact: compare_md()'s heading and
- * headline, the deltas chart (compare_chart.c), then the rest of its document rendered as HTML by the page writer
+ * for a pull request or a CI artifact: the comparison's document
+ * (compare_doc) in Markdown, its heading and headline, the deltas chart
+ * (compare_chart.c), then the rest, rendered as HTML by the page writer
  * (html.h), so the page says exactly what the Markdown says (one source of
  * words).
  */
@@ -11,6 +12,25 @@
 
 #include "base/util.h"
 #include "report/html.h"
+#include "report/report_doc.h"
+
+/* The document's heading and headline (its first two blocks), then the
+ * rest, each as Markdown; head without its final blank line. */
+static void split_md(const struct compare *c, struct sbuf *head, struct sbuf *rest)
+{
+	struct rdoc d, part;
+	size_t n;
+
+	compare_doc(c, &d);
+	n = d.n < 2 ? d.n : 2;
+	part.b = d.b;
+	part.n = part.alloc = n;
+	rdoc_md(&part, 0, head);
+	part.b = d.b + n;
+	part.n = part.alloc = d.n - n;
+	rdoc_md(&part, RDOC_MD_TIGHT, rest);
+	rdoc_release(&d);
+}
 
 static const char style[] =
 	"body{font-family:sans-serif;margin:24px auto;max-width:1000px;color:#222;padding:0 12px}"
@@ -24,47 +44,41 @@ static const char style[] =
 
 void compare_html(const struct compare *c, struct sbuf *out)
 {
-	struct sbuf md = SBUF_INIT, title = SBUF_INIT;
-	char *head;
+	struct sbuf head = SBUF_INIT, rest = SBUF_INIT, title = SBUF_INIT;
 
 	sbuf_addf(&title, "harness compare %s \xe2\x86\x92 %s", c->base.id, c->new_.id);
-	compare_md(c, &md);
+	split_md(c, &head, &rest);
 	html_page_open(out, title.buf, style, 0);
 	/* the heading and the headline first, then the chart */
-	head = strstr(md.buf, "\n\n");
-	head = head ? strstr(head + 2, "\n\n") : NULL;
-	if (head) {
-		*head = '\0';
-		html_from_md(out, md.buf);
-		*head = '\n';
-	}
+	if (head.len >= 2)
+		head.buf[head.len -= 2] = 0;
+	html_from_md(out, head.buf);
 	sbuf_adds(out, "<figure class=\"chart\" id=\"chart-compare_deltas\">\n");
 	compare_chart(c, out);
 	sbuf_adds(out, "</figure>\n");
-	html_from_md(out, head ? head + 2 : md.buf);
+	html_from_md(out, rest.buf);
 	html_page_close(out, 0);
-	sbuf_release(&md);
+	sbuf_release(&head);
+	sbuf_release(&rest);
 	sbuf_release(&title);
 }
 
 void compare_md_linked(const struct compare *c, const char *chart, struct sbuf *out)
 {
-	struct sbuf md = SBUF_INIT;
-	const char *cut;
+	struct sbuf head = SBUF_INIT, rest = SBUF_INIT;
 
-	compare_md(c, &md);
-	cut = chart ? strstr(md.buf, "\n\n") : NULL;
-	cut = cut ? strstr(cut + 2, "\n\n") : NULL;   /* after the headline */
-	if (!cut) {
-		sbuf_add(out, md.buf, md.len);
-	} else {
-		/* after the heading and the headline: the chart, for the
-		 * comment's reader */
-		sbuf_add(out, md.buf, (size_t)(cut - md.buf) + 2);
-		sbuf_adds(out, "![per-rung deltas: shift of new vs base in % with intervals](");
-		sbuf_adds(out, chart);
-		sbuf_adds(out, ")\n\n");
-		sbuf_adds(out, cut + 2);
+	if (!chart) {
+		compare_md(c, out);
+		return;
 	}
-	sbuf_release(&md);
+	/* after the heading and the headline: the chart, for the comment's
+	 * reader */
+	split_md(c, &head, &rest);
+	sbuf_add(out, head.buf, head.len);
+	sbuf_adds(out, "![per-rung deltas: shift of new vs base in % with intervals](");
+	sbuf_adds(out, chart);
+	sbuf_adds(out, ")\n\n");
+	sbuf_add(out, rest.buf, rest.len);
+	sbuf_release(&head);
+	sbuf_release(&rest);
 }

@@ -372,34 +372,39 @@ static void md_impl(struct rdoc *d, const struct compare *c, const struct cmp_im
 	sbuf_release(&p);
 }
 
-/* The comparison as a document (report_doc.h), written as Markdown. */
-void compare_md(const struct compare *c, struct sbuf *o)
+void compare_doc(const struct compare *c, struct rdoc *d)
 {
 	struct sbuf t = SBUF_INIT;
-	struct rdoc d;
 	size_t i;
 
-	memset(&d, 0, sizeof(d));
-	rdoc_addf(&d, RDOC_H2, "harness compare: `%s` → `%s`", c->base.id, c->new_.id);
+	memset(d, 0, sizeof(*d));
+	rdoc_addf(d, RDOC_H2, "harness compare: `%s` → `%s`", c->base.id, c->new_.id);
 	compare_headline(c, &t);
-	rdoc_add(&d, RDOC_HEADLINE, t.buf);
+	rdoc_add(d, RDOC_HEADLINE, t.buf);
 	sbuf_reset(&t);
-	md_preamble(&d, c, &t);
+	md_preamble(d, c, &t);
 	for (i = 0; i < c->nimpls; i++)
-		md_impl(&d, c, &c->impls[i], &t);
-	rdoc_addf(&d, RDOC_P, "base and new are the merged values; shift is the estimate of new - "
+		md_impl(d, c, &c->impls[i], &t);
+	rdoc_addf(d, RDOC_P, "base and new are the merged values; shift is the estimate of new - "
 		  "base from the per-window (paired: per-block) values by the method named (HL: "
 		  "Hodges-Lehmann, t: mean with a t interval, CS: mean with a confidence sequence), "
 		  "in %% of base in shift %%, the figure the chart plots, with its interval; p is the "
 		  "one-sided p-value of the shift's direction%s; MDE the minimum detectable effect.",
 		  c->correction == CMP_CORRECT_HOLM ? ", then Holm-adjusted" : "");
-	rdoc_addf(&d, RDOC_P, "**Result: %s** (exit %d): %d judged, %d regressed, %d inconclusive.",
+	rdoc_addf(d, RDOC_P, "**Result: %s** (exit %d): %d judged, %d regressed, %d inconclusive.",
 		  c->exit_code == 1 ? "regression" : c->exit_code == 3 ? "inconclusive"
 								     : "no regression",
 		  c->exit_code, c->judged, c->regressions, c->inconclusive);
+	sbuf_release(&t);
+}
+
+void compare_md(const struct compare *c, struct sbuf *o)
+{
+	struct rdoc d;
+
+	compare_doc(c, &d);
 	rdoc_md(&d, RDOC_MD_TIGHT, o);
 	rdoc_release(&d);
-	sbuf_release(&t);
 }
 
 /* ------------------------------------------------------------ json */
