@@ -80,13 +80,11 @@ static int run_gates_load(struct store *st, const char *run_id, struct run_gates
 		return -1;
 	for (k = 0; k < rg->rows.n; k++) {
 		const struct gate_row *g = &rg->rows.v[k];
+		int win = g->phase && !strcmp(g->phase, "window");
 
-		if (!g->phase || !g->gate)
-			continue;
-		if (!strcmp(g->phase, "window"))
-			run_gates_add(&rg->window, &rg->nwindow, g->gate);
-		else if (!strcmp(g->phase, "head"))
-			run_gates_add(&rg->head, &rg->nhead, g->gate);
+		if (g->gate && (win || (g->phase && !strcmp(g->phase, "head"))))
+			run_gates_add(win ? &rg->window : &rg->head, win ? &rg->nwindow : &rg->nhead,
+				      g->gate);
 	}
 	return 0;
 }

@@ -87,6 +87,13 @@ static void toc(const struct rdoc *d, struct sbuf *out)
 	sbuf_adds(out, "\n\n");
 }
 
+/* The blocks written as one line of text and a blank line. */
+static const char *const line_fmt[] = {
+	[RDOC_TITLE] = "# %s\n\n", [RDOC_HEADLINE] = "**%s**\n\n", [RDOC_STAMP] = "> **%s**\n\n",
+	[RDOC_H2] = "## %s\n\n", [RDOC_H3] = "### %s\n\n", [RDOC_P] = "%s\n\n",
+	[RDOC_CHART] = "_Chart in report.html: %s._\n\n",
+};
+
 void rdoc_md(const struct rdoc *d, unsigned flags, struct sbuf *out)
 {
 	size_t i, k;
@@ -95,43 +102,20 @@ void rdoc_md(const struct rdoc *d, unsigned flags, struct sbuf *out)
 	for (i = 0; i < d->n; i++) {
 		const struct rdoc_block *b = &d->b[i];
 
-		switch (b->kind) {
-		case RDOC_TITLE:
-			sbuf_addf(out, "# %s\n\n", b->text);
-			break;
-		case RDOC_HEADLINE:
-			sbuf_addf(out, "**%s**\n\n", b->text);
-			break;
-		case RDOC_STAMP:
-			sbuf_addf(out, "> **%s**\n\n", b->text);
-			break;
-		case RDOC_H2:
-			if (!toc_done) {
-				toc(d, out);
-				toc_done = 1;
-			}
-			sbuf_addf(out, "## %s\n\n", b->text);
-			break;
-		case RDOC_H3:
-			sbuf_addf(out, "### %s\n\n", b->text);
-			break;
-		case RDOC_MD:
+		if (b->kind == RDOC_H2 && !toc_done) {
+			toc(d, out);
+			toc_done = 1;
+		}
+		if (b->kind == RDOC_MD) {
 			sbuf_adds(out, b->text);
-			break;
-		case RDOC_P:
-			sbuf_addf(out, "%s\n\n", b->text);
-			break;
-		case RDOC_LIST:
+		} else if (b->kind == RDOC_TABLE) {
+			table(out, b);
+		} else if (b->kind == RDOC_LIST) {
 			for (k = 0; k < b->ncells; k++)
 				sbuf_addf(out, "- %s\n", b->cells[k]);
 			sbuf_adds(out, "\n");
-			break;
-		case RDOC_TABLE:
-			table(out, b);
-			break;
-		case RDOC_CHART:
-			sbuf_addf(out, "_Chart in report.html: %s._\n\n", b->text);
-			break;
+		} else {
+			sbuf_addf(out, line_fmt[b->kind], b->text);
 		}
 	}
 	if ((flags & RDOC_MD_TIGHT) && out->len >= 2 && !strcmp(out->buf + out->len - 2, "\n\n"))
