@@ -16,7 +16,7 @@ extern const struct gate_def gate_p99_flat, gate_p999_flat, gate_gc_steady,
 	gate_major_faults_equal, gate_error_rate, gate_achieved_vs_offered,
 	gate_stationarity, gate_throttled, gate_oom, gate_generator, gate_sut_alive,
 	gate_dependency_headroom, gate_idle_arms_quiet, gate_signal_range,
-	gate_acct_span;
+	gate_acct_span, gate_host_held;
 
 const struct gate_def *const gate_registry[] = {
 	/* warm-up */
@@ -39,6 +39,7 @@ const struct gate_def *const gate_registry[] = {
 	&gate_idle_arms_quiet,
 	&gate_signal_range,
 	&gate_acct_span,
+	&gate_host_held,
 };
 
 const size_t gate_registry_count = ARRAY_SIZE(gate_registry);

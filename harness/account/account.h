@@ -224,6 +224,15 @@ struct account_window {
 					   (schedstat run_delay, summed; a lower
 					   bound: threads that exited take theirs
 					   along; account_wait.c); NAN unknown */
+	/* What of that wait the host held (account_held.c): each thread's
+	 * wait between two samples in the share of the busy CPU that went
+	 * to neither the arm nor this process. has_held: two samples or
+	 * more read the threads and /proc/stat. */
+	int has_held;
+	double held_s;                  /* summed over the threads */
+	double held_max_s;              /* one thread, one sample interval: the longest */
+	double foreign_cpu_s;           /* CPU the host gave others over the window */
+	double held_wait_s;             /* the threads' wait, sampled (held_s's whole) */
 };
 
 /*

@@ -37,6 +37,17 @@ struct acct_wait {
 	size_t n, alloc;
 };
 
+/* The host-held wait of an arm's threads over a window, sample by sample
+ * (account_held.c): the last sample's readings and the sums so far. */
+struct acct_held {
+	struct acct_wait prev;          /* the threads' run_delay at the last sample */
+	double busy_prev, self_prev, arm_prev;
+	int have_prev;
+	size_t intervals;
+	double held_s, held_max_s, foreign_s;
+	double wait_s;                  /* the threads' wait, sampled: held_s's whole */
+};
+
 struct account_ops {
 	enum acct_backend backend;
 	/* All quiet (no messages): -1 when the counters cannot be read. */
@@ -52,6 +63,9 @@ struct account_ops {
 	/* The processes now, *out malloc'd; NULL op: those listed in
 	 * procs_path (the cgroup backends). */
 	size_t (*pids)(struct account *a, pid_t **out);
+	/* The same as the sampler last saw them, without a fresh scan (the
+	 * host-held sample, every sample_ms); NULL op: pids. */
+	size_t (*pids_cached)(struct account *a, pid_t **out);
 	void (*release)(struct account *a);   /* frees priv only */
 };
 
@@ -91,6 +105,7 @@ struct account {
 	double sampler_cpu_s;
 	struct acct_wait wait0;         /* the threads' run_delay at the start */
 	int has_wait0;
+	struct acct_held held;          /* sampler thread (and begin/end) only */
 	/* A cgroup another manager removes when its last process exits (a
 	 * container's: account_open_pid): each sample also reads the
 	 * counters and the peak, and a window whose cgroup went before its
@@ -138,6 +153,14 @@ size_t acct_read_pids(const char *path, pid_t **out);
 int acct_wait_read(const pid_t *pids, size_t n, struct acct_wait *w);
 double acct_wait_delta(const struct acct_wait *begin, const struct acct_wait *end);
 void acct_wait_release(struct acct_wait *w);
+
+/* account_held.c: one sample of the arm's threads pids[0..n) (their
+ * run_delay), the host's busy CPU and this process's, with the arm's
+ * cumulative CPU seconds; from the second sample on, the interval's
+ * host-held wait is added to h. acct_held_release() frees and zeroes it
+ * (a new window starts from there). */
+void acct_held_sample(struct acct_held *h, const pid_t *pids, size_t n, double arm_cpu_s);
+void acct_held_release(struct acct_held *h);
 
 /* SIGKILL every pid listed in the cgroup.procs at path until it is empty
  * or timeout_s passed: 0 when empty. */

@@ -186,6 +186,7 @@ void account_free(struct account *a)
 		if (!account_window_end(a, &w))
 			account_window_release(&w);
 	}
+	acct_held_release(&a->held);
 	for (i = 0; i < a->nplace; i++)
 		close(a->place_fds[i]);
 	if (a->ops->release)
@@ -250,6 +251,17 @@ static void keep_last(struct account *a)
 	pthread_mutex_unlock(&a->mu);
 }
 
+/* The host-held wait's sample (account_held.c): the arm's threads now. */
+static void held_sample(struct account *a, double cpu_s)
+{
+	pid_t *pids = NULL;
+	size_t n = a->ops->pids_cached ? a->ops->pids_cached(a, &pids)
+		 : a->ops->pids ? a->ops->pids(a, &pids) : acct_read_pids(a->procs_path, &pids);
+
+	acct_held_sample(&a->held, pids, n, cpu_s);
+	free(pids);
+}
+
 /* Take one sample; the mutex is not held during the reads. */
 static void take_sample(struct account *a)
 {
@@ -259,6 +271,7 @@ static void take_sample(struct account *a)
 
 	if (a->ops->sample(a, &anon, &cpu))
 		return;
+	held_sample(a, cpu);
 	if (a->keep_last)
 		keep_last(a);
 	s.t_ms = (now_ns() - a->t0) / 1e6;
@@ -340,6 +353,7 @@ int account_window_begin(struct account *a)
 			     account_backend_name(a->ops->backend));
 	a->peak = a->ops->peak_begin(a);
 	a->has_wait0 = !wait_now(a, &a->wait0);
+	acct_held_release(&a->held);
 	a->has_last = a->has_last_peak = 0;
 	a->nsamples = 0;
 	a->sampler_cpu_s = 0;
@@ -445,6 +459,12 @@ int account_window_end(struct account *a, struct account_window *out)
 		out->pgmajfault = delta(end.pgmajfault, a->begin.pgmajfault);
 	}
 	window_wait(a, out);
+	out->has_held = a->held.intervals > 0;
+	out->held_s = out->has_held ? a->held.held_s : NAN;
+	out->held_max_s = out->has_held ? a->held.held_max_s : NAN;
+	out->foreign_cpu_s = out->has_held ? a->held.foreign_s : NAN;
+	out->held_wait_s = out->has_held ? a->held.wait_s : NAN;
+	acct_held_release(&a->held);
 	got = a->peak != ACCT_PEAK_NONE && !a->ops->peak_read(a, &out->mem_peak);
 	if (!got && a->peak != ACCT_PEAK_NONE && a->has_last_peak) {
 		out->mem_peak = a->last_peak;

@@ -297,6 +297,20 @@ static size_t pfs_pids(struct account *a, pid_t **out)
 	return n;
 }
 
+/* The tree as the sampler last scanned it (every RESCAN samples). */
+static size_t pfs_pids_cached(struct account *a, pid_t **out)
+{
+	struct pfs *p = a->priv;
+	size_t n;
+
+	pthread_mutex_lock(&p->mu);
+	n = p->n;
+	*out = xcalloc(n + 1, sizeof(**out));
+	memcpy(*out, p->pids, n * sizeof(**out));
+	pthread_mutex_unlock(&p->mu);
+	return n;
+}
+
 static void pfs_release(struct account *a)
 {
 	struct pfs *p = a->priv;
@@ -318,6 +332,7 @@ static const struct account_ops pfs_ops = {
 	.kill_all = pfs_kill_all,
 	.signal_all = pfs_signal_all,
 	.pids = pfs_pids,
+	.pids_cached = pfs_pids_cached,
 	.release = pfs_release,
 };
 

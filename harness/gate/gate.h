@@ -134,6 +134,7 @@ struct gate_input {
 	double slo_ms;               /* the tightest latency promise: slo.threshold_ms
 					and every request's slo_ms (generator's
 					default lateness limit); NaN: none */
+	double slo_percentile;       /* slo.percentile (99 by default); NaN: none */
 	int generator_threads;       /* workload.threads (>= 1); with workload.generators,
 					every agent's threads summed */
 
@@ -182,6 +183,18 @@ struct gate_input {
 	const char *acct_backend;    /* "cgroup2" | "cgroup1" | "procfs" | NULL */
 	double acct_span_s;          /* the span the CPU accounting covered
 					(account.h duration_s); NAN: not known */
+	/* The arm's threads' run-queue wait the host held, in the share of
+	 * the busy CPU that went to work outside the arm and the harness
+	 * (account.h held_s; account_held.c): summed over the threads, and
+	 * one thread's longest in one sample interval; the CPU that work
+	 * used. NAN: not known. */
+	double host_held_s, host_held_max_s, foreign_cpu_s;
+	/* host_held_s's median over the arm's other windows at this stage
+	 * and rate in the run (runner_held.c); NAN: none yet. */
+	double host_held_ref_s;
+	/* The threads' whole wait as the same sampler saw it: host_held_s /
+	 * host_wait_s is the host's share of what the arm waited. */
+	double host_wait_s;
 	int has_throttle, has_oom, has_majfault;
 	uint64_t nr_throttled, throttled_usec;
 	uint64_t oom_events, oom_kills;

@@ -15,6 +15,8 @@ void evidence_init(struct evidence *e, enum gate_phase phase)
 	e->lateness_p99_ms = NAN;
 	e->service_p50_ms = NAN;
 	e->acct_span_s = NAN;
+	e->host_held_s = e->host_held_max_s = e->foreign_cpu_s = e->host_held_ref_s = NAN;
+	e->host_wait_s = NAN;
 }
 
 void evidence_release_stats(struct evidence *e)
@@ -220,6 +222,7 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->impl_name = impl ? impl->name : NULL;
 	in->error_rate_max = spec ? spec->slo.error_rate_max : NAN;
 	in->slo_ms = spec ? spec_slo_tightest_ms(spec) : NAN;
+	in->slo_percentile = spec ? spec->slo.percentile : NAN;
 	in->generator_threads = spec && spec->workload.threads > 0 ? spec->workload.threads : 1;
 	/* Load agents (workload.generators): their CPU is summed, and so
 	 * are their threads. */
@@ -256,6 +259,11 @@ void evidence_gate_input(const struct evidence *e, const struct spec *spec,
 	in->req_sent = e->req_sent;
 	in->acct_backend = e->acct_backend;
 	in->acct_span_s = e->acct_span_s;
+	in->host_held_s = e->host_held_s;
+	in->host_held_max_s = e->host_held_max_s;
+	in->foreign_cpu_s = e->foreign_cpu_s;
+	in->host_held_ref_s = e->host_held_ref_s;
+	in->host_wait_s = e->host_wait_s;
 	in->has_throttle = e->has_throttle;
 	in->has_oom = e->has_oom;
 	in->has_majfault = e->has_majfault;

@@ -59,6 +59,12 @@ struct evidence {
 	 * the measured seconds and the drain when the accounting began on
 	 * time; NAN: not known (no accounting, older runs) */
 	double acct_span_s;
+	/* the host-held part of the arm's CPU wait (account.h held_s,
+	 * held_max_s) and the CPU the host gave others over the accounted
+	 * span (foreign_cpu_s); NAN: not known (older runs, no accounting) */
+	double host_held_s, host_held_max_s, foreign_cpu_s;
+	double host_held_ref_s;  /* the arm's usual host_held_s (runner_held.c) */
+	double host_wait_s;      /* the sampled whole wait (account.h held_wait_s) */
 	int has_throttle, has_oom, has_majfault;
 	uint64_t nr_throttled, throttled_usec, oom_events, oom_kills, major_faults;
 	int sut_exited;

@@ -44,6 +44,11 @@ static const struct ev_map measured_map[] = {
 	M(generator_cpu_s, gen_cpu_s, EV_REAL),
 	M(acct_backend, acct_backend, EV_TEXT),
 	M(acct_span_s, acct_span_s, EV_REAL),
+	M(host_held_s, host_held_s, EV_REAL),
+	M(host_held_max_s, host_held_max_s, EV_REAL),
+	M(foreign_cpu_s, foreign_cpu_s, EV_REAL),
+	M(host_held_ref_s, host_held_ref_s, EV_REAL),
+	M(host_wait_s, host_wait_s, EV_REAL),
 	M(has_throttle, has_throttle, EV_INT),
 	M(nr_throttled, nr_throttled, EV_U64),
 	M(throttled_usec, throttled_usec, EV_U64),
@@ -103,6 +108,8 @@ void evidence_from_window_row(struct evidence *e, const struct window_row *w)
 		e->lateness_p99_ms = NAN;
 		e->generator_cpu_s = NAN;
 		e->acct_span_s = NAN;
+		e->host_held_s = e->host_held_max_s = e->foreign_cpu_s = NAN;
+		e->host_held_ref_s = e->host_wait_s = NAN;
 		return;
 	}
 	map_copy(measured_map, ARRAY_SIZE(measured_map), e, 1, w);

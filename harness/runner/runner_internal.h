@@ -188,6 +188,12 @@ void runner_agent_opts(const struct run_ctx *rc, const char *binary, struct agen
  * the runtime-stats polls keep their own now_ns clock, on which their
  * timestamps are compared. */
 double runner_now(const struct run_ctx *rc);          /* unix seconds */
+/* runner_held.c: the arm's usual host-held wait for a window of due
+ * requests: the median host_held_s / due of wp's arm's other done windows
+ * (at its stage and rate, not voided by host_held; else at any; else any
+ * at all) times due; NAN when it has none. */
+struct window_plan;
+double runner_held_ref(struct run_ctx *rc, const struct window_plan *wp, uint64_t due);
 void runner_sleep(const struct run_ctx *rc, double s);
 
 /* runner_gens.c: the load from workload.generators' agents. */

@@ -605,6 +605,13 @@ static void meas_evidence(struct window_ctx *w)
 	if (w->have_acct) {
 		e->acct_backend = xstrdup(a->backend);
 		e->acct_span_s = a->duration_s;
+		if (a->has_held) {
+			e->host_held_s = a->held_s;
+			e->host_held_max_s = a->held_max_s;
+			e->foreign_cpu_s = a->foreign_cpu_s;
+			e->host_wait_s = a->held_wait_s;
+			e->host_held_ref_s = runner_held_ref(w->rc, w->wp, e->due);
+		}
 		e->has_throttle = a->has_throttle;
 		e->nr_throttled = a->nr_throttled;
 		e->throttled_usec = a->throttled_usec;

@@ -20,7 +20,7 @@ const char *const spec_default_warmup_gates[] = { "p99_flat", "p999_flat", "hot_
 const char *const spec_default_head_gates[] = { "p99_flat", "p999_flat", NULL };
 const char *const spec_default_window_gates[] = {
 	"error_rate", "achieved_vs_offered", "stationarity", "throttled", "oom",
-	"generator", "sut_alive", "idle_arms_quiet", "acct_span", NULL,
+	"generator", "sut_alive", "idle_arms_quiet", "acct_span", "host_held", NULL,
 };
 
 #define AT(base, off, type) ((type *)((char *)(base) + (off)))

@@ -411,5 +411,17 @@ const char *const store_migrations[] = {
 	 * decide_guard_rule_name: "drop_worst" sets each arm's worst window
 	 * at a rate aside). NULL in older runs: "merged", every window. */
 	"ALTER TABLE sequential ADD COLUMN guard TEXT;",
+	/* version 22: what of the arm's CPU wait the host held in each
+	 * window (account.h held_s, held_max_s, held_wait_s the whole
+	 * sampled wait; account_held.c): the host_held gate's evidence, and
+	 * the CPU the host gave work outside the arm and the harness over
+	 * it; the gate's reference, the arm's usual held wait
+	 * (harness/runner/runner_held.c). NULL: not known (older runs, an
+	 * arm behind an agent): not judged. */
+	"ALTER TABLE windows ADD COLUMN host_held_s REAL;"
+	"ALTER TABLE windows ADD COLUMN host_held_max_s REAL;"
+	"ALTER TABLE windows ADD COLUMN foreign_cpu_s REAL;"
+	"ALTER TABLE windows ADD COLUMN host_held_ref_s REAL;"
+	"ALTER TABLE windows ADD COLUMN host_wait_s REAL;",
 	NULL,
 };

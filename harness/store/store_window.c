@@ -97,6 +97,11 @@ static const struct store_coldef window_cols[] = {
 	W(sampler_cpu_s, SC_REAL, R),
 	W(cpu_wait_s, SC_REAL, R),
 	W(acct_span_s, SC_REAL, R),
+	W(host_held_s, SC_REAL, R),
+	W(host_held_max_s, SC_REAL, R),
+	W(foreign_cpu_s, SC_REAL, R),
+	W(host_held_ref_s, SC_REAL, R),
+	W(host_wait_s, SC_REAL, R),
 	W(sut_exited, SC_INT, R),
 	WH(replaces, has_replaces, WC_PLAN),
 };

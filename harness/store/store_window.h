@@ -74,6 +74,17 @@ struct window_row {
 	double acct_span_s;          /* the span the CPU accounting covered
 					(account.h duration_s; schema 20);
 					NAN: not known */
+	double host_held_s;          /* of cpu_wait_s, what the host held
+					(account.h held_s; schema 22) */
+	double host_held_max_s;      /* one thread's longest host-held wait
+					in one sample interval (held_max_s) */
+	double foreign_cpu_s;        /* CPU the host gave others (schema 22);
+					all three NAN: not known */
+	double host_held_ref_s;      /* the median host_held_s of the arm's
+					earlier windows at this stage and rate
+					(runner_held.c); NAN: none */
+	double host_wait_s;          /* the threads' whole wait as the held
+					sampler saw it (held_wait_s) */
 	int sut_exited;
 	int has_replaces;            /* a replacement window (schema 7) */
 	int64_t replaces;            /* the rejected window it replaces */

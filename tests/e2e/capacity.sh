@@ -69,7 +69,7 @@ YAML
 rc=$?
 check "run exits 0 (rc $rc)" test "$rc" -eq 0
 dg=$(sqlite3 "$RUNS/cap/run.db" "SELECT COUNT(DISTINCT gate) FROM gate_results WHERE phase = 'window' AND enforced = 1")
-cmp_num "every default window gate enforced (error_rate, achieved_vs_offered, stationarity, throttled, oom, generator, sut_alive, idle_arms_quiet, acct_span)" "$dg" "==" 9
+cmp_num "every default window gate enforced (error_rate, achieved_vs_offered, stationarity, throttled, oom, generator, sut_alive, idle_arms_quiet, acct_span, host_held)" "$dg" "==" 10
 sqlite3 "$RUNS/cap/run.db" "SELECT impl, rate, status, COALESCE(reasons, '') FROM windows ORDER BY impl, rate" |
 	sed 's/^/# /'
 

@@ -126,7 +126,9 @@ for i in $(seq 1 "$N"); do
 	echo "#   windows: $(sqlite3 "$RUNS/slow$i/run.db" "SELECT count(*) || ' windows, ' ||
 		coalesce(sum(status = 'accepted'), 0) || ' accepted, ' ||
 		coalesce(sum(coalesce(reasons, '') LIKE '%generator%'), 0) ||
-		' rejected by the generator gate (schedule lag p99 median ' ||
+		' rejected by the generator gate, ' ||
+		coalesce(sum(coalesce(reasons, '') LIKE '%host_held%'), 0) ||
+		' by host_held (schedule lag p99 median ' ||
 		coalesce((SELECT round(sched_lag_p99_ms, 2) FROM windows WHERE state = 'done'
 			ORDER BY sched_lag_p99_ms LIMIT 1 OFFSET
 			(SELECT count(*) / 2 FROM windows WHERE state = 'done')), '-') ||

@@ -55,7 +55,8 @@ TEST(registry_complete)
 	static const char *names[] = { "p99_flat", "p999_flat", "gc_steady", "pools_warm",
 		"min_calls", "hot_set_touched", "major_faults_equal", "error_rate",
 		"achieved_vs_offered", "stationarity", "throttled", "oom", "generator",
-		"sut_alive", "dependency_headroom", "idle_arms_quiet", "signal_range", "acct_span" };
+		"sut_alive", "dependency_headroom", "idle_arms_quiet", "signal_range", "acct_span",
+		"host_held" };
 	size_t i;
 	const struct gate_param *p;
 
@@ -322,6 +323,63 @@ TEST(major_faults_throttled_oom)
 	CHECK(eval("acct_span") == GATE_FAIL);
 	num("min_fraction", 0.8);
 	CHECK(eval("acct_span") == GATE_PASS);
+
+	/* 600 requests due, p99, SLO 50 ms (lateness limit 5 ms): the host
+	 * can move the p99 by 5 ms only by holding 1% of them 5 ms each, 30
+	 * ms in all. A first window (no usual) held 536 ms is void; 25 ms is
+	 * judged. */
+	reset("host_held");
+	in.duration_s = 3;
+	in.acct_span_s = 3.1;
+	in.slo_ms = 50;
+	in.slo_percentile = 99;
+	in.due = 600;
+	in.host_held_s = NAN;
+	in.host_held_ref_s = NAN;
+	CHECK(eval("host_held") == GATE_NOT_EVALUABLE);
+	in.host_held_s = 0.536;
+	in.host_wait_s = 0.560;
+	in.host_held_max_s = 0.059;
+	in.foreign_cpu_s = 5.2;
+	/* the arm's first window: no usual, passes */
+	CHECK(eval("host_held") == GATE_PASS);
+	CHECK(strstr(res.evidence, "first window") != NULL);
+	in.host_held_ref_s = 0.005;     /* usual 5 ms: the floor, 30 */
+	CHECK(eval("host_held") == GATE_FAIL);
+	NEAR(res.statistic, 536, 1e-9, "held ms");
+	NEAR(res.threshold, 30, 1e-9, "600 x 1% x 5 ms");
+	CHECK(strstr(res.evidence, "536.0 ms") != NULL);
+	CHECK(gate_find("host_held")->class == GATE_VALIDITY);
+	in.host_held_s = 0.025;
+	CHECK(eval("host_held") == GATE_PASS);
+	/* The arm's usual 150 ms (a busy host holds it so in every window):
+	 * 400 ms is judged, 536 ms is void. */
+	in.host_held_ref_s = 0.150;
+	in.host_held_s = 0.400;
+	CHECK(eval("host_held") == GATE_PASS);
+	NEAR(res.threshold, 450, 1e-9, "3 x the usual");
+	in.host_held_s = 0.536;
+	CHECK(eval("host_held") == GATE_FAIL);
+	/* Most of the arm's wait its own (its busy loops): the host's share
+	 * 536 of 4000 ms, judged however much the host held. */
+	in.host_wait_s = 4.0;
+	CHECK(eval("host_held") == GATE_PASS);
+	CHECK(strstr(res.evidence, "13% of their wait") != NULL);
+	in.host_wait_s = 0.560;
+	num("ratio", 4);
+	CHECK(eval("host_held") == GATE_PASS);
+	/* p99.9: a tenth of the requests' worth */
+	reset("host_held");
+	in.slo_ms = 50;
+	in.slo_percentile = 99.9;
+	in.due = 600;
+	in.host_held_ref_s = 0.0005;
+	in.host_held_s = 0.004;
+	in.host_wait_s = 0.004;
+	CHECK(eval("host_held") == GATE_FAIL);
+	NEAR(res.threshold, 3, 1e-6, "600 x 0.1% x 5 ms");
+	num("max_ms", 10);
+	CHECK(eval("host_held") == GATE_PASS);
 
 	reset("oom");
 	CHECK(eval("oom") == GATE_NOT_EVALUABLE);

@@ -97,10 +97,11 @@ TEST(defaults_filled)
 	CHECK(s->warmup.ngates == 3);
 	CHECK_STR(s->warmup.gates[0], "p99_flat");
 	CHECK(s->warmup.gates[3] == NULL);
-	CHECK(s->nwindow_gates == 9);
+	CHECK(s->nwindow_gates == 10);
 	CHECK_STR(s->window_gates[6], "sut_alive");
 	CHECK_STR(s->window_gates[7], "idle_arms_quiet");
 	CHECK_STR(s->window_gates[8], "acct_span");
+	CHECK_STR(s->window_gates[9], "host_held");
 	CHECK(s->accounting.backend == ACCT_AUTO && s->accounting.sample_ms == 50);
 	NEAR(s->compare.margin_pct, 5, 0, "default");
 	CHECK(s->compare.metrics == (CMP_P99 | CMP_CPU_PER_REQUEST));
@@ -110,7 +111,7 @@ TEST(defaults_filled)
 	CHECK(s->sandbox.memory_max_bytes == 4096ull << 20);
 	CHECK(s->sandbox.pids_max == 4096);
 	/* every gate of both lists has a struct with its defaults */
-	CHECK(s->ngates == 12);
+	CHECK(s->ngates == 13);
 	NEAR(spec_gate_num(spec_gate_find(s, "p99_flat"), "alpha", -1), 0.05, 0, "registry default");
 	NEAR(spec_gate_num(spec_gate_find(s, "stationarity"), "min_points", -1), 10, 0,
 	     "registry default");
