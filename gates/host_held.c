@@ -16,9 +16,8 @@
  *     the host cannot have moved the percentile judged by L (max_ms
  *     replaces the computed floor), and
  *   - ratio (3) x the arm's usual: the median held wait per request due
- *     over the arm's other windows in the run (at the stage and rate, not
- *     voided by this gate; else at any; else any at all), times this
- *     window's due (harness/runner/runner_held.c). The arm's first window
+ *     over the arm's last three windows in the run (voided or not), times
+ *     this window's due (harness/runner/runner_held.c). The arm's first window
  *     has none and passes: a busy host holds a light arm above the floor
  *     in every window, and another arm's usual is not its own. A host that holds the arm alike in every
  *     window is a condition of the comparison, judged in every window;
@@ -50,8 +49,8 @@ static const struct gate_param params[] = {
 	  "(default: requests due x (100 - slo.percentile) % x the generator's lateness limit)" },
 	{ "ratio", GP_NUM, 3, 1, 1e6, 0,
 	  "and a window may have this many times the arm's usual (its median held wait per request "
-	  "due over its other windows in the run, at the stage and rate first, times this window's "
-	  "due; its first window has none and passes)" },
+	  "due over its last three windows in the run, times this window's due; its first window "
+	  "has none and passes)" },
 	{ "min_share", GP_NUM, 0.5, 0, 1, 0,
 	  "and the host's share of what the arm's threads waited (held / all their wait) is above "
 	  "this: the host, not the arm's own threads, kept it waiting" },

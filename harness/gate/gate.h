@@ -189,8 +189,9 @@ struct gate_input {
 	 * one thread's longest in one sample interval; the CPU that work
 	 * used. NAN: not known. */
 	double host_held_s, host_held_max_s, foreign_cpu_s;
-	/* host_held_s's median over the arm's other windows at this stage
-	 * and rate in the run (runner_held.c); NAN: none yet. */
+	/* the arm's usual host_held_s: the median per request due over its
+	 * last three windows, times this one's due (runner_held.c); NAN:
+	 * none yet. */
 	double host_held_ref_s;
 	/* The threads' whole wait as the same sampler saw it: host_held_s /
 	 * host_wait_s is the host's share of what the arm waited. */

@@ -189,9 +189,8 @@ void runner_agent_opts(const struct run_ctx *rc, const char *binary, struct agen
  * timestamps are compared. */
 double runner_now(const struct run_ctx *rc);          /* unix seconds */
 /* runner_held.c: the arm's usual host-held wait for a window of due
- * requests: the median host_held_s / due of wp's arm's other done windows
- * (at its stage and rate, not voided by host_held; else at any; else any
- * at all) times due; NAN when it has none. */
+ * requests: the median host_held_s / due of wp's arm's last three done
+ * windows, times due; NAN when it has none. */
 struct window_plan;
 double runner_held_ref(struct run_ctx *rc, const struct window_plan *wp, uint64_t due);
 void runner_sleep(const struct run_ctx *rc, double s);
