@@ -42,7 +42,7 @@ static int is_frozen(const struct account *a)
 
 int account_freeze(struct account *a, int on)
 {
-	int i;
+	uint64_t deadline;
 
 	if (!a->freeze_path)
 		return -ENOTSUP;
@@ -51,9 +51,17 @@ int account_freeze(struct account *a, int on)
 	if (acct_write(NULL, a->freeze_path, a->freeze_v1 ? "FROZEN" : "1"))
 		return -1;
 	a->frozen = 1;
-	for (i = 0; i < FREEZE_WAIT_MS / 5; i++) {
+	/* FREEZE_WAIT_MS of wall time, by the clock: a count of 5 ms sleeps
+	 * (as it was) stretched to over 3 s on a loaded host, each sleep and
+	 * read taking longer than 5 ms. One last look after the deadline. */
+	deadline = now_ns() + (uint64_t)FREEZE_WAIT_MS * 1000000ull;
+	for (;;) {
+		int past = now_ns() >= deadline;
+
 		if (is_frozen(a))
 			return 0;
+		if (past)
+			break;
 		usleep(5000);
 	}
 	acct_thaw(a);
