@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 /* Bumped on any change of a frame's payload. */
-#define AGENT_PROTOCOL 9
+#define AGENT_PROTOCOL 10
 
 /* What `harness agent --version` prints (one line, no newline) into buf:
  * "harness-agent <protocol> <harness version>". The coordinator compares

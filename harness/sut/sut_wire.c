@@ -251,6 +251,11 @@ void sut_wire_enc_window(struct sbuf *sb, const struct account_window *w)
 	enc_f64(sb, w->sampler_cpu_s);
 	enc_u64(sb, (uint64_t)w->has_wait);     /* since protocol 9 */
 	enc_f64(sb, w->wait_s);
+	enc_u64(sb, (uint64_t)w->has_held);     /* since protocol 10 */
+	enc_f64(sb, w->held_s);
+	enc_f64(sb, w->held_max_s);
+	enc_f64(sb, w->foreign_cpu_s);
+	enc_f64(sb, w->held_wait_s);
 }
 
 /* The static name of a backend or peak scope sent as a string. */
@@ -299,6 +304,13 @@ int sut_wire_dec_window(struct dec *d, struct account_window *w, uint64_t *nsamp
 	w->wait_s = dec_f64(d);
 	if (!w->has_wait)
 		w->wait_s = NAN;
+	w->has_held = (int)dec_u64(d);
+	w->held_s = dec_f64(d);
+	w->held_max_s = dec_f64(d);
+	w->foreign_cpu_s = dec_f64(d);
+	w->held_wait_s = dec_f64(d);
+	if (!w->has_held)
+		w->held_s = w->held_max_s = w->foreign_cpu_s = w->held_wait_s = NAN;
 	if (d->bad || !w->backend) {
 		account_window_release(w);
 		return -1;

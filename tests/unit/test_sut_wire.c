@@ -168,6 +168,11 @@ TEST(window_and_facts_round_trip)
 	w.sampler_cpu_s = 0.001;
 	w.has_wait = 1;
 	w.wait_s = 0.069;
+	w.has_held = 1;
+	w.held_s = 0.415;
+	w.held_max_s = 0.038;
+	w.foreign_cpu_s = 5.8;
+	w.held_wait_s = 0.42;
 	hostfacts_set(&h, "kernel", "Linux 6");
 	hostfacts_set(&h, "cpus_online", "2");
 	sut_wire_enc_window(&sb, &w);
@@ -183,6 +188,9 @@ TEST(window_and_facts_round_trip)
 	CHECK(got.sampler_cpu_s == 0.001 && !got.has_majfault);
 	/* since protocol 9: the threads' run-queue wait there */
 	CHECK(got.has_wait && got.wait_s == 0.069);
+	/* since protocol 10: the host-held wait there */
+	CHECK(got.has_held && got.held_s == 0.415 && got.held_max_s == 0.038 &&
+	      got.foreign_cpu_s == 5.8 && got.held_wait_s == 0.42);
 	CHECK(sut_wire_dec_facts(&d, &hg) == 0 && !d.bad && d.p == d.end);
 	CHECK(hg.n == 2 && !strcmp(hostfacts_get(&hg, "kernel"), "Linux 6"));
 	account_window_release(&got);
