@@ -49,7 +49,10 @@
 #   8 of them by host_held, 4 cells a window short); 26 rounds, -10.2 %
 #   [-24.8 %, +10.1 %] against -20.1/+25.2 % (4 rejected, 3 by
 #   host_held). The void windows are few; what misses is the sequence's
-#   width at 8 minutes on this host, not a window it judged. Not 5 of 5.
+#   width at 8 minutes on this host, not a window it judged. Run 4
+#   (20:02-20:10, beside the lead's series only, the suite over; load
+#   3.7-7.5): passed, comment-only "no change" after 17 rounds. 2 of 4,
+#   not 5 of 5.
 CB_RECIPE=1
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/compare_repo.inc"
