@@ -234,6 +234,17 @@ void cmp_seq_free(struct cmp_seq *s)
 	free(s);
 }
 
+/* The Method line's words on the guard's stored rule */
+static const char *guard_words(enum decide_guard_rule g)
+{
+	if (g == DECIDE_GUARD_DROP_WORST_RISE)
+		return " (each arm's worst window at a rate set aside; it holds a rise of NEW's "
+		       "beyond the margin, not a fall)";
+	if (g == DECIDE_GUARD_DROP_WORST)
+		return " (each arm's worst window at a rate set aside)";
+	return "";
+}
+
 void cmp_seq_md(const struct cmp_seq *s, struct sbuf *o)
 {
 	size_t j;
@@ -248,8 +259,7 @@ void cmp_seq_md(const struct cmp_seq *s, struct sbuf *o)
 			     "confidence sequence (median_cs, Howard & Ramdas 2022) with the "
 			     "merged-histogram guard on no change%s; CPU: Robbins' normal-mixture "
 			     "confidence sequence (mean_cs)",
-			  s->m[0].guard_rule == DECIDE_GUARD_DROP_WORST
-				  ? " (each arm's worst window at a rate set aside)" : "");
+			  guard_words(s->m[0].guard_rule));
 	else
 		sbuf_adds(o, " req/s) of log(new / base); Robbins' normal-mixture confidence "
 			     "sequence");

@@ -45,13 +45,17 @@ void decide_note(const struct decide_metric *m, struct sbuf *out)
 	sbuf_addf(out, " [%s]", decide_method_name(m->method));
 	if (!m->guard_held)
 		return;
-	if (isfinite(m->guard_worst))
+	if (isfinite(m->guard_worst) && m->guard_rule == DECIDE_GUARD_DROP_WORST_RISE)
+		sbuf_addf(out, "; the guard held it: the merged histograms' (each arm's worst "
+			  "window set aside) SLO percentile %+.1f%%, above the margin +%.1f%%",
+			  decide_pct(m->guard_log), decide_pct(m->guard_margin));
+	else if (isfinite(m->guard_worst))
 		sbuf_addf(out, "; the guard held it: the merged histograms' %sSLO percentile "
 			  "%+.1f%%, margin +-%.1f%%",
 			  m->guard_rule == DECIDE_GUARD_DROP_WORST
 				  ? "(each arm's worst window set aside) " : "",
 			  decide_pct(m->guard_log), decide_pct(m->guard_margin));
-	else if (m->guard_rule == DECIDE_GUARD_DROP_WORST)
+	else if (decide_guard_drops_worst(m->guard_rule))
 		sbuf_adds(out, "; the guard held it: fewer than 2 histograms of an arm at a rate");
 	else
 		sbuf_adds(out, "; the guard held it: no merged histograms");
@@ -134,7 +138,8 @@ static enum decide_verdict verdict_of(const struct decide_metric *o)
 /* ------------------------------------------------------------ median_cs */
 
 /* The guard (decide.h struct decide_rule): 1 when every rate's pooled
- * log ratio is inside its log margin mj[j]; o->guard_worst the largest
+ * log ratio is inside its log margin mj[j] (drop_worst_rise: below it;
+ * a fall of NEW's tail does not hold); o->guard_worst the largest
  * excess. */
 static int guard_of(const struct decide_rule *r, const double *mj, size_t nrates,
 		    struct decide_metric *o)
@@ -149,11 +154,12 @@ static int guard_of(const struct decide_rule *r, const double *mj, size_t nrates
 			ok = 0;
 			/* drop_worst says which: no evidence at a rate (the
 			 * merged rule's text named the last rate judged) */
-			if (r->guard_rule == DECIDE_GUARD_DROP_WORST)
+			if (decide_guard_drops_worst(r->guard_rule))
 				o->guard_worst = o->guard_log = o->guard_margin = NAN;
 			break;
 		}
-		x = fabs(log(n / b)) - mj[j];
+		x = (r->guard_rule == DECIDE_GUARD_DROP_WORST_RISE ? log(n / b)
+								 : fabs(log(n / b))) - mj[j];
 		if (!(o->guard_worst >= x)) {
 			o->guard_worst = x;
 			o->guard_log = log(n / b);

@@ -78,12 +78,15 @@ int decide_method_parse(const char *s, enum decide_method *out);
 enum decide_guard_rule {
 	DECIDE_GUARD_MERGED,
 	DECIDE_GUARD_DROP_WORST,
+	DECIDE_GUARD_DROP_WORST_RISE,
 };
-/* "merged", "drop_worst" */
+/* "merged", "drop_worst", "drop_worst_rise" */
 const char *decide_guard_rule_name(enum decide_guard_rule g);
 /* The rule a stored name judges by: DECIDE_GUARD_MERGED for NULL (runs
  * before schema 21) or an unknown name. */
 enum decide_guard_rule decide_guard_rule_stored(const char *stored);
+/* 1 when the rule sets each arm's worst window at a rate aside */
+int decide_guard_drops_worst(enum decide_guard_rule g);
 
 struct decide_rule {
 	double alpha;          /* the sequence's level: 1 - alpha, per metric */
@@ -120,6 +123,12 @@ struct decide_rule {
  *     than 2 windows of an arm at a rate: no value (docs/STATISTICS.md
  *     "The guard on no change": one window a host stalled cannot hold
  *     "no change", a tail in two windows still does).
+ *   DECIDE_GUARD_DROP_WORST_RISE ("drop_worst_rise"): merged as
+ *     drop_worst; it holds only when NEW's value is above BASE's by the
+ *     margin (a tail regression). BASE's tail above NEW's is not a reason
+ *     to withhold "no change": both pass the gate, and on a shared host
+ *     which arm the stalls fall on is chance (docs/STATISTICS.md). The
+ *     rule of new reruns.
  *
  * The names are stored: never change them.
  *

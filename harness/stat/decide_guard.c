@@ -22,17 +22,26 @@ struct decide_guard_arm {
 	size_t n;              /* windows added */
 };
 
-static const char *const guard_rule_names[] = { "merged", "drop_worst" };
+static const char *const guard_rule_names[] = { "merged", "drop_worst", "drop_worst_rise" };
 
 const char *decide_guard_rule_name(enum decide_guard_rule g)
 {
-	return g == DECIDE_GUARD_DROP_WORST ? guard_rule_names[1] : guard_rule_names[0];
+	return (size_t)g < ARRAY_SIZE(guard_rule_names) ? guard_rule_names[g] : guard_rule_names[0];
 }
 
 enum decide_guard_rule decide_guard_rule_stored(const char *stored)
 {
-	return stored && !strcmp(stored, guard_rule_names[1]) ? DECIDE_GUARD_DROP_WORST
-							       : DECIDE_GUARD_MERGED;
+	size_t i;
+
+	for (i = 0; stored && i < ARRAY_SIZE(guard_rule_names); i++)
+		if (!strcmp(stored, guard_rule_names[i]))
+			return (enum decide_guard_rule)i;
+	return DECIDE_GUARD_MERGED;
+}
+
+int decide_guard_drops_worst(enum decide_guard_rule g)
+{
+	return g == DECIDE_GUARD_DROP_WORST || g == DECIDE_GUARD_DROP_WORST_RISE;
 }
 
 void decide_guard_init(struct decide_guard *g, size_t nrates, enum decide_guard_rule rule,
@@ -62,7 +71,7 @@ static void arm_add(const struct decide_guard *g, struct decide_guard_arm *a,
 	double p;
 
 	a->n++;
-	if (g->rule != DECIDE_GUARD_DROP_WORST) {
+	if (!decide_guard_drops_worst(g->rule)) {
 		hist_merge(&a->rest, h);
 		return;
 	}
@@ -89,7 +98,7 @@ void decide_guard_add(struct decide_guard *g, size_t j, const struct hist *new_,
 
 static double arm_value(const struct decide_guard *g, const struct decide_guard_arm *a)
 {
-	if (g->rule == DECIDE_GUARD_DROP_WORST && a->n < 2)
+	if (decide_guard_drops_worst(g->rule) && a->n < 2)
 		return NAN;
 	return a->rest.total ? hist_percentile_ms(&a->rest, g->pct) : NAN;
 }

@@ -409,7 +409,8 @@ const char *const store_migrations[] = {
 	"ALTER TABLE windows ADD COLUMN acct_span_s REAL;",
 	/* version 21: median_cs's guard rule of a sequential rule (decide.h
 	 * decide_guard_rule_name: "drop_worst" sets each arm's worst window
-	 * at a rate aside). NULL in older runs: "merged", every window. */
+	 * at a rate aside, "drop_worst_rise" too and holds only NEW's rise,
+	 * new reruns' rule). NULL in older runs: "merged", every window. */
 	"ALTER TABLE sequential ADD COLUMN guard TEXT;",
 	/* version 22: what of the arm's CPU wait the host held in each
 	 * window (account.h held_s, held_max_s, held_wait_s the whole

@@ -5,7 +5,8 @@
  * an arm at a rate holds (fail closed), a rule stored before schema 21
  * is judged by the merged rule as it was, and the window set aside does
  * not depend on the order the windows are added in (the runner and
- * compare read them in their own orders). */
+ * compare read them in their own orders); drop_worst_rise holds a tail
+ * of NEW's and not one of BASE's. */
 #include "stat/decide.h"
 #include "base/hist.h"
 #include "base/util.h"
@@ -134,6 +135,36 @@ TEST(tail_in_two_windows_holds)
 	CHECK(d.verdict == DECIDE_NO_CHANGE && d.guard == 1);
 }
 
+/* drop_worst_rise (new reruns' rule): a tail in two of NEW's windows
+ * holds, as under drop_worst; the same tail in BASE's does not (under
+ * drop_worst it does: on a shared host which arm the stalls fall on is
+ * chance, and BASE's tail is no reason to withhold "no change"). */
+TEST(rise_holds_new_tail_not_base_tail)
+{
+	int two[NWIN] = { 0 };
+	struct decide_metric d;
+
+	two[3] = two[15] = 1;
+	judge(DECIDE_GUARD_DROP_WORST_RISE, 2, two, NULL, NWIN, &d);
+	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard_held == 1 && d.guard == 0);
+	CHECK(d.guard_log > log(STALL_MS / 4.0));
+	CHECK(has(&d, "the guard held it: the merged histograms' (each arm's worst window set "
+		      "aside) SLO percentile +"));
+	CHECK(has(&d, "above the margin +10.0%"));
+	judge(DECIDE_GUARD_DROP_WORST, 2, NULL, two, NWIN, &d);
+	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard_held == 1);
+	judge(DECIDE_GUARD_DROP_WORST_RISE, 2, NULL, two, NWIN, &d);
+	CHECK(d.verdict == DECIDE_NO_CHANGE && d.guard == 1 && d.guard_held == 0);
+	/* it sets one window aside as drop_worst does */
+	two[15] = 0;
+	judge(DECIDE_GUARD_DROP_WORST_RISE, 2, two, NULL, NWIN, &d);
+	CHECK(d.verdict == DECIDE_NO_CHANGE && d.guard == 1);
+	/* and holds with fewer than 2 windows of an arm at a rate */
+	judge(DECIDE_GUARD_DROP_WORST_RISE, 2, NULL, NULL, 1, &d);
+	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard_held == 1);
+	CHECK(has(&d, "fewer than 2 histograms of an arm at a rate"));
+}
+
 /* Fewer than 2 windows of an arm at a rate: drop_worst cannot judge it
  * and holds (the merged rule judged the one window: "no change"). */
 TEST(too_few_windows_holds)
@@ -170,6 +201,8 @@ TEST(old_stored_rule_gives_the_old_answer)
 	CHECK(decide_guard_rule_stored(NULL) == DECIDE_GUARD_MERGED);
 	CHECK(decide_guard_rule_stored("merged") == DECIDE_GUARD_MERGED);
 	CHECK(decide_guard_rule_stored("drop_worst") == DECIDE_GUARD_DROP_WORST);
+	CHECK_STR(decide_guard_rule_name(DECIDE_GUARD_DROP_WORST_RISE), "drop_worst_rise");
+	CHECK(decide_guard_rule_stored("drop_worst_rise") == DECIDE_GUARD_DROP_WORST_RISE);
 	CHECK(decide_guard_rule_stored("drop_worst2") == DECIDE_GUARD_MERGED);
 	one[7] = 1;
 	judge(decide_guard_rule_stored(NULL), 2, one, NULL, NWIN, &d);
@@ -222,6 +255,7 @@ int main(void)
 {
 	RUN(one_stalled_window_does_not_hold);
 	RUN(tail_in_two_windows_holds);
+	RUN(rise_holds_new_tail_not_base_tail);
 	RUN(too_few_windows_holds);
 	RUN(old_stored_rule_gives_the_old_answer);
 	RUN(set_aside_window_is_independent_of_order);

@@ -463,7 +463,7 @@ static void until_decided(double max_minutes, const char *method, const char *wa
 		CHECK_STR(rules[0].stop, stop);
 		CHECK_STR(rules[0].outcome, outcome);
 		CHECK_STR(rules[0].method, want);
-		CHECK_STR(rules[0].guard, "drop_worst");   /* schema 21: every new rule */
+		CHECK_STR(rules[0].guard, "drop_worst_rise");   /* every new rule */
 		printf("# %s%s: %s after %d rounds, %.0f s of the fake clock\n", want,
 		       method ? "" : " (the default)",
 		       rules[0].outcome, rules[0].rounds, rules[0].elapsed_s);
@@ -481,7 +481,7 @@ static void until_decided(double max_minutes, const char *method, const char *wa
 			CHECK(c.impls[0].seq->m[0].method == DECIDE_MEDIAN_CS);
 			CHECK(c.impls[0].seq->answer == DECIDE_NO_CHANGE);
 			CHECK(c.impls[0].seq->m[0].guard == 1);
-			CHECK(c.impls[0].seq->m[0].guard_rule == DECIDE_GUARD_DROP_WORST);
+			CHECK(c.impls[0].seq->m[0].guard_rule == DECIDE_GUARD_DROP_WORST_RISE);
 			CHECK(strstr(c.impls[0].why, "[median_cs]") != NULL);
 			compare_json(&c, &js);
 			CHECK(strstr(js.buf, "median_cs") != NULL);
