@@ -62,8 +62,17 @@ done
 [ "$(jq -r '.impls[0].paired' "$T/a.json")" = true ] && ok "paired by block against a@base" ||
 	fail "not paired"
 d=$(jq -r '.impls[0].rates[0].latency.ci_mean' "$T/a.json")
-# 5 ms added per request; the tolerance is the host's p99 noise
-near "paired p99 shift (ms)" "$d" 5 4 "fixed 5 ms delay; p99 noise of a shared host"
+# 5 ms added to every request. The p99 shift has no tight upper bound on
+# a shared host: a stall in one NEW window adds its own milliseconds
+# (10.4 ms read in a clean-clone CI at load 4); it is at least most of
+# the 5 ms. The size is checked on the median request, which a stall
+# does not move: the median over the blocks of the paired p50 shift.
+cmp_num "paired p99 shift (ms), at least most of the 5 ms" "$d" ">=" 3
+p50=$(q "$RUNS/$id/run.db" "SELECT n.p50_ms - b.p50_ms FROM windows n JOIN windows b
+	ON b.stage = n.stage AND b.rung = n.rung AND b.block = n.block AND b.impl = 'a@base'
+	WHERE n.impl = 'a' AND n.status = 'accepted' AND b.status = 'accepted' ORDER BY 1" |
+	awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
+near "paired p50 shift (ms), median over the blocks" "$p50" 5 1.5 "fixed 5 ms delay; read 5.47 alone"
 [ $rcb = 0 ] && ok "compare --impl b: comment-only is no regression (exit 0)" ||
 	fail "compare --impl b: exit $rcb: $(grep -A3 '^### `b`' "$T/out")"
 [ "$verdict" = "no change" ] && ok "verdict: no change for the comment-only b" ||
