@@ -38,6 +38,15 @@ int decide_method_parse(const char *s, enum decide_method *out)
 	return 0;
 }
 
+enum decide_method decide_method_stored(const char *stored, int cpu)
+{
+	enum decide_method m = DECIDE_MEAN_CS;
+
+	if (cpu || decide_method_parse(stored, &m))
+		return DECIDE_MEAN_CS;
+	return m;
+}
+
 void decide_note(const struct decide_metric *m, struct sbuf *out)
 {
 	if (m->method != DECIDE_MEDIAN_CS)

@@ -1,9 +1,9 @@
 /*
  * decide_guard: the evidence of median_cs's guard on "no change" (decide.h
- * struct decide_guard), and the method a stored rule names. The runner
+ * struct decide_guard). The runner
  * (runner_until_pairs.c) and compare (compare_seq.c) find the pairs each
  * in their own rows and hand the histograms here, so both judge by one
- * rule. The guard's rule (merged, drop_worst) is the run's stored one.
+ * rule. The guard's rule (merged, drop_worst, drop_worst_rise) is the run's stored one.
  */
 #include "stat/decide.h"
 #include "base/hist.h"
@@ -127,13 +127,4 @@ void decide_guard_release(struct decide_guard *g)
 	free(g->base);
 	g->new_ = g->base = NULL;
 	g->nrates = 0;
-}
-
-enum decide_method decide_method_stored(const char *stored, int cpu)
-{
-	enum decide_method m = DECIDE_MEAN_CS;
-
-	if (cpu || decide_method_parse(stored, &m))
-		return DECIDE_MEAN_CS;
-	return m;
 }
