@@ -348,10 +348,11 @@ int compare_runs(struct compare *c, struct cmp_run *base, struct cmp_run *new_,
 void compare_release(struct compare *c);
 
 /* The comparison as a document (report_doc.h; the caller's, rdoc_release):
- * its heading, its headline, then the rest (compare_out.c). */
+ * its heading, its headline, then the rest (compare_md.c). */
 struct rdoc;
 void compare_doc(const struct compare *c, struct rdoc *d);
-/* Writers (compare_out.c): append one whole document to out. */
+/* Writers (compare_md.c, compare_json.c, compare_junit.c): append one
+ * whole document to out. */
 void compare_md(const struct compare *c, struct sbuf *out);
 void compare_json(const struct compare *c, struct sbuf *out);
 void compare_junit(const struct compare *c, struct sbuf *out);

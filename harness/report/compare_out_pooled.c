@@ -1,7 +1,8 @@
 /*
  * compare_out_pooled: the pooled tests (struct cmp_pooled) in compare's
- * formats: a table above the cells in its document (report_doc.h), a JSON array, one line of
- * detail for a JUnit testcase. compare_out.c places them.
+ * formats: a table above the cells in its document (report_doc.h), a
+ * JSON array, one line of detail for a JUnit testcase. compare_md.c,
+ * compare_json.c and compare_junit.c place them.
  */
 #include <math.h>
 #include <stdio.h>

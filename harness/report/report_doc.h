@@ -4,7 +4,7 @@
  * built once by report_doc_build() and rendered by report_md() and
  * report_html(), so the two formats cannot disagree; `history`'s and
  * `compare`'s Markdown are built as ones too (history_out.c,
- * compare_out.c; compare's HTML is made from its Markdown, html.h).
+ * compare_md.c; compare's HTML is made from its Markdown, html.h).
  * rdoc_md() is the one Markdown writer of them (report_doc_md.c).
  *
  * Cells and texts are plain UTF-8; a cell whose text starts with

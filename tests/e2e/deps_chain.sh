@@ -1,5 +1,5 @@
 #!/bin/bash
-# release-only: under make asan deps_headroom.sh, agent_dep.sh and oom.sh reach its code but 33 lines (compare.c 20, compare_out.c 5, report_chart_latency.c 3), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
+# release-only: under make asan deps_headroom.sh, agent_dep.sh and oom.sh reach its code but 33 lines (compare.c 20, compare_md.c and compare_json.c 5 (then compare_out.c), report_chart_latency.c 3), left to the release build for make asan's time budget (tests/run.sh: the sanitized set by line coverage)
 # A chained call in seed 003's shape (issue 14): the implementation
 # `front` (testsrv --forward-port) calls the dependency `be` over HTTP on
 # every request, at {dep.be.port}; `be` burns 3 ms of CPU per call
