@@ -284,11 +284,8 @@ static void md_impl(struct rdoc *d, const struct compare *c, const struct cmp_im
 		sbuf_addf(t, " (ref `%s`)", im->new_ref);
 	sbuf_addf(t, "; %s.", pair_text(c, im, &p));
 	para(d, t);
-	if (im->seq) {
-		cmp_seq_md(im->seq, t);
-		rdoc_add(d, RDOC_MD, t->buf);
-		sbuf_reset(t);
-	}
+	if (im->seq)
+		cmp_seq_doc(im->seq, d);
 	method_line(t, c, im);
 	para(d, t);
 	if (!im->nrates) {

@@ -4,6 +4,7 @@
  */
 #include "report/compare_seq.h"
 #include "report/compare_cells.h"
+#include "report/report_doc.h"
 #include "base/jout.h"
 #include "base/rate.h"
 #include "store/store_seq.h"
@@ -245,57 +246,64 @@ static const char *guard_words(enum decide_guard_rule g)
 	return "";
 }
 
-void cmp_seq_md(const struct cmp_seq *s, struct sbuf *o)
+void cmp_seq_doc(const struct cmp_seq *s, struct rdoc *d)
 {
+	struct sbuf t = SBUF_INIT;
+	struct rdoc_block *tb;
 	size_t j;
 	int cpu;
 
-	sbuf_addf(o, "Method: sequential rerun (harness rerun --until-decided): per round the mean "
-		     "over the judged rates (");
+	sbuf_addf(&t, "Method: sequential rerun (harness rerun --until-decided): per round the mean "
+		      "over the judged rates (");
 	for (j = 0; j < s->nrates; j++)
-		sbuf_addf(o, "%s%g", j ? ", " : "", s->rates[j]);
+		sbuf_addf(&t, "%s%g", j ? ", " : "", s->rates[j]);
 	if (s->on[0] && s->m[0].method == DECIDE_MEDIAN_CS)
-		sbuf_addf(o, " req/s) of log(new / base); latency: the median's sign-count "
-			     "confidence sequence (median_cs, Howard & Ramdas 2022) with the "
-			     "merged-histogram guard on no change%s; CPU: Robbins' normal-mixture "
-			     "confidence sequence (mean_cs)",
+		sbuf_addf(&t, " req/s) of log(new / base); latency: the median's sign-count "
+			      "confidence sequence (median_cs, Howard & Ramdas 2022) with the "
+			      "merged-histogram guard on no change%s; CPU: Robbins' normal-mixture "
+			      "confidence sequence (mean_cs)",
 			  guard_words(s->m[0].guard_rule));
 	else
-		sbuf_adds(o, " req/s) of log(new / base); Robbins' normal-mixture confidence "
-			     "sequence");
-	sbuf_addf(o, " at %g%% per metric, valid at the stopping "
-		     "time; stopped: %s after %d "
-		     "sequential blocks (budget %g min, %d blocks). The per-rate cells below "
-		     "are detail: a fixed-n test after optional stopping does not decide.\n\n",
+		sbuf_adds(&t, " req/s) of log(new / base); Robbins' normal-mixture confidence "
+			      "sequence");
+	sbuf_addf(&t, " at %g%% per metric, valid at the stopping "
+		      "time; stopped: %s after %d "
+		      "sequential blocks (budget %g min, %d blocks). The per-rate cells below "
+		      "are detail: a fixed-n test after optional stopping does not decide.",
 		  (1 - s->rule->alpha) * 100, s->rule->stop ? s->rule->stop : "not yet",
 		  s->rule->blocks, s->rule->max_minutes, s->rule->max_blocks);
-	sbuf_adds(o, "| metric | rounds | shift | confidence sequence | margin | MDE | verdict |\n"
-		     "|---|---:|---:|---|---:|---:|---|\n");
+	rdoc_add(d, RDOC_P, t.buf);
+	sbuf_reset(&t);
+	tb = rdoc_table(d, "sequential", 7, "metric", "rounds", "shift", "confidence sequence",
+			"margin", "MDE", "verdict");
+	rdoc_align(tb, "lrrlrrl");
 	for (cpu = 0; cpu < 2; cpu++) {
 		const struct decide_metric *m = &s->m[cpu];
 
 		if (!s->on[cpu])
 			continue;
-		sbuf_addf(o, "| %s | %zu | ", metric_names[cpu], m->rounds);
+		rdoc_push_cell(tb, metric_names[cpu]);
+		rdoc_cellf(tb, "%zu", m->rounds);
 		if (isfinite(m->est))
-			sbuf_addf(o, "%+.1f%%", decide_pct(m->est));
+			rdoc_cellf(tb, "%+.1f%%", decide_pct(m->est));
 		else
-			sbuf_adds(o, "-");
-		sbuf_adds(o, " | ");
-		interval_text(m, o);
-		sbuf_adds(o, " | ");
+			rdoc_push_cell(tb, "-");
+		interval_text(m, &t);
+		rdoc_cell(tb, &t);
 		if (isfinite(m->margin))
-			margin_text(m, o);
+			margin_text(m, &t);
 		else
-			sbuf_adds(o, "-");
+			sbuf_adds(&t, "-");
+		rdoc_cell(tb, &t);
 		if (isfinite(m->mde))
-			sbuf_addf(o, " | %+.1f%% | %s", decide_pct(m->mde), decide_verdict_name(m->verdict));
+			rdoc_cellf(tb, "%+.1f%%", decide_pct(m->mde));
 		else
-			sbuf_addf(o, " | - | %s", decide_verdict_name(m->verdict));
-		decide_note(m, o);
-		sbuf_adds(o, " |\n");
+			rdoc_push_cell(tb, "-");
+		sbuf_adds(&t, decide_verdict_name(m->verdict));
+		decide_note(m, &t);
+		rdoc_cell(tb, &t);
 	}
-	sbuf_adds(o, "\n");
+	sbuf_release(&t);
 }
 
 json_t *cmp_seq_json(const struct cmp_seq *s)

@@ -34,9 +34,11 @@ void cmp_seq_judge(const struct compare *c, struct cmp_impl *ci);
 void cmp_seq_verdict(struct cmp_impl *ci, struct sbuf *why);
 void cmp_seq_free(struct cmp_seq *s);
 
-/* The method line and per-metric table (Markdown), and the JSON object
- * "sequential" of an implementation. */
-void cmp_seq_md(const struct cmp_seq *s, struct sbuf *o);
+/* The method paragraph and per-metric table, appended to the
+ * implementation's part of compare's document (report_doc.h); the JSON
+ * object "sequential" of an implementation. */
+struct rdoc;
+void cmp_seq_doc(const struct cmp_seq *s, struct rdoc *d);
 json_t *cmp_seq_json(const struct cmp_seq *s);
 
 #endif

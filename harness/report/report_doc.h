@@ -25,11 +25,8 @@ struct sbuf;
  * emphasised as RDOC_STRONG, in html green where RDOC_STRONG is red. */
 #define RDOC_BEST "\x02"
 
-/* RDOC_MD: a fragment already in Markdown, its blank lines its own
- * (compare's sequential section, compare_seq.c, until it is built as
- * blocks too). */
 enum rdoc_kind { RDOC_TITLE, RDOC_HEADLINE, RDOC_STAMP, RDOC_H2, RDOC_H3, RDOC_P, RDOC_TABLE,
-		 RDOC_CHART, RDOC_LIST, RDOC_MD };
+		 RDOC_CHART, RDOC_LIST };
 
 struct rdoc_block {
 	enum rdoc_kind kind;
@@ -55,8 +52,8 @@ void rdoc_release(struct rdoc *d);
  * "> **stamp**", "## " and "### " headings, paragraphs and lists as
  * given, tables ("| a | b |", the "|---|" rule under the header, "|---:|"
  * for a right-aligned column; '|' and newlines in a cell escaped), a
- * chart slot as a line naming report.html; a blank line after each block
- * (an RDOC_MD fragment verbatim). RDOC_MD_TOC: a list of the "## " headings (GitHub's
+ * chart slot as a line naming report.html; a blank line after each block.
+ * RDOC_MD_TOC: a list of the "## " headings (GitHub's
  * anchors) before the first; RDOC_MD_TIGHT: the document ends with one
  * newline, not a blank line. */
 #define RDOC_MD_TOC 1

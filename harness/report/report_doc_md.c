@@ -106,9 +106,7 @@ void rdoc_md(const struct rdoc *d, unsigned flags, struct sbuf *out)
 			toc(d, out);
 			toc_done = 1;
 		}
-		if (b->kind == RDOC_MD) {
-			sbuf_adds(out, b->text);
-		} else if (b->kind == RDOC_TABLE) {
+		if (b->kind == RDOC_TABLE) {
 			table(out, b);
 		} else if (b->kind == RDOC_LIST) {
 			for (k = 0; k < b->ncells; k++)

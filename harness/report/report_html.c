@@ -120,9 +120,6 @@ void report_html(const struct report *r, struct sbuf *out)
 		case RDOC_P:
 			html_elem(out, "p", NULL, b->text, 0);
 			break;
-		case RDOC_MD:
-			html_from_md(out, b->text);
-			break;
 		case RDOC_TABLE:
 			sbuf_adds(out, "<table id=\"t-");
 			sbuf_add_xml(out, b->text);
