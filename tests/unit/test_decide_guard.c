@@ -21,6 +21,9 @@
 #define STALL_MS 30.0
 
 static const double rates[] = { 200, 400 };
+/* stalled windows of an arm: a tail in two (3 and 15), in one (3) */
+static const int stalls_two[NWIN] = { [3] = 1, [15] = 1 };
+static const int stalls_one[NWIN] = { [3] = 1 };
 
 /* A window of 1000 requests spread evenly over 2 .. 4 ms (p99 ~3.98 ms);
  * stalled: 300 more held STALL_MS by the host (its own p99 30 ms). */
@@ -73,6 +76,20 @@ static void judge(enum decide_guard_rule g, size_t nrates, const int *new_stall,
 	hist_release(&hb);
 }
 
+/* judge()'s answer in a word: "held" (undecided: the guard held "no
+ * change"), "passed" (no change, the guard passed), else the verdict's
+ * name. */
+static const char *answer(enum decide_guard_rule g, const int *new_stall, const int *base_stall,
+			  size_t hists_last, struct decide_metric *out)
+{
+	judge(g, 2, new_stall, base_stall, hists_last, out);
+	if (out->verdict == DECIDE_UNDECIDED && out->guard_held == 1 && out->guard == 0)
+		return "held";
+	if (out->verdict == DECIDE_NO_CHANGE && out->guard == 1 && out->guard_held == 0)
+		return "passed";
+	return decide_verdict_name(out->verdict);
+}
+
 static int has(const struct decide_metric *m, const char *s)
 {
 	struct sbuf o = SBUF_INIT;
@@ -82,6 +99,20 @@ static int has(const struct decide_metric *m, const char *s)
 	r = o.buf && strstr(o.buf, s) != NULL;
 	sbuf_release(&o);
 	return r;
+}
+
+/* A tail in two of NEW's windows at a rate holds "no change" under g:
+ * the merged rest's percentile is the stall's, and the note says so,
+ * the margin in g's words. */
+static void new_tail_holds(enum decide_guard_rule g, const char *margin)
+{
+	struct decide_metric d;
+
+	CHECK_STR(answer(g, stalls_two, NULL, NWIN, &d), "held");
+	CHECK(d.guard_log > log(STALL_MS / 4.0));
+	CHECK(has(&d, "; the guard held it: the merged histograms' (each arm's worst window set "
+		      "aside) SLO percentile +"));
+	CHECK(has(&d, margin));
 }
 
 /* ------------------------------------------------------------ tests */
@@ -95,23 +126,19 @@ TEST(one_stalled_window_does_not_hold)
 	struct decide_metric d;
 
 	one[7] = 1;
-	judge(DECIDE_GUARD_MERGED, 2, one, NULL, NWIN, &d);
-	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard_held == 1 && d.guard == 0);
+	CHECK_STR(answer(DECIDE_GUARD_MERGED, one, NULL, NWIN, &d), "held");
 	CHECK(d.guard_log > log(STALL_MS / 4.0));   /* the merged p99 is the stall's */
-	judge(DECIDE_GUARD_DROP_WORST, 2, one, NULL, NWIN, &d);
-	CHECK(d.verdict == DECIDE_NO_CHANGE && d.guard == 1 && d.guard_held == 0);
+	CHECK_STR(answer(DECIDE_GUARD_DROP_WORST, one, NULL, NWIN, &d), "passed");
 	NEAR(d.guard_log, 0, 1e-12, "both arms' rest: 19 clean windows");
 	/* in BASE alike, and one in each arm at one rate */
-	judge(DECIDE_GUARD_DROP_WORST, 2, NULL, one, NWIN, &d);
-	CHECK(d.verdict == DECIDE_NO_CHANGE && d.guard == 1);
+	CHECK_STR(answer(DECIDE_GUARD_DROP_WORST, NULL, one, NWIN, &d), "passed");
 	one[7] = 0;
 	one[12] = 1;
 	{
 		int other[NWIN] = { 0 };
 
 		other[3] = 1;
-		judge(DECIDE_GUARD_DROP_WORST, 2, one, other, NWIN, &d);
-		CHECK(d.verdict == DECIDE_NO_CHANGE && d.guard == 1);
+		CHECK_STR(answer(DECIDE_GUARD_DROP_WORST, one, other, NWIN, &d), "passed");
 	}
 }
 
@@ -120,19 +147,11 @@ TEST(one_stalled_window_does_not_hold)
  * would drop both). */
 TEST(tail_in_two_windows_holds)
 {
-	int two[NWIN] = { 0 };
 	struct decide_metric d;
 
-	two[3] = two[15] = 1;
-	judge(DECIDE_GUARD_DROP_WORST, 2, two, NULL, NWIN, &d);
-	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard_held == 1 && d.guard == 0);
-	CHECK(d.guard_log > log(STALL_MS / 4.0));
-	CHECK(has(&d, "the merged histograms' (each arm's worst window set aside) SLO "
-		      "percentile +"));
-	CHECK(has(&d, "margin +-10.0%"));
+	new_tail_holds(DECIDE_GUARD_DROP_WORST, "margin +-10.0%");
 	/* in both arms, at one rate: both rests carry one: no shift */
-	judge(DECIDE_GUARD_DROP_WORST, 2, two, two, NWIN, &d);
-	CHECK(d.verdict == DECIDE_NO_CHANGE && d.guard == 1);
+	CHECK_STR(answer(DECIDE_GUARD_DROP_WORST, stalls_two, stalls_two, NWIN, &d), "passed");
 }
 
 /* drop_worst_rise (new reruns' rule): a tail in two of NEW's windows
@@ -141,27 +160,15 @@ TEST(tail_in_two_windows_holds)
  * chance, and BASE's tail is no reason to withhold "no change"). */
 TEST(rise_holds_new_tail_not_base_tail)
 {
-	int two[NWIN] = { 0 };
 	struct decide_metric d;
 
-	two[3] = two[15] = 1;
-	judge(DECIDE_GUARD_DROP_WORST_RISE, 2, two, NULL, NWIN, &d);
-	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard_held == 1 && d.guard == 0);
-	CHECK(d.guard_log > log(STALL_MS / 4.0));
-	CHECK(has(&d, "the guard held it: the merged histograms' (each arm's worst window set "
-		      "aside) SLO percentile +"));
-	CHECK(has(&d, "above the margin +10.0%"));
-	judge(DECIDE_GUARD_DROP_WORST, 2, NULL, two, NWIN, &d);
-	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard_held == 1);
-	judge(DECIDE_GUARD_DROP_WORST_RISE, 2, NULL, two, NWIN, &d);
-	CHECK(d.verdict == DECIDE_NO_CHANGE && d.guard == 1 && d.guard_held == 0);
+	new_tail_holds(DECIDE_GUARD_DROP_WORST_RISE, "above the margin +10.0%");
+	CHECK_STR(answer(DECIDE_GUARD_DROP_WORST, NULL, stalls_two, NWIN, &d), "held");
+	CHECK_STR(answer(DECIDE_GUARD_DROP_WORST_RISE, NULL, stalls_two, NWIN, &d), "passed");
 	/* it sets one window aside as drop_worst does */
-	two[15] = 0;
-	judge(DECIDE_GUARD_DROP_WORST_RISE, 2, two, NULL, NWIN, &d);
-	CHECK(d.verdict == DECIDE_NO_CHANGE && d.guard == 1);
+	CHECK_STR(answer(DECIDE_GUARD_DROP_WORST_RISE, stalls_one, NULL, NWIN, &d), "passed");
 	/* and holds with fewer than 2 windows of an arm at a rate */
-	judge(DECIDE_GUARD_DROP_WORST_RISE, 2, NULL, NULL, 1, &d);
-	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard_held == 1);
+	CHECK_STR(answer(DECIDE_GUARD_DROP_WORST_RISE, NULL, NULL, 1, &d), "held");
 	CHECK(has(&d, "fewer than 2 histograms of an arm at a rate"));
 }
 
@@ -171,18 +178,14 @@ TEST(too_few_windows_holds)
 {
 	struct decide_metric d;
 
-	judge(DECIDE_GUARD_DROP_WORST, 2, NULL, NULL, 1, &d);
-	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard_held == 1 && d.guard == 0);
+	CHECK_STR(answer(DECIDE_GUARD_DROP_WORST, NULL, NULL, 1, &d), "held");
 	CHECK(isnan(d.guard_worst));
 	CHECK(has(&d, "; the guard held it: fewer than 2 histograms of an arm at a rate"));
-	judge(DECIDE_GUARD_DROP_WORST, 2, NULL, NULL, 0, &d);
-	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard_held == 1 && isnan(d.guard_worst));
-	judge(DECIDE_GUARD_DROP_WORST, 2, NULL, NULL, 2, &d);
-	CHECK(d.verdict == DECIDE_NO_CHANGE);
-	judge(DECIDE_GUARD_MERGED, 2, NULL, NULL, 1, &d);
-	CHECK(d.verdict == DECIDE_NO_CHANGE);
-	judge(DECIDE_GUARD_MERGED, 2, NULL, NULL, 0, &d);
-	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard_held == 1);
+	CHECK_STR(answer(DECIDE_GUARD_DROP_WORST, NULL, NULL, 0, &d), "held");
+	CHECK(isnan(d.guard_worst));
+	CHECK_STR(answer(DECIDE_GUARD_DROP_WORST, NULL, NULL, 2, &d), "passed");
+	CHECK_STR(answer(DECIDE_GUARD_MERGED, NULL, NULL, 1, &d), "passed");
+	CHECK_STR(answer(DECIDE_GUARD_MERGED, NULL, NULL, 0, &d), "held");
 }
 
 /* A rule stored without a guard (schema 20 and before) or with a name
@@ -205,8 +208,7 @@ TEST(old_stored_rule_gives_the_old_answer)
 	CHECK(decide_guard_rule_stored("drop_worst_rise") == DECIDE_GUARD_DROP_WORST_RISE);
 	CHECK(decide_guard_rule_stored("drop_worst2") == DECIDE_GUARD_MERGED);
 	one[7] = 1;
-	judge(decide_guard_rule_stored(NULL), 2, one, NULL, NWIN, &d);
-	CHECK(d.verdict == DECIDE_UNDECIDED && d.guard_held == 1);
+	CHECK_STR(answer(decide_guard_rule_stored(NULL), one, NULL, NWIN, &d), "held");
 	decide_note(&d, &o);
 	CHECK(o.buf && !strncmp(o.buf, old, strlen(old)));
 	CHECK(o.buf && !strstr(o.buf, "set aside"));
