@@ -53,7 +53,8 @@ struct window_ctx {
 	struct gate_result *warm_res; /* [ngates] of the last evaluation */
 	unsigned warm_evals;
 	int warm_passed;
-	unsigned warm_secs;
+	unsigned warm_secs;           /* whole seconds through on_second */
+	double warm_s;                /* its length: warm_secs, or min_s run through */
 
 	/* measured */
 	unsigned discard;
@@ -197,7 +198,7 @@ static void collect_rtstats(struct window_ctx *w, struct evidence *e, uint64_t t
 /* ------------------------------------------------------------- warm-up */
 
 static void evidence_totals(struct evidence *e, const struct load_stats *t,
-			    unsigned secs, double rate, const struct spec *spec)
+			    double secs, double rate, const struct spec *spec)
 {
 	const char **names = xcalloc(spec->workload.nrequests, sizeof(*names));
 	uint64_t *sent = xcalloc(spec->workload.nrequests, sizeof(*sent));
@@ -205,7 +206,7 @@ static void evidence_totals(struct evidence *e, const struct load_stats *t,
 
 	e->duration_s = secs;
 	e->offered_rps = rate;
-	e->achieved_rps = secs ? (double)t->counts.completed / secs : NAN;
+	e->achieved_rps = secs > 0 ? (double)t->counts.completed / secs : NAN;
 	e->due = t->counts.due;
 	e->sent = t->counts.sent;
 	e->completed = t->counts.completed;
@@ -265,14 +266,34 @@ static int warm_on_second(void *ctx, unsigned idx, const struct load_stats *sec)
 	w->warm_secs = idx + 1;
 	if (arm_gone(w))
 		return 1;
-	if (w->warm_secs < (unsigned)ceil(W->min_s))
+	/* without gates nothing is waited for: the load is min_s long
+	 * (warmup_load_s) and runs to its end */
+	if (!W->ngates || w->warm_secs < (unsigned)ceil(W->min_s))
 		return 0;
-	if (!W->ngates) {
-		w->warm_passed = 1;
-		return 1;
-	}
 	w->warm_passed = warm_evaluate(w);
 	return w->warm_passed;
+}
+
+/* What a warm-up without gates ran after its last whole second (or all
+ * of it, shorter than a second): its totals' too (not a seconds row). */
+static void warm_on_drain(void *ctx, const struct load_stats *drain)
+{
+	struct window_ctx *w = ctx;
+
+	load_stats_merge(&w->warm_total, drain);
+}
+
+/*
+ * How long the warm-up's load runs (docs/DESIGN.md "Warm-up"). With
+ * gates it runs until they pass, polled at the end of each whole second
+ * from ceil(min_s), or max_s (under-warmed). Without gates nothing is
+ * waited for: it ends at min_s, to the millisecond (0: no warm-up load
+ * at all); it rounded up to the end of a whole second before, so the
+ * shortest warm-up was 1 s whatever the spec said.
+ */
+static double warmup_load_s(const struct spec_warmup *W)
+{
+	return W->ngates ? W->max_s : W->min_s;
 }
 
 /* ------------------------------------------------------------ measured */
@@ -517,17 +538,31 @@ static int window_warmup(struct window_ctx *w)
 	w->reset_failed |= r;
 	w->idle = runner_idle_begin(rc, wp);
 	w->warm_rate = warmup_rate(w);
-	runner_progress(rc, "warm-up");
-	load_config_for(w, &cfg, w->warm_rate, w->spec->warmup.max_s, 1);
-	cfg.on_second = warm_on_second;
-	cfg.ctx = w;
 	w->warm_t0_ns = now_ns();
 	/* Polls of earlier windows are stored already; an implementation kept
 	 * up all night must not accumulate them. */
 	if (runner_arm_rts(wp->arm))
 		rtstats_forget_before(runner_arm_rts(wp->arm), w->warm_t0_ns);
+	if (!w->spec->warmup.ngates && !(warmup_load_s(&w->spec->warmup) > 0)) {
+		w->warm_passed = 1;     /* nothing to wait for, no load */
+		return runner_stop ? 1 : 0;
+	}
+	runner_progress(rc, "warm-up");
+	load_config_for(w, &cfg, w->warm_rate, warmup_load_s(&w->spec->warmup), 1);
+	cfg.on_second = warm_on_second;
+	if (!w->spec->warmup.ngates)
+		cfg.on_drain = warm_on_drain;
+	cfg.ctx = w;
 	if (run_load(w, "warm-up", &cfg, &res))
 		return -1;
+	/* Without gates: warm once its min_s ran through (the drain's part
+	 * of a second too), not when the implementation went (arm_gone)
+	 * or the run was interrupted. */
+	w->warm_s = w->warm_secs;
+	if (!w->spec->warmup.ngates && !res.stopped_early && !w->sut_exited) {
+		w->warm_passed = 1;
+		w->warm_s = warmup_load_s(&w->spec->warmup);
+	}
 	load_result_release(&res);
 	return runner_stop ? 1 : 0;
 }
@@ -690,7 +725,7 @@ static int window_store(struct window_ctx *w, const struct window_judgement *j)
 	};
 
 	/* The warm-up's totals (its gates saw them second by second). */
-	evidence_totals(&w->warm, &w->warm_total, w->warm_secs, w->warm_rate, w->spec);
+	evidence_totals(&w->warm, &w->warm_total, w->warm_s, w->warm_rate, w->spec);
 	return runner_store_window(w->rc, &r);
 }
 

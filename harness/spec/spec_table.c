@@ -491,7 +491,7 @@ static const struct field warmup_fields[] = {
 	{ "rate", FT_OBJ, 0, 0, 0, 0, 0, 0, NULL, NULL, rate_fields, 0, 0, 0,
 	  "warm-up rate" },
 	{ "min_s", FT_NUM, F_DEF | F_MIN | F_MAX, O(struct spec_warmup, min_s), 0, 0, 86400, 20, NULL, NULL, NULL, 0, 0, 0,
-	  "warm up at least this long" },
+	  "warm up at least this long (without gates: exactly this long; 0: no warm-up)" },
 	{ "max_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_warmup, max_s), 0, 0, 86400, 180, NULL, NULL, NULL, 0, 0, 0,
 	  "hard cap: past it the window runs and is marked under-warmed; >= min_s" },
 	{ "trailing_s", FT_NUM, F_DEF | F_MIN | F_MINX | F_MAX, O(struct spec_warmup, trailing_s), 0, 0, 86400, 30, NULL, NULL, NULL, 0, 0, 0,

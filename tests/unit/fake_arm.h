@@ -48,6 +48,7 @@ struct fake_world {
 	double now;              /* the fake clock, unix seconds */
 	double slept_s;          /* waited through runner_sleep */
 	unsigned loads_of[FAKE_MAX];
+	double first_load_s[FAKE_MAX]; /* the duration its first load asked */
 	struct fake_inst *inst_of[FAKE_MAX]; /* each model's running instance */
 	/* commands (build, reset, ...): the fail_at-th one (1-based) whose
 	 * argv[0] is fail_cmd exits 1; ncmd counts those seen */
@@ -408,7 +409,8 @@ static int fake_load(void *ctx, const struct load_config *cfg, struct load_resul
 	if (idx < 0 || (size_t)idx >= w->narms)
 		return error("fake load: no model behind %s", cfg->url);
 	m = &w->arms[idx];
-	w->loads_of[idx]++;
+	if (!w->loads_of[idx]++)
+		w->first_load_s[idx] = cfg->duration_s;
 	for (i = 0; i < n; i++) {
 		int stop;
 

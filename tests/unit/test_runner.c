@@ -50,6 +50,10 @@
 static char tmp[256];
 /* YAML lines added to b's entry (each "    key: value\n"), "" by default */
 static const char *b_lines = "";
+/* the spec's warm-up: a whole second, no gate, unless a test says */
+#define WARM_1S "warmup:\n  rate: { fixed_rps: 50 }\n  min_s: 1\n  max_s: 1\n" \
+		"  trailing_s: 1\n  gates: []\n"
+static const char *warm_lines = WARM_1S;
 
 /* A spec of two implementations a (knee 300 req/s) and b (knee 700); the
  * stages as given (YAML lines under stages:). */
@@ -87,15 +91,10 @@ static const char *write_spec(const char *name, const char *stages, const char *
 		"  requests:\n"
 		"    - { name: root, path: /, method: GET }\n"
 		"stages:\n%s"
-		"warmup:\n"
-		"  rate: { fixed_rps: 50 }\n"
-		"  min_s: 0\n"
-		"  max_s: 1\n"
-		"  trailing_s: 1\n"
-		"  gates: []\n"
+		"%s"
 		"window_gates: [error_rate, sut_alive]\n",
 		name, SLO_MS, extra && strstr(extra, "name: side") ? "127.0.0.1:{dep.side.port}" : "",
-		b_lines, extra ? extra : "", stages);
+		b_lines, extra ? extra : "", stages, warm_lines);
 	fclose(f);
 	return path;
 }
@@ -650,6 +649,57 @@ TEST(dependency_health_timeout_on_the_runners_clock)
 	fake_world_release(&w);
 }
 
+/* A warm-up without gates ends at min_s, as the spec says: min_s 0 is no
+ * warm-up load at all, min_s 0.5 a load of 0.5 s (stored warmup_s 0.5,
+ * warm), whatever max_s. Before, it ran until the end of its first whole
+ * second (a load asked for max_s, stopped after 1 s): the shortest
+ * warm-up was 1 s. With a gate it runs until the gate passes, polled at
+ * the end of each whole second (unchanged). */
+static void warmup_length(const char *lines, double want_first_load_s, unsigned want_loads,
+			  double want_warmup_s)
+{
+	struct fake_world w;
+	struct store st;
+	struct window_query q = { .stage = "ladder", .impl = "a" };
+	struct window_rows rows;
+	char *id = NULL;
+	int code;
+
+	fake_world_init(&w);
+	fake_arm_add(&w, "a", 300);
+	fake_arm_add(&w, "b", 700);
+	warm_lines = lines;
+	code = run(&w, write_spec("warmlen",
+				  "  ladder: { start_rps: 100, step: 2, max_rps: 100, reps: 1,"
+				  " window_s: 2, discard_s: 0 }\n", NULL), &id);
+	warm_lines = WARM_1S;
+	CHECK(code == 0);
+	/* a: its warm-up (if any), then its one window of 2 s */
+	CHECK(w.loads_of[0] == want_loads);
+	NEAR(w.first_load_s[0], want_first_load_s, 1e-9, "the duration the load was asked");
+	CHECK(open_run(&st, id) == 0);
+	CHECK(store_windows_load(&st, id, &q, &rows) == 0);
+	CHECK(rows.n == 1);
+	if (rows.n == 1) {
+		NEAR(rows.v[0].warmup_s, want_warmup_s, 1e-9, "the stored warm-up length");
+		CHECK(rows.v[0].warm == 1);
+		CHECK(rows.v[0].status == WINDOW_ACCEPTED);
+	}
+	window_rows_release(&rows);
+	store_close(&st);
+	free(id);
+	fake_world_release(&w);
+}
+
+TEST(warmup_ends_at_min_s_without_gates)
+{
+	warmup_length("warmup: { rate: { fixed_rps: 50 }, min_s: 0, max_s: 1, trailing_s: 1,"
+		      " gates: [] }\n", 2, 1, 0);
+	warmup_length("warmup: { rate: { fixed_rps: 50 }, min_s: 0.5, max_s: 3, trailing_s: 1,"
+		      " gates: [] }\n", 0.5, 2, 0.5);
+	warmup_length(WARM_1S, 1, 2, 1);
+}
+
 /* The failure_kind of run id. */
 static char *fail_kind_of(struct store *st, const char *id)
 {
@@ -732,6 +782,7 @@ int main(void)
 	RUN(dependency_health_timeout_on_the_runners_clock);
 	RUN(limit_hit_in_a_reset_fails_the_run);
 	RUN(limit_hit_in_a_version_probe_fails_the_run);
+	RUN(warmup_ends_at_min_s_without_gates);
 	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return t_done();
 }
