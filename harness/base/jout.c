@@ -1,5 +1,6 @@
 /* jout: JSON output through jansson (see jout.h). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,17 @@ json_t *jout_num(double v)
 json_t *jout_tri(int v)
 {
 	return v < 0 ? json_null() : json_boolean(v);
+}
+
+json_t *jout_set(json_t *o, const char *key, ...)
+{
+	va_list ap;
+
+	va_start(ap, key);
+	for (; key; key = va_arg(ap, const char *))
+		json_object_set_new(o, key, va_arg(ap, json_t *));
+	va_end(ap);
+	return o;
 }
 
 static char *dumps(json_t *v, size_t flags)

@@ -18,6 +18,12 @@ json_t *jout_str(const char *s);
 json_t *jout_num(double v);
 /* true/false, or null when v < 0 (a tri-state int). */
 json_t *jout_tri(int v);
+/* Sets the key/value pairs that follow into o, in order, up to a NULL
+ * key: jout_set(o, "rate", jout_num(r), "name", jout_str(s), NULL). Each
+ * value's reference is taken (json_object_set_new: a NULL value drops its
+ * key). The one way an object's fields are written, a table a call.
+ * Returns o. */
+json_t *jout_set(json_t *o, const char *key, ...) __attribute__((sentinel));
 /* Print v (2-space indent, insertion order) and a newline to f; takes v's
  * reference. 0, or -1 after error() when writing failed. */
 int jout_print(json_t *v, FILE *f);
