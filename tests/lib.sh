@@ -65,6 +65,16 @@ warmup:
 YAML
 }
 
+# no_warmup: a spec's warm-up (YAML) of none: min_s 0 without gates runs
+# no warm-up load (docs/DESIGN.md "Warm-up length"), so each window
+# starts on an idle server. For scripts whose servers (testsrv) have
+# nothing to warm (no cache, no JIT; every load opens its own
+# connections, a warm-up's are gone before its window) and whose subject
+# is not the warm-up.
+no_warmup() {
+	echo "warmup: { min_s: 0, max_s: 1, trailing_s: 1, gates: [] }"
+}
+
 # work_ladder [START]: the workload and ladder (YAML, the stages: key and
 # its ladder) capacity.sh and refine.sh find their servers' knees with:
 # GET /work at a constant rate over 32 connections, START (324 by

@@ -54,7 +54,7 @@ implementations:
     health: { url: "http://127.0.0.1:{port}/healthz", timeout_s: 10 }
     restart: never
 $(work_ladder)
-$(warmup_at 100 2)
+$(no_warmup)
 # Defaults everywhere, except: stationarity judges the 3 seconds it has, and
 # the generator may lag 25 ms at p99 (this 2-core VM, shared with the three
 # servers and other jobs, stalls 10-30 ms every few seconds: at 1 ms a third

@@ -14,8 +14,8 @@
 # 0.047 < ln(1.05) = 0.0488, so 3 steps. One block a step (reps 1: each
 # midpoint is decided by its one window; check's count of a step's reps
 # is checked with 2). Bounded: 3 ladder + at most 4 x 1 refine + 2 x 1
-# confirm (+ follows) windows of 1-2 s warm-up + 3 s: about 40 s (was 53
-# with 4 rungs and reps 2).
+# confirm (+ follows) windows of 3 s, no warm-up (lib.sh no_warmup): about
+# 30 s (40 with a 1 s warm-up a window; 53 with 4 rungs and reps 2).
 . "$(dirname "$0")/../lib.sh"
 
 SRV=$HELPERS/testsrv
@@ -42,7 +42,7 @@ $(work_ladder 469.8)
   refine: { reps: 1, resolution_pct: 5, max_steps: 4 }
   confirm: { reps: 1 }
 retries: { max_per_cell: 1 }
-$(warmup_at 100 2)
+$(no_warmup)
 gates:
   stationarity: { min_points: 3 }
   generator: { lateness_p99_ms: 25 }
