@@ -18,7 +18,8 @@
 # once, read by both builds): its default set (compare_base, _slow, _fast,
 # _same), --pr (compare_pr, compare_pr_same), --history (nightly_1..5) and
 # --noise (a 10-rate paired run). The outputs (about 80 files): report
-# in md, html, json and csv; audit and its --json; knee RUN --json; status
+# in md, html, json and csv; audit and its --json, of one window (--window,
+# text and JSON) and --recheck --json; knee RUN --json; status
 # --json; compare in md, json, html and junit for nine pairs (and md with
 # --chart for one); history in md, json and html. Each output keeps its
 # exit code and standard error.
@@ -139,6 +140,25 @@ one() {
 	echo $? >"$name.rc"
 }
 
+# audits NAME HARNESS RUN DIR: audit of RUN, text and JSON; of one window
+# (--window: its series, drain and unexpected samples; the window with
+# the most unexpected samples, then seconds, then the lowest id); and
+# --recheck.
+audits() {
+	local name=$1 h=$2 run=$3 dir=$4 w
+	one "audit-$name" "$h" audit "$run" --runs-dir "$dir"
+	one "auditj-$name" "$h" audit "$run" --runs-dir "$dir" --json
+	w=$(sqlite3 "$dir/$run/run.db" "SELECT id FROM windows ORDER BY
+		(SELECT count(*) FROM unexpected_samples u WHERE u.window_id = windows.id) DESC,
+		(SELECT count(*) FROM seconds s WHERE s.window_id = windows.id) DESC, id LIMIT 1" \
+		2>/dev/null)
+	if [ -n "$w" ]; then
+		one "auditw-$name" "$h" audit "$run" --runs-dir "$dir" --window "$w"
+		one "auditwj-$name" "$h" audit "$run" --runs-dir "$dir" --window "$w" --json
+	fi
+	one "auditr-$name" "$h" audit "$run" --runs-dir "$dir" --recheck --json
+}
+
 render() {
 	local h=$1 out=$2 run dir pair tag f
 	rm -rf "$R" && cp -a "$S" "$R" || exit 2
@@ -148,8 +168,7 @@ render() {
 		dir=${run%/*} run=${run#*/}
 		mkdir -p "rep-$run"
 		one "report-$run" "$h" report "$run" --runs-dir "$R/$dir" --format md,html,json,csv -o "rep-$run"
-		one "audit-$run" "$h" audit "$run" --runs-dir "$R/$dir"
-		one "auditj-$run" "$h" audit "$run" --runs-dir "$R/$dir" --json
+		audits "$run" "$h" "$run" "$R/$dir"
 		one "knee-$run" "$h" knee "$run" --runs-dir "$R/$dir" --json
 		one "status-$run" "$h" status "$run" --runs-dir "$R/$dir" --json
 	done
@@ -193,8 +212,7 @@ render_real() {
 			mkdir -p "rep-$tag-$run"
 			one "report-$tag-$run" "$h" report "$run" --runs-dir "$dir" \
 				--format md,html,json,csv -o "rep-$tag-$run"
-			one "audit-$tag-$run" "$h" audit "$run" --runs-dir "$dir"
-			one "auditj-$tag-$run" "$h" audit "$run" --runs-dir "$dir" --json
+			audits "$tag-$run" "$h" "$run" "$dir"
 			one "knee-$tag-$run" "$h" knee "$run" --runs-dir "$dir" --json
 			one "status-$tag-$run" "$h" status "$run" --runs-dir "$dir" --json
 			parent=$(sqlite3 "$dir/$run/run.db" "SELECT parent_run FROM runs" 2>/dev/null)

@@ -97,10 +97,51 @@ static int tally_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->impl, y->impl);
 }
 
-static void impl_table(const struct audit_data *d, json_t *j, struct sbuf *out)
+/* A table's rows, sorted, into j's key (JSON) or out under its heading
+ * (text); v is freed. by_gate: gate, phase, impl and windows; else impl,
+ * windows, rejected and failed. */
+static void tally_write(struct tally *v, size_t n, int by_gate, json_t *j, struct sbuf *out)
+{
+	json_t *arr = j ? json_array() : NULL;
+	size_t i;
+
+	if (n)
+		qsort(v, n, sizeof(*v), tally_cmp);
+	if (!j)
+		sbuf_adds(out, by_gate ? "failing gates (per implementation):\n"
+				       : "rejections per implementation:\n");
+	for (i = 0; i < n; i++) {
+		const struct tally *t = &v[i];
+
+		if (j && by_gate)
+			json_array_append_new(arr, jout_set(json_object(), "gate", jout_str(t->gate),
+							    "phase", jout_str(t->phase),
+							    "impl", jout_str(t->impl),
+							    "windows", json_integer(t->n), NULL));
+		else if (j)
+			json_array_append_new(arr, jout_set(json_object(), "impl", jout_str(t->impl),
+							    "windows", json_integer(t->n),
+							    "rejected", json_integer(t->rejected),
+							    "failed", json_integer(t->failed), NULL));
+		else if (by_gate)
+			sbuf_addf(out, "  %-22s %-7s %-20s %4ld\n", t->gate, t->phase, t->impl, t->n);
+		else
+			sbuf_addf(out, "  %-20s %4ld of %4ld windows rejected (%.0f%%), %ld failed (%.0f%%)\n",
+				  t->impl, t->rejected, t->n, t->n ? 100.0 * t->rejected / t->n : 0,
+				  t->failed, t->n ? 100.0 * t->failed / t->n : 0);
+	}
+	if (!j && by_gate && !n)
+		sbuf_adds(out, "  (none)\n");
+	if (j)
+		json_object_set_new(j, by_gate ? "by_gate" : "implementations", arr);
+	free(v);
+}
+
+/* Totals per implementation, then failures per enforced gate. A window
+ * rejected by several gates counts once under each. */
+static void rejection_table(const struct audit_data *d, json_t *j, struct sbuf *out)
 {
 	struct tally *v = NULL;
-	json_t *arr = j ? json_array() : NULL;
 	size_t n = 0, alloc = 0, i;
 
 	for (i = 0; i < d->v.nwindows; i++) {
@@ -114,40 +155,9 @@ static void impl_table(const struct audit_data *d, json_t *j, struct sbuf *out)
 		t->rejected += w->wstatus == WINDOW_REJECTED;
 		t->failed += w->failed;
 	}
-	if (n)
-		qsort(v, n, sizeof(*v), tally_cmp);
-	if (!j)
-		sbuf_adds(out, "rejections per implementation:\n");
-	for (i = 0; i < n; i++) {
-		if (j) {
-			json_t *o = json_object();
-
-			json_object_set_new(o, "impl", jout_str(v[i].impl));
-			json_object_set_new(o, "windows", json_integer(v[i].n));
-			json_object_set_new(o, "rejected", json_integer(v[i].rejected));
-			json_object_set_new(o, "failed", json_integer(v[i].failed));
-			json_array_append_new(arr, o);
-		} else {
-			sbuf_addf(out, "  %-20s %4ld of %4ld windows rejected (%.0f%%), %ld failed (%.0f%%)\n",
-				  v[i].impl, v[i].rejected, v[i].n,
-				  v[i].n ? 100.0 * v[i].rejected / v[i].n : 0, v[i].failed,
-				  v[i].n ? 100.0 * v[i].failed / v[i].n : 0);
-		}
-	}
-	if (j)
-		json_object_set_new(j, "implementations", arr);
-	free(v);
-}
-
-/* Totals per implementation, then failures per enforced gate. A window
- * rejected by several gates counts once under each. */
-static void rejection_table(const struct audit_data *d, json_t *j, struct sbuf *out)
-{
-	struct tally *v = NULL;
-	json_t *arr = j ? json_array() : NULL;
-	size_t n = 0, alloc = 0, i;
-
-	impl_table(d, j, out);
+	tally_write(v, n, 0, j, out);
+	v = NULL;
+	n = alloc = 0;
 	for (i = 0; i < d->gates.n; i++) {
 		const struct gate_row *g = &d->gates.v[i];
 		const struct view_window *w = window_of(d, g->window_id);
@@ -156,29 +166,7 @@ static void rejection_table(const struct audit_data *d, json_t *j, struct sbuf *
 			continue;
 		tally_find(&v, &n, &alloc, str(g->gate), str(g->phase), w->impl)->n++;
 	}
-	if (n)
-		qsort(v, n, sizeof(*v), tally_cmp);
-	if (!j)
-		sbuf_adds(out, "failing gates (per implementation):\n");
-	for (i = 0; i < n; i++) {
-		if (j) {
-			json_t *o = json_object();
-
-			json_object_set_new(o, "gate", jout_str(v[i].gate));
-			json_object_set_new(o, "phase", jout_str(v[i].phase));
-			json_object_set_new(o, "impl", jout_str(v[i].impl));
-			json_object_set_new(o, "windows", json_integer(v[i].n));
-			json_array_append_new(arr, o);
-		} else {
-			sbuf_addf(out, "  %-22s %-7s %-20s %4ld\n", v[i].gate, v[i].phase, v[i].impl,
-				  v[i].n);
-		}
-	}
-	if (!j && !n)
-		sbuf_adds(out, "  (none)\n");
-	if (j)
-		json_object_set_new(j, "by_gate", arr);
-	free(v);
+	tally_write(v, n, 1, j, out);
 }
 
 /* Each dependency's failed stats readings (events dep_stats_failed,
@@ -244,17 +232,14 @@ static int gate_cmp(const void *a, const void *b)
 static void gate_line(const struct gate_row *g, json_t *arr, struct sbuf *out)
 {
 	if (arr) {
-		json_t *o = json_object();
-
-		json_object_set_new(o, "phase", jout_str(str(g->phase)));
-		json_object_set_new(o, "gate", jout_str(str(g->gate)));
-		json_object_set_new(o, "status", jout_str(str(g->status)));
-		json_object_set_new(o, "enforced", json_boolean(g->enforced));
-		json_object_set_new(o, "stat_name", jout_str(str(g->stat_name)));
-		json_object_set_new(o, "statistic", jout_num(g->statistic));
-		json_object_set_new(o, "threshold", jout_num(g->threshold));
-		json_object_set_new(o, "evidence", jout_str(str(g->evidence)));
-		json_array_append_new(arr, o);
+		json_array_append_new(arr, jout_set(json_object(), "phase", jout_str(str(g->phase)),
+						    "gate", jout_str(str(g->gate)),
+						    "status", jout_str(str(g->status)),
+						    "enforced", json_boolean(g->enforced),
+						    "stat_name", jout_str(str(g->stat_name)),
+						    "statistic", jout_num(g->statistic),
+						    "threshold", jout_num(g->threshold),
+						    "evidence", jout_str(str(g->evidence)), NULL));
 	} else {
 		sbuf_addf(out, "    %-7s %-20s %-13s%s ", str(g->phase), str(g->gate),
 			  str(g->status), g->enforced ? "" : " (recorded only)");
@@ -325,14 +310,11 @@ static void sparkline(const double *v, size_t n, struct sbuf *out)
 static void window_drain(const struct window_second *d, json_t *js, struct sbuf *out)
 {
 	if (js) {
-		json_t *o = json_object();
-
-		json_object_set_new(o, "due", json_integer(d->due));
-		json_object_set_new(o, "completed", json_integer(d->completed));
-		json_object_set_new(o, "errors", json_integer(d->errors));
-		json_object_set_new(o, "dropped", json_integer(d->dropped));
-		json_object_set_new(o, "p99_ms", jout_num(d->p99_ms));
-		json_object_set_new(js, "drain", o);
+		jout_set(js, "drain", jout_set(json_object(), "due", json_integer(d->due),
+					       "completed", json_integer(d->completed),
+					       "errors", json_integer(d->errors),
+					       "dropped", json_integer(d->dropped),
+					       "p99_ms", jout_num(d->p99_ms), NULL), NULL);
 		return;
 	}
 	sbuf_addf(out, "  drain    after the last measured second: %lld completed, %lld errors,"
@@ -370,17 +352,17 @@ static int window_series(struct store *st, int64_t wid, json_t *js, struct sbuf 
 		if (stat_mann_kendall(v[k], n[k], &mk))
 			mk.p = mk.z = mk.s = NAN;
 		if (js) {
-			json_t *o = json_object(), *a = json_array();
+			json_t *a = json_array();
 
 			for (i = 0; i < n[k]; i++)
 				json_array_append_new(a, jout_num(v[k][i]));
-			json_object_set_new(o, "p99_ms", a);
-			json_object_set_new(o, "mk_s", json_real(isnan(mk.s) ? 0 : mk.s));
-			json_object_set_new(o, "mk_z", json_real(isnan(mk.z) ? 0 : mk.z));
-			json_object_set_new(o, "mk_p", json_real(isnan(mk.p) ? 1 : mk.p));
-			json_object_set_new(o, "sen_slope_ms_per_min",
-					    json_real(isfinite(slope) ? slope : 0));
-			json_object_set_new(js, phases[k], o);
+			jout_set(js, phases[k],
+				 jout_set(json_object(), "p99_ms", a,
+					  "mk_s", json_real(isnan(mk.s) ? 0 : mk.s),
+					  "mk_z", json_real(isnan(mk.z) ? 0 : mk.z),
+					  "mk_p", json_real(isnan(mk.p) ? 1 : mk.p),
+					  "sen_slope_ms_per_min", json_real(isfinite(slope) ? slope : 0),
+					  NULL), NULL);
 		} else if (n[k]) {
 			sbuf_addf(out, "  %-8s p99/s ", phases[k]);
 			sparkline(v[k], n[k], out);
@@ -427,14 +409,12 @@ static int window_samples(struct store *st, int64_t wid, json_t *arr, struct sbu
 
 		body_text(&r->body, &body);
 		if (arr) {
-			json_t *o = json_object();
-
-			json_object_set_new(o, "phase", jout_str(str(r->phase)));
-			json_object_set_new(o, "request", jout_str(str(r->name)));
-			json_object_set_new(o, "status", json_integer(r->status));
-			json_object_set_new(o, "why", jout_str(str(r->why)));
-			json_object_set_new(o, "body", jout_str(body.buf));
-			json_array_append_new(arr, o);
+			json_array_append_new(arr, jout_set(json_object(),
+							    "phase", jout_str(str(r->phase)),
+							    "request", jout_str(str(r->name)),
+							    "status", json_integer(r->status),
+							    "why", jout_str(str(r->why)),
+							    "body", jout_str(body.buf), NULL));
 		} else {
 			sbuf_addf(out, "    %-8s %s: %s", str(r->phase), str(r->name), str(r->why));
 			if (body.len)
@@ -460,14 +440,11 @@ static int window_resets(struct store *st, int64_t wid, int all, json_t *arr, st
 		const struct window_reset_row *x = &r.v[i];
 
 		if (arr) {
-			json_t *o = json_object();
-
-			json_object_set_new(o, "kind", jout_str(str(x->kind)));
-			json_object_set_new(o, "name", jout_str(str(x->name)));
-			json_object_set_new(o, "duration_s", json_real(x->duration_s));
-			json_object_set_new(o, "exit_code", json_integer(x->exit_code));
-			json_object_set_new(o, "detail", x->detail ? jout_str(x->detail) : json_null());
-			json_array_append_new(arr, o);
+			json_array_append_new(arr, jout_set(json_object(), "kind", jout_str(str(x->kind)),
+							    "name", jout_str(str(x->name)),
+							    "duration_s", json_real(x->duration_s),
+							    "exit_code", json_integer(x->exit_code),
+							    "detail", jout_str(x->detail), NULL));
 		} else if (all || x->exit_code) {
 			sbuf_addf(out, "    reset    %s %s: exit %d in %.2f s%s%s\n", str(x->kind),
 				  str(x->name), x->exit_code, x->duration_s, x->detail ? "; " : "",
@@ -491,21 +468,14 @@ static int listed(const struct audit_data *d, const struct view_window *w, const
 
 static json_t *window_json(const struct view_window *w)
 {
-	json_t *o = json_object();
-
-	json_object_set_new(o, "window", json_integer(w->id));
-	json_object_set_new(o, "stage", jout_str(w->stage));
-	json_object_set_new(o, "rung", json_integer(w->rung));
-	json_object_set_new(o, "block", json_integer(w->block));
-	json_object_set_new(o, "slot", json_integer(w->slot));
-	json_object_set_new(o, "impl", jout_str(w->impl));
-	json_object_set_new(o, "rate", jout_num(w->rate));
-	json_object_set_new(o, "status", jout_str(w->status));
-	json_object_set_new(o, "reasons", jout_str(w->reasons));
-	/* evidence beside the verdict: the arm's CPU and its wait for one */
-	json_object_set_new(o, "cpu_s", jout_num(w->cpu_s));
-	json_object_set_new(o, "cpu_wait_s", jout_num(w->cpu_wait_s));
-	return o;
+	/* cpu_s, cpu_wait_s: evidence beside the verdict, the arm's CPU and
+	 * its wait for one */
+	return jout_set(json_object(), "window", json_integer(w->id), "stage", jout_str(w->stage),
+			"rung", json_integer(w->rung), "block", json_integer(w->block),
+			"slot", json_integer(w->slot), "impl", jout_str(w->impl),
+			"rate", jout_num(w->rate), "status", jout_str(w->status),
+			"reasons", jout_str(w->reasons), "cpu_s", jout_num(w->cpu_s),
+			"cpu_wait_s", jout_num(w->cpu_wait_s), NULL);
 }
 
 /* "  CPU 45 ms used, 69 ms waiting for one (...)" when the wait is known:
@@ -674,9 +644,8 @@ static int cmd_audit(struct cmd_ctx *c)
 		goto out;
 	}
 	if (o.json) {
-		top = json_object();
-		json_object_set_new(top, "run", jout_str(run_id));
-		json_object_set_new(top, "generator_sched", jout_str(generator_sched(&d)));
+		top = jout_set(json_object(), "run", jout_str(run_id),
+			       "generator_sched", jout_str(generator_sched(&d)), NULL);
 		rejection_table(&d, top, &out);
 		audit_cpu_wait(&d.v, top, &out);
 		dep_stats_failures(&d, top, &out);
@@ -709,13 +678,11 @@ static int cmd_audit(struct cmd_ctx *c)
 			goto out;
 		}
 		if (o.json) {
-			json_t *rc = json_object();
-
-			json_object_set_new(rc, "checked", json_integer(count.checked));
-			json_object_set_new(rc, "mismatches", json_integer(mism));
-			json_object_set_new(rc, "rule_changes", json_integer(count.rule_changes));
-			json_object_set_new(rc, "details", details);
-			json_object_set_new(top, "recheck", rc);
+			jout_set(top, "recheck",
+				 jout_set(json_object(), "checked", json_integer(count.checked),
+					  "mismatches", json_integer(mism),
+					  "rule_changes", json_integer(count.rule_changes),
+					  "details", details, NULL), NULL);
 		} else {
 			sbuf_addf(&out, "\nrecheck: %ld stored gate verdicts and window statuses"
 					" recomputed from the stored series, %d mismatch%s%s\n%s",
