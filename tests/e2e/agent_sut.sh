@@ -185,17 +185,20 @@ check "coordinator SIGKILLed during the health wait: nothing left there within 5
 # agent protocol has no freeze, so an idle arm on another host is measured
 # there (its own accounting window) and idle_arms_quiet rejects a window
 # in which it ran. b is the same server with a spinner (testsrv
-# --spin-idle 1: a core busy whenever it is not served; one core over
-# idle_arms_quiet's 0.02 s as surely as two, and in make test this script
-# runs beside the timed ones: two spinners took both cores from their
-# SCHED_OTHER servers), restart: never; two blocks, so in one of them b
-# is up during a's window.
+# --spin-idle 1: busy whenever it is not served), restart: never; two
+# blocks, so in one of them b is up during a's window. In make test this
+# script runs beside the timed ones, whose SCHED_OTHER servers a spinner
+# takes CPU from: one spinner (two took both cores), a quarter of a core
+# (--spin-pct 25: 0.25 s in a 1 s window, 12 x idle_arms_quiet's 2 % of
+# a core), and gone after 300 s (--spin-for; the run and the check that
+# nothing of it is left come within the first minute) should the
+# run's clean-up miss it.
 sed -e 's|^retries: .*|retries: { max_per_cell: 0 }|' "$T/spec1.yaml" >"$T/spec5.yaml"
 sed -i -e '/^workload:/i\
   - name: b\
     host: root@10.218.18.2\
     host_binary: '"$HARNESS"'\
-    start: ['"$T"'/srv, --host, 0.0.0.0, --port, "{port}", --spin-idle, "1"]\
+    start: ['"$T"'/srv, --host, 0.0.0.0, --port, "{port}", --spin-idle, "1", --spin-pct, "25", --spin-for, "300"]\
     health: { url: "http://{host}:{port}/healthz" }\
     restart: never' -e 's|window_s: 2, reps: 1|window_s: 1, reps: 2|' "$T/spec5.yaml"
 ip netns exec "${NSP}c" "$HARNESS" run "$T/spec5.yaml" --allow-dirty --runs-dir "$T/runs5" \

@@ -76,6 +76,10 @@
  *                                          /healthz) came in the last 200 ms:
  *                                          idle while measured, busy while
  *                                          another arm is (runner_freeze.c)
+ *           [--spin-pct P]                 the spinners burn P% of their
+ *                                          core (10 ms bursts; default 100)
+ *           [--spin-for S]                 the spinners exit S seconds after
+ *                                          they start (default: never)
  *   A path /delay/N (N > 0) waits N ms more before its answer.
  *
  * Routes: GET /healthz -> 200 "ok"; GET /runtime-stats -> JSON (see
@@ -141,11 +145,11 @@ static struct {
 	long workers;
 	double rate_limit;
 	double tail_above;
-	long spin_idle;
+	long spin_idle, spin_pct, spin_for_s;
 	long tail_ms, tail_every;
 	const char *reply;
 } opt = { .host = "127.0.0.1", .port = -1, .stall_at_ms = -1, .exit_after_ms = -1,
-	    .tail_ms = 400, .tail_every = 100 };
+	    .tail_ms = 400, .tail_every = 100, .spin_pct = 100 };
 
 static uint64_t start_ns;
 static sem_t conn_slots;
@@ -320,6 +324,12 @@ static void parse_args(int argc, char **argv)
 			opt.tail_ms = arg_long(a, v, 1);
 		else if (!strcmp(a, "--spin-idle"))
 			opt.spin_idle = arg_long(a, v, 1);
+		else if (!strcmp(a, "--spin-pct")) {
+			opt.spin_pct = arg_long(a, v, 1);
+			if (opt.spin_pct > 100)
+				die("--spin-pct: want 1 to 100, got '%s'", v);
+		} else if (!strcmp(a, "--spin-for"))
+			opt.spin_for_s = arg_long(a, v, 1);
 		else if (!strcmp(a, "--tail-every"))
 			opt.tail_every = arg_long(a, v, 1);
 		else
@@ -847,6 +857,8 @@ static void spin_start(long n, int lfd)
 			volatile unsigned long x = 0;
 			uint64_t t = mono_ns();
 
+			if (opt.spin_for_s && t - start_ns >= (uint64_t)opt.spin_for_s * 1000000000ull)
+				_exit(0);
 			/* quiet while served: 20 wake-ups a second, nothing
 			 * its own server's latency would show */
 			if (t - atomic_load(spin_last_ns) < 200000000ull) {
@@ -855,6 +867,9 @@ static void spin_start(long n, int lfd)
 			}
 			while (mono_ns() - t < 10000000ull)
 				x++;
+			/* --spin-pct: 10 ms of every 1000 / P */
+			if (opt.spin_pct < 100)
+				sleep_ms(10 * (100 - opt.spin_pct) / opt.spin_pct);
 		}
 	}
 }
