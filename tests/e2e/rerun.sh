@@ -49,8 +49,17 @@ for try in 1 2; do
 	# pair and can leave an interval undecided: compare then answers
 	# inconclusive (exit 3), never a verdict on a guess. One more rerun is
 	# allowed for that, and only for that.
+	# A retry doubles this script's time (117 s against 58 in one
+	# clean-clone CI of 13 read, b inconclusive): what held each arm is
+	# printed, its windows too, so the next one says why.
 	if [ $try = 1 ] && { [ $rca = 3 ] || [ $rcb = 3 ]; }; then
-		echo "# attempt 1 undecided (host stalls): a exit $rca, b exit $rcb: $(jq -c '.impls[0].rates' "$T/a.json")"
+		echo "# attempt 1 undecided (host stalls): a exit $rca, b exit $rcb"
+		for x in a b; do
+			echo "#   $x: $("$HARNESS" compare base $id --runs-dir "$RUNS" --impl $x --format json 2>/dev/null |
+				jq -c '.impls[0] | {verdict, why, rates: [.rates[] | {valid_pairs, latency: (.latency | {ci_lo, ci_hi, margin})}]}')"
+			echo "#   $x windows (block impl status reasons p99): $(q "$RUNS/$id/run.db" "SELECT block, impl, status,
+				COALESCE(reasons, '-'), ROUND(p99_ms, 2) FROM windows WHERE impl IN ('$x', '$x@base') ORDER BY id" | tr '\n' ' ')"
+		done
 		continue
 	fi
 	break
