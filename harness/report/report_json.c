@@ -13,6 +13,7 @@
 #include "report/headline.h"
 #include "report/report_study.h"
 #include "spec/spec.h"
+#include "base/jout.h"
 #include "base/util.h"
 
 static json_t *jnum(double v)
@@ -104,32 +105,24 @@ static json_t *run_obj(const struct report *r)
 	json_t *o = json_object(), *host = json_object(), *ev = json_object(), *ver = json_object();
 	size_t i;
 
-	json_object_set_new(o, "id", jstr(r->run_id));
-	json_object_set_new(o, "spec_name", jstr(r->spec_name));
-	json_object_set_new(o, "spec_path", jstr(r->spec_path));
-	json_object_set_new(o, "spec_hash", jstr(r->spec_hash));
-	json_object_set_new(o, "spec_repo", jstr(r->spec_repo));
-	json_object_set_new(o, "spec_commit", jstr(r->spec_commit));
-	json_object_set_new(o, "spec_branch", jstr(r->spec_branch));
-	json_object_set_new(o, "spec_dirty", jtri(r->spec_dirty));
-	json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
-	json_object_set_new(o, "stages", jstr(r->stages));
-	json_object_set_new(o, "status", jstr(r->status));
-	json_object_set_new(o, "failure", jstr(r->failure));
-	json_object_set_new(o, "created_at", jnum(r->created_at));
-	json_object_set_new(o, "finished_at", jnum(r->finished_at));
-	json_object_set_new(o, "exploratory", json_boolean(r->exploratory));
-	json_object_set_new(o, "forced", json_boolean(r->forced));
+	jout_set(o, "id", jstr(r->run_id), "spec_name", jstr(r->spec_name),
+		 "spec_path", jstr(r->spec_path), "spec_hash", jstr(r->spec_hash),
+		 "spec_repo", jstr(r->spec_repo), "spec_commit", jstr(r->spec_commit),
+		 "spec_branch", jstr(r->spec_branch), "spec_dirty", jtri(r->spec_dirty),
+		 "seed", json_integer((json_int_t)r->seed), "stages", jstr(r->stages),
+		 "status", jstr(r->status), "failure", jstr(r->failure),
+		 "created_at", jnum(r->created_at), "finished_at", jnum(r->finished_at),
+		 "exploratory", json_boolean(r->exploratory), "forced", json_boolean(r->forced),
+		 NULL);
 	if (r->preflight_cases >= 0)
 		json_object_set_new(o, "preflight",
 				    json_pack("{s:i, s:i, s:s?}", "cases", r->preflight_cases,
 					      "passed", r->preflight_passed, "text", r->preflight));
 	else
 		json_object_set_new(o, "preflight", json_null());
-	json_object_set_new(o, "stamp", *report_stamp(r) ? json_string(report_stamp(r)) : json_null());
-	json_object_set_new(o, "harness_version", jstr(r->run_harness_version));
-	json_object_set_new(o, "parent_run", jstr(r->parent_run));
-	json_object_set_new(o, "sandbox_user", jstr(r->sandbox_user));
+	jout_set(o, "stamp", *report_stamp(r) ? json_string(report_stamp(r)) : json_null(),
+		 "harness_version", jstr(r->run_harness_version), "parent_run", jstr(r->parent_run),
+		 "sandbox_user", jstr(r->sandbox_user), NULL);
 	for (i = 0; i < r->nhost; i++)
 		json_object_set_new(host, r->host[i].key, jstr(r->host[i].value));
 	json_object_set_new(o, "host", host);
@@ -185,53 +178,45 @@ static json_t *impl_obj(const struct report *r, const struct report_impl *im)
 {
 	json_t *o = json_object(), *k;
 
-	json_object_set_new(o, "name", jstr(im->name));
-	json_object_set_new(o, "ord", json_integer(im->ord));
-	json_object_set_new(o, "repo", jstr(im->repo));
-	json_object_set_new(o, "commit", jstr(im->commit));
-	json_object_set_new(o, "branch", jstr(im->branch));
-	json_object_set_new(o, "dirty", jtri(im->dirty));
-	json_object_set_new(o, "diff_hash", jstr(im->diff_hash));
-	json_object_set_new(o, "ref_asked", jstr(im->ref_asked));
-	json_object_set_new(o, "remote_url", jstr(im->remote_url));
-	json_object_set_new(o, "baseline_of", jstr(im->baseline_of));
-	json_object_set_new(o, "windows",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)im->total,
-				      "accepted", (json_int_t)im->accepted, "failed",
-				      (json_int_t)im->failed, "rejected",
-				      (json_int_t)(im->total - im->accepted - im->failed), "not_done",
-				      (json_int_t)im->not_done));
-	json_object_set_new(o, "rejections", reasons(im->reasons, im->nreasons));
+	jout_set(o, "name", jstr(im->name), "ord", json_integer(im->ord), "repo", jstr(im->repo),
+		 "commit", jstr(im->commit), "branch", jstr(im->branch), "dirty", jtri(im->dirty),
+		 "diff_hash", jstr(im->diff_hash), "ref_asked", jstr(im->ref_asked),
+		 "remote_url", jstr(im->remote_url), "baseline_of", jstr(im->baseline_of),
+		 "windows", json_pack("{s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)im->total,
+				      "accepted", (json_int_t)im->accepted,
+				      "failed", (json_int_t)im->failed,
+				      "rejected", (json_int_t)(im->total - im->accepted - im->failed),
+				      "not_done", (json_int_t)im->not_done),
+		 "rejections", reasons(im->reasons, im->nreasons), NULL);
 	if (im->has_knee) {
 		k = json_object();
-		json_object_set_new(k, "crossed", json_boolean(im->knee.crossed));
-		json_object_set_new(k, "at_first_rung", json_boolean(im->knee.at_first_rung));
-		json_object_set_new(k, "knee_rps", im->knee.crossed ? jnum(im->knee.knee_rps) : json_null());
-		json_object_set_new(k, "highest_rung_rps", jnum(im->knee.highest_rung_rps));
-		json_object_set_new(k, "rungs", json_integer((json_int_t)im->knee.rungs));
-		json_object_set_new(k, "kind", json_string(knee_kind_name(im->kres->kind)));
-		json_object_set_new(k, "lo_rps", jnum(im->kres->lo_rps));
-		json_object_set_new(k, "hi_rps", jnum(im->kres->hi_rps));
-		json_object_set_new(k, "hold_rps", jnum(im->kres->hold_rps));
-		json_object_set_new(k, "reason", json_string(im->kres->reason));
-		json_object_set_new(k, "valid_windows", json_integer((json_int_t)im->kres->nvalid));
-		json_object_set_new(k, "failed_windows", json_integer((json_int_t)im->kres->nfailed));
+		jout_set(k, "crossed", json_boolean(im->knee.crossed),
+			 "at_first_rung", json_boolean(im->knee.at_first_rung),
+			 "knee_rps", im->knee.crossed ? jnum(im->knee.knee_rps) : json_null(),
+			 "highest_rung_rps", jnum(im->knee.highest_rung_rps),
+			 "rungs", json_integer((json_int_t)im->knee.rungs),
+			 "kind", json_string(knee_kind_name(im->kres->kind)),
+			 "lo_rps", jnum(im->kres->lo_rps), "hi_rps", jnum(im->kres->hi_rps),
+			 "hold_rps", jnum(im->kres->hold_rps),
+			 "reason", json_string(im->kres->reason),
+			 "valid_windows", json_integer((json_int_t)im->kres->nvalid),
+			 "failed_windows", json_integer((json_int_t)im->kres->nfailed), NULL);
 		if (im->has_knee_ci) {
-			json_object_set_new(k, "interval_rps",
-					    json_pack("[o,o]", jnum(im->knee_ci.lo), jnum(im->knee_ci.hi)));
-			json_object_set_new(k, "level", jnum(r->level));
-			json_object_set_new(k, "inferential", json_boolean(im->knee_ci.inferential));
-			json_object_set_new(k, "nboot", json_integer((json_int_t)im->knee_ci.nboot));
-			json_object_set_new(k, "ncrossed", json_integer((json_int_t)im->knee_ci.ncrossed));
+			jout_set(k, "interval_rps",
+				 json_pack("[o,o]", jnum(im->knee_ci.lo), jnum(im->knee_ci.hi)),
+				 "level", jnum(r->level),
+				 "inferential", json_boolean(im->knee_ci.inferential),
+				 "nboot", json_integer((json_int_t)im->knee_ci.nboot),
+				 "ncrossed", json_integer((json_int_t)im->knee_ci.ncrossed), NULL);
 		}
 		json_object_set_new(o, "knee", k);
 	} else {
 		json_object_set_new(o, "knee", json_null());
 	}
-	json_object_set_new(o, "run_knee", json_pack("{s:o, s:o}", "knee_rps", jnum(im->run_knee_rps),
-						     "crossed", jtri(im->run_knee_crossed)));
-	json_object_set_new(o, "cpu_ms_per_req_cv", jnum(im->cpu_cv));
-	json_object_set_new(o, "cpu_ms_per_req_cv_rungs", json_integer((json_int_t)im->cpu_cv_rungs));
+	jout_set(o, "run_knee", json_pack("{s:o, s:o}", "knee_rps", jnum(im->run_knee_rps),
+					  "crossed", jtri(im->run_knee_crossed)),
+		 "cpu_ms_per_req_cv", jnum(im->cpu_cv),
+		 "cpu_ms_per_req_cv_rungs", json_integer((json_int_t)im->cpu_cv_rungs), NULL);
 	return o;
 }
 
@@ -240,33 +225,27 @@ static json_t *rung_obj(const struct report *r, const struct report_rung *g)
 	json_t *o = json_object();
 	const struct cell *x;
 
-	json_object_set_new(o, "impl", jstr(r->impls[g->impl].name));
-	json_object_set_new(o, "stage", jstr(g->stage));
-	json_object_set_new(o, "rate_rps", jnum(g->rate));
-	json_object_set_new(o, "rung", json_integer(g->rung));
+	jout_set(o, "impl", jstr(r->impls[g->impl].name), "stage", jstr(g->stage),
+		 "rate_rps", jnum(g->rate), "rung", json_integer(g->rung), NULL);
 	x = cells_find(r->cells, g->stage, r->impls[g->impl].name, g->rate);
 	/* fewer valid windows than the stage planned, after replacements */
-	json_object_set_new(o, "short", json_boolean(x && cell_short(x)));
-	json_object_set_new(o, "windows",
-			    json_pack("{s:I, s:I, s:I, s:I}", "total", (json_int_t)g->total,
-				      "accepted", (json_int_t)g->accepted, "rejected",
-				      (json_int_t)(g->total - g->accepted), "not_done",
-				      (json_int_t)g->not_done));
-	json_object_set_new(o, "rejections", reasons(g->reasons, g->nreasons));
-	json_object_set_new(o, "requests", json_integer((json_int_t)g->requests));
-	json_object_set_new(o, "completed", json_integer((json_int_t)g->completed));
-	json_object_set_new(o, "p50_ms", pct(&g->p50));
-	json_object_set_new(o, "p99_ms", pct(&g->p99));
-	json_object_set_new(o, "p999_ms", pct(&g->p999));
-	json_object_set_new(o, "slo_percentile_ms", pct(&g->pslo));
-	json_object_set_new(o, "mean_window_slo_percentile_ms", jnum(g->mean_pslo_ms));
-	json_object_set_new(o, "isotonic_fit_ms", jnum(g->fit_ms));
-	json_object_set_new(o, "cpu_ms_per_req", jnum(g->cpu_ms_per_req));
+	jout_set(o, "short", json_boolean(x && cell_short(x)),
+		 "windows", json_pack("{s:I, s:I, s:I, s:I}", "total", (json_int_t)g->total,
+				      "accepted", (json_int_t)g->accepted,
+				      "rejected", (json_int_t)(g->total - g->accepted),
+				      "not_done", (json_int_t)g->not_done),
+		 "rejections", reasons(g->reasons, g->nreasons),
+		 "requests", json_integer((json_int_t)g->requests),
+		 "completed", json_integer((json_int_t)g->completed), "p50_ms", pct(&g->p50),
+		 "p99_ms", pct(&g->p99), "p999_ms", pct(&g->p999),
+		 "slo_percentile_ms", pct(&g->pslo),
+		 "mean_window_slo_percentile_ms", jnum(g->mean_pslo_ms),
+		 "isotonic_fit_ms", jnum(g->fit_ms), "cpu_ms_per_req", jnum(g->cpu_ms_per_req),
+		 NULL);
 	/* the unit and key of load --json and history --format json */
-	json_object_set_new(o, "cpu_us_per_request", jnum(REPORT_CPU_US(g->cpu_ms_per_req)));
-	json_object_set_new(o, "anon_p99_bytes", jnum(g->anon_p99));
-	json_object_set_new(o, "worst_window_ms", jnum(g->worst_pslo_ms));
-	json_object_set_new(o, "windows_under_slo", json_integer((json_int_t)g->under_slo));
+	jout_set(o, "cpu_us_per_request", jnum(REPORT_CPU_US(g->cpu_ms_per_req)),
+		 "anon_p99_bytes", jnum(g->anon_p99), "worst_window_ms", jnum(g->worst_pslo_ms),
+		 "windows_under_slo", json_integer((json_int_t)g->under_slo), NULL);
 	{
 		json_t *a = json_array();
 		size_t k;
@@ -275,15 +254,14 @@ static json_t *rung_obj(const struct report *r, const struct report_rung *g)
 			const struct report_rreq *q = &g->reqs[k];
 			json_t *x = json_object();
 
-			json_object_set_new(x, "name", jstr(q->name));
-			json_object_set_new(x, "completed", json_integer((json_int_t)q->completed));
-			json_object_set_new(x, "unexpected", json_integer((json_int_t)q->unexpected));
-			json_object_set_new(x, "p50_ms", pct(&q->p50));
-			json_object_set_new(x, "p99_ms", pct(&q->p99));
-			json_object_set_new(x, "slo_percentile_ms", pct(&q->pslo));
-			json_object_set_new(x, "slo_ms", q->slo_ms > 0 ? jnum(q->slo_ms) : json_null());
-			json_object_set_new(x, "windows", json_integer((json_int_t)q->windows));
-			json_object_set_new(x, "windows_over_slo", json_integer((json_int_t)q->over));
+			jout_set(x, "name", jstr(q->name),
+				 "completed", json_integer((json_int_t)q->completed),
+				 "unexpected", json_integer((json_int_t)q->unexpected),
+				 "p50_ms", pct(&q->p50), "p99_ms", pct(&q->p99),
+				 "slo_percentile_ms", pct(&q->pslo),
+				 "slo_ms", q->slo_ms > 0 ? jnum(q->slo_ms) : json_null(),
+				 "windows", json_integer((json_int_t)q->windows),
+				 "windows_over_slo", json_integer((json_int_t)q->over), NULL);
 			json_array_append_new(a, x);
 		}
 		json_object_set_new(o, "by_request", a);
@@ -296,49 +274,32 @@ static json_t *window_obj(const struct report *r, const struct view_window *w)
 	json_t *o = json_object(), *sec = json_array();
 	size_t i;
 
-	json_object_set_new(o, "id", json_integer(w->id));
-	json_object_set_new(o, "impl", jstr(w->impl));
-	json_object_set_new(o, "stage", jstr(w->stage));
-	json_object_set_new(o, "rung", json_integer(w->rung));
-	json_object_set_new(o, "block", json_integer(w->block));
-	json_object_set_new(o, "slot", json_integer(w->slot));
-	json_object_set_new(o, "rate_rps", jnum(w->rate));
-	json_object_set_new(o, "done", json_boolean(w->done));
-	json_object_set_new(o, "status", jstr(w->status));
-	json_object_set_new(o, "reasons", jstr(w->reasons));
-	json_object_set_new(o, "recorded_fails", jstr(w->recorded));
-	json_object_set_new(o, "warm", jtri(w->warm));
-	json_object_set_new(o, "attempts", json_integer(w->attempts));
-	json_object_set_new(o, "offered_rps", jnum(w->offered_rps));
-	json_object_set_new(o, "achieved_rps", jnum(w->achieved_rps));
-	json_object_set_new(o, "duration_s", jnum(w->duration_s));
-	json_object_set_new(o, "requests", json_integer(w->due));
-	json_object_set_new(o, "completed", json_integer(w->completed));
-	json_object_set_new(o, "errors", json_integer(w->errors));
-	json_object_set_new(o, "dropped", json_integer(w->dropped));
-	json_object_set_new(o, "unexpected", json_integer(w->unexpected));
-	json_object_set_new(o, "protocol", jstr(w->protocol));
-	json_object_set_new(o, "bytes_sent", json_integer(w->bytes_sent));
-	json_object_set_new(o, "bytes_received", json_integer(w->bytes_received));
-	json_object_set_new(o, "p50_ms", jnum(w->p50_ms));
-	json_object_set_new(o, "p99_ms", jnum(w->p99_ms));
-	json_object_set_new(o, "p999_ms", jnum(w->p999_ms));
-	json_object_set_new(o, "slo_percentile_ms", jnum(w->pslo_ms));
-	json_object_set_new(o, "request_slo_ratio", jnum(w->req_ratio));
-	json_object_set_new(o, "knee_ms", jnum(w->knee_ms));
-	json_object_set_new(o, "cpu_s", jnum(w->cpu_s));
-	json_object_set_new(o, "cpu_ms_per_req", jnum(w->cpu_ms_per_req));
-	json_object_set_new(o, "cpu_us_per_request", jnum(REPORT_CPU_US(w->cpu_ms_per_req)));
-	json_object_set_new(o, "anon_p99_bytes", jnum(w->anon_p99));
+	jout_set(o, "id", json_integer(w->id), "impl", jstr(w->impl), "stage", jstr(w->stage),
+		 "rung", json_integer(w->rung), "block", json_integer(w->block),
+		 "slot", json_integer(w->slot), "rate_rps", jnum(w->rate),
+		 "done", json_boolean(w->done), "status", jstr(w->status),
+		 "reasons", jstr(w->reasons), "recorded_fails", jstr(w->recorded),
+		 "warm", jtri(w->warm), "attempts", json_integer(w->attempts),
+		 "offered_rps", jnum(w->offered_rps), "achieved_rps", jnum(w->achieved_rps),
+		 "duration_s", jnum(w->duration_s), "requests", json_integer(w->due),
+		 "completed", json_integer(w->completed), "errors", json_integer(w->errors),
+		 "dropped", json_integer(w->dropped), "unexpected", json_integer(w->unexpected),
+		 "protocol", jstr(w->protocol), "bytes_sent", json_integer(w->bytes_sent),
+		 "bytes_received", json_integer(w->bytes_received), "p50_ms", jnum(w->p50_ms),
+		 "p99_ms", jnum(w->p99_ms), "p999_ms", jnum(w->p999_ms),
+		 "slo_percentile_ms", jnum(w->pslo_ms), "request_slo_ratio", jnum(w->req_ratio),
+		 "knee_ms", jnum(w->knee_ms), "cpu_s", jnum(w->cpu_s),
+		 "cpu_ms_per_req", jnum(w->cpu_ms_per_req),
+		 "cpu_us_per_request", jnum(REPORT_CPU_US(w->cpu_ms_per_req)),
+		 "anon_p99_bytes", jnum(w->anon_p99), NULL);
 	for (i = 0; i < w->nsec; i++)
 		json_array_append_new(sec, jnum(w->sec_p99[i]));
 	json_object_set_new(o, "second_p99_ms", sec);
 	sec = json_array();   /* the timeline's achieved rate, per measured second */
 	for (i = 0; i < w->nsec; i++)
 		json_array_append_new(sec, json_integer((json_int_t)w->sec_done[i]));
-	json_object_set_new(o, "second_completed", sec);
-	json_object_set_new(o, "started_at", jnum(w->started_at));
-	json_object_set_new(o, "head_seconds", json_integer((json_int_t)w->nhead));
+	jout_set(o, "second_completed", sec, "started_at", jnum(w->started_at),
+		 "head_seconds", json_integer((json_int_t)w->nhead), NULL);
 	return o;
 }
 
@@ -409,13 +370,11 @@ static json_t *verdicts_arr(const struct report *r)
 		{
 			json_t *o = json_array_get(a, json_array_size(a) - 1);
 
-			json_object_set_new(o, "method", json_string(stat_method_name(v->method)));
-			json_object_set_new(o, "p", jnum(v->p));
-			json_object_set_new(o, "p_adjusted", jnum(v->p_adj));
-			json_object_set_new(o, "correction", json_string(
-				r->correction == CMP_CORRECT_HOLM ? "holm" : "none"));
-			json_object_set_new(o, "tested", json_integer((json_int_t)v->family));
-			json_object_set_new(o, "mde", jnum(v->mde));
+			jout_set(o, "method", json_string(stat_method_name(v->method)),
+				 "p", jnum(v->p), "p_adjusted", jnum(v->p_adj),
+				 "correction", json_string(r->correction == CMP_CORRECT_HOLM ? "holm" : "none"),
+				 "tested", json_integer((json_int_t)v->family), "mde", jnum(v->mde),
+				 NULL);
 			if (isinf(v->mde))
 				json_object_set_new(o, "mde_note", json_string("none: n too small"));
 		}
@@ -433,28 +392,23 @@ void report_json(const struct report *r, struct sbuf *out)
 	report_headline(r, &h);
 	json_object_set_new(root, "headline", json_string(h.buf));
 	sbuf_release(&h);
-	json_object_set_new(root, "format", json_integer(1));
-	json_object_set_new(root, "report_harness_version", jstr(r->report_version));
-	json_object_set_new(root, "stamp", *report_stamp(r) ? json_string(report_stamp(r)) : json_null());
-	json_object_set_new(root, "run_quality", quality_obj(r));
-	json_object_set_new(root, "cells", cells_arr(r));
-	json_object_set_new(root, "run", run_obj(r));
-	json_object_set_new(root, "spec_parsed", json_boolean(r->spec_ok));
-	json_object_set_new(root, "slo",
-			    json_pack("{s:o, s:o, s:o, s:s}", "percentile", jnum(r->slo_pct),
-				      "threshold_ms", jnum(r->slo_ms), "error_rate_max",
-				      jnum(r->error_rate_max), "label", r->slo_label));
-	json_object_set_new(root, "analysis",
-			    json_pack("{s:I, s:I, s:o, s:o, s:s}", "min_reps", (json_int_t)r->min_reps,
-				      "nboot", (json_int_t)r->nboot, "level", jnum(r->level),
-				      "margin_pct", jnum(r->margin_pct), "only",
-				      "accepted windows; percentiles from merged histograms"));
-	json_object_set_new(root, "windows_count",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)r->total,
-				      "accepted", (json_int_t)r->accepted, "failed",
-				      (json_int_t)r->quality.failed, "rejected",
-				      (json_int_t)r->quality.rejected, "not_done",
-				      (json_int_t)r->not_done));
+	jout_set(root, "format", json_integer(1), "report_harness_version", jstr(r->report_version),
+		 "stamp", *report_stamp(r) ? json_string(report_stamp(r)) : json_null(),
+		 "run_quality", quality_obj(r), "cells", cells_arr(r), "run", run_obj(r),
+		 "spec_parsed", json_boolean(r->spec_ok),
+		 "slo", json_pack("{s:o, s:o, s:o, s:s}", "percentile", jnum(r->slo_pct),
+				  "threshold_ms", jnum(r->slo_ms),
+				  "error_rate_max", jnum(r->error_rate_max), "label", r->slo_label),
+		 "analysis", json_pack("{s:I, s:I, s:o, s:o, s:s}", "min_reps", (json_int_t)r->min_reps,
+				       "nboot", (json_int_t)r->nboot, "level", jnum(r->level),
+				       "margin_pct", jnum(r->margin_pct),
+				       "only", "accepted windows; percentiles from merged histograms"),
+		 "windows_count", json_pack("{s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)r->total,
+					    "accepted", (json_int_t)r->accepted,
+					    "failed", (json_int_t)r->quality.failed,
+					    "rejected", (json_int_t)r->quality.rejected,
+					    "not_done", (json_int_t)r->not_done),
+		 NULL);
 	a = json_array();
 	for (i = 0; i < r->nimpls; i++)
 		json_array_append_new(a, impl_obj(r, &r->impls[i]));
@@ -465,15 +419,11 @@ void report_json(const struct report *r, struct sbuf *out)
 	json_object_set_new(root, "rungs", a);
 	json_object_set_new(root, "dependencies", deps_arr(r));
 	report_depstudy_json(r, json_object_get(root, "dependencies"));
-	json_object_set_new(root, "signals", report_signals_json(r));
-	json_object_set_new(root, "memory", report_memory_json(r));
-	json_object_set_new(root, "receipts", report_receipts_json(r));
-	json_object_set_new(root, "saturation", report_saturation_json(r));
-	json_object_set_new(root, "footprint", report_footprint_json(r));
-	json_object_set_new(root, "promise", promise_arr(r));
-	json_object_set_new(root, "ratios", ratios_arr(r));
-	json_object_set_new(root, "verdicts", verdicts_arr(r));
-	json_object_set_new(root, "rejections", reasons(r->gate_fails, r->ngate_fails));
+	jout_set(root, "signals", report_signals_json(r), "memory", report_memory_json(r),
+		 "receipts", report_receipts_json(r), "saturation", report_saturation_json(r),
+		 "footprint", report_footprint_json(r), "promise", promise_arr(r),
+		 "ratios", ratios_arr(r), "verdicts", verdicts_arr(r),
+		 "rejections", reasons(r->gate_fails, r->ngate_fails), NULL);
 	a = json_array();
 	for (i = 0; i < report_nchart(); i++) {
 		json_t *c = json_pack("{s:s, s:s}", "name", report_chart_name(i),
