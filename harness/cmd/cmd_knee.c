@@ -115,40 +115,34 @@ static void print_json(struct sbuf *sb, const struct kfit *fits, size_t n,
 	size_t i, r;
 	char *text;
 
-	json_object_set_new(top, "slo_ms", jout_num(o->slo_ms));
-	json_object_set_new(top, "percentile", jout_num(o->percentile));
-	json_object_set_new(top, "level", jout_num(o->level));
-	json_object_set_new(top, "seed", json_integer((json_int_t)o->seed));
-	json_object_set_new(top, "min_reps", json_integer(o->min_reps));
+	jout_set(top, "slo_ms", jout_num(o->slo_ms), "percentile", jout_num(o->percentile),
+		 "level", jout_num(o->level), "seed", json_integer((json_int_t)o->seed),
+		 "min_reps", json_integer(o->min_reps), NULL);
 	for (i = 0; i < n; i++) {
 		const struct kfit *f = &fits[i];
 		const struct knee_result *k = f->kp;
 		json_t *fo = json_object(), *ci = json_array(), *rej = json_object();
 
-		json_object_set_new(fo, "group", jout_str(f->group));
-		json_object_set_new(fo, "impl", jout_str(f->impl));
-		json_object_set_new(fo, "kind", json_string(knee_kind_name(k->kind)));
-		json_object_set_new(fo, "crossed", json_boolean(k->crossed));
-		json_object_set_new(fo, "at_first_rung", json_boolean(k->at_first_rung));
-		json_object_set_new(fo, "knee_rps", jout_num(k->knee_rps));
-		json_object_set_new(fo, "lo_rps", jout_num(k->lo_rps));
-		json_object_set_new(fo, "hi_rps", jout_num(k->hi_rps));
-		json_object_set_new(fo, "hold_rps", jout_num(k->hold_rps));
-		json_object_set_new(fo, "reason", jout_str(k->reason));
-		json_object_set_new(fo, "highest_rung_rps", jout_num(k->highest_rung_rps));
+		jout_set(fo, "group", jout_str(f->group), "impl", jout_str(f->impl),
+			 "kind", json_string(knee_kind_name(k->kind)),
+			 "crossed", json_boolean(k->crossed),
+			 "at_first_rung", json_boolean(k->at_first_rung),
+			 "knee_rps", jout_num(k->knee_rps), "lo_rps", jout_num(k->lo_rps),
+			 "hi_rps", jout_num(k->hi_rps), "hold_rps", jout_num(k->hold_rps),
+			 "reason", jout_str(k->reason),
+			 "highest_rung_rps", jout_num(k->highest_rung_rps), NULL);
 		/* No crossing: no interval for a knee that was not found. */
 		json_array_append_new(ci, jout_num(k->crossed && k->has_ci ? k->ci_lo : NAN));
 		json_array_append_new(ci, jout_num(k->crossed && k->has_ci ? k->ci_hi : NAN));
-		json_object_set_new(fo, "interval_rps", ci);
-		json_object_set_new(fo, "boot_resamples", json_integer((json_int_t)k->nboot));
-		json_object_set_new(fo, "boot_crossed", json_integer((json_int_t)k->ncrossed));
-		json_object_set_new(fo, "inferential",
-				    json_boolean(k->kind != KNEE_NONE && k->inferential));
-		json_object_set_new(fo, "rungs", json_integer((json_int_t)k->nrungs));
-		json_object_set_new(fo, "accepted", json_integer((json_int_t)f->accepted));
-		json_object_set_new(fo, "failed", json_integer((json_int_t)f->failed));
-		json_object_set_new(fo, "under_delivered", json_integer((json_int_t)f->under));
-		json_object_set_new(fo, "total", json_integer((json_int_t)f->total));
+		jout_set(fo, "interval_rps", ci,
+			 "boot_resamples", json_integer((json_int_t)k->nboot),
+			 "boot_crossed", json_integer((json_int_t)k->ncrossed),
+			 "inferential", json_boolean(k->kind != KNEE_NONE && k->inferential),
+			 "rungs", json_integer((json_int_t)k->nrungs),
+			 "accepted", json_integer((json_int_t)f->accepted),
+			 "failed", json_integer((json_int_t)f->failed),
+			 "under_delivered", json_integer((json_int_t)f->under),
+			 "total", json_integer((json_int_t)f->total), NULL);
 		for (r = 0; r < R_COUNT; r++)
 			json_object_set_new(rej, reason_names[r], json_integer((json_int_t)f->rejected[r]));
 		json_object_set_new(fo, "rejected", rej);

@@ -75,10 +75,8 @@ static json_t *status_json(const struct load_counts *c, int with_other)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "2xx", JU(c->status[0]));
-	json_object_set_new(o, "3xx", JU(c->status[1]));
-	json_object_set_new(o, "4xx", JU(c->status[2]));
-	json_object_set_new(o, "5xx", JU(c->status[3]));
+	jout_set(o, "2xx", JU(c->status[0]), "3xx", JU(c->status[1]), "4xx", JU(c->status[2]),
+		 "5xx", JU(c->status[3]), NULL);
 	if (with_other)
 		json_object_set_new(o, "other", JU(c->status_other));
 	return o;
@@ -101,61 +99,46 @@ void cmd_load_print_json(const struct load_config *cfg, const struct load_result
 	char *text;
 	size_t i;
 
-	json_object_set_new(j, "requests", JU(c->due));
-	json_object_set_new(j, "completed", JU(c->completed));
-	json_object_set_new(j, "sent", JU(c->sent));
-	json_object_set_new(j, "offered_rps", jout_num(r->offered_rps));
-	json_object_set_new(j, "achieved_rps", jout_num(r->achieved_rps));
-	json_object_set_new(j, "target_rps", jout_num(cfg->rate));
-	json_object_set_new(j, "elapsed_s", jout_num(r->elapsed_s));
-	json_object_set_new(j, "latency_ms", pcts_json(&t->latency, 1));
-	json_object_set_new(j, "service_ms", pcts_json(&t->service, 0));
-	json_object_set_new(j, "lateness_ms", pcts_json(&t->lateness, 0));
-	json_object_set_new(j, "schedule_lag_ms", pcts_json(&t->sched_lag, 0));
-	json_object_set_new(j, "errors", errors_json(c));
-	json_object_set_new(j, "status", status_json(c, 1));
-	json_object_set_new(j, "unexpected", JU(c->unexpected));
-	json_object_set_new(j, "error_rate", jout_num(cmd_load_error_rate(c)));
-	json_object_set_new(j, "error_rate_max", jout_num(error_rate_max));
+	jout_set(j, "requests", JU(c->due), "completed", JU(c->completed), "sent", JU(c->sent),
+		 "offered_rps", jout_num(r->offered_rps), "achieved_rps", jout_num(r->achieved_rps),
+		 "target_rps", jout_num(cfg->rate), "elapsed_s", jout_num(r->elapsed_s),
+		 "latency_ms", pcts_json(&t->latency, 1), "service_ms", pcts_json(&t->service, 0),
+		 "lateness_ms", pcts_json(&t->lateness, 0),
+		 "schedule_lag_ms", pcts_json(&t->sched_lag, 0), "errors", errors_json(c),
+		 "status", status_json(c, 1), "unexpected", JU(c->unexpected),
+		 "error_rate", jout_num(cmd_load_error_rate(c)),
+		 "error_rate_max", jout_num(error_rate_max), NULL);
 	for (i = 0; i < t->nsamples; i++) {
 		const struct load_sample *x = &t->samples[i];
 		json_t *so = json_object();
 		struct sbuf b = SBUF_INIT;
 
 		add_body(&b, x);
-		json_object_set_new(so, "request", jout_str(req_name(cfg, x->req)));
-		json_object_set_new(so, "status", json_integer(x->status));
-		json_object_set_new(so, "why", jout_str(x->why));
-		json_object_set_new(so, "body", jout_str(b.buf));
+		jout_set(so, "request", jout_str(req_name(cfg, x->req)),
+			 "status", json_integer(x->status), "why", jout_str(x->why),
+			 "body", jout_str(b.buf), NULL);
 		json_array_append_new(samples, so);
 		sbuf_release(&b);
 	}
-	json_object_set_new(j, "samples", samples);
-	json_object_set_new(j, "protocol", jout_str(load_counts_protocol(c, proto, sizeof(proto))));
-	json_object_set_new(j, "bytes_sent", JU(c->bytes_sent));
-	json_object_set_new(j, "bytes_received", JU(c->bytes_received));
-	json_object_set_new(j, "dropped", JU(c->dropped));
-	json_object_set_new(j, "generator_cpu_s", jout_num(r->generator_cpu_s));
-	json_object_set_new(j, "generator_threads", json_integer(r->threads));
-	json_object_set_new(j, "generator_rt_threads", json_integer(r->rt_threads));
-	json_object_set_new(j, "cpu_us_per_request",
-			    jout_num(c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed
-						  : 0.0));
-	json_object_set_new(j, "transport", jout_str(transport));
-	json_object_set_new(j, "threads", json_integer(cfg->threads));
-	json_object_set_new(j, "connections", json_integer(cfg->connections));
-	json_object_set_new(j, "stopped_early", json_boolean(r->stopped_early));
+	jout_set(j, "samples", samples,
+		 "protocol", jout_str(load_counts_protocol(c, proto, sizeof(proto))),
+		 "bytes_sent", JU(c->bytes_sent), "bytes_received", JU(c->bytes_received),
+		 "dropped", JU(c->dropped), "generator_cpu_s", jout_num(r->generator_cpu_s),
+		 "generator_threads", json_integer(r->threads),
+		 "generator_rt_threads", json_integer(r->rt_threads),
+		 "cpu_us_per_request",
+		 jout_num(c->completed ? r->generator_cpu_s * 1e6 / (double)c->completed : 0.0),
+		 "transport", jout_str(transport), "threads", json_integer(cfg->threads),
+		 "connections", json_integer(cfg->connections),
+		 "stopped_early", json_boolean(r->stopped_early), NULL);
 	for (i = 0; i < t->nreq; i++) {
 		const struct load_counts *rc = &t->req_counts[i];
 		json_t *ro = json_object();
 
-		json_object_set_new(ro, "requests", JU(rc->due));
-		json_object_set_new(ro, "completed", JU(rc->completed));
-		json_object_set_new(ro, "unexpected", JU(rc->unexpected));
-		json_object_set_new(ro, "dropped", JU(rc->dropped));
-		json_object_set_new(ro, "status", status_json(rc, 0));
-		json_object_set_new(ro, "errors", errors_json(rc));
-		json_object_set_new(ro, "latency_ms", pcts_json(&t->req_latency[i], 1));
+		jout_set(ro, "requests", JU(rc->due), "completed", JU(rc->completed),
+			 "unexpected", JU(rc->unexpected), "dropped", JU(rc->dropped),
+			 "status", status_json(rc, 0), "errors", errors_json(rc),
+			 "latency_ms", pcts_json(&t->req_latency[i], 1), NULL);
 		json_object_set_new(by, req_name(cfg, i), ro);
 	}
 	json_object_set_new(j, "by_request", by);

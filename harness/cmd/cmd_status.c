@@ -61,11 +61,9 @@ static size_t count_stages(const struct view *run, struct stage_counts *v, struc
 
 static json_t *counts_json(const struct counts *c, json_t *o)
 {
-	json_object_set_new(o, "planned", json_integer(c->planned));
-	json_object_set_new(o, "done", json_integer(c->done));
-	json_object_set_new(o, "accepted", json_integer(c->accepted));
-	json_object_set_new(o, "failed", json_integer(c->failed));
-	json_object_set_new(o, "rejected", json_integer(c->rejected));
+	jout_set(o, "planned", json_integer(c->planned), "done", json_integer(c->done),
+		 "accepted", json_integer(c->accepted), "failed", json_integer(c->failed),
+		 "rejected", json_integer(c->rejected), NULL);
 	return o;
 }
 
@@ -154,11 +152,9 @@ static int cmd_status(struct cmd_ctx *c)
 	if (c->json) {
 		json_t *o = json_object(), *st = json_object();
 
-		json_object_set_new(o, "run", jout_str(c->run_id.buf));
-		json_object_set_new(o, "status", jout_str(status));
-		json_object_set_new(o, "failure", jout_str(failure));
-		json_object_set_new(o, "finished", json_boolean(finished));
-		json_object_set_new(o, "exploratory", json_boolean(rec->exploratory > 0));
+		jout_set(o, "run", jout_str(c->run_id.buf), "status", jout_str(status),
+			 "failure", jout_str(failure), "finished", json_boolean(finished),
+			 "exploratory", json_boolean(rec->exploratory > 0), NULL);
 		counts_json(&total, o);
 		json_object_set_new(o, "in_flight", json_integer(total.running));
 		json_object_set_new(o, "replacements", json_integer(total.replacements));

@@ -115,12 +115,9 @@ static void missing_verdict(int64_t wid, const char *phase, const char *gate,
 	if (details) {
 		json_t *o = json_object();
 
-		json_object_set_new(o, "window", json_integer(wid));
-		json_object_set_new(o, "phase", json_string(phase));
-		json_object_set_new(o, "gate", jout_str(gate));
-		json_object_set_new(o, "stored", json_null());
-		json_object_set_new(o, "recomputed", jout_str(recomputed));
-		json_object_set_new(o, "rule_changed", json_boolean(0));
+		jout_set(o, "window", json_integer(wid), "phase", json_string(phase),
+			 "gate", jout_str(gate), "stored", json_null(),
+			 "recomputed", jout_str(recomputed), "rule_changed", json_boolean(0), NULL);
 		json_array_append_new(details, o);
 	} else if (r) {
 		sbuf_addf(report, "window %lld %s %s: stored nothing (the run stored it for"
@@ -222,13 +219,12 @@ static int recheck_status(struct store *st, const struct spec *spec, const struc
 	if (ret && details) {
 		json_t *o = json_object();
 
-		json_object_set_new(o, "window", json_integer(wid));
-		json_object_set_new(o, "phase", json_string("window"));
-		json_object_set_new(o, "status", jout_str(status ? status : ""));
-		json_object_set_new(o, "stored_reasons", jout_str(reasons));
-		json_object_set_new(o, "recomputed", jout_str(window_status_name(v.status)));
-		json_object_set_new(o, "recomputed_reasons", jout_str(v.reasons));
-		json_object_set_new(o, "rule_changed", json_boolean(legacy));
+		jout_set(o, "window", json_integer(wid), "phase", json_string("window"),
+			 "status", jout_str(status ? status : ""),
+			 "stored_reasons", jout_str(reasons),
+			 "recomputed", jout_str(window_status_name(v.status)),
+			 "recomputed_reasons", jout_str(v.reasons),
+			 "rule_changed", json_boolean(legacy), NULL);
 		json_array_append_new(details, o);
 	} else if (ret) {
 		sbuf_addf(report, "window %lld status: stored %s (%s), recomputed %s (%s)%s\n",
@@ -275,13 +271,10 @@ static int recheck_head(struct store *st, const struct spec *spec, const struct 
 		if (details) {
 			json_t *o = json_object();
 
-			json_object_set_new(o, "window", json_integer(wid));
-			json_object_set_new(o, "phase", json_string("head"));
-			json_object_set_new(o, "gate", jout_str(gate));
-			json_object_set_new(o, "stored", jout_str(status));
-			json_object_set_new(o, "recomputed",
-					    jout_str(i < nh ? gate_status_name(hr[i].status) : ""));
-			json_object_set_new(o, "rule_changed", json_boolean(0));
+			jout_set(o, "window", json_integer(wid), "phase", json_string("head"),
+				 "gate", jout_str(gate), "stored", jout_str(status),
+				 "recomputed", jout_str(i < nh ? gate_status_name(hr[i].status) : ""),
+				 "rule_changed", json_boolean(0), NULL);
 			json_array_append_new(details, o);
 		} else {
 			sbuf_addf(report, "window %lld head %s: stored %s, recomputed %s\n",
@@ -363,12 +356,10 @@ static int recheck_phase(struct store *st, const struct spec *spec, const struct
 		if (details) {
 			json_t *o = json_object();
 
-			json_object_set_new(o, "window", json_integer(wid));
-			json_object_set_new(o, "phase", json_string(ph));
-			json_object_set_new(o, "gate", jout_str(gate));
-			json_object_set_new(o, "stored", jout_str(status));
-			json_object_set_new(o, "recomputed", jout_str(gate_status_name(r.status)));
-			json_object_set_new(o, "rule_changed", json_boolean(rule));
+			jout_set(o, "window", json_integer(wid), "phase", json_string(ph),
+				 "gate", jout_str(gate), "stored", jout_str(status),
+				 "recomputed", jout_str(gate_status_name(r.status)),
+				 "rule_changed", json_boolean(rule), NULL);
 			json_array_append_new(details, o);
 		} else {
 			sbuf_addf(report, "window %lld %s %s: stored %s (%s = %g), recomputed %s (%g): %s%s\n",

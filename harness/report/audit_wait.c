@@ -48,11 +48,9 @@ static void one(const char *impl, const char *what, const double *x, size_t n, j
 	if (arr) {
 		json_t *o = json_object();
 
-		json_object_set_new(o, "impl", jout_str(impl));
-		json_object_set_new(o, "windows", jout_str(what));
-		json_object_set_new(o, "n", json_integer((json_int_t)n));
-		json_object_set_new(o, "median_s", jout_num(med));
-		json_object_set_new(o, "max_s", jout_num(max));
+		jout_set(o, "impl", jout_str(impl), "windows", jout_str(what),
+			 "n", json_integer((json_int_t)n), "median_s", jout_num(med),
+			 "max_s", jout_num(max), NULL);
 		json_array_append_new(arr, o);
 	} else if (n) {
 		sbuf_addf(out, "  %-20s %-8s %4zu windows: median %.0f ms, max %.0f ms\n", impl, what,

@@ -96,27 +96,18 @@ json_t *cmp_pooled_json(const struct compare *c, const struct cmp_impl *im)
 		const struct cmp_pooled *pm = &im->pooled[i];
 		json_t *o = json_object();
 
-		json_object_set_new(o, "metric", jout_str(cmp_pooled_name(c, pm, nm, sizeof(nm))));
-		json_object_set_new(o, "verdict", jout_str(cmp_verdict_name(pm->verdict)));
-		json_object_set_new(o, "test", jout_str("stratified signed-rank (van Elteren)"));
-		json_object_set_new(o, "exact", json_boolean(pm->exact));
-		json_object_set_new(o, "rates", JZ(pm->nrates));
-		json_object_set_new(o, "pairs", JZ(pm->npairs));
-		json_object_set_new(o, "base", jout_num(pm->base_ref));
-		json_object_set_new(o, "shift", jout_num(pm->shift));
-		json_object_set_new(o, "shift_lo", jout_num(pm->lo));
-		json_object_set_new(o, "shift_hi", jout_num(pm->hi));
-		json_object_set_new(o, "shift_pct", jout_num(pm->est_pct));
-		json_object_set_new(o, "shift_lo_pct", jout_num(pm->lo_pct));
-		json_object_set_new(o, "shift_hi_pct", jout_num(pm->hi_pct));
-		json_object_set_new(o, "margin", jout_num(pm->margin));
-		json_object_set_new(o, "p_rise", jout_num(pm->p_up));
-		json_object_set_new(o, "p_fall", jout_num(pm->p_down));
-		json_object_set_new(o, "p_rise_adjusted", jout_num(pm->padj_up));
-		json_object_set_new(o, "p_fall_adjusted", jout_num(pm->padj_down));
-		json_object_set_new(o, "weight", jout_num(pm->weight));
-		json_object_set_new(o, "mde", jout_num(pm->mde));
-		json_object_set_new(o, "mde_pct", jout_num(pm->mde_pct));
+		jout_set(o, "metric", jout_str(cmp_pooled_name(c, pm, nm, sizeof(nm))),
+			 "verdict", jout_str(cmp_verdict_name(pm->verdict)),
+			 "test", jout_str("stratified signed-rank (van Elteren)"),
+			 "exact", json_boolean(pm->exact), "rates", JZ(pm->nrates),
+			 "pairs", JZ(pm->npairs), "base", jout_num(pm->base_ref),
+			 "shift", jout_num(pm->shift), "shift_lo", jout_num(pm->lo),
+			 "shift_hi", jout_num(pm->hi), "shift_pct", jout_num(pm->est_pct),
+			 "shift_lo_pct", jout_num(pm->lo_pct), "shift_hi_pct", jout_num(pm->hi_pct),
+			 "margin", jout_num(pm->margin), "p_rise", jout_num(pm->p_up),
+			 "p_fall", jout_num(pm->p_down), "p_rise_adjusted", jout_num(pm->padj_up),
+			 "p_fall_adjusted", jout_num(pm->padj_down), "weight", jout_num(pm->weight),
+			 "mde", jout_num(pm->mde), "mde_pct", jout_num(pm->mde_pct), NULL);
 		json_array_append_new(a, o);
 	}
 	return a;

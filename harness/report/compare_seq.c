@@ -312,17 +312,15 @@ json_t *cmp_seq_json(const struct cmp_seq *s)
 	size_t j;
 	int cpu;
 
-	json_object_set_new(o, "method", jout_str("confidence_sequence"));
-	json_object_set_new(o, "verdict", jout_str(s->answer == DECIDE_UNDECIDED
-						   ? "inconclusive" : decide_verdict_name(s->answer)));
-	json_object_set_new(o, "stop", jout_str(s->rule->stop));
-	json_object_set_new(o, "outcome_stored", jout_str(s->rule->outcome));
-	json_object_set_new(o, "alpha", jout_num(s->rule->alpha));
-	json_object_set_new(o, "t_star", jout_num(s->rule->t_star));
-	json_object_set_new(o, "max_minutes", jout_num(s->rule->max_minutes));
-	json_object_set_new(o, "max_blocks", json_integer(s->rule->max_blocks));
-	json_object_set_new(o, "blocks", json_integer(s->rule->blocks));
-	json_object_set_new(o, "elapsed_s", jout_num(s->rule->elapsed_s));
+	jout_set(o, "method", jout_str("confidence_sequence"),
+		 "verdict", jout_str(s->answer == DECIDE_UNDECIDED ? "inconclusive"
+						: decide_verdict_name(s->answer)),
+		 "stop", jout_str(s->rule->stop), "outcome_stored", jout_str(s->rule->outcome),
+		 "alpha", jout_num(s->rule->alpha), "t_star", jout_num(s->rule->t_star),
+		 "max_minutes", jout_num(s->rule->max_minutes),
+		 "max_blocks", json_integer(s->rule->max_blocks),
+		 "blocks", json_integer(s->rule->blocks), "elapsed_s", jout_num(s->rule->elapsed_s),
+		 NULL);
 	for (j = 0; j < s->nrates; j++)
 		json_array_append_new(rates, jout_num(s->rates[j]));
 	json_object_set_new(o, "rates", rates);
@@ -336,16 +334,16 @@ json_t *cmp_seq_json(const struct cmp_seq *s)
 		json_object_set_new(x, "verdict", jout_str(decide_verdict_name(m->verdict)));
 		json_object_set_new(x, "method", jout_str(decide_method_name(m->method)));
 		if (m->method == DECIDE_MEDIAN_CS) {
-			json_object_set_new(x, "guard", json_boolean(m->guard));
-			json_object_set_new(x, "guard_held", json_boolean(m->guard_held));
-			json_object_set_new(x, "guard_pct", jout_num(decide_pct(m->guard_log)));
+			jout_set(x, "guard", json_boolean(m->guard),
+				 "guard_held", json_boolean(m->guard_held),
+				 "guard_pct", jout_num(decide_pct(m->guard_log)), NULL);
 		}
-		json_object_set_new(x, "rounds", json_integer((json_int_t)m->rounds));
-		json_object_set_new(x, "shift_pct", jout_num(decide_pct(m->est)));
-		json_object_set_new(x, "lo_pct", jout_num(decide_pct(m->lo)));
-		json_object_set_new(x, "hi_pct", jout_num(decide_pct(m->hi)));
-		json_object_set_new(x, "margin_pct", jout_num(decide_pct(m->margin)));
-		json_object_set_new(x, "mde_pct", jout_num(decide_pct(m->mde)));
+		jout_set(x, "rounds", json_integer((json_int_t)m->rounds),
+			 "shift_pct", jout_num(decide_pct(m->est)),
+			 "lo_pct", jout_num(decide_pct(m->lo)),
+			 "hi_pct", jout_num(decide_pct(m->hi)),
+			 "margin_pct", jout_num(decide_pct(m->margin)),
+			 "mde_pct", jout_num(decide_pct(m->mde)), NULL);
 		json_object_set_new(ms, metric_names[cpu], x);
 	}
 	json_object_set_new(o, "metrics", ms);

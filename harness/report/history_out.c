@@ -190,10 +190,9 @@ static json_t *hval_json(const struct hval *v)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "value", jout_num(v->v));
-	json_object_set_new(o, "lo", v->has_ci ? jout_num(v->lo) : json_null());
-	json_object_set_new(o, "hi", v->has_ci ? jout_num(v->hi) : json_null());
-	json_object_set_new(o, "windows", json_integer((json_int_t)v->n));
+	jout_set(o, "value", jout_num(v->v), "lo", v->has_ci ? jout_num(v->lo) : json_null(),
+		 "hi", v->has_ci ? jout_num(v->hi) : json_null(),
+		 "windows", json_integer((json_int_t)v->n), NULL);
 	return o;
 }
 
@@ -236,9 +235,7 @@ static json_t *impl_json(const struct history *h, size_t k)
 			json_array_append_new(m, hval_json(&p->mem[j]));
 			json_array_append_new(l, hval_json(&p->lat[j]));
 		}
-		json_object_set_new(po, "cpu_us_per_request", c);
-		json_object_set_new(po, "memory_mib", m);
-		json_object_set_new(po, "latency_ms", l);
+		jout_set(po, "cpu_us_per_request", c, "memory_mib", m, "latency_ms", l, NULL);
 		json_array_append_new(pts, po);
 	}
 	json_object_set_new(o, "points", pts);
@@ -246,15 +243,12 @@ static json_t *impl_json(const struct history *h, size_t k)
 		const struct hist_step *s = &im->steps[j];
 		json_t *so = json_object();
 
-		json_object_set_new(so, "run", jout_str(h->runs[s->run].id));
-		json_object_set_new(so, "metric", json_string(history_metric_name(s->metric)));
-		json_object_set_new(so, "rate_rps", s->metric == HM_KNEE ? json_null()
-									: json_real(im->rates[s->rate]));
-		json_object_set_new(so, "from", jout_num(s->from));
-		json_object_set_new(so, "to", jout_num(s->to));
-		json_object_set_new(so, "direction",
-				    json_string(s->regression ? "regression" : "improvement"));
-		json_object_set_new(so, "confirmed", json_boolean(s->confirmed));
+		jout_set(so, "run", jout_str(h->runs[s->run].id),
+			 "metric", json_string(history_metric_name(s->metric)),
+			 "rate_rps", s->metric == HM_KNEE ? json_null() : json_real(im->rates[s->rate]),
+			 "from", jout_num(s->from), "to", jout_num(s->to),
+			 "direction", json_string(s->regression ? "regression" : "improvement"),
+			 "confirmed", json_boolean(s->confirmed), NULL);
 		json_array_append_new(steps, so);
 	}
 	json_object_set_new(o, "steps", steps);
@@ -266,15 +260,14 @@ char *history_json(const struct history *h)
 	json_t *o = json_object(), *runs = json_array(), *impls = json_array();
 	size_t r, k;
 
-	json_object_set_new(o, "spec", jout_str(h->spec));
-	json_object_set_new(o, "runs_dir", jout_str(h->runs_dir));
-	json_object_set_new(o, "percentile", json_real(h->percentile));
+	jout_set(o, "spec", jout_str(h->spec), "runs_dir", jout_str(h->runs_dir),
+		 "percentile", json_real(h->percentile), NULL);
 	for (r = 0; r < h->nruns; r++) {
 		json_t *ro = json_object();
 
-		json_object_set_new(ro, "id", jout_str(h->runs[r].id));
-		json_object_set_new(ro, "created_at", jout_num(h->runs[r].created_at));
-		json_object_set_new(ro, "status", jout_str(h->runs[r].status));
+		jout_set(ro, "id", jout_str(h->runs[r].id),
+			 "created_at", jout_num(h->runs[r].created_at),
+			 "status", jout_str(h->runs[r].status), NULL);
 		json_array_append_new(runs, ro);
 	}
 	json_object_set_new(o, "runs", runs);
