@@ -11,6 +11,8 @@
 # 40 ms one window of three under make asan held 2 requests over it; at
 # 60 ms, beside a second suite at load 4-11, a base window's p99 was 77 ms.
 # 120 ms, 200 ms of delay: 16 slow requests in flight, 32 connections.
+# No warm-up (lib.sh no_warmup): each window's discard second, at its own
+# rate, lets the slow requests fill their connections before it measures.
 . "$(dirname "$0")/../lib.sh"
 
 spec() { # spec FILE DELAY_MS
@@ -28,7 +30,7 @@ workload:
     - { name: slow, weight: 1, path: /delay/$2, slo_ms: 120 }
 stages:
   ladder: { start_rps: 400, step: 2, max_rps: 400, reps: 3, window_s: 2, discard_s: 1 }
-$(warmup_at 200 2 'hot_set_touched')
+$(no_warmup)
 window_gates: [error_rate, sut_alive]
 # 3 windows a side: a Mann-Whitney p is 0.05 at best, so no correction
 compare: { alpha: 0.1, min_pairs: 3, correction: none, metric: [p99] }
