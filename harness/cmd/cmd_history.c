@@ -1,8 +1,8 @@
 /*
  * cmd_history: `harness history`: one spec's runs over nights or commits,
  * per implementation: knee, cost per request and memory with their
- * intervals, and the steps between runs (history.c computes, history_out.c
- * writes).
+ * intervals, and the steps between runs (history.c computes, history_md.c,
+ * history_json.c and history_html.c write).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -125,7 +125,8 @@ void history_release(struct history *h);
 void history_steps(struct hist_impl *im, enum hist_metric m, size_t rate,
 		   const struct hval *const *v, size_t n, double margin);
 
-/* Writers (history_out.c): append one whole document. */
+/* Writers (history_md.c, history_json.c, history_html.c): append one
+ * whole document. */
 void history_md(const struct history *h, struct sbuf *out);
 char *history_json(const struct history *h);   /* malloc'd, ends with '\n' */
 void history_html(const struct history *h, struct sbuf *out);

@@ -3,7 +3,7 @@
  * (headings, paragraphs, lists, tables, chart slots): the report's is
  * built once by report_doc_build() and rendered by report_md() and
  * report_html(), so the two formats cannot disagree; `history`'s and
- * `compare`'s Markdown are built as ones too (history_out.c,
+ * `compare`'s Markdown are built as ones too (history_md.c,
  * compare_md.c; compare's HTML is made from its Markdown, html.h).
  * rdoc_md() is the one Markdown writer of them (report_doc_md.c).
  *
