@@ -9,7 +9,9 @@
 . "$(dirname "$0")/run_common.inc"
 
 # ---------------------------------------------- a gate that always fails
-write_spec "$T/fail.yaml" e2e-fail '--error-pct, "1"' \
+# (this run and the void one below: no warm-up, WARMUP=none; the warm-up
+# gates are run.sh's subject)
+WARMUP=none write_spec "$T/fail.yaml" e2e-fail '--error-pct, "1"' \
 	'start_rps: 200, step: 2, max_rps: 200, reps: 2' '' 0
 "$HARNESS" run "$T/fail.yaml" --allow-dirty --runs-dir "$RUNS" --run-id failing >/dev/null 2>"$T/f.err"
 rc=$?
@@ -127,7 +129,7 @@ done
 # replacements and events: 31 s of the script with 2 s windows, 21 s with
 # 10 windows at retries.max_per_cell 3, the default; replace.sh counts
 # max_per_cell 2 without the extra time).
-write_spec "$T/void.yaml" e2e-void '--delay-ms, "1"' \
+WARMUP=none write_spec "$T/void.yaml" e2e-void '--delay-ms, "1"' \
 	'start_rps: 200, step: 2, max_rps: 200, reps: 1' ''
 sed -i 's/^window_gates: \[error_rate, achieved_vs_offered, sut_alive\]$/window_gates: [error_rate, achieved_vs_offered, sut_alive, generator]/;
 	s/^gates:$/gates:\n  generator: { lateness_p99_ms: 0 }/;
