@@ -19,9 +19,11 @@
 # _same), --pr (compare_pr, compare_pr_same), --history (nightly_1..5) and
 # --noise (a 10-rate paired run). The outputs (about 80 files): report
 # in md, html, json and csv; audit and its --json, of one window (--window,
-# text and JSON) and --recheck --json; knee RUN --json; status
+# text and JSON) and --recheck --json; rerun RUN --plan (text and JSON:
+# what compare could decide, compare_plan.c); knee RUN --json; status
 # --json; compare in md, json, html and junit for nine pairs (and md with
-# --chart for one); history in md, json and html. Each output keeps its
+# --chart for one); history in md, json and html; runs (text and JSON) of
+# two runs directories. Each output keeps its
 # exit code and standard error.
 # The two builds' version strings (`harness --version`) are replaced by
 # VERSION before the diff (so a build's version must not be a word the
@@ -35,10 +37,10 @@
 # HARNESS_KEEP_RUNS=DIR (tests/lib.sh), which keeps every run database
 # they made under DIR/<script>/<runs dir>/<run>/run.db: minutes, with real
 # servers. --runs DIR then renders every one of them as well: report,
-# audit, knee and status of each run; compare (md, json, html, junit) of
-# each run with itself and with the next run of its runs directory
-# (--judge-unpaired), and of each rerun with its parent; history of each
-# runs directory. They are written by the build that harvested them, so
+# audit, rerun --plan --json, knee and status of each run; compare (md,
+# json, html, junit) of each run with itself and with the next run of its
+# runs directory (--judge-unpaired), and of each rerun with its parent;
+# history and runs --json of each runs directory. They are written by the build that harvested them, so
 # both builds must read its schema (a newer build migrates its copy), and
 # their reports' "harness (run)" row differs when one build is the
 # harvester (its version string becomes VERSION on one side only): harvest
@@ -169,6 +171,8 @@ render() {
 		mkdir -p "rep-$run"
 		one "report-$run" "$h" report "$run" --runs-dir "$R/$dir" --format md,html,json,csv -o "rep-$run"
 		audits "$run" "$h" "$run" "$R/$dir"
+		one "plan-$run" "$h" rerun "$run" --runs-dir "$R/$dir" --plan
+		one "planj-$run" "$h" rerun "$run" --runs-dir "$R/$dir" --plan --json
 		one "knee-$run" "$h" knee "$run" --runs-dir "$R/$dir" --json
 		one "status-$run" "$h" status "$run" --runs-dir "$R/$dir" --json
 	done
@@ -194,6 +198,10 @@ render() {
 	for f in md json html; do
 		one "history-$f" "$h" history --runs-dir "$R/hist" --format "$f"
 	done
+	for dir in cmp hist; do
+		one "runs-$dir" "$h" runs --runs-dir "$R/$dir"
+		one "runsj-$dir" "$h" runs --runs-dir "$R/$dir" --json
+	done
 	[ -d "$R/real" ] && render_real "$h"
 	cd "$T" || exit 2
 }
@@ -213,6 +221,7 @@ render_real() {
 			one "report-$tag-$run" "$h" report "$run" --runs-dir "$dir" \
 				--format md,html,json,csv -o "rep-$tag-$run"
 			audits "$tag-$run" "$h" "$run" "$dir"
+			one "planj-$tag-$run" "$h" rerun "$run" --runs-dir "$dir" --plan --json
 			one "knee-$tag-$run" "$h" knee "$run" --runs-dir "$dir" --json
 			one "status-$tag-$run" "$h" status "$run" --runs-dir "$dir" --json
 			parent=$(sqlite3 "$dir/$run/run.db" "SELECT parent_run FROM runs" 2>/dev/null)
@@ -230,6 +239,7 @@ render_real() {
 		for f in md json html; do
 			one "history-$tag-$f" "$h" history --runs-dir "$dir" --format "$f"
 		done
+		one "runsj-$tag" "$h" runs --runs-dir "$dir" --json
 	done <"$out/.dirs"
 	rm -f "$out/.dirs"
 }

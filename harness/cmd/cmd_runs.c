@@ -58,22 +58,19 @@ static json_t *to_json(const struct run_entry *v, size_t n)
 		const struct run_record *r = &v[i].rec;
 
 		o = json_object();
-		json_object_set_new(o, "id", jout_str(r->id));
-		json_object_set_new(o, "spec_name", jout_str(r->spec_name));
-		json_object_set_new(o, "created_at", jout_num(r->created_at));
-		json_object_set_new(o, "status", jout_str(r->status));
-		json_object_set_new(o, "failure", jout_str(r->failure));
-		json_object_set_new(o, "exploratory", json_boolean(r->exploratory > 0));
-		json_object_set_new(o, "parent_run", jout_str(r->parent_run));
+		jout_set(o, "id", jout_str(r->id), "spec_name", jout_str(r->spec_name),
+			 "created_at", jout_num(r->created_at), "status", jout_str(r->status),
+			 "failure", jout_str(r->failure),
+			 "exploratory", json_boolean(r->exploratory > 0),
+			 "parent_run", jout_str(r->parent_run), NULL);
 		impls = json_array();
 		for (j = 0; j < r->nimpls; j++) {
 			const struct run_impl *im = &r->impls[j];
 
 			io = json_object();
-			json_object_set_new(io, "name", jout_str(im->name));
-			json_object_set_new(io, "commit", jout_str(im->commit_id));
-			json_object_set_new(io, "dirty", jout_tri(im->dirty));
-			json_object_set_new(io, "ref_asked", jout_str(im->ref_asked));
+			jout_set(io, "name", jout_str(im->name), "commit", jout_str(im->commit_id),
+				 "dirty", jout_tri(im->dirty), "ref_asked", jout_str(im->ref_asked),
+				 NULL);
 			json_array_append_new(impls, io);
 		}
 		json_object_set_new(o, "impls", impls);

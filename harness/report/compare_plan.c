@@ -242,23 +242,21 @@ json_t *cmp_plan_json(const struct cmp_plan *p)
 	json_t *o = json_object(), *a = json_array();
 	size_t i, j;
 
-	json_object_set_new(o, "pairs_max", json_integer((json_int_t)p->pairs));
-	json_object_set_new(o, "can_decide", json_boolean(!p->never));
-	json_object_set_new(o, "base_run", jout_str(p->base_id));
+	jout_set(o, "pairs_max", json_integer((json_int_t)p->pairs),
+		 "can_decide", json_boolean(!p->never), "base_run", jout_str(p->base_id), NULL);
 	for (i = 0; i < p->nm; i++) {
 		json_t *m = json_object(), *sp = json_array();
-		json_object_set_new(m, "metric", jout_str(p->m[i].name));
-		json_object_set_new(m, "first_level", jout_num(p->m[i].level));
-		json_object_set_new(m, "pairs_needed", json_integer((json_int_t)p->m[i].floor));
+		jout_set(m, "metric", jout_str(p->m[i].name),
+			 "first_level", jout_num(p->m[i].level),
+			 "pairs_needed", json_integer((json_int_t)p->m[i].floor), NULL);
 		for (j = 0; j < p->m[i].nspread; j++) {
 			const struct cmp_plan_spread *s = &p->m[i].spread[j];
 			json_t *x = json_object();
-			json_object_set_new(x, "impl", jout_str(s->impl));
-			json_object_set_new(x, "windows", json_integer((json_int_t)s->windows));
-			json_object_set_new(x, "base", jout_num(s->base));
-			json_object_set_new(x, "mde_pct", jout_num(s->mde_pct));
-			json_object_set_new(x, "margin_pct", jout_num(s->margin_pct));
-			json_object_set_new(x, "smallest_call_pct", jout_num(s->call_pct));
+			jout_set(x, "impl", jout_str(s->impl),
+				 "windows", json_integer((json_int_t)s->windows),
+				 "base", jout_num(s->base), "mde_pct", jout_num(s->mde_pct),
+				 "margin_pct", jout_num(s->margin_pct),
+				 "smallest_call_pct", jout_num(s->call_pct), NULL);
 			json_array_append_new(sp, x);
 		}
 		json_object_set_new(m, "from_base", sp);

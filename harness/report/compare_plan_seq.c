@@ -153,17 +153,15 @@ json_t *cmp_plan_seq_json(const struct cmp_plan *p)
 	const struct cmp_plan_seq *q = &p->seq;
 	json_t *o = json_object();
 
-	json_object_set_new(o, "latency_method",
-			    jout_str(decide_method_name((enum decide_method)q->method)));
-	json_object_set_new(o, "level", jout_num(q->level));
-	json_object_set_new(o, "latency_first_round", json_integer((json_int_t)q->rounds_lat));
-	json_object_set_new(o, "cpu_first_round", json_integer((json_int_t)q->rounds_cpu));
-	json_object_set_new(o, "rounds_min", json_integer((json_int_t)q->rounds));
-	json_object_set_new(o, "judged_rates", json_integer((json_int_t)q->rates));
-	json_object_set_new(o, "judged_rates_from_base", json_boolean(q->rates_from_base));
-	json_object_set_new(o, "round_s", jout_num(q->round_s));
-	json_object_set_new(o, "min_seconds", jout_num(q->min_s));
-	json_object_set_new(o, "budget_minutes", jout_num(q->budget_min));
-	json_object_set_new(o, "budget_short", json_boolean(q->budget_min * 60 < q->min_s));
+	jout_set(o, "latency_method", jout_str(decide_method_name((enum decide_method)q->method)),
+		 "level", jout_num(q->level),
+		 "latency_first_round", json_integer((json_int_t)q->rounds_lat),
+		 "cpu_first_round", json_integer((json_int_t)q->rounds_cpu),
+		 "rounds_min", json_integer((json_int_t)q->rounds),
+		 "judged_rates", json_integer((json_int_t)q->rates),
+		 "judged_rates_from_base", json_boolean(q->rates_from_base),
+		 "round_s", jout_num(q->round_s), "min_seconds", jout_num(q->min_s),
+		 "budget_minutes", jout_num(q->budget_min),
+		 "budget_short", json_boolean(q->budget_min * 60 < q->min_s), NULL);
 	return o;
 }
