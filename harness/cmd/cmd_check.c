@@ -17,6 +17,7 @@
 #include "cmd/cmd_check_ctr.h"
 #include "report/compare_plan.h"
 #include "runner/plan.h"
+#include "base/jout.h"
 #include "base/prov.h"
 #include "load/load_pool.h"
 #include "spec/spec.h"
@@ -402,9 +403,8 @@ static int print_json(const struct spec *s, const struct plan *p, const struct c
 	size_t i;
 	int ret;
 
-	json_object_set_new(o, "spec", json_string(s->path));
-	json_object_set_new(o, "name", json_string(s->name));
-	json_object_set_new(o, "spec_hash", json_string(s->hash));
+	jout_set(o, "spec", json_string(s->path), "name", json_string(s->name),
+		 "spec_hash", json_string(s->hash), NULL);
 	/* run refuses it without --allow-dirty (warn_uncommitted) */
 	json_object_set_new(o, "spec_committed", dirty < 0 ? json_null() : json_boolean(!dirty));
 	a = json_array();
@@ -416,41 +416,33 @@ static int print_json(const struct spec *s, const struct plan *p, const struct c
 		json_array_append_new(a, json_integer((json_int_t)llround(p->rungs[i])));
 	json_object_set_new(o, "rungs_rps", a);
 	w = json_object();
-	json_object_set_new(w, "ladder", json_integer((json_int_t)p->w.ladder));
-	json_object_set_new(w, "refine", json_integer((json_int_t)p->w.refine));
-	json_object_set_new(w, "confirm", json_integer((json_int_t)p->w.confirm));
-	json_object_set_new(w, "soak", json_integer((json_int_t)p->w.soak));
-	json_object_set_new(w, "confirm_follow_max", json_integer((json_int_t)p->w.confirm_f));
-	json_object_set_new(w, "replacements_max",
-			    json_integer((json_int_t)(p->total_r - p->w.confirm_f)));
-	json_object_set_new(w, "total", json_integer((json_int_t)p->total));
-	json_object_set_new(w, "total_max", json_integer((json_int_t)(p->total + p->total_r)));
-	json_object_set_new(o, "windows", w);
-	json_object_set_new(o, "estimated_seconds", json_integer((json_int_t)llround(p->est)));
-	json_object_set_new(o, "estimated_seconds_max", json_integer((json_int_t)llround(p->est_max)));
-	st = json_object();
-	w = json_object();
-	json_object_set_new(w, "start_rps", json_real(s->ladder.start_rps));
-	json_object_set_new(w, "step", json_real(s->ladder.step));
-	json_object_set_new(w, "max_rps", json_real(s->ladder.max_rps));
-	json_object_set_new(w, "reps", json_integer(s->ladder.reps));
-	json_object_set_new(w, "window_s", json_real(s->ladder.window_s));
-	json_object_set_new(w, "discard_s", json_real(s->ladder.discard_s));
-	json_object_set_new(st, "ladder", w);
-	if (s->refine.present) {
-		w = json_object();
-		json_object_set_new(w, "reps", json_integer(s->refine.reps));
-		json_object_set_new(w, "resolution_pct", json_real(s->refine.resolution_pct));
-		json_object_set_new(w, "max_steps", json_integer(s->refine.max_steps));
-		json_object_set_new(w, "window_s", json_real(s->refine.window_s));
-		json_object_set_new(w, "discard_s", json_real(s->refine.discard_s));
-		json_object_set_new(st, "refine", w);
-	}
+	jout_set(w, "ladder", json_integer((json_int_t)p->w.ladder),
+		 "refine", json_integer((json_int_t)p->w.refine),
+		 "confirm", json_integer((json_int_t)p->w.confirm),
+		 "soak", json_integer((json_int_t)p->w.soak),
+		 "confirm_follow_max", json_integer((json_int_t)p->w.confirm_f),
+		 "replacements_max", json_integer((json_int_t)(p->total_r - p->w.confirm_f)),
+		 "total", json_integer((json_int_t)p->total),
+		 "total_max", json_integer((json_int_t)(p->total + p->total_r)), NULL);
+	jout_set(o, "windows", w, "estimated_seconds", json_integer((json_int_t)llround(p->est)),
+		 "estimated_seconds_max", json_integer((json_int_t)llround(p->est_max)), NULL);
+	st = jout_set(json_object(), "ladder",
+		      jout_set(json_object(), "start_rps", json_real(s->ladder.start_rps),
+			       "step", json_real(s->ladder.step), "max_rps", json_real(s->ladder.max_rps),
+			       "reps", json_integer(s->ladder.reps),
+			       "window_s", json_real(s->ladder.window_s),
+			       "discard_s", json_real(s->ladder.discard_s), NULL), NULL);
+	if (s->refine.present)
+		jout_set(st, "refine",
+			 jout_set(json_object(), "reps", json_integer(s->refine.reps),
+				  "resolution_pct", json_real(s->refine.resolution_pct),
+				  "max_steps", json_integer(s->refine.max_steps),
+				  "window_s", json_real(s->refine.window_s),
+				  "discard_s", json_real(s->refine.discard_s), NULL), NULL);
 	if (s->confirm.present) {
-		w = json_object();
-		json_object_set_new(w, "reps", json_integer(s->confirm.reps));
-		json_object_set_new(w, "window_s", json_real(s->confirm.window_s));
-		json_object_set_new(w, "discard_s", json_real(s->confirm.discard_s));
+		w = jout_set(json_object(), "reps", json_integer(s->confirm.reps),
+			     "window_s", json_real(s->confirm.window_s),
+			     "discard_s", json_real(s->confirm.discard_s), NULL);
 		if (s->confirm.until.present)
 			json_object_set_new(w, "until", json_pack("{s:f, s:i}", "half_width_pct",
 				s->confirm.until.half_width_pct, "max_reps", s->confirm.until.max_reps));
@@ -461,39 +453,34 @@ static int print_json(const struct spec *s, const struct plan *p, const struct c
 			"connections", s->saturation.connections, "duration_s",
 			s->saturation.duration_s, "requests", (json_int_t)s->saturation.requests,
 			"reps", s->saturation.reps, "warmup_s", s->saturation.warmup_s));
-	if (s->soak.present) {
-		w = json_object();
-		json_object_set_new(w, "window_s", json_real(s->soak.window_s));
-		json_object_set_new(w, "discard_s", json_real(s->soak.discard_s));
-		json_object_set_new(w, "at_knee_fraction", json_real(s->soak.at_knee_fraction));
-		json_object_set_new(st, "soak", w);
-	}
+	if (s->soak.present)
+		jout_set(st, "soak",
+			 jout_set(json_object(), "window_s", json_real(s->soak.window_s),
+				  "discard_s", json_real(s->soak.discard_s),
+				  "at_knee_fraction", json_real(s->soak.at_knee_fraction), NULL),
+			 NULL);
 	json_object_set_new(o, "stages", st);
 	w = json_object();
-	json_object_set_new(w, "min_s", json_real(s->warmup.min_s));
-	json_object_set_new(w, "max_s", json_real(s->warmup.max_s));
-	json_object_set_new(w, "gates", str_array(s->warmup.gates));
-	json_object_set_new(w, "head_gates", str_array(s->warmup.head_gates));
-	json_object_set_new(w, "head_enforce", json_boolean(s->warmup.head_enforce));
-	json_object_set_new(o, "warmup", w);
-	json_object_set_new(o, "window_gates", str_array(s->window_gates));
-	json_object_set_new(o, "http", json_string(http_names[s->workload.http]));
+	jout_set(w, "min_s", json_real(s->warmup.min_s), "max_s", json_real(s->warmup.max_s),
+		 "gates", str_array(s->warmup.gates), "head_gates", str_array(s->warmup.head_gates),
+		 "head_enforce", json_boolean(s->warmup.head_enforce), NULL);
+	jout_set(o, "warmup", w, "window_gates", str_array(s->window_gates),
+		 "http", json_string(http_names[s->workload.http]), NULL);
 	{
 		const struct spec_preflight *pf = &s->workload.preflight;
 		size_t n = s->workload.nrequests;
 
 		w = json_object();
-		json_object_set_new(w, "requests", json_integer((json_int_t)n));
-		json_object_set_new(w, "sends", json_integer(pf->sends));
-		json_object_set_new(w, "implementations", json_integer((json_int_t)s->nimpls));
-		json_object_set_new(w, "cases", json_integer((json_int_t)(n * (size_t)pf->sends)));
-		json_object_set_new(w, "responses",
-				    json_integer((json_int_t)(n * (size_t)pf->sends * s->nimpls)));
-		json_object_set_new(w, "equivalence",
-				    json_string(pf->equivalence == EQUIV_STRICT ? "strict" : "off"));
-		json_object_set_new(w, "base", json_string(pf->base == EQUIV_STRICT ? "strict" : "off"));
-		json_object_set_new(w, "ignore", str_array(pf->ignore));
-		json_object_set_new(w, "enforce", json_boolean(pf->enforce));
+		jout_set(w, "requests", json_integer((json_int_t)n),
+			 "sends", json_integer(pf->sends),
+			 "implementations", json_integer((json_int_t)s->nimpls),
+			 "cases", json_integer((json_int_t)(n * (size_t)pf->sends)),
+			 "responses", json_integer((json_int_t)(n * (size_t)pf->sends * s->nimpls)),
+			 "equivalence",
+			 json_string(pf->equivalence == EQUIV_STRICT ? "strict" : "off"),
+			 "base", json_string(pf->base == EQUIV_STRICT ? "strict" : "off"),
+			 "ignore", str_array(pf->ignore), "enforce", json_boolean(pf->enforce),
+			 NULL);
 		json_object_set_new(o, "preflight", w);
 	}
 	{
@@ -502,9 +489,9 @@ static int print_json(const struct spec *s, const struct plan *p, const struct c
 		memset(&pool, 0, sizeof(pool));
 		if (build_pool(s, &pool) == 0) {
 			w = json_object();
-			json_object_set_new(w, "size", json_integer((json_int_t)pool.n));
-			json_object_set_new(w, "bytes", json_integer((json_int_t)load_pool_bytes(&pool)));
-			json_object_set_new(w, "digest", json_string(pool.digest));
+			jout_set(w, "size", json_integer((json_int_t)pool.n),
+				 "bytes", json_integer((json_int_t)load_pool_bytes(&pool)),
+				 "digest", json_string(pool.digest), NULL);
 			json_object_set_new(o, "pool", w);
 		}
 		load_pool_release(&pool);
