@@ -17,7 +17,8 @@
 # and confirm with a knee), and the databases of compare_fixture (written
 # once, read by both builds): its default set (compare_base, _slow, _fast,
 # _same), --pr (compare_pr, compare_pr_same), --history (nightly_1..5) and
-# --noise (a 10-rate paired run). The outputs (about 80 files): report
+# --noise (a 10-rate paired run). The outputs (483 files: 135 commands,
+# each with its exit code and standard error, and the report files): report
 # in md, html, json and csv; audit and its --json, of one window (--window,
 # text and JSON) and --recheck --json; rerun RUN --plan (text and JSON:
 # what compare could decide, compare_plan.c); knee RUN --json; status
