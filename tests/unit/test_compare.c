@@ -364,6 +364,14 @@ static const struct cmp_impl *find(const struct compare *c, const char *name)
 	return NULL;
 }
 
+/* BASE and NEW compared (load2, which must succeed), and its
+ * implementation "a" (NULL when it has none). */
+static const struct cmp_impl *impl_a(struct compare *c, const char *b, const char *n)
+{
+	CHECK(load2(c, b, n, NULL) == 0);
+	return find(c, "a");
+}
+
 /* The margin of a metric by the spec's compare section (compare.h
  * cmp_margin_of with the metric's floor). */
 static double cmp_margin_abs(const struct spec_compare *sc, unsigned metric, double base_value)
@@ -444,8 +452,7 @@ TEST(paired_by_block)
 	 * give at best 2^-6 = 0.0156, beyond its share of the family
 	 * (weighted Holm: 0.2 alpha over 4 cells); the pooled latency test
 	 * over both rates gives 2^-12 and decides (0.4 alpha of its own). */
-	CHECK(load2(&c, "base", "paired", NULL) == 0);
-	a = find(&c, "a");
+	a = impl_a(&c, "base", "paired");
 	CHECK(a && a->ncells == 4 && a->family == 6 && a->rates[0].p99.family == 6);
 	CHECK(a && a->npooled == 2);
 	if (a && a->npooled == 2) {
@@ -490,8 +497,7 @@ TEST(one_stalled_window)
 	/* 12 pairs, equal but one (+50 ms): the shift stays 0 and the
 	 * interval inside the 20% margin, so "no change" (a t interval of the
 	 * mean would be [-2.4, +10.7] ms: inconclusive). */
-	CHECK(load2(&c, "base", "stall", NULL) == 0);
-	a = find(&c, "a");
+	a = impl_a(&c, "base", "stall");
 	CHECK(a != NULL);
 	if (a) {
 		NEAR(a->rates[0].p99.ci.mean, 0, 0.02, "bucket error on ~1 ms");
@@ -508,8 +514,7 @@ TEST(outcome_failure_is_a_regression)
 	struct compare c;
 	const struct cmp_impl *a;
 
-	CHECK(load2(&c, "base", "fails", NULL) == 0);
-	a = find(&c, "a");
+	a = impl_a(&c, "base", "fails");
 	CHECK(a && a->verdict == CMP_REGRESSION && c.exit_code == 1);
 	if (a) {
 		CHECK(a->nrates == 2 && !a->rates[0].outcome_regression);
@@ -525,15 +530,13 @@ TEST(evidence_and_failed_runs)
 	struct compare c;
 	const struct cmp_impl *a;
 
-	CHECK(load2(&c, "base", "thin", NULL) == 0);
-	a = find(&c, "a");
+	a = impl_a(&c, "base", "thin");
 	CHECK(a && a->verdict == CMP_INCONCLUSIVE && a->max_vpairs == 2 && c.exit_code == 3);
 	CHECK(a && strstr(a->why, "not enough valid evidence"));
 	compare_release(&c);
 
 	/* The commit under test did not build: its fault. */
-	CHECK(load2(&c, "base", "nobuild", NULL) == 0);
-	a = find(&c, "a");
+	a = impl_a(&c, "base", "nobuild");
 	CHECK(a && a->verdict == CMP_REGRESSION && c.exit_code == 1);
 	CHECK(a && strstr(a->why, "failed to build"));
 	compare_release(&c);
@@ -581,8 +584,7 @@ TEST(knee_regression_at_a_held_rung)
 
 	/* a@base holds 5 ms at 100 and 200 req/s; a crosses the 20 ms SLO at
 	 * 200 (30 ms): the knee regressed at a rung the base holds. */
-	CHECK(load2(&c, "base", "kneepaired", NULL) == 0);
-	a = find(&c, "a");
+	a = impl_a(&c, "base", "kneepaired");
 	CHECK(a && a->verdict == CMP_REGRESSION && c.exit_code == 1);
 	CHECK(a && strstr(a->why, "the knee: new crosses the SLO at 200 req/s, where base holds"));
 	compare_release(&c);
@@ -593,8 +595,7 @@ TEST(one_stalled_window_is_no_knee_regression)
 	struct compare c;
 	const struct cmp_impl *a;
 
-	CHECK(load2(&c, "base", "kneestall", NULL) == 0);
-	a = find(&c, "a");
+	a = impl_a(&c, "base", "kneestall");
 	CHECK(a && a->knew && a->knew->crossed);  /* the fit alone crosses */
 	if (a && a->knew) {
 		/* a third of the resamples leave the stalled window out */
@@ -612,8 +613,7 @@ TEST(slo_percentile_decides)
 	struct compare c;
 	const struct cmp_impl *a;
 
-	CHECK(load2(&c, "tail999", "tail999", NULL) == 0);
-	a = find(&c, "a");
+	a = impl_a(&c, "tail999", "tail999");
 	CHECK(a && a->verdict == CMP_REGRESSION && c.exit_code == 1);
 	/* both rules see it: the knee (a crosses where a@base holds) and
 	 * the latency cell (its value is each window's p99.9) */
@@ -622,8 +622,7 @@ TEST(slo_percentile_decides)
 	if (a)
 		printf("# p99.9: %s\n", a->why);
 	compare_release(&c);
-	CHECK(load2(&c, "tail99", "tail99", NULL) == 0);
-	a = find(&c, "a");
+	a = impl_a(&c, "tail99", "tail99");
 	CHECK(a && a->verdict != CMP_REGRESSION && c.exit_code == 0);
 	if (a)
 		printf("# p99: %s\n", a->why);
