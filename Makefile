@@ -75,6 +75,10 @@ PREFIX ?= /usr/local
 install: all
 	install -D -m 0755 bin/harness $(DESTDIR)$(PREFIX)/bin/harness
 
+# Two builds on one host (a second suite, a second clone) may install at
+# once: apt waits for the other's dpkg lock rather than failing at once.
+APT_WAIT = -o DPkg::Lock::Timeout=600
+
 # install_deps HEADERS,TOOLS: apt-get the Debian packages of the missing
 # headers (header:package) and tools (command:package) when root, else
 # name them and stop.
@@ -86,8 +90,8 @@ for d in $(2); do t=$${d%%:*}; p=$${d##*:}; \
 if [ -n "$$missing" ]; then \
   if [ "$$(id -u)" = 0 ]; then \
     echo "make: installing missing Debian packages:$$missing"; \
-    (apt-get update -qq >/dev/null 2>&1 || true); \
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+    (apt-get $(APT_WAIT) update -qq >/dev/null 2>&1 || true); \
+    DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y -qq $$missing >/dev/null || exit 1; \
   else echo "make: missing Debian packages:$$missing (run as root, or apt-get install them)"; exit 1; fi; \
 fi
 endef
@@ -188,7 +192,7 @@ check-all:
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	@command -v clang >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq clang >/dev/null; }
+	@command -v clang >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get $(APT_WAIT) install -y -qq clang >/dev/null; }
 	@mkdir -p build/fuzz
 	@echo 'const char harness_version[] = "fuzz";' > build/fuzz/version.c
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iharness -Igates -D_GNU_SOURCE \

@@ -44,8 +44,9 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 echo "make: examples/ledger: installing missing Debian packages:$missing"
-(apt-get update -qq >/dev/null 2>&1 || true)
-apt_install() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null; }
+# apt waits up to 10 minutes for another install's dpkg lock (a second build on the host)
+(apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null 2>&1 || true)
+apt_install() { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$@" >/dev/null; }
 rest=$(echo "$missing" | tr ' ' '\n' | grep -v '^node-pg$' | tr '\n' ' ')
 if [ -n "${rest% }" ]; then
 	# shellcheck disable=SC2086 # package names, split on purpose
