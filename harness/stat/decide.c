@@ -102,10 +102,11 @@ static size_t at_rate(const struct decide_obs *obs, size_t nobs, double rate,
 }
 
 /* Rounds a decision needs: the first n whose half-width is under the gap
- * between |est| and m (the distance to the nearest decision). */
+ * to the nearest decision: |est| (the sequence leaving 0) when the
+ * estimate is beyond the margin, m - |est| (inside it) otherwise. */
 static size_t rounds_needed(const struct decide_rule *r, const struct decide_metric *o)
 {
-	double gap = fabs(fabs(o->est) - o->margin);
+	double gap = fabs(o->est) > o->margin ? fabs(o->est) : o->margin - fabs(o->est);
 	size_t lo = o->rounds, hi = o->rounds;
 
 	if (o->verdict != DECIDE_UNDECIDED)
@@ -130,14 +131,18 @@ static size_t rounds_needed(const struct decide_rule *r, const struct decide_met
 	return hi;
 }
 
+/* A rise or fall is called when the sequence excludes no shift in that
+ * direction and the estimate is beyond the margin (the fixed-n cells'
+ * rule: significant and material); no change needs the whole sequence
+ * inside the margin. */
 static enum decide_verdict verdict_of(const struct decide_metric *o)
 {
 	if (o->rounds < DECIDE_MIN_ROUNDS || !isfinite(o->lo) || !isfinite(o->hi) ||
 	    !isfinite(o->margin))
 		return DECIDE_UNDECIDED;
-	if (o->lo > o->margin)
+	if (o->lo > 0 && o->est > o->margin)
 		return DECIDE_REGRESSION;
-	if (o->hi < -o->margin)
+	if (o->hi < 0 && o->est < -o->margin)
 		return DECIDE_IMPROVEMENT;
 	if (o->lo > -o->margin && o->hi < o->margin)
 		return DECIDE_NO_CHANGE;
@@ -214,8 +219,8 @@ static double share(const double *y, size_t n, double x, int above)
 }
 
 /* Rounds a median_cs decision needs: the nearest decision's wrong-side
- * share q of the pairs y[0..np) (regression: y <= m; improvement:
- * y >= -m; no change: the larger of y >= m and y <= -m) held at the
+ * share q of the pairs y[0..np) (regression: y <= 0; improvement:
+ * y >= 0; no change: the larger of y >= m and y <= -m) held at the
  * pairs' rate, the first n pairs whose sequence puts that share outside
  * (stat.h stat_median_cs_rounds), in rounds of nrates pairs. */
 static size_t median_rounds_needed(const struct decide_rule *r, const double *y, size_t np,
@@ -229,9 +234,9 @@ static size_t median_rounds_needed(const struct decide_rule *r, const double *y,
 	if (o->rounds < DECIDE_MIN_ROUNDS || !isfinite(m))
 		return DECIDE_NEVER;
 	if (o->est > m)
-		q = 1 - share(y, np, m, 1);
+		q = 1 - share(y, np, 0, 1);
 	else if (o->est < -m)
-		q = 1 - share(y, np, -m, 0);
+		q = 1 - share(y, np, 0, 0);
 	else if (o->guard_held)
 		return DECIDE_NEVER;   /* the guard holds it back, not the rounds */
 	else
@@ -252,7 +257,7 @@ static void median_of(const struct decide_rule *r, const double *y, size_t np,
 	stat_median_cs(y, np, r->alpha, &out->est, &out->lo, &out->hi);
 	out->sd = mad_of(y, np, out->est);
 	out->half = isfinite(out->lo) && isfinite(out->hi) ? (out->hi - out->lo) / 2 : INFINITY;
-	out->mde = out->margin + out->half;
+	out->mde = fmax(out->margin, out->half);
 	out->guard = guard_of(r, mj, nrates, out);
 	out->verdict = verdict_of(out);
 	if (out->verdict == DECIDE_NO_CHANGE && !out->guard) {
@@ -340,7 +345,7 @@ int decide_metric(const struct decide_rule *r, const double *rates, size_t nrate
 		out->half = stat_cs_half_width(out->sd, rounds, r->alpha, r->t_star);
 		out->lo = out->est - out->half;
 		out->hi = out->est + out->half;
-		out->mde = out->margin + out->half +
+		out->mde = fmax(out->margin, out->half) +
 			   stat_norm_quantile(STAT_MDE_POWER) * out->sd / sqrt((double)rounds);
 	}
 	out->verdict = verdict_of(out);

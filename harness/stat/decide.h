@@ -19,10 +19,14 @@
  *
  * The margin, in the same log scale: m = mean over the judged rates of
  * log(1 + M_r / b_r), b_r the median of BASE's values at rate r in the
- * rounds used, M_r = max(margin_pct % of b_r, the absolute floor). Then
- *     regression   lo > m        improvement  hi < -m
- *     no change    -m < lo and hi < m        undecided otherwise,
- * and never before DECIDE_MIN_ROUNDS rounds.
+ * rounds used, M_r = max(margin_pct % of b_r, the absolute floor). Then,
+ * with est the estimate and [lo, hi] its sequence,
+ *     regression   lo > 0 and est > m      improvement  hi < 0 and est < -m
+ *     no change    -m < lo and hi < m      undecided otherwise,
+ * and never before DECIDE_MIN_ROUNDS rounds: a shift is called when its
+ * direction is known at the sequence's level and its estimate is beyond
+ * the margin (the fixed-n cells' rule, compare.h); "no change" needs the
+ * whole sequence inside the margin.
  *
  * With method median_cs the same rule holds for the median of the
  * pairs' log ratios, every judged rate's pair of every round one
@@ -176,13 +180,14 @@ struct decide_metric {
 	double base;           /* mean over the rates of b_r (unit of the values) */
 	double sd, half;       /* of the round statistic; the half-width */
 	double mde;            /* the smallest log shift beyond +-m called with
-				  80 % power at this n: m + half + z_0.8 sd/sqrt n */
+				  80 % power at this n: max(m, half) + z_0.8
+				  sd/sqrt n */
 	size_t rounds_needed;  /* rounds a decision needs at this estimate and
 				  sd: 0 decided, DECIDE_NEVER none within 10^6 */
 	enum decide_method method;  /* the rule's; median_cs: est the median,
 				  lo/hi its sequence (+-inf while too few
 				  rounds), sd 1.4826 MAD, half (hi - lo) / 2
-				  (INFINITY when unbounded), mde m + half */
+				  (INFINITY when unbounded), mde max(m, half) */
 	int guard;             /* median_cs: 1 the guard held at every rate,
 				  0 it did not or had no evidence */
 	double guard_worst;    /* the largest |log(new_j / base_j)| - margin_j

@@ -139,7 +139,37 @@ TEST(straddling_the_margin_is_undecided)
 	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
 	CHECK(m.verdict == DECIDE_UNDECIDED);
 	CHECK(m.lo < m.margin && m.hi > m.margin);
-	CHECK(m.mde > m.margin + m.half);
+	CHECK(m.mde > fmax(m.margin, m.half));
+}
+
+/* A shift is called when its direction is known and its estimate is
+ * beyond the margin, as a fixed-n cell is (adjusted p <= alpha and the
+ * estimate beyond m): the sequence need not clear the margin itself. */
+TEST(direction_known_and_estimate_beyond_margin_is_called)
+{
+	struct decide_metric m;
+
+	fixture(12, 1.10, 0.06);   /* +10% against a 5% margin */
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
+	CHECK(m.lo > 0 && m.lo < m.margin);   /* the case: 0 < lo < m < est */
+	CHECK(m.est > m.margin);
+	CHECK(m.verdict == DECIDE_REGRESSION);
+	CHECK(m.rounds_needed == 0);
+	fixture(12, 1 / 1.10, 0.06);
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
+	CHECK(m.hi < 0 && m.hi > -m.margin);
+	CHECK(m.verdict == DECIDE_IMPROVEMENT);
+	/* the estimate beyond the margin but the sequence holding 0: not yet */
+	fixture(4, 1.10, 0.06);
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
+	CHECK(m.est > m.margin && m.lo < 0);
+	CHECK(m.verdict == DECIDE_UNDECIDED);
+	CHECK(m.rounds_needed > 4 && m.rounds_needed <= 12);
+	/* direction known, the estimate inside the margin: no shift called */
+	fixture(120, 1.03, 0.03);
+	CHECK(decide_metric(&rule, rates, 2, obs, nobs, &m) == 0);
+	CHECK(m.lo > 0 && m.est < m.margin);
+	CHECK(m.verdict != DECIDE_REGRESSION);
 }
 
 TEST(order_not_input_position_forms_rounds)
@@ -199,6 +229,7 @@ int main(void)
 	RUN(two_rounds_never_decide);
 	RUN(improvement_and_the_interval_matches_stat);
 	RUN(straddling_the_margin_is_undecided);
+	RUN(direction_known_and_estimate_beyond_margin_is_called);
 	RUN(order_not_input_position_forms_rounds);
 	RUN(overall);
 	RUN(bad_rule);
