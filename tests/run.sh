@@ -66,8 +66,13 @@ lock="$HARNESS_TEST_TMP/lock"
 skipped=()
 queue="$HARNESS_TEST_TMP/queue"      # the timing-free scripts, one a line
 taken="$HARNESS_TEST_TMP/taken"      # how many of them a lane has taken
-# seconds: unit programs; timed scripts; timing-free programs; lanes' wall
-BUDGET_UNIT=45 BUDGET_TIMED=330 BUDGET_FREE=420 BUDGET_WALL=360
+# seconds: unit programs; timed scripts; timing-free programs; lanes' wall.
+# The wall's is issue 26's "make test at most 8 minutes on this VM"; the
+# tiers' are 8-18 % over the highest a make test measured on it (Dec 4, up
+# to 50024ae, load average up to 2.8: units 36-38 s, timed 376-379 s,
+# timing-free 454-498 s, wall 414-442 s), so a script that makes its tier
+# a tenth or a fifth slower shows.
+BUDGET_UNIT=45 BUDGET_TIMED=420 BUDGET_FREE=540 BUDGET_WALL=480
 if [ "${RELEASE_ONLY:-}" = skip ]; then
 	BUDGET_UNIT=$((2 * BUDGET_UNIT)) BUDGET_TIMED=$((2 * BUDGET_TIMED))
 	BUDGET_FREE=$((2 * BUDGET_FREE)) BUDGET_WALL=$((2 * BUDGET_WALL))
