@@ -465,6 +465,31 @@ static void check_warmup(struct vctx *v)
 	}
 }
 
+/* An implementation started afresh before each window (restart:
+ * per_window, the default) with no warm-up (min_s 0 and gates []: no
+ * warm-up load at all, DESIGN.md "Warm-up length") has each window
+ * measure a server that has just started: cold caches, an unwarmed JIT,
+ * a pool still filling. A warning: a test may want exactly that. */
+static void check_cold_start(struct vctx *v)
+{
+	const struct spec *s = v->s;
+	char p[64];
+	size_t i;
+
+	if (s->warmup.min_s > 0 || s->warmup.ngates)
+		return;
+	for (i = 0; i < s->nimpls; i++) {
+		if (s->impls[i].restart != RESTART_PER_WINDOW)
+			continue;
+		snprintf(p, sizeof(p), "implementations[%zu].restart", i);
+		spec_warn_at(v, p, "\"%s\" is started afresh before every window (restart: per_window%s)"
+			     " and there is no warm-up (warmup.min_s 0, gates []): each window measures"
+			     " a server that has just started (only its discard_s head, if any, runs before its"
+			     " measured seconds); set warmup.min_s (seconds of load before each window) or warmup.gates",
+			     s->impls[i].name, spec_given(v, p) ? "" : ", the default");
+	}
+}
+
 /*
  * What `check` can know the load generator holds at the ladder's top rung
  * (the highest rate any stage offers), from the spec alone
@@ -564,5 +589,6 @@ void spec_check_all(struct vctx *v)
 	check_requests(v);
 	check_stages(v);
 	check_warmup(v);
+	check_cold_start(v);
 	check_generator(v);
 }
