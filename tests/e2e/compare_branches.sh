@@ -15,7 +15,7 @@
 # or fail on errors.
 # Measured Dec 4 (issue 24's "5 runs of 5 beside a second test suite"),
 # each run beside a full `make test` (a clean clone's, nice 10, or
-# another session's under /work/suite.lock) and the lead's until_decided
+# another session's) and the lead's until_decided
 # series (two, then four): nothing loosened (above: margins, alpha, gates,
 # the method at their defaults, mean_cs; no second attempt).
 # - binary 7930468 (margin_ms 1), 15:35-15:54, load 2.9-10.7: 0 of 2. The

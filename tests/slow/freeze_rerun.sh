@@ -38,8 +38,7 @@
 # Runs 1-2 used a generator without real-time priority: at that load the
 # generator gate rejected most windows (so no ratio in most 'never'
 # rounds: the host's load, not the freezer). With SCHED_FIFO (3e7f3c2),
-# this session (FREEZE_NICE= under nice -n 10, load average 2-19; logs
-# in /work/slowlog/sandbox2/):
+# this session (FREEZE_NICE= under nice -n 10, load average 2-19):
 #   run 3: never 0.931, 1.197, 0.852, median 0.931; per_block 0.906,
 #   1.586, 1.893, median 1.586 (over 20%: a@base's p99 2.4-2.6 ms beside
 #   quiet, 4.1-4.6 ms beside busy in rounds run minutes apart, both
