@@ -1,13 +1,14 @@
 /*
- * history_html: `harness history --format html`, one page (html.h): per
- * implementation its steps, the knee per run as an inline SVG, and a
- * table of its runs.
+ * history_html: `harness history --format html`, a document
+ * (report_doc.h) written by rdoc_html(): per implementation its steps,
+ * the knee per run as an inline SVG, and a table of its runs.
  */
 #include <math.h>
+#include <string.h>
 
 #include "report/history.h"
 #include "report/history_out.h"
-#include "report/html.h"
+#include "report/report_doc.h"
 #include "base/util.h"
 
 /* The knee per run with its interval as a whisker; a floor is an arrow
@@ -73,70 +74,79 @@ static const char style[] =
 	"text-align:right}td:first-child{text-align:left}"
 	".step{color:#c0392b;font-weight:bold}";
 
+/* chart slot k: implementation k's knees */
+static void knee_chart(const void *h, size_t k, struct sbuf *out)
+{
+	knee_svg(h, &((const struct history *)h)->impls[k], out);
+}
+
+/* One implementation's runs: run, commit, knee, the latency at it, then
+ * cost, memory and latency at each fixed rate. */
+static void html_rows(const struct history *h, size_t k, struct rdoc_block *t, struct sbuf *c)
+{
+	const struct hist_impl *im = &h->impls[k];
+	size_t r;
+
+	for (r = 0; r < h->nruns; r++) {
+		const struct hist_point *p = &im->points[r];
+
+		if (!p->present)
+			continue;
+		rdoc_push_cell(t, h->runs[r].id);
+		rdoc_cellf(t, "%.12s", h->runs[r].commits[k] ? h->runs[r].commits[k] : "-");
+		hist_out_point_cells(t, im, p, c);
+	}
+}
+
+/* Its heading, its steps (emphasised) or "no step", its knee chart and
+ * the table of its runs. */
+static void html_impl(const struct history *h, size_t k, struct rdoc *d, struct sbuf *c)
+{
+	const struct hist_impl *im = &h->impls[k];
+	struct rdoc_block *t;
+	size_t j;
+
+	rdoc_add(d, RDOC_H2, im->name);
+	t = rdoc_list(d);
+	for (j = 0; j < im->nsteps; j++) {
+		sbuf_adds(c, RDOC_STRONG "step ");
+		hist_out_step(h, im, &im->steps[j], c);
+		rdoc_cell(t, c);
+	}
+	if (!im->nsteps)
+		rdoc_push_cell(t, "no step");
+	rdoc_add(d, RDOC_CHART, NULL)->chart = k;
+	sbuf_addf(c, "p%g ms @ knee", h->percentile);
+	t = rdoc_table(d, NULL, 4, "run", "commit", "knee (req/s)", c->buf);
+	sbuf_reset(c);
+	t->ncols += 3 * im->nrates;
+	for (j = 0; j < 3 * im->nrates; j++) {
+		hist_out_rate_head(c, h, im, j);
+		sbuf_adds(c, " req/s");
+		rdoc_cell(t, c);
+	}
+	html_rows(h, k, t, c);
+}
+
 void history_html(const struct history *h, struct sbuf *out)
 {
-	struct sbuf md = SBUF_INIT;
-	size_t k, j;
+	struct sbuf c = SBUF_INIT, title = SBUF_INIT;
+	struct rdoc_html how = { .style = style, .flags = RDOC_HTML_COMPACT,
+				 .strong_item = "step", .chart = knee_chart, .ctx = h };
+	struct rdoc d;
+	size_t k;
 
-	sbuf_addf(&md, "History of %s", h->spec);
-	html_page_open(out, md.buf, style, HTML_COMPACT);
-	html_elem(out, "h1", NULL, md.buf, 0);
-	sbuf_addf(out, "<p>%zu runs under ", h->nruns);
-	sbuf_add_xml(out, h->runs_dir);
-	sbuf_adds(out, ". A step is a change between consecutive runs whose intervals do not"
-		       " overlap and that the next run keeps.</p>\n");
-	for (k = 0; k < h->nimpls; k++) {
-		const struct hist_impl *im = &h->impls[k];
-		size_t r;
-
-		html_elem(out, "h2", NULL, im->name, 0);
-		sbuf_adds(out, "<ul>\n");
-		for (j = 0; j < im->nsteps; j++) {
-			sbuf_reset(&md);
-			sbuf_adds(&md, "step ");
-			hist_out_step(h, im, &im->steps[j], &md);
-			html_elem(out, "li", "class=\"step\"", md.buf, 0);
-		}
-		if (!im->nsteps)
-			sbuf_adds(out, "<li>no step</li>\n");
-		sbuf_adds(out, "</ul>\n");
-		knee_svg(h, im, out);
-		sbuf_addf(out, "<table><tr><th>run</th><th>commit</th><th>knee (req/s)</th>"
-			       "<th>p%g ms @ knee</th>", h->percentile);
-		for (j = 0; j < im->nrates; j++)
-			sbuf_addf(out, "<th>µs/request @ %.0f req/s</th>", im->rates[j]);
-		for (j = 0; j < im->nrates; j++)
-			sbuf_addf(out, "<th>MiB @ %.0f req/s</th>", im->rates[j]);
-		for (j = 0; j < im->nrates; j++)
-			sbuf_addf(out, "<th>p%g ms @ %.0f req/s</th>", h->percentile, im->rates[j]);
-		sbuf_adds(out, "</tr>\n");
-		for (r = 0; r < h->nruns; r++) {
-			const struct hist_point *p = &im->points[r];
-
-			if (!p->present)
-				continue;
-			sbuf_adds(out, "<tr>");
-			html_elem(out, "td", NULL, h->runs[r].id, HTML_INLINE);
-			sbuf_addf(out, "<td>%.12s</td>", h->runs[r].commits[k] ?
-				  h->runs[r].commits[k] : "-");
-			for (j = 0; j < 2 + 3 * im->nrates; j++) {
-				sbuf_reset(&md);
-				if (j == 0)
-					hist_out_knee(&md, p);
-				else if (j == 1)
-					hist_out_knee_lat(&md, p);
-				else if (j - 2 < im->nrates)
-					hist_out_hval(&md, &p->cost[j - 2], HM_COST);
-				else if (j - 2 < 2 * im->nrates)
-					hist_out_hval(&md, &p->mem[j - 2 - im->nrates], HM_MEMORY);
-				else
-					hist_out_hval(&md, &p->lat[j - 2 - 2 * im->nrates], HM_LATENCY);
-				html_elem(out, "td", NULL, md.buf, HTML_INLINE);
-			}
-			sbuf_adds(out, "</tr>\n");
-		}
-		sbuf_adds(out, "</table>\n");
-	}
-	html_page_close(out, HTML_COMPACT);
-	sbuf_release(&md);
+	memset(&d, 0, sizeof(d));
+	sbuf_addf(&title, "History of %s", h->spec);
+	how.title = title.buf;
+	rdoc_add(&d, RDOC_TITLE, title.buf);
+	rdoc_addf(&d, RDOC_P, "%zu runs under %s. A step is a change between consecutive runs"
+		  " whose intervals do not overlap and that the next run keeps.", h->nruns,
+		  h->runs_dir);
+	for (k = 0; k < h->nimpls; k++)
+		html_impl(h, k, &d, &c);
+	rdoc_html(&d, &how, out);
+	rdoc_release(&d);
+	sbuf_release(&c);
+	sbuf_release(&title);
 }

@@ -16,7 +16,7 @@
 static void md_rows(const struct history *h, size_t k, struct rdoc_block *t, struct sbuf *c)
 {
 	const struct hist_impl *im = &h->impls[k];
-	size_t r, s, j;
+	size_t r, s;
 
 	for (r = 0; r < h->nruns; r++) {
 		const struct hist_point *p = &im->points[r];
@@ -31,19 +31,7 @@ static void md_rows(const struct history *h, size_t k, struct rdoc_block *t, str
 		rdoc_cell(t, c);
 		rdoc_cellf(t, "%.12s", h->runs[r].commits[k] ? h->runs[r].commits[k] : "-");
 		rdoc_cellf(t, "%s", h->runs[r].status);
-		hist_out_knee(c, p);
-		rdoc_cell(t, c);
-		hist_out_knee_lat(c, p);
-		rdoc_cell(t, c);
-		for (j = 0; j < 3 * im->nrates; j++) {
-			const struct hval *v = j < im->nrates ? &p->cost[j] :
-					       j < 2 * im->nrates ? &p->mem[j - im->nrates] :
-					       &p->lat[j - 2 * im->nrates];
-
-			hist_out_hval(c, v, j < im->nrates ? HM_COST : j < 2 * im->nrates ? HM_MEMORY :
-				 HM_LATENCY);
-			rdoc_cell(t, c);
-		}
+		hist_out_point_cells(t, im, p, c);
 	}
 }
 
@@ -68,12 +56,7 @@ static void md_impl(const struct history *h, size_t k, struct rdoc *d, struct sb
 	sbuf_reset(c);
 	t->ncols += 3 * im->nrates;
 	for (j = 0; j < 3 * im->nrates; j++) {
-		if (j < im->nrates)
-			sbuf_addf(c, "µs/request @ %.0f", im->rates[j]);
-		else if (j < 2 * im->nrates)
-			sbuf_addf(c, "MiB @ %.0f", im->rates[j - im->nrates]);
-		else
-			sbuf_addf(c, "p%g ms @ %.0f", h->percentile, im->rates[j - 2 * im->nrates]);
+		hist_out_rate_head(c, h, im, j);
 		rdoc_cell(t, c);
 	}
 	md_rows(h, k, t, c);

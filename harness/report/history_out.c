@@ -1,11 +1,12 @@
 /*
  * history_out: what `harness history`'s Markdown (history_md.c) and HTML
  * (history_html.c) say alike (history_out.h): a value with its interval,
- * a knee, the latency at it, a step.
+ * a knee, the latency at it, a step, the fixed-rate columns.
  */
 #include <math.h>
 
 #include "report/history_out.h"
+#include "report/report_doc.h"
 #include "base/util.h"
 
 /* Rates to the request per second, costs and memory to three figures. */
@@ -83,4 +84,37 @@ void hist_out_knee_lat(struct sbuf *o, const struct hist_point *p)
 	hist_out_hval(o, &p->knee_lat, HM_LATENCY);
 	if (isfinite(p->knee_lat.v))
 		sbuf_addf(o, " @ %.0f", p->held_rps);
+}
+
+void hist_out_rate_head(struct sbuf *o, const struct history *h, const struct hist_impl *im,
+			size_t j)
+{
+	size_t n = im->nrates;
+
+	if (j < n)
+		sbuf_addf(o, "µs/request @ %.0f", im->rates[j]);
+	else if (j < 2 * n)
+		sbuf_addf(o, "MiB @ %.0f", im->rates[j - n]);
+	else
+		sbuf_addf(o, "p%g ms @ %.0f", h->percentile, im->rates[j - 2 * n]);
+}
+
+void hist_out_point_cells(struct rdoc_block *t, const struct hist_impl *im,
+			 const struct hist_point *p, struct sbuf *c)
+{
+	size_t j, n = im->nrates;
+
+	hist_out_knee(c, p);
+	rdoc_cell(t, c);
+	hist_out_knee_lat(c, p);
+	rdoc_cell(t, c);
+	for (j = 0; j < 3 * n; j++) {
+		if (j < n)
+			hist_out_hval(c, &p->cost[j], HM_COST);
+		else if (j < 2 * n)
+			hist_out_hval(c, &p->mem[j - n], HM_MEMORY);
+		else
+			hist_out_hval(c, &p->lat[j - 2 * n], HM_LATENCY);
+		rdoc_cell(t, c);
+	}
 }

@@ -9,6 +9,7 @@
 #include "report/history.h"
 
 struct sbuf;
+struct rdoc_block;
 
 /* The value (rates to the request per second, the rest to three figures;
  * "-" when missing) and its interval, " [lo, hi]", when it has one. */
@@ -22,5 +23,14 @@ void hist_out_knee_lat(struct sbuf *o, const struct hist_point *p);
  * run has kept. */
 void hist_out_step(const struct history *h, const struct hist_impl *im,
 		   const struct hist_step *s, struct sbuf *o);
+/* The fixed-rate columns, 3 x im->nrates of them: column j's heading
+ * ("µs/request @ R", "MiB @ R", "pP ms @ R"). */
+void hist_out_rate_head(struct sbuf *o, const struct history *h, const struct hist_impl *im,
+			size_t j);
+/* Point p's cells of a table (t; c a scratch buffer, left empty): its
+ * knee, the latency at it, then cost, memory and latency at each fixed
+ * rate (hist_out_hval). */
+void hist_out_point_cells(struct rdoc_block *t, const struct hist_impl *im,
+			  const struct hist_point *p, struct sbuf *c);
 
 #endif

@@ -4,7 +4,8 @@
  * a page made from Markdown (compare's) is converted here: no script, no
  * external stylesheet, font or image, so a page opens offline and from a
  * CI artifact. What goes between is the page's own: its document blocks
- * (report_html.c), its chart (compare_chart.c, report_svg.c), its tables.
+ * (report_doc_html.c), its chart (compare_chart.c, report_svg.c,
+ * history_html.c).
  *
  * Text passed in is escaped here (sbuf_add_xml); styles and attributes are
  * the caller's literals, written as given.

@@ -3,9 +3,10 @@
  * (headings, paragraphs, lists, tables, chart slots): the report's is
  * built once by report_doc_build() and rendered by report_md() and
  * report_html(), so the two formats cannot disagree; `history`'s and
- * `compare`'s Markdown are built as ones too (history_md.c,
+ * `compare`'s are built as ones too (history_md.c, history_html.c,
  * compare_md.c; compare's HTML is made from its Markdown, html.h).
- * rdoc_md() is the one Markdown writer of them (report_doc_md.c).
+ * rdoc_md() is the one Markdown writer of them (report_doc_md.c),
+ * rdoc_html() the one HTML writer of their blocks (report_doc_html.c).
  *
  * Cells and texts are plain UTF-8; a cell whose text starts with
  * RDOC_STRONG (a warning) or RDOC_BEST (the best) is shown emphasised
@@ -30,10 +31,12 @@ enum rdoc_kind { RDOC_TITLE, RDOC_HEADLINE, RDOC_STAMP, RDOC_H2, RDOC_H3, RDOC_P
 
 struct rdoc_block {
 	enum rdoc_kind kind;
-	char *text;          /* title, stamp, heading, paragraph; table caption id */
+	char *text;          /* title, stamp, heading, paragraph; table caption id
+				(NULL: none); chart caption (NULL: none) */
 	size_t ncols;        /* table */
 	char **cells;        /* table: row-major, the first ncols are the header;
-				list: its items, each a line of Markdown text */
+				list: its items, each a line of text (Markdown
+				in a document written as Markdown) */
 	size_t ncells;
 	char *align;         /* table: per column, 'r' right-aligned, else as
 				the reader's default; NULL: every column so */
@@ -59,6 +62,34 @@ void rdoc_release(struct rdoc *d);
 #define RDOC_MD_TOC 1
 #define RDOC_MD_TIGHT 2
 void rdoc_md(const struct rdoc *d, unsigned flags, struct sbuf *out);
+
+/* The document as one HTML page (html.h's page), appended to out: "<h1>"
+ * title, "<p class=\"headline\">", "<div class=\"stamp\">", "<h2>" and
+ * "<h3>", "<p>", "<ul>" lists ("<li>" an item; an item starting with
+ * RDOC_STRONG "<li class=\"strong_item\">" when the page names one),
+ * tables ("<table id=\"t-ID\">", a "<tr>" a row, "<th>" the header's
+ * cells, "<td>" the rest, emphasised cells "<strong>", the best
+ * "<strong class=\"best\">"), a chart slot as the chart (how->chart) in
+ * a "<figure id=\"chart-NAME\">" with its caption, or alone without one;
+ * every text escaped.
+ * RDOC_HTML_TOC: a table of contents of the "<h2>"s (id "s-N", N the
+ * block's index) and the captioned charts before the first;
+ * RDOC_HTML_COMPACT: the page's head on one line (HTML_COMPACT), tables
+ * without an id and their header row on the "<table>" line, as history's
+ * page has always been written. */
+#define RDOC_HTML_TOC 1
+#define RDOC_HTML_COMPACT 2
+struct rdoc_html {
+	const char *title;       /* the page's <title> */
+	const char *style;       /* its stylesheet, written as given */
+	unsigned flags;          /* RDOC_HTML_* */
+	const char *strong_item; /* the class of an emphasised list item, or NULL */
+	/* chart slot i: its NAME, its SVG appended to out (ctx the caller's) */
+	const char *(*chart_name)(size_t i);
+	void (*chart)(const void *ctx, size_t i, struct sbuf *out);
+	const void *ctx;
+};
+void rdoc_html(const struct rdoc *d, const struct rdoc_html *how, struct sbuf *out);
 
 /* ---- for the sections (report_doc_*.c) ---- */
 struct report_pct;

@@ -5,32 +5,12 @@
  * from a CI artifact. Each chart is one <figure class="chart"
  * id="chart-NAME"> holding exactly one <svg data-chart="NAME">, as wide as
  * the page (its viewBox keeps the proportions; printing keeps it whole).
- * The page itself is html.h's.
+ * The page itself is html.h's, its blocks rdoc_html()'s.
  * A table of contents after the title links every section and chart.
  */
 #include "report/report.h"
 
-#include <stdio.h>
-#include <string.h>
-
 #include "report/report_doc.h"
-#include "base/util.h"
-#include "report/html.h"
-
-static void cell_text(struct sbuf *out, const char *s)
-{
-	if (!strncmp(s, RDOC_STRONG, 1)) {
-		sbuf_adds(out, "<strong>");
-		sbuf_add_xml(out, s + 1);
-		sbuf_adds(out, "</strong>");
-	} else if (!strncmp(s, RDOC_BEST, 1)) {
-		sbuf_adds(out, "<strong class=\"best\">");
-		sbuf_add_xml(out, s + 1);
-		sbuf_adds(out, "</strong>");
-	} else {
-		sbuf_add_xml(out, s);
-	}
-}
 
 static const char style[] =
 	"body{font-family:sans-serif;margin:24px auto;max-width:1100px;color:#222;padding:0 12px}"
@@ -50,109 +30,19 @@ static const char style[] =
 	"p{font-size:14px;line-height:1.4}"
 	"p.headline{font-size:19px;font-weight:bold;line-height:1.35;margin:8px 0 14px}";
 
-/* The table of contents: every section (h2 id s-N, N its block index),
- * the charts nested under theirs. */
-static void toc(const struct rdoc *d, struct sbuf *out)
+static void chart(const void *r, size_t i, struct sbuf *out)
 {
-	size_t i;
-	int open = 0;
-
-	sbuf_adds(out, "<nav class=\"toc\"><strong>Contents</strong>\n<ol>\n");
-	for (i = 0; i < d->n; i++) {
-		const struct rdoc_block *b = &d->b[i];
-
-		if (b->kind == RDOC_H2) {
-			if (open)
-				sbuf_adds(out, "</ol>");
-			if (i)
-				sbuf_adds(out, "</li>\n");
-			open = 0;
-			sbuf_addf(out, "<li><a href=\"#s-%zu\">", i);
-			sbuf_add_xml(out, b->text);
-			sbuf_adds(out, "</a>");
-		} else if (b->kind == RDOC_CHART) {
-			if (!open)
-				sbuf_adds(out, "<ol>");
-			open = 1;
-			sbuf_addf(out, "<li><a href=\"#chart-%s\">", report_chart_name(b->chart));
-			sbuf_add_xml(out, b->text);
-			sbuf_adds(out, "</a></li>");
-		}
-	}
-	if (open)
-		sbuf_adds(out, "</ol>");
-	sbuf_adds(out, "</li>\n</ol></nav>\n");
+	report_chart(r, i, out);
 }
 
 void report_html(const struct report *r, struct sbuf *out)
 {
-	int toc_done = 0;
-	char id[32];
 	struct rdoc d;
-	size_t i, k;
+	struct rdoc_html how = { .style = style, .flags = RDOC_HTML_TOC,
+				 .chart_name = report_chart_name, .chart = chart, .ctx = r };
 
 	report_doc_build(r, &d);
-	html_page_open(out, d.n ? d.b[0].text : "report", style, 0);
-	for (i = 0; i < d.n; i++) {
-		const struct rdoc_block *b = &d.b[i];
-
-		switch (b->kind) {
-		case RDOC_TITLE:
-			html_elem(out, "h1", NULL, b->text, 0);
-			break;
-		case RDOC_HEADLINE:
-			html_elem(out, "p", "class=\"headline\"", b->text, 0);
-			break;
-		case RDOC_STAMP:
-			html_elem(out, "div", "class=\"stamp\"", b->text, 0);
-			break;
-		case RDOC_H2:
-			if (!toc_done) {
-				toc(&d, out);
-				toc_done = 1;
-			}
-			snprintf(id, sizeof(id), "id=\"s-%zu\"", i);
-			html_elem(out, "h2", id, b->text, 0);
-			break;
-		case RDOC_H3:
-			html_elem(out, "h3", NULL, b->text, 0);
-			break;
-		case RDOC_P:
-			html_elem(out, "p", NULL, b->text, 0);
-			break;
-		case RDOC_TABLE:
-			sbuf_adds(out, "<table id=\"t-");
-			sbuf_add_xml(out, b->text);
-			sbuf_adds(out, "\">\n");
-			for (k = 0; k < b->ncells; k++) {
-				int head = k < b->ncols;
-
-				if (k % b->ncols == 0)
-					sbuf_adds(out, "<tr>");
-				sbuf_adds(out, head ? "<th>" : "<td>");
-				cell_text(out, b->cells[k]);
-				sbuf_adds(out, head ? "</th>" : "</td>");
-				if (k % b->ncols == b->ncols - 1)
-					sbuf_adds(out, "</tr>\n");
-			}
-			sbuf_adds(out, "</table>\n");
-			break;
-		case RDOC_LIST:
-			sbuf_adds(out, "<ul>\n");
-			for (k = 0; k < b->ncells; k++)
-				html_elem(out, "li", NULL, b->cells[k], 0);
-			sbuf_adds(out, "</ul>\n");
-			break;
-		case RDOC_CHART:
-			sbuf_addf(out, "<figure class=\"chart\" id=\"chart-%s\">\n",
-				  report_chart_name(b->chart));
-			report_chart(r, b->chart, out);
-			sbuf_adds(out, "<figcaption>");
-			sbuf_add_xml(out, b->text);
-			sbuf_adds(out, " (hover a mark for its numbers)</figcaption>\n</figure>\n");
-			break;
-		}
-	}
-	html_page_close(out, 0);
+	how.title = d.n ? d.b[0].text : "report";
+	rdoc_html(&d, &how, out);
 	rdoc_release(&d);
 }
