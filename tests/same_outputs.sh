@@ -17,12 +17,12 @@
 # and confirm with a knee), and the databases of compare_fixture (written
 # once, read by both builds): its default set (compare_base, _slow, _fast,
 # _same), --pr (compare_pr, compare_pr_same), --history (nightly_1..5) and
-# --noise (a 10-rate paired run). The outputs (483 files: 135 commands,
+# --noise (a 10-rate paired run). The outputs (495 files: 138 commands,
 # each with its exit code and standard error, and the report files): report
 # in md, html, json and csv; audit and its --json, of one window (--window,
 # text and JSON) and --recheck --json; rerun RUN --plan (text and JSON:
 # what compare could decide, compare_plan.c); knee RUN --json; status
-# --json; compare in md, json, html and junit for nine pairs (and md with
+# --json; compare in md, json, html and junit for ten pairs, one not judged (and md with
 # --chart for one); history in md, json and html; runs (text and JSON) of
 # two runs directories. Each output keeps its
 # exit code and standard error.
@@ -178,8 +178,9 @@ render() {
 		one "status-$run" "$h" status "$run" --runs-dir "$R/$dir" --json
 	done
 	# DIR BASE NEW [OPTIONS]: unpaired pairs judged (--judge-unpaired),
-	# one by means (--interval t)
+	# one by means (--interval t), one not judged (JUnit's error case)
 	for pair in "cmp compare_base compare_slow --judge-unpaired" \
+		    "cmp compare_base compare_slow" \
 		    "cmp compare_base compare_fast --judge-unpaired" \
 		    "cmp compare_base compare_same --judge-unpaired" \
 		    "cmp compare_slow compare_base --judge-unpaired" \

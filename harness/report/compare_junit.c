@@ -1,43 +1,31 @@
 /*
  * compare_junit: the compare result as JUnit XML, a testcase per
  * implementation's verdict and per judged cell (pooled metric, rate x
- * metric, request), for CI's test reports. The caller owns out.
+ * metric, request), for CI's test reports: a document (report_doc.h)
+ * written by rdoc_junit(), its suite's properties and testcases as
+ * tables. The caller owns out.
  */
 #include "report/compare.h"
 #include "report/compare_out.h"
 #include "report/compare_pooled.h"
 #include "report/headline.h"
+#include "report/report_doc.h"
 #include "base/util.h"
 
 #include <math.h>
 #include <string.h>
 
-/* kind: "failure" (regression), "error" (inconclusive), "skipped"
- * (advisory, or a cell without an answer) or NULL (passed). */
-static void junit_case(struct sbuf *o, const char *cls, const char *name, const char *kind,
+/* A testcase row: kind "failure" (regression), "error" (inconclusive),
+ * "skipped" (advisory, or a cell without an answer) or NULL (passed);
+ * the message "LABEL: DETAIL". */
+static void junit_case(struct rdoc_block *t, const char *cls, const char *name, const char *kind,
 		       const char *label, const char *detail)
 {
-	sbuf_adds(o, "    <testcase classname=\"");
-	sbuf_add_xml(o, cls);
-	sbuf_adds(o, "\" name=\"");
-	sbuf_add_xml(o, name);
-	sbuf_adds(o, "\">\n      ");
-	if (kind) {
-		sbuf_addf(o, "<%s", kind);
-		if (strcmp(kind, "skipped"))
-			sbuf_addf(o, " type=\"%s\"", label);
-		sbuf_adds(o, " message=\"");
-		sbuf_add_xml(o, label);
-		sbuf_adds(o, ": ");
-		sbuf_add_xml(o, detail);
-		sbuf_adds(o, "\"/>\n    </testcase>\n");
-	} else {
-		sbuf_adds(o, "<system-out>");
-		sbuf_add_xml(o, label);
-		sbuf_adds(o, ": ");
-		sbuf_add_xml(o, detail);
-		sbuf_adds(o, "</system-out>\n    </testcase>\n");
-	}
+	rdoc_push_cell(t, cls);
+	rdoc_push_cell(t, name);
+	rdoc_push_cell(t, kind ? kind : "passed");
+	rdoc_push_cell(t, label);
+	rdoc_cellf(t, "%s: %s", label, detail);
 }
 
 /* The testcase kind of an implementation's verdict. */
@@ -61,15 +49,6 @@ static const char *cell_kind(enum cmp_verdict v)
 	if (v == CMP_INCONCLUSIVE || v == CMP_NA)
 		return "skipped";
 	return NULL;
-}
-
-static void tally(const char *kind, size_t *fails, size_t *errors, size_t *skips)
-{
-	if (!kind)
-		return;
-	*fails += !strcmp(kind, "failure");
-	*errors += !strcmp(kind, "error");
-	*skips += !strcmp(kind, "skipped");
 }
 
 static void cell_detail(struct sbuf *d, const char *metric, const struct cmp_metric *m,
@@ -102,35 +81,12 @@ static void cell_detail(struct sbuf *d, const char *metric, const struct cmp_met
 	}
 }
 
-static void junit_property(struct sbuf *o, const char *name, const char *value)
-{
-	sbuf_adds(o, "      <property name=\"");
-	sbuf_add_xml(o, name);
-	sbuf_adds(o, "\" value=\"");
-	sbuf_add_xml(o, value ? value : "");
-	sbuf_adds(o, "\"/>\n");
-}
-
-struct junit_count {
-	size_t tests, fails, errors, skips;
-};
-
-/* One cell's testcase into o (NULL: counted only). */
-static void junit_cell(struct sbuf *o, struct junit_count *n, const char *cls,
-		       const char *name, const char *kind, const char *label, const char *detail)
-{
-	n->tests++;
-	tally(kind, &n->fails, &n->errors, &n->skips);
-	if (o)
-		junit_case(o, cls, name, kind, label, detail);
-}
-
 /* The cells of a judged implementation: per rate, the mix's latency and
  * CPU per request, then each request's own latency (compare.h): a request
  * with its own slo_ms is judged like the mix's cells; the others are
  * advisory ("skipped", whatever their verdict, as in the markdown). */
 static void junit_cells(const struct compare *c, const struct cmp_impl *im, const char *cls,
-			struct sbuf *o, struct junit_count *n)
+			struct rdoc_block *t)
 {
 	struct sbuf name = SBUF_INIT, d = SBUF_INIT, lab = SBUF_INIT, met = SBUF_INIT;
 	size_t j, k;
@@ -144,7 +100,7 @@ static void junit_cells(const struct compare *c, const struct cmp_impl *im, cons
 		sbuf_reset(&name);
 		sbuf_addf(&name, "%s pooled over all rates", cmp_pooled_name(c, pm, nm, sizeof(nm)));
 		cmp_pooled_detail(c, pm, &d);
-		junit_cell(o, n, cls, name.buf, cell_kind(pm->verdict),
+		junit_case(t, cls, name.buf, cell_kind(pm->verdict),
 			   cmp_verdict_name(pm->verdict), d.buf);
 	}
 	for (j = 0; im->judged && j < im->nrates; j++) {
@@ -156,14 +112,14 @@ static void junit_cells(const struct compare *c, const struct cmp_impl *im, cons
 			sbuf_reset(&name);
 			sbuf_addf(&name, "p%g at %g req/s", c->new_.slo_pct, r->rate);
 			cell_detail(&d, "latency", &r->p99, " ms", im->paired, c->correction);
-			junit_cell(o, n, cls, name.buf, cell_kind(r->p99.verdict),
+			junit_case(t, cls, name.buf, cell_kind(r->p99.verdict),
 				   cmp_verdict_name(r->p99.verdict), d.buf);
 		}
 		if (c->metrics & CMP_CPU_PER_REQUEST) {
 			sbuf_reset(&name);
 			sbuf_addf(&name, "cpu_per_request at %g req/s", r->rate);
 			cell_detail(&d, "CPU/request", &r->cpu, " µs", im->paired, c->correction);
-			junit_cell(o, n, cls, name.buf, cell_kind(r->cpu.verdict),
+			junit_case(t, cls, name.buf, cell_kind(r->cpu.verdict),
 				   cmp_verdict_name(r->cpu.verdict), d.buf);
 		}
 		for (k = 0; k < r->nreq; k++) {
@@ -181,7 +137,7 @@ static void junit_cells(const struct compare *c, const struct cmp_impl *im, cons
 			sbuf_addf(&lab, "%s%s", judged ? "" : "advisory: ", cmp_verdict_name(m->verdict));
 			cell_detail(&d, met.buf, m, " ms", im->paired,
 				    judged ? c->correction : CMP_CORRECT_NONE);
-			junit_cell(o, n, cls, name.buf, judged ? cell_kind(m->verdict) : "skipped",
+			junit_case(t, cls, name.buf, judged ? cell_kind(m->verdict) : "skipped",
 				   lab.buf, d.buf);
 		}
 	}
@@ -194,49 +150,31 @@ static void junit_cells(const struct compare *c, const struct cmp_impl *im, cons
 void compare_junit(const struct compare *c, struct sbuf *o)
 {
 	struct sbuf cls = SBUF_INIT, name = SBUF_INIT, hdr = SBUF_INIT;
-	struct junit_count n = { 0, 0, 0, 0 };
+	const char *props[] = { "base.run", c->base.id, "base.status", c->base.status,
+				"base.failure", c->base.failure, "new.run", c->new_.id,
+				"new.status", c->new_.status, "new.failure", c->new_.failure };
+	struct rdoc_block *t;
+	struct rdoc d;
 	size_t i;
 
-	for (i = 0; i < c->nimpls; i++) {
-		const struct cmp_impl *im = &c->impls[i];
-
-		n.tests++;
-		tally(impl_kind(im), &n.fails, &n.errors, &n.skips);
-		junit_cells(c, im, NULL, NULL, &n);
-	}
-	if (!c->judged) {  /* nothing judged: itself an error (exit 3) */
-		n.tests++;
-		n.errors++;
-	}
-	sbuf_adds(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	sbuf_addf(o, "<testsuites name=\"harness compare\" tests=\"%zu\" failures=\"%zu\" "
-		  "errors=\"%zu\" skipped=\"%zu\">\n", n.tests, n.fails, n.errors, n.skips);
-	sbuf_adds(o, "  <testsuite name=\"");
-	sbuf_add_xml(o, c->base.id);
-	sbuf_adds(o, " -> ");
-	sbuf_add_xml(o, c->new_.id);
-	sbuf_addf(o, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n",
-		  n.tests, n.fails, n.errors, n.skips);
-	sbuf_adds(o, "    <properties>\n");
-	junit_property(o, "base.run", c->base.id);
-	junit_property(o, "base.status", c->base.status);
-	junit_property(o, "base.failure", c->base.failure);
-	junit_property(o, "new.run", c->new_.id);
-	junit_property(o, "new.status", c->new_.status);
-	junit_property(o, "new.failure", c->new_.failure);
-	sbuf_addf(&hdr, "%d", c->exit_code);
-	junit_property(o, "exit", hdr.buf);
-	sbuf_reset(&hdr);
+	memset(&d, 0, sizeof(d));
+	rdoc_add(&d, RDOC_TITLE, "harness compare");
+	rdoc_addf(&d, RDOC_H2, "%s -> %s", c->base.id, c->new_.id);
+	t = rdoc_table(&d, "properties", 2, "property", "value");
+	for (i = 0; i < sizeof(props) / sizeof(*props); i++)
+		rdoc_push_cell(t, props[i]);
+	rdoc_push_cell(t, "exit");
+	rdoc_cellf(t, "%d", c->exit_code);
+	rdoc_push_cell(t, "headline");
 	compare_headline(c, &hdr);
-	junit_property(o, "headline", hdr.buf);
-	sbuf_adds(o, "    </properties>\n");
-	if (!c->judged)
-		junit_case(o, "harness.compare", "judged implementations", "error", "inconclusive",
+	rdoc_cell(t, &hdr);
+	t = rdoc_table(&d, "testcases", 5, "class", "name", "outcome", "type", "message");
+	if (!c->judged)  /* nothing judged: itself an error (exit 3) */
+		junit_case(t, "harness.compare", "judged implementations", "error", "inconclusive",
 			   "no implementation is paired with an @base control; unpaired "
 			   "comparisons are advisory (--impl NAME or --judge-unpaired)");
 	for (i = 0; i < c->nimpls; i++) {
 		const struct cmp_impl *im = &c->impls[i];
-		struct junit_count dummy = { 0, 0, 0, 0 };
 
 		sbuf_reset(&cls);
 		sbuf_addf(&cls, "harness.compare.%s", im->name);
@@ -246,10 +184,11 @@ void compare_junit(const struct compare *c, struct sbuf *o)
 		sbuf_reset(&hdr);
 		sbuf_addf(&hdr, "%s (decided by: %s)", im->why,
 			  im->decided_by ? im->decided_by : "-");
-		junit_case(o, cls.buf, "verdict", impl_kind(im), name.buf, hdr.buf);
-		junit_cells(c, im, cls.buf, o, &dummy);
+		junit_case(t, cls.buf, "verdict", impl_kind(im), name.buf, hdr.buf);
+		junit_cells(c, im, cls.buf, t);
 	}
-	sbuf_adds(o, "  </testsuite>\n</testsuites>\n");
+	rdoc_junit(&d, o);
+	rdoc_release(&d);
 	sbuf_release(&cls);
 	sbuf_release(&name);
 	sbuf_release(&hdr);

@@ -91,6 +91,18 @@ struct rdoc_html {
 };
 void rdoc_html(const struct rdoc *d, const struct rdoc_html *how, struct sbuf *out);
 
+/* The document as JUnit XML, appended to out: the title names the
+ * <testsuites>, each "## " heading a <testsuite> of the blocks up to the
+ * next one; in a suite a table of two columns (name, value) is its
+ * <properties>, a table of five (class, name, outcome, type, message)
+ * its testcases, one a row: outcome "passed" (the message as
+ * <system-out>), "failure", "error" (with type= and message=) or
+ * "skipped" (message=); every other block has no place in JUnit and is
+ * not written. Each <testsuites> and <testsuite> counts its testcases
+ * (tests, failures, errors, skipped). Texts are escaped, but for '>' in a
+ * name= attribute (an attribute value may hold it). */
+void rdoc_junit(const struct rdoc *d, struct sbuf *out);
+
 /* ---- for the sections (report_doc_*.c) ---- */
 struct report_pct;
 struct report_reason;
