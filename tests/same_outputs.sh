@@ -17,15 +17,15 @@
 # and confirm with a knee), and the databases of compare_fixture (written
 # once, read by both builds): its default set (compare_base, _slow, _fast,
 # _same), --pr (compare_pr, compare_pr_same), --history (nightly_1..5) and
-# --noise (a 10-rate paired run). The outputs (495 files: 138 commands,
+# --noise (a 10-rate paired run). The outputs (525 files: 148 commands,
 # each with its exit code and standard error, and the report files): report
 # in md, html, json and csv; audit and its --json, of one window (--window,
 # text and JSON) and --recheck --json; rerun RUN --plan (text and JSON:
 # what compare could decide, compare_plan.c); knee RUN --json; status
-# --json; compare in md, json, html and junit for ten pairs, one not judged (and md with
-# --chart for one); history in md, json and html; runs (text and JSON) of
-# two runs directories. Each output keeps its
-# exit code and standard error.
+# (text and --json); compare in md, json, html and junit for ten pairs, one
+# not judged (and md with --chart for one); history in md, json and html;
+# runs (text and JSON) of two runs directories. Each output keeps its exit
+# code and standard error.
 # The two builds' version strings (`harness --version`) are replaced by
 # VERSION before the diff (so a build's version must not be a word the
 # outputs hold otherwise, such as "unknown"). Exit 0 when every file is the same, 1 with the
@@ -176,6 +176,7 @@ render() {
 		one "planj-$run" "$h" rerun "$run" --runs-dir "$R/$dir" --plan --json
 		one "knee-$run" "$h" knee "$run" --runs-dir "$R/$dir" --json
 		one "status-$run" "$h" status "$run" --runs-dir "$R/$dir" --json
+		one "statust-$run" "$h" status "$run" --runs-dir "$R/$dir"
 	done
 	# DIR BASE NEW [OPTIONS]: unpaired pairs judged (--judge-unpaired),
 	# one by means (--interval t), one not judged (JUnit's error case)
@@ -226,6 +227,7 @@ render_real() {
 			one "planj-$tag-$run" "$h" rerun "$run" --runs-dir "$dir" --plan --json
 			one "knee-$tag-$run" "$h" knee "$run" --runs-dir "$dir" --json
 			one "status-$tag-$run" "$h" status "$run" --runs-dir "$dir" --json
+			one "statust-$tag-$run" "$h" status "$run" --runs-dir "$dir"
 			parent=$(sqlite3 "$dir/$run/run.db" "SELECT parent_run FROM runs" 2>/dev/null)
 			for p in "$run $run" ${prev:+"$prev $run"} \
 				 ${parent:+"$parent $run"}; do

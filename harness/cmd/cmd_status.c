@@ -5,6 +5,7 @@
 
 #include "model/cells.h"
 #include "model/view.h"
+#include "report/report_doc.h"
 #include "cmd/cmd.h"
 #include "base/jout.h"
 #include "runner/plan.h"
@@ -67,18 +68,69 @@ static json_t *counts_json(const struct counts *c, json_t *o)
 	return o;
 }
 
-/* Planned: the windows stored so far, or, while the run is not over, the
- * plan's pre-registered windows when more (the ladder plans rung by
- * rung), with the replacements stored. */
-static void print_counts(const char *name, const struct counts *c, int over)
+/* The first line of runs.preflight (its summary). */
+static const char *preflight_line(const char *text, struct sbuf *sb)
+{
+	sbuf_reset(sb);
+	if (text)
+		sbuf_add(sb, text, strcspn(text, "\n"));
+	return sb->buf ? sb->buf : "";
+}
+
+/* A row of the text's table: planned is the windows stored so far, or,
+ * while the run is not over, the plan's pre-registered windows when more
+ * (the ladder plans rung by rung), with the replacements stored. */
+static void counts_row(struct rdoc_block *t, const char *name, const struct counts *c, int over)
 {
 	long planned = c->planned;
 
 	if (!over && c->plan > c->planned - c->replacements)
 		planned = c->plan + c->replacements;
-	printf("  %-8s planned %4ld  done %4ld  replacements %3ld  accepted %4ld  failed %4ld"
-	       "  rejected %4ld\n", name, planned, c->done, c->replacements, c->accepted,
-	       c->failed, c->rejected);
+	rdoc_push_cell(t, name);
+	rdoc_cellf(t, "%ld", planned);
+	rdoc_cellf(t, "%ld", c->done);
+	rdoc_cellf(t, "%ld", c->replacements);
+	rdoc_cellf(t, "%ld", c->accepted);
+	rdoc_cellf(t, "%ld", c->failed);
+	rdoc_cellf(t, "%ld", c->rejected);
+}
+
+/* The text: the run's status, its pre-flight, the EXPLORATORY stamp, its
+ * plan, the counts per stage and in total (rdoc_text). */
+static void status_text(struct cmd_ctx *c, const struct run_record *rec, const char *status,
+			const struct stage_counts *stages, size_t nst, const struct counts *total,
+			long extra)
+{
+	static const size_t width[] = { 8, 4, 4, 3, 4, 4, 4 };
+	struct sbuf out = SBUF_INIT, pf = SBUF_INIT;
+	struct rdoc_block *t;
+	struct rdoc d;
+	size_t k;
+
+	memset(&d, 0, sizeof(d));
+	rdoc_addf(&d, RDOC_TITLE, "run %s: %s%s%s%s", c->run_id.buf, status,
+		  rec->failure ? " (" : "", rec->failure ? rec->failure : "",
+		  rec->failure ? ")" : "");
+	if (rec->preflight_cases >= 0)
+		rdoc_addf(&d, RDOC_P, "pre-flight: %s", preflight_line(rec->preflight, &pf));
+	if (rec->exploratory > 0)
+		rdoc_add(&d, RDOC_STAMP, "EXPLORATORY: the spec had uncommitted changes");
+	if (extra >= 0)
+		rdoc_addf(&d, RDOC_P, "plan: %ld windows pre-registered (+%ld replacements at most);"
+			  " %ld done, %ld of them replacements", total->plan, extra, total->done,
+			  total->replacements);
+	t = rdoc_table(&d, "stages", 7, "stage", "planned", "done", "replacements", "accepted",
+		       "failed", "rejected");
+	rdoc_align(t, "lrrrrrr");
+	rdoc_widths(t, width);
+	for (k = 0; k < nst; k++)
+		counts_row(t, stages[k].stage, &stages[k].c, !strcmp(status, "finished"));
+	counts_row(t, "total", total, !strcmp(status, "finished"));
+	rdoc_text(&d, &out);
+	fwrite(out.buf, 1, out.len, stdout);
+	rdoc_release(&d);
+	sbuf_release(&out);
+	sbuf_release(&pf);
 }
 
 /*
@@ -115,15 +167,6 @@ static long run_plan(struct cmd_ctx *c, const struct view *run, struct stage_cou
 	}
 	free(rungs);
 	return (long)extra;
-}
-
-/* The first line of runs.preflight (its summary). */
-static const char *preflight_line(const char *text, struct sbuf *sb)
-{
-	sbuf_reset(sb);
-	if (text)
-		sbuf_add(sb, text, strcspn(text, "\n"));
-	return sb->buf ? sb->buf : "";
 }
 
 static int cmd_status(struct cmd_ctx *c)
@@ -180,19 +223,7 @@ static int cmd_status(struct cmd_ctx *c)
 			goto out;
 		}
 	} else {
-		printf("run %s: %s%s%s%s\n", c->run_id.buf, status, failure ? " (" : "",
-		       failure ? failure : "", failure ? ")" : "");
-		if (rec->preflight_cases >= 0)
-			printf("  pre-flight: %s\n", preflight_line(rec->preflight, &pf));
-		if (rec->exploratory > 0)
-			printf("EXPLORATORY: the spec had uncommitted changes\n");
-		if (extra >= 0)
-			printf("  plan: %ld windows pre-registered (+%ld replacements at most);"
-			       " %ld done, %ld of them replacements\n", total.plan, extra, total.done,
-			       total.replacements);
-		for (k = 0; k < nst; k++)
-			print_counts(stages[k].stage, &stages[k].c, finished);
-		print_counts("total", &total, finished);
+		status_text(c, rec, status, stages, nst, &total, extra);
 	}
 	/* A script gating on `harness status` must never read an unfinished
 	 * or failed run as a success (README.md, exit codes). */

@@ -6,7 +6,9 @@
  * `compare`'s are built as ones too (history_md.c, history_html.c,
  * compare_md.c; compare's HTML is made from its Markdown, html.h).
  * rdoc_md() is the one Markdown writer of them (report_doc_md.c),
- * rdoc_html() the one HTML writer of their blocks (report_doc_html.c).
+ * rdoc_html() the one HTML writer of their blocks (report_doc_html.c);
+ * compare's JUnit (compare_junit.c) and `status`'s text (cmd_status.c)
+ * are documents too, written by rdoc_junit() and rdoc_text().
  *
  * Cells and texts are plain UTF-8; a cell whose text starts with
  * RDOC_STRONG (a warning) or RDOC_BEST (the best) is shown emphasised
@@ -40,6 +42,8 @@ struct rdoc_block {
 	size_t ncells;
 	char *align;         /* table: per column, 'r' right-aligned, else as
 				the reader's default; NULL: every column so */
+	size_t *width;       /* table: per column, its text's least width in
+				characters (rdoc_text); NULL: none */
 	size_t chart;        /* RDOC_CHART: index for report_chart() */
 };
 
@@ -91,6 +95,15 @@ struct rdoc_html {
 };
 void rdoc_html(const struct rdoc *d, const struct rdoc_html *how, struct sbuf *out);
 
+/* The document as plain text lines (a terminal's), appended to out: the
+ * title and a stamp at the margin, "## " and "### " headings too followed
+ * by ':', paragraphs and list items two spaces in, a line each; a table's
+ * rows (its header is not a row) two spaces in, the first cell then each
+ * other one after its heading, "NAME HEADING VALUE  HEADING VALUE", every
+ * cell padded to its column's width (rdoc_widths; right-aligned as
+ * rdoc_align says); charts have no place in text. Texts as given. */
+void rdoc_text(const struct rdoc *d, struct sbuf *out);
+
 /* The document as JUnit XML, appended to out: the title names the
  * <testsuites>, each "## " heading a <testsuite> of the blocks up to the
  * next one; in a suite a table of two columns (name, value) is its
@@ -117,6 +130,8 @@ struct rdoc_block *rdoc_table(struct rdoc *d, const char *id, size_t ncols, ...)
 struct rdoc_block *rdoc_list(struct rdoc *d);
 /* The table's columns' alignment: one letter a column, 'r' right. */
 void rdoc_align(struct rdoc_block *t, const char *align);
+/* The table's columns' least widths in characters, t->ncols of them. */
+void rdoc_widths(struct rdoc_block *t, const size_t *width);
 void rdoc_push_cell(struct rdoc_block *t, const char *s);
 void rdoc_cell(struct rdoc_block *t, struct sbuf *c);
 void rdoc_cellf(struct rdoc_block *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -75,6 +75,13 @@ void rdoc_align(struct rdoc_block *t, const char *align)
 	t->align = xstrdup(align);
 }
 
+void rdoc_widths(struct rdoc_block *t, const size_t *width)
+{
+	free(t->width);
+	t->width = xcalloc(t->ncols, sizeof(*t->width));
+	memcpy(t->width, width, t->ncols * sizeof(*width));
+}
+
 struct rdoc_block *rdoc_table(struct rdoc *d, const char *id, size_t ncols, ...)
 {
 	struct rdoc_block *t = rdoc_add(d, RDOC_TABLE, id);
@@ -99,6 +106,7 @@ void rdoc_release(struct rdoc *d)
 			free(d->b[i].cells[k]);
 		free(d->b[i].cells);
 		free(d->b[i].align);
+		free(d->b[i].width);
 	}
 	free(d->b);
 	memset(d, 0, sizeof(*d));
