@@ -57,7 +57,9 @@ CB_RECIPE=1
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/compare_repo.inc"
 
-MAXMIN=${CB_MAX_MINUTES:-8}
+# The budget: issue 24's for a sequential rerun (--max-minutes 10); 8
+# minutes until Dec 5, when 2 of 4 runs beside a suite ran out of it.
+MAXMIN=${CB_MAX_MINUTES:-10}
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 rerun slow slow "1" --until-decided --max-minutes "$MAXMIN"
