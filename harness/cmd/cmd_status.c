@@ -5,7 +5,7 @@
 
 #include "model/cells.h"
 #include "model/view.h"
-#include "report/report_doc.h"
+#include "report/status.h"
 #include "cmd/cmd.h"
 #include "base/jout.h"
 #include "runner/plan.h"
@@ -15,19 +15,7 @@
 #include "store/store_run.h"
 #include "base/util.h"
 
-struct counts {
-	long planned, done, accepted, rejected, running, failed;
-	long replacements;           /* windows of replacement rounds (cells.h) */
-	long plan;                   /* pre-registered by the run's plan; -1 unknown */
-};
-
-/* Stage name and its counts, in the order the stages first appear. */
-struct stage_counts {
-	const char *stage;           /* borrowed from the view's windows */
-	struct counts c;
-};
-
-static void count(struct counts *c, const struct view_window *w)
+static void count(struct status_counts *c, const struct view_window *w)
 {
 	c->planned++;
 	c->done += w->done;
@@ -39,7 +27,8 @@ static void count(struct counts *c, const struct view_window *w)
 }
 
 /* Per stage (first-seen order) and total; returns the number of stages. */
-static size_t count_stages(const struct view *run, struct stage_counts *v, struct counts *total)
+static size_t count_stages(const struct view *run, struct status_stage *v,
+			   struct status_counts *total)
 {
 	size_t i, k, n = 0;
 
@@ -60,77 +49,12 @@ static size_t count_stages(const struct view *run, struct stage_counts *v, struc
 	return n;
 }
 
-static json_t *counts_json(const struct counts *c, json_t *o)
+static json_t *counts_json(const struct status_counts *c, json_t *o)
 {
 	jout_set(o, "planned", json_integer(c->planned), "done", json_integer(c->done),
 		 "accepted", json_integer(c->accepted), "failed", json_integer(c->failed),
 		 "rejected", json_integer(c->rejected), NULL);
 	return o;
-}
-
-/* The first line of runs.preflight (its summary). */
-static const char *preflight_line(const char *text, struct sbuf *sb)
-{
-	sbuf_reset(sb);
-	if (text)
-		sbuf_add(sb, text, strcspn(text, "\n"));
-	return sb->buf ? sb->buf : "";
-}
-
-/* A row of the text's table: planned is the windows stored so far, or,
- * while the run is not over, the plan's pre-registered windows when more
- * (the ladder plans rung by rung), with the replacements stored. */
-static void counts_row(struct rdoc_block *t, const char *name, const struct counts *c, int over)
-{
-	long planned = c->planned;
-
-	if (!over && c->plan > c->planned - c->replacements)
-		planned = c->plan + c->replacements;
-	rdoc_push_cell(t, name);
-	rdoc_cellf(t, "%ld", planned);
-	rdoc_cellf(t, "%ld", c->done);
-	rdoc_cellf(t, "%ld", c->replacements);
-	rdoc_cellf(t, "%ld", c->accepted);
-	rdoc_cellf(t, "%ld", c->failed);
-	rdoc_cellf(t, "%ld", c->rejected);
-}
-
-/* The text: the run's status, its pre-flight, the EXPLORATORY stamp, its
- * plan, the counts per stage and in total (rdoc_text). */
-static void status_text(struct cmd_ctx *c, const struct run_record *rec, const char *status,
-			const struct stage_counts *stages, size_t nst, const struct counts *total,
-			long extra)
-{
-	static const size_t width[] = { 8, 4, 4, 3, 4, 4, 4 };
-	struct sbuf out = SBUF_INIT, pf = SBUF_INIT;
-	struct rdoc_block *t;
-	struct rdoc d;
-	size_t k;
-
-	memset(&d, 0, sizeof(d));
-	rdoc_addf(&d, RDOC_TITLE, "run %s: %s%s%s%s", c->run_id.buf, status,
-		  rec->failure ? " (" : "", rec->failure ? rec->failure : "",
-		  rec->failure ? ")" : "");
-	if (rec->preflight_cases >= 0)
-		rdoc_addf(&d, RDOC_P, "pre-flight: %s", preflight_line(rec->preflight, &pf));
-	if (rec->exploratory > 0)
-		rdoc_add(&d, RDOC_STAMP, "EXPLORATORY: the spec had uncommitted changes");
-	if (extra >= 0)
-		rdoc_addf(&d, RDOC_P, "plan: %ld windows pre-registered (+%ld replacements at most);"
-			  " %ld done, %ld of them replacements", total->plan, extra, total->done,
-			  total->replacements);
-	t = rdoc_table(&d, "stages", 7, "stage", "planned", "done", "replacements", "accepted",
-		       "failed", "rejected");
-	rdoc_align(t, "lrrrrrr");
-	rdoc_widths(t, width);
-	for (k = 0; k < nst; k++)
-		counts_row(t, stages[k].stage, &stages[k].c, !strcmp(status, "finished"));
-	counts_row(t, "total", total, !strcmp(status, "finished"));
-	rdoc_text(&d, &out);
-	fwrite(out.buf, 1, out.len, stdout);
-	rdoc_release(&d);
-	sbuf_release(&out);
-	sbuf_release(&pf);
 }
 
 /*
@@ -139,8 +63,8 @@ static void status_text(struct cmd_ctx *c, const struct run_record *rec, const c
  * replacements can add returned; -1 when the spec does not parse (or the
  * run holds none: run_record_spec says so).
  */
-static long run_plan(struct cmd_ctx *c, const struct view *run, struct stage_counts *v,
-		     size_t nst, struct counts *total)
+static long run_plan(struct cmd_ctx *c, const struct view *run, struct status_stage *v,
+		     size_t nst, struct status_counts *total)
 {
 	size_t pre[PLAN_NSTAGES], extra, nrungs, k;
 	unsigned mask = STAGE_LADDER | STAGE_CONFIRM | STAGE_SOAK;
@@ -171,11 +95,11 @@ static long run_plan(struct cmd_ctx *c, const struct view *run, struct stage_cou
 
 static int cmd_status(struct cmd_ctx *c)
 {
-	struct sbuf pf = SBUF_INIT;
+	struct sbuf pf = SBUF_INIT, out = SBUF_INIT;
 	struct view run;
 	const struct run_record *rec = &run.rec;
-	struct stage_counts *stages = NULL;
-	struct counts total = { 0 };
+	struct status_stage *stages = NULL;
+	struct status_counts total = { 0 };
 	int ret = EXIT_USAGE, finished;
 	const char *status, *failure;
 	size_t k, nst;
@@ -215,7 +139,7 @@ static int cmd_status(struct cmd_ctx *c)
 			json_object_set_new(o, "preflight",
 					    json_pack("{s:i, s:i, s:s}", "cases", rec->preflight_cases,
 						      "passed", rec->preflight_passed, "summary",
-						      preflight_line(rec->preflight, &pf)));
+						      status_preflight_line(rec->preflight, &pf)));
 		else
 			json_object_set_new(o, "preflight", json_null());
 		if (jout_print(o, stdout)) {
@@ -223,13 +147,15 @@ static int cmd_status(struct cmd_ctx *c)
 			goto out;
 		}
 	} else {
-		status_text(c, rec, status, stages, nst, &total, extra);
+		status_text(c->run_id.buf, rec, status, stages, nst, &total, extra, &out);
+		fwrite(out.buf, 1, out.len, stdout);
 	}
 	/* A script gating on `harness status` must never read an unfinished
 	 * or failed run as a success (README.md, exit codes). */
 	ret = finished && !failure ? EXIT_OK : EXIT_NEGATIVE;
 out:
 	sbuf_release(&pf);
+	sbuf_release(&out);
 	free(stages);
 	view_release(&run);
 	return ret;

@@ -7,7 +7,7 @@
  * compare_md.c; compare's HTML is made from its Markdown, html.h).
  * rdoc_md() is the one Markdown writer of them (report_doc_md.c),
  * rdoc_html() the one HTML writer of their blocks (report_doc_html.c);
- * compare's JUnit (compare_junit.c) and `status`'s text (cmd_status.c)
+ * compare's JUnit (compare_junit.c) and `status`'s text (status_text.c)
  * are documents too, written by rdoc_junit() and rdoc_text().
  *
  * Cells and texts are plain UTF-8; a cell whose text starts with

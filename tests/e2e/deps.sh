@@ -56,7 +56,7 @@ spec:    spec.h
 store:   store.h store_run.h store_seq.h store_window.h store_saturation.h store_footprint.h store_dep.h
 sut:     sut.h sut_wire.h sut_agent.h rsut.h rsut_fetch.h bind.h rtstats.h armops.h ctr.h
 model:   view.h cells.h knee.h knee_run.h run_quality.h evidence.h evidence_load.h head.h
-report:  report.h compare.h compare_plan.h history.h audit.h
+report:  report.h compare.h compare_plan.h history.h audit.h status.h
 runner:  runner.h plan.h
 cmd:
 "

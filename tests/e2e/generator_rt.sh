@@ -16,7 +16,9 @@
 # VM stops it: about 2% of the requests fall due while it cannot run.
 # Real-time, they are void (windows.host_void > 0), and no window is
 # rejected by the generator gate (2% < host_void_max_pct 5; the rest of
-# the lag is under 10 ms); audit --recheck agrees. SCHED_OTHER, nothing
+# the lag is under 10 ms) unless the host held back more than 5 % of its
+# requests (a loaded runner's stalls beside the injected ones: then the
+# gate is right to void it); audit --recheck agrees. SCHED_OTHER, nothing
 # is void (the engine cannot tell a stall from a starved thread) and the
 # same stalls put the lag p99 over 10 ms: windows rejected by the gate.
 # 10 ms, not the default 5: a 40 ms stop delays the requests due in it by
@@ -115,8 +117,13 @@ else
 	check "audit says the generator ran SCHED_FIFO" grep -q "^generator threads: SCHED_FIFO (real-time)" "$T/audit.out"
 	cmp_num "stalls: requests the host held back are void ($(q rt "SELECT group_concat(host_void || '/' || due) FROM windows"))" \
 		"$(voids rt)" ">" 0
-	cmp_num "stalls: no window rejected by the generator gate ($(q rt "SELECT group_concat(id || ':' || coalesce(reasons, 'ok')) FROM windows"))" \
-		"$(gen_rejected rt)" == 0
+	# A window the host held back more than host_void_max_pct (5 %) of
+	# is void by that rule (a loaded CI runner's own stalls on top of
+	# the injected 2 %: 17 of 200 once, beside two suites); what must not
+	# happen is a rejection the held-back share does not explain: the
+	# generator's own lateness.
+	cmp_num "stalls: no window rejected by the generator gate but for the host's share ($(q rt "SELECT group_concat(id || ':' || coalesce(reasons, 'ok') || ':' || coalesce(host_void, 0) || '/' || due) FROM windows"))" \
+		"$(q rt "SELECT count(*) FROM windows WHERE coalesce(reasons, '') LIKE '%generator%' AND 100.0 * coalesce(host_void, 0) <= 5.0 * due")" == 0
 	expect_exit "stalls: audit --recheck recomputes every verdict" 0 "$HARNESS" audit rt --runs-dir "$RUNS" --recheck
 fi
 
