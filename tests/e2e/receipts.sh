@@ -47,7 +47,12 @@ cmp_num "every window done (none interrupted: its requests would be the server's
 cmp_num "no request left unanswered (receipts: errors, timeouts, dropped)" \
 	"$(jq '.receipts | .connect_errors + .resets + .timeouts + .parse_errors + .other_errors + .dropped' "$J")" == 0
 warm=$(q "SELECT SUM(completed) FROM window_requests WHERE phase = 'warmup'")
-warm5=$(q "SELECT SUM(s5xx) FROM seconds WHERE phase = 'warmup'")
+# the warm-up's 500s from its whole-phase record, as its answers: the
+# per-second rows hold whole seconds only, and a 500 in the warm-up's
+# last part-second (a loaded host stretches it) is in none of them
+# (once, beside two suites: 6 from the server, 1 in the seconds, 4
+# measured)
+warm5=$(q "SELECT SUM(unexpected) FROM window_requests WHERE phase = 'warmup'")
 echo "# the server's count: $work requests, $s500 answered 500; the warm-ups': $warm answered, $warm5 500"
 cmp_num "receipts: answered = the server's requests less the warm-ups' ($work - $warm)" \
 	"$(jq .receipts.answered "$J")" == "$((work - warm))"
