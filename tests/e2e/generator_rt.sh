@@ -51,10 +51,16 @@ descends() {
 }
 
 # watch HARNESS_PID OUT: until the harness exits, every 50 ms, append
-# "gen POLICY PRIO", "main POLICY PRIO" and "sut POLICY PRIO" lines
+# "gen POLICY PRIO", "main POLICY PRIO" and "sut POLICY PRIO" lines; every
+# 0.5 s "foreign N" when N generator threads of other harness processes
+# (SCHED_FIFO at the same priority: another suite's runs) exist
 watch_policies() {
-	local h=$1 out=$2 t p
+	local h=$1 out=$2 t p i=0 n
 	while kill -0 "$h" 2>/dev/null; do
+		if [ $((i++ % 10)) = 0 ]; then
+			n=$(ps -eLo pid=,comm= | awk -v h="$h" '$2 == "harness-gen" && $1 != h' | wc -l)
+			[ "$n" -gt 0 ] && echo "foreign $n" >>"$out"
+		fi
 		for t in /proc/$h/task/*; do
 			if [ "$(cat "$t/comm" 2>/dev/null)" = harness-gen ]; then
 				echo "gen $(policy "$t")"
@@ -122,8 +128,18 @@ else
 	# the injected 2 %: 17 of 200 once, beside two suites); what must not
 	# happen is a rejection the held-back share does not explain: the
 	# generator's own lateness.
-	cmp_num "stalls: no window rejected by the generator gate but for the host's share ($(q rt "SELECT group_concat(id || ':' || coalesce(reasons, 'ok') || ':' || coalesce(host_void, 0) || '/' || due) FROM windows"))" \
-		"$(q rt "SELECT count(*) FROM windows WHERE coalesce(reasons, '') LIKE '%generator%' AND 100.0 * coalesce(host_void, 0) <= 5.0 * due")" == 0
+	# Real-time keeps the generator's lag under what other real-time
+	# threads leave it; another suite's generators (SCHED_FIFO at the same
+	# priority) take turns with it, so with them on the host its lateness
+	# says nothing of its own scheduling (ci3 beside a second suite and
+	# two more loads: a window 7 of 400 void, rejected for lateness).
+	late=$(q rt "SELECT count(*) FROM windows WHERE coalesce(reasons, '') LIKE '%generator%' AND 100.0 * coalesce(host_void, 0) <= 5.0 * due")
+	windows=$(q rt "SELECT group_concat(id || ':' || coalesce(reasons, 'ok') || ':' || coalesce(host_void, 0) || '/' || due) FROM windows")
+	if [ "$late" != 0 ] && grep -q '^foreign ' "$T/rt.pol"; then
+		skip "stalls: a window rejected for the generator's lateness ($windows) while other harness generators ran SCHED_FIFO beside it (up to $(awk '/^foreign / { if ($2 > m) m = $2 } END { print m }' "$T/rt.pol") threads)"
+	else
+		cmp_num "stalls: no window rejected by the generator gate but for the host's share ($windows)" "$late" == 0
+	fi
 	expect_exit "stalls: audit --recheck recomputes every verdict" 0 "$HARNESS" audit rt --runs-dir "$RUNS" --recheck
 fi
 
