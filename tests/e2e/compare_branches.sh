@@ -53,6 +53,11 @@
 #   (20:02-20:10, beside the lead's series only, the suite over; load
 #   3.7-7.5): passed, comment-only "no change" after 17 rounds. 2 of 4,
 #   not 5 of 5.
+# - Dec 5 02:07-02:35 (binary 132b969 + the 10-minute budget, the direction
+#   rule 48a6ccc), beside pairs of clean-clone CIs (runs 1 and 4 the whole
+#   time, runs 2, 3 and 5 for 2.5, 5.5 and 0.8 minutes; load up to 20):
+#   5 of 5. 20x slower a regression after 4 rounds each (74-123 s, +1022
+#   .. +1450 %); comment-only "no change" after 10, 4, 21, 17 and 4 rounds.
 CB_RECIPE=1
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/compare_repo.inc"

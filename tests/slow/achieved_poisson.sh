@@ -19,6 +19,9 @@
 # the allowance on the median service time, 03efb23): healthy 0 of 50
 # failed (largest 0.34%; the old rule 34), capacity 250: 12.5, 20.7 and
 # 16.2% short with 31-32 in flight: ok.
+# Dec 5 02:08-02:11 (48a6ccc), beside two clean-clone CIs and
+# compare_branches.sh, load 12.3 at the end: healthy 0 of 51 failed
+# (largest 0.18 %; the old rule 35); capacity 250: 11.2, 18.6, 16.6 % short.
 . "$(dirname "$0")/../lib.sh"
 
 N=${ACHIEVED_WINDOWS:-50}
