@@ -131,10 +131,10 @@ static size_t rounds_needed(const struct decide_rule *r, const struct decide_met
 	return hi;
 }
 
-/* A rise or fall is called when the sequence excludes no shift in that
- * direction and the estimate is beyond the margin (the fixed-n cells'
- * rule: significant and material); no change needs the whole sequence
- * inside the margin. */
+/* A rise or fall is called when the whole sequence lies on that side of
+ * 0 (no shift excluded) and the estimate is beyond the margin (the
+ * fixed-n cells' rule: significant and material); no change needs the
+ * whole sequence inside the margin. */
 static enum decide_verdict verdict_of(const struct decide_metric *o)
 {
 	if (o->rounds < DECIDE_MIN_ROUNDS || !isfinite(o->lo) || !isfinite(o->hi) ||
