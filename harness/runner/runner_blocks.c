@@ -302,9 +302,38 @@ static size_t repl_add_partners(const struct block_spec *b, size_t m, struct arm
 	return n;
 }
 
+/* The block of window id in v, or -1. */
+static int repl_block_of(const struct view *v, int64_t id)
+{
+	size_t k;
+
+	for (k = 0; k < v->nwindows; k++)
+		if (v->windows[k].id == id)
+			return v->windows[k].block;
+	return -1;
+}
+
+/* Is b's arm i to wait for a later round, its partner's cell being
+ * replaced in this one (cand[p] set) for a window of another block? A
+ * replacement round is one block, and compare pairs by block: X's window
+ * void in block 1 and X@base's in block 2 lost two pairs, and replacing
+ * both in one block would give back one (each cell whole again, the
+ * paired test a pair short). So the two go to two rounds, each beside its
+ * partner's fresh window (repl_add_partners); both void in one block lost
+ * one pair, and one round restores it. */
+static int repl_defer(const struct view *v, const struct block_spec *b, const int64_t *cand,
+		      size_t i)
+{
+	int p = repl_partner(b, i);
+
+	return p >= 0 && (size_t)p < i && cand[p] &&
+	       repl_block_of(v, cand[p]) != repl_block_of(v, cand[i]);
+}
+
 /* Plan the next replacement round of b's cells: the arms whose cell has
  * fewer valid windows than pre-registered, a rejected window not yet
- * replaced and replacements left (repl_allowed), and the partner of each
+ * replaced and replacements left (repl_allowed), less those whose
+ * partner's replacement comes first (repl_defer), and the partner of each
  * in a rerun (repl_add_partners). A round already planned (resume) is
  * read back as stored. Fills arms/rates/repl; returns how many, -1. */
 static int repl_round(struct run_ctx *rc, const struct block_spec *b, int block,
@@ -312,11 +341,16 @@ static int repl_round(struct run_ctx *rc, const struct block_spec *b, int block,
 {
 	struct view v;
 	double acct[2] = { -1, 0 };
+	const struct cell **cell = xcalloc(b->n, sizeof(*cell));
+	int64_t *cand = xcalloc(b->n, sizeof(*cand));
 	size_t i, k, m = 0;
 	int ok = 0;
 
-	if (runner_view(rc, &v))
+	if (runner_view(rc, &v)) {
+		free(cell);
+		free(cand);
 		return -1;
+	}
 	for (i = 0; i < b->n; i++)
 		for (k = 0; k < v.nwindows; k++) {
 			const struct view_window *w = &v.windows[k];
@@ -328,10 +362,8 @@ static int repl_round(struct run_ctx *rc, const struct block_spec *b, int block,
 				repl[m++] = 0;
 			}
 		}
-	if (m) {
-		view_release(&v);
-		return (int)m;
-	}
+	if (m)
+		goto out;
 	for (i = 0; i < b->n; i++) {
 		const struct cell *c = cells_find(&v.cells, b->stage, b->arms[i]->name,
 						  block_rate(b, i));
@@ -339,8 +371,19 @@ static int repl_round(struct run_ctx *rc, const struct block_spec *b, int block,
 		if (!c || !c->unreplaced || c->valid >= c->planned)
 			continue;
 		if ((ok = repl_allowed(rc, c, acct)) < 0)
-			break;
-		if (!ok)
+			goto out;
+		if (ok) {
+			cell[i] = c;
+			cand[i] = c->unreplaced;
+		}
+	}
+	for (i = 0; i < b->n; i++)
+		if (cand[i] && repl_defer(&v, b, cand, i))
+			cand[i] = 0;
+	for (i = 0; i < b->n; i++) {
+		const struct cell *c = cell[i];
+
+		if (!cand[i])
 			continue;
 		if (c->replacements < (size_t)rc->spec->retries.max_per_cell)
 			store_event(&rc->st, rc->run_id, c->unreplaced, "replacement",
@@ -361,10 +404,12 @@ static int repl_round(struct run_ctx *rc, const struct block_spec *b, int block,
 		rates[m] = block_rate(b, i);
 		repl[m++] = c->unreplaced;
 	}
+	m = repl_add_partners(b, m, arms, rates, repl);
+out:
 	view_release(&v);
-	if (ok < 0)
-		return -1;
-	return (int)repl_add_partners(b, m, arms, rates, repl);
+	free(cell);
+	free(cand);
+	return ok < 0 ? -1 : (int)m;
 }
 
 /* After b's cells ran their pre-registered blocks: replacement rounds

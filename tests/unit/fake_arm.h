@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,9 @@ struct fake_model {
 				    warm-ups and windows) on, every request
 				    answered 500 (an unexpected status) */
 	unsigned starts;         /* started so far (health passed or not) */
+	uint32_t fail_resets;    /* its n-th reset command (1-based) exits 1
+				    when bit n - 1 is set */
+	unsigned resets;         /* its reset commands so far */
 };
 
 struct fake_inst;
@@ -113,9 +117,17 @@ static struct fake_inst *fake(struct armops_inst *i)
 
 /* ------------------------------------------------------------- backend */
 
+/* bc is impl's reset command: the build argv the runner ran is its reset's */
+static int fake_is_reset(const struct sut_build_config *bc)
+{
+	return bc->impl->reset && bc->impl->reset[0] && bc->impl->build && bc->impl->build[0] &&
+	       !strcmp(bc->impl->build[0], bc->impl->reset[0]);
+}
+
 static int fake_command(const struct armops_site *s, const struct sut_build_config *bc)
 {
 	struct fake_world *w = fake_current;
+	int m = fake_index(bc->impl->name);
 
 	(void)s;
 	if (bc->exit_code)
@@ -126,6 +138,12 @@ static int fake_command(const struct armops_site *s, const struct sut_build_conf
 	    !strcmp(bc->impl->build[0], w->limit_cmd)) {
 		bc->hits->has_oom = 1;
 		bc->hits->oom_kill = 1;
+	}
+	if (w && m >= 0 && fake_is_reset(bc) && w->arms[m].resets++ < 32 &&
+	    (w->arms[m].fail_resets >> (w->arms[m].resets - 1) & 1u)) {
+		if (bc->exit_code)
+			*bc->exit_code = 1;
+		return bc->quiet ? 1 : error("%s: reset exited 1 (fake)", bc->impl->name);
 	}
 	if (!w || !w->fail_cmd || !bc->impl->build || strcmp(bc->impl->build[0], w->fail_cmd) ||
 	    ++w->ncmd != w->fail_at)
