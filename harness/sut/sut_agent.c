@@ -404,14 +404,22 @@ static void send_samples(struct sut_agent *a, const struct account_sample *s, si
 	sbuf_release(&sb);
 }
 
-/* ACCT: u ok, then the window when ok; the samples not streamed yet (the
- * last, taken at its end) go first. */
+static void stream(struct sut_agent *a);
+
+/* ACCT: u ok, then the window when ok; what was taken and not streamed
+ * yet goes first: the runtime-stats polls (the coordinator reads the
+ * window's polls once ACCT is in: one sent after it would be missing from
+ * the window it was taken in, all of them when this loop is starved for
+ * the window's length) and the samples (the last, taken at its end). */
 static void acct_end(struct sut_agent *a)
 {
 	struct sbuf sb = SBUF_INIT;
 	struct account_window w;
 	struct sut_wire_hits h;
-	int ok = a->acct_open && a->sut && account_window_end(sut_account(a->sut), &w) == 0;
+	int ok;
+
+	stream(a);
+	ok = a->acct_open && a->sut && account_window_end(sut_account(a->sut), &w) == 0;
 
 	a->acct_open = 0;
 	enc_u64(&sb, (uint64_t)ok);

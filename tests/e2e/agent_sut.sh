@@ -86,19 +86,48 @@ check "its CPU wait read there (cpu_wait_s stored, not NULL)" \
 	test "$(q "SELECT COUNT(*) FROM windows WHERE state = 'done' AND cpu_wait_s IS NULL"):$(q "SELECT COUNT(*) FROM windows WHERE state = 'done' AND cpu_wait_s >= 0")" = 0:1
 # its runtime stats: polled on its host (127.0.0.1 there, which the
 # coordinator's namespace cannot reach; it listens on 0.0.0.0), streamed
-# back poll by poll, timed on the coordinator's clock: stored as a local
-# arm's (rtstats rows of the window, t_s from its phase's start)
-cmp_num "its runtime stats polled there (4 Hz, measured 2 s: rows)" \
-	"$(q "SELECT COUNT(*) FROM rtstats WHERE phase = 'measured' AND signal = 'served' AND value > 0")" ">=" 5
+# back poll by poll (the only way they come), timed on the coordinator's
+# clock: stored as a local arm's (rtstats rows of the window, t_s from its
+# phase's start). Bounds from what the poller guarantees, not a rate: it
+# polls at 4 Hz and, late, skips ticks, never bursts (harness/sut/rtstats.c:
+# each tick at least a period after the last and after the previous poll
+# was sent, so at most span x 4 + 2 polls in a span), and every poll taken
+# before the window's ACCT is the window's (the agent streams them first:
+# harness/sut/sut_agent.c acct_end). Beside a second suite the agent there
+# (SCHED_OTHER, in the test's crowded cgroup, not its implementation's)
+# was once starved to 2 polls of 8 and 15 samples of 40: a rate bound
+# fails on that host; these do not, and still fail when no poll or no
+# sample is taken or comes back.
+span=$(q "SELECT printf('%.3f', ended_at - started_at) FROM windows WHERE status = 'accepted'")
+pq="FROM rtstats WHERE phase = 'measured' AND signal = 'served'"
+np=$(q "SELECT COUNT(*) $pq AND value > 0")
+cmp_num "its runtime stats polled there and streamed back (measured: rows)" "$np" ">=" 1
+cmp_num "... never more than its 4 Hz ticks in the $span s until the window's polls were read" \
+	"$np" "<=" "$(awk -v s="$span" 'BEGIN { print int(s * 4) + 2 }')"
 cmp_num "... none failed (a poll from here would: connect)" \
 	"$(q "SELECT COUNT(*) FROM rtstats WHERE error IS NOT NULL")" == 0
-# (the values are printed: once, beside a second suite and two more
-# loads at load ~20, one was outside and the old check did not say which)
-check "... each at its time in its phase (0 <= t_s < 2.5 s; t_s $(q "SELECT group_concat(printf('%.2f', t_s), ' ') FROM rtstats WHERE phase = 'measured' AND signal = 'served'"))" \
-	test "$(q "SELECT MIN(t_s) >= 0 AND MAX(t_s) < 2.5 FROM rtstats WHERE phase = 'measured'")" = 1
-# its accounting samples, streamed as taken (every 50 ms over 2 s)
-cmp_num "its accounting samples streamed back and stored (acct_samples rows)" \
-	"$(q "SELECT COUNT(*) FROM acct_samples")" ">=" 30
+# on the coordinator's clock through the agent's offset: a poll lies in
+# its phase, no later than the window was stored (ended_at: after its
+# polls were read); an offset wrong by more than the window moves them out
+check "... each at its time in its phase (0 <= t_s <= $span s; t_s $(q "SELECT group_concat(printf('%.2f', t_s), ' ') $pq"))" \
+	test "$(q "SELECT MIN(t_s) >= 0 AND MAX(t_s) <= $span + 0.01 $pq")" = 1
+# its accounting samples (every 50 ms), streamed as taken: the window's
+# begin and end take one each, its sampler thread one a tick between,
+# late: skipping ticks, never bursting (harness/account/account_base.c:
+# each tick at least 50 ms after the last and not before the previous
+# sample), so 3 <= rows <= last t_ms / 50 + 2; none lost on the way (the
+# coordinator checks their count against the agent's, else the window has
+# no accounting: acct_span_s NULL), each at its own tick (t_ms strictly
+# increasing: none sent twice)
+sq="FROM acct_samples s JOIN windows w ON w.id = s.window_id WHERE w.status = 'accepted'"
+ns=$(q "SELECT COUNT(*) $sq AND w.acct_span_s IS NOT NULL")
+tl=$(q "SELECT MAX(t_ms) $sq")
+gaps=$(q "SELECT printf('%.3f %.1f', MIN(g), MAX(g)) FROM (SELECT t_ms - LAG(t_ms) OVER (ORDER BY s.rowid) AS g $sq)")
+cmp_num "its accounting samples streamed back, all of them (acct_samples rows; gaps between them $gaps ms, smallest largest)" \
+	"$ns" ">=" 3
+cmp_num "... never more than its 50 ms ticks up to the last at $tl ms" \
+	"$ns" "<=" "$(awk -v t="$tl" 'BEGIN { print int(t / 50) + 2 }')"
+cmp_num "... each its own (the smallest gap, ms)" "${gaps%% *}" ">" 0
 check "... over the whole window (last sample at t >= 1.9 s, CPU cumulative)" \
 	test "$(q "SELECT MAX(t_ms) >= 1900 AND MAX(cpu_s) > 0 FROM acct_samples")" = 1
 cmp_num "the load went to its address: 400/s x 2 s due" \
