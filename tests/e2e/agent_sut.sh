@@ -49,7 +49,9 @@ retries: { max_per_cell: ${3:-0} }
 EOF2
 }
 q() { sqlite3 "$db" "$1"; }
-# The cgroup directories of run $1's implementation, on any hierarchy.
+# The cgroup directories of run $1's implementation, on any hierarchy
+# (the runs' ids are this test's own, "runsN-$$": a second suite's run of
+# this script beside it has cgroups of the same pattern).
 cgroups() { find /sys/fs/cgroup -maxdepth 3 -type d -name "h*_harness.$1.a" 2>/dev/null; }
 
 # --- a run: started, accounted and stopped there
@@ -57,7 +59,7 @@ spec 2 1 >"$T/spec1.yaml"
 "$HARNESS" check "$T/spec1.yaml" >"$T/check1" 2>&1
 check "check prints the implementation's host" grep -q "host root@10.218.18.2" "$T/check1"
 ip netns exec "${NSP}c" "$HARNESS" run "$T/spec1.yaml" --allow-dirty --runs-dir "$T/runs1" \
-	--stages ladder >"$T/out1" 2>"$T/err1"
+	--run-id "runs1-$$" --stages ladder >"$T/out1" 2>"$T/err1"
 rc=$?
 cmp_num "the run finished (exit)" "$rc" == 0
 db=$(ls -d "$T"/runs1/*/run.db | head -1)

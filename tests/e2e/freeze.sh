@@ -125,7 +125,12 @@ run() {
 			"$(q frozen "SELECT count(*) FROM window_idle i JOIN windows w ON w.id = i.window_id WHERE w.impl != 'never' AND i.name = 'dep-side' AND i.kind = 'dependency' AND i.frozen IS NOT NULL AND i.cpu_s <= 0.005")" "==" "$nw"
 		cmp_num "... and left running in never's own" \
 			"$(q frozen "SELECT count(*) FROM window_idle i JOIN windows w ON w.id = i.window_id WHERE w.impl = 'never' AND i.kind = 'dependency'")" "==" 0
-		cmp_num "windows accepted" "$(q frozen "SELECT count(*) FROM windows WHERE status = 'accepted'")" "==" \
+		# every window accepted, but for one the host voided (the generator
+		# or host_held gate: a second suite beside this one; the
+		# neighbours' own spinning is what idle_arms_quiet judges, below)
+		cmp_num "windows accepted, or void by the host's gates only ($(q frozen "SELECT group_concat(status || ':' || coalesce(reasons, ''), ' ') FROM windows WHERE status != 'accepted'"))" \
+			"$(q frozen "SELECT count(*) FROM windows WHERE status = 'accepted' OR (status = 'rejected' AND
+				replace(replace(replace(reasons, 'host_held', ''), 'generator', ''), ',', '') = '')")" "==" \
 			"$(q frozen "SELECT count(*) FROM windows")"
 		[ "$(q frozen "SELECT count(*) FROM gate_results WHERE gate = 'idle_arms_quiet' AND status = 'pass'")" = \
 			"$(q frozen "SELECT count(*) FROM windows")" ] && ok "idle_arms_quiet passed every window" ||

@@ -129,9 +129,28 @@ for sig in TERM INT HUP KILL; do
 	hp[$sig]=$!
 	_pids+=("${hp[$sig]}")
 done
+# Each is signalled as soon as its own window runs, all four watched in
+# one loop: watched one after the other, a loaded host let the last ones'
+# 1 s windows end (their reruns finished, exit 0) while the first waited.
+declare -A sent
+for i in $(seq 1 300); do
+	waiting=0
+	for sig in TERM INT HUP KILL; do
+		[ -n "${sent[$sig]:-}" ] && continue
+		if [ "$(rq r$sig "SELECT COUNT(*) FROM windows WHERE state = 'running'")" != 1 ]; then
+			waiting=1
+			continue
+		fi
+		[ $sig = TERM ] && check "rerun: a live run reads running (its lock held)" status_is r$sig running
+		kill -$sig "${hp[$sig]}"
+		sent[$sig]=1
+	done
+	[ $waiting = 0 ] && break
+	sleep 0.05
+done
 for sig in TERM INT HUP KILL; do
-	for i in $(seq 1 300); do [ "$(rq r$sig "SELECT COUNT(*) FROM windows WHERE state = 'running'")" = 1 ] && break; sleep 0.05; done
-	[ $sig = TERM ] && check "rerun: a live run reads running (its lock held)" status_is r$sig running
+	[ -n "${sent[$sig]:-}" ] && continue
+	fail "rerun r$sig: its window never seen running in 15 s (signalled anyway)"
 	kill -$sig "${hp[$sig]}"
 done
 for sig in TERM INT HUP KILL; do wait "${hp[$sig]}"; rc[$sig]=$?; done
