@@ -139,7 +139,8 @@ void cmp_seq_judge(const struct compare *c, struct cmp_impl *ci)
 		struct decide_rule dr = { s->rule->alpha, s->rule->t_star, s->rule->margin_pct,
 					  cpu ? s->rule->margin_cpu_us : s->rule->margin_ms,
 					  decide_method_stored(s->rule->method, cpu), NULL, NULL,
-					  decide_guard_rule_stored(s->rule->guard) };
+					  decide_guard_rule_stored(s->rule->guard),
+					  decide_margin_rule_stored(s->rule->margin_rule) };
 		size_t n;
 
 		if (!s->on[cpu])
@@ -266,11 +267,17 @@ void cmp_seq_doc(const struct cmp_seq *s, struct rdoc *d)
 	else
 		sbuf_adds(&t, " req/s) of log(new / base); Robbins' normal-mixture confidence "
 			      "sequence");
-	sbuf_addf(&t, " at %g%% per metric, valid at the stopping "
-		      "time; stopped: %s after %d "
+	sbuf_addf(&t, " at %g%% per metric, valid at the stopping time", (1 - s->rule->alpha) * 100);
+	if (decide_margin_rule_stored(s->rule->margin_rule) == DECIDE_MARGIN_BASE_BOUND)
+		sbuf_addf(&t, "; no change: the sequence at %g%% inside the margin from each "
+			      "rate's %g%% upper bound on base's median (base_bound)",
+			  (1 - s->rule->alpha * (1 - DECIDE_NC_BOUND_SHARE)) * 100,
+			  (1 - s->rule->alpha * DECIDE_NC_BOUND_SHARE / (double)(s->nrates ? s->nrates : 1)) *
+				  100);
+	sbuf_addf(&t, "; stopped: %s after %d "
 		      "sequential blocks (budget %g min, %d blocks). The per-rate cells below "
 		      "are detail: a fixed-n test after optional stopping does not decide.",
-		  (1 - s->rule->alpha) * 100, s->rule->stop ? s->rule->stop : "not yet",
+		  s->rule->stop ? s->rule->stop : "not yet",
 		  s->rule->blocks, s->rule->max_minutes, s->rule->max_blocks);
 	rdoc_add(d, RDOC_P, t.buf);
 	sbuf_reset(&t);
@@ -344,6 +351,11 @@ json_t *cmp_seq_json(const struct cmp_seq *s)
 			 "hi_pct", jout_num(decide_pct(m->hi)),
 			 "margin_pct", jout_num(decide_pct(m->margin)),
 			 "mde_pct", jout_num(decide_pct(m->mde)), NULL);
+		if (m->margin_rule == DECIDE_MARGIN_BASE_BOUND)
+			jout_set(x, "no_change_margin_rule", jout_str(decide_margin_rule_name(m->margin_rule)),
+				 "no_change_lo_pct", jout_num(decide_pct(m->nc_lo)),
+				 "no_change_hi_pct", jout_num(decide_pct(m->nc_hi)),
+				 "no_change_margin_pct", jout_num(decide_pct(m->nc_margin)), NULL);
 		json_object_set_new(ms, metric_names[cpu], x);
 	}
 	json_object_set_new(o, "metrics", ms);

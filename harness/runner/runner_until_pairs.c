@@ -179,7 +179,8 @@ void until_judge(struct run_ctx *rc, struct pair *p, const struct window_rows *w
 		struct decide_rule r = { p->rule->alpha, p->rule->t_star, p->rule->margin_pct,
 					 cpu ? p->rule->margin_cpu_us : p->rule->margin_ms,
 					 decide_method_stored(p->rule->method, cpu), NULL, NULL,
-					 decide_guard_rule_stored(p->rule->guard) };
+					 decide_guard_rule_stored(p->rule->guard),
+					 decide_margin_rule_stored(p->rule->margin_rule) };
 		size_t n;
 
 		if (!p->on[cpu])

@@ -47,12 +47,48 @@ enum decide_method decide_method_stored(const char *stored, int cpu)
 	return m;
 }
 
+const char *decide_margin_rule_name(enum decide_margin_rule r)
+{
+	return r == DECIDE_MARGIN_BASE_BOUND ? "base_bound" : "point";
+}
+
+enum decide_margin_rule decide_margin_rule_stored(const char *stored)
+{
+	return stored && !strcmp(stored, "base_bound") ? DECIDE_MARGIN_BASE_BOUND
+						       : DECIDE_MARGIN_POINT;
+}
+
+/* The level of the sequence "no change" reads (decide.h enum
+ * decide_margin_rule). */
+static double nc_alpha(const struct decide_rule *r)
+{
+	return r->margin_rule == DECIDE_MARGIN_BASE_BOUND ? r->alpha * (1 - DECIDE_NC_BOUND_SHARE)
+							  : r->alpha;
+}
+
+/* "[lo, hi]" in %, a side not bounded yet in words */
+static void nc_interval(const struct decide_metric *m, struct sbuf *out)
+{
+	if (isfinite(m->nc_lo) && isfinite(m->nc_hi))
+		sbuf_addf(out, "[%+.1f%%, %+.1f%%]", decide_pct(m->nc_lo), decide_pct(m->nc_hi));
+	else
+		sbuf_adds(out, "not bounded yet");
+}
+
 void decide_note(const struct decide_metric *m, struct sbuf *out)
 {
-	if (m->method != DECIDE_MEDIAN_CS)
-		return;
-	sbuf_addf(out, " [%s]", decide_method_name(m->method));
-	if (!m->guard_held)
+	int nc = m->margin_rule == DECIDE_MARGIN_BASE_BOUND && isfinite(m->nc_margin) &&
+		 (m->verdict == DECIDE_UNDECIDED || m->verdict == DECIDE_NO_CHANGE);
+
+	if (m->method == DECIDE_MEDIAN_CS)
+		sbuf_addf(out, " [%s]", decide_method_name(m->method));
+	if (nc) {
+		sbuf_adds(out, "; no-change sequence ");
+		nc_interval(m, out);
+		sbuf_addf(out, ", margin %+.1f%%/%+.1f%%", decide_pct(-m->nc_margin),
+			  decide_pct(m->nc_margin));
+	}
+	if (m->method != DECIDE_MEDIAN_CS || !m->guard_held)
 		return;
 	if (isfinite(m->guard_worst) && m->guard_rule == DECIDE_GUARD_DROP_WORST_RISE)
 		sbuf_addf(out, "; the guard held it: the merged histograms' (each arm's worst "
@@ -106,7 +142,9 @@ static size_t at_rate(const struct decide_obs *obs, size_t nobs, double rate,
  * estimate is beyond the margin, m - |est| (inside it) otherwise. */
 static size_t rounds_needed(const struct decide_rule *r, const struct decide_metric *o)
 {
-	double gap = fabs(o->est) > o->margin ? fabs(o->est) : o->margin - fabs(o->est);
+	int call = fabs(o->est) > o->margin;
+	double gap = call ? fabs(o->est) : o->nc_margin - fabs(o->est);
+	double a = call ? r->alpha : nc_alpha(r);
 	size_t lo = o->rounds, hi = o->rounds;
 
 	if (o->verdict != DECIDE_UNDECIDED)
@@ -115,7 +153,7 @@ static size_t rounds_needed(const struct decide_rule *r, const struct decide_met
 		return DECIDE_NEVER;
 	if (hi < DECIDE_MIN_ROUNDS)
 		hi = lo = DECIDE_MIN_ROUNDS;
-	while (!(stat_cs_half_width(o->sd, hi, r->alpha, r->t_star) < gap)) {
+	while (!(stat_cs_half_width(o->sd, hi, a, r->t_star) < gap)) {
 		if (hi > 1000000)
 			return DECIDE_NEVER;
 		lo = hi;
@@ -123,7 +161,7 @@ static size_t rounds_needed(const struct decide_rule *r, const struct decide_met
 	}
 	while (lo + 1 < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (stat_cs_half_width(o->sd, mid, r->alpha, r->t_star) < gap)
+		if (stat_cs_half_width(o->sd, mid, a, r->t_star) < gap)
 			hi = mid;
 		else
 			lo = mid;
@@ -134,7 +172,8 @@ static size_t rounds_needed(const struct decide_rule *r, const struct decide_met
 /* A rise or fall is called when the whole sequence lies on that side of
  * 0 (no shift excluded) and the estimate is beyond the margin (the
  * fixed-n cells' rule: significant and material); no change needs the
- * whole sequence inside the margin. */
+ * whole of its sequence inside its margin (nc_lo, nc_hi, nc_margin: under
+ * the point rule the same as lo, hi, margin). */
 static enum decide_verdict verdict_of(const struct decide_metric *o)
 {
 	if (o->rounds < DECIDE_MIN_ROUNDS || !isfinite(o->lo) || !isfinite(o->hi) ||
@@ -144,7 +183,8 @@ static enum decide_verdict verdict_of(const struct decide_metric *o)
 		return DECIDE_REGRESSION;
 	if (o->hi < 0 && o->est < -o->margin)
 		return DECIDE_IMPROVEMENT;
-	if (o->lo > -o->margin && o->hi < o->margin)
+	if (isfinite(o->nc_lo) && isfinite(o->nc_hi) && isfinite(o->nc_margin) &&
+	    o->nc_lo > -o->nc_margin && o->nc_hi < o->nc_margin)
 		return DECIDE_NO_CHANGE;
 	return DECIDE_UNDECIDED;
 }
@@ -226,7 +266,7 @@ static double share(const double *y, size_t n, double x, int above)
 static size_t median_rounds_needed(const struct decide_rule *r, const double *y, size_t np,
 				   size_t nrates, const struct decide_metric *o)
 {
-	double m = o->margin, q;
+	double m = o->margin, q, a = r->alpha;
 	size_t n;
 
 	if (o->verdict != DECIDE_UNDECIDED)
@@ -239,9 +279,14 @@ static size_t median_rounds_needed(const struct decide_rule *r, const double *y,
 		q = 1 - share(y, np, 0, 0);
 	else if (o->guard_held)
 		return DECIDE_NEVER;   /* the guard holds it back, not the rounds */
-	else
+	else {
+		m = o->nc_margin;
+		a = nc_alpha(r);
+		if (!isfinite(m))
+			return DECIDE_NEVER;
 		q = fmax(1 - share(y, np, m, 0), 1 - share(y, np, -m, 1));
-	n = stat_median_cs_rounds(q, r->alpha, np + nrates);
+	}
+	n = stat_median_cs_rounds(q, a, np + nrates);
 	return n ? (n + nrates - 1) / nrates : DECIDE_NEVER;
 }
 
@@ -255,6 +300,13 @@ static void median_of(const struct decide_rule *r, const double *y, size_t np,
 		      const double *mj, size_t nrates, struct decide_metric *out)
 {
 	stat_median_cs(y, np, r->alpha, &out->est, &out->lo, &out->hi);
+	out->nc_lo = out->lo;
+	out->nc_hi = out->hi;
+	if (r->margin_rule == DECIDE_MARGIN_BASE_BOUND) {
+		double med;
+
+		stat_median_cs(y, np, nc_alpha(r), &med, &out->nc_lo, &out->nc_hi);
+	}
 	out->sd = mad_of(y, np, out->est);
 	out->half = isfinite(out->lo) && isfinite(out->hi) ? (out->hi - out->lo) / 2 : INFINITY;
 	out->mde = fmax(out->margin, out->half);
@@ -278,7 +330,7 @@ static void rounds_of(const struct decide_rule *r, const struct decide_obs *cons
 	double *b = xcalloc(rounds + 1, sizeof(*b));
 	size_t j, k;
 
-	o->margin = o->base = 0;
+	o->margin = o->base = o->nc_margin = 0;
 	for (k = 0; r->method != DECIDE_MEDIAN_CS && k < rounds; k++)
 		y[k] = 0;
 	for (j = 0; j < nrates; j++) {
@@ -293,12 +345,26 @@ static void rounds_of(const struct decide_rule *r, const struct decide_obs *cons
 				y[k] += x / (double)nrates;
 			b[k] = by[j][k]->base;
 		}
+		/* b in measured order: stat_median_ub's bound is over the
+		 * prefixes, and a look after every block saw them */
+		if (r->margin_rule == DECIDE_MARGIN_BASE_BOUND) {
+			double u = stat_median_ub(b, rounds,
+						  r->alpha * DECIDE_NC_BOUND_SHARE / (double)nrates);
+
+			/* m falls as b grows: the bound's m, and with no bound
+			 * yet the relative margin alone (b -> infinity) */
+			o->nc_margin += (isfinite(u) ? log1p(fmax(r->margin_pct / 100 * u, r->floor) / u)
+						     : log1p(r->margin_pct / 100)) /
+					(double)nrates;
+		}
 		med = stat_median(b, rounds);
 		m = fmax(r->margin_pct / 100 * med, r->floor);
 		mj[j] = log1p(m / med);
 		o->margin += mj[j] / (double)nrates;
 		o->base += med / (double)nrates;
 	}
+	if (r->margin_rule != DECIDE_MARGIN_BASE_BOUND)
+		o->nc_margin = o->margin;
 	free(b);
 }
 
@@ -318,6 +384,8 @@ int decide_metric(const struct decide_rule *r, const double *rates, size_t nrate
 	out->method = r->method;
 	out->guard_rule = r->guard_rule;
 	out->guard_worst = out->guard_log = out->guard_margin = NAN;
+	out->margin_rule = r->margin_rule;
+	out->nc_margin = out->nc_lo = out->nc_hi = NAN;
 	if (!(r->alpha > 0 && r->alpha < 1) || !(r->t_star > 0))
 		goto out;
 	for (j = 0; j < nrates; j++) {
@@ -345,6 +413,14 @@ int decide_metric(const struct decide_rule *r, const double *rates, size_t nrate
 		out->half = stat_cs_half_width(out->sd, rounds, r->alpha, r->t_star);
 		out->lo = out->est - out->half;
 		out->hi = out->est + out->half;
+		out->nc_lo = out->lo;
+		out->nc_hi = out->hi;
+		if (r->margin_rule == DECIDE_MARGIN_BASE_BOUND) {
+			double h = stat_cs_half_width(out->sd, rounds, nc_alpha(r), r->t_star);
+
+			out->nc_lo = out->est - h;
+			out->nc_hi = out->est + h;
+		}
 		out->mde = fmax(out->margin, out->half) +
 			   stat_norm_quantile(STAT_MDE_POWER) * out->sd / sqrt((double)rounds);
 	}

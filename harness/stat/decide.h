@@ -26,7 +26,10 @@
  * and never before DECIDE_MIN_ROUNDS rounds: a shift is called when its
  * direction is known at the sequence's level and its estimate is beyond
  * the margin (the fixed-n cells' rule, compare.h); "no change" needs the
- * whole sequence inside the margin.
+ * whole sequence inside the margin. New reruns (rule base_bound, enum
+ * decide_margin_rule) judge "no change" by a sequence at half the alpha
+ * against the margin of each rate's upper bound on b_r instead, so that
+ * an underestimated b_r cannot make "no change" too easy.
  *
  * With method median_cs the same rule holds for the median of the
  * pairs' log ratios, every judged rate's pair of every round one
@@ -92,6 +95,32 @@ enum decide_guard_rule decide_guard_rule_stored(const char *stored);
 /* 1 when the rule sets each arm's worst window at a rate aside */
 int decide_guard_drops_worst(enum decide_guard_rule g);
 
+/* The margin "no change" is judged against (docs/STATISTICS.md "The
+ * margin, in the same scale"; stored names, never change them).
+ *
+ *   DECIDE_MARGIN_POINT ("point"): m from b_r the median of BASE's values
+ *     at each rate, with the sequence at 1 - alpha. The rule of runs
+ *     before schema 23 (NULL or an unknown name).
+ *   DECIDE_MARGIN_BASE_BOUND ("base_bound"): calls as above; "no change"
+ *     needs the sequence at 1 - alpha (1 - DECIDE_NC_BOUND_SHARE) inside
+ *     +-m_nc, m_nc from u_r, each rate's time-uniform upper bound on the
+ *     median of BASE's values (stat.h stat_median_ub) at alpha
+ *     DECIDE_NC_BOUND_SHARE / the judged rates. m falls as b_r grows, so
+ *     with every bound holding m_nc <= m, and "no change" at a true shift
+ *     beyond the margin needs the sequence or a bound to fail: at most
+ *     alpha by the union bound, whatever the stopping time. The rule of
+ *     new reruns. */
+enum decide_margin_rule {
+	DECIDE_MARGIN_POINT,
+	DECIDE_MARGIN_BASE_BOUND,
+};
+#define DECIDE_NC_BOUND_SHARE 0.5   /* of a metric's alpha: its b_r bounds */
+/* "point", "base_bound" */
+const char *decide_margin_rule_name(enum decide_margin_rule r);
+/* The rule a stored name judges by: DECIDE_MARGIN_POINT for NULL (runs
+ * before schema 23) or an unknown name. */
+enum decide_margin_rule decide_margin_rule_stored(const char *stored);
+
 struct decide_rule {
 	double alpha;          /* the sequence's level: 1 - alpha, per metric */
 	double t_star;         /* DECIDE_T_STAR unless stored otherwise */
@@ -109,6 +138,8 @@ struct decide_rule {
 	const double *guard_new, *guard_base;
 	enum decide_guard_rule guard_rule;  /* how they were merged: the
 				       text says it (decide_note) */
+	enum decide_margin_rule margin_rule;  /* DECIDE_MARGIN_POINT (0)
+				       unless chosen: a stored rule without one */
 };
 
 /*
@@ -197,6 +228,12 @@ struct decide_metric {
 	int guard_held;        /* median_cs: the sequence was inside the
 				  margin, the guard alone kept it undecided */
 	enum decide_guard_rule guard_rule;  /* the rule's */
+	enum decide_margin_rule margin_rule;  /* the rule's */
+	double nc_margin;      /* the margin "no change" is judged against:
+				  point, = margin; base_bound, m_nc (log) */
+	double nc_lo, nc_hi;   /* the sequence "no change" reads: point, = lo,
+				  hi; base_bound, at 1 - alpha (1 -
+				  DECIDE_NC_BOUND_SHARE) */
 };
 
 /*
@@ -208,8 +245,10 @@ int decide_metric(const struct decide_rule *r, const double *rates, size_t nrate
 		  const struct decide_obs *obs, size_t nobs, struct decide_metric *out);
 
 struct sbuf;
-/* What a median_cs metric adds to its one-line text (nothing for
- * mean_cs): " [median_cs]", and when the guard held back "no change",
+/* What a metric adds to its one-line text: under base_bound, when
+ * undecided or no change, "; no-change sequence [-4.0%, +6.0%], margin
+ * -13.0%/+15.0%" (its sequence and margin: nc_lo, nc_hi, nc_margin); a median_cs metric (nothing more for mean_cs):
+ * " [median_cs]", and when the guard held back "no change",
  * why: "; the guard held it: the merged histograms' SLO percentile
  * +12.0%, margin +-5.0%" or
  * "; the guard held it: no merged histograms"; under drop_worst

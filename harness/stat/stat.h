@@ -261,6 +261,28 @@ int stat_median_cs_counts(size_t t, double alpha, size_t *kmin, size_t *kmax);
  * within 10^6 (q >= 1/2). */
 size_t stat_median_cs_rounds(double q, double alpha, size_t from);
 
+/*
+ * A one-sided time-uniform upper bound on the median of the law of x,
+ * x[0..n) in the order observed (stat_quant.c): the median is below the
+ * returned value at every n at once with probability >= 1 - alpha. The
+ * count of values >= q, at the median q a Binomial(t, >= 1/2) at every
+ * t, is tested by the mixture over p = P(x >= q) uniform on (0, 1/2) of
+ * the likelihood ratios against 1/2,
+ *     M_t(k) = 2^(t+1) B(k + 1, t - k + 1) P(Bin(t + 1, 1/2) >= k + 1),
+ * a nonnegative supermartingale of mean <= 1 under the median (Ville's
+ * inequality; exact at every t, ties and discrete laws included). At t
+ * values the bound is x_(t - kmin + 1), kmin the fewest counts above it
+ * M_t keeps (stat_median_ub_count); the value returned is the least of
+ * those bounds over the prefixes t = 1..n (the inequality holds for all
+ * of them at once). INFINITY while no prefix bounds it (the first finite
+ * bound at 9 values for alpha 0.0125, 10 for 0.00625); NAN with alpha
+ * not in (0, 1). Non-finite values are skipped.
+ */
+double stat_median_ub(const double *x, size_t n, double alpha);
+/* The least count k of t values >= the bound that M_t keeps (0: none
+ * bounds it). -1 when t is 0 or alpha unusable. */
+int stat_median_ub_count(size_t t, double alpha, size_t *kmin);
+
 /* The signed-rank statistic's null distribution: P(T+ = t) for n pairs,
  * t = 0..n(n+1)/2 (stat_rank.c; the caller frees). */
 double *stat_signed_rank_pmf(size_t n);

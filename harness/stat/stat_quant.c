@@ -129,3 +129,74 @@ size_t stat_median_cs_rounds(double q, double alpha, size_t from)
 	}
 	return hi;
 }
+
+/* ------------------------------------------------ one-sided upper bound */
+
+/* log M_t(k) of stat_median_ub (stat.h): 2^(t+1) B(k + 1, t - k + 1)
+ * P(Bin(t + 1, 1/2) >= k + 1), the mixture over p in (0, 1/2) of
+ * p^k (1 - p)^(t - k) / 2^-t with density 2. */
+static double ub_log_e(size_t t, size_t k)
+{
+	double n = (double)t, x = (double)k, tail = 0;
+	size_t i;
+
+	for (i = k + 1; i <= t + 1; i++)
+		tail += exp(lgamma(n + 2) - lgamma((double)i + 1) - lgamma(n + 2 - (double)i) -
+			    (n + 1) * log(2));
+	return (n + 1) * log(2) + lgamma(x + 1) + lgamma(n - x + 1) - lgamma(n + 2) + log(tail);
+}
+
+int stat_median_ub_count(size_t t, double alpha, size_t *kmin)
+{
+	double lim;
+	size_t lo, hi;
+
+	if (!t || !(alpha > 0 && alpha < 1))
+		return -1;
+	lim = log(1 / alpha);
+	/* M_t(k) falls with k (each count above multiplies the integrand
+	 * by p / (1 - p) < 1) and M_t(t) = 1 / (t + 1) < 1 / alpha: the
+	 * first k under the limit, by bisection (lo rejected, hi kept) */
+	if (ub_log_e(t, 0) < lim) {
+		*kmin = 0;
+		return 0;
+	}
+	lo = 0;
+	hi = t;
+	while (lo + 1 < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ub_log_e(t, mid) < lim)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*kmin = hi;
+	return 0;
+}
+
+double stat_median_ub(const double *x, size_t n, double alpha)
+{
+	double *s, best = INFINITY;
+	size_t i, t = 0, kmin;
+
+	if (!(alpha > 0 && alpha < 1))
+		return NAN;
+	s = xmalloc((n ? n : 1) * sizeof(*s));
+	for (i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			continue;
+		s[t++] = x[i];
+		/* the prefix's order statistics: insertion keeps s sorted */
+		for (size_t j = t - 1; j > 0 && s[j - 1] > s[j]; j--) {
+			double y = s[j];
+
+			s[j] = s[j - 1];
+			s[j - 1] = y;
+		}
+		if (!stat_median_ub_count(t, alpha, &kmin) && kmin && s[t - kmin] < best)
+			best = s[t - kmin];
+	}
+	free(s);
+	return best;
+}

@@ -28,6 +28,7 @@ static const struct store_coldef rule_cols[] = {
 	C(seq_rule, elapsed_s, SC_REAL),
 	C(seq_rule, method, SC_TEXT),
 	C(seq_rule, guard, SC_TEXT),
+	C(seq_rule, margin_rule, SC_TEXT),
 };
 static const struct store_table rules_t = {
 	"sequential", rule_cols, ARRAY_SIZE(rule_cols), sizeof(struct seq_rule),

@@ -1,7 +1,7 @@
 /*
  * store_seq: the stopping rule of `harness rerun --until-decided` and its
  * outcome (tables sequential and sequential_metrics, schema 12, method
- * 17, guard 21; the rule
+ * 17, guard 21, margin_rule 23; the rule
  * is decide.h's, docs/STATISTICS.md "Sequential rerun").
  *
  * One seq_rule per judged implementation: written when the rerun starts
@@ -41,6 +41,9 @@ struct seq_rule {
 				   (runs before schema 17) */
 	char *guard;            /* median_cs's guard (decide_guard_rule_name);
 				   NULL: merged (runs before schema 21) */
+	char *margin_rule;      /* what "no change" is judged against
+				   (decide_margin_rule_name); NULL: point
+				   (runs before schema 23) */
 };
 
 struct seq_metric {

@@ -48,3 +48,10 @@ rc=$?
 	fail "compare: exit $rc, $(jq -c '.impls[0] | {verdict, why, method}' "$T/seq.json")"
 jq -r '.impls[0].why' "$T/seq.json" | grep -q "^sequential (decided after [0-9]* rounds at 1 rates): latency +" &&
 	ok "compare says the sequence decided" || fail "why: $(jq -r '.impls[0].why' "$T/seq.json")"
+# "no change" of a new rerun is judged against the bound on base's median
+# (docs/STATISTICS.md "No change against a bound on b_r"); stored, and
+# compare says so
+[ "$(q "$SDB" "SELECT margin_rule FROM sequential WHERE impl = 'a'")" = base_bound ] &&
+	[ "$(jq -r '.impls[0].sequential.metrics.latency.no_change_margin_rule' "$T/seq.json")" = base_bound ] &&
+	ok "the margin rule of no change is stored and compare reads it: base_bound" ||
+	fail "margin_rule: $(q "$SDB" "SELECT margin_rule FROM sequential"), json: $(jq -c '.impls[0].sequential.metrics.latency' "$T/seq.json")"

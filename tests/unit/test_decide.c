@@ -4,6 +4,8 @@
 #include "stat/stat.h"
 #include "t.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static struct decide_obs obs[256];
@@ -19,7 +21,7 @@ static void add(double rate, int64_t order, double new_, double base)
 }
 
 static const struct decide_rule rule = { 0.025, DECIDE_T_STAR, 5, 0, DECIDE_MEAN_CS, NULL, NULL,
-					 DECIDE_GUARD_MERGED };
+					 DECIDE_GUARD_MERGED, DECIDE_MARGIN_POINT };
 
 /* n rounds at two rates: base 10 and 20, new = base x f x (1 +- jitter) */
 static void fixture(size_t n, double f, double jitter)
@@ -220,6 +222,196 @@ TEST(bad_rule)
 	CHECK(m.verdict == DECIDE_UNDECIDED);
 }
 
+
+/* ------------------------------------------------ no change: base_bound */
+
+TEST(median_upper_bound_counts)
+{
+	double x[12];
+	size_t k, kmin;
+
+	/* one-sided mixture (stat.h stat_median_ub): its first finite
+	 * bound, 2^(t+1) / (t + 1) (1 - 2^-(t+1)) >= 1/alpha, at t = 10
+	 * for alpha 0.00625 (186 >= 160; t = 9: 102) and t = 9 for 0.0125 */
+	CHECK(!stat_median_ub_count(9, 0.00625, &kmin) && kmin == 0);
+	CHECK(!stat_median_ub_count(10, 0.00625, &kmin) && kmin == 1);
+	CHECK(!stat_median_ub_count(9, 0.0125, &kmin) && kmin == 1);
+	CHECK(!stat_median_ub_count(8, 0.0125, &kmin) && kmin == 0);
+	/* larger t: kmin rises (s36 kit kmin_onesided: 3 at 20, 6 at 30) */
+	CHECK(!stat_median_ub_count(20, 0.00625, &kmin) && kmin == 3);
+	CHECK(!stat_median_ub_count(30, 0.00625, &kmin) && kmin == 6);
+	CHECK(stat_median_ub_count(0, 0.00625, &kmin) == -1);
+	for (k = 0; k < 12; k++)
+		x[k] = (double)(k + 1);
+	CHECK(isinf(stat_median_ub(x, 9, 0.00625)));
+	NEAR(stat_median_ub(x, 10, 0.00625), 10, 0, "the largest of the first 10");
+	/* the 11th and 12th are larger: the bound is the least over the
+	 * prefixes, so it stays at 10 */
+	NEAR(stat_median_ub(x, 12, 0.00625), 10, 0, "least over the prefixes");
+	CHECK(isnan(stat_median_ub(x, 12, 0)));
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static double unif(void)   /* (0, 1) */
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double normal(void)
+{
+	return sqrt(-2 * log(unif())) * cos(2 * M_PI * unif());
+}
+
+TEST(median_upper_bound_covers)
+{
+	size_t s, t, miss = 0;
+	double x[100];
+
+	/* lognormal values, median 3: the bound below the median at some
+	 * t of 100 in at most alpha of the sequences (Ville); 400 of them
+	 * at alpha 0.1: 8 (2 %), 0 at alpha 0.001 */
+	for (s = 0; s < 400; s++) {
+		for (t = 0; t < 100; t++)
+			x[t] = 3 * exp(0.5 * normal());
+		miss += stat_median_ub(x, 100, 0.1) < 3;
+	}
+	CHECK(miss <= 40);
+	CHECK(miss > 0);   /* the bound is not vacuous */
+}
+
+/* n rounds at two rates: base 3 x e^(sd z) (ms, the floor binding),
+ * new = base x f exactly */
+static void fixture_spread(size_t n, double f, double sd)
+{
+	size_t k;
+
+	nobs = 0;
+	for (k = 0; k < n; k++) {
+		double b1 = 3 * exp(sd * normal()), b2 = 3 * exp(sd * normal());
+
+		add(200, (int64_t)(2 * k), b1 * f, b1);
+		add(400, (int64_t)(2 * k + 1), b2 * f, b2);
+	}
+}
+
+TEST(no_change_margin_from_the_bound)
+{
+	struct decide_rule r = rule;
+	struct decide_metric m;
+	size_t k;
+
+	r.floor = 1;   /* 1 unit against base 10 and 20: 10% and 5% */
+	r.margin_rule = DECIDE_MARGIN_BASE_BOUND;
+	nobs = 0;
+	for (k = 0; k < 12; k++) {
+		/* base 10 or 12 at 200 req/s, 20 or 24 at 400; new = base */
+		double b = k % 2 ? 1.2 : 1;
+
+		add(200, (int64_t)(2 * k), 10 * b, 10 * b);
+		add(400, (int64_t)(2 * k + 1), 20 * b, 20 * b);
+	}
+	CHECK(decide_metric(&r, rates, 2, obs, nobs, &m) == 0);
+	/* the point margin from the medians (11, 22); the no-change margin
+	 * from each rate's bound at 0.025 x 0.5 / 2 = 0.00625: the largest
+	 * of the first 10 (12 and 24): M = max(5%, 1) */
+	NEAR(m.margin, (log1p(1 / 11.0) + log1p(0.05)) / 2, 1e-12, "point: the medians");
+	NEAR(m.nc_margin, (log1p(1 / 12.0) + log1p(0.05)) / 2, 1e-12, "the bounds' margin");
+	CHECK(m.verdict == DECIDE_NO_CHANGE);   /* no spread: the sequence is 0 */
+	/* 9 rounds: no bound yet, the relative margin alone */
+	fixture(9, 1.0, 0.0);
+	r.floor = 2;
+	CHECK(decide_metric(&r, rates, 2, obs, nobs, &m) == 0);
+	NEAR(m.nc_margin, log1p(0.05), 1e-12, "no bound: margin_pct alone");
+	NEAR(m.margin, (log(1.2) + log(1.1)) / 2, 1e-12, "the point margin unchanged");
+}
+
+TEST(shift_inside_point_margin_but_beyond_the_bound_is_not_no_change)
+{
+	struct decide_rule r = rule;
+	struct decide_metric m;
+
+	/* base spreads 10 % at each rate around 3 (floor 0.75: the point
+	 * margin ~25 %), new = base x 1.22: beyond what the bound's margin
+	 * allows (the bound is near the largest base, ~3.6: ~21 %) */
+	rng = 0x9e3779b97f4a7c15ull;
+	fixture_spread(12, 1.22, 0.1);
+	r.floor = 0.75;
+	CHECK(decide_metric(&r, rates, 2, obs, nobs, &m) == 0);
+	CHECK(m.verdict == DECIDE_NO_CHANGE);   /* the old rule: +22 % inside ~25 % */
+	CHECK(log(1.22) < m.margin);
+	r.margin_rule = DECIDE_MARGIN_BASE_BOUND;
+	CHECK(decide_metric(&r, rates, 2, obs, nobs, &m) == 0);
+	CHECK(m.nc_margin < log(1.22));
+	CHECK(m.verdict == DECIDE_UNDECIDED);   /* and never a call: est < m */
+	/* a stored rule without a margin rule is judged as it was */
+	CHECK(decide_margin_rule_stored(NULL) == DECIDE_MARGIN_POINT);
+	CHECK(decide_margin_rule_stored("point") == DECIDE_MARGIN_POINT);
+	CHECK(decide_margin_rule_stored("new_rule") == DECIDE_MARGIN_POINT);
+	CHECK(decide_margin_rule_stored("base_bound") == DECIDE_MARGIN_BASE_BOUND);
+	CHECK_STR(decide_margin_rule_name(DECIDE_MARGIN_BASE_BOUND), "base_bound");
+}
+
+/* "No change" said at some look of 60 rounds when the true shift is
+ * exactly -m (m from base's true median 3: floor 0.75, 25 %), base
+ * widely spread (lognormal sd 0.3), the pairs' log ratios N(-m, 0.02^2):
+ * the sequence is tight, so the error is the margin's. share: of n. */
+static size_t no_change_at_the_edge(enum decide_method meth, enum decide_margin_rule mr, size_t n)
+{
+	struct decide_rule r = rule;
+	struct decide_metric m;
+	double edge = log1p(0.75 / 3);
+	size_t s, k, said = 0;
+
+	static const double ones[] = { 1, 1 };
+
+	r.floor = 0.75;
+	r.method = meth;
+	r.margin_rule = mr;
+	r.guard_new = r.guard_base = ones;   /* median_cs: a guard that passes */
+	rng = 0x2545f4914f6cdd1dull;
+	for (s = 0; s < n; s++) {
+		nobs = 0;
+		for (k = 0; k < 40; k++) {
+			double b1 = 3 * exp(0.3 * normal()), b2 = 3 * exp(0.3 * normal());
+
+			add(200, (int64_t)(2 * k), b1 * exp(-edge + 0.02 * normal()), b1);
+			add(400, (int64_t)(2 * k + 1), b2 * exp(-edge + 0.02 * normal()), b2);
+			if (k + 1 < DECIDE_MIN_ROUNDS)
+				continue;
+			decide_metric(&r, rates, 2, obs, nobs, &m);
+			if (m.verdict == DECIDE_NO_CHANGE) {
+				said++;
+				break;
+			}
+			if (m.verdict != DECIDE_UNDECIDED)
+				break;
+		}
+	}
+	return said;
+}
+
+TEST(no_change_at_the_margin_keeps_alpha)
+{
+	size_t point = no_change_at_the_edge(DECIDE_MEAN_CS, DECIDE_MARGIN_POINT, 120);
+	size_t bound = no_change_at_the_edge(DECIDE_MEAN_CS, DECIDE_MARGIN_BASE_BOUND, 120);
+	size_t mpoint = no_change_at_the_edge(DECIDE_MEDIAN_CS, DECIDE_MARGIN_POINT, 120);
+	size_t mbound = no_change_at_the_edge(DECIDE_MEDIAN_CS, DECIDE_MARGIN_BASE_BOUND, 120);
+
+	fprintf(stderr, "# no change at -m, 120 sequences of 40 rounds: point %zu (median_cs %zu), "
+		"base_bound %zu (%zu)\n", point, mpoint, bound, mbound);
+	/* the point margin overshoots the true one about half the time:
+	 * "no change" at a shift of exactly the margin, far above alpha */
+	CHECK(point > 12);
+	CHECK(mpoint > 12);
+	/* the bound's: at most alpha (0.025 of 120 = 3) */
+	CHECK(bound <= 3);
+	CHECK(mbound <= 3);
+}
+
 int main(void)
 {
 	RUN(rounds_are_the_pairs_every_rate_has);
@@ -233,5 +425,10 @@ int main(void)
 	RUN(order_not_input_position_forms_rounds);
 	RUN(overall);
 	RUN(bad_rule);
+	RUN(median_upper_bound_counts);
+	RUN(median_upper_bound_covers);
+	RUN(no_change_margin_from_the_bound);
+	RUN(shift_inside_point_margin_but_beyond_the_bound_is_not_no_change);
+	RUN(no_change_at_the_margin_keeps_alpha);
 	return t_done();
 }

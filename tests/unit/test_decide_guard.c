@@ -50,7 +50,8 @@ static void judge(enum decide_guard_rule g, size_t nrates, const int *new_stall,
 	struct decide_guard dg;
 	struct hist hn, hb;
 	double gn[2], gb[2];
-	struct decide_rule r = { 0.05, DECIDE_T_STAR, 10, 0, DECIDE_MEDIAN_CS, gn, gb, g };
+	struct decide_rule r = { 0.05, DECIDE_T_STAR, 10, 0, DECIDE_MEDIAN_CS, gn, gb, g,
+				 DECIDE_MARGIN_POINT };
 	size_t j, k, n = 0;
 
 	hist_init(&hn);

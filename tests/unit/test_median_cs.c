@@ -48,7 +48,8 @@ static const double rate[] = { 300 };
 static void judge(const double *y, size_t n, enum decide_method m, double pct, const double *g,
 		  struct decide_metric *out)
 {
-	struct decide_rule r = { 0.05, DECIDE_T_STAR, pct, 0, m, NULL, NULL, DECIDE_GUARD_MERGED };
+	struct decide_rule r = { 0.05, DECIDE_T_STAR, pct, 0, m, NULL, NULL, DECIDE_GUARD_MERGED,
+				 DECIDE_MARGIN_POINT };
 	size_t k;
 
 	if (g) {
@@ -251,7 +252,7 @@ TEST(every_rate_pair_counts_once)
 {
 	static const double rates2[] = { 200, 400 };
 	struct decide_rule r = { 0.025, DECIDE_T_STAR, 5, 0, DECIDE_MEDIAN_CS, NULL, NULL,
-				 DECIDE_GUARD_MERGED };
+				 DECIDE_GUARD_MERGED, DECIDE_MARGIN_POINT };
 	struct decide_metric d;
 	double ymean[10];
 	size_t k, j, n = 0;
