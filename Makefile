@@ -141,10 +141,20 @@ $(BUILD)/%.o: %.c
 	@[ "$(V)" = 1 ] || echo "  CC   $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/t.h $(LIBOBJS)
+# The unit programs and the fixture link the library's objects from an
+# archive: each takes only the objects it needs (not all of them), so the
+# 50 programs are a tenth of the bytes (make asan's were 722 MB) and link
+# in a fraction of the time.
+LIBA := $(BUILD)/libharness.a
+$(LIBA): $(LIBOBJS)
+	@[ "$(V)" = 1 ] || echo "  AR   $@"
+	@rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/t.h $(LIBA)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  TEST $<"
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIBOBJS) $(LIBS)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIBA) $(LIBS)
 
 # The helper servers are the machine the tests measure, not code under
 # test: built optimised and WITHOUT sanitizers even under `make asan`, so
@@ -155,10 +165,10 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 	$(Q)$(CC) $(CFLAGS_BASE) -O2 $(EXTRA_CFLAGS) -o $@ $< $(LIBS)
 
 # Fixture run databases, written through the store and hist modules.
-$(BUILD)/helpers/compare_fixture: tests/fixtures/compare_fixture.c $(LIBOBJS)
+$(BUILD)/helpers/compare_fixture: tests/fixtures/compare_fixture.c $(LIBA)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  FIXT $<"
-	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBOBJS) $(LIBS)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LIBS)
 
 # The tests in tiers (tests/run.sh): unit binaries, then the declarative
 # cases and the end-to-end scripts against the real binary, in two lanes.
