@@ -82,10 +82,23 @@ p50=$(q "$RUNS/$id/run.db" "SELECT n.p50_ms - b.p50_ms FROM windows n JOIN windo
 	WHERE n.impl = 'a' AND n.status = 'accepted' AND b.status = 'accepted' ORDER BY 1" |
 	awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
 near "paired p50 shift (ms), median over the blocks" "$p50" 5 1.5 "fixed 5 ms delay; read 5.47 alone"
-[ $rcb = 0 ] && ok "compare --impl b: comment-only is no regression (exit 0)" ||
-	fail "compare --impl b: exit $rcb: $(grep -A3 '^### `b`' "$T/out")"
-[ "$verdict" = "no change" ] && ok "verdict: no change for the comment-only b" ||
-	fail "comment-only verdict: $(grep -A8 '^###' "$T/out" | head -12)"
+# b@base's own windows (the same code every block) a factor apart beyond
+# the margin: a host that disagrees with itself that much leaves 6 pairs
+# unable to say "no change" (ci4 of a7fdc34 under make asan beside a second
+# suite and more, load 8: b@base p99 2.38-8.98 ms, b 2.51-13.57, the
+# interval -30 % to +130 % twice); compare's inconclusive is then the
+# honest answer, and tests/e2e/compare_branches.sh (check-all) decides the
+# comment-only branch sequentially. Anything else stays a failure.
+spread=$(q "$RUNS/$id/run.db" "SELECT printf('%.2f', MAX(p99_ms) / MIN(p99_ms)) FROM windows
+	WHERE impl = 'b@base' AND status = 'accepted'")
+if [ $rcb = 3 ] && [ "$verdict" = inconclusive ] && awk -v s="$spread" 'BEGIN { exit !(s > 1.6) }'; then
+	skip "comment-only b undecided twice: b@base's own p99s ${spread}x apart, beyond the 60 % margin ($(grep '^Why' "$T/out" | cut -c1-160))"
+else
+	[ $rcb = 0 ] && ok "compare --impl b: comment-only is no regression (exit 0)" ||
+		fail "compare --impl b: exit $rcb (b@base's p99s ${spread}x apart): $(grep -A3 '^### `b`' "$T/out")"
+	[ "$verdict" = "no change" ] && ok "verdict: no change for the comment-only b" ||
+		fail "comment-only verdict: $(grep -A8 '^###' "$T/out" | head -12)"
+fi
 expect_exit "compare, both: exit 1" 1 "$HARNESS" compare base $id --runs-dir "$RUNS"
 
 DB=$RUNS/pr1/run.db
