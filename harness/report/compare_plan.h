@@ -40,6 +40,9 @@ struct cmp_plan_metric {
  * (compare_plan_seq.c; docs/STATISTICS.md "Plans that can decide"). */
 struct cmp_plan_seq {
 	int method;          /* latency's: decide.h enum decide_method */
+	int margin_rule;     /* decide.h enum decide_margin_rule */
+	size_t rounds_nc;    /* base_bound: the first round every rate's bound
+				on base's median exists (0: point) */
 	double level;        /* each metric's sequence: alpha / the metrics */
 	size_t rounds_lat;   /* latency's first possible decision (0: not judged) */
 	size_t rounds_cpu;   /* CPU per request's (0: not judged) */

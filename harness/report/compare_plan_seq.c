@@ -64,6 +64,7 @@ void cmp_plan_seq_init(struct cmp_plan *p, const struct spec *s, const struct cm
 
 	memset(q, 0, sizeof(*q));
 	q->method = s->compare.sequential.method;
+	q->margin_rule = s->compare.sequential.margin_rule;
 	/* Bonferroni over the metrics, as the runner stores it
 	 * (runner_until.c runner_until_register) */
 	q->level = s->compare.alpha / (double)(k ? k : 1);
@@ -85,6 +86,8 @@ void cmp_plan_seq_init(struct cmp_plan *p, const struct spec *s, const struct cm
 	if (s->compare.metrics & CMP_CPU_PER_REQUEST)
 		q->rounds_cpu = decide_first_round(DECIDE_MEAN_CS, q->level, q->rates);
 	q->rounds = q->rounds_lat > q->rounds_cpu ? q->rounds_lat : q->rounds_cpu;
+	if (q->margin_rule == DECIDE_MARGIN_BASE_BOUND)
+		q->rounds_nc = decide_nc_bound_round(q->level, q->rates);
 	q->warmup_s = s->warmup.min_s;
 	q->window_s = s->ladder.window_s;
 	q->round_s = (double)q->rates * 2 * (q->warmup_s + q->window_s);
@@ -127,6 +130,12 @@ void cmp_plan_seq_print(const struct cmp_plan *p)
 	round_text(q, &o);
 	printf("    a round: %s; %zu rounds take at least %.1f min (budget %g min, %s)\n", o.buf,
 	       q->rounds, q->min_s / 60, q->budget_min, q->budget_name);
+	/* only base_bound's: a point plan prints what it printed */
+	if (q->rounds_nc && q->rounds_nc != DECIDE_NEVER)
+		printf("    no change by base_bound: a metric whose margin's floor (margin_ms, "
+		       "margin_cpu_us) binds not before %zu rounds (%.1f min), when every judged "
+		       "rate's bound on base's median exists\n",
+		       q->rounds_nc, (double)q->rounds_nc * q->round_s / 60);
 	sbuf_release(&o);
 }
 
@@ -163,5 +172,9 @@ json_t *cmp_plan_seq_json(const struct cmp_plan *p)
 		 "round_s", jout_num(q->round_s), "min_seconds", jout_num(q->min_s),
 		 "budget_minutes", jout_num(q->budget_min),
 		 "budget_short", json_boolean(q->budget_min * 60 < q->min_s), NULL);
+	if (q->margin_rule == DECIDE_MARGIN_BASE_BOUND)
+		jout_set(o, "margin_rule", jout_str(decide_margin_rule_name(DECIDE_MARGIN_BASE_BOUND)),
+			 "no_change_bound_round", q->rounds_nc == DECIDE_NEVER ? json_null()
+				 : json_integer((json_int_t)q->rounds_nc), NULL);
 	return o;
 }

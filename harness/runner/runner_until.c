@@ -74,7 +74,8 @@ int runner_until_register(struct run_ctx *rc, const struct run_opts *o)
 		r.max_blocks = sc->sequential.max_blocks;
 		r.method = (char *)decide_method_name((enum decide_method)sc->sequential.method);
 		r.guard = (char *)decide_guard_rule_name(DECIDE_GUARD_DROP_WORST_RISE);
-		r.margin_rule = (char *)decide_margin_rule_name(DECIDE_MARGIN_BASE_BOUND);
+		r.margin_rule = (char *)decide_margin_rule_name(
+			(enum decide_margin_rule)sc->sequential.margin_rule);
 		r.started_at = runner_now(rc);
 		r.elapsed_s = NAN;
 		ret = store_seq_rule_put(&rc->st, &r);

@@ -322,6 +322,9 @@ struct spec_sequential {
 	int max_blocks;                 /* default 200: sequential blocks added */
 	int method;                     /* latency's: decide.h enum decide_method
 					   (median_cs, the default; mean_cs) */
+	int margin_rule;                /* what "no change" is judged against:
+					   decide.h enum decide_margin_rule
+					   (point, the default; base_bound) */
 	int present;                    /* compare.sequential was given: the
 					   spec's reruns run --until-decided
 					   (harness check's plan refusal) */

@@ -24,6 +24,8 @@ static const char *const engine_names[] = { "podman", "docker", NULL };
 static const char *const lifecycle_names[] = { "run", "block", NULL };
 /* decide.h enum decide_method, in its order */
 static const char *const seq_method_names[] = { "mean_cs", "median_cs", NULL };
+/* decide.h enum decide_margin_rule, in its order */
+static const char *const seq_margin_rule_names[] = { "point", "base_bound", NULL };
 static const char *const equivalence_names[] = { "off", "strict", NULL };
 static const char *const at_names[] = { "knee_bracket", NULL };
 /* bit i of spec_compare.metrics = 1 << i; CMP_P99 = 1, CMP_CPU_PER_REQUEST = 2 */
@@ -534,6 +536,8 @@ static const struct field sequential_fields[] = {
 	  "harness rerun --until-decided: most sequential blocks (one rate, each arm once) added after the pre-registered ones" },
 	{ "method", FT_ENUM, F_DEF, O(struct spec_sequential, method), 0, 0, 0, DECIDE_MEDIAN_CS, NULL, seq_method_names, NULL, 0, 0, 0,
 	  "harness rerun --until-decided: how latency is judged: median_cs (the median of the pairs' log ratios, every judged rate's pair one observation: a sign-count confidence sequence, exact, and a window a busy host held back counts once; no decision before 8-9 pairs; 'no change' also needs the merged-histogram SLO percentile within the margin) or mean_cs (the mean log ratio, normal-mixture confidence sequence: can decide from 3 rounds, but one stalled round widens it for every round after); CPU per request always mean_cs (docs/STATISTICS.md)" },
+	{ "margin_rule", FT_ENUM, F_DEF, O(struct spec_sequential, margin_rule), 0, 0, 0, DECIDE_MARGIN_POINT, NULL, seq_margin_rule_names, NULL, 0, 0, 0,
+	  "harness rerun --until-decided: what \"no change\" is judged against: point (the margin from base's running medians: \"no change\" soonest; a call the wrong way stays within alpha, a \"no change\" at a true shift of exactly the margin is measured, not guaranteed: up to 3.5 % against alpha / metrics = 2.5 % in 60 rounds, on the improvement side, both exit 0) or base_bound (the margin from a time-uniform upper bound on base's median: that error within alpha by construction, but latency's \"no change\" not before ~10 rounds at two rates, and for unchanged code in a median 323 s instead of 195 s) (docs/STATISTICS.md \"Which margin rule\")" },
 	FIELD_END
 };
 

@@ -453,6 +453,19 @@ size_t decide_first_round(enum decide_method m, double alpha, size_t nrates)
 	return DECIDE_NEVER;
 }
 
+size_t decide_nc_bound_round(double alpha, size_t nrates)
+{
+	double a = alpha * DECIDE_NC_BOUND_SHARE / (double)(nrates ? nrates : 1);
+	size_t t, kmin;
+
+	if (!(alpha > 0 && alpha < 1))
+		return DECIDE_NEVER;
+	for (t = 1; t < 100000; t++)
+		if (!stat_median_ub_count(t, a, &kmin) && kmin >= 1)
+			return t;
+	return DECIDE_NEVER;
+}
+
 enum decide_verdict decide_overall(const enum decide_verdict *v, size_t n)
 {
 	size_t i, improved = 0;

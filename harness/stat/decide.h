@@ -26,10 +26,11 @@
  * and never before DECIDE_MIN_ROUNDS rounds: a shift is called when its
  * direction is known at the sequence's level and its estimate is beyond
  * the margin (the fixed-n cells' rule, compare.h); "no change" needs the
- * whole sequence inside the margin. New reruns (rule base_bound, enum
- * decide_margin_rule) judge "no change" by a sequence at half the alpha
- * against the margin of each rate's upper bound on b_r instead, so that
- * an underestimated b_r cannot make "no change" too easy.
+ * whole sequence inside the margin. A rerun whose spec opts in (rule
+ * base_bound, enum decide_margin_rule; the default is point) judges "no
+ * change" by a sequence at half the alpha against the margin of each
+ * rate's upper bound on b_r instead, so that an underestimated b_r cannot
+ * make "no change" too easy.
  *
  * With method median_cs the same rule holds for the median of the
  * pairs' log ratios, every judged rate's pair of every round one
@@ -99,8 +100,9 @@ int decide_guard_drops_worst(enum decide_guard_rule g);
  * margin, in the same scale"; stored names, never change them).
  *
  *   DECIDE_MARGIN_POINT ("point"): m from b_r the median of BASE's values
- *     at each rate, with the sequence at 1 - alpha. The rule of runs
- *     before schema 23 (NULL or an unknown name).
+ *     at each rate, with the sequence at 1 - alpha. The default
+ *     (compare.sequential.margin_rule), and the rule of runs before
+ *     schema 23 (NULL or an unknown name).
  *   DECIDE_MARGIN_BASE_BOUND ("base_bound"): calls as above; "no change"
  *     needs the sequence at 1 - alpha (1 - DECIDE_NC_BOUND_SHARE) inside
  *     +-m_nc, m_nc from u_r, each rate's time-uniform upper bound on the
@@ -108,8 +110,9 @@ int decide_guard_drops_worst(enum decide_guard_rule g);
  *     DECIDE_NC_BOUND_SHARE / the judged rates. m falls as b_r grows, so
  *     with every bound holding m_nc <= m, and "no change" at a true shift
  *     beyond the margin needs the sequence or a bound to fail: at most
- *     alpha by the union bound, whatever the stopping time. The rule of
- *     new reruns. */
+ *     alpha by the union bound, whatever the stopping time. Opt-in
+ *     (margin_rule: base_bound): its "no change" comes later
+ *     (docs/STATISTICS.md "Which margin rule"). */
 enum decide_margin_rule {
 	DECIDE_MARGIN_POINT,
 	DECIDE_MARGIN_BASE_BOUND,
@@ -266,6 +269,13 @@ double decide_pct(double x);
  * nrates pairs (0 read as 1), and never before DECIDE_MIN_ROUNDS.
  * DECIDE_NEVER for an alpha not in (0, 1). */
 size_t decide_first_round(enum decide_method m, double alpha, size_t nrates);
+/* Under base_bound, the first round at which every judged rate's upper
+ * bound on BASE's median exists (stat_median_ub at alpha
+ * DECIDE_NC_BOUND_SHARE / nrates, one value a rate a round: 10 at 0.025
+ * over two rates): before it "no change" reads the relative margin alone,
+ * which a floor that binds makes smaller than m. DECIDE_NEVER for an
+ * alpha not in (0, 1). */
+size_t decide_nc_bound_round(double alpha, size_t nrates);
 
 /* The run's answer from its metrics' verdicts: regression if any is one;
  * else, when all are decided, improvement if any is one, else no change;

@@ -425,10 +425,11 @@ const char *const store_migrations[] = {
 	"ALTER TABLE windows ADD COLUMN host_held_ref_s REAL;"
 	"ALTER TABLE windows ADD COLUMN host_wait_s REAL;",
 	/* version 23: the margin a sequential rule judges "no change" against
-	 * (decide.h decide_margin_rule_name: "base_bound", new reruns' rule:
-	 * the margin from each rate's upper bound on BASE's median, the
-	 * sequence at half the metric's alpha). NULL in older runs: "point",
-	 * the margin from BASE's medians. */
+	 * (decide.h decide_margin_rule_name, the spec's
+	 * compare.sequential.margin_rule: "point", the default, the margin
+	 * from BASE's medians; "base_bound", the margin from each rate's upper
+	 * bound on BASE's median, the sequence at half the metric's alpha).
+	 * NULL in older runs: "point". */
 	"ALTER TABLE sequential ADD COLUMN margin_rule TEXT;",
 	NULL,
 };

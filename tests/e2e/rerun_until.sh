@@ -48,10 +48,29 @@ rc=$?
 	fail "compare: exit $rc, $(jq -c '.impls[0] | {verdict, why, method}' "$T/seq.json")"
 jq -r '.impls[0].why' "$T/seq.json" | grep -q "^sequential (decided after [0-9]* rounds at 1 rates): latency +" &&
 	ok "compare says the sequence decided" || fail "why: $(jq -r '.impls[0].why' "$T/seq.json")"
-# "no change" of a new rerun is judged against the bound on base's median
-# (docs/STATISTICS.md "No change against a bound on b_r"); stored, and
-# compare says so
-[ "$(q "$SDB" "SELECT margin_rule FROM sequential WHERE impl = 'a'")" = base_bound ] &&
-	[ "$(jq -r '.impls[0].sequential.metrics.latency.no_change_margin_rule' "$T/seq.json")" = base_bound ] &&
-	ok "the margin rule of no change is stored and compare reads it: base_bound" ||
+# "no change" is judged by the point rule unless the spec opts in
+# (compare.sequential.margin_rule; docs/STATISTICS.md "No change against
+# a bound on b_r"): stored by name, and compare adds nothing of base_bound
+[ "$(q "$SDB" "SELECT margin_rule FROM sequential WHERE impl = 'a'")" = point ] &&
+	[ "$(jq -r '.impls[0].sequential.metrics.latency.no_change_margin_rule' "$T/seq.json")" = null ] &&
+	ok "the default margin rule of no change is stored, and compare reads it: point" ||
 	fail "margin_rule: $(q "$SDB" "SELECT margin_rule FROM sequential"), json: $(jq -c '.impls[0].sequential.metrics.latency' "$T/seq.json")"
+# A spec that opts in to base_bound: its rerun stores it and compare says
+# it. Kept short (one pre-registered block, a budget of 6 s: inconclusive,
+# exit 3, since median_cs cannot decide before 7 rounds): the rule is
+# stored when the rerun starts and compare reads it whatever the verdict.
+sed -e 's/reps: 3,/reps: 1,/' -e 's/^name: rerun-seq/name: rerun-seq-bound/' \
+	-e 's/^compare: { \(.*\) }$/compare: { \1, sequential: { margin_rule: base_bound } }/' \
+	"$T/spec-seq.yaml" >"$T/spec-bound.yaml"
+grep -q "margin_rule: base_bound" "$T/spec-bound.yaml" || fail "spec-bound: $(grep compare "$T/spec-bound.yaml")"
+$NICE "$HARNESS" run "$T/spec-bound.yaml" --allow-dirty --runs-dir "$RUNS" --run-id bbase \
+	>/dev/null 2>"$T/bbase.err" || fail "bbase: $(tail -n 2 "$T/bbase.err")"
+$NICE "$HARNESS" rerun bbase --runs-dir "$RUNS" --run-id bseq --with-baseline \
+	--until-decided --max-minutes 0.1 --impl "a=file://$REPO#slow" >/dev/null 2>"$T/bseq.err"
+rc=$?
+BDB=$RUNS/bseq/run.db
+"$HARNESS" compare bbase bseq --runs-dir "$RUNS" >"$T/bseq.md" 2>&1
+[ $rc = 3 ] && [ "$(q "$BDB" "SELECT margin_rule, stop FROM sequential WHERE impl = 'a'")" = "base_bound|max_minutes" ] &&
+	grep -q "upper bound on base's median (base_bound)" "$T/bseq.md" &&
+	ok "margin_rule: base_bound is stored and compare says it" ||
+	fail "base_bound rerun: exit $rc, $(q "$BDB" "SELECT margin_rule, stop FROM sequential"), $(grep -i -m1 "confidence sequence" "$T/bseq.md") $(tail -n 2 "$T/bseq.err")"

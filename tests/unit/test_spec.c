@@ -11,6 +11,7 @@
 
 #include "gate/gate.h"
 #include "spec/spec.h"
+#include "stat/decide.h"
 #include "spec/spec_internal.h"
 #include "spec_minimal.h"
 #include "t.h"
@@ -296,6 +297,36 @@ TEST(errors_collected_with_positions)
 	sbuf_release(&errs);
 }
 
+/* compare.sequential.margin_rule: point unless chosen (base_bound is
+ * opt-in, docs/STATISTICS.md "No change against a bound on b_r"); any
+ * other value is one error naming the field */
+TEST(sequential_margin_rule)
+{
+	struct sbuf errs = SBUF_INIT;
+	struct spec *s = parse_with("", &errs);
+
+	CHECK(s && s->compare.sequential.margin_rule == DECIDE_MARGIN_POINT);
+	spec_free(s);
+	s = parse_with("compare: { sequential: { max_minutes: 10 } }\n", &errs);
+	CHECK(s && s->compare.sequential.margin_rule == DECIDE_MARGIN_POINT);
+	spec_free(s);
+	s = parse_with("compare: { sequential: { margin_rule: point } }\n", &errs);
+	CHECK(s && s->compare.sequential.margin_rule == DECIDE_MARGIN_POINT);
+	spec_free(s);
+	s = parse_with("compare: { sequential: { margin_rule: base_bound } }\n", &errs);
+	CHECK(s && s->compare.sequential.margin_rule == DECIDE_MARGIN_BASE_BOUND);
+	CHECK(s && s->compare.sequential.method == DECIDE_MEDIAN_CS);
+	spec_free(s);
+	CHECK(errs.len == 0);
+	s = parse_with("compare: { sequential: { margin_rule: bound } }\n", &errs);
+	CHECK(s == NULL);
+	CHECK(count_lines(errs.buf) == 1);
+	CHECK_STR(errs.buf, "t.yaml:16:39: compare.sequential.margin_rule: must be one of point, "
+			    "base_bound, got bound\n");
+	spec_free(s);
+	sbuf_release(&errs);
+}
+
 TEST(yaml_edge_cases_fail_cleanly)
 {
 	static const char *const bad[] = {
@@ -416,6 +447,7 @@ int main(void)
 	RUN(rungs_exact);
 	RUN(hash_and_stored_text);
 	RUN(errors_collected_with_positions);
+	RUN(sequential_margin_rule);
 	RUN(yaml_edge_cases_fail_cleanly);
 	RUN(refusals_and_warnings_kept_apart);
 	RUN(aliases_shared_not_copied);
