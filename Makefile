@@ -39,7 +39,12 @@ MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 BUILD    ?= build/release
 VERSION  := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 WARN      = -Wall -Wextra -Werror -Wno-unused-parameter
-CFLAGS_BASE = -std=gnu11 -g $(WARN) -Iharness -Igates -D_GNU_SOURCE -pthread -MMD -MP
+# Debug information: full (-g) for the release build; make asan's -g1
+# (line tables, function and inlined-frame names: a sanitizer's report is
+# the same, only a debugger's local variables are missing) compiles a sixth
+# faster.
+DEBUGINFO ?= -g
+CFLAGS_BASE = -std=gnu11 $(DEBUGINFO) $(WARN) -Iharness -Igates -D_GNU_SOURCE -pthread -MMD -MP
 OPT      ?= -O2
 SAN      ?=
 CFLAGS_ALL = $(CFLAGS_BASE) $(OPT) $(SAN) $(EXTRA_CFLAGS)
@@ -187,7 +192,7 @@ slowtest: deps $(BIN) bin/harness $(HELPERS) $(FIXTURES)
 	  UNITS= CASES=none E2E="$(or $(wildcard tests/slow/*.sh),none)" bash tests/run.sh
 
 asan:
-	@RELEASE_ONLY=skip $(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 \
+	@RELEASE_ONLY=skip $(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 DEBUGINFO=-g1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 
 # The sanitized set of e2e scripts by per-script line coverage (tests/run.sh
