@@ -109,10 +109,13 @@ cmp_num "... never more than its 4 Hz ticks in the $span s until the window's po
 cmp_num "... none failed (a poll from here would: connect)" \
 	"$(q "SELECT COUNT(*) FROM rtstats WHERE error IS NOT NULL")" == 0
 # on the coordinator's clock through the agent's offset: a poll lies in
-# its phase, no later than the window was stored (ended_at: after its
-# polls were read); an offset wrong by more than the window moves them out
-check "... each at its time in its phase (0 <= t_s <= $span s; t_s $(q "SELECT group_concat(printf('%.2f', t_s), ' ') $pq"))" \
-	test "$(q "SELECT MIN(t_s) >= 0 AND MAX(t_s) <= $span + 0.01 $pq")" = 1
+# its phase, taken before the window was stored (ended_at: after its polls
+# were read), give or take the offset's uncertainty (measured over ssh
+# when the agent started: half the best of 4 round trips, which a starved
+# host can make tens of ms; a poll period, 0.25 s, allowed); a clock or
+# unit mixed up moves them out
+check "... each at its time in its phase (0 <= t_s <= $span s + 0.25; t_s $(q "SELECT group_concat(printf('%.2f', t_s), ' ') $pq"))" \
+	test "$(q "SELECT MIN(t_s) >= 0 AND MAX(t_s) <= $span + 0.25 $pq")" = 1
 # its accounting samples (every 50 ms), streamed as taken: the window's
 # begin and end take one each, its sampler thread one a tick between,
 # late: skipping ticks, never bursting (harness/account/account_base.c:
