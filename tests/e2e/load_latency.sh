@@ -6,6 +6,21 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/load_common.inc"
 
+# Generator threads (harness-gen) of harness processes not of this test.
+foreign_gens() {
+	ps -eLo pid=,comm= | awk '$2 == "harness-gen"' |
+		while read -r pid _; do descends_from "$pid" "$$" || echo "$pid"; done | wc -l
+}
+# descends_from PID ANCESTOR: 0 when ANCESTOR is PID or one of its ancestors
+descends_from() {
+	local p=$1
+	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+		[ "$p" = "$2" ] && return 0
+		p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null)
+	done
+	return 1
+}
+
 for tr in native curl; do
 	# 5 ms fixed delay at 200 req/s for 1 s. The bound that matters is the
 	# lower one, and physics keeps it tight: a latency timed from the
@@ -17,12 +32,23 @@ for tr in native curl; do
 	# load average at 4.5 (0.1..0.3 ms idle). 7.5 ms still catches an engine
 	# that adds latency of its own (a late tick, timing from the wrong
 	# schedule), and is the same under ASan (testsrv is not instrumented).
+	# The upper side assumes the server and the generator get a core when
+	# they wake: another suite's harness generators beside this one run
+	# SCHED_FIFO (load.c) and take it first (ci5 of 8e57b08, beside a
+	# second CI: curl's p50 12.1 ms). Over 7.5 ms with such threads on the
+	# host, before or after the load, is a skip naming them; without, a
+	# failure.
 	srv --delay-ms 5
+	fg0=$(foreign_gens)
 	load d5_$tr "http://127.0.0.1:$PORT/echo" --rate 200 --duration 1 --transport $tr
-	cmp_num "$tr: p50 with a 5 ms server delay: never below the delay" \
-		"$(j d5_$tr .latency_ms.p50)" ">=" 4.96
-	cmp_num "$tr: p50 with a 5 ms server delay: no more than 2.5 ms of scheduling noise" \
-		"$(j d5_$tr .latency_ms.p50)" "<=" 7.5
+	fg1=$(foreign_gens)
+	p50=$(j d5_$tr .latency_ms.p50)
+	cmp_num "$tr: p50 with a 5 ms server delay: never below the delay" "$p50" ">=" 4.96
+	if awk -v v="$p50" 'BEGIN { exit !(v > 7.5) }' && [ "$fg0$fg1" != 00 ]; then
+		skip "$tr: p50 with a 5 ms server delay $p50 ms, beside $fg0 and $fg1 real-time generator threads of other harness processes (before, after)"
+	else
+		cmp_num "$tr: p50 with a 5 ms server delay: no more than 2.5 ms of scheduling noise" "$p50" "<=" 7.5
+	fi
 	cmp_num "$tr: 5 ms run completed every request" "$(j d5_$tr .completed)" == 200
 	check "$tr: 5 ms run accounts for every request" test "$(accounted d5_$tr)" = true
 	stop_srv
