@@ -84,6 +84,20 @@
 # generator. At 5 pairs (or one contrary pair of 6) no exact test reaches
 # Holm's first 0.02: 10 of 10 beside other work needs six clean pairs a
 # cell within the replacement budget.
+# Dec 5 03:12-03:23 (binary 29a7aa4: a rerun's replacement rounds give back
+# every pair lost, X and X@base void in different blocks replaced in two
+# rounds, each beside its partner), beside two clean-clone CIs for the
+# whole series, load at the runs' ends 4.7-16.4: 8 of 10, 65 s a rerun +
+# compare; latency +113..+227 % where called, all 6 pairs up. Run 2 (at
+# 400 req/s a's two windows voided by host_held, then @base's partner in
+# the first replacement round: three rounds gave the three pairs back)
+# missed on one contrary pair at 200 req/s: @base p99 11.21 ms against
+# its 6.0-6.65 (its threads' CPU wait 1 ms; held 0.22 s, under 3 x its
+# usual 0.11, so valid) and the branch's 10.16: p 0.047 -> 0.094. Run 9
+# (7 pairs) read +39 % [-19, +139], p 0.17: the host's noise on a 2 ms
+# server's p99 (3-11 ms at this load) as large as the +5 ms. Not kept
+# (KEEP unset). Beside two suites so, 6 pairs leave no room: s37 9 of 10,
+# this series 8 of 10.
 . "$(dirname "$0")/../lib.sh"
 
 N=${PR_RUNS:-10}
