@@ -265,6 +265,16 @@ chromium_ready() {
 # skip WHAT: a TAP skip (counted as passed, the reason on the line).
 skip() { echo "ok - $_script: $* # SKIP"; }
 
+# descends PID ANCESTOR: 0 when ANCESTOR is PID or one of its ancestors
+descends() {
+	local p=$1
+	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+		[ "$p" = "$2" ] && return 0
+		p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null)
+	done
+	return 1
+}
+
 # chrome URL ARGS...: headless, offline, a throwaway profile under $T.
 chrome() {
 	local url=$1 prof; shift

@@ -40,16 +40,6 @@ printf 'retries: { max_per_cell: 0, extra_time_pct: 0 }\ngates:\n  generator: { 
 # once their policy is set, load.c)
 policy() { sed 's/.*) //' "$1/stat" 2>/dev/null | awk '{ print $39, $38 }'; }
 
-# descends PID ANCESTOR: 0 when ANCESTOR is PID or one of its ancestors
-descends() {
-	local p=$1
-	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
-		[ "$p" = "$2" ] && return 0
-		p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null)
-	done
-	return 1
-}
-
 # watch HARNESS_PID OUT: until the harness exits, every 50 ms, append
 # "gen POLICY PRIO", "main POLICY PRIO" and "sut POLICY PRIO" lines; every
 # 0.5 s "foreign N" when N generator threads of other harness processes

@@ -9,16 +9,7 @@
 # Generator threads (harness-gen) of harness processes not of this test.
 foreign_gens() {
 	ps -eLo pid=,comm= | awk '$2 == "harness-gen"' |
-		while read -r pid _; do descends_from "$pid" "$$" || echo "$pid"; done | wc -l
-}
-# descends_from PID ANCESTOR: 0 when ANCESTOR is PID or one of its ancestors
-descends_from() {
-	local p=$1
-	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
-		[ "$p" = "$2" ] && return 0
-		p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null)
-	done
-	return 1
+		while read -r pid _; do descends "$pid" "$$" || echo "$pid"; done | wc -l
 }
 
 for tr in native curl; do

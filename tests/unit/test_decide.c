@@ -3,6 +3,7 @@
 #include "stat/decide.h"
 #include "stat/stat.h"
 #include "t.h"
+#include "t_rng.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -251,20 +252,6 @@ TEST(median_upper_bound_counts)
 	CHECK(isnan(stat_median_ub(x, 12, 0)));
 }
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static double unif(void)   /* (0, 1) */
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double normal(void)
-{
-	return sqrt(-2 * log(unif())) * cos(2 * M_PI * unif());
-}
 
 TEST(median_upper_bound_covers)
 {

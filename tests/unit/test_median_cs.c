@@ -9,26 +9,13 @@
 #include "base/hist.h"
 #include "base/util.h"
 #include "t.h"
+#include "t_rng.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
 /* ------------------------------------------------------------ fixtures */
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static double unif(void)   /* (0, 1) */
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double normal(void)
-{
-	return sqrt(-2 * log(unif())) * cos(2 * M_PI * unif());
-}
 
 /* A round's log ratio under a busy host: 85% N(0, 0.1^2), 15% Cauchy of
  * scale 0.5 (a window the host held back, in either arm): median 0, no
