@@ -72,6 +72,11 @@
 #   of NEW's windows and fewer of BASE's were slowed by the host. So the
 #   guard, robust to one stalled window an arm, is the next thing to make
 #   robust to a few (docs/STATISTICS.md "median_cs").
+# - Dec 5 04:37-05:01 (binary b124928), each run beside ONE clean-clone CI
+#   (ci11, then ci12) for its whole length, the acceptance's condition;
+#   load at the runs' ends 0.8-2.4: 5 of 5. 20x slower a regression after
+#   4 rounds (66-90 s, +643 .. +1248 %); comment-only "no change" after 11,
+#   11, 8, 6 and 10 rounds; 3.6-5.2 minutes a run, both reruns.
 CB_RECIPE=1
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/compare_repo.inc"
@@ -82,11 +87,11 @@ MAXMIN=${CB_MAX_MINUTES:-10}
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 rerun slow slow "1" --until-decided --max-minutes "$MAXMIN"
-echo "# slow: $(grep 'sequential a: [a-z]* (' "$T/slow.err" | tail -n 1 | cut -c1-300); load $(load)"
+echo "# slow: $(grep 'sequential a: [a-z ]* (' "$T/slow.err" | tail -n 1 | cut -c1-300); load $(load)"
 verdict slow 1 "^regression: .*(knee: new crosses|failed [0-9]+ of|latency \+|sequential \(decided)"
 
 rerun comment comment "0" --until-decided --max-minutes "$MAXMIN"
-echo "# comment: $(grep 'sequential a: [a-z]* (' "$T/comment.err" | tail -n 1 | cut -c1-300); load $(load)"
+echo "# comment: $(grep 'sequential a: [a-z ]* (' "$T/comment.err" | tail -n 1 | cut -c1-300); load $(load)"
 verdict comment 0 "^no change: sequential \(decided"
 
 [ -n "${KEEP:-}" ] && cp -r "$RUNS" "$KEEP"
