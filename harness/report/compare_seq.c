@@ -271,9 +271,8 @@ void cmp_seq_doc(const struct cmp_seq *s, struct rdoc *d)
 	if (decide_margin_rule_stored(s->rule->margin_rule) == DECIDE_MARGIN_BASE_BOUND)
 		sbuf_addf(&t, "; no change: the sequence at %g%% inside the margin from each "
 			      "rate's %g%% upper bound on base's median (base_bound)",
-			  (1 - s->rule->alpha * (1 - DECIDE_NC_BOUND_SHARE)) * 100,
-			  (1 - s->rule->alpha * DECIDE_NC_BOUND_SHARE / (double)(s->nrates ? s->nrates : 1)) *
-				  100);
+			  (1 - decide_nc_seq_alpha(s->rule->alpha)) * 100,
+			  (1 - decide_nc_bound_alpha(s->rule->alpha, s->nrates)) * 100);
 	sbuf_addf(&t, "; stopped: %s after %d "
 		      "sequential blocks (budget %g min, %d blocks). The per-rate cells below "
 		      "are detail: a fixed-n test after optional stopping does not decide.",

@@ -60,10 +60,19 @@ enum decide_margin_rule decide_margin_rule_stored(const char *stored)
 
 /* The level of the sequence "no change" reads (decide.h enum
  * decide_margin_rule). */
+double decide_nc_seq_alpha(double alpha)
+{
+	return alpha * (1 - DECIDE_NC_BOUND_SHARE);
+}
+
+double decide_nc_bound_alpha(double alpha, size_t nrates)
+{
+	return alpha * DECIDE_NC_BOUND_SHARE / (double)(nrates ? nrates : 1);
+}
+
 static double nc_alpha(const struct decide_rule *r)
 {
-	return r->margin_rule == DECIDE_MARGIN_BASE_BOUND ? r->alpha * (1 - DECIDE_NC_BOUND_SHARE)
-							  : r->alpha;
+	return r->margin_rule == DECIDE_MARGIN_BASE_BOUND ? decide_nc_seq_alpha(r->alpha) : r->alpha;
 }
 
 /* "[lo, hi]" in %, a side not bounded yet in words */
@@ -348,8 +357,7 @@ static void rounds_of(const struct decide_rule *r, const struct decide_obs *cons
 		/* b in measured order: stat_median_ub's bound is over the
 		 * prefixes, and a look after every block saw them */
 		if (r->margin_rule == DECIDE_MARGIN_BASE_BOUND) {
-			double u = stat_median_ub(b, rounds,
-						  r->alpha * DECIDE_NC_BOUND_SHARE / (double)nrates);
+			double u = stat_median_ub(b, rounds, decide_nc_bound_alpha(r->alpha, nrates));
 
 			/* m falls as b grows: the bound's m, and with no bound
 			 * yet the relative margin alone (b -> infinity) */
@@ -455,7 +463,7 @@ size_t decide_first_round(enum decide_method m, double alpha, size_t nrates)
 
 size_t decide_nc_bound_round(double alpha, size_t nrates)
 {
-	double a = alpha * DECIDE_NC_BOUND_SHARE / (double)(nrates ? nrates : 1);
+	double a = decide_nc_bound_alpha(alpha, nrates);
 	size_t t, kmin;
 
 	if (!(alpha > 0 && alpha < 1))

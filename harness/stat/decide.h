@@ -276,6 +276,12 @@ size_t decide_first_round(enum decide_method m, double alpha, size_t nrates);
  * which a floor that binds makes smaller than m. DECIDE_NEVER for an
  * alpha not in (0, 1). */
 size_t decide_nc_bound_round(double alpha, size_t nrates);
+/* base_bound's levels from a metric's alpha: the sequence "no change"
+ * reads (alpha (1 - DECIDE_NC_BOUND_SHARE)), and each judged rate's
+ * upper bound on BASE's median (alpha DECIDE_NC_BOUND_SHARE / nrates, 0
+ * read as 1). The runner, compare and the plan all take them from here. */
+double decide_nc_seq_alpha(double alpha);
+double decide_nc_bound_alpha(double alpha, size_t nrates);
 
 /* The run's answer from its metrics' verdicts: regression if any is one;
  * else, when all are decided, improvement if any is one, else no change;
